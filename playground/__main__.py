@@ -1,0 +1,5 @@
+import sys
+
+from playground.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""The Streamlit UI. It calls the engine; the engine never imports it."""

@@ -1,0 +1,5 @@
+"""Subcommands: not yet written."""
+
+
+def register(subparsers, common) -> None:
+    pass

@@ -1,0 +1,39 @@
+"""How commands print: JSON on stdout with --json, else readable text; progress bars go to stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Optional
+
+from playground.progress import ProgressCallback
+
+
+def emit(args, payload: Any, text: Optional[str] = None) -> None:
+    if getattr(args, "json", False) or text is None:
+        print(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(text)
+
+
+def open_workspace_for(args, create: bool = True):
+    from playground.store import open_workspace
+
+    return open_workspace(getattr(args, "db", None), create=create)
+
+
+def progress_bar(description: str) -> tuple[ProgressCallback, callable]:
+    """A tqdm bar on stderr driven by the engine's (done, total, message) callback; returns (callback, close)."""
+    from tqdm import tqdm
+
+    bar = tqdm(desc=description, file=sys.stderr, unit="it", dynamic_ncols=True, leave=False)
+
+    def on_progress(done: int, total: int, message: str = "") -> None:
+        if total and bar.total != total:
+            bar.total = total
+        bar.n = done
+        if message:
+            bar.set_postfix_str(message, refresh=False)
+        bar.refresh()
+
+    return on_progress, bar.close

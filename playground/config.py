@@ -1,0 +1,34 @@
+"""Where the workspace and its indexes live: --db, else $PLAYGROUND_DB, else sessions/playground.db."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+DEFAULT_DB = Path("sessions") / "playground.db"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES_DIR = REPO_ROOT / "templates"
+
+
+def workspace_path(explicit: Optional[str | os.PathLike] = None) -> Path:
+    if explicit:
+        return Path(explicit)
+    from_env = os.environ.get("PLAYGROUND_DB")
+    if from_env:
+        return Path(from_env)
+    return DEFAULT_DB
+
+
+def indexes_dir(db_path: str | os.PathLike) -> Path:
+    """Indexes sit beside the workspace: `<root>/indexes` for `<root>/sessions/x.db`, else `<dir>/indexes`.
+
+    $PLAYGROUND_INDEXES overrides both.
+    """
+    from_env = os.environ.get("PLAYGROUND_INDEXES")
+    if from_env:
+        return Path(from_env)
+    parent = Path(db_path).resolve().parent
+    if parent.name == "sessions":
+        return parent.parent / "indexes"
+    return parent / "indexes"

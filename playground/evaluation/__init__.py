@@ -1,0 +1,1 @@
+"""Metrics, paired A/B statistics, and (later) LLM judges."""

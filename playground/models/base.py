@@ -1,0 +1,44 @@
+"""The Model protocol: generate(messages, params) -> Completion."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Optional, Protocol, runtime_checkable
+
+Message = dict  # {"role": "system"|"user"|"assistant", "content": str}
+
+
+@dataclass(frozen=True)
+class GenerationParams:
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 64
+    stop: tuple[str, ...] = ()
+    seed: Optional[int] = 0
+    n: int = 1
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["stop"] = list(self.stop)
+        return d
+
+
+@dataclass
+class Completion:
+    text: str  # the first sample
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    model_id: str  # the exact id and version the provider reports
+    samples: list[str] = field(default_factory=list)  # all n texts (samples[0] == text)
+    cached: bool = False
+    truncation: Optional[dict] = None  # how a too-long prompt was cut, when it was
+
+
+@runtime_checkable
+class Model(Protocol):
+    spec: str  # e.g. "local:smollm2", "openai:qwen@http://127.0.0.1:8000/v1"
+    context_window: int  # tokens; 0 when unknown
+
+    def generate(self, messages: list[Message], params: GenerationParams) -> Completion: ...

@@ -1,0 +1,1 @@
+"""Templates: the sandboxed Jinja2 environment, variable discovery, errors with part, line and column."""

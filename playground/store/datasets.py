@@ -1,0 +1,165 @@
+"""Corpora, passages, benchmarks and questions in the workspace.
+
+An import is one transaction: it either lands whole or leaves the workspace as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Iterable, Optional
+
+from playground import PlaygroundError
+from playground.data.records import Choice, Dataset, Passage, Question
+from playground.store.db import Workspace, now, to_json
+
+
+def corpus_fingerprint(passages: Iterable[Passage]) -> str:
+    """A hash of every passage's id, title and text in order: an index built on another fingerprint is stale."""
+    digest = hashlib.sha256()
+    for passage in passages:
+        for part in (passage.id, passage.title, passage.text):
+            digest.update(part.encode("utf-8"))
+            digest.update(b"\x1f")
+        digest.update(b"\x1e")
+    return digest.hexdigest()[:16]
+
+
+def dataset_exists(workspace: Workspace, name: str) -> bool:
+    db = workspace.db
+    return bool(db["benchmarks"].count_where("name = ?", [name]) or db["corpora"].count_where("name = ?", [name]))
+
+
+def save_dataset(workspace: Workspace, name: str, dataset: Dataset, replace: bool = False) -> dict:
+    """Store `dataset` as corpus NAME (when it has passages) and benchmark NAME, in one transaction."""
+    if not name or not name.strip():
+        raise PlaygroundError("a dataset needs a non-empty --name")
+    db = workspace.db
+    if dataset_exists(workspace, name) and not replace:
+        raise PlaygroundError(f"dataset {name!r} already exists in {workspace.path}; pass --replace to overwrite it")
+    seen_passages: set[str] = set()
+    for passage in dataset.passages:
+        if passage.id in seen_passages:
+            raise PlaygroundError(f"{dataset.source}: duplicate passage id {passage.id!r}")
+        seen_passages.add(passage.id)
+    seen_questions: set[str] = set()
+    for question in dataset.questions:
+        if question.id in seen_questions:
+            raise PlaygroundError(f"{dataset.source}: duplicate question id {question.id!r}")
+        seen_questions.add(question.id)
+    created = now()
+    corpus_name = name if dataset.passages else None
+    with db.conn:
+        db.execute("DELETE FROM passages WHERE corpus = ?", [name])
+        db.execute("DELETE FROM corpora WHERE name = ?", [name])
+        db.execute("DELETE FROM questions WHERE benchmark = ?", [name])
+        db.execute("DELETE FROM benchmarks WHERE name = ?", [name])
+        if corpus_name:
+            db["corpora"].insert(
+                {"name": name, "format": dataset.format, "source": dataset.source,
+                 "fingerprint": corpus_fingerprint(dataset.passages), "n_passages": len(dataset.passages),
+                 "metadata": to_json(dataset.metadata), "created_at": created}
+            )
+            db["passages"].insert_all(
+                ({"corpus": name, "id": p.id, "position": i, "title": p.title, "text": p.text,
+                  "metadata": to_json(p.metadata)} for i, p in enumerate(dataset.passages)),
+                batch_size=2000,
+            )
+        db["benchmarks"].insert(
+            {"name": name, "corpus": corpus_name, "format": dataset.format, "source": dataset.source,
+             "n_questions": len(dataset.questions), "metadata": to_json(dataset.metadata), "created_at": created}
+        )
+        db["questions"].insert_all(
+            ({"benchmark": name, "id": q.id, "position": i, "text": q.text, "answers": to_json(q.answers),
+              "gold_passage_ids": to_json(q.gold_passage_ids),
+              "choices": to_json([{"label": c.label, "text": c.text} for c in q.choices]),
+              "tags": to_json(q.tags), "metadata": to_json(q.metadata)} for i, q in enumerate(dataset.questions)),
+            batch_size=2000,
+        )
+    return {"name": name, "corpus": corpus_name, "passages": len(dataset.passages), "questions": len(dataset.questions)}
+
+
+def list_datasets(workspace: Workspace) -> dict:
+    db = workspace.db
+    corpora = [dict(row) for row in db.query("SELECT name, format, n_passages, fingerprint, created_at FROM corpora ORDER BY name")]
+    benchmarks = [dict(row) for row in db.query("SELECT name, corpus, format, n_questions, created_at FROM benchmarks ORDER BY name")]
+    return {"corpora": corpora, "benchmarks": benchmarks}
+
+
+def get_corpus(workspace: Workspace, name: str) -> dict:
+    row = next(workspace.db.query("SELECT * FROM corpora WHERE name = ?", [name]), None)
+    if row is None:
+        known = ", ".join(r["name"] for r in workspace.db.query("SELECT name FROM corpora ORDER BY name")) or "none"
+        raise PlaygroundError(f"no corpus named {name!r} (known: {known})")
+    return dict(row)
+
+
+def get_benchmark(workspace: Workspace, name: str) -> dict:
+    row = next(workspace.db.query("SELECT * FROM benchmarks WHERE name = ?", [name]), None)
+    if row is None:
+        known = ", ".join(r["name"] for r in workspace.db.query("SELECT name FROM benchmarks ORDER BY name")) or "none"
+        raise PlaygroundError(f"no benchmark named {name!r} (known: {known})")
+    return dict(row)
+
+
+def _passage(row) -> Passage:
+    return Passage(id=row["id"], title=row["title"], text=row["text"], metadata=json.loads(row["metadata"] or "{}"))
+
+
+def load_passages(workspace: Workspace, corpus: str) -> list[Passage]:
+    get_corpus(workspace, corpus)
+    return [_passage(row) for row in workspace.db.query(
+        "SELECT id, title, text, metadata FROM passages WHERE corpus = ? ORDER BY position", [corpus])]
+
+
+def get_passages(workspace: Workspace, corpus: str, ids: list[str]) -> dict[str, Passage]:
+    """The passages with these ids, keyed by id (missing ids are left out)."""
+    found: dict[str, Passage] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in workspace.db.query(
+            f"SELECT id, title, text, metadata FROM passages WHERE corpus = ? AND id IN ({marks})", [corpus, *chunk]
+        ):
+            found[row["id"]] = _passage(row)
+    return found
+
+
+def _question(row) -> Question:
+    return Question(
+        id=row["id"], text=row["text"], answers=json.loads(row["answers"]),
+        gold_passage_ids=json.loads(row["gold_passage_ids"]),
+        choices=[Choice(**c) for c in json.loads(row["choices"])],
+        tags=json.loads(row["tags"]), metadata=json.loads(row["metadata"]),
+    )
+
+
+def load_questions(workspace: Workspace, benchmark: str) -> list[Question]:
+    get_benchmark(workspace, benchmark)
+    return [_question(row) for row in workspace.db.query(
+        "SELECT * FROM questions WHERE benchmark = ? ORDER BY position", [benchmark])]
+
+
+def get_question(workspace: Workspace, benchmark: str, question_id: str) -> Question:
+    row = next(workspace.db.query("SELECT * FROM questions WHERE benchmark = ? AND id = ?", [benchmark, question_id]), None)
+    if row is None:
+        get_benchmark(workspace, benchmark)
+        raise PlaygroundError(f"benchmark {benchmark!r} has no question with id {question_id!r}")
+    return _question(row)
+
+
+def delete_dataset(workspace: Workspace, name: str) -> None:
+    db = workspace.db
+    with db.conn:
+        for sql in ("DELETE FROM passages WHERE corpus = ?", "DELETE FROM corpora WHERE name = ?",
+                    "DELETE FROM questions WHERE benchmark = ?", "DELETE FROM benchmarks WHERE name = ?"):
+            db.execute(sql, [name])
+
+
+def corpus_of(workspace: Workspace, benchmark_or_corpus: str) -> Optional[str]:
+    """The corpus a --dataset name searches: the benchmark's corpus, or the name itself when it is a corpus."""
+    row = next(workspace.db.query("SELECT corpus FROM benchmarks WHERE name = ?", [benchmark_or_corpus]), None)
+    if row is not None:
+        return row["corpus"]
+    get_corpus(workspace, benchmark_or_corpus)
+    return benchmark_or_corpus

@@ -1,0 +1,62 @@
+"""Shared fixtures: a real SQLite workspace in a temporary folder, and a small real dataset in it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from playground.data.records import Choice, Dataset, Passage, Question
+from playground.store import open_workspace
+from playground.store.datasets import save_dataset
+
+SHARED_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def shared_dataset(*parts: str) -> Path:
+    """A file under ../shared/datasets, or a skip with the reason when that folder is absent."""
+    path = SHARED_DATASETS.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent (real benchmark files live in ../shared/datasets beside the clone)")
+    return path
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    monkeypatch.delenv("PLAYGROUND_DB", raising=False)
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    ws = open_workspace(tmp_path / "sessions" / "playground.db")
+    yield ws
+    ws.close()
+
+
+TINY_PASSAGES = [
+    Passage("p1", "Paris", "Paris is the capital and largest city of France, on the river Seine."),
+    Passage("p2", "Berlin", "Berlin is the capital of Germany and its largest city by population."),
+    Passage("p3", "Madrid", "Madrid is the capital of Spain; the Prado museum is in Madrid."),
+    Passage("p4", "Seine", "The Seine is a river in northern France that flows through Paris to the English Channel."),
+    Passage("p5", "Python", "Python is a programming language created by Guido van Rossum and first released in 1991."),
+    Passage("p6", "Rhine", "The Rhine flows from the Swiss Alps through Germany and the Netherlands to the North Sea."),
+]
+
+TINY_QUESTIONS = [
+    Question("q1", "What is the capital of France?", ["Paris"], ["p1"], tags={"type": "city"}),
+    Question("q2", "What is the capital of Germany?", ["Berlin"], ["p2"], tags={"type": "city"}),
+    Question("q3", "Which river flows through Paris?", ["the Seine", "Seine"], ["p4"], tags={"type": "river"}),
+    Question("q4", "Who created the Python programming language?", ["Guido van Rossum"], ["p5"], tags={"type": "person"}),
+    Question("q5", "Where does the Rhine flow into?", ["the North Sea"], ["p6"], tags={"type": "river"}),
+    Question("q6", "In which city is the Prado museum?", ["Madrid"], ["p3"], tags={"type": "city"},
+             choices=[Choice("A", "Paris"), Choice("B", "Madrid"), Choice("C", "Berlin"), Choice("D", "Rome")]),
+]
+
+
+def tiny_dataset() -> Dataset:
+    return Dataset(format="jsonl", source="tests/conftest.py", passages=list(TINY_PASSAGES), questions=list(TINY_QUESTIONS))
+
+
+@pytest.fixture
+def tiny_workspace(workspace):
+    """A workspace holding corpus and benchmark `tiny` (6 passages, 6 questions with gold passages)."""
+    save_dataset(workspace, "tiny", tiny_dataset())
+    return workspace

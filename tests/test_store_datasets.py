@@ -1,0 +1,37 @@
+import pytest
+
+from playground import PlaygroundError
+from playground.data.sampling import sample_questions
+from playground.store.datasets import list_datasets, load_passages, load_questions, save_dataset
+from tests.conftest import tiny_dataset
+
+
+def test_save_and_load_roundtrip(tiny_workspace):
+    questions = load_questions(tiny_workspace, "tiny")
+    assert [q.id for q in questions] == ["q1", "q2", "q3", "q4", "q5", "q6"]
+    assert questions[2].answers == ["the Seine", "Seine"]
+    assert questions[5].choices[1].text == "Madrid"
+    assert len(load_passages(tiny_workspace, "tiny")) == 6
+    listing = list_datasets(tiny_workspace)
+    assert listing["benchmarks"][0]["n_questions"] == 6
+    assert listing["corpora"][0]["n_passages"] == 6
+
+
+def test_reimport_needs_replace_and_keeps_old(tiny_workspace):
+    with pytest.raises(PlaygroundError, match="--replace"):
+        save_dataset(tiny_workspace, "tiny", tiny_dataset())
+    assert len(load_questions(tiny_workspace, "tiny")) == 6
+
+
+def test_schema_version_and_wal(workspace):
+    assert workspace.db.execute("PRAGMA user_version").fetchone()[0] >= 1
+    assert workspace.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_sampling_is_seeded_and_stratified():
+    questions = tiny_dataset().questions
+    first = sample_questions(questions, 3, seed=7)
+    assert [q.id for q in first] == [q.id for q in sample_questions(questions, 3, seed=7)]
+    assert {q.tags["type"] for q in first} >= {"city", "river"}
+    different = {tuple(q.id for q in sample_questions(questions, 3, seed=s)) for s in range(10)}
+    assert len(different) > 1
