@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 
@@ -52,7 +53,8 @@ TINY_QUESTIONS = [
 
 
 def tiny_dataset() -> Dataset:
-    return Dataset(format="jsonl", source="tests/conftest.py", passages=list(TINY_PASSAGES), questions=list(TINY_QUESTIONS))
+    return Dataset(format="jsonl", source="tests/conftest.py", passages=copy.deepcopy(TINY_PASSAGES),
+                   questions=copy.deepcopy(TINY_QUESTIONS))
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 
 from playground import PlaygroundError, __version__
 
-COMMAND_MODULES = ["data", "retrieval", "demo", "prompts", "runs", "score", "sessions"]
+COMMAND_MODULES = ["data", "retrieval", "demo", "prompts", "models", "runs", "compare", "score", "sessions"]
 
 
 def common_options() -> argparse.ArgumentParser:
@@ -47,6 +47,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except PlaygroundError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # output piped into `head` and closed early
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -1,5 +1,121 @@
-"""Subcommands: not yet written."""
+"""Subcommands: `render` (a template filled for one benchmark question) and `templates list|versions`."""
+
+from __future__ import annotations
+
+from playground import PlaygroundError
+from playground.cli.output import emit, open_workspace_for
+
+DEFAULT_SHOTS = 3
 
 
 def register(subparsers, common) -> None:
-    pass
+    render = subparsers.add_parser("render", parents=[common], help="print a template's messages for one question")
+    source = render.add_mutually_exclusive_group(required=True)
+    source.add_argument("--template", help="starter template NAME, or NAME@VERSION saved in the workspace")
+    source.add_argument("--template-file", help="any template file")
+    render.add_argument("--dataset", required=True, help="benchmark name")
+    render.add_argument("--question", required=True, help="question id")
+    render.add_argument("--retriever", help="retrieve passages with this retriever kind (default: no passages)")
+    render.add_argument("-k", type=int, default=5, help="passages to retrieve (default 5)")
+    render.add_argument("--shots", type=int, default=None,
+                        help=f"few-shot examples from other questions (default {DEFAULT_SHOTS} when the template uses `examples`)")
+    render.add_argument("--reasoning", default="", help="the `reasoning` variable (zero-shot CoT extraction)")
+    render.set_defaults(handler=cmd_render)
+
+    templates = subparsers.add_parser("templates", parents=[common], help="list templates and their saved versions")
+    actions = templates.add_subparsers(dest="templates_action", metavar="ACTION")
+    listing = actions.add_parser("list", parents=[common], help="the starter templates")
+    listing.set_defaults(handler=cmd_templates_list)
+    versions = actions.add_parser("versions", parents=[common], help="prompt versions saved in the workspace")
+    versions.add_argument("name", nargs="?", help="only this template's versions")
+    versions.set_defaults(handler=cmd_templates_versions)
+    templates.set_defaults(handler=lambda args: templates.print_help() or 2)
+
+
+def _examples(workspace, benchmark: str, exclude: str, shots: int) -> list[dict]:
+    """The first `shots` other questions of the benchmark that have a reference answer."""
+    from playground.store.datasets import load_questions
+
+    examples = []
+    for question in load_questions(workspace, benchmark):
+        if len(examples) >= shots:
+            break
+        if question.id != exclude and question.answers and not question.choices:
+            examples.append({"question": question.text, "answer": question.answers[0]})
+    return examples
+
+
+def _retrieved_passages(workspace, benchmark: str, query: str, kind: str, k: int) -> list[dict]:
+    from playground.prompts.render import passage_variables
+    from playground.store.datasets import corpus_of, get_passages
+
+    corpus = corpus_of(workspace, benchmark)
+    if not corpus:
+        raise PlaygroundError(f"benchmark {benchmark!r} has no corpus to retrieve from; leave out --retriever")
+    try:
+        from playground.retrieval.index import open_retriever
+    except ImportError as error:
+        raise PlaygroundError(f"retrieval is not available in this install ({error})") from None
+    if k < 1:
+        raise PlaygroundError(f"-k must be at least 1, got {k}")
+    hits = open_retriever(workspace, corpus, kind).search(query, k)
+    found = get_passages(workspace, corpus, [hit.passage_id for hit in hits])
+    kept = [hit for hit in hits if hit.passage_id in found]
+    return passage_variables([found[hit.passage_id] for hit in kept], kept)
+
+
+def cmd_render(args) -> int:
+    from playground.prompts.library import load_template
+    from playground.prompts.render import question_variables, render_messages, required_variables
+    from playground.prompts.template import Template
+    from playground.store.datasets import get_question
+
+    workspace = open_workspace_for(args, create=False)
+    try:
+        template = Template.from_file(args.template_file) if args.template_file else load_template(args.template, workspace)
+        needed = required_variables(template)
+        question = get_question(workspace, args.dataset, args.question)
+        passages = _retrieved_passages(workspace, args.dataset, question.text, args.retriever, args.k) if args.retriever else []
+        shots = args.shots if args.shots is not None else (DEFAULT_SHOTS if "examples" in needed else 0)
+        examples = _examples(workspace, args.dataset, question.id, shots) if shots > 0 else []
+        variables = question_variables(question, passages, examples, args.reasoning)
+        messages = render_messages(template, variables)
+    finally:
+        workspace.close()
+    payload = {"template": template.name, "variables_needed": needed, "messages": messages}
+    lines = [f"template: {template.name}  (variables: {', '.join(needed) or 'none'}; answer format: {template.answer_format})"]
+    for message in messages:
+        lines.append(f"--- {message['role']} ---")
+        lines.append(message["content"])
+    emit(args, payload, "\n".join(lines))
+    return 0
+
+
+def cmd_templates_list(args) -> int:
+    from playground.prompts.library import list_templates
+
+    templates = list_templates()
+    payload = [{"name": t.name, "description": t.description, "technique": t.technique,
+                "answer_format": t.answer_format, "variables": t.variables, "path": t.path} for t in templates]
+    width = max((len(t.name) for t in templates), default=4)
+    text = "\n".join(f"{t.name:<{width}}  {t.answer_format:<6}  {', '.join(t.variables):<28}  {t.description}"
+                     for t in templates) or "no templates"
+    emit(args, payload, text)
+    return 0
+
+
+def cmd_templates_versions(args) -> int:
+    from playground.store.prompts import list_prompt_versions
+
+    workspace = open_workspace_for(args, create=False)
+    try:
+        rows = list_prompt_versions(workspace, args.name)
+    finally:
+        workspace.close()
+    payload = [{key: row[key] for key in ("id", "template", "parent", "message", "session_id", "created_at")}
+               for row in rows]
+    text = "\n".join(f"{row['id']}  {row['template']:<24}  parent {row['parent'] or '-':<12}  {row['created_at'][:19]}  "
+                     f"{row['message'] or ''}".rstrip() for row in rows) or "no prompt versions saved"
+    emit(args, payload, text)
+    return 0
+

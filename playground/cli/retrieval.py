@@ -1,5 +1,122 @@
-"""Subcommands: not yet written."""
+"""Subcommands `index build`, `retrieve` and `eval-retrieval`: thin over playground.retrieval."""
+
+from __future__ import annotations
+
+from playground import PlaygroundError
+from playground.cli.output import emit, open_workspace_for, progress_bar
+from playground.retrieval.registry import RETRIEVER_KINDS
+
+
+def _retriever_options(parser) -> None:
+    parser.add_argument("--dataset", required=True, help="benchmark (or corpus) name; its corpus is searched")
+    parser.add_argument("--retriever", default="bm25", choices=RETRIEVER_KINDS, help="retriever kind (default bm25)")
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="retriever parameter, repeatable (e.g. --param k1=1.2, --param M=48)")
+
+
+def parse_params(pairs: list[str]) -> dict:
+    params = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise PlaygroundError(f"--param {pair!r}: expected KEY=VALUE")
+        params[key.strip()] = value.strip()
+    return params
+
+
+def _corpus(workspace, dataset: str) -> str:
+    from playground.store.datasets import corpus_of
+
+    corpus = corpus_of(workspace, dataset)
+    if not corpus:
+        raise PlaygroundError(f"benchmark {dataset!r} has no corpus to retrieve from")
+    return corpus
+
+
+def _human_bytes(size: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return str(size)
+
+
+def cmd_index_build(args) -> int:
+    from playground.retrieval.index import build_index
+
+    workspace = open_workspace_for(args, create=False)
+    corpus = _corpus(workspace, args.dataset)
+    on_progress, close = progress_bar(f"{args.retriever} index")
+    try:
+        manifest = build_index(workspace, corpus, args.retriever, parse_params(args.param), on_progress, force=args.force)
+    finally:
+        close()
+    state = "built" if manifest["built"] else "up to date"
+    emit(args, manifest, f"{args.retriever} index of corpus {corpus!r} {state}: {manifest['path']} "
+                         f"({_human_bytes(manifest['size_bytes'])}, built in {manifest['build_seconds']:.1f} s)")
+    return 0
+
+
+def cmd_retrieve(args) -> int:
+    from playground.retrieval.index import open_retriever
+    from playground.store.datasets import get_passages
+
+    if args.k < 1:
+        raise PlaygroundError(f"-k must be at least 1 (got {args.k})")
+    workspace = open_workspace_for(args, create=False)
+    corpus = _corpus(workspace, args.dataset)
+    on_progress, close = progress_bar(f"{args.retriever} index")
+    try:
+        retriever = open_retriever(workspace, corpus, args.retriever, parse_params(args.param), on_progress)
+    finally:
+        close()
+    found = retriever.search(args.query, args.k)
+    passages = get_passages(workspace, corpus, [hit.passage_id for hit in found])
+    hits = [{"id": hit.passage_id, "title": passages[hit.passage_id].title if hit.passage_id in passages else "",
+             "text": passages[hit.passage_id].text if hit.passage_id in passages else "",
+             "score": hit.score, "rank": hit.rank} for hit in found]
+    payload = {"query": args.query, "dataset": args.dataset, "corpus": corpus, "retriever": args.retriever,
+               "params": retriever.manifest.get("params", {}), "k": args.k, "hits": hits}
+    lines = [f"{h['rank']:>3}. [{h['id']}] {h['title']} (score {h['score']:.4f})\n     {h['text'][:300]}" for h in hits]
+    emit(args, payload, "\n".join(lines) if lines else "no passage matched")
+    return 0
+
+
+def cmd_eval_retrieval(args) -> int:
+    from playground.retrieval.evaluate import evaluate_retriever
+
+    workspace = open_workspace_for(args, create=False)
+    on_progress, close = progress_bar(f"eval {args.retriever}")
+    try:
+        result = evaluate_retriever(workspace, args.dataset, args.retriever, args.k, args.sample, args.seed,
+                                    parse_params(args.param), on_progress)
+    finally:
+        close()
+    text = (f"{args.retriever} on {args.dataset} (n={result['n']}, k={args.k}): recall@{args.k} "
+            f"{result['recall@k']:.3f}  mrr@{args.k} {result['mrr@k']:.3f}  ndcg@{args.k} {result['ndcg@k']:.3f}  "
+            f"p50 {result['p50_ms']:.2f} ms  p95 {result['p95_ms']:.2f} ms")
+    emit(args, result, text)
+    return 0
 
 
 def register(subparsers, common) -> None:
-    pass
+    index = subparsers.add_parser("index", parents=[common], help="build retrieval indexes")
+    index_commands = index.add_subparsers(dest="index_command", metavar="SUBCOMMAND")
+    build = index_commands.add_parser("build", parents=[common], help="build (or confirm up to date) an index")
+    _retriever_options(build)
+    build.add_argument("--force", action="store_true", help="rebuild even when the index is up to date")
+    build.set_defaults(handler=cmd_index_build)
+
+    retrieve = subparsers.add_parser("retrieve", parents=[common], help="search a corpus")
+    _retriever_options(retrieve)
+    retrieve.add_argument("-k", type=int, default=5, help="number of passages (default 5)")
+    retrieve.add_argument("query", help="the query text")
+    retrieve.set_defaults(handler=cmd_retrieve)
+
+    evaluate = subparsers.add_parser("eval-retrieval", parents=[common],
+                                     help="recall@k, MRR@k, nDCG@k and latency on a benchmark's gold passages")
+    _retriever_options(evaluate)
+    evaluate.add_argument("-k", type=int, default=10, help="cut-off (default 10)")
+    evaluate.add_argument("--sample", type=int, default=None, help="evaluate N seeded questions (default all)")
+    evaluate.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    evaluate.set_defaults(handler=cmd_eval_retrieval)

@@ -1,5 +1,220 @@
-"""Subcommands: not yet written."""
+"""`playground run` (new, --resume, --repeat), `playground runs` and `playground trace RUN QUESTION`."""
 
+from __future__ import annotations
+
+import json
+from playground import PlaygroundError
+from playground.cli.output import emit, open_workspace_for, progress_bar
 
 def register(subparsers, common) -> None:
-    pass
+    run = subparsers.add_parser("run", parents=[common], help="run a program over a benchmark sample and store results and traces")
+    run.add_argument("--dataset", help="benchmark name")
+    run.add_argument("--program", default="direct", help="program: direct, rag, ... (default direct)")
+    run.add_argument("--template", help="template NAME or NAME@VERSION (default: the program's own)")
+    run.add_argument("--template-file", help="run this template file instead of a named template")
+    run.add_argument("--retriever", help="retriever kind for programs that retrieve (default bm25)")
+    run.add_argument("-k", type=int, default=5, help="passages to retrieve (default 5)")
+    run.add_argument("--model", default="local:smollm2", help="model spec (default local:smollm2)")
+    run.add_argument("--sample", type=int, help="number of questions (seeded sample; default all)")
+    run.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    run.add_argument("--temperature", type=float, default=0.0)
+    run.add_argument("--top-p", type=float, default=1.0)
+    run.add_argument("--max-tokens", type=int, default=64)
+    run.add_argument("--stop", action="append", default=[], help="stop sequence (repeatable)")
+    run.add_argument("--gen-seed", type=int, default=0, help="the model's sampling seed (default 0)")
+    run.add_argument("--no-cache", action="store_true", help="call the model even when the response cache has the answer")
+    run.add_argument("--label", help="a note to find the run by")
+    run.add_argument("--resume", metavar="RUN_ID", help="finish a stopped or interrupted run")
+    run.add_argument("--repeat", metavar="RUN_ID", help="re-run a stored run's exact config as a new run")
+    run.set_defaults(handler=handle_run)
+
+    runs = subparsers.add_parser("runs", parents=[common], help="list runs with their settings and scores")
+    runs.add_argument("--session", help="only the runs of this session id")
+    runs.set_defaults(handler=handle_runs)
+
+    trace = subparsers.add_parser("trace", parents=[common], help="print one question's trace (span tree) in a run")
+    trace.add_argument("run_id", metavar="RUN_ID")
+    trace.add_argument("question_id", metavar="QUESTION_ID")
+    trace.add_argument("--repeat-index", type=int, default=0, help="which repeat of the question (default 0)")
+    trace.set_defaults(handler=handle_trace)
+
+
+def config_from_args(args):
+    """A RunConfig from `playground run` options."""
+    from playground.models.base import GenerationParams
+    from playground.runs.config import RunConfig
+
+    if not args.dataset:
+        raise PlaygroundError("`playground run` needs --dataset NAME (or --resume RUN_ID / --repeat RUN_ID)")
+    if args.template and args.template_file:
+        raise PlaygroundError("give --template or --template-file, not both")
+    if args.max_tokens <= 0:
+        raise PlaygroundError(f"--max-tokens must be positive, not {args.max_tokens}")
+    template = args.template_file or args.template
+    params = GenerationParams(temperature=args.temperature, top_p=args.top_p, max_tokens=args.max_tokens,
+                              stop=tuple(args.stop), seed=args.gen_seed)
+    return RunConfig(dataset=args.dataset, program=args.program, templates={"main": template} if template else {},
+                     retriever=args.retriever, k=args.k, model=args.model, params=params, sample=args.sample,
+                     seed=args.seed, use_cache=not args.no_cache)
+
+
+def _summary_text(summary: dict) -> str:
+    metrics = "  ".join(f"{name}={value:.3f}" for name, value in sorted(summary["metrics"].items()))
+    return "\n".join([
+        f"run {summary['run_id']}: {summary['status']}, {summary['n']}/{summary['n_planned']} answered, "
+        f"{summary['errors']} error(s), {summary['cached']} from cache",
+        f"metrics: {metrics or '(none)'}",
+        f"tokens: {summary['tokens']}  seconds: {summary['seconds']:.2f} (cache hits excluded; wall {summary['wall_seconds']:.2f}s)",
+    ])
+
+
+def lazy_progress_bar(description: str):
+    """A progress bar drawn from the first progress report on, so an error found before any work prints alone."""
+    bar: list = []
+
+    def on_progress(done: int, total: int, message: str = "") -> None:
+        if not bar:
+            bar.extend(progress_bar(description))
+        bar[0](done, total, message)
+
+    def close() -> None:
+        if bar:
+            bar[1]()
+
+    return on_progress, close
+
+
+def handle_run(args) -> int:
+    from playground.runs.execute import repeat_run, resume_run, start_run
+
+    if args.resume and args.repeat:
+        raise PlaygroundError("give --resume or --repeat, not both")
+    config = None if (args.resume or args.repeat) else config_from_args(args)
+    workspace = open_workspace_for(args, create=config is not None)
+    use_cache = not args.no_cache
+    on_progress, close = lazy_progress_bar("run")
+    try:
+        if args.resume:
+            summary = resume_run(workspace, args.resume, on_progress=on_progress, use_cache=use_cache)
+        elif args.repeat:
+            summary = repeat_run(workspace, args.repeat, on_progress=on_progress, use_cache=use_cache, label=args.label)
+        else:
+            summary = start_run(workspace, config, on_progress=on_progress, use_cache=use_cache, label=args.label)
+    finally:
+        close()
+        workspace.close()
+    payload = summary.to_dict()
+    emit(args, payload, _summary_text(payload))
+    return 0
+
+
+def run_row(run: dict) -> dict:
+    """One run as `playground runs` shows it: id, status, settings, counts and scores."""
+    from playground.runs.config import RunConfig
+
+    try:
+        settings = RunConfig.from_dict(run["config"]).settings()
+    except PlaygroundError:
+        settings = {}
+    return {"id": run["id"], "label": run["label"], "status": run["status"], "session_id": run["session_id"],
+            "created_at": run["created_at"], "settings": settings, "n_done": run["n_done"],
+            "n_planned": run["n_planned"], "errors": run["errors"], "tokens": run["tokens"],
+            "seconds": run["seconds"], "metrics": run["metrics"]}
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, dict):
+        return ",".join(str(v) for v in value.values())
+    return str(value)
+
+
+def _table(rows: list[list[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
+
+
+def handle_runs(args) -> int:
+    from playground.store.runs import list_runs
+
+    workspace = open_workspace_for(args, create=False)
+    try:
+        rows = [run_row(run) for run in list_runs(workspace, session_id=args.session)]
+    finally:
+        workspace.close()
+    header = ["id", "created", "status", "dataset", "program", "template", "retriever", "k", "model", "n",
+              "em", "f1", "errors", "label"]
+    table = [header]
+    for row in rows:
+        s = row["settings"]
+        table.append([row["id"], row["created_at"][:19], row["status"], _cell(s.get("dataset")), _cell(s.get("program")),
+                      _cell(s.get("templates")), _cell(s.get("retriever")), _cell(s.get("k")), _cell(s.get("model")),
+                      f"{row['n_done']}/{row['n_planned']}", _cell(row["metrics"].get("em")),
+                      _cell(row["metrics"].get("f1")), str(row["errors"]), row["label"] or ""])
+    emit(args, rows, _table(table) if rows else "no runs yet (start one with `playground run`)")
+    return 0
+
+
+def _brief(span: dict) -> str:
+    """The one thing worth seeing on a span's line: its query, answer, text or error."""
+    inputs, outputs = span["inputs"], span["outputs"]
+    if span["error"]:
+        return f"ERROR {span['error']}"
+    if span["kind"] == "retrieve":
+        hits = ", ".join(f"{h['id']}({h['score']:.2f})" for h in outputs.get("hits", []))
+        return f"{inputs.get('query', '')!r} -> {hits}"
+    if span["kind"] == "render":
+        version = inputs.get("prompt_version") or ""
+        return f"{inputs.get('template')}@{version[:8]} -> {len(outputs.get('messages', []))} message(s)"
+    if span["kind"] == "generate":
+        return repr(_shorten(outputs.get("text", "")))
+    if span["kind"] == "parse":
+        return f"-> {outputs.get('answer')!r}"
+    if span["kind"] == "program":
+        return f"{inputs.get('question', '')!r} -> {outputs.get('answer')!r}"
+    return _shorten(json.dumps(outputs, ensure_ascii=False, default=str))
+
+
+def _shorten(text: str, limit: int = 100) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def format_tree(nodes: list[dict], depth: int = 0) -> list[str]:
+    lines = []
+    for node in nodes:
+        tags = []
+        if node["prompt_tokens"] or node["completion_tokens"]:
+            tags.append(f"{node['prompt_tokens']}+{node['completion_tokens']} tok")
+        if node["cached"]:
+            tags.append("cached")
+        if node["outputs"].get("truncation"):
+            tags.append(f"truncated -{node['outputs']['truncation'].get('dropped_tokens')} tok")
+        tag_text = f" [{', '.join(tags)}]" if tags else ""
+        lines.append(f"{'  ' * depth}{node['kind']} {node['name']} {node['duration_s'] * 1000:.1f}ms{tag_text}  {_brief(node)}")
+        lines.extend(format_tree(node["children"], depth + 1))
+    return lines
+
+
+def handle_trace(args) -> int:
+    from playground.programs.tracing import span_tree
+    from playground.store.runs import get_result, get_run, get_spans
+
+    workspace = open_workspace_for(args, create=False)
+    try:
+        run = get_run(workspace, args.run_id)
+        result = get_result(workspace, run["id"], args.question_id, args.repeat_index)
+        spans = get_spans(workspace, run["id"], args.question_id, args.repeat_index)
+    finally:
+        workspace.close()
+    tree = span_tree(spans)
+    payload = {"run_id": run["id"], "question_id": args.question_id, "repeat": args.repeat_index,
+               "result": result, "spans": tree}
+    head = (f"run {run['id']} question {args.question_id}: prediction {result['prediction']!r}"
+            + (f"  error: {result['error']}" if result["error"] else "")
+            + f"  scores: {', '.join(f'{k}={v:.2f}' for k, v in sorted(result['scores'].items()))}")
+    emit(args, payload, "\n".join([head, *format_tree(tree)]))
+    return 0

@@ -1,5 +1,123 @@
-"""Subcommands: not yet written."""
+"""`playground score FILE.jsonl`: score predictions against reference answers, per line and on average."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from playground import PlaygroundError
+from playground.cli.output import emit
+
+_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number",
+               bool: "a boolean", type(None): "null"}
 
 
 def register(subparsers, common) -> None:
-    pass
+    parser = subparsers.add_parser(
+        "score", parents=[common], help="score a JSONL file of predictions (EM, F1, cover-EM, BLEU, ROUGE-L, accuracy)",
+        description='Each line: {"prediction": str, "answers": [str, ...] or str, optional "choices" '
+                    '(texts, or {"label", "text"} objects; answers then hold the correct label), optional "id"}.',
+    )
+    parser.add_argument("file", metavar="FILE.jsonl", help="the predictions to score")
+    parser.set_defaults(handler=score_command)
+
+
+def _kind(value: Any) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _text_list(value: Any, field: str, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list):
+        raise PlaygroundError(f'{where}: "{field}" must be a string or a list of strings, got {_kind(value)}')
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise PlaygroundError(f'{where}: "{field}"[{index}] must be a string, got {_kind(item)}')
+    return value
+
+
+def _choices(value: Any, where: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise PlaygroundError(f'{where}: "choices" must be a list, got {_kind(value)}')
+    for index, choice in enumerate(value):
+        if isinstance(choice, dict):
+            if not isinstance(choice.get("label"), str) or not isinstance(choice.get("text"), str):
+                raise PlaygroundError(f'{where}: "choices"[{index}] needs string "label" and "text"')
+        elif not isinstance(choice, str):
+            raise PlaygroundError(f'{where}: "choices"[{index}] must be a string or a {{"label", "text"}} object, '
+                                  f"got {_kind(choice)}")
+    return value
+
+
+def read_predictions(path: str | Path) -> list[dict]:
+    """The file's records as {"line", "id", "prediction", "answers", "choices"}; a bad line raises with its place."""
+    path = Path(path)
+    try:
+        raw_lines = path.read_bytes().splitlines()
+    except FileNotFoundError:
+        raise PlaygroundError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise PlaygroundError(f"{path}: is a folder, expected a JSONL file") from None
+    records = []
+    for number, raw in enumerate(raw_lines, start=1):
+        where = f"{path}, line {number}"
+        try:
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as error:
+            raise PlaygroundError(f"{where}, byte {error.start + 1}: not UTF-8 text") from None
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise PlaygroundError(f"{where}, column {error.colno}: invalid JSON ({error.msg})") from None
+        if not isinstance(record, dict):
+            raise PlaygroundError(f"{where}: expected a JSON object, got {_kind(record)}")
+        if "prediction" not in record:
+            raise PlaygroundError(f'{where}: missing "prediction"')
+        prediction = record["prediction"]
+        if prediction is not None and not isinstance(prediction, str):
+            raise PlaygroundError(f'{where}: "prediction" must be a string, got {_kind(prediction)}')
+        if "answers" not in record:
+            raise PlaygroundError(f'{where}: missing "answers"')
+        question_id = record.get("id")
+        if question_id is not None and (isinstance(question_id, bool) or not isinstance(question_id, (str, int))):
+            raise PlaygroundError(f'{where}: "id" must be a string or an integer, got {_kind(question_id)}')
+        records.append({"line": number, "id": question_id, "prediction": prediction or "",
+                        "answers": _text_list(record["answers"], "answers", where),
+                        "choices": _choices(record.get("choices"), where)})
+    return records
+
+
+def score_file(path: str | Path) -> dict:
+    """{"n", "mean": {metric: mean}, "items": [{"line", "id", "scores"}]} for a predictions file."""
+    from playground.evaluation.metrics import mean_scores, score_prediction
+
+    items = [{"line": record["line"], "id": record["id"],
+              "scores": score_prediction(record["prediction"], record["answers"], record["choices"] or None)}
+             for record in read_predictions(path)]
+    return {"n": len(items), "mean": mean_scores(item["scores"] for item in items), "items": items}
+
+
+def _format_table(report: dict) -> str:
+    metrics = list(report["mean"])
+    headers = ["line", "id"] + metrics
+    rows = [[str(item["line"]), "" if item["id"] is None else str(item["id"])]
+            + [f"{item['scores'][m]:.3f}" if m in item["scores"] else "-" for m in metrics] for item in report["items"]]
+    rows.append(["mean", f"n={report['n']}"] + [f"{report['mean'][m]:.3f}" for m in metrics])
+    widths = [max(len(row[i]) for row in [headers] + rows) for i in range(len(headers))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in [headers] + rows]
+    unscored = sum(1 for item in report["items"] if not item["scores"])
+    if unscored:
+        lines.append(f"{unscored} line(s) without reference answers are left out of the means")
+    return "\n".join(lines)
+
+
+def score_command(args) -> int:
+    report = score_file(args.file)
+    emit(args, report, _format_table(report))
+    return 0

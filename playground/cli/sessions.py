@@ -1,5 +1,187 @@
-"""Subcommands: not yet written."""
+"""`playground session list|new|use|rename|delete|note|export|import`: manage the sessions of a workspace."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from playground.cli.output import emit, open_workspace_for
 
 
 def register(subparsers, common) -> None:
-    pass
+    parser = subparsers.add_parser("session", parents=[common], help="list, create, switch, export and import sessions")
+    actions = parser.add_subparsers(dest="session_command", metavar="ACTION", required=True)
+
+    listing = actions.add_parser("list", parents=[common], help="sessions with their runs, prompt versions, ratings")
+    listing.set_defaults(handler=list_command)
+
+    new = actions.add_parser("new", parents=[common], help="create a session and make it current")
+    new.add_argument("name", metavar="NAME")
+    new.set_defaults(handler=new_command)
+
+    use = actions.add_parser("use", parents=[common], help="make a session current (new runs go there)")
+    use.add_argument("session", metavar="ID", help="session id, unique id prefix, or name")
+    use.set_defaults(handler=use_command)
+
+    rename = actions.add_parser("rename", parents=[common], help="rename a session")
+    rename.add_argument("session", metavar="ID")
+    rename.add_argument("name", metavar="NAME")
+    rename.set_defaults(handler=rename_command)
+
+    delete = actions.add_parser("delete", parents=[common],
+                                help="delete a session with its runs, results, spans and ratings (not the last one)")
+    delete.add_argument("session", metavar="ID")
+    delete.set_defaults(handler=delete_command)
+
+    note = actions.add_parser("note", parents=[common], help="add a note to a session (default: the current one)")
+    note.add_argument("text", metavar="TEXT")
+    note.add_argument("--session", default=None, metavar="ID")
+    note.set_defaults(handler=note_command)
+
+    export = actions.add_parser("export", parents=[common], help="write a session to one JSON file")
+    export.add_argument("session", metavar="ID")
+    export.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write ('-' for stdout)")
+    export.set_defaults(handler=export_command)
+
+    load = actions.add_parser("import", parents=[common], help="load a session file under new ids")
+    load.add_argument("file", metavar="FILE")
+    load.add_argument("--name", default=None, help="name of the imported session (default: its own, made unique)")
+    load.add_argument("--max-mb", type=float, default=None,
+                      help="largest file accepted, in MB (default 200, or $PLAYGROUND_IMPORT_MAX_MB)")
+    load.set_defaults(handler=import_command)
+
+
+def _line(session: dict) -> str:
+    mark = "*" if session.get("current") else " "
+    return (f"{mark} {session['id']}  {session['name']:<24} runs {session['n_runs']:>4}  "
+            f"prompt versions {session['n_prompt_versions']:>3}  ratings {session['n_ratings']:>4}  "
+            f"created {session['created_at'][:19]}")
+
+
+def list_command(args) -> int:
+    from playground.store.sessions import list_sessions
+
+    workspace = open_workspace_for(args)
+    try:
+        sessions = list_sessions(workspace)
+    finally:
+        workspace.close()
+    emit(args, {"sessions": sessions}, "\n".join(_line(s) for s in sessions))
+    return 0
+
+
+def new_command(args) -> int:
+    from playground.store.sessions import new_session
+
+    workspace = open_workspace_for(args)
+    try:
+        session = new_session(workspace, args.name)
+    finally:
+        workspace.close()
+    emit(args, session, f"created session {session['id']} ({session['name']}); it is now current")
+    return 0
+
+
+def use_command(args) -> int:
+    from playground.store.sessions import use_session
+
+    workspace = open_workspace_for(args, create=False)
+    try:
+        session = use_session(workspace, args.session)
+    finally:
+        workspace.close()
+    emit(args, session, f"current session: {session['id']} ({session['name']})")
+    return 0
+
+
+def rename_command(args) -> int:
+    from playground.store.sessions import rename_session
+
+    workspace = open_workspace_for(args, create=False)
+    try:
+        session = rename_session(workspace, args.session, args.name)
+    finally:
+        workspace.close()
+    emit(args, session, f"session {session['id']} is now named {session['name']!r}")
+    return 0
+
+
+def delete_command(args) -> int:
+    from playground.store.sessions import delete_session
+
+    workspace = open_workspace_for(args, create=False)
+    try:
+        removed = delete_session(workspace, args.session)
+    finally:
+        workspace.close()
+    emit(args, removed, f"deleted session {removed['deleted']['id']} ({removed['deleted']['name']}): "
+                        f"{removed['runs']} runs, {removed['results']} results, {removed['spans']} spans, "
+                        f"{removed['ratings']} ratings; current session is {removed['current']}")
+    return 0
+
+
+def note_command(args) -> int:
+    from playground.store.sessions import add_note, current_session
+
+    workspace = open_workspace_for(args)
+    try:
+        target = args.session or current_session(workspace)["id"]
+        session = add_note(workspace, target, args.text)
+    finally:
+        workspace.close()
+    emit(args, session, f"noted on session {session['id']} ({len(session['notes'])} notes)")
+    return 0
+
+
+def export_command(args) -> int:
+    import json
+    import sys
+
+    from playground.store.session_format import write_session_file
+    from playground.store.sessions import export_session
+
+    workspace = open_workspace_for(args, create=False)
+    try:
+        payload = export_session(workspace, args.session)
+    finally:
+        workspace.close()
+    if args.output == "-":
+        json.dump(payload, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    path = write_session_file(payload, args.output)
+    summary = {"session_id": payload["session"]["id"], "name": payload["session"]["name"], "file": str(path),
+               "bytes": path.stat().st_size, "runs": len(payload["runs"]), "results": len(payload["results"]),
+               "spans": len(payload["spans"]), "prompt_versions": len(payload["prompt_versions"]),
+               "ratings": len(payload["ratings"]),
+               "questions": sum(len(b["questions"]) for b in payload["benchmarks"]),
+               "passages": sum(len(b["passages"]) for b in payload["benchmarks"])}
+    emit(args, summary, f"exported session {summary['session_id']} ({summary['name']}) to {path}: "
+                        f"{summary['runs']} runs, {summary['results']} results, {summary['spans']} spans")
+    return 0
+
+
+def import_command(args) -> int:
+    from playground.store.session_format import ImportLimits, SessionFormatError, read_session_file
+    from playground.store.sessions import get_session, import_session
+
+    limits = ImportLimits.from_env()
+    if args.max_mb is not None:
+        limits = replace(limits, max_bytes=int(args.max_mb * 1024 * 1024))
+    payload = read_session_file(args.file, limits)
+    workspace = open_workspace_for(args)
+    try:
+        try:
+            session_id = import_session(workspace, payload, name=args.name, limits=limits)
+        except SessionFormatError as error:
+            raise SessionFormatError(f"{args.file}" + (f", {error.where}" if error.where else ""),
+                                     error.problem) from None
+        session = get_session(workspace, session_id)
+    finally:
+        workspace.close()
+    summary = {"session_id": session_id, "name": session["name"], "runs": len(payload["runs"]),
+               "results": len(payload["results"]), "spans": len(payload["spans"]),
+               "prompt_versions": len(payload["prompt_versions"]), "ratings": len(payload["ratings"])}
+    emit(args, summary, f"imported {args.file} as session {session_id} ({session['name']}): {summary['runs']} runs, "
+                        f"{summary['results']} results, {summary['spans']} spans "
+                        f"(`playground session use {session_id}` to switch to it)")
+    return 0

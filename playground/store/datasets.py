@@ -49,7 +49,7 @@ def save_dataset(workspace: Workspace, name: str, dataset: Dataset, replace: boo
         seen_questions.add(question.id)
     created = now()
     corpus_name = name if dataset.passages else None
-    with db.conn:
+    with db.atomic():
         db.execute("DELETE FROM passages WHERE corpus = ?", [name])
         db.execute("DELETE FROM corpora WHERE name = ?", [name])
         db.execute("DELETE FROM questions WHERE benchmark = ?", [name])
@@ -150,7 +150,7 @@ def get_question(workspace: Workspace, benchmark: str, question_id: str) -> Ques
 
 def delete_dataset(workspace: Workspace, name: str) -> None:
     db = workspace.db
-    with db.conn:
+    with db.atomic():
         for sql in ("DELETE FROM passages WHERE corpus = ?", "DELETE FROM corpora WHERE name = ?",
                     "DELETE FROM questions WHERE benchmark = ?", "DELETE FROM benchmarks WHERE name = ?"):
             db.execute(sql, [name])

@@ -108,7 +108,7 @@ def migrate(db: sqlite_utils.Database) -> int:
             f"workspace schema version {current} is newer than this playground ({SCHEMA_VERSION}); upgrade playground"
         )
     for version in range(current + 1, SCHEMA_VERSION + 1):
-        with db.conn:
+        with db.atomic():
             MIGRATIONS[version - 1](db)
             db.execute(f"PRAGMA user_version = {version}")
     return SCHEMA_VERSION

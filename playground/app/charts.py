@@ -1,0 +1,181 @@
+"""Plotly figure builders for the app's pages: pure functions from plain data to a figure (no Streamlit here).
+
+recall@k curves and search latency (Retrievers), per-metric means with 95% intervals, paired differences and a
+per-question scatter (A/B), and a trace's timing waterfall (Traces).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections import defaultdict
+from typing import Mapping, Optional, Sequence
+
+import plotly.graph_objects as go
+
+# One colour per span kind, so a waterfall reads the same in every trace.
+SPAN_COLOURS = {
+    "program": "#8c8c8c", "retrieve": "#1f77b4", "render": "#9467bd", "generate": "#d62728", "parse": "#2ca02c",
+    "judge": "#ff7f0e", "tool": "#17becf", "step": "#bcbd22",
+}
+RUN_COLOURS = ("#1f77b4", "#ff7f0e")
+INDENT = "\u00a0\u00a0"  # non-breaking spaces: plotly keeps them in axis labels
+
+
+def _layout(figure: go.Figure, title: str, **extra) -> go.Figure:
+    figure.update_layout(title=title, margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend={"orientation": "h"},
+                         **extra)
+    return figure
+
+
+def recall_at_k_figure(curves: Mapping[str, Sequence[float]], ks: Optional[Sequence[int]] = None) -> go.Figure:
+    """One line per retriever: mean recall@k (y) for each k (x), the sample's questions averaged."""
+    figure = go.Figure()
+    for label, values in curves.items():
+        xs = list(ks) if ks is not None else list(range(1, len(values) + 1))
+        figure.add_trace(go.Scatter(x=xs, y=list(values), mode="lines+markers", name=label,
+                                    hovertemplate=f"{label}<br>recall@%{{x}} = %{{y:.3f}}<extra></extra>"))
+    return _layout(figure, "Recall@k on the sample", xaxis={"title": "k", "dtick": 1},
+                   yaxis={"title": "mean recall@k", "range": [0, 1.05]})
+
+
+def latency_figure(latencies_ms: Mapping[str, Sequence[float]]) -> go.Figure:
+    """Search latency per retriever: a box of the per-query milliseconds with every query as a point."""
+    figure = go.Figure()
+    for label, values in latencies_ms.items():
+        figure.add_trace(go.Box(y=list(values), name=label, boxpoints="all", jitter=0.3, pointpos=0,
+                                hovertemplate=f"{label}: %{{y:.2f}} ms<extra></extra>"))
+    return _layout(figure, "Search latency per query", yaxis={"title": "milliseconds", "rangemode": "tozero"},
+                   showlegend=False)
+
+
+def _error_bars(rows: Sequence[Mapping]) -> dict:
+    """Asymmetric error bars from (mean, lo, hi); a missing interval draws no bar."""
+    plus = [(r["hi"] - r["mean"]) if r.get("hi") is not None and r.get("mean") is not None else 0.0 for r in rows]
+    minus = [(r["mean"] - r["lo"]) if r.get("lo") is not None and r.get("mean") is not None else 0.0 for r in rows]
+    return {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus}
+
+
+def metric_means_figure(rows: Sequence[Mapping]) -> go.Figure:
+    """Grouped bars: per metric, each run's mean with its 95% bootstrap interval.
+
+    rows: [{"metric", "run" (a label), "mean", "lo", "hi"}]; one trace per run, in the order runs first appear.
+    """
+    by_run: dict[str, list[Mapping]] = defaultdict(list)
+    for row in rows:
+        by_run[row["run"]].append(row)
+    figure = go.Figure()
+    for index, (run, run_rows) in enumerate(by_run.items()):
+        figure.add_trace(go.Bar(
+            x=[r["metric"] for r in run_rows], y=[r["mean"] for r in run_rows], name=run,
+            error_y=_error_bars(run_rows), marker_color=RUN_COLOURS[index % len(RUN_COLOURS)],
+            hovertemplate=f"{run}<br>%{{x}}: %{{y:.3f}}<extra></extra>",
+        ))
+    return _layout(figure, "Mean per metric with 95% intervals", barmode="group",
+                   yaxis={"title": "mean score", "rangemode": "tozero"})
+
+
+def metric_diff_figure(metrics: Mapping[str, Mapping], label_a: str = "A", label_b: str = "B") -> go.Figure:
+    """Per metric, the paired difference B - A with its 95% paired-bootstrap interval (compare_paired's metrics)."""
+    names = [name for name, m in metrics.items() if m.get("diff") is not None]
+    rows = []
+    for name in names:
+        m = metrics[name]
+        lo, hi = (m.get("ci95") or [None, None])
+        rows.append({"mean": m["diff"], "lo": lo, "hi": hi})
+    colours = ["#2ca02c" if r["lo"] is not None and r["lo"] > 0 else "#d62728" if r["hi"] is not None and r["hi"] < 0
+               else "#7f7f7f" for r in rows]
+    figure = go.Figure(go.Scatter(
+        x=[r["mean"] for r in rows], y=names, mode="markers", marker={"size": 10, "color": colours},
+        error_x=_error_bars(rows), name=f"{label_b} - {label_a}",
+        hovertemplate="%{y}: %{x:+.3f}<extra></extra>",
+    ))
+    figure.add_vline(x=0, line_dash="dot", line_color="#555")
+    return _layout(figure, f"Difference {label_b} - {label_a} with 95% paired intervals",
+                   xaxis={"title": "difference in mean", "zeroline": False},
+                   yaxis={"autorange": "reversed"}, showlegend=False)
+
+
+def paired_scatter_figure(points: Sequence[Mapping], metric: str, label_a: str = "A", label_b: str = "B") -> go.Figure:
+    """Each question's score under A (x) and B (y); questions with the same pair of scores share one marker,
+    sized by how many they are. Above the diagonal B did better."""
+    groups: dict[tuple[float, float], list[str]] = defaultdict(list)
+    for point in points:
+        groups[(float(point["a"]), float(point["b"]))].append(str(point["question_id"]))
+    cells = sorted(groups.items())
+    figure = go.Figure()
+    figure.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line={"dash": "dot", "color": "#999"},
+                                hoverinfo="skip", showlegend=False))
+    colours = ["#2ca02c" if b > a else "#d62728" if b < a else "#7f7f7f" for (a, b), _ in cells]
+    figure.add_trace(go.Scatter(
+        x=[a for (a, _), _ in cells], y=[b for (_, b), _ in cells], mode="markers", name="questions",
+        marker={"size": [8 + 6 * math.sqrt(len(ids)) for _, ids in cells], "color": colours, "opacity": 0.8},
+        customdata=[[len(ids), ", ".join(ids[:8]) + (" ..." if len(ids) > 8 else "")] for _, ids in cells],
+        hovertemplate=f"{label_a}=%{{x:.3f}} {label_b}=%{{y:.3f}}<br>%{{customdata[0]}} question(s): "
+                      "%{customdata[1]}<extra></extra>",
+        showlegend=False,
+    ))
+    return _layout(figure, f"{metric} per question", xaxis={"title": f"{label_a} ({metric})", "range": [-0.05, 1.05]},
+                   yaxis={"title": f"{label_b} ({metric})", "range": [-0.05, 1.05]})
+
+
+def _start(span: Mapping) -> Optional[_dt.datetime]:
+    try:
+        return _dt.datetime.fromisoformat(str(span.get("started_at")))
+    except ValueError:
+        return None
+
+
+def span_depths(spans: Sequence[Mapping]) -> dict[str, int]:
+    """How deep each span sits in its tree (roots 0), from parent_id."""
+    parents = {s["id"]: s.get("parent_id") for s in spans}
+    depths: dict[str, int] = {}
+    for span_id in parents:
+        depth, seen, current = 0, {span_id}, parents[span_id]
+        while current and current in parents and current not in seen:
+            seen.add(current)
+            depth += 1
+            current = parents[current]
+        depths[span_id] = depth
+    return depths
+
+
+def waterfall_rows(spans: Sequence[Mapping]) -> list[dict]:
+    """Per span in position order: its label (indented by depth), kind, start offset and duration in seconds."""
+    ordered = sorted(spans, key=lambda s: s.get("position") or 0)
+    starts = [_start(s) for s in ordered]
+    origin = min((t for t in starts if t is not None), default=None)
+    depths = span_depths(ordered)
+    rows = []
+    for index, (span, started) in enumerate(zip(ordered, starts)):
+        offset = (started - origin).total_seconds() if started is not None and origin is not None else 0.0
+        indent = INDENT * depths[span["id"]]
+        label = f"{indent}{index + 1}. {span.get('kind')}: {span.get('name') or span.get('kind')}"
+        rows.append({"id": span["id"], "label": label, "kind": span.get("kind") or "step", "start": offset,
+                     "duration": float(span.get("duration_s") or 0.0), "cached": bool(span.get("cached")),
+                     "error": span.get("error")})
+    return rows
+
+
+def waterfall_figure(spans: Sequence[Mapping]) -> go.Figure:
+    """A timing waterfall: one horizontal bar per span from its start to its end, coloured by kind, top to bottom
+    in the order the spans opened (children indented under their parents)."""
+    rows = waterfall_rows(spans)
+    by_kind: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_kind[row["kind"]].append(row)
+    figure = go.Figure()
+    for kind, kind_rows in by_kind.items():
+        figure.add_trace(go.Bar(
+            y=[r["label"] for r in kind_rows], x=[r["duration"] for r in kind_rows],
+            base=[r["start"] for r in kind_rows], orientation="h", name=kind,
+            marker={"color": SPAN_COLOURS.get(kind, "#bcbd22"),
+                    "line": {"color": ["#000" if r["error"] else "rgba(0,0,0,0)" for r in kind_rows], "width": 2}},
+            customdata=[[r["start"], r["duration"], "cached" if r["cached"] else "", r["error"] or ""]
+                        for r in kind_rows],
+            hovertemplate="%{y}<br>start %{customdata[0]:.3f}s, %{customdata[1]:.3f}s %{customdata[2]}"
+                          "<br>%{customdata[3]}<extra></extra>",
+        ))
+    figure.update_yaxes(categoryorder="array", categoryarray=[r["label"] for r in rows], autorange="reversed")
+    return _layout(figure, "Timing waterfall", xaxis={"title": "seconds since the question started"},
+                   height=max(220, 40 * len(rows) + 100))

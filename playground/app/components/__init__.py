@@ -1,0 +1,44 @@
+"""Widgets every page shares. API (import as `from playground.app import components as ui`):
+
+    ui.show_error(error, where=None)                 # PlaygroundError/TemplateError -> st.error (part, line, column)
+    with ui.errors_as_messages("what was being done"): ...   # any error inside -> st.error, never a traceback
+    choice = ui.model_selector(key)                  # -> ModelChoice(spec, params: GenerationParams) or None if bad
+    choice = ui.retriever_selector(key, allow_none=True, default_kind="bm25", default_k=3)
+                                                     # -> RetrieverChoice(kind: str | None, k: int, params: dict)
+    ui.passages_list(passages, gold_ids)             # passage dicts {id,title,text,score,rank}; gold ones marked
+    ui.prompt_diff_html(a, b, label_a, label_b) -> str   # difflib side-by-side table, changes highlighted
+    ui.show_prompt_diff(a, b, label_a, label_b)      # the same, drawn with st.html
+    ui.messages_text(messages) -> str                # chat messages as one readable text
+    ui.show_scores(scores)                           # a score dict as st.metric columns (em, f1, ... first)
+    text = ui.template_editor(state_key, label)      # Ace editor (Jinja highlighting) bound to st.session_state[state_key]
+    ui.sync_editor(state_key)                        # call before reading the text, so what was just typed counts
+    ui.page_link(slug, label, **query)               # link to another page (e.g. "traces", run=..., question=...)
+    ui.Variant(template, retriever, model, base)     # one setting of template text + retriever + model
+    ui.run_variant(ws, benchmark, variant, session_id, question_ids=[..] or sample=n, seed=s, api_keys=...)
+        -> VariantResult (stored run via runs.execute.start_run; answer/scores/run_id/metrics); runner.py
+    ui.retrieve_passages(ws, corpus, retriever_choice, query) -> passage dicts (live preview)
+
+State (playground.app.state): workspace(), benchmark() (sidebar choice), current_session_id(), set_session(id)
+(switch: use this, not store.sessions.use_session alone), share_link(slug, **params), link_param(name) (a URL
+parameter read once per browser session), api_keys() (typed keys; pass to run_variant / resources.using_model).
+Models: `with resources.using_model(spec, state.api_keys()) as model:` (local cached + locked; remote per call).
+
+Keys: every selector stores its widgets under f"{key}_..." in st.session_state, so two selectors need two keys.
+"""
+
+from playground.app.components.diff import prompt_diff_html, show_prompt_diff
+from playground.app.components.editor import sync_editor, template_editor
+from playground.app.components.errors import errors_as_messages, show_error
+from playground.app.components.links import page_link
+from playground.app.components.outputs import messages_text, passages_list, show_scores
+from playground.app.components.runner import (
+    Variant, VariantResult, retrieve_passages, run_typed_question, run_variant, variant_label,
+)
+from playground.app.components.selectors import ModelChoice, RetrieverChoice, model_selector, retriever_selector
+
+__all__ = [
+    "ModelChoice", "RetrieverChoice", "Variant", "VariantResult", "errors_as_messages", "messages_text",
+    "model_selector", "page_link", "passages_list", "prompt_diff_html", "retrieve_passages", "retriever_selector",
+    "run_typed_question", "run_variant", "show_error",
+    "show_prompt_diff", "show_scores", "sync_editor", "template_editor", "variant_label",
+]

@@ -1,0 +1,40 @@
+"""Errors as messages next to what caused them: a PlaygroundError's one line, never a traceback."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Iterator, Optional
+
+import streamlit as st
+
+from playground import PlaygroundError
+
+log = logging.getLogger("playground.app")
+
+
+def error_text(error: BaseException) -> str:
+    """One line: the engine's message for its own errors, the type and message for anything else."""
+    from playground.models.secrets import redact
+
+    if isinstance(error, PlaygroundError):
+        return redact(str(error))
+    return redact(f"unexpected {type(error).__name__}: {error}")
+
+
+def show_error(error: BaseException, where: Optional[str] = None, container=None) -> None:
+    """st.error with the message (a TemplateError names its part, line and column in it)."""
+    target = container if container is not None else st
+    text = error_text(error)
+    target.error(f"{where}: {text}" if where else text, icon=":material/error:")
+
+
+@contextlib.contextmanager
+def errors_as_messages(where: Optional[str] = None, container=None) -> Iterator[None]:
+    """Run a block; an error inside it becomes an st.error (logged with its traceback server-side only)."""
+    try:
+        yield
+    except Exception as error:  # noqa: BLE001 - the user sees a message, never a traceback
+        if not isinstance(error, PlaygroundError):
+            log.exception("error in the app%s", f" ({where})" if where else "")
+        show_error(error, where, container)

@@ -1,0 +1,25 @@
+"""Links between pages: in-app navigation when the page is registered, else a share link (a full page load)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from playground.app import state
+
+PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
+
+
+def page_link(slug: str, label: str, container=None, **params) -> None:
+    """Link to page `slug` with query parameters (e.g. traces with run= and question=)."""
+    target = container if container is not None else st
+    query = {k: str(v) for k, v in params.items() if v not in (None, "")}
+    path = PAGES_DIR / f"{slug.replace('-', '_')}.py"
+    if path.is_file():
+        try:
+            target.page_link(str(path), label=label, query_params=query)
+            return
+        except Exception:  # noqa: BLE001 - the page is not registered (a page run alone, as in tests)
+            pass
+    target.markdown(f"[{label}]({state.share_link(slug, **query)})")

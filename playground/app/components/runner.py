@@ -1,0 +1,187 @@
+"""Run one variant (template text, retriever and k, model and parameters) through the engine the CLI uses.
+
+Benchmark questions go through `playground.runs.execute.start_run` (a stored run with its trace, scored against
+the reference answers); a typed question, which no benchmark holds, runs the same program on a StepContext and
+is shown, not stored. Every run first saves the template text as a prompt version whose parent is the version
+it was edited from.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
+
+from playground.app import resources
+from playground.app.components.selectors import ModelChoice, RetrieverChoice
+from playground.progress import ProgressCallback
+
+
+@dataclass
+class Variant:
+    template: object  # playground.prompts.template.Template (possibly edited)
+    retriever: RetrieverChoice
+    model: ModelChoice
+    base: Optional[object] = None  # the Template it was edited from; its version becomes the parent
+
+    @property
+    def program(self) -> str:
+        return "rag" if self.retriever.kind else "direct"
+
+    def version_id(self) -> str:
+        from playground.store.prompts import version_id
+
+        return version_id(self.template.content)
+
+    def settings(self) -> dict:
+        """What a person compares variants by (the side-by-side page highlights the ones that differ)."""
+        return {"template": self.template.name, "version": self.version_id()[:8], "program": self.program,
+                **self.retriever.settings(), **self.model.settings()}
+
+
+@dataclass
+class VariantResult:
+    answer: Optional[str]
+    output: Optional[str]
+    scores: dict
+    error: Optional[str]
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    cached: bool
+    version_id: str
+    run_id: Optional[str] = None
+    question_id: Optional[str] = None
+    metrics: dict = field(default_factory=dict)  # a sample run's mean scores
+    n: int = 1
+    passages: list = field(default_factory=list)
+    messages: list = field(default_factory=list)
+
+
+def version_of(template) -> str:
+    from playground.store.prompts import version_id
+
+    return version_id(template.content)
+
+
+def variant_label(index: int) -> str:
+    return "ABCD"[index] if index < 4 else str(index + 1)
+
+
+def save_variant_version(workspace, variant: Variant, session_id: Optional[str]) -> str:
+    """Store the variant's template text as a prompt version (parent: the version it was edited from)."""
+    from playground.store.prompts import save_prompt_version
+
+    parent = None
+    if variant.base is not None and variant.base.content != variant.template.content:
+        parent = save_prompt_version(workspace, variant.base, session_id=session_id)
+    return save_prompt_version(workspace, variant.template, parent=parent, session_id=session_id,
+                               message="edited in the app" if parent else None)
+
+
+def _run_config(benchmark: str, variant: Variant, version: str, question_ids, sample, seed):
+    from playground.runs.config import RunConfig
+
+    return RunConfig(
+        dataset=benchmark, program=variant.program, templates={"main": f"{variant.template.name}@{version}"},
+        retriever=variant.retriever.kind, retriever_params=dict(variant.retriever.params), k=variant.retriever.k,
+        model=variant.model.spec, params=variant.model.params, question_ids=list(question_ids) if question_ids else None,
+        sample=None if question_ids else sample, seed=seed,
+    )
+
+
+def _step_outputs(spans: list[dict], kind: str) -> list[dict]:
+    import json
+
+    found = []
+    for span in spans:
+        if span["kind"] == kind:
+            outputs = span["outputs"]
+            found.append(json.loads(outputs) if isinstance(outputs, str) else (outputs or {}))
+    return found
+
+
+def run_variant(workspace, benchmark: str, variant: Variant, session_id: str, *, question_ids: Optional[list] = None,
+                sample: Optional[int] = None, seed: int = 0, api_keys: Optional[Mapping[str, str]] = None,
+                on_progress: Optional[ProgressCallback] = None, should_stop=None,
+                label: Optional[str] = None) -> VariantResult:
+    """A stored run of the variant over benchmark questions (ids, or a seeded sample); the first result is returned
+    in full (answer, scores, prompt, passages) with the run's mean scores in `metrics`."""
+    from playground.runs.execute import start_run
+    from playground.store.runs import get_results, get_spans
+
+    version = save_variant_version(workspace, variant, session_id)
+    config = _run_config(benchmark, variant, version, question_ids, sample, seed)
+    with resources.using_model(variant.model.spec, api_keys) as model:
+        summary = start_run(workspace, config, on_progress=on_progress, should_stop=should_stop, model=model,
+                            label=label, session_id=session_id)
+    results = get_results(workspace, summary.run_id)
+    first = results[0] if results else {}
+    spans = get_spans(workspace, summary.run_id, first["question_id"]) if first else []
+    rendered = _step_outputs(spans, "render")
+    retrieved = _step_outputs(spans, "retrieve")
+    return VariantResult(
+        answer=first.get("prediction"), output=first.get("output"), scores=first.get("scores") or {},
+        error=first.get("error"), prompt_tokens=int(first.get("prompt_tokens") or 0),
+        completion_tokens=int(first.get("completion_tokens") or 0), latency_s=float(first.get("latency_s") or 0.0),
+        cached=bool(first.get("cached")), version_id=version, run_id=summary.run_id,
+        question_id=first.get("question_id"), metrics=summary.metrics, n=summary.n,
+        passages=retrieved[0].get("hits", []) if retrieved else [],
+        messages=rendered[-1].get("messages", []) if rendered else [],
+    )
+
+
+def run_typed_question(workspace, corpus: Optional[str], variant: Variant, text: str, session_id: str,
+                       api_keys: Optional[Mapping[str, str]] = None) -> VariantResult:
+    """The variant's program on a question no benchmark holds: same steps and model cache, nothing stored but the
+    prompt version (there is no reference answer to score, so no run)."""
+    from playground import PlaygroundError
+    from playground.data.records import Question
+    from playground.models.errors import ModelError
+    from playground.programs.base import StepContext
+    from playground.programs.registry import get_program
+    from playground.programs.tracing import describe_error
+
+    version = save_variant_version(workspace, variant, session_id)
+    program = get_program(variant.program)
+    retriever = None
+    if program.needs_retriever:
+        if not corpus:
+            raise PlaygroundError("this benchmark has no corpus to retrieve from: choose no retriever")
+        retriever = resources.retriever(workspace, corpus, variant.retriever.kind,
+                                        tuple(sorted(variant.retriever.params.items())))
+    started = time.perf_counter()
+    output, error = None, None
+    with resources.using_model(variant.model.spec, api_keys) as model:
+        context = StepContext(workspace=workspace, model=model, params=variant.model.params,
+                              templates={"main": variant.template}, prompt_versions={"main": version},
+                              retriever=retriever, corpus=corpus, k=variant.retriever.k).for_question()
+        try:
+            with context.span("program", program.name, {"question": text}):
+                output = program.run(context, Question(id="typed", text=text))
+        except ModelError as failure:
+            error = describe_error(failure)
+    spans = context.tracer.rows("typed", "typed")
+    calls = context.tracer.generate_spans()
+    rendered, retrieved = _step_outputs(spans, "render"), _step_outputs(spans, "retrieve")
+    return VariantResult(
+        answer=output.answer if output else None, output=output.output if output else None, scores={}, error=error,
+        prompt_tokens=sum(s.prompt_tokens for s in calls), completion_tokens=sum(s.completion_tokens for s in calls),
+        latency_s=time.perf_counter() - started, cached=bool(calls) and all(s.cached for s in calls),
+        version_id=version, passages=retrieved[0].get("hits", []) if retrieved else [],
+        messages=rendered[-1].get("messages", []) if rendered else [],
+    )
+
+
+def retrieve_passages(workspace, corpus: Optional[str], choice: RetrieverChoice, query: str) -> list[dict]:
+    """The passages a run would retrieve for `query` (for the live preview; the index loads once per process)."""
+    from playground.store.datasets import get_passages
+
+    if not choice.kind or not corpus or not query.strip():
+        return []
+    retriever = resources.retriever(workspace, corpus, choice.kind, tuple(sorted(choice.params.items())))
+    hits = retriever.search(query, choice.k)
+    found = get_passages(workspace, corpus, [hit.passage_id for hit in hits])
+    return [{"id": hit.passage_id, "title": found[hit.passage_id].title if hit.passage_id in found else "",
+             "text": found[hit.passage_id].text if hit.passage_id in found else "",
+             "score": float(hit.score), "rank": hit.rank} for hit in hits]

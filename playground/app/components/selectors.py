@@ -1,0 +1,92 @@
+"""Model and retriever selectors: a spec and its generation parameters; a retriever kind and k."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import streamlit as st
+
+from playground.app.components.errors import show_error
+from playground.models.base import GenerationParams
+
+NO_RETRIEVER = "none (no passages)"
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    spec: str
+    params: GenerationParams
+
+    def settings(self) -> dict:
+        return {"model": self.spec, **{k: v for k, v in self.params.to_dict().items() if k != "n"}}
+
+
+@dataclass(frozen=True)
+class RetrieverChoice:
+    kind: Optional[str]  # None: no retrieval (the direct program)
+    k: int
+    params: dict = field(default_factory=dict)
+
+    def settings(self) -> dict:
+        return {"retriever": self.kind or "none", "k": self.k if self.kind else None}
+
+
+def model_presets() -> list[str]:
+    from playground.models.registry import DEFAULT_MODEL_SPEC, PROVIDERS
+
+    return [DEFAULT_MODEL_SPEC] + [p.example for name, p in PROVIDERS.items() if name != "local"]
+
+
+def _stop_sequences(text: str) -> tuple[str, ...]:
+    """Comma-separated stop strings; \\n in one means a newline."""
+    return tuple(part.replace("\\n", "\n") for part in (p.strip() for p in text.split(",")) if part)
+
+
+def model_selector(key: str, default_spec: Optional[str] = None, container=None, compact: bool = False) -> Optional[ModelChoice]:
+    """Spec (pick a preset or type any spec) and parameters; a bad spec shows its error here and returns None."""
+    from playground.models.registry import PROVIDERS, parse_spec
+
+    target = container if container is not None else st
+    presets = model_presets()
+    spec_key = f"{key}_spec"
+    if default_spec and spec_key not in st.session_state:
+        st.session_state[spec_key] = default_spec
+    if st.session_state.get(spec_key) and st.session_state[spec_key] not in presets:
+        presets.append(st.session_state[spec_key])
+    spec = target.selectbox(
+        "Model", presets, key=spec_key, accept_new_options=True,
+        help="local:smollm2 | local:/path.gguf | " + " | ".join(p.pattern for n, p in PROVIDERS.items() if n != "local"),
+    )
+    columns = target.columns(3 if compact else 5)
+    temperature = columns[0].number_input("temperature", 0.0, 2.0, 0.0, 0.1, key=f"{key}_temperature")
+    max_tokens = columns[1].number_input("max_tokens", 1, 4096, 64, 8, key=f"{key}_max_tokens")
+    seed = columns[2].number_input("seed", 0, 2**31 - 1, 0, 1, key=f"{key}_seed")
+    top_p, stop = 1.0, ""
+    if not compact:
+        top_p = columns[3].number_input("top_p", 0.0, 1.0, 1.0, 0.05, key=f"{key}_top_p")
+        stop = columns[4].text_input("stop", "", key=f"{key}_stop", help="comma-separated; \\n for a newline")
+    try:
+        parse_spec(spec or "")
+    except Exception as error:  # noqa: BLE001 - ModelSpecError names the spec and what was expected
+        show_error(error, "Model", container)
+        return None
+    params = GenerationParams(temperature=float(temperature), top_p=float(top_p), max_tokens=int(max_tokens),
+                              stop=_stop_sequences(stop), seed=int(seed))
+    return ModelChoice(spec.strip(), params)
+
+
+def retriever_selector(key: str, allow_none: bool = True, default_kind: Optional[str] = "bm25", default_k: int = 3,
+                       container=None) -> RetrieverChoice:
+    """Kind (or none) and k; index parameters are the kind's defaults (the Retrievers page tunes them)."""
+    from playground.retrieval.registry import RETRIEVER_KINDS
+
+    target = container if container is not None else st
+    options = ([NO_RETRIEVER] if allow_none else []) + list(RETRIEVER_KINDS)
+    kind_key = f"{key}_kind"
+    if kind_key not in st.session_state:
+        st.session_state[kind_key] = default_kind if default_kind in options else options[0]
+    columns = target.columns([3, 1])
+    kind = columns[0].selectbox("Retriever", options, key=kind_key)
+    k = columns[1].number_input("k", 1, 20, default_k, 1, key=f"{key}_k", disabled=kind == NO_RETRIEVER)
+    return RetrieverChoice(None if kind == NO_RETRIEVER else kind, int(k))

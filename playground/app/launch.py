@@ -1,0 +1,27 @@
+"""Start the Streamlit app on a workspace: `playground app` and `playground demo` call this."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+APP_ENTRY = Path(__file__).resolve().parent / "streamlit_app.py"
+
+
+def streamlit_command(db_path: str | os.PathLike, host: str = "127.0.0.1", port: int = 8501, headless: bool = True) -> list[str]:
+    return [
+        sys.executable, "-m", "streamlit", "run", str(APP_ENTRY),
+        "--server.address", host, "--server.port", str(port),
+        "--server.headless", "true" if headless else "false",
+        "--browser.gatherUsageStats", "false",
+        "--", "--db", str(Path(db_path).resolve()),
+    ]
+
+
+def launch_app(db_path: str | os.PathLike, host: str = "127.0.0.1", port: int = 8501, headless: bool = True) -> int:
+    """Run Streamlit in the foreground until interrupted; the workspace path is passed after `--`."""
+    env = dict(os.environ, PLAYGROUND_DB=str(Path(db_path).resolve()))
+    print(f"playground app on http://{host}:{port} (workspace {db_path})", file=sys.stderr)
+    return subprocess.call(streamlit_command(db_path, host, port, headless), env=env)

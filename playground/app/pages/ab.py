@@ -1,0 +1,185 @@
+"""A/B: two runs on the same questions: means with 95% intervals, paired differences, win/tie/loss, a per-question
+scatter, the flipped questions with both outputs and traces side by side, and a person's pairwise verdict."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from playground import PlaygroundError
+from playground.app import charts, state
+from playground.app import components as ui
+from playground.app.views import ab as view
+from playground.app.views.runs import default_metric, run_label
+from playground.app.views.traces import ordered_spans, span_title
+
+SEED = 0
+
+
+def _pick(label: str, key: str, ids: list[str], linked, default, labels: dict) -> str:
+    if linked in ids:
+        st.session_state[key] = linked
+    if st.session_state.get(key) not in ids:
+        st.session_state[key] = default if default in ids else ids[0]
+    return st.selectbox(label, ids, key=key, format_func=lambda rid: labels.get(rid, rid))
+
+
+def _linked(ws, name: str):
+    from playground.store.runs import resolve_run_id
+
+    value = state.link_param(name)
+    if not value:
+        return None
+    try:
+        return resolve_run_id(ws, value)
+    except PlaygroundError as error:
+        st.warning(f"Link: {error}")
+        return None
+
+
+def _settings_diff(run_a: dict, run_b: dict) -> None:
+    from playground.evaluation.config_diff import confound_warning, diff_configs
+
+    config_a, config_b = run_a.get("config") or {}, run_b.get("config") or {}
+    warning = confound_warning(config_a, config_b)
+    if warning:
+        st.warning(f"These runs are not a clean A/B: {warning}.", icon=":material/warning:")
+    differences = diff_configs(config_a, config_b)
+    if not differences:
+        st.info("The two runs have the same settings (a repeat): differences are noise.")
+        return
+    with st.expander(f"Settings that differ: {', '.join(d['setting'] for d in differences)}", expanded=not warning):
+        st.dataframe([{"setting": d["setting"], "field": c["path"], "A": str(c["a"]), "B": str(c["b"])}
+                      for d in differences for c in d["changes"]], hide_index=True)
+
+
+def _trace_summary(ws, run_id: str, question_id: str) -> None:
+    from playground.store.runs import get_spans
+
+    spans = get_spans(ws, run_id, question_id)
+    with st.expander("Trace"):
+        for depth, span in ordered_spans(spans):
+            st.markdown(f"`{span_title(span, depth)}`")
+            if span["kind"] == "render":
+                st.code(ui.messages_text((span.get("outputs") or {}).get("messages") or []), language=None,
+                        wrap_lines=True)
+            if span.get("error"):
+                st.error(span["error"])
+        ui.page_link("traces", "Open in Traces", run=run_id, question=question_id)
+
+
+def _answer(ws, column, title: str, run_id: str, result: dict | None, metric: str, question_id: str) -> None:
+    with column:
+        st.markdown(f"**{title}** · run `{run_id}`")
+        if result is None:
+            st.info("No answer to this question in this run.")
+            return
+        if result.get("error"):
+            ui.show_error(PlaygroundError(result["error"]), "Model call")
+        st.markdown(f"Answer: **{result.get('prediction') or '—'}**")
+        value = (result.get("scores") or {}).get(metric)
+        st.caption(f"{metric} = {value:.3f}" if isinstance(value, (int, float)) else f"{metric}: no score")
+        st.code(result.get("output") or "", language=None, wrap_lines=True)
+        _trace_summary(ws, run_id, question_id)
+
+
+def _rate(ws, run_a: str, run_b: str, question_id: str) -> None:
+    from playground.store.ratings import add_rating, list_ratings
+
+    st.markdown("**Which answer is better?**")
+    columns = st.columns(3)
+    choices = (("a", "A is better", "ab_rate_a"), ("tie", "Tie", "ab_rate_tie"), ("b", "B is better", "ab_rate_b"))
+    for column, (choice, text, key) in zip(columns, choices):
+        if column.button(text, key=key, use_container_width=True):
+            with ui.errors_as_messages("Rating"):
+                add_rating(ws, run_a, question_id, "pairwise", view.RATING_VALUES[choice], other_run_id=run_b)
+                st.success(f"Saved: {text.lower()} on {question_id}.")
+    ratings = list_ratings(ws, run_id=run_a, question_id=question_id, kind="pairwise")
+    counts = view.rating_summary(ratings, run_a, run_b)
+    if any(counts.values()):
+        st.caption(f"Verdicts on {question_id}: A {counts['a']} · tie {counts['tie']} · B {counts['b']}")
+
+
+def render() -> None:
+    from playground.evaluation.stats import compare_paired
+    from playground.store.datasets import get_question
+    from playground.store.runs import get_results, list_runs
+
+    st.title("A/B")
+    ws = state.workspace()
+    everything = st.toggle("Runs of every session", False, key="ab_all_sessions")
+    runs = list_runs(ws, None if everything else state.current_session_id())
+    if len(runs) < 2:
+        st.info("A/B needs two runs on the same questions: launch them on the Runs page.")
+        return
+    labels = {run["id"]: run_label(run) for run in runs}
+    ids = list(labels)
+    default_a, default_b = view.default_pair(runs)
+    left, right = st.columns(2)
+    with left:
+        run_a = _pick("Run A", "ab_a", ids, _linked(ws, "run"), default_a, labels)
+    with right:
+        run_b = _pick("Run B", "ab_b", ids, _linked(ws, "other"), default_b, labels)
+    st.query_params.update({"run": run_a, "other": run_b})
+    if run_a == run_b:
+        st.warning("Pick two different runs.")
+        return
+    by_id = {run["id"]: run for run in runs}
+    _settings_diff(by_id[run_a], by_id[run_b])
+
+    results_a, results_b = get_results(ws, run_a), get_results(ws, run_b)
+    scores_a, scores_b = view.scores_by_question(results_a), view.scores_by_question(results_b)
+    comparison = compare_paired(scores_a, scores_b, seed=SEED)
+    if comparison["n"] == 0 or not comparison["metrics"]:
+        st.warning("These runs have no scored question in common: nothing to compare.")
+        return
+    st.caption(f"{comparison['n']} question(s) answered by both runs · B - A, paired bootstrap 95% intervals "
+               f"(seed {SEED}), exact McNemar for 0/1 metrics, a paired permutation test otherwise")
+
+    chart_left, chart_right = st.columns(2)
+    chart_left.plotly_chart(charts.metric_means_figure(view.means_rows(comparison, scores_a, scores_b, "A", "B", SEED)),
+                            key="ab_means")
+    chart_right.plotly_chart(charts.metric_diff_figure(comparison["metrics"], "A", "B"), key="ab_diff")
+    st.dataframe(view.comparison_rows(comparison), hide_index=True, key="ab_table")
+
+    metrics = list(comparison["metrics"])
+    metric = st.selectbox("Metric", metrics, index=metrics.index(default_metric(metrics)), key="ab_metric")
+    m = comparison["metrics"][metric]
+    columns = st.columns(4)
+    columns[0].metric("B wins", m["wins"])
+    columns[1].metric("ties", m["ties"])
+    columns[2].metric("B losses", m["losses"])
+    columns[3].metric("p-value", "—" if m["p_value"] is None else f"{m['p_value']:.3f}", help=m.get("test") or "")
+    st.plotly_chart(charts.paired_scatter_figure(view.scatter_points(scores_a, scores_b, metric), metric, "A", "B"),
+                    key="ab_scatter")
+
+    st.subheader("Flipped questions")
+    flips = view.flipped(comparison, metric)
+    flip_of = dict(flips)
+    if flips:
+        st.caption(", ".join(f"{qid} ({how})" for qid, how in flips))
+    else:
+        st.caption(f"No question changed on {metric}; any common question can still be compared and rated.")
+    options = [qid for qid, _ in flips] + [qid for qid in comparison["question_ids"] if qid not in flip_of]
+    if st.session_state.get("ab_question") not in options:
+        st.session_state.pop("ab_question", None)
+    question_id = st.selectbox("Question", options, key="ab_question",
+                               format_func=lambda qid: f"{qid} ({flip_of[qid]})" if qid in flip_of else qid)
+    dataset = (by_id[run_b].get("config") or {}).get("dataset")
+    try:
+        question = get_question(ws, dataset, question_id)
+        st.markdown(f"**{question.text}**")
+        if question.answers:
+            st.caption("Reference answers: " + " | ".join(question.answers))
+    except PlaygroundError:
+        st.markdown(f"**{question_id}**")
+    result_a = next((r for r in results_a if r["question_id"] == question_id and not r.get("repeat")), None)
+    result_b = next((r for r in results_b if r["question_id"] == question_id and not r.get("repeat")), None)
+    column_a, column_b = st.columns(2)
+    _answer(ws, column_a, "A", run_a, result_a, metric, question_id)
+    _answer(ws, column_b, "B", run_b, result_b, metric, question_id)
+    if result_a is not None and result_b is not None:
+        _rate(ws, run_a, run_b, question_id)
+
+
+with ui.errors_as_messages("A/B"):
+    render()

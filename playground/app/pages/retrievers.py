@@ -1,0 +1,150 @@
+"""Retrievers: one query against two to four retrievers side by side (gold passages marked, passages found by
+several retrievers share a colour), and over a seeded sample, recall@k for k = 1..20 and search latency."""
+
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from playground.app import charts, resources, state
+from playground.app import components as ui
+from playground.app.views import retrieval as view
+
+TYPED = "(type a query)"
+DEFAULT_KINDS = ["bm25", "dense"]
+TEXT_CHARS = 400
+
+
+def _retrievers(ws, corpus: str, kinds: list[str]) -> dict:
+    """Open each retriever once per process (an index build shows its progress the first time)."""
+    return {kind: resources.retriever(ws, corpus, kind) for kind in kinds}
+
+
+def _card(row: dict) -> str:
+    badge_style = f"background:{row['colour']};" if row["colour"] else "background:#eee;"
+    others = [label for label in row["found_by"]]
+    shared = f" · found by {', '.join(others)}" if len(others) > 1 else ""
+    gold = "<b style='color:#1a7f37'>★ gold</b> " if row["gold"] else ""
+    border = "#1a7f37" if row["gold"] else (row["colour"] or "#d0d7de")
+    text = row["text"] if len(row["text"]) <= TEXT_CHARS else row["text"][:TEXT_CHARS] + " ..."
+    return (f"<div class='pg-hit' data-passage='{html.escape(row['id'])}' style='border-left:5px solid {border};"
+            f"padding:2px 8px;margin:6px 0'>{gold}<b>#{row['rank']}</b> "
+            f"<span style='{badge_style}padding:1px 6px;border-radius:8px;font-family:monospace'>"
+            f"{html.escape(row['id'])}</span> <b>{html.escape(row['title'])}</b> · score {row['score']:.3f}"
+            f"<span style='color:#666'>{html.escape(shared)}</span><br>"
+            f"<span style='font-size:0.9em'>{html.escape(text)}</span></div>")
+
+
+def _query_inputs(questions: list) -> tuple[str, list[str]]:
+    """The query text and its gold passage ids (none for a typed query)."""
+    by_id = {q.id: q for q in questions}
+    options = [TYPED] + list(by_id)
+    if st.session_state.get("retrievers_question") not in options:
+        st.session_state["retrievers_question"] = options[1] if len(options) > 1 else TYPED
+    chosen = st.selectbox("Question", options, key="retrievers_question",
+                          format_func=lambda qid: qid if qid == TYPED else f"{qid}: {by_id[qid].text}")
+    if chosen == TYPED:
+        return st.text_input("Query", "", key="retrievers_query"), []
+    return by_id[chosen].text, list(by_id[chosen].gold_passage_ids)
+
+
+def _side_by_side(ws, corpus: str, kinds: list[str], query: str, k: int, gold_ids: list[str]) -> None:
+    from playground.store.datasets import get_passages
+
+    request = (corpus, tuple(kinds), query, k)
+    if st.button("Search", key="retrievers_search", type="primary", disabled=not query.strip()):
+        with ui.errors_as_messages("Search"):
+            searches = view.search_all(_retrievers(ws, corpus, kinds), query, k)
+            st.session_state["retrievers_searches"] = (request, searches)
+    held = st.session_state.get("retrievers_searches")
+    if not held or held[0] != request:
+        st.caption("Press Search to compare the retrievers on this query.")
+        return
+    searches = held[1]
+    ranked = {label: [hit.passage_id for hit in found["hits"]] for label, found in searches.items()}
+    colours = view.shared_passage_colours(ranked)
+    by_id = view.found_by(searches)
+    passages = get_passages(ws, corpus, sorted(by_id))
+    gold = set(gold_ids)
+    st.caption(f"{len(colours)} passage(s) found by more than one retriever share a colour"
+               + (f" · ★ marks the {len(gold)} gold passage(s)" if gold else ""))
+    for column, (label, found) in zip(st.columns(len(searches)), searches.items()):
+        rows = view.hit_rows(found["hits"], passages, gold_ids, colours, by_id)
+        with column:
+            st.subheader(label)
+            hits_gold = sum(1 for row in rows if row["gold"])
+            st.caption(f"{found['ms']:.1f} ms" + (f" · {hits_gold}/{len(gold)} gold found" if gold else ""))
+            if not rows:
+                st.caption("No hits.")
+            st.markdown("".join(_card(row) for row in rows), unsafe_allow_html=True)
+
+
+def _sample_evaluation(ws, benchmark: str, corpus: str, kinds: list[str], questions: list) -> None:
+    from playground.data.sampling import sample_questions
+
+    st.subheader("Over a sample")
+    with_gold = [q for q in questions if q.gold_passage_ids]
+    if not with_gold:
+        st.info(f"Benchmark {benchmark!r} has no gold passages: recall cannot be measured.")
+        return
+    columns = st.columns(3)
+    size = columns[0].number_input("Sample size", 1, len(with_gold), min(50, len(with_gold)), key="retrievers_sample")
+    seed = columns[1].number_input("Seed", 0, 2**31 - 1, 0, key="retrievers_seed")
+    request = (benchmark, corpus, tuple(kinds), int(size), int(seed))
+    columns[2].write("")
+    if columns[2].button("Evaluate", key="retrievers_evaluate"):
+        chosen = sample_questions(with_gold, int(size), int(seed))
+        with ui.errors_as_messages("Evaluation"):
+            retrievers = _retrievers(ws, corpus, kinds)
+            bar = st.progress(0.0, text="Evaluating")
+
+            def on_progress(done: int, total: int, message: str = "") -> None:
+                bar.progress(done / total if total else 0.0, text=f"Evaluating: {done}/{total} {message}")
+
+            curves = view.recall_curves(retrievers, chosen, view.MAX_K, on_progress=on_progress)
+            bar.empty()
+            st.session_state["retrievers_curves"] = (request, curves)
+    held = st.session_state.get("retrievers_curves")
+    if not held or held[0] != request:
+        st.caption(f"Evaluate recall@1..{view.MAX_K} of each retriever on {int(size)} sampled question(s).")
+        return
+    curves = held[1]
+    st.caption(f"{curves['n']} question(s) with gold passages, each searched once at depth {view.MAX_K}")
+    left, right = st.columns(2)
+    left.plotly_chart(charts.recall_at_k_figure(curves["recall"], curves["ks"]), key="retrievers_recall")
+    right.plotly_chart(charts.latency_figure(curves["latency_ms"]), key="retrievers_latency")
+    st.dataframe(view.curve_summary(curves), hide_index=True, key="retrievers_summary")
+
+
+def render() -> None:
+    from playground.retrieval.registry import RETRIEVER_KINDS
+    from playground.store.datasets import corpus_of, load_questions
+
+    st.title("Retrievers")
+    ws = state.workspace()
+    benchmark = state.benchmark()
+    if benchmark is None:
+        st.info("No benchmark yet: run `playground demo` or `playground data import`.")
+        return
+    corpus = corpus_of(ws, benchmark)
+    if not corpus:
+        st.info(f"Benchmark {benchmark!r} has no corpus of passages to retrieve from.")
+        return
+    questions = load_questions(ws, benchmark)
+    if "retrievers_kinds" not in st.session_state:
+        st.session_state["retrievers_kinds"] = [kind for kind in DEFAULT_KINDS if kind in RETRIEVER_KINDS]
+    columns = st.columns([4, 1])
+    kinds = columns[0].multiselect("Retrievers (2 to 4)", RETRIEVER_KINDS, key="retrievers_kinds", max_selections=4)
+    k = columns[1].number_input("k", 1, view.MAX_K, 5, key="retrievers_k")
+    if len(kinds) < 2:
+        st.info("Pick at least two retrievers to compare.")
+        return
+    st.caption(f"Corpus `{corpus}` · benchmark `{benchmark}` · default index parameters")
+    query, gold_ids = _query_inputs(questions)
+    _side_by_side(ws, corpus, kinds, query, int(k), gold_ids)
+    _sample_evaluation(ws, benchmark, corpus, kinds, questions)
+
+
+with ui.errors_as_messages("Retrievers"):
+    render()

@@ -1,0 +1,229 @@
+"""Sessions: create, rename, switch and delete; export to a file and import one; share links; prompt history
+with diffs and restore into the Playground editor.
+
+Session changes run in button callbacks (before the page and the sidebar draw), so the sidebar's session picker
+shows the new session in the same rerun; their messages are kept in st.session_state and shown once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from playground import PlaygroundError
+from playground.app import state
+from playground.app import components as ui
+from playground.app.views import sessions as view
+
+MESSAGE_KEY = "sessions_message"
+SIDEBAR_PICKER_KEY = "_sidebar_session"  # the app shell's sidebar selectbox; dropped so it follows the switch
+PLAYGROUND_PAGE = Path(__file__).resolve().parent / "playground.py"
+RESTORE_KEYS = ("template_system", "template_user", "template_name")
+
+
+def _say(kind: str, text: str) -> None:
+    st.session_state[MESSAGE_KEY] = (kind, text)
+
+
+def _error_text(error: Exception) -> str:
+    from playground.app.components.errors import error_text
+
+    return error_text(error)
+
+
+def _switch_to(session_id: str) -> None:
+    state.set_session(session_id)
+    st.session_state.pop(SIDEBAR_PICKER_KEY, None)
+    st.query_params["session"] = session_id
+    st.session_state["_session_from_link"] = session_id
+
+
+def _create() -> None:
+    from playground.store.sessions import new_session
+
+    name = st.session_state.get("sessions_new_name", "")
+    try:
+        session = new_session(state.workspace(), name)
+        _switch_to(session["id"])
+        st.session_state["sessions_new_name"] = ""
+        _say("success", f"Created session {session['name']!r} and switched to it.")
+    except PlaygroundError as error:
+        _say("error", _error_text(error))
+
+
+def _switch(session_id: str) -> None:
+    try:
+        _switch_to(session_id)
+        _say("success", "Switched session.")
+    except PlaygroundError as error:
+        _say("error", _error_text(error))
+
+
+def _rename(session_id: str) -> None:
+    from playground.store.sessions import rename_session
+
+    try:
+        session = rename_session(state.workspace(), session_id, st.session_state.get("sessions_rename_to", ""))
+        _say("success", f"Renamed to {session['name']!r}.")
+    except PlaygroundError as error:
+        _say("error", _error_text(error))
+
+
+def _delete(session_id: str) -> None:
+    from playground.store.sessions import delete_session
+
+    if not st.session_state.get("sessions_delete_confirm"):
+        _say("error", "Tick the confirmation box first: deleting removes the session's runs and ratings.")
+        return
+    was_open_here = st.session_state.get(state.SESSION_KEY) == session_id
+    try:
+        removed = delete_session(state.workspace(), session_id)
+        st.session_state["sessions_delete_confirm"] = False
+        if was_open_here:
+            _switch_to(removed["current"])
+        _say("success", f"Deleted {removed['deleted']['name']!r}: {removed['runs']} run(s), "
+                        f"{removed['results']} result(s), {removed['ratings']} rating(s).")
+    except PlaygroundError as error:
+        _say("error", _error_text(error))
+
+
+def _message() -> None:
+    held = st.session_state.pop(MESSAGE_KEY, None)
+    if held:
+        kind, text = held
+        (st.success if kind == "success" else st.error)(text)
+
+
+def _manage(sessions: list[dict], current: str) -> None:
+    names = {s["id"]: s["name"] for s in sessions}
+    ids = list(names)
+    st.dataframe(view.session_rows([{**s, "current": s["id"] == current} for s in sessions]), hide_index=True,
+                 key="sessions_table")
+    create, switch, rename, delete = st.tabs(["Create", "Switch", "Rename", "Delete"])
+    with create:
+        st.text_input("Name", key="sessions_new_name")
+        st.button("Create and switch", key="sessions_create", on_click=_create)
+    with switch:
+        target = st.selectbox("Session", ids, key="sessions_switch_to", format_func=lambda sid: names[sid],
+                              index=ids.index(current) if current in ids else 0)
+        st.button("Switch", key="sessions_switch", on_click=_switch, args=(target,), disabled=target == current)
+    with rename:
+        st.caption(f"Rename the current session, {names.get(current)!r}")
+        st.text_input("New name", key="sessions_rename_to")
+        st.button("Rename", key="sessions_rename", on_click=_rename, args=(current,))
+    with delete:
+        doomed = st.selectbox("Session", ids, key="sessions_delete_which", format_func=lambda sid: names[sid])
+        st.checkbox("Delete its runs, results, traces and ratings too", key="sessions_delete_confirm")
+        st.button("Delete", key="sessions_delete", on_click=_delete, args=(doomed,), type="primary",
+                  disabled=len(ids) < 2)
+
+
+def _export_import(ws, sessions: list[dict], current: str) -> None:
+    st.subheader("Export and import")
+    names = {s["id"]: s["name"] for s in sessions}
+    left, right = st.columns(2)
+    with left:
+        chosen = st.selectbox("Session to export", list(names), key="sessions_export_which",
+                              index=list(names).index(current) if current in names else 0,
+                              format_func=lambda sid: names[sid])
+        with ui.errors_as_messages("Export"):
+            file_name, data = view.export_file(ws, chosen)
+            st.download_button("Download session file", data, file_name=file_name, mime="application/json",
+                               key="sessions_download", icon=":material/download:")
+            st.caption(f"{len(data) / 1024:.1f} KiB · runs, results, traces, prompt versions, ratings and the "
+                       "questions and passages they use; API keys never included")
+    with right:
+        upload = st.file_uploader("Session file to import", type=["json"], key="sessions_upload")
+        if st.button("Import", key="sessions_import", disabled=upload is None):
+            try:
+                session_id = view.import_file(ws, upload.getvalue(), upload.name)
+                st.success(f"Imported as session {session_id}: switch to it in the Switch tab.")
+            except PlaygroundError as error:
+                ui.show_error(error, "Import")
+
+
+def _share(ws, current: str) -> None:
+    from playground.store.runs import list_runs
+
+    st.subheader("Share link")
+    st.caption("Opens the same view for anyone with the same workspace file.")
+    columns = st.columns(2)
+    page = columns[0].selectbox("Page", state.PAGE_SLUGS, key="sessions_share_page",
+                                index=state.PAGE_SLUGS.index("runs"))
+    run_ids = [""] + [run["id"] for run in list_runs(ws, current)]
+    run_id = columns[1].selectbox("Run (optional)", run_ids, key="sessions_share_run",
+                                  format_func=lambda rid: rid or "(none)")
+    st.code(state.share_link(page, run=run_id or None), language=None)
+
+
+def _restore(version: dict) -> None:
+    values = view.restore_values(version)
+    st.session_state.update(values)
+    _say("success", f"Restored {values['template_name']} version {version['id'][:8]} into the Playground editor.")
+
+
+def _history(ws) -> None:
+    from playground.store.prompts import list_prompt_versions, list_saved_templates
+
+    st.subheader("Prompt history")
+    templates = [t["name"] for t in list_saved_templates(ws)]
+    if not templates:
+        st.info("No prompt version yet: every run and every edited template run saves one.")
+        return
+    name = st.selectbox("Template", templates, key="sessions_history_template")
+    versions = list_prompt_versions(ws, name)
+    st.dataframe(view.version_rows(versions), hide_index=True, key="sessions_versions")
+    ids = [v["id"] for v in versions]
+    by_id = {v["id"]: v for v in versions}
+    columns = st.columns(2)
+    if st.session_state.get("sessions_version") not in ids:
+        st.session_state.pop("sessions_version", None)
+    chosen = columns[0].selectbox("Version", ids, key="sessions_version",
+                                  format_func=lambda vid: f"{vid[:8]} · {by_id[vid]['created_at'][:19]}")
+    parent = view.parent_of(versions, chosen)
+    others = [vid for vid in ids if vid != chosen]
+    default_other = parent["id"] if parent else (others[0] if others else None)
+    if st.session_state.get("sessions_compare") not in others:
+        st.session_state.pop("sessions_compare", None)
+    other = columns[1].selectbox("Compared with", others, key="sessions_compare",
+                                 index=others.index(default_other) if default_other in others else 0,
+                                 format_func=lambda vid: f"{vid[:8]}{' (parent)' if parent and vid == parent['id'] else ''}"
+                                 ) if others else None
+    version = by_id[chosen]
+    if other:
+        old = by_id[other]
+        diff = view.unified_diff(old["content"], version["content"], f"{other[:8]}", f"{chosen[:8]}")
+        st.code(diff or "(same text)", language="diff")
+        with st.expander("Side by side"):
+            ui.show_prompt_diff(old["content"], version["content"], other[:8], chosen[:8])
+    else:
+        st.code(version["content"], language=None)
+    if st.button("Restore into the Playground editor", key="sessions_restore", icon=":material/restore:"):
+        _restore(version)
+        if PLAYGROUND_PAGE.is_file():
+            try:
+                st.switch_page(str(PLAYGROUND_PAGE))
+            except st.errors.StreamlitAPIException:  # the page runs alone (tests) or is not registered
+                pass
+        st.rerun()
+
+
+def render() -> None:
+    from playground.store.sessions import list_sessions
+
+    st.title("Sessions")
+    ws = state.workspace()
+    _message()
+    current = state.current_session_id()
+    sessions = list_sessions(ws)
+    st.caption(f"Current session: **{next((s['name'] for s in sessions if s['id'] == current), current)}** "
+               f"(`{current}`)")
+    _manage(sessions, current)
+    _export_import(ws, sessions, current)
+    _share(ws, current)
+    _history(ws)
+
+
+with ui.errors_as_messages("Sessions"):
+    render()

@@ -1,0 +1,106 @@
+"""The playground app: one multipage Streamlit app over a workspace (`streamlit run streamlit_app.py -- --db PATH`).
+
+The sidebar (workspace, session, benchmark, API keys) is drawn here for every page; `?page=SLUG` picks the page a
+share link opens on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from playground.app import state
+
+PAGES_DIR = Path(__file__).resolve().parent / "pages"
+PAGE_TITLES = {
+    "playground": ("Playground", ":material/edit_note:"),
+    "side-by-side": ("Side by side", ":material/view_column:"),
+    "retrievers": ("Retrievers", ":material/manage_search:"),
+    "runs": ("Runs", ":material/play_circle:"),
+    "ab": ("A/B", ":material/compare_arrows:"),
+    "traces": ("Traces", ":material/account_tree:"),
+    "sessions": ("Sessions", ":material/folder_shared:"),
+}
+
+
+def page_file(slug: str) -> Path:
+    return PAGES_DIR / f"{slug.replace('-', '_')}.py"
+
+
+def pages() -> list:
+    """The pages whose files exist, in PAGE_SLUGS order; the share link's page (else Playground) is the default."""
+    available = [slug for slug in state.PAGE_SLUGS if page_file(slug).is_file()]
+    wanted = state.requested_page()
+    default = wanted if wanted in available else ("playground" if "playground" in available else available[0])
+    return [st.Page(str(page_file(slug)), title=PAGE_TITLES[slug][0], icon=PAGE_TITLES[slug][1], url_path=slug,
+                    default=slug == default)
+            for slug in available]
+
+
+def session_picker(ws) -> None:
+    from playground.store.sessions import list_sessions
+
+    current = state.current_session_id()
+    sessions = list_sessions(ws)
+    ids = [s["id"] for s in sessions]
+    names = {s["id"]: s["name"] for s in sessions}
+    chosen = st.selectbox("Session", ids, index=ids.index(current) if current in ids else 0,
+                          format_func=lambda sid: f"{names.get(sid, sid)} ({sid[:8]})", key="_sidebar_session")
+    if chosen and chosen != current:
+        state.set_session(chosen)
+        st.rerun()
+
+
+def benchmark_picker(ws) -> None:
+    from playground.store.datasets import list_datasets
+
+    benchmarks = list_datasets(ws)["benchmarks"]
+    if not benchmarks:
+        st.info("No benchmark yet: run `playground demo` or `playground data import`.")
+        return
+    names = [b["name"] for b in benchmarks]
+    sizes = {b["name"]: b["n_questions"] for b in benchmarks}
+    current = state.benchmark()
+    if st.session_state.get(state.BENCHMARK_KEY) not in names:
+        st.session_state[state.BENCHMARK_KEY] = current
+    st.selectbox("Benchmark", names, key=state.BENCHMARK_KEY, format_func=lambda n: f"{n} ({sizes[n]} questions)")
+
+
+def settings_expander() -> None:
+    """API keys typed here stay in this browser session's memory; the environment's keys are used otherwise."""
+    import os
+
+    keys = state.api_keys()
+    with st.expander("Settings: API keys"):
+        st.caption("Kept in this browser session only: never written to the workspace, a trace, an export or a log.")
+        for name in state.API_KEY_NAMES:
+            from_env = bool(os.environ.get(name))
+            typed = st.text_input(name, value=keys.get(name, ""), type="password", key=f"_key_input_{name}",
+                                  placeholder="set in the environment" if from_env else "not set")
+            if typed.strip():
+                keys[name] = typed.strip()
+            else:
+                keys.pop(name, None)
+
+
+def sidebar() -> None:
+    from playground.app.components import errors_as_messages
+
+    with st.sidebar:
+        with errors_as_messages("Workspace"):
+            ws = state.workspace()
+            st.caption(f"Workspace `{ws.path.resolve()}`")
+            session_picker(ws)
+            benchmark_picker(ws)
+        settings_expander()
+
+
+def main() -> None:
+    st.set_page_config(page_title="playground", page_icon=":material/science:", layout="wide")
+    sidebar()
+    navigation = st.navigation(pages())
+    navigation.run()
+
+
+main()

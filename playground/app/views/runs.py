@@ -1,0 +1,114 @@
+"""The Runs page's data: the run list with settings and scores, and one run's per-question table with filters."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping, Optional, Sequence
+
+OUTCOMES = ("correct", "wrong", "error", "unscored")
+# Which score decides "correct" by default: the first of these a run has.
+CORRECTNESS_METRICS = ("accuracy", "em", "cover_em", "f1", "rougeL")
+SETTING_COLUMNS = ("program", "template", "retriever", "k", "model", "temperature", "max_tokens", "sample", "seed")
+LIST_METRICS = ("accuracy", "em", "f1", "cover_em", "retrieval_recall")
+
+
+def default_metric(metric_names: Iterable[str]) -> Optional[str]:
+    names = list(metric_names)
+    return next((m for m in CORRECTNESS_METRICS if m in names), names[0] if names else None)
+
+
+def run_settings(config: Mapping) -> dict:
+    """The settings a person compares runs by; a config this version cannot read shows what it has."""
+    from playground.runs.config import RunConfig
+
+    try:
+        settings = RunConfig.from_dict(dict(config)).settings()
+    except Exception:  # noqa: BLE001 - an imported or older config: show its raw fields instead
+        settings = {key: config.get(key) for key in ("dataset", "program", "retriever", "k", "model", "sample", "seed")}
+    templates = settings.get("templates") or {}
+    settings["template"] = ", ".join(str(v) for v in templates.values()) if isinstance(templates, dict) else templates
+    return settings
+
+
+def run_label(run: Mapping) -> str:
+    settings = run_settings(run.get("config") or {})
+    name = run.get("label") or f"{settings.get('program')} / {settings.get('template')}"
+    return f"{run['id']} · {name} · {run.get('status')} · {run.get('n_done')}/{run.get('n_planned')}"
+
+
+def run_rows(runs: Sequence[Mapping]) -> list[dict]:
+    """A row per run for the list: id, label, status, progress, when, the main settings and the mean scores."""
+    rows = []
+    for run in runs:
+        settings = run_settings(run.get("config") or {})
+        row = {"id": run["id"], "label": run.get("label") or "", "status": run.get("status"),
+               "done": f"{run.get('n_done') or 0}/{run.get('n_planned') or 0}",
+               "created": (run.get("created_at") or "")[:19].replace("T", " "),
+               "dataset": settings.get("dataset")}
+        row.update({column: settings.get(column) for column in SETTING_COLUMNS})
+        metrics = run.get("metrics") or {}
+        for name in LIST_METRICS:
+            row[name] = round(metrics[name], 3) if isinstance(metrics.get(name), (int, float)) else None
+        row["errors"] = run.get("errors") or 0
+        rows.append(row)
+    return rows
+
+
+def outcome(result: Mapping, metric: Optional[str], threshold: float) -> str:
+    """correct / wrong by `metric` >= threshold, error when the model call failed, unscored without that score."""
+    if result.get("error"):
+        return "error"
+    value = (result.get("scores") or {}).get(metric) if metric else None
+    if value is None:
+        return "unscored"
+    return "correct" if float(value) >= threshold else "wrong"
+
+
+def tag_labels(question) -> list[str]:
+    return [f"{key}={value}" for key, value in sorted((getattr(question, "tags", None) or {}).items())]
+
+
+def question_rows(results: Sequence[Mapping], questions: Mapping[str, object], metric: Optional[str],
+                  threshold: float, trace_link: Optional[Callable[[str, int], str]] = None) -> list[dict]:
+    """A row per result: question, gold answers, prediction, the outcome, main scores, tags, cost, trace link."""
+    rows = []
+    for result in results:
+        question = questions.get(result["question_id"])
+        scores = result.get("scores") or {}
+        row = {
+            "question_id": result["question_id"], "repeat": result.get("repeat", 0),
+            "outcome": outcome(result, metric, threshold),
+            "question": getattr(question, "text", "") if question else "",
+            "gold": " | ".join(getattr(question, "answers", []) or []) if question else "",
+            "prediction": result.get("prediction") or "",
+            "score": scores.get(metric) if metric else None,
+            "tags": ", ".join(tag_labels(question)) if question else "",
+            "tokens": (result.get("prompt_tokens") or 0) + (result.get("completion_tokens") or 0),
+            "latency_s": round(float(result.get("latency_s") or 0.0), 3), "cached": bool(result.get("cached")),
+            "error": result.get("error") or "",
+        }
+        if trace_link is not None:
+            row["trace"] = trace_link(result["question_id"], int(result.get("repeat") or 0))
+        rows.append(row)
+    return rows
+
+
+def filter_rows(rows: Sequence[Mapping], outcomes: Iterable[str] = (), tags: Iterable[str] = ()) -> list[dict]:
+    """Rows whose outcome is one of `outcomes` (all when empty) and that carry every tag in `tags`."""
+    wanted = set(outcomes)
+    needed = set(tags)
+    kept = []
+    for row in rows:
+        if wanted and row["outcome"] not in wanted:
+            continue
+        row_tags = {t.strip() for t in row.get("tags", "").split(",") if t.strip()}
+        if not needed <= row_tags:
+            continue
+        kept.append(dict(row))
+    return kept
+
+
+def outcome_counts(rows: Sequence[Mapping]) -> dict[str, int]:
+    counts = {name: 0 for name in OUTCOMES}
+    for row in rows:
+        counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
+    return counts

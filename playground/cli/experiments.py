@@ -1,0 +1,184 @@
+"""`playground sweep` (one run per value of k, shots or example order, plus a chart) and `playground demos`
+(bootstrap, list and show demonstration sets)."""
+
+from __future__ import annotations
+
+import json
+
+from playground import PlaygroundError
+from playground.cli.output import emit, open_workspace_for, progress_bar
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """KEY=VALUE with VALUE read as JSON when it is JSON (3, 0.7, true, [..]), else as text."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise PlaygroundError(f"--option {text!r}: write KEY=VALUE, e.g. --option hops=3")
+    try:
+        return key, json.loads(raw)
+    except ValueError:
+        return key, raw.strip()
+
+
+def _add_run_options(parser, *, dataset_help: str) -> None:
+    parser.add_argument("--dataset", required=True, help=dataset_help)
+    parser.add_argument("--program", default="rag", help="program: direct, rag, multihop, fusion, subquestion, react")
+    parser.add_argument("--template", help="main template NAME, NAME@VERSION or file (default: the program's own)")
+    parser.add_argument("--retriever", help="retriever kind for programs that retrieve (default bm25)")
+    parser.add_argument("-k", type=int, default=5, help="passages to retrieve (default 5)")
+    parser.add_argument("--model", default="local:smollm2", help="model spec (default local:smollm2)")
+    parser.add_argument("--sample", type=int, help="number of questions (seeded sample; default all)")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--gen-seed", type=int, default=0, help="the model's sampling seed (default 0)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="program or modifier option, e.g. hops=3, queries=5, self_consistency=5 (repeatable)")
+    parser.add_argument("--no-cache", action="store_true", help="call the model even when the cache has the answer")
+
+
+def config_from_args(args, extra_options: dict | None = None):
+    """A RunConfig from the shared options."""
+    from playground.models.base import GenerationParams
+    from playground.runs.config import RunConfig
+
+    if args.max_tokens <= 0:
+        raise PlaygroundError(f"--max-tokens must be positive, not {args.max_tokens}")
+    options = dict(parse_option(text) for text in args.option)
+    options.update(extra_options or {})
+    params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.gen_seed)
+    return RunConfig(dataset=args.dataset, program=args.program,
+                     templates={"main": args.template} if args.template else {}, retriever=args.retriever, k=args.k,
+                     model=args.model, params=params, sample=args.sample, seed=args.seed,
+                     use_cache=not args.no_cache, options=options)
+
+
+def register(subparsers, common) -> None:
+    from playground.programs.modifiers import register_programs
+
+    register_programs()  # so `playground run --program multihop` etc. work too
+
+    sweep = subparsers.add_parser("sweep", parents=[common],
+                                  help="one stored run per value of k, shots or example order, with a chart")
+    _add_run_options(sweep, dataset_help="benchmark name")
+    sweep.add_argument("--sweep", required=True, metavar="PARAM=VALUES",
+                       help="k=0,1,2,3,4,5 | shots=0,1,2 | order=0..5")
+    sweep.add_argument("--demos", metavar="NAME[@VERSION]", help="demonstration set for shots/order sweeps")
+    sweep.add_argument("--selection", choices=("knn", "first"), help="how examples are picked from --demos (default knn)")
+    sweep.add_argument("--shots", type=int, help="examples per prompt when sweeping order (default 3)")
+    sweep.add_argument("--metric", default="em", help="metric to chart (default em)")
+    sweep.add_argument("-o", "--output", metavar="FILE.html", help="write the plotly chart to this HTML file")
+    sweep.set_defaults(handler=handle_sweep)
+
+    demos = subparsers.add_parser("demos", parents=[common], help="demonstration sets for few-shot prompts")
+    actions = demos.add_subparsers(dest="demos_command", metavar="ACTION")
+    bootstrap = actions.add_parser("bootstrap", parents=[common],
+                                   help="run a program zero-shot on training questions; keep the correct traces")
+    _add_run_options(bootstrap, dataset_help="benchmark of training questions")
+    bootstrap.add_argument("--name", required=True, help="demonstration set name (a new version when it exists)")
+    bootstrap.add_argument("--from-run", metavar="RUN_ID", help="keep the traces of this stored run instead of running")
+    bootstrap.add_argument("--metric", help="what counts as correct (default em; accuracy for multiple choice)")
+    bootstrap.add_argument("--threshold", type=float, default=1.0, help="keep answers scoring at least this (default 1)")
+    bootstrap.set_defaults(handler=handle_bootstrap)
+    listing = actions.add_parser("list", parents=[common], help="list demonstration sets and their versions")
+    listing.set_defaults(handler=handle_list)
+    show = actions.add_parser("show", parents=[common], help="print one demonstration set")
+    show.add_argument("ref", metavar="NAME[@VERSION]")
+    show.set_defaults(handler=handle_show)
+    demos.set_defaults(handler=lambda args: _missing_action())
+
+
+def _missing_action() -> int:
+    raise PlaygroundError("`playground demos` needs an action: bootstrap, list or show")
+
+
+def _points_text(points: list[dict], metric: str, chart: str | None) -> str:
+    lines = [f"{'value':>6}  {metric:>8}  {'n':>4}  run"]
+    for point in points:
+        score = point["metrics"].get(metric)
+        lines.append(f"{point['value']:>6}  {'-' if score is None else f'{score:.3f}':>8}  {point['n']:>4}  "
+                     f"{point['run_id']}{'  (' + str(point['errors']) + ' errors)' if point['errors'] else ''}")
+    if chart:
+        lines.append(f"chart: {chart}")
+    return "\n".join(lines)
+
+
+def handle_sweep(args) -> int:
+    from playground.programs.sweeps import parse_sweep, run_sweep, sweep_figure
+
+    parameter, values = parse_sweep(args.sweep)
+    extra = {}
+    if args.demos:
+        extra["demonstrations"] = args.demos
+        if args.selection:
+            extra["selection"] = args.selection
+        if parameter == "order":
+            extra["shots"] = args.shots if args.shots is not None else 3
+    config = config_from_args(args, extra)
+    workspace = open_workspace_for(args, create=False)
+    on_progress, close = progress_bar(f"sweep {parameter}")
+    try:
+        points = run_sweep(workspace, config, parameter, values, metric=args.metric, on_progress=on_progress,
+                           use_cache=not args.no_cache)
+    finally:
+        close()
+        workspace.close()
+    if args.output:
+        sweep_figure(points, args.metric).write_html(args.output, include_plotlyjs=True)
+    emit(args, {"parameter": parameter, "metric": args.metric, "points": points, "chart": args.output},
+         _points_text(points, args.metric, args.output))
+    return 0
+
+
+def _set_text(found: dict) -> str:
+    return (f"demonstration set {found['name']}@{found['version']} ({found['id']}): {found['n']} example(s)"
+            f" from run {found['source_run_id'] or '-'} of program {found['program'] or '-'}")
+
+
+def handle_bootstrap(args) -> int:
+    from playground.programs.demonstrations import bootstrap_demonstrations, save_demonstrations_from_run
+
+    workspace = open_workspace_for(args, create=False)
+    on_progress, close = progress_bar("bootstrap")
+    try:
+        if args.from_run:
+            found = save_demonstrations_from_run(workspace, args.from_run, args.name, args.metric, args.threshold)
+            payload = {"run_id": found["source_run_id"], "kept": found["n"], "set": found}
+        else:
+            payload = bootstrap_demonstrations(workspace, config_from_args(args), args.name, args.metric,
+                                               args.threshold, on_progress=on_progress, use_cache=not args.no_cache)
+    finally:
+        close()
+        workspace.close()
+    found = payload["set"]
+    emit(args, payload, _set_text(found))
+    return 0
+
+
+def handle_list(args) -> int:
+    from playground.store.demonstrations import list_demonstration_sets
+
+    workspace = open_workspace_for(args, create=False)
+    try:
+        sets = list_demonstration_sets(workspace)
+    finally:
+        workspace.close()
+    text = "\n".join(f"{s['name']}@{s['version']}  {s['id']}  {s['n']:>3} example(s)  program {s['program'] or '-'}  "
+                     f"run {s['source_run_id'] or '-'}  {s['created_at'][:19]}" for s in sets)
+    emit(args, sets, text or "no demonstration sets yet (make one with `playground demos bootstrap`)")
+    return 0
+
+
+def handle_show(args) -> int:
+    from playground.store.demonstrations import get_demonstration_set
+
+    workspace = open_workspace_for(args, create=False)
+    try:
+        found = get_demonstration_set(workspace, args.ref)
+    finally:
+        workspace.close()
+    lines = [_set_text(found)] + [f"  {e.get('question_id', '-')}: {e['question']} -> {e['answer']}"
+                                  for e in found["examples"]]
+    emit(args, found, "\n".join(lines))
+    return 0

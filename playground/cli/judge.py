@@ -1,0 +1,192 @@
+"""`playground judge pointwise|reference|pairwise|agreement`: LLM judges over stored runs, and their agreement
+with human ratings. The judge model and templates are chosen here, apart from the models under test."""
+
+from __future__ import annotations
+
+import argparse
+
+from playground import PlaygroundError
+from playground.cli.output import emit, open_workspace_for, progress_bar
+
+
+def register(subparsers, common) -> None:
+    parser = subparsers.add_parser("judge", parents=[common], help="score runs with an LLM judge")
+    commands = parser.add_subparsers(dest="judge_command", metavar="JUDGE", required=True)
+    settings = argparse.ArgumentParser(add_help=False)
+    settings.add_argument("--judge-model", default=None, metavar="SPEC",
+                          help="the judge's model spec (default local:smollm2)")
+    settings.add_argument("--temperature", type=float, default=0.0, help="judge sampling temperature (default 0)")
+    settings.add_argument("--max-tokens", type=int, default=128, help="judge reply length limit (default 128)")
+    settings.add_argument("--seed", type=int, default=0, help="judge seed; repeat r uses seed + r (default 0)")
+    settings.add_argument("--judge-template", action="append", default=[], metavar="ROLE=REF",
+                          help="a judge template by role (steps, pointwise, reference, pairwise): NAME, "
+                               "NAME@VERSION or a file")
+    settings.add_argument("--repeat", type=int, default=1, metavar="R",
+                          help="judge each answer R times (sample indexes 0..R-1); report mean and std")
+    settings.add_argument("--answer-field", choices=("prediction", "output"), default="prediction",
+                          help="judge the parsed prediction (default) or the model's whole output")
+    settings.add_argument("--no-cache", action="store_true", help="call the judge model even for cached requests")
+
+    pointwise = commands.add_parser("pointwise", parents=[common, settings],
+                                    help="G-Eval-style weighted criteria, each scored 0-1 with a reason")
+    pointwise.add_argument("run", metavar="RUN")
+    pointwise.add_argument("--criteria", nargs="+", action="extend", metavar='"[NAME:] SENTENCE=WEIGHT"',
+                           help="criteria (default HELPS: helpfulness 0.5, relevancy 0.3, brevity 0.2)")
+    pointwise.set_defaults(handler=pointwise_command)
+
+    reference = commands.add_parser("reference", parents=[common, settings],
+                                    help="does each answer imply the reference answer (true/false with a reason)")
+    reference.add_argument("run", metavar="RUN")
+    reference.set_defaults(handler=reference_command)
+
+    pairwise = commands.add_parser("pairwise", parents=[common, settings],
+                                   help="which run's answer is better, asked in both orders (flips count as ties)")
+    pairwise.add_argument("run_a", metavar="RUN_A")
+    pairwise.add_argument("run_b", metavar="RUN_B")
+    pairwise.set_defaults(handler=pairwise_command)
+
+    agreement = commands.add_parser("agreement", parents=[common],
+                                    help="judge vs human ratings: Spearman (pointwise), Cohen's kappa (pairwise)")
+    agreement.add_argument("run", metavar="RUN")
+    agreement.set_defaults(handler=agreement_command)
+
+
+def judge_config(args):
+    """The JudgeConfig the options describe."""
+    from playground.evaluation.judges.judge_config import DEFAULT_JUDGE_MODEL, JudgeConfig
+    from playground.models.base import GenerationParams
+
+    if args.max_tokens < 1:
+        raise PlaygroundError(f"--max-tokens must be at least 1, not {args.max_tokens}")
+    if args.temperature < 0:
+        raise PlaygroundError(f"--temperature must be 0 or more, not {args.temperature:g}")
+    templates = {}
+    for item in args.judge_template:
+        role, sep, ref = item.partition("=")
+        if not sep or not role.strip() or not ref.strip():
+            raise PlaygroundError(f"--judge-template {item!r}: expected ROLE=REF, e.g. pairwise=my-judge.jinja")
+        templates[role.strip()] = ref.strip()
+    params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed)
+    return JudgeConfig(model=args.judge_model or DEFAULT_JUDGE_MODEL, params=params, templates=templates)
+
+
+def _run_with_progress(description: str, work):
+    on_progress, close = progress_bar(description)
+    try:
+        return work(on_progress)
+    finally:
+        close()
+
+
+def _fmt(value, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _mean_std(summary: dict) -> str:
+    text = _fmt(summary["mean"])
+    if summary["n_repeats"] > 1:
+        text += f" ± {_fmt(summary['std'])} (std over {summary['n_repeats']} repeats)"
+    return text
+
+
+def _header(report: dict) -> list[str]:
+    judge = report["judge"]
+    lines = [f"judge {judge['id']} ({report['kind']}): model {judge['model']}, templates "
+             + ", ".join(f"{role}={name}@{judge['prompt_versions'][role][:8]}" for role, name in judge["templates"].items())]
+    lines += [f"warning: {warning}" for warning in report["warnings"]]
+    return lines
+
+
+def _skipped(report: dict) -> list[str]:
+    return [f"{len(report['skipped'])} answer(s) not judged (failed, empty or without reference)"] if report["skipped"] else []
+
+
+def pointwise_command(args) -> int:
+    from playground.evaluation.judges.pointwise import judge_run_pointwise, parse_criteria
+
+    config, criteria = judge_config(args), parse_criteria(args.criteria)
+    workspace = open_workspace_for(args, create=False)
+    try:
+        report = _run_with_progress("judging", lambda progress: judge_run_pointwise(
+            workspace, args.run, criteria, config, repeat=args.repeat, answer_field=args.answer_field,
+            use_cache=not args.no_cache, on_progress=progress))
+    finally:
+        workspace.close()
+    lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
+    lines.append(f"score {_mean_std(report['score'])}  ({report['n_failed']} judgment(s) unreadable)")
+    for criterion in report["criteria"]:
+        lines.append(f"  {criterion['name']:<14} weight {criterion['weight']:.2f}  "
+                     f"{_mean_std(report['criteria_scores'][criterion['name']])}")
+    for item in report["items"]:
+        reasons = "; ".join(f"{c['name']} {_fmt(c['score'], 2)}: {c['reason'] or c['error']}" for c in item["criteria"])
+        lines.append(f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  {reasons or item['error']}"[:240])
+    emit(args, report, "\n".join(lines + _skipped(report)))
+    return 0
+
+
+def reference_command(args) -> int:
+    from playground.evaluation.judges.reference import judge_run_reference
+
+    config = judge_config(args)
+    workspace = open_workspace_for(args, create=False)
+    try:
+        report = _run_with_progress("judging", lambda progress: judge_run_reference(
+            workspace, args.run, config, repeat=args.repeat, answer_field=args.answer_field,
+            use_cache=not args.no_cache, on_progress=progress))
+    finally:
+        workspace.close()
+    lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
+    lines.append(f"implies the reference: {_mean_std(report['implied'])}  ({report['n_failed']} judgment(s) unreadable)")
+    for item in report["items"]:
+        verdicts = ",".join("?" if v is None else str(v).lower() for v in item["verdicts"])
+        lines.append(f"  {item['question_id']}#{item['repeat']}  {verdicts}  {item['reasons'][0]}"[:240])
+    emit(args, report, "\n".join(lines + _skipped(report)))
+    return 0
+
+
+def pairwise_command(args) -> int:
+    from playground.evaluation.judges.pairwise import judge_runs_pairwise
+
+    config = judge_config(args)
+    workspace = open_workspace_for(args, create=False)
+    try:
+        report = _run_with_progress("judging", lambda progress: judge_runs_pairwise(
+            workspace, args.run_a, args.run_b, config, repeat=args.repeat, answer_field=args.answer_field,
+            use_cache=not args.no_cache, on_progress=progress))
+    finally:
+        workspace.close()
+    summary = report["summary"]
+    lines = _header(report) + [
+        f"A = run {report['run_a']} ({report['model_a']}), B = run {report['run_b']} ({report['model_b']}): "
+        f"{report['n_pairs']} question(s), repeat {report['repeat']}, each asked in both orders",
+        f"A wins {summary['wins']}, ties {summary['ties']}, losses {summary['losses']}"
+        f"  (a verdict that flips with the order counts as a tie; {summary['failed']} unreadable)",
+        f"flip rate (position bias) {_fmt(summary['flip_rate'])}: {summary['flips']} of {summary['n']} flipped"
+        f" (first slot won both orders {summary['first_position_wins']}, second slot {summary['second_position_wins']})",
+        f"preference for A {_mean_std(report['score'])} (1 = A always better, 0.5 = even)",
+    ]
+    for item in report["items"]:
+        orders = " ".join(f"{o['order']}:{o['better'] or '?'}" for o in item["orders"])
+        lines.append(f"  {item['question_id']}#{item['repeat']}  {','.join(v or '?' for v in item['verdicts'])}  {orders}")
+    emit(args, report, "\n".join(lines + _skipped(report)))
+    return 0
+
+
+def agreement_command(args) -> int:
+    from playground.evaluation.judges.agreement import judge_agreement
+
+    workspace = open_workspace_for(args, create=False)
+    try:
+        report = judge_agreement(workspace, args.run)
+    finally:
+        workspace.close()
+    lines = [f"run {report['run_id']}: judge agreement with human ratings"]
+    for entry in report["pointwise"]:
+        lines.append(f"  pointwise judge {entry['judge_id']}: Spearman {_fmt(entry['spearman'])} over {entry['n']} question(s)")
+    for entry in report["pairwise"]:
+        lines.append(f"  pairwise judge {entry['judge_id']} vs run {entry['other_run_id']}: Cohen's kappa "
+                     f"{_fmt(entry['kappa'])}, raw agreement {_fmt(entry['agreement'])} over {entry['n']} question(s)")
+    if not report["pointwise"] and not report["pairwise"]:
+        lines.append("  no judgments of this run yet (playground judge pointwise|pairwise ...)")
+    emit(args, report, "\n".join(lines))
+    return 0

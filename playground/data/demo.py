@@ -1,0 +1,236 @@
+"""The embedded demo: this Python's own language reference as a corpus, with questions written for it.
+
+The corpus is read at run time from `pydoc_data.topics` (it ships inside CPython), so the demo works offline
+and nothing of the reference is copied into the repository.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import sys
+from pathlib import Path
+from typing import Optional
+
+from playground import PlaygroundError
+from playground.data.records import Dataset, Passage, Question
+from playground.progress import ProgressCallback, report
+
+DEMO_NAME = "demo"
+QUESTIONS_FILE = Path(__file__).resolve().parent / "demo_questions.json"
+DEMO_INDEX_KINDS = ("bm25", "dense")
+
+TARGET_WORDS = 200  # a topic is cut into ceil(words / TARGET_WORDS) parts of about equal size
+MAX_WORDS = 300
+MIN_WORDS = 60  # a part is not closed below this size while the next paragraph can be cut between lines
+
+
+def reference_topics() -> dict[str, str]:
+    """The language reference topics of the running Python: topic key -> text."""
+    try:
+        from pydoc_data.topics import topics
+    except ImportError as error:  # some distributions strip pydoc_data
+        raise PlaygroundError(
+            f"this Python ({sys.executable}) has no pydoc_data.topics, which the demo corpus is read from"
+        ) from error
+    return dict(topics)
+
+
+def count_words(text: str) -> int:
+    """Whitespace-separated tokens holding a letter or digit (table borders and bullets are not words)."""
+    return sum(1 for token in text.split() if re.search(r"\w", token))
+
+
+def _paragraphs(text: str) -> list[str]:
+    """Blank-line separated blocks; a block longer than MAX_WORDS is cut between lines."""
+    blocks = [block.strip("\n") for block in re.split(r"\n[ \t]*\n", text) if block.strip()]
+    pieces: list[str] = []
+    for block in blocks:
+        if count_words(block) <= MAX_WORDS:
+            pieces.append(block)
+            continue
+        lines: list[str] = []
+        for line in block.split("\n"):
+            if lines and count_words("\n".join(lines + [line])) > MAX_WORDS:
+                pieces.append("\n".join(lines))
+                lines = []
+            lines.append(line)
+        if lines:
+            pieces.append("\n".join(lines))
+    return pieces
+
+
+def _cut_lines(paragraph: str, room: int) -> tuple[str, str]:
+    """The paragraph's leading lines that fit in `room` words, and the rest."""
+    lines = paragraph.split("\n")
+    taken = 0
+    while taken < len(lines) and count_words("\n".join(lines[:taken + 1])) <= room:
+        taken += 1
+    return "\n".join(lines[:taken]), "\n".join(lines[taken:])
+
+
+def split_topic(text: str) -> list[str]:
+    """Cut one topic into parts of a few hundred words on paragraph boundaries, about equal in size.
+
+    A paragraph is cut between lines only when it would otherwise leave a part shorter than MIN_WORDS.
+    """
+    paragraphs = _paragraphs(text)
+    total = sum(count_words(p) for p in paragraphs)
+    if total <= MAX_WORDS:
+        return ["\n\n".join(paragraphs)] if paragraphs else []
+    target = total / math.ceil(total / TARGET_WORDS)
+    parts: list[list[str]] = []
+    current: list[str] = []
+    size = 0
+    queue = list(reversed(paragraphs))
+    while queue:
+        paragraph = queue.pop()
+        words = count_words(paragraph)
+        if current and size + words > MAX_WORDS:
+            if size < MIN_WORDS:
+                head, rest = _cut_lines(paragraph, MAX_WORDS - size)
+                if head.strip() and rest.strip():
+                    paragraph, words = head, count_words(head)
+                    queue.append(rest)
+            if size + words > MAX_WORDS:
+                parts.append(current)
+                current, size = [], 0
+        current.append(paragraph)
+        size += words
+        if size >= target:
+            parts.append(current)
+            current, size = [], 0
+    if current:
+        tail = sum(count_words(p) for p in current)
+        if parts and tail < MIN_WORDS and sum(count_words(p) for p in parts[-1]) + tail <= MAX_WORDS:
+            parts[-1].extend(current)
+        else:
+            parts.append(current)
+    return ["\n\n".join(part) for part in parts]
+
+
+def build_demo_passages(topics: Optional[dict[str, str]] = None) -> list[Passage]:
+    """Every topic's parts, titled "for" or "for (2/3)", with ids "for#1", "for#2", ..."""
+    topics = reference_topics() if topics is None else topics
+    passages: list[Passage] = []
+    for topic in sorted(topics):
+        parts = split_topic(topics[topic])
+        for number, text in enumerate(parts, start=1):
+            title = topic if len(parts) == 1 else f"{topic} ({number}/{len(parts)})"
+            passages.append(Passage(
+                id=f"{topic}#{number}", title=title, text=text,
+                metadata={"topic": topic, "part": number, "parts": len(parts)},
+            ))
+    return passages
+
+
+def answer_pattern(answer: str) -> re.Pattern:
+    """Matches the answer case-insensitively, across line breaks, and not inside a longer word."""
+    body = r"\s+".join(re.escape(word) for word in answer.split())
+    start = r"(?<!\w)" if re.match(r"\w", answer.strip()) else ""
+    end = r"(?!\w)" if re.search(r"\w$", answer.strip()) else ""
+    return re.compile(start + body + end, re.IGNORECASE)
+
+
+def gold_passage_ids(passages: list[Passage], gold_topic: str, answers: list[str]) -> list[str]:
+    """The passages of the gold topic that contain one of the answers."""
+    patterns = [answer_pattern(answer) for answer in answers if answer.strip()]
+    return [
+        passage.id for passage in passages
+        if passage.metadata.get("topic") == gold_topic and any(p.search(passage.text) for p in patterns)
+    ]
+
+
+def load_demo_question_records(path: Path = QUESTIONS_FILE) -> list[dict]:
+    """The hand-written questions, checked for the fields every record needs."""
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise PlaygroundError(f"{path}: cannot read the demo questions: {error}") from error
+    if not isinstance(records, list):
+        raise PlaygroundError(f"{path}: expected a JSON list of questions")
+    for number, record in enumerate(records, start=1):
+        for key, kind in (("id", str), ("question", str), ("answers", list), ("gold_topic", str)):
+            if not isinstance(record.get(key), kind) or not record.get(key):
+                raise PlaygroundError(f"{path}, record {number}: field {key!r} must be a non-empty {kind.__name__}")
+    return records
+
+
+def build_demo_dataset(topics: Optional[dict[str, str]] = None, questions_path: Path = QUESTIONS_FILE) -> Dataset:
+    """The demo corpus and benchmark.
+
+    A question none of whose answers appears in its gold topic (possible on another Python version) is left out
+    and named in metadata["dropped_questions"], so the benchmark never holds a question without gold passages.
+    """
+    topics = reference_topics() if topics is None else topics
+    passages = build_demo_passages(topics)
+    records = load_demo_question_records(questions_path)
+    questions: list[Question] = []
+    dropped: list[str] = []
+    for record in records:
+        gold = gold_passage_ids(passages, record["gold_topic"], record["answers"])
+        if not gold:
+            dropped.append(record["id"])
+            continue
+        questions.append(Question(
+            id=record["id"], text=record["question"], answers=list(record["answers"]), gold_passage_ids=gold,
+            tags={key: str(value) for key, value in (record.get("tags") or {}).items()},
+            metadata={"gold_topic": record["gold_topic"]},
+        ))
+    questions_digest = hashlib.sha256(questions_path.read_bytes()).hexdigest()[:16]
+    metadata = {
+        "python": sys.version.split()[0],
+        "corpus": "pydoc_data.topics (the Python language reference)",
+        "topics": len(topics),
+        "questions_fingerprint": questions_digest,
+        "dropped_questions": dropped,
+    }
+    return Dataset(format="demo", source=f"pydoc_data.topics (Python {metadata['python']})",
+                   passages=passages, questions=questions, metadata=metadata)
+
+
+def _is_current(workspace, dataset: Dataset) -> bool:
+    from playground.store.datasets import corpus_fingerprint
+
+    row = next(workspace.db.query("SELECT fingerprint, metadata FROM corpora WHERE name = ?", [DEMO_NAME]), None)
+    if row is None or row["fingerprint"] != corpus_fingerprint(dataset.passages):
+        return False
+    stored = json.loads(row["metadata"] or "{}")
+    return stored.get("questions_fingerprint") == dataset.metadata["questions_fingerprint"]
+
+
+def build_demo_indexes(workspace, kinds=DEMO_INDEX_KINDS, on_progress: Optional[ProgressCallback] = None) -> list[dict]:
+    """Build (or load when up to date) the demo's default indexes; returns their manifests."""
+    from playground.retrieval.index import open_retriever
+
+    manifests = []
+    for kind in kinds:
+        retriever = open_retriever(workspace, DEMO_NAME, kind, on_progress=on_progress)
+        manifests.append(dict(retriever.manifest))
+    return manifests
+
+
+def ensure_demo_workspace(db_path=None, on_progress: Optional[ProgressCallback] = None, build_indexes: bool = True):
+    """Open (creating when needed) the workspace with dataset "demo" and its default indexes.
+
+    The dataset is stored once; it is replaced only when this Python's reference or the questions file differ
+    from what is stored. Indexes are rebuilt only when missing or stale.
+    """
+    from playground.store import open_workspace
+    from playground.store.datasets import save_dataset
+
+    workspace = open_workspace(db_path)
+    try:
+        report(on_progress, 0, 0, "reading the language reference")
+        dataset = build_demo_dataset()
+        if not _is_current(workspace, dataset):
+            report(on_progress, 0, 0, "storing the demo dataset")
+            save_dataset(workspace, DEMO_NAME, dataset, replace=True)
+        if build_indexes:
+            build_demo_indexes(workspace, on_progress=on_progress)
+    except BaseException:
+        workspace.close()
+        raise
+    return workspace

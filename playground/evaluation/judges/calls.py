@@ -1,0 +1,108 @@
+"""One judge call (render the role's template, generate through the response cache, record the spans) and the
+lenient reading of what a judge model replies: the first JSON object, else `key: value` text."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Optional
+
+from playground import PlaygroundError
+from playground.programs.tracing import Tracer
+
+_FENCE = re.compile(r"```[A-Za-z0-9_-]*\n?")
+REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification", "feedback")
+
+
+class JudgeOutputError(PlaygroundError):
+    """The judge model's reply could not be read as the verdict the template asked for."""
+
+
+def first_json_object(text: str) -> Optional[dict]:
+    """The first JSON object in `text` (code fences allowed), with keys lower-cased; None when there is none."""
+    decoder = json.JSONDecoder()
+    source = _FENCE.sub("", text or "")
+    for match in re.finditer(r"\{", source):
+        try:
+            value, _ = decoder.raw_decode(source, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return {str(key).strip().lower(): item for key, item in value.items()}
+    return None
+
+
+def field_text(text: str, key: str) -> Optional[str]:
+    """The value after `key:` / `"key":` / `key =` in free text (up to the end of the line or a closing quote)."""
+    match = re.search(rf"[\"']?\b{re.escape(key)}\b[\"']?\s*[:=]\s*(\"(?:[^\"\\]|\\.)*\"?|[^\n,}}]*)", text or "", re.I)
+    if not match:
+        return None
+    value = match.group(1).strip()
+    if value.startswith('"'):
+        value = value[1:-1] if value.endswith('"') and len(value) > 1 else value[1:]
+    return value.strip() or None
+
+
+def reason_of(found: Optional[dict], text: str) -> str:
+    """The judge's stated reason: a reason-like JSON field, a `reason:` line, else the reply text itself."""
+    if found:
+        for key in REASON_KEYS:
+            value = found.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+    for key in REASON_KEYS:
+        value = field_text(text, key)
+        if value:
+            return value
+    return " ".join((text or "").split())[:500]
+
+
+def judge_call(workspace, judge, role: str, variables: dict, tracer: Tracer, sample_index: int = 0,
+               name: Optional[str] = None) -> str:
+    """Render the judge's `role` template, call its model through the cache (one render and one generate span
+    under the tracer's current span) and return the reply text."""
+    from playground.evaluation.judges.judge_config import sample_params
+    from playground.models.cache import generate
+    from playground.prompts.render import render_messages
+
+    template = judge.templates[role]
+    params = sample_params(judge.config.params, sample_index)
+    with tracer.span("render", f"render {name or role}",
+                     {"template": template.name, "role": role, "prompt_version": judge.prompt_versions.get(role),
+                      "variables": variables}) as span:
+        messages = render_messages(template, variables)
+        span.outputs = {"messages": messages}
+    with tracer.span("generate", f"generate {name or role}",
+                     {"model": judge.model.spec, "messages": messages, "params": params.to_dict(),
+                      "sample_index": sample_index, "use_cache": judge.use_cache}) as span:
+        completion = generate(workspace, judge.model, messages, params, use_cache=judge.use_cache,
+                              sample_index=sample_index)
+        span.cached = bool(completion.cached)
+        span.prompt_tokens = int(completion.prompt_tokens or 0)
+        span.completion_tokens = int(completion.completion_tokens or 0)
+        span.outputs = {"text": completion.text, "finish_reason": completion.finish_reason,
+                        "model_id": completion.model_id, "latency_s": completion.latency_s}
+    return completion.text or ""
+
+
+def parse_step(tracer: Tracer, name: str, text: str, parser) -> tuple[Any, Optional[str]]:
+    """Run `parser(text)` inside a parse span; returns (value, None) or (None, the error message)."""
+    with tracer.span("parse", name, {"text": text}) as span:
+        try:
+            value = parser(text)
+        except JudgeOutputError as error:
+            span.error = str(error)
+            span.outputs = {"error": str(error)}
+            return None, str(error)
+        span.outputs = {"value": value}
+    return value, None
+
+
+def call_totals(tracer: Tracer) -> dict:
+    """Tokens of all the judge's model calls, the tokens cache hits did not cost, and whether all were hits."""
+    calls = tracer.generate_spans()
+    fresh = [span for span in calls if not span.cached]
+    return {"prompt_tokens": sum(span.prompt_tokens for span in calls),
+            "completion_tokens": sum(span.completion_tokens for span in calls),
+            "fresh_tokens": sum(span.prompt_tokens + span.completion_tokens for span in fresh),
+            "cached": int(bool(calls) and not fresh)}

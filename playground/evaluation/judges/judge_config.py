@@ -1,0 +1,132 @@
+"""What a judge is: a model spec, generation params and template versions, chosen and versioned apart from the
+models under test. A judge version id is a hash of all of them, so stored steps and judgments stay comparable."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
+
+from playground import PlaygroundError
+from playground.models.base import GenerationParams, Model
+
+DEFAULT_JUDGE_MODEL = "local:smollm2"
+DEFAULT_JUDGE_TEMPLATES = {
+    "steps": "judge-criterion-steps",
+    "pointwise": "judge-pointwise",
+    "reference": "judge-reference",
+    "pairwise": "judge-pairwise",
+}
+ROLES_BY_KIND = {"pointwise": ("steps", "pointwise"), "reference": ("reference",), "pairwise": ("pairwise",)}
+
+
+def default_judge_params() -> GenerationParams:
+    return GenerationParams(temperature=0.0, max_tokens=128)
+
+
+@dataclass
+class JudgeConfig:
+    """A judge before it is loaded: model spec, params, and a template ref per role (NAME, NAME@VERSION, path)."""
+
+    model: str = DEFAULT_JUDGE_MODEL
+    params: GenerationParams = field(default_factory=default_judge_params)
+    templates: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_JUDGE_TEMPLATES))
+
+    def __post_init__(self) -> None:
+        if isinstance(self.params, dict):
+            from playground.runs.config import params_from_dict
+
+            self.params = params_from_dict(self.params)
+        unknown = sorted(set(self.templates) - set(DEFAULT_JUDGE_TEMPLATES))
+        if unknown:
+            raise PlaygroundError(f"unknown judge template role(s) {', '.join(unknown)} "
+                                  f"(known: {', '.join(DEFAULT_JUDGE_TEMPLATES)})")
+        self.templates = {**DEFAULT_JUDGE_TEMPLATES, **self.templates}
+
+    def to_dict(self) -> dict:
+        return {"model": self.model, "params": self.params.to_dict(), "templates": dict(self.templates)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "JudgeConfig":
+        return cls(model=data.get("model") or DEFAULT_JUDGE_MODEL, params=data.get("params") or {},
+                   templates=data.get("templates") or {})
+
+
+@dataclass
+class Judge:
+    """A loaded judge of one kind: its version id, model, templates (role -> Template) and their prompt versions."""
+
+    id: str
+    kind: str
+    config: JudgeConfig
+    model: Model
+    templates: dict[str, Any]
+    prompt_versions: dict[str, str]
+    use_cache: bool = True
+
+    def describe(self) -> dict:
+        return {"id": self.id, "kind": self.kind, "model": self.model.spec, "params": self.config.params.to_dict(),
+                "templates": {role: self.templates[role].name for role in self.templates},
+                "prompt_versions": dict(self.prompt_versions)}
+
+
+def judge_version(kind: str, model_spec: str, model_fingerprint: str, params: GenerationParams,
+                  prompt_versions: dict[str, str]) -> str:
+    """The judge version id: 12 hex digits of a hash over everything that decides its outputs."""
+    from playground.store.db import to_json
+
+    canonical = to_json({"kind": kind, "model": model_spec, "fingerprint": model_fingerprint or "",
+                         "params": params.to_dict(), "prompt_versions": prompt_versions})
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
+
+
+def resolve_judge(workspace, kind: str, config: Optional[JudgeConfig] = None, model: Optional[Model] = None,
+                  use_cache: bool = True) -> Judge:
+    """Load the judge's model and templates, save the templates as prompt versions, record the judge version.
+
+    `model` overrides loading config.model (a scripted model in tests, an already loaded one in the app).
+    """
+    from playground.prompts.library import load_template
+    from playground.store.judgments import save_judge
+    from playground.store.prompts import save_prompt_version
+
+    if kind not in ROLES_BY_KIND:
+        raise PlaygroundError(f"unknown judge kind {kind!r} (known: {', '.join(ROLES_BY_KIND)})")
+    config = config or JudgeConfig()
+    if model is None:
+        from playground.models.registry import load_model
+
+        model = load_model(config.model)
+    config = dataclasses.replace(config, model=model.spec)
+    templates, versions = {}, {}
+    for role in ROLES_BY_KIND[kind]:
+        template = load_template(config.templates[role], workspace)
+        templates[role] = template
+        versions[role] = save_prompt_version(workspace, template)
+    fingerprint = getattr(model, "fingerprint", "") or ""
+    judge_id = judge_version(kind, model.spec, fingerprint, config.params, versions)
+    save_judge(workspace, judge_id, kind, model.spec, fingerprint, config.params.to_dict(),
+               {role: config.templates[role] for role in templates}, versions)
+    return Judge(id=judge_id, kind=kind, config=config, model=model, templates=templates,
+                 prompt_versions=versions, use_cache=use_cache)
+
+
+def sample_params(params: GenerationParams, sample_index: int) -> GenerationParams:
+    """The params of repeat `sample_index`: the seed moves with it, so sampled repeats can differ."""
+    if params.seed is None or sample_index == 0:
+        return params
+    return dataclasses.replace(params, seed=params.seed + sample_index)
+
+
+def _model_name(spec: str) -> str:
+    return (spec or "").strip().lower()
+
+
+def self_judging_warning(judge_model: str, compared_models: Iterable[Optional[str]]) -> Optional[str]:
+    """A warning when the judge model also produced an answer it judges (judges tend to prefer their own)."""
+    same = sorted({spec for spec in compared_models if spec and _model_name(spec) == _model_name(judge_model)})
+    if not same:
+        return None
+    return (f"the judge model {judge_model} is also a model under comparison; judges tend to prefer their own "
+            f"answers (self-preference): use another judge model, or swap judges and re-score")

@@ -1,0 +1,133 @@
+"""Reference-guided judging (ReST-style auto-eval): does the answer state or imply the reference answer?
+True or false with a reason; for long answers where exact match fails."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from playground.evaluation.judges.calls import (
+    JudgeOutputError, call_totals, field_text, first_json_object, judge_call, parse_step, reason_of,
+)
+from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
+from playground.evaluation.judges.items import check_repeat, run_items, run_model
+from playground.evaluation.judges.repeat import item_summary, summarize_repeats
+from playground.programs.tracing import Tracer, describe_error
+from playground.progress import ProgressCallback, report
+
+VERDICT_KEYS = ("implies", "implied", "correct", "verdict", "answer", "judgment", "result")
+_TRUE = {"true", "yes", "correct", "implied", "implies", "1"}
+_FALSE = {"false", "no", "incorrect", "wrong", "not implied", "0"}
+_LEADING = re.compile(r"^\W*(true|false|yes|no|correct|incorrect)\b", re.I)
+
+
+def _truth(value) -> Optional[bool]:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        word = " ".join(value.strip().strip("\"'.").lower().split())
+        if word in _TRUE:
+            return True
+        if word in _FALSE:
+            return False
+    return None
+
+
+def parse_implication(text: str) -> dict:
+    """{"implies": bool, "reason"}: a JSON verdict field, else "implies: yes" in the text, else a leading yes/no."""
+    found = first_json_object(text)
+    for key in VERDICT_KEYS:
+        if found is not None and key in found and _truth(found[key]) is not None:
+            return {"implies": _truth(found[key]), "reason": reason_of(found, text)}
+    for key in VERDICT_KEYS:
+        value = field_text(text, key)
+        if value is not None:
+            word = re.match(r"\W*(\w+(?:\s+implied)?)", value)
+            if word and _truth(word.group(1)) is not None:
+                return {"implies": _truth(word.group(1)), "reason": reason_of(found, text)}
+    leading = _LEADING.match(text or "")
+    if leading:
+        return {"implies": _truth(leading.group(1)), "reason": reason_of(found, text)}
+    raise JudgeOutputError(f"no true/false verdict in the judge's reply {' '.join((text or '').split())[:80]!r}")
+
+
+def reference_text(references: list[str]) -> str:
+    """Several acceptable answers are shown as alternatives."""
+    return references[0] if len(references) == 1 else " OR ".join(f'"{ref}"' for ref in references)
+
+
+def check_answer(workspace, judge: Judge, question: str, answer: str, references: list[str], tracer: Tracer,
+                 sample_index: int = 0) -> dict:
+    """{"implies": bool or None, "reason", "error"} for one answer against its reference answer(s)."""
+    variables = {"question": question, "reference": reference_text(references), "answer": answer}
+    text = judge_call(workspace, judge, "reference", variables, tracer, sample_index)
+    parsed, error = parse_step(tracer, "parse verdict", text, parse_implication)
+    if parsed is None:
+        return {"implies": None, "reason": None, "error": error}
+    return {"implies": parsed["implies"], "reason": parsed["reason"], "error": None}
+
+
+def judge_run_reference(workspace, run_id: str, config: Optional[JudgeConfig] = None, repeat: int = 1,
+                        answer_field: str = "prediction", model=None, use_cache: bool = True,
+                        on_progress: Optional[ProgressCallback] = None) -> dict:
+    """Check every answer of a run against its reference, `repeat` times; the score is the share implied."""
+    from playground.models.errors import ModelError
+    from playground.store.judgments import ensure_judgment_tables, save_judgment
+
+    ensure_judgment_tables(workspace)
+    repeat = check_repeat(repeat)
+    run, items, skipped = run_items(workspace, run_id, answer_field)
+    skipped += [{"question_id": item.question_id, "repeat": item.repeat, "why": "no reference answer"}
+                for item in items if not item.references]
+    items = [item for item in items if item.references]
+    judge = resolve_judge(workspace, "reference", config, model=model, use_cache=use_cache)
+    warning = self_judging_warning(judge.model.spec, [run_model(run)])
+    per_repeat = [[] for _ in range(repeat)]
+    by_item: dict[tuple, dict] = {}
+    total, done, failed, fresh_tokens = len(items) * repeat, 0, 0, 0
+    report(on_progress, 0, total, "")
+    for sample_index in range(repeat):
+        for item in items:
+            tracer = Tracer()
+            with tracer.span("judge", "reference", {"judge_id": judge.id, "run_id": run["id"],
+                                                    "question": item.question, "answer": item.answer,
+                                                    "references": item.references,
+                                                    "sample_index": sample_index}) as root:
+                try:
+                    outcome = check_answer(workspace, judge, item.question, item.answer, item.references, tracer,
+                                           sample_index)
+                except ModelError as error:
+                    outcome = {"implies": None, "reason": None, "error": describe_error(error)}
+                root.outputs = dict(outcome)
+                root.error = outcome["error"]
+            totals = call_totals(tracer)
+            fresh_tokens += totals["fresh_tokens"]
+            score = None if outcome["implies"] is None else float(outcome["implies"])
+            save_judgment(workspace, {
+                "judge_id": judge.id, "kind": "reference", "run_id": run["id"], "question_id": item.question_id,
+                "result_repeat": item.repeat, "sample_index": sample_index, "score": score,
+                "verdict": None if outcome["implies"] is None else str(outcome["implies"]).lower(),
+                "reason": outcome["reason"], "details": {"references": item.references, "answer": item.answer},
+                "error": outcome["error"], "prompt_tokens": totals["prompt_tokens"],
+                "completion_tokens": totals["completion_tokens"], "cached": totals["cached"],
+            }, tracer.rows(run["id"], item.question_id, item.repeat))
+            failed += score is None
+            per_repeat[sample_index].append(score)
+            record = by_item.setdefault((item.question_id, item.repeat), {
+                "question_id": item.question_id, "repeat": item.repeat, "answer": item.answer,
+                "references": item.references, "verdicts": [], "reasons": [], "scores": []})
+            record["verdicts"].append(outcome["implies"])
+            record["reasons"].append(outcome["reason"] or outcome["error"])
+            record["scores"].append(score)
+            done += 1
+            report(on_progress, done, total, item.question_id)
+    items_report = [{**{key: value for key, value in record.items() if key != "scores"},
+                     "score": item_summary(record["scores"])} for record in by_item.values()]
+    return {
+        "kind": "reference", "judge": judge.describe(), "run_id": run["id"], "run_model": run_model(run),
+        "repeat": repeat, "n_items": len(items), "n_judgments": total, "n_failed": failed,
+        "implied": summarize_repeats(per_repeat), "items": items_report, "skipped": skipped, "tokens": fresh_tokens,
+        "warnings": [warning] if warning else [],
+    }

@@ -1,0 +1,302 @@
+"""Answer metrics: SQuAD v1.1 exact match and token F1, cover-EM, multiple-choice accuracy, BLEU-1..4, ROUGE-L,
+and retrieval recall. All scores are in [0, 1]; text metrics take the best reference (BLEU pools them).
+
+Normalisation is the official SQuAD v1.1 one, in its order: lower-case, delete ASCII punctuation, replace the
+words a/an/the (on regex word boundaries) by a space, collapse whitespace. Like the official script, token F1 is 0
+when either side has no tokens (so "" against "" has EM 1 but F1 0).
+
+BLEU is sentence-level over the normalised tokens with multi-reference clipping (an n-gram counts up to its
+largest count in any one reference), the brevity penalty against the reference length closest to the
+prediction's (shorter on ties), uniform weights over orders 1..n, and add-one smoothing of orders 2..n
+(Lin & Och 2004) so a short correct answer is not zeroed by missing 3- and 4-grams (an order the prediction is
+too short for counts as precision 1); an empty prediction or no matching unigram scores 0. ROUGE-L is the LCS F1 (beta = 1) of the tokens, maximum over the references.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections import Counter
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+TEXT_METRICS = ["em", "f1", "cover_em", "bleu1", "bleu2", "bleu3", "bleu4", "rougeL"]
+
+_DELETE_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD v1.1 normalisation (see the module docstring)."""
+    without_punctuation = text.lower().translate(_DELETE_PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", without_punctuation).split())
+
+
+def answer_tokens(text: str) -> list[str]:
+    return normalize_answer(text).split()
+
+
+def _as_list(answers: str | Iterable[str] | None) -> list[str]:
+    if answers is None:
+        return []
+    if isinstance(answers, str):
+        return [answers]
+    return [str(answer) for answer in answers]
+
+
+def _token_f1(prediction: Sequence[str], reference: Sequence[str]) -> float:
+    shared = sum((Counter(prediction) & Counter(reference)).values())
+    if shared == 0:
+        return 0.0
+    precision = shared / len(prediction)
+    recall = shared / len(reference)
+    return (2 * precision * recall) / (precision + recall)
+
+
+def _covers(normalized_prediction: str, normalized_reference: str) -> bool:
+    if not normalized_reference:
+        return not normalized_prediction
+    return f" {normalized_reference} " in f" {normalized_prediction} "
+
+
+def exact_match(prediction: str, answers: str | Iterable[str]) -> float:
+    """1.0 when the normalised prediction equals some normalised reference answer."""
+    predicted = normalize_answer(prediction or "")
+    return max((float(predicted == normalize_answer(answer)) for answer in _as_list(answers)), default=0.0)
+
+
+def token_f1(prediction: str, answers: str | Iterable[str]) -> float:
+    """SQuAD token-overlap F1, maximum over the reference answers."""
+    predicted = answer_tokens(prediction or "")
+    return max((_token_f1(predicted, answer_tokens(answer)) for answer in _as_list(answers)), default=0.0)
+
+
+def cover_exact_match(prediction: str, answers: str | Iterable[str]) -> float:
+    """1.0 when some normalised reference occurs in the normalised prediction as whole tokens.
+
+    An answer that normalises to nothing (e.g. "the") covers only an equally empty prediction, so cover-EM >= EM.
+    """
+    predicted = normalize_answer(prediction or "")
+    return max((float(_covers(predicted, normalize_answer(answer))) for answer in _as_list(answers)), default=0.0)
+
+
+def _ngrams(tokens: Sequence[str], n: int) -> Counter:
+    return Counter(zip(*(tokens[i:] for i in range(n))))
+
+
+def _bleu_from_tokens(candidate: Sequence[str], references: Sequence[Sequence[str]], max_order: int = 4) -> list[float]:
+    """BLEU-1..max_order of one candidate against pooled references."""
+    if not candidate or not references:
+        return [0.0] * max_order
+    log_precisions = []
+    for n in range(1, max_order + 1):
+        counts = _ngrams(candidate, n)
+        ceiling: dict[tuple, int] = {}
+        for reference in references:
+            for gram, count in _ngrams(reference, n).items():
+                if gram in counts and count > ceiling.get(gram, 0):
+                    ceiling[gram] = count
+        matched = sum(min(count, ceiling.get(gram, 0)) for gram, count in counts.items())
+        total = max(len(candidate) - n + 1, 0)
+        if n == 1:
+            if matched == 0:
+                return [0.0] * max_order
+            log_precisions.append(math.log(matched / total))
+        else:
+            log_precisions.append(math.log((matched + 1) / (total + 1)))
+    length = len(candidate)
+    closest = min((len(reference) for reference in references), key=lambda ref_len: (abs(ref_len - length), ref_len))
+    brevity = 1.0 if length > closest else math.exp(1 - closest / length)
+    return [brevity * math.exp(sum(log_precisions[:n]) / n) for n in range(1, max_order + 1)]
+
+
+def bleu_scores(prediction: str, answers: str | Iterable[str], max_order: int = 4) -> dict[str, float]:
+    """{"bleu1": .., ..., "bleuN": ..} for one prediction (see the module docstring for the exact definition)."""
+    scores = _bleu_from_tokens(answer_tokens(prediction or ""), [answer_tokens(a) for a in _as_list(answers)], max_order)
+    return {f"bleu{n}": score for n, score in enumerate(scores, start=1)}
+
+
+def _lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
+    previous = [0] * (len(second) + 1)
+    for token in first:
+        current = [0]
+        for j, other in enumerate(second):
+            current.append(previous[j] + 1 if token == other else max(previous[j + 1], current[j]))
+        previous = current
+    return previous[-1]
+
+
+def _rouge_l_from_tokens(candidate: Sequence[str], reference: Sequence[str]) -> float:
+    common = _lcs_length(candidate, reference) if candidate and reference else 0
+    if common == 0:
+        return 0.0
+    precision = common / len(candidate)
+    recall = common / len(reference)
+    return 2 * precision * recall / (precision + recall)
+
+
+def rouge_l(prediction: str, answers: str | Iterable[str]) -> float:
+    """ROUGE-L F1 (longest common token subsequence), maximum over the references."""
+    candidate = answer_tokens(prediction or "")
+    return max((_rouge_l_from_tokens(candidate, answer_tokens(answer)) for answer in _as_list(answers)), default=0.0)
+
+
+# Multiple choice
+
+def choice_options(choices: Iterable[Any] | None) -> list[tuple[str, str]]:
+    """(label, text) pairs from Choice objects, {"label", "text"} dicts, [label, text] pairs or bare texts (A, B, ...)."""
+    options = []
+    for index, choice in enumerate(choices or []):
+        if isinstance(choice, str):
+            options.append((chr(ord("A") + index), choice))
+        elif isinstance(choice, Mapping):
+            options.append((str(choice["label"]), str(choice.get("text", ""))))
+        elif isinstance(choice, (list, tuple)) and len(choice) == 2:
+            options.append((str(choice[0]), str(choice[1])))
+        else:
+            options.append((str(choice.label), str(choice.text)))
+    return options
+
+
+_EXPLICIT_CHOICE = re.compile(
+    r"\b(?i:answer|option|choice)\s*(?i:is|:|=|-)?\s*(?i:option|choice)?\s*(?P<open>[\(\[]?)\s*"
+    r"(?P<label>[A-Za-z0-9]+)\s*(?P<close>[\)\]]?)(?![A-Za-z0-9])"
+)
+_LEADING_LABEL = re.compile(r"\s*(?P<open>[\(\[]?)(?P<label>[A-Za-z0-9]+)(?P<sep>[\)\]\.:]|\s+-\s*|\s+|$)")
+_BRACKETED_LABEL = re.compile(r"[\(\[]\s*([A-Za-z0-9]+)\s*[\)\]]")
+_STANDALONE_TOKEN = re.compile(r"(?<![A-Za-z0-9'’])([A-Za-z0-9]+)(?![A-Za-z0-9'’])")
+_WRAPPING = " \t\r\n()[]{}.:,;*\"'`"
+
+
+def parse_choice(prediction: str, choices: Iterable[Any]) -> Optional[str]:
+    """The label a free-text answer chose, or None when it names none or several.
+
+    Tried in order: the whole answer is a label ("B", "(b)", "B."); an explicit "answer is B" / "Answer: (B)" /
+    "option B" (the last one wins, for chain-of-thought); a leading label ("B) Madrid", "B. Madrid", "B Madrid"
+    when the choice text follows); one bracketed label; the text of exactly one choice; one bare capital label.
+    """
+    options = choice_options(choices)
+    if not options or not prediction:
+        return None
+    exact = {label: label for label, _ in options}
+    folded = {label.upper(): label for label, _ in options}
+    text = prediction.strip()
+
+    whole = text.strip(_WRAPPING)
+    if whole.upper() in folded:
+        return folded[whole.upper()]
+
+    explicit = None
+    for match in _EXPLICIT_CHOICE.finditer(text):
+        label = match.group("label")
+        bracketed = match.group("open") and match.group("close")
+        if label in exact or (bracketed and label.upper() in folded):
+            explicit = exact.get(label) or folded[label.upper()]
+    if explicit:
+        return explicit
+
+    leading = _LEADING_LABEL.match(text)
+    if leading:
+        label = leading.group("label")
+        bracketed = leading.group("sep") in (")", "]")
+        chosen = exact.get(label) or (folded.get(label.upper()) if bracketed else None)
+        if chosen is not None:
+            rest = normalize_answer(text[leading.end():])
+            choice_text = normalize_answer(dict(options)[chosen])
+            if leading.group("sep").strip() or (choice_text and _covers(rest, choice_text) and rest.startswith(choice_text)):
+                return chosen
+
+    bracketed_labels = {folded[label.upper()] for label in _BRACKETED_LABEL.findall(text) if label.upper() in folded}
+    if len(bracketed_labels) == 1:
+        return bracketed_labels.pop()
+
+    predicted = normalize_answer(text)
+    named = [(label, normalize_answer(choice_text)) for label, choice_text in options]
+    named = [(label, norm) for label, norm in named if norm and _covers(predicted, norm)]
+    named = [(label, norm) for label, norm in named
+             if not any(other != norm and _covers(other, norm) for _, other in named)]
+    if len({label for label, _ in named}) == 1:
+        return named[0][0]
+
+    standalone = {token for token in _STANDALONE_TOKEN.findall(text) if token in exact and not token.islower()}
+    if len(standalone) == 1:
+        return standalone.pop()
+    return None
+
+
+def gold_labels(answers: str | Iterable[str], choices: Iterable[Any]) -> set[str]:
+    """Correct labels: answers that are labels ("B", "(b)"), or that equal a choice's text."""
+    options = choice_options(choices)
+    folded = {label.upper(): label for label, _ in options}
+    by_text = {normalize_answer(text): label for label, text in options if normalize_answer(text)}
+    labels = set()
+    for answer in _as_list(answers):
+        bare = answer.strip(_WRAPPING)
+        if bare.upper() in folded:
+            labels.add(folded[bare.upper()])
+        elif normalize_answer(answer) in by_text:
+            labels.add(by_text[normalize_answer(answer)])
+    return labels
+
+
+def choice_accuracy(prediction: str, answers: str | Iterable[str], choices: Iterable[Any]) -> float:
+    chosen = parse_choice(prediction or "", choices)
+    return float(chosen is not None and chosen in gold_labels(answers, choices))
+
+
+# Putting it together
+
+def score_prediction(prediction: str, answers: str | Iterable[str] | None,
+                     choices: Optional[list] = None) -> dict[str, float]:
+    """Every metric for one prediction: em, f1, cover_em, bleu1..bleu4, rougeL, and accuracy with choices.
+
+    With choices, `answers` hold the correct label(s); the text metrics then also accept the correct choice's
+    text as a reference. No answers (reference-free) gives {}.
+    """
+    references = _as_list(answers)
+    if not references:
+        return {}
+    prediction = prediction or ""
+    accuracy = None
+    if choices:
+        options = choice_options(choices)
+        correct = gold_labels(references, options)
+        references += [text for label, text in options if label in correct and text not in references]
+        chosen = parse_choice(prediction, options)
+        accuracy = float(chosen is not None and chosen in correct)
+
+    normalized = normalize_answer(prediction)
+    candidate = normalized.split()
+    normalized_refs = list(dict.fromkeys(normalize_answer(reference) for reference in references))
+    ref_tokens = [reference.split() for reference in normalized_refs]
+    scores = {
+        "em": max(float(normalized == reference) for reference in normalized_refs),
+        "f1": max(_token_f1(candidate, tokens) for tokens in ref_tokens),
+        "cover_em": max(float(_covers(normalized, reference)) for reference in normalized_refs),
+    }
+    scores.update({f"bleu{n}": value for n, value in enumerate(_bleu_from_tokens(candidate, ref_tokens), start=1)})
+    scores["rougeL"] = max(_rouge_l_from_tokens(candidate, tokens) for tokens in ref_tokens)
+    if accuracy is not None:
+        scores["accuracy"] = accuracy
+    return scores
+
+
+def mean_scores(score_dicts: Iterable[Mapping[str, float]]) -> dict[str, float]:
+    """Per metric, the mean over the dicts that have it (reference-free {} and missing keys are left out)."""
+    totals: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    for scores in score_dicts:
+        for metric, value in scores.items():
+            if value is None:
+                continue
+            totals[metric] = totals.get(metric, 0.0) + float(value)
+            counts[metric] = counts.get(metric, 0) + 1
+    return {metric: totals[metric] / counts[metric] for metric in totals}
+
+
+def retrieval_recall(used_ids: Iterable[str] | None, gold_ids: Iterable[str] | None) -> Optional[float]:
+    """Share of the distinct gold passages among the passages the program used; None without gold passages."""
+    gold = set(gold_ids or [])
+    if not gold:
+        return None
+    return len(gold & set(used_ids or [])) / len(gold)

@@ -1,0 +1,20 @@
+"""The one error a model call raises when it finally fails or its spec is wrong."""
+
+from __future__ import annotations
+
+from playground import PlaygroundError
+
+
+class ModelError(PlaygroundError):
+    """A model could not be loaded or a generation failed after its retries; the message never holds a key."""
+
+    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None):
+        from playground.models.secrets import redact
+
+        super().__init__(redact(message))
+        self.retryable = retryable
+        self.status = status
+
+
+class ModelSpecError(ModelError):
+    """A model spec string that does not name a model this playground can load."""

@@ -1,0 +1,50 @@
+"""Hugging Face inference (`hf:MODEL`, `hf:MODEL:PROVIDER`, `hf:MODEL@ENDPOINT_URL`) through InferenceClient."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from playground.models.openai_compat import ChatCompletionsModel
+from playground.models.retry import RetryPolicy
+from playground.models.secrets import env_secret
+
+ROUTING_POLICIES = ("auto", "fastest", "cheapest", "preferred")
+# The router reads these from a "MODEL:POLICY" suffix rather than from the provider argument.
+SUFFIX_POLICIES = ("fastest", "cheapest", "preferred")
+
+
+def known_providers() -> list[str]:
+    """Provider names the installed huggingface_hub can route to, plus its routing policies."""
+    from huggingface_hub.inference._providers import PROVIDERS
+
+    return sorted(PROVIDERS) + list(ROUTING_POLICIES)
+
+
+class HuggingFaceModel(ChatCompletionsModel):
+    """A Hub model served by an inference provider; token from HF_TOKEN.
+
+    `base_url` sends the same request to a given endpoint instead of the router (a dedicated Inference
+    Endpoint or TGI server); the tests use it to point at a local llama.cpp server.
+    """
+
+    provider = "hf"
+
+    def __init__(self, model: str, provider: Optional[str] = None, *, spec: Optional[str] = None,
+                 base_url: Optional[str] = None, context_window: Optional[int] = None,
+                 retry: Optional[RetryPolicy] = None):
+        from huggingface_hub import InferenceClient
+
+        retry = retry or RetryPolicy()
+        token = env_secret("HF_TOKEN")
+        if base_url:
+            client = InferenceClient(base_url=base_url, api_key=token, timeout=retry.timeout_s)
+        elif provider in SUFFIX_POLICIES:
+            client = InferenceClient(provider="auto", api_key=token, timeout=retry.timeout_s)
+        else:
+            client = InferenceClient(provider=provider, api_key=token, timeout=retry.timeout_s)
+        default_spec = f"hf:{model}" + (f"@{base_url}" if base_url else f":{provider}" if provider else "")
+        routed = f"{model}:{provider}" if provider in SUFFIX_POLICIES and not base_url else model
+        super().__init__(spec or default_spec, routed, client, base_url=base_url, context_window=context_window,
+                         retry=retry)
+        self.hf_provider = provider
+        self.info.update({"hf_provider": provider or "auto", "key_from": "HF_TOKEN" if token else None})

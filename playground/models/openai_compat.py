@@ -1,0 +1,122 @@
+"""Any OpenAI-compatible chat server (vLLM, TGI, Ollama, llama.cpp server, OpenAI) via huggingface_hub.InferenceClient."""
+
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+from playground.models.base import Completion, GenerationParams, Message
+from playground.models.remote import (
+    DEFAULT_REMOTE_CONTEXT, estimate_prompt_tokens, estimate_tokens, http_failure, is_transport_error, short,
+)
+from playground.models.retry import Failure, RetryPolicy, call_with_retry
+from playground.models.secrets import env_secret
+
+# Sent when OPENAI_API_KEY is unset, so huggingface_hub never falls back to forwarding the user's HF token.
+NO_KEY_PLACEHOLDER = "no-key"
+
+
+def classify_hub_error(error: BaseException) -> Failure:
+    """Map huggingface_hub / HTTP-library exceptions to retryable or not, with a one-line message."""
+    response = getattr(error, "response", None)
+    status = getattr(response, "status_code", None)
+    if status is not None:
+        detail = getattr(error, "server_message", None) or _response_text(response) or type(error).__name__
+        return http_failure(status, short(detail), getattr(response, "headers", None))
+    if type(error).__name__ == "InferenceTimeoutError":
+        return Failure(True, f"timed out: {short(error)}")
+    if is_transport_error(error):
+        return Failure(True, f"connection failed: {type(error).__name__}: {short(error)}")
+    return Failure(False, f"{type(error).__name__}: {short(error)}")
+
+
+def _response_text(response) -> str:
+    try:
+        return response.text
+    except Exception:  # noqa: BLE001 - a streamed body may be unreadable; the status alone is enough
+        return ""
+
+
+class ChatCompletionsModel:
+    """Generation over the /v1/chat/completions wire format; subclasses only decide where and with which key."""
+
+    provider = "openai"
+
+    def __init__(self, spec: str, model: str, client, *, base_url: Optional[str] = None,
+                 context_window: Optional[int] = None, retry: Optional[RetryPolicy] = None):
+        self.spec = spec
+        self.model = model
+        self.client = client
+        self.base_url = base_url
+        self.context_window = int(context_window or DEFAULT_REMOTE_CONTEXT)
+        self.retry = retry or RetryPolicy()
+        self.fingerprint = ""
+        self.info = {"spec": spec, "provider": self.provider, "model": model, "base_url": base_url,
+                     "context_window": self.context_window,
+                     "context_window_source": "param" if context_window else "default"}
+
+    def count_tokens(self, text: str) -> int:
+        """An estimate (the server's tokenizer is not at hand): about 3 characters a token."""
+        return estimate_tokens(text)
+
+    def count_prompt_tokens(self, messages: list[Message]) -> int:
+        return estimate_prompt_tokens(messages)
+
+    def _request(self, messages: list[Message], params: GenerationParams, n: int, seed: Optional[int]):
+        def call():
+            return self.client.chat_completion(
+                messages=list(messages), model=self.model, max_tokens=params.max_tokens,
+                temperature=params.temperature, top_p=params.top_p, stop=list(params.stop) or None,
+                seed=seed, n=n if n > 1 else None,
+            )
+
+        return call_with_retry(call, classify_hub_error, self.retry, what=self.spec)
+
+    def generate(self, messages: list[Message], params: GenerationParams) -> Completion:
+        """Asks for n samples at once; servers that return fewer (llama.cpp ignores n) get one call per missing sample."""
+        n = max(1, params.n)
+        started = time.perf_counter()
+        response = self._request(messages, params, n, params.seed)
+        responses = [response]
+        choices = list(response.choices)[:n]
+        while len(choices) < n:
+            seed = None if params.seed is None else params.seed + len(choices)
+            extra = self._request(messages, params, 1, seed)
+            responses.append(extra)
+            choices.extend(list(extra.choices)[:1])
+        texts = [(c.message.content or "") if c.message else "" for c in choices]
+        prompt_tokens = sum(_usage(r, "prompt_tokens", lambda: self.count_prompt_tokens(messages)) for r in responses)
+        completion_tokens = sum(
+            _usage(r, "completion_tokens", lambda r=r: sum(estimate_tokens(c.message.content or "") for c in r.choices))
+            for r in responses
+        )
+        reported = response.model or self.model
+        fingerprint = getattr(response, "system_fingerprint", None)
+        return Completion(
+            text=texts[0], finish_reason=choices[0].finish_reason or "stop", prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens, latency_s=time.perf_counter() - started,
+            model_id=f"{reported}@{fingerprint}" if fingerprint else str(reported), samples=texts,
+        )
+
+
+def _usage(response, field: str, estimate) -> int:
+    usage = getattr(response, "usage", None)
+    value = getattr(usage, field, None) if usage is not None else None
+    return int(value) if value is not None else int(estimate())
+
+
+class OpenAICompatModel(ChatCompletionsModel):
+    """`openai:MODEL@BASE_URL`; the key comes from OPENAI_API_KEY when set."""
+
+    provider = "openai"
+
+    def __init__(self, model: str, base_url: str, *, spec: Optional[str] = None, context_window: Optional[int] = None,
+                 retry: Optional[RetryPolicy] = None):
+        from huggingface_hub import InferenceClient
+
+        retry = retry or RetryPolicy()
+        client = InferenceClient(base_url=base_url, api_key=env_secret("OPENAI_API_KEY") or NO_KEY_PLACEHOLDER,
+                                 timeout=retry.timeout_s)
+        super().__init__(spec or f"openai:{model}@{base_url}", model, client, base_url=base_url,
+                         context_window=context_window, retry=retry)
+        self.info["key_from"] = "OPENAI_API_KEY" if env_secret("OPENAI_API_KEY") else None

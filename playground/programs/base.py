@@ -1,0 +1,220 @@
+"""What a program is, and the step context it runs in.
+
+A program is a small function of steps over one question: `run(context, question) -> ProgramOutput`. The
+context holds what a run fixed (workspace, model, params, retriever and k, templates and their prompt versions,
+cache use) and the tracer; its step helpers (`retrieve`, `render`, `render_with_passages`, `generate`, `parse`)
+each write one span, and `span(...)` groups steps, so a new program is a few lines:
+
+    @program("direct", default_templates={"main": "direct-short-answer"})
+    def direct(context, question):
+        messages = context.render(question_variables(question))
+        completion = context.generate(messages)
+        return ProgramOutput(context.parse(completion.text, choices=question.choices), completion.text)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Optional, Protocol, runtime_checkable
+
+from playground import PlaygroundError
+from playground.data.records import Choice, Question
+from playground.models.base import Completion, GenerationParams, Message, Model
+from playground.programs.tracing import Span, Tracer
+from playground.prompts.render import question_variables  # noqa: F401  (re-exported for programs)
+from playground.retrieval.base import Retriever
+from playground.store.db import Workspace
+
+
+@dataclass
+class ProgramOutput:
+    """A program's answer to one question: the parsed answer, the raw model text, and the passages it used."""
+
+    answer: str
+    output: str = ""
+    used_passage_ids: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Program(Protocol):
+    name: str
+    description: str
+    needs_retriever: bool
+    default_templates: dict[str, str]  # template role -> template name; "main" is the one `--template` sets
+
+    def run(self, context: "StepContext", question: Question) -> ProgramOutput: ...
+
+
+@dataclass(frozen=True)
+class StepProgram:
+    """A program made from a plain function of (context, question)."""
+
+    name: str
+    function: Callable[["StepContext", Question], ProgramOutput]
+    description: str = ""
+    needs_retriever: bool = False
+    default_templates: dict[str, str] = field(default_factory=lambda: {"main": "direct-short-answer"})
+
+    def run(self, context: "StepContext", question: Question) -> ProgramOutput:
+        return self.function(context, question)
+
+
+def program(name: str, *, description: str = "", needs_retriever: bool = False,
+            default_templates: Optional[dict[str, str]] = None) -> Callable[[Callable], StepProgram]:
+    """Decorator: turn `fn(context, question) -> ProgramOutput` into a registered-ready Program."""
+
+    def wrap(function: Callable) -> StepProgram:
+        return StepProgram(
+            name=name, function=function, description=description or (function.__doc__ or "").strip().splitlines()[0],
+            needs_retriever=needs_retriever, default_templates=dict(default_templates or {"main": "direct-short-answer"}),
+        )
+
+    return wrap
+
+
+def choice_dicts(choices: list[Choice]) -> list[dict]:
+    return [{"label": choice.label, "text": choice.text} for choice in choices]
+
+
+def _summarise_variables(variables: dict) -> dict:
+    """What a render span records about its variables: text values whole, passages by id."""
+    summary: dict[str, Any] = {}
+    for key, value in variables.items():
+        if key == "passages":
+            summary[key] = [p.get("id") for p in value]
+        else:
+            summary[key] = value
+    return summary
+
+
+@dataclass
+class StepContext:
+    """Everything a program's steps need for one question, and the tracer its spans go to."""
+
+    workspace: Workspace
+    model: Model
+    params: GenerationParams
+    templates: dict[str, Any]  # role -> playground.prompts.template.Template
+    prompt_versions: dict[str, str] = field(default_factory=dict)  # role -> prompt version id
+    retriever: Optional[Retriever] = None
+    corpus: Optional[str] = None
+    k: int = 5
+    use_cache: bool = True
+    sample_index: int = 0
+    options: dict[str, Any] = field(default_factory=dict)  # program-specific settings (hops, rounds, ...)
+    tracer: Tracer = field(default_factory=Tracer)
+
+    def for_question(self, sample_index: int = 0) -> "StepContext":
+        """A fresh context (new tracer) for one question and repeat, sharing everything the run fixed."""
+        return dataclasses.replace(self, tracer=Tracer(), sample_index=sample_index)
+
+    def template(self, role: str = "main"):
+        if role not in self.templates:
+            raise PlaygroundError(f"this program needs a {role!r} template; the run has {sorted(self.templates)}")
+        return self.templates[role]
+
+    def span(self, kind: str, name: Optional[str] = None, inputs: Optional[dict] = None) -> Iterator[Span]:
+        """Open a span of any kind (judge, tool, a hop...) under the current one; steps inside nest under it."""
+        return self.tracer.span(kind, name, inputs)
+
+    def retrieve(self, query: str, k: Optional[int] = None, name: str = "retrieve") -> list[dict]:
+        """Search the run's retriever; returns passage dicts {id, title, text, score, rank}, best first."""
+        from playground.store.datasets import get_passages
+
+        if self.retriever is None or self.corpus is None:
+            raise PlaygroundError("this program retrieves passages, but the run has no retriever (pass --retriever)")
+        k = self.k if k is None else k
+        with self.span("retrieve", name, {"query": query, "k": k, "retriever": self.retriever.kind}) as span:
+            hits = self.retriever.search(query, k) if k > 0 else []
+            found = get_passages(self.workspace, self.corpus, [hit.passage_id for hit in hits])
+            passages = [
+                {"id": hit.passage_id, "title": found[hit.passage_id].title if hit.passage_id in found else "",
+                 "text": found[hit.passage_id].text if hit.passage_id in found else "",
+                 "score": float(hit.score), "rank": hit.rank}
+                for hit in hits
+            ]
+            span.outputs = {"hits": [{k_: p[k_] for k_ in ("id", "title", "score", "rank")} for p in passages]}
+        return passages
+
+    def _render_inputs(self, role: str, variables: dict) -> dict:
+        template = self.template(role)
+        return {"template": template.name, "role": role, "prompt_version": self.prompt_versions.get(role),
+                "variables": _summarise_variables(variables)}
+
+    def render(self, variables: dict, role: str = "main", name: str = "render") -> list[Message]:
+        """Render the role's template with these variables (sandboxed)."""
+        from playground.prompts.render import render_messages
+
+        with self.span("render", name, self._render_inputs(role, variables)) as span:
+            messages = render_messages(self.template(role), variables)
+            span.outputs = {"messages": messages}
+        return messages
+
+    def render_with_passages(self, variables: dict, passages: list[dict], role: str = "main",
+                             params: Optional[GenerationParams] = None,
+                             name: str = "render") -> tuple[list[Message], list[dict], Optional[dict]]:
+        """Render with `passages`, cutting the earliest retrieved context first when the prompt would not fit.
+
+        Returns (messages, the passages that made it into the prompt, the truncation record or None).
+        """
+        from playground.models.context import fit_passages
+        from playground.prompts.render import render_messages
+
+        template = self.template(role)
+        params = params or self.params
+        with self.span("render", name, self._render_inputs(role, {**variables, "passages": passages})) as span:
+            messages, truncation = fit_passages(
+                self.model, lambda kept: render_messages(template, {**variables, "passages": kept}),
+                passages, params.max_tokens,
+            )
+            used = kept_passages(passages, truncation)
+            span.outputs = {"messages": messages, "passage_ids": [p["id"] for p in used]}
+            if truncation:
+                span.outputs["truncation"] = truncation
+        return messages, used, truncation
+
+    def generate(self, messages: list[Message], params: Optional[GenerationParams] = None, name: str = "generate",
+                 truncation: Optional[dict] = None, sample_index: Optional[int] = None) -> Completion:
+        """Call the model through the response cache; the span records tokens, the cache hit and any truncation."""
+        from playground.models.cache import generate
+
+        params = params or self.params
+        sample_index = self.sample_index if sample_index is None else sample_index
+        inputs = {"model": self.model.spec, "messages": messages, "params": params.to_dict(),
+                  "sample_index": sample_index, "use_cache": self.use_cache}
+        with self.span("generate", name, inputs) as span:
+            completion = generate(self.workspace, self.model, messages, params,
+                                  use_cache=self.use_cache, sample_index=sample_index)
+            span.cached = bool(completion.cached)
+            span.prompt_tokens = int(completion.prompt_tokens or 0)
+            span.completion_tokens = int(completion.completion_tokens or 0)
+            span.outputs = {"text": completion.text, "finish_reason": completion.finish_reason,
+                            "model_id": completion.model_id, "latency_s": completion.latency_s}
+            if len(completion.samples) > 1:
+                span.outputs["samples"] = list(completion.samples)
+            cut = truncation or completion.truncation
+            if cut:
+                span.outputs["truncation"] = cut
+        return completion
+
+    def parse(self, text: str, role: str = "main", choices: Optional[list[Choice]] = None,
+              answer_format: Optional[str] = None, name: str = "parse") -> str:
+        """Extract the answer from model text in the role template's answer format."""
+        from playground.prompts.parse import parse_answer
+
+        answer_format = answer_format or getattr(self.template(role), "answer_format", None) or "short"
+        choice_list = choice_dicts(choices) if choices else None
+        with self.span("parse", name, {"text": text, "answer_format": answer_format}) as span:
+            answer = parse_answer(text, answer_format, choices=choice_list)
+            span.outputs = {"answer": answer}
+        return answer
+
+
+def kept_passages(passages: list[dict], truncation: Optional[dict]) -> list[dict]:
+    """The passages still in the prompt after a cut from the front: the last `passages_kept` of them."""
+    if not truncation or truncation.get("passages_kept") is None:
+        return list(passages)
+    kept = int(truncation["passages_kept"])
+    return list(passages[len(passages) - kept:]) if kept > 0 else []

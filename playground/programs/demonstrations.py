@@ -1,0 +1,103 @@
+"""Demonstration bootstrapping (DSP's "annotate"): run a program zero-shot over training questions, keep the
+traces whose answer matches the reference, and save them as a named, versioned demonstration set."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from playground import PlaygroundError
+from playground.models.base import Model
+from playground.progress import ProgressCallback
+
+TRACE_KINDS = ("retrieve", "generate", "parse", "tool")
+
+
+def compact_trace(spans: list[dict]) -> list[dict]:
+    """The steps worth keeping with a demonstration: queries, model texts, parsed answers (no prompts)."""
+    steps = []
+    for span in spans:
+        if span["kind"] not in TRACE_KINDS or span.get("error"):
+            continue
+        inputs, outputs = span.get("inputs") or {}, span.get("outputs") or {}
+        step = {"kind": span["kind"], "name": span["name"]}
+        if span["kind"] == "retrieve":
+            step.update(query=inputs.get("query"), passage_ids=[h["id"] for h in outputs.get("hits", [])])
+        elif span["kind"] == "generate":
+            step["text"] = outputs.get("text", "")
+        elif span["kind"] == "parse":
+            step["output"] = {k: v for k, v in outputs.items() if k != "text"}
+        else:
+            step.update(inputs=inputs, outputs=outputs)
+        steps.append(step)
+    return steps
+
+
+def _metric_for(scores: list[dict], metric: Optional[str]) -> str:
+    if metric:
+        return metric
+    return "accuracy" if any("accuracy" in s for s in scores) else "em"
+
+
+def demonstrations_from_run(workspace, run_id: str, metric: Optional[str] = None,
+                            threshold: float = 1.0) -> tuple[list[dict], str]:
+    """The run's answered questions whose `metric` (default em, or accuracy for multiple choice) reaches
+    `threshold`, as examples {question_id, question, answer, reference, run_id, trace}; also returns the metric."""
+    from playground.store.datasets import load_questions
+    from playground.store.runs import get_results, get_run, get_spans
+
+    run = get_run(workspace, run_id)
+    results = [r for r in get_results(workspace, run["id"]) if not r["error"] and r["prediction"] is not None]
+    metric = _metric_for([r["scores"] for r in results], metric)
+    questions = {q.id: q for q in load_questions(workspace, run["config"]["dataset"])}
+    examples = []
+    for result in results:
+        question = questions.get(result["question_id"])
+        if question is None or (result["scores"] or {}).get(metric, 0.0) < threshold or result["repeat"] != 0:
+            continue
+        spans = get_spans(workspace, run["id"], question.id, result["repeat"])
+        examples.append({"question_id": question.id, "question": question.text, "answer": result["prediction"],
+                         "reference": list(question.answers), "run_id": run["id"], "trace": compact_trace(spans)})
+    return examples, metric
+
+
+def save_demonstrations_from_run(workspace, run_id: str, name: str, metric: Optional[str] = None,
+                                 threshold: float = 1.0) -> dict:
+    """Keep the run's matching traces as the next version of demonstration set `name`; returns the stored set."""
+    from playground.store.demonstrations import save_demonstration_set
+    from playground.store.runs import get_run
+
+    run = get_run(workspace, run_id)
+    examples, metric = demonstrations_from_run(workspace, run["id"], metric, threshold)
+    if not examples:
+        raise PlaygroundError(f"run {run['id']}: no answer reached {metric} >= {threshold}, so there is no "
+                              f"demonstration to keep (try a larger --sample or another program)")
+    config = run["config"]
+    return save_demonstration_set(
+        workspace, name, examples, program=config.get("program"), source_run_id=run["id"],
+        session_id=run.get("session_id"),
+        metadata={"metric": metric, "threshold": threshold, "dataset": config.get("dataset"),
+                  "model": config.get("model"), "templates": config.get("template_names") or config.get("templates"),
+                  "answered": run.get("n_done")},
+    )
+
+
+def bootstrap_demonstrations(workspace, config, name: str, metric: Optional[str] = None, threshold: float = 1.0,
+                             on_progress: Optional[ProgressCallback] = None, model: Optional[Model] = None,
+                             use_cache: bool = True) -> dict:
+    """Run `config` (a RunConfig over the training pool) zero-shot as a stored run, then save its matching traces.
+
+    Returns {"run_id", "n", "kept", "metric", "set": the stored set}.
+    """
+    from playground.programs.modifiers import EXAMPLE_OPTIONS
+    from playground.programs.modifiers import register_programs
+    from playground.runs.execute import start_run
+
+    register_programs()
+    options = {key: value for key, value in config.options.items() if key not in EXAMPLE_OPTIONS}
+    zero_shot = dataclasses.replace(config, options=options)
+    summary = start_run(workspace, zero_shot, on_progress=on_progress, use_cache=use_cache, model=model,
+                        label=f"bootstrap demonstrations {name}")
+    stored = save_demonstrations_from_run(workspace, summary.run_id, name, metric, threshold)
+    return {"run_id": summary.run_id, "n": summary.n, "kept": stored["n"], "metric": stored["metadata"]["metric"],
+            "set": stored}

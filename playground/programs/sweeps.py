@@ -1,0 +1,121 @@
+"""Sweeps: one run per value of k, of the number of shots, or of the example order; and the chart of a metric.
+
+Every point is a stored run (the same seeded sample each time), labelled "sweep PARAM=VALUE".
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from playground import PlaygroundError
+from playground.models.base import Model
+from playground.progress import ProgressCallback, report
+
+SWEEP_PARAMETERS = {
+    "k": "passages retrieved",
+    "shots": "few-shot examples",
+    "order": "example order (permutation number)",
+}
+_RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
+
+
+def parse_sweep(spec: str) -> tuple[str, list[int]]:
+    """"k=0,1,2", "shots=0..3", "order=0..5" -> (parameter, values); ranges include both ends."""
+    name, sep, raw = (spec or "").partition("=")
+    name = name.strip()
+    if not sep or name not in SWEEP_PARAMETERS:
+        raise PlaygroundError(f"--sweep {spec!r}: write PARAM=VALUES with PARAM one of {', '.join(SWEEP_PARAMETERS)} "
+                              f"(e.g. k=0,1,2 or order=0..5)")
+    values: list[int] = []
+    for part in raw.split(","):
+        span = _RANGE.match(part)
+        if span:
+            low, high = int(span.group(1)), int(span.group(2))
+            if high < low:
+                raise PlaygroundError(f"--sweep {spec!r}: range {part.strip()} runs backwards")
+            values.extend(range(low, high + 1))
+        elif part.strip().isdigit():
+            values.append(int(part))
+        else:
+            raise PlaygroundError(f"--sweep {spec!r}: {part.strip()!r} is not a whole number or a range like 0..5")
+    if len(set(values)) != len(values):
+        raise PlaygroundError(f"--sweep {spec!r}: a value is repeated")
+    return name, values
+
+
+def point_config(config, parameter: str, value: int):
+    """A fresh copy of `config` (a RunConfig) with the swept setting at `value`."""
+    from playground.runs.config import RunConfig
+
+    point = RunConfig.from_dict(config.to_dict())
+    if parameter == "k":
+        point.k = value
+    else:
+        point.options = {**point.options, parameter: value}
+    return point
+
+
+def check_sweep(config, parameter: str) -> None:
+    """Refuse a sweep whose parameter would change nothing, saying why."""
+    from playground.programs.modifiers import register_programs, runs_take_modifiers
+    from playground.programs.registry import get_program
+
+    register_programs()
+    program = get_program(config.program)
+    if parameter == "k" and not program.needs_retriever:
+        raise PlaygroundError(f"program {config.program!r} retrieves nothing, so sweeping k changes nothing "
+                              f"(use --program rag or another retrieving program)")
+    if parameter in ("shots", "order"):
+        if not (config.options.get("examples") or config.options.get("demonstrations")):
+            raise PlaygroundError(f"sweeping {parameter} needs a demonstration pool: --demos NAME "
+                                  f"(a set from `playground demos bootstrap`)")
+        if not runs_take_modifiers(config.program):
+            raise PlaygroundError(f"runs of program {config.program!r} do not apply few-shot options yet "
+                                  f"(the run engine must call playground.programs.modifiers.apply_modifiers)")
+
+
+def run_sweep(workspace, config, parameter: str, values: list[int], metric: str = "em",
+              on_progress: Optional[ProgressCallback] = None, model: Optional[Model] = None,
+              use_cache: bool = True) -> list[dict]:
+    """Run `config` once per value; returns points {parameter, value, run_id, n, errors, metrics, metric, score}."""
+    from playground.runs.execute import start_run
+
+    if parameter not in SWEEP_PARAMETERS:
+        raise PlaygroundError(f"cannot sweep {parameter!r} (known: {', '.join(SWEEP_PARAMETERS)})")
+    if not values:
+        raise PlaygroundError("a sweep needs at least one value")
+    check_sweep(config, parameter)
+    if model is None:
+        from playground.models.registry import load_model
+
+        model = load_model(config.model)
+    points = []
+    report(on_progress, 0, len(values), "")
+    for done, value in enumerate(values, start=1):
+        summary = start_run(workspace, point_config(config, parameter, value), use_cache=use_cache, model=model,
+                            label=f"sweep {parameter}={value}")
+        points.append({"parameter": parameter, "value": value, "run_id": summary.run_id, "n": summary.n,
+                       "errors": summary.errors, "status": summary.status, "metrics": summary.metrics,
+                       "metric": metric, "score": summary.metrics.get(metric)})
+        report(on_progress, done, len(values), f"{parameter}={value}")
+    return points
+
+
+def sweep_figure(points: list[dict], metric: str):
+    """A plotly line chart of `metric` against the swept value (one marker per run; hover shows the run id)."""
+    import plotly.graph_objects as go
+
+    if not points:
+        raise PlaygroundError("no sweep points to chart")
+    parameter = points[0]["parameter"]
+    ordered = sorted(points, key=lambda p: p["value"])
+    figure = go.Figure(go.Scatter(
+        x=[p["value"] for p in ordered], y=[p["metrics"].get(metric) for p in ordered], mode="lines+markers",
+        name=metric, customdata=[p["run_id"] for p in ordered],
+        hovertemplate=f"{parameter}=%{{x}}<br>{metric}=%{{y:.3f}}<br>run %{{customdata}}<extra></extra>",
+    ))
+    figure.update_layout(title=f"{metric} against {SWEEP_PARAMETERS.get(parameter, parameter)}",
+                         xaxis_title=parameter, yaxis_title=metric, template="plotly_white")
+    figure.update_xaxes(tickmode="array", tickvals=[p["value"] for p in ordered])
+    return figure

@@ -1,0 +1,67 @@
+"""Find templates: the starter files in templates/, saved versions in a workspace, or any template file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+from playground import PlaygroundError
+from playground.config import TEMPLATES_DIR
+from playground.prompts.template import NAME_PATTERN, Template
+
+SUFFIX = ".jinja"
+
+
+def templates_dir() -> Path:
+    """The starter templates folder ($PLAYGROUND_TEMPLATES overrides it)."""
+    return Path(os.environ.get("PLAYGROUND_TEMPLATES") or TEMPLATES_DIR)
+
+
+def list_templates() -> list[Template]:
+    """Every templates/*.jinja, sorted by name."""
+    folder = templates_dir()
+    if not folder.is_dir():
+        return []
+    return sorted((Template.from_file(path) for path in folder.glob(f"*{SUFFIX}")), key=lambda t: t.name)
+
+
+def _is_path(ref: str) -> bool:
+    return ref.endswith(SUFFIX) or os.sep in ref or "/" in ref
+
+
+def _from_version(workspace, version: str, expected_name: Optional[str]) -> Template:
+    from playground.store.prompts import get_prompt_version
+
+    row = get_prompt_version(workspace, version)
+    if expected_name and row["template"] != expected_name:
+        raise PlaygroundError(f"prompt version {row['id']} belongs to template {row['template']!r}, not {expected_name!r}")
+    return Template.from_text(row["content"])
+
+
+def load_template(ref: str, workspace=None) -> Template:
+    """A template by reference: "NAME" (templates/NAME.jinja, else the workspace's latest version of NAME),
+    "NAME@VERSION" (a prompt version id prefix in `workspace`) or a file path."""
+    ref = (ref or "").strip()
+    if not ref:
+        raise PlaygroundError("no template given")
+    if Path(ref).is_file():
+        return Template.from_file(ref)
+    if _is_path(ref):
+        raise PlaygroundError(f"template file {ref} does not exist")
+    name, _, version = ref.partition("@")
+    if version:
+        if workspace is None:
+            raise PlaygroundError(f"template {ref!r} names a saved version: it needs a workspace")
+        return _from_version(workspace, version, name or None)
+    if not NAME_PATTERN.match(name):
+        raise PlaygroundError(f"{ref!r} is not a template name or file")
+    path = templates_dir() / f"{name}{SUFFIX}"
+    if path.is_file():
+        return Template.from_file(path)
+    if workspace is not None:
+        row = next(workspace.db.query("SELECT latest_version FROM templates WHERE name = ?", [name]), None)
+        if row is not None and row["latest_version"]:
+            return _from_version(workspace, row["latest_version"], name)
+    known = ", ".join(template.name for template in list_templates()) or "none"
+    raise PlaygroundError(f"no template named {name!r} (known: {known})")

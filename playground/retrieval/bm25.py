@@ -1,0 +1,64 @@
+"""`bm25`: Okapi BM25 through bm25s (sparse precomputed scores: the fast default)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+from playground.progress import ProgressCallback, report
+from playground.retrieval.base import Hit
+from playground.retrieval.registry import document_text, package_versions, top_hits
+from playground.retrieval.tokenize import tokenize, tokenize_many
+
+
+class BM25Retriever:
+    kind = "bm25"
+    family = "text"
+
+    def __init__(self, model, ids: list[str], params: dict):
+        self.model = model
+        self.ids = ids
+        self.params = params
+        self.vocab = model.vocab_dict
+        self.manifest: dict = {}
+
+    @classmethod
+    def from_texts(cls, texts: list[str], ids: list[str], params: dict,
+                   on_progress: Optional[ProgressCallback] = None) -> "BM25Retriever":
+        import bm25s
+
+        tokens = tokenize_many(texts, params["stem"], on_progress, total=len(texts))
+        model = bm25s.BM25(k1=params["k1"], b=params["b"])
+        report(on_progress, len(texts), len(texts), "indexing")
+        model.index(tokens, show_progress=False)
+        return cls(model, list(ids), params)
+
+    @classmethod
+    def build(cls, source, params: dict, path: Path, on_progress=None) -> dict:
+        passages = source.passages()
+        retriever = cls.from_texts([document_text(p.title, p.text) for p in passages], [p.id for p in passages],
+                                   params, on_progress)
+        retriever.save(path)
+        return {}
+
+    def save(self, path: Path) -> None:
+        self.model.save(str(path / "bm25s"), show_progress=False)
+        (path / "ids.json").write_text(json.dumps(self.ids), encoding="utf-8")
+
+    @classmethod
+    def load(cls, source, params: dict, path: Path) -> "BM25Retriever":
+        import bm25s
+
+        model = bm25s.BM25.load(str(path / "bm25s"), show_progress=False)
+        return cls(model, json.loads((path / "ids.json").read_text(encoding="utf-8")), params)
+
+    @staticmethod
+    def versions() -> dict:
+        return package_versions("bm25s", "PyStemmer", "numpy")
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        known = [token for token in tokenize(query, self.params["stem"]) if token in self.vocab]
+        if not known:
+            return []
+        return top_hits(self.model.get_scores(known), self.ids, k, positive_only=True)

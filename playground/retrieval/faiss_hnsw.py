@@ -1,0 +1,66 @@
+"""`faiss-hnsw`: approximate inner-product search with a FAISS HNSW graph over the cached embeddings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from playground.progress import ProgressCallback, report
+from playground.retrieval.dense import VectorRetriever
+from playground.retrieval.registry import package_versions
+
+_ADD_CHUNK = 10_000
+
+
+class FaissHNSWRetriever(VectorRetriever):
+    kind = "faiss-hnsw"
+
+    def __init__(self, index, ids: list[str], params: dict, embedder=None):
+        self.index = index
+        self.index.hnsw.efSearch = params["ef_search"]
+        self.ids = list(ids)
+        self.params = params
+        self.embedder = embedder
+        self.manifest = {}
+
+    @classmethod
+    def from_vectors(cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None,
+                     on_progress: Optional[ProgressCallback] = None) -> "FaissHNSWRetriever":
+        import faiss
+
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        index = faiss.IndexHNSWFlat(vectors.shape[1], params["M"], faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = params["ef_construction"]
+        for start in range(0, len(vectors), _ADD_CHUNK):
+            index.add(vectors[start:start + _ADD_CHUNK])
+            report(on_progress, min(start + _ADD_CHUNK, len(vectors)), len(vectors), "HNSW graph")
+        return cls(index, ids, params, embedder)
+
+    def save(self, path: Path) -> None:
+        import faiss
+
+        faiss.write_index(self.index, str(path / "index.faiss"))
+        (path / "ids.json").write_text(json.dumps(self.ids), encoding="utf-8")
+
+    @classmethod
+    def load(cls, source, params: dict, path: Path) -> "FaissHNSWRetriever":
+        import faiss
+
+        from playground.retrieval.embeddings import get_embedder
+
+        ids = json.loads((path / "ids.json").read_text(encoding="utf-8"))
+        return cls(faiss.read_index(str(path / "index.faiss")), ids, params, get_embedder(params["embedder"]))
+
+    @staticmethod
+    def versions() -> dict:
+        return package_versions("faiss-cpu", "numpy", "sentence-transformers", "torch")
+
+    def search_vectors(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        k = min(k, self.index.ntotal)
+        if k <= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        scores, rows = self.index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), k)
+        return rows[0], scores[0]

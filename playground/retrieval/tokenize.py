@@ -1,0 +1,44 @@
+"""The one tokeniser behind both BM25 retrievers: lower-case words, English stop words out, optional stemming."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable, Optional
+
+from playground.progress import ProgressCallback, report
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """The 179 English stop words that bm25s ships (the NLTK list PIQARD removed)."""
+    from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+    return frozenset(STOPWORDS_EN_PLUS)
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def tokenize(text: str, stem: bool = True) -> list[str]:
+    """Lower-cased word tokens of `text` without stop words, Snowball-stemmed when `stem`."""
+    stops = stop_words()
+    words = [word for word in _WORD.findall(text.lower()) if word not in stops]
+    return _stemmer().stemWords(words) if stem and words else words
+
+
+def tokenize_many(texts: Iterable[str], stem: bool = True, on_progress: Optional[ProgressCallback] = None,
+                  total: int = 0) -> list[list[str]]:
+    tokens = []
+    for done, text in enumerate(texts, 1):
+        tokens.append(tokenize(text, stem))
+        if done % 2000 == 0:
+            report(on_progress, done, total, "tokenising")
+    report(on_progress, len(tokens), total or len(tokens), "tokenising")
+    return tokens

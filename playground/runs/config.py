@@ -1,0 +1,105 @@
+"""RunConfig: everything that decides a run's results, stored whole with the run so it can be repeated exactly."""
+
+from __future__ import annotations
+
+import dataclasses
+import platform
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any, Optional
+
+from playground import PlaygroundError, __version__
+from playground.models.base import GenerationParams
+
+DEFAULT_MODEL = "local:smollm2"
+DEFAULT_RETRIEVER = "bm25"
+RECORDED_PACKAGES = ("llama-cpp-python", "jinja2", "sqlite-utils", "sentence-transformers", "faiss-cpu", "annoy",
+                     "bm25s", "rank-bm25", "huggingface-hub", "cohere", "numpy", "torch")
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the packages that can change a run's outputs (read from metadata, nothing imported)."""
+    versions = {"playground": __version__, "python": platform.python_version()}
+    for name in RECORDED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def params_from_dict(data: dict) -> GenerationParams:
+    known = {f.name for f in dataclasses.fields(GenerationParams)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise PlaygroundError(f"unknown generation parameter(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    values = dict(data)
+    if "stop" in values:
+        values["stop"] = tuple(values["stop"] or ())
+    return GenerationParams(**values)
+
+
+@dataclass
+class RunConfig:
+    """One program + templates + retriever + model + a seeded sample of a benchmark.
+
+    `templates` maps a template role to a ref (NAME, NAME@VERSION or a file path); a plain string means the
+    "main" role. At run time the engine fills `prompt_versions` (role -> prompt version id), `template_names`,
+    `retriever_manifest`, `question_ids` (the exact sample) and `versions`; a repeat uses those, not the refs.
+    """
+
+    dataset: str
+    program: str = "direct"
+    templates: dict[str, str] = field(default_factory=dict)
+    prompt_versions: dict[str, str] = field(default_factory=dict)
+    template_names: dict[str, str] = field(default_factory=dict)
+    retriever: Optional[str] = None
+    retriever_params: dict[str, Any] = field(default_factory=dict)
+    retriever_manifest: Optional[dict[str, Any]] = None
+    k: int = 5
+    model: str = DEFAULT_MODEL
+    params: GenerationParams = field(default_factory=GenerationParams)
+    sample: Optional[int] = None
+    seed: int = 0
+    repeats: int = 1
+    question_ids: Optional[list[str]] = None
+    use_cache: bool = True
+    options: dict[str, Any] = field(default_factory=dict)  # program-specific settings
+    versions: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.templates, str):
+            self.templates = {"main": self.templates}
+        if isinstance(self.params, dict):
+            self.params = params_from_dict(self.params)
+        if self.k < 0:
+            raise PlaygroundError(f"k must be 0 or more, not {self.k}")
+        if self.sample is not None and self.sample <= 0:
+            raise PlaygroundError(f"--sample must be a positive number of questions, not {self.sample}")
+        if self.repeats < 1:
+            raise PlaygroundError(f"repeats must be at least 1, not {self.repeats}")
+
+    def to_dict(self) -> dict:
+        data = dataclasses.asdict(self)
+        data["params"] = self.params.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RunConfig":
+        known = {f.name for f in dataclasses.fields(cls)}
+        values = {key: value for key, value in data.items() if key in known}
+        if "dataset" not in values:
+            raise PlaygroundError("a run config needs a dataset")
+        values["params"] = params_from_dict(values.get("params") or {})
+        return cls(**values)
+
+    def settings(self) -> dict:
+        """The settings a person compares runs by (one line in `playground runs`)."""
+        return {
+            "dataset": self.dataset, "program": self.program,
+            "templates": {role: self.template_names.get(role, ref) for role, ref in self.templates.items()},
+            "prompt_versions": {role: vid[:8] for role, vid in self.prompt_versions.items()},
+            "retriever": self.retriever, "k": self.k if self.retriever else None, "model": self.model,
+            "temperature": self.params.temperature, "max_tokens": self.params.max_tokens,
+            "sample": self.sample, "seed": self.seed,
+        }

@@ -1,0 +1,99 @@
+"""Ratings of answers by a person (or a judge): pointwise (a score for one answer) or pairwise (which of two is better).
+
+Pairwise values are from the point of view of `run_id`: 1.0 its answer is better, 0.0 the other run's is, 0.5 a tie.
+A rating belongs to the session of the run it rates unless another session is given.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from typing import Optional
+
+from playground import PlaygroundError
+from playground.store.db import Workspace, now
+
+KINDS = ("pointwise", "pairwise")
+PAIRWISE_VALUES = (0.0, 0.5, 1.0)
+MAX_NOTE_CHARS = 10_000
+
+
+def _run(workspace: Workspace, run_id: str) -> dict:
+    rows = list(workspace.db.query("SELECT id, session_id FROM runs WHERE substr(id, 1, length(?)) = ? ORDER BY id",
+                                   [run_id, run_id])) if run_id else []
+    exact = [r for r in rows if r["id"] == run_id]
+    if exact:
+        return dict(exact[0])
+    if len(rows) == 1:
+        return dict(rows[0])
+    if not rows:
+        raise PlaygroundError(f"no run {run_id!r} in {workspace.path}")
+    raise PlaygroundError(f"run id prefix {run_id!r} is ambiguous: {', '.join(r['id'] for r in rows[:5])}")
+
+
+def _has_result(workspace: Workspace, run_id: str, question_id: str) -> bool:
+    return bool(workspace.db["results"].count_where("run_id = ? AND question_id = ?", [run_id, question_id]))
+
+
+def add_rating(workspace: Workspace, run_id: str, question_id: str, kind: str, value: float,
+               other_run_id: Optional[str] = None, rater: str = "human", note: Optional[str] = None,
+               session_id: Optional[str] = None) -> dict:
+    """Store one rating of a run's answer to a question; returns the stored rating."""
+    if kind not in KINDS:
+        raise PlaygroundError(f"rating kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise PlaygroundError(f"a rating value must be a finite number, not {value!r}")
+    value = float(value)
+    run = _run(workspace, run_id)
+    if not _has_result(workspace, run["id"], question_id):
+        raise PlaygroundError(f"run {run['id']} has no answer to question {question_id!r} to rate")
+    other = None
+    if kind == "pairwise":
+        if not other_run_id:
+            raise PlaygroundError("a pairwise rating needs the other run (other_run_id)")
+        other = _run(workspace, other_run_id)
+        if other["id"] == run["id"]:
+            raise PlaygroundError("a pairwise rating compares two different runs")
+        if not _has_result(workspace, other["id"], question_id):
+            raise PlaygroundError(f"run {other['id']} has no answer to question {question_id!r} to compare with")
+        if value not in PAIRWISE_VALUES:
+            raise PlaygroundError(f"a pairwise rating is 1 (run {run['id']} better), 0 (run {other['id']} better) "
+                                  f"or 0.5 (tie), not {value:g}")
+    elif other_run_id:
+        raise PlaygroundError("a pointwise rating rates one run; leave other_run_id out")
+    if note is not None and len(note) > MAX_NOTE_CHARS:
+        raise PlaygroundError(f"a rating note may have at most {MAX_NOTE_CHARS} characters")
+    if not rater or not isinstance(rater, str):
+        raise PlaygroundError("a rating needs a rater name")
+    if session_id is None:
+        session_id = run["session_id"]
+    elif not workspace.db["sessions"].count_where("id = ?", [session_id]):
+        raise PlaygroundError(f"no session {session_id!r} in {workspace.path}")
+    rating = {"id": uuid.uuid4().hex, "session_id": session_id, "run_id": run["id"], "question_id": question_id,
+              "kind": kind, "value": value, "other_run_id": other["id"] if other else None, "rater": rater,
+              "note": note, "created_at": now()}
+    with workspace.db.atomic():
+        workspace.db["ratings"].insert(rating)
+    return rating
+
+
+def list_ratings(workspace: Workspace, run_id: Optional[str] = None, question_id: Optional[str] = None,
+                 session_id: Optional[str] = None, kind: Optional[str] = None, rater: Optional[str] = None) -> list[dict]:
+    """Ratings, oldest first, filtered by what is given; `run_id` matches either side of a pairwise rating."""
+    clauses, args = [], []
+    if run_id is not None:
+        full = _run(workspace, run_id)["id"]
+        clauses.append("(run_id = ? OR other_run_id = ?)")
+        args += [full, full]
+    for column, value in (("question_id", question_id), ("session_id", session_id), ("kind", kind), ("rater", rater)):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            args.append(value)
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    return [dict(row) for row in workspace.db.query(f"SELECT * FROM ratings{where} ORDER BY created_at, id", args)]
+
+
+def delete_rating(workspace: Workspace, rating_id: str) -> None:
+    with workspace.db.atomic():
+        if not workspace.db.execute("DELETE FROM ratings WHERE id = ?", [rating_id]).rowcount:
+            raise PlaygroundError(f"no rating {rating_id!r}")

@@ -1,0 +1,433 @@
+"""The session export file: a versioned JSON format, its size limits and its validation.
+
+An imported file is untrusted: it is parsed as JSON only (never evaluated or unpickled), checked record by record
+against the schema below, and rejected with a message naming the record and field ("runs[3].config: expected an
+object") before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from playground import PlaygroundError
+
+FORMAT_NAME = "playground-session"
+FORMAT_VERSION = 1
+SECTIONS = ("session", "runs", "results", "spans", "prompt_versions", "templates", "ratings", "benchmarks")
+RATING_KINDS = ("pointwise", "pairwise")
+REDACTED = "[redacted]"
+
+# Table columns stored as JSON text in SQLite and exported as JSON values.
+JSON_COLUMNS = {
+    "sessions": ("notes", "origin"),
+    "runs": ("config", "metrics"),
+    "results": ("scores",),
+    "spans": ("inputs", "outputs"),
+    "templates": ("variables",),
+    "benchmarks": ("metadata",),
+    "questions": ("answers", "gold_passage_ids", "choices", "tags", "metadata"),
+    "passages": ("metadata",),
+}
+
+
+class SessionFormatError(PlaygroundError):
+    """A session file that does not match the format; `where` names the record and field."""
+
+    def __init__(self, where: str, problem: str):
+        self.where = where
+        self.problem = problem
+        super().__init__(f"{where}: {problem}" if where else problem)
+
+
+@dataclass(frozen=True)
+class ImportLimits:
+    """Caps on what an imported file may hold; raise them for big sessions you trust."""
+
+    max_bytes: int = 200 * 1024 * 1024
+    max_runs: int = 10_000
+    max_results: int = 1_000_000
+    max_spans: int = 5_000_000
+    max_ratings: int = 1_000_000
+    max_prompt_versions: int = 100_000
+    max_templates: int = 10_000
+    max_benchmarks: int = 1_000
+    max_questions: int = 1_000_000
+    max_passages: int = 2_000_000
+    max_id_chars: int = 256
+    max_name_chars: int = 200
+    max_text_chars: int = 10_000_000
+    max_depth: int = 64
+
+    @classmethod
+    def from_env(cls) -> "ImportLimits":
+        """Defaults, with the byte cap taken from $PLAYGROUND_IMPORT_MAX_MB when set."""
+        raw = os.environ.get("PLAYGROUND_IMPORT_MAX_MB")
+        if not raw:
+            return cls()
+        try:
+            megabytes = float(raw)
+        except ValueError:
+            raise PlaygroundError(f"PLAYGROUND_IMPORT_MAX_MB={raw!r} is not a number") from None
+        return cls(max_bytes=int(megabytes * 1024 * 1024))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Secrets: values of secret-looking environment variables never leave the workspace.
+
+_SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
+_SECRET_KEY = re.compile(r"^(api[_-]?key|.*_api[_-]?key|access[_-]?token|hf[_-]?token|secret|password|authorization)$",
+                         re.IGNORECASE)
+
+
+def secret_values(environ: Optional[dict] = None) -> list[str]:
+    """Values (8+ characters) of environment variables whose names look secret, longest first."""
+    environ = os.environ if environ is None else environ
+    values = {v.strip() for k, v in environ.items() if _SECRET_NAME.search(k) and len(v.strip()) >= 8}
+    return sorted(values, key=len, reverse=True)
+
+
+def redact_secrets(value: Any, secrets: Optional[list[str]] = None) -> Any:
+    """A copy of a JSON value with secret env values cut out of every string and secret-named keys blanked."""
+    secrets = secret_values() if secrets is None else secrets
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            for secret in secrets:
+                if secret in item:
+                    item = item.replace(secret, REDACTED)
+            return item
+        if isinstance(item, dict):
+            return {k: (REDACTED if isinstance(v, str) and v and _SECRET_KEY.match(str(k)) else walk(v))
+                    for k, v in item.items()}
+        if isinstance(item, list):
+            return [walk(v) for v in item]
+        return item
+
+    return walk(value)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rows <-> records.
+
+def decode_json_column(text: Optional[str]) -> Any:
+    """A stored JSON column as a value; text that is not JSON is kept as the string it is."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return text
+
+
+def row_to_record(table: str, row: dict) -> dict:
+    record = dict(row)
+    for column in JSON_COLUMNS.get(table, ()):
+        if column in record:
+            record[column] = decode_json_column(record[column])
+    return record
+
+
+def record_to_row(table: str, record: dict, columns: Iterable[str]) -> dict:
+    """Only the table's known columns, JSON columns serialised (sorted keys, so equal content gives equal text)."""
+    row = {}
+    json_columns = JSON_COLUMNS.get(table, ())
+    for column in columns:
+        value = record.get(column)
+        if column in json_columns and value is not None:
+            value = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        row[column] = value
+    return row
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Reading and writing files.
+
+def read_session_file(path: str | os.PathLike, limits: Optional[ImportLimits] = None) -> dict:
+    """Parse a session file after checking its size; JSON only."""
+    limits = limits or ImportLimits.from_env()
+    path = Path(path)
+    if not path.is_file():
+        raise PlaygroundError(f"{path}: no such file")
+    size = path.stat().st_size
+    if size > limits.max_bytes:
+        raise SessionFormatError(str(path), f"file is {size / 1e6:.1f} MB, over the import limit of "
+                                            f"{limits.max_bytes / 1e6:.1f} MB")
+    try:
+        return parse_session_bytes(path.read_bytes(), limits)
+    except SessionFormatError as error:
+        raise SessionFormatError(f"{path}" + (f", {error.where}" if error.where else ""), error.problem) from None
+
+
+def parse_session_bytes(data: bytes, limits: Optional[ImportLimits] = None) -> dict:
+    """Parse an uploaded session file's bytes (the app's upload path)."""
+    limits = limits or ImportLimits.from_env()
+    if len(data) > limits.max_bytes:
+        raise SessionFormatError("", f"file is {len(data) / 1e6:.1f} MB, over the import limit of "
+                                     f"{limits.max_bytes / 1e6:.1f} MB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise SessionFormatError("", f"not UTF-8 text (byte {error.start})") from None
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SessionFormatError(f"line {error.lineno}, column {error.colno}", f"not valid JSON: {error.msg}") from None
+    except RecursionError:
+        raise SessionFormatError("", "JSON nested too deeply") from None
+    if not isinstance(payload, dict):
+        raise SessionFormatError("", f"expected a JSON object at the top, got {_type_name(payload)}")
+    return payload
+
+
+def dump_session_bytes(payload: dict) -> bytes:
+    """A session as the bytes of its file (the app's download button)."""
+    return json.dumps(payload, ensure_ascii=False).encode("utf-8")
+
+
+def write_session_file(payload: dict, path: str | os.PathLike) -> Path:
+    """Write atomically (a temporary file renamed into place), so a failed export leaves no half file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(payload, handle, ensure_ascii=False)
+    os.replace(tmp, path)
+    return path
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Validation.
+
+# field -> (kind, required). Kinds: id, name, short, text, int, number, object, json, strlist; "?" allows null.
+SESSION_FIELDS = {"id": ("id", True), "name": ("name", True), "notes": ("notes?", False),
+                  "created_at": ("short?", False), "updated_at": ("short?", False), "origin": ("json", False)}
+RUN_FIELDS = {"id": ("id", True), "session_id": ("id", True), "config": ("object", True), "label": ("text?", False),
+              "status": ("short?", False), "n_planned": ("int?", False), "n_done": ("int?", False),
+              "metrics": ("object?", False), "errors": ("int?", False), "tokens": ("int?", False),
+              "seconds": ("number?", False), "created_at": ("short?", False), "finished_at": ("short?", False),
+              "benchmark": ("name?", False)}
+RESULT_FIELDS = {"run_id": ("id", True), "question_id": ("id", True), "repeat": ("int", True),
+                 "position": ("int?", False), "prediction": ("text?", False), "output": ("text?", False),
+                 "scores": ("object?", False), "error": ("text?", False), "prompt_tokens": ("int?", False),
+                 "completion_tokens": ("int?", False), "latency_s": ("number?", False), "cached": ("int?", False),
+                 "created_at": ("short?", False)}
+SPAN_FIELDS = {"id": ("id", True), "run_id": ("id", True), "question_id": ("id", True), "repeat": ("int", True),
+               "parent_id": ("id?", False), "position": ("int?", False), "kind": ("short", True),
+               "name": ("short?", False), "inputs": ("json", False), "outputs": ("json", False),
+               "started_at": ("short?", False), "duration_s": ("number?", False), "prompt_tokens": ("int?", False),
+               "completion_tokens": ("int?", False), "cached": ("int?", False), "error": ("text?", False)}
+PROMPT_VERSION_FIELDS = {"id": ("id", True), "template": ("name", True), "content": ("text", True),
+                         "parent": ("id?", False), "message": ("text?", False), "session_id": ("id?", False),
+                         "created_at": ("short?", False)}
+TEMPLATE_FIELDS = {"name": ("name", True), "description": ("text?", False), "technique": ("short?", False),
+                   "variables": ("strlist?", False), "latest_version": ("id?", False),
+                   "created_at": ("short?", False), "updated_at": ("short?", False)}
+RATING_FIELDS = {"id": ("id", True), "run_id": ("id", True), "question_id": ("id", True), "kind": ("short", True),
+                 "value": ("number", True), "other_run_id": ("id?", False), "rater": ("short?", False),
+                 "note": ("text?", False), "session_id": ("id?", False), "created_at": ("short?", False)}
+BENCHMARK_FIELDS = {"name": ("name", True), "corpus": ("name?", False), "format": ("short?", False),
+                    "source": ("text?", False), "metadata": ("object?", False), "questions": ("list", True),
+                    "passages": ("list", True)}
+QUESTION_FIELDS = {"id": ("id", True), "text": ("text", True), "answers": ("strlist", True),
+                   "gold_passage_ids": ("strlist", True), "choices": ("list", True), "tags": ("object", True),
+                   "metadata": ("object", True)}
+PASSAGE_FIELDS = {"id": ("id", True), "title": ("text", True), "text": ("text", True), "metadata": ("object", True)}
+CHOICE_FIELDS = {"label": ("short", True), "text": ("text", True)}
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+            dict: "an object"}.get(type(value), type(value).__name__)
+
+
+class _Checker:
+    def __init__(self, limits: ImportLimits):
+        self.limits = limits
+
+    def value(self, where: str, kind: str, value: Any) -> None:
+        nullable = kind.endswith("?")
+        kind = kind.rstrip("?")
+        if value is None:
+            if nullable or kind == "json":
+                return
+            raise SessionFormatError(where, f"expected {self._expected(kind)}, got null")
+        limits = self.limits
+        if kind in ("id", "name", "short", "text"):
+            if not isinstance(value, str):
+                raise SessionFormatError(where, f"expected a string, got {_type_name(value)}")
+            cap = {"id": limits.max_id_chars, "name": limits.max_name_chars, "short": limits.max_name_chars,
+                   "text": limits.max_text_chars}[kind]
+            if len(value) > cap:
+                raise SessionFormatError(where, f"string of {len(value)} characters is longer than the limit of {cap}")
+            if kind in ("id", "name") and not value.strip():
+                raise SessionFormatError(where, "must not be empty")
+        elif kind == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise SessionFormatError(where, f"expected an integer, got {_type_name(value)}")
+        elif kind == "number":
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise SessionFormatError(where, f"expected a number, got {_type_name(value)}")
+            if not math.isfinite(value):
+                raise SessionFormatError(where, "expected a finite number")
+        elif kind == "object":
+            if not isinstance(value, dict):
+                raise SessionFormatError(where, f"expected an object, got {_type_name(value)}")
+            self.depth(where, value)
+        elif kind == "list":
+            if not isinstance(value, list):
+                raise SessionFormatError(where, f"expected a list, got {_type_name(value)}")
+        elif kind == "strlist":
+            if not isinstance(value, list):
+                raise SessionFormatError(where, f"expected a list of strings, got {_type_name(value)}")
+            for i, item in enumerate(value):
+                self.value(f"{where}[{i}]", "text", item)
+        elif kind == "notes":
+            if not isinstance(value, list):
+                raise SessionFormatError(where, f"expected a list of notes, got {_type_name(value)}")
+            for i, note in enumerate(value):
+                self.record(f"{where}[{i}]", note, {"text": ("text", True), "created_at": ("short?", False)})
+        elif kind == "json":
+            self.depth(where, value)
+        else:  # pragma: no cover - a typo in the schema tables above
+            raise AssertionError(kind)
+
+    @staticmethod
+    def _expected(kind: str) -> str:
+        return {"id": "a string", "name": "a string", "short": "a string", "text": "a string",
+                "int": "an integer", "number": "a number", "object": "an object", "list": "a list",
+                "strlist": "a list of strings", "notes": "a list of notes"}.get(kind, kind)
+
+    def depth(self, where: str, value: Any) -> None:
+        stack = [(value, 1)]
+        while stack:
+            item, level = stack.pop()
+            if level > self.limits.max_depth:
+                raise SessionFormatError(where, f"nested deeper than {self.limits.max_depth} levels")
+            if isinstance(item, dict):
+                stack.extend((v, level + 1) for v in item.values())
+            elif isinstance(item, list):
+                stack.extend((v, level + 1) for v in item)
+
+    def record(self, where: str, record: Any, fields: dict) -> dict:
+        if not isinstance(record, dict):
+            raise SessionFormatError(where, f"expected an object, got {_type_name(record)}")
+        for name, (kind, required) in fields.items():
+            if name not in record:
+                if required:
+                    raise SessionFormatError(f"{where}.{name}", "missing")
+                continue
+            self.value(f"{where}.{name}", kind, record[name])
+        return record
+
+    def section(self, payload: dict, name: str, fields: dict, cap: int) -> list:
+        records = payload[name]
+        if not isinstance(records, list):
+            raise SessionFormatError(name, f"expected a list, got {_type_name(records)}")
+        self.cap(name, len(records), cap)
+        for i, record in enumerate(records):
+            self.record(f"{name}[{i}]", record, fields)
+        return records
+
+    @staticmethod
+    def cap(where: str, count: int, cap: int) -> None:
+        if count > cap:
+            raise SessionFormatError(where, f"{count} records, over the import limit of {cap}")
+
+
+def _unique(records: list, section: str, key) -> dict:
+    seen: dict = {}
+    for i, record in enumerate(records):
+        value = key(record)
+        if value in seen:
+            raise SessionFormatError(f"{section}[{i}]", f"duplicate of {section}[{seen[value]}] ({value!r})")
+        seen[value] = i
+    return seen
+
+
+def _reference(where: str, value: Optional[str], known, what: str) -> None:
+    if value is not None and value not in known:
+        raise SessionFormatError(where, f"refers to {what} {value!r}, which is not in the file")
+
+
+def validate_payload(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
+    """Check a parsed session file against format version 1; returns it unchanged, or raises SessionFormatError."""
+    limits = limits or ImportLimits.from_env()
+    check = _Checker(limits)
+    if not isinstance(payload, dict):
+        raise SessionFormatError("", f"expected a JSON object at the top, got {_type_name(payload)}")
+    if payload.get("format") != FORMAT_NAME:
+        raise SessionFormatError("format", f"expected {FORMAT_NAME!r}, got {payload.get('format')!r}: "
+                                           "not a playground session file")
+    version = payload.get("version")
+    if version != FORMAT_VERSION:
+        raise SessionFormatError("version", f"unsupported version {version!r}; this playground reads version "
+                                            f"{FORMAT_VERSION}")
+    for section in SECTIONS:
+        if section not in payload:
+            raise SessionFormatError(section, "missing")
+
+    session = check.record("session", payload["session"], SESSION_FIELDS)
+    runs = check.section(payload, "runs", RUN_FIELDS, limits.max_runs)
+    results = check.section(payload, "results", RESULT_FIELDS, limits.max_results)
+    spans = check.section(payload, "spans", SPAN_FIELDS, limits.max_spans)
+    versions = check.section(payload, "prompt_versions", PROMPT_VERSION_FIELDS, limits.max_prompt_versions)
+    templates = check.section(payload, "templates", TEMPLATE_FIELDS, limits.max_templates)
+    ratings = check.section(payload, "ratings", RATING_FIELDS, limits.max_ratings)
+    benchmarks = check.section(payload, "benchmarks", BENCHMARK_FIELDS, limits.max_benchmarks)
+
+    run_ids = _unique(runs, "runs", lambda r: r["id"])
+    benchmark_names = _unique(benchmarks, "benchmarks", lambda b: b["name"])
+    for i, run in enumerate(runs):
+        if run["session_id"] != session["id"]:
+            raise SessionFormatError(f"runs[{i}].session_id", f"is {run['session_id']!r}, not the file's session "
+                                                               f"{session['id']!r}")
+        _reference(f"runs[{i}].benchmark", run.get("benchmark"), benchmark_names, "benchmark")
+    _unique(results, "results", lambda r: (r["run_id"], r["question_id"], r["repeat"]))
+    for i, result in enumerate(results):
+        _reference(f"results[{i}].run_id", result["run_id"], run_ids, "run")
+    span_ids = _unique(spans, "spans", lambda s: s["id"])
+    for i, span in enumerate(spans):
+        _reference(f"spans[{i}].run_id", span["run_id"], run_ids, "run")
+        parent = span.get("parent_id")
+        _reference(f"spans[{i}].parent_id", parent, span_ids, "span")
+        if parent is not None and spans[span_ids[parent]]["run_id"] != span["run_id"]:
+            raise SessionFormatError(f"spans[{i}].parent_id", f"span {parent!r} belongs to another run")
+    version_ids = _unique(versions, "prompt_versions", lambda v: v["id"])
+    for i, version in enumerate(versions):
+        _reference(f"prompt_versions[{i}].parent", version.get("parent"), version_ids, "prompt version")
+    _unique(templates, "templates", lambda t: t["name"])
+    for i, template in enumerate(templates):
+        _reference(f"templates[{i}].latest_version", template.get("latest_version"), version_ids, "prompt version")
+    _unique(ratings, "ratings", lambda r: r["id"])
+    for i, rating in enumerate(ratings):
+        _reference(f"ratings[{i}].run_id", rating["run_id"], run_ids, "run")
+        _reference(f"ratings[{i}].other_run_id", rating.get("other_run_id"), run_ids, "run")
+        if rating["kind"] not in RATING_KINDS:
+            raise SessionFormatError(f"ratings[{i}].kind", f"expected one of {', '.join(RATING_KINDS)}, "
+                                                           f"got {rating['kind']!r}")
+        if rating["kind"] == "pairwise" and not rating.get("other_run_id"):
+            raise SessionFormatError(f"ratings[{i}].other_run_id", "a pairwise rating needs the other run")
+    n_questions = n_passages = 0
+    for b, benchmark in enumerate(benchmarks):
+        where = f"benchmarks[{b}]"
+        n_questions += len(benchmark["questions"])
+        n_passages += len(benchmark["passages"])
+        check.cap("benchmarks[].questions", n_questions, limits.max_questions)
+        check.cap("benchmarks[].passages", n_passages, limits.max_passages)
+        for q, question in enumerate(benchmark["questions"]):
+            check.record(f"{where}.questions[{q}]", question, QUESTION_FIELDS)
+            for c, choice in enumerate(question["choices"]):
+                check.record(f"{where}.questions[{q}].choices[{c}]", choice, CHOICE_FIELDS)
+        for p, passage in enumerate(benchmark["passages"]):
+            check.record(f"{where}.passages[{p}]", passage, PASSAGE_FIELDS)
+        _unique(benchmark["questions"], f"{where}.questions", lambda q: q["id"])
+        _unique(benchmark["passages"], f"{where}.passages", lambda p: p["id"])
+    return payload

@@ -1,0 +1,94 @@
+"""The A/B page compares the direct and rag runs: intervals, win/tie/loss, scatter, flips, a stored rating."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from playground.evaluation.stats import compare_paired
+from playground.store import open_workspace
+from playground.store.ratings import list_ratings
+from playground.store.runs import get_results
+from tests.app.test_runs_page import page_test, runs_workspace
+
+
+@pytest.fixture
+def runs_env(tmp_path_factory, monkeypatch):
+    built = runs_workspace(tmp_path_factory)
+    monkeypatch.setenv("PLAYGROUND_DB", str(built["path"]))
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    return built
+
+
+def _open(runs_env):
+    at = page_test("ab")
+    at.query_params["run"] = runs_env["direct"]
+    at.query_params["other"] = runs_env["rag"]
+    return at.run()
+
+
+def _scores(ws, run_id):
+    return {r["question_id"]: r["scores"] for r in get_results(ws, run_id) if not r["error"]}
+
+
+def test_the_page_compares_the_two_runs_metric_by_metric(runs_env):
+    at = _open(runs_env)
+    assert not at.exception, at.exception
+    assert (at.selectbox(key="ab_a").value, at.selectbox(key="ab_b").value) == (runs_env["direct"], runs_env["rag"])
+    ws = open_workspace(runs_env["path"])
+    expected = compare_paired(_scores(ws, runs_env["direct"]), _scores(ws, runs_env["rag"]), seed=0)
+    table = next(t for t in at.dataframe if "B - A" in t.value.columns)
+    assert list(table.value["metric"]) == list(expected["metrics"])
+    assert {"em", "f1"} <= set(table.value["metric"])
+    f1 = expected["metrics"]["f1"]
+    row = table.value[table.value["metric"] == "f1"].iloc[0]
+    assert (row["B wins"], row["ties"], row["B losses"]) == (f1["wins"], f1["ties"], f1["losses"])
+    # Program, template and retriever all differ: the page warns that this is not a clean A/B.
+    assert any("not a clean A/B" in w.value for w in at.warning)
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(charts) == 3  # means with intervals, differences, per-question scatter
+    means = charts[0]
+    assert [trace["name"] for trace in means["data"]] == ["A", "B"]
+    assert all("error_y" in trace for trace in means["data"])
+
+
+def test_a_pairwise_verdict_is_stored(runs_env):
+    at = _open(runs_env)
+    question_id = at.selectbox(key="ab_question").value
+    ws = open_workspace(runs_env["path"])
+    before = len(list_ratings(ws, run_id=runs_env["direct"], kind="pairwise"))
+    at.button(key="ab_rate_b").click().run()
+    assert not at.exception, at.exception
+    ratings = list_ratings(ws, run_id=runs_env["direct"], kind="pairwise")
+    assert len(ratings) == before + 1
+    stored = ratings[-1]
+    assert (stored["run_id"], stored["other_run_id"], stored["question_id"], stored["value"]) == \
+        (runs_env["direct"], runs_env["rag"], question_id, 0.0)
+    assert any("Saved" in s.value for s in at.success)
+
+
+def test_the_same_run_twice_is_refused_with_a_message(runs_env):
+    at = page_test("ab")
+    at.query_params["run"] = runs_env["rag"]
+    at.query_params["other"] = runs_env["rag"]
+    at.run()
+    assert not at.exception, at.exception
+    assert any("two different runs" in w.value for w in at.warning)
+
+
+def test_verdicts_count_from_either_side_and_pairs_default_to_the_newest_runs():
+    from playground.app.views.ab import default_pair, rating_summary
+
+    ratings = [
+        {"kind": "pairwise", "run_id": "a", "other_run_id": "b", "value": 1.0},
+        {"kind": "pairwise", "run_id": "b", "other_run_id": "a", "value": 1.0},
+        {"kind": "pairwise", "run_id": "a", "other_run_id": "b", "value": 0.5},
+        {"kind": "pairwise", "run_id": "a", "other_run_id": "c", "value": 1.0},
+        {"kind": "pointwise", "run_id": "a", "other_run_id": None, "value": 1.0},
+    ]
+    assert rating_summary(ratings, "a", "b") == {"a": 1, "tie": 1, "b": 1}
+    runs = [{"id": "new", "config": {"dataset": "x"}}, {"id": "other", "config": {"dataset": "y"}},
+            {"id": "old", "config": {"dataset": "x"}}]
+    assert default_pair(runs) == ("old", "new")
+    assert default_pair(runs[:1]) == ("new", None)

@@ -1,0 +1,202 @@
+"""The Runs page on a real workspace with real runs of the local model; also home of the shared run workspace.
+
+`runs_workspace(tmp_path_factory)` builds, once per test process, a workspace with the tiny benchmark and two
+real runs of local:smollm2 (max_tokens 8) on the same seeded sample of 3 questions: "direct" (no retrieval) and
+"rag" (bm25, k=2). The other page tests import it from here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import playground.app.state  # noqa: F401  (imported first: pages/playground.py must not shadow the package)
+from playground.runs.config import RunConfig
+from playground.runs.execute import resume_run, start_run
+from playground.store import open_workspace
+from playground.store.datasets import save_dataset
+from playground.store.runs import get_results, get_run, list_runs
+from tests.conftest import tiny_dataset
+
+PAGES = Path(__file__).resolve().parents[2] / "playground" / "app" / "pages"
+PARAMS = {"max_tokens": 8}
+_BUILT: dict = {}
+
+
+def run_config(program: str = "direct", **extra) -> RunConfig:
+    return RunConfig(dataset="tiny", program=program, params=dict(PARAMS), sample=3, seed=0, **extra)
+
+
+def runs_workspace(tmp_path_factory) -> dict:
+    """{"path", "direct", "rag"}: the workspace file and the ids of its two runs (built once per process)."""
+    if not _BUILT:
+        path = tmp_path_factory.mktemp("app_runs") / "sessions" / "playground.db"
+        ws = open_workspace(path)
+        try:
+            save_dataset(ws, "tiny", tiny_dataset())
+            direct = start_run(ws, run_config("direct"), label="direct")
+            rag = start_run(ws, run_config("rag", retriever="bm25", k=2), label="rag")
+        finally:
+            ws.close()
+        assert direct.status == rag.status == "done"
+        _BUILT.update(path=path, direct=direct.run_id, rag=rag.run_id)
+    return dict(_BUILT)
+
+
+def page_test(name: str, timeout: int = 120) -> AppTest:
+    return AppTest.from_file(str(PAGES / f"{name}.py"), default_timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def app_runs(tmp_path_factory):
+    return runs_workspace(tmp_path_factory)
+
+
+@pytest.fixture
+def runs_env(app_runs, monkeypatch):
+    monkeypatch.setenv("PLAYGROUND_DB", str(app_runs["path"]))
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    return app_runs
+
+
+def _column(table, name: str) -> list:
+    return list(table.value[name])
+
+
+def results_table(at: AppTest):
+    """The per-question table (the one with a trace column); st.dataframe has no key in AppTest without selection."""
+    return next(table for table in at.dataframe if "trace" in table.value.columns)
+
+
+def test_the_runs_table_lists_both_runs_with_settings_and_scores(runs_env):
+    at = page_test("runs").run()
+    assert not at.exception, at.exception
+    runs_table = at.dataframe[0]
+    assert {runs_env["direct"], runs_env["rag"]} <= set(_column(runs_table, "id"))
+    row = dict(zip(_column(runs_table, "id"), _column(runs_table, "program")))
+    assert row[runs_env["direct"]] == "direct" and row[runs_env["rag"]] == "rag"
+    assert {"em", "f1", "retrieval_recall"} <= set(runs_table.value.columns)
+
+
+def test_opening_a_run_shows_its_questions_with_trace_links_and_filters(runs_env):
+    at = page_test("runs")
+    at.session_state["runs_open"] = runs_env["rag"]
+    at.run()
+    assert not at.exception, at.exception
+    results = get_results(open_workspace(runs_env["path"]), runs_env["rag"])
+    table = results_table(at)
+    assert _column(table, "question_id") == [r["question_id"] for r in results]
+    links = _column(table, "trace")
+    assert all(f"run={runs_env['rag']}" in link and "page=traces" in link for link in links)
+    assert [f"question={r['question_id']}" in link for r, link in zip(results, links)] == [True] * len(results)
+
+    # The outcome filter keeps exactly the rows the chosen metric calls wrong.
+    at.selectbox(key="runs_metric").set_value("em").run()
+    wrong = [r["question_id"] for r in results if not r["error"] and r["scores"]["em"] < 1.0]
+    at.multiselect(key="runs_outcomes").set_value(["wrong"]).run()
+    assert not at.exception, at.exception
+    assert _column(results_table(at), "question_id") == wrong
+
+    # A tag filter keeps the rows whose question carries that tag.
+    at.multiselect(key="runs_outcomes").set_value([]).run()
+    at.multiselect(key="runs_tags").set_value(["type=city"]).run()
+    cities = {q.id for q in tiny_dataset().questions if q.tags.get("type") == "city"}
+    assert _column(results_table(at), "question_id") == \
+        [r["question_id"] for r in results if r["question_id"] in cities]
+
+
+def test_launching_a_run_from_the_page_stores_a_finished_run(runs_env):
+    before = {run["id"] for run in list_runs(open_workspace(runs_env["path"]))}
+    at = page_test("runs")
+    at.run()
+    at.selectbox(key="runs_program").set_value("direct")
+    at.number_input(key="runs_model_max_tokens").set_value(8)
+    at.number_input(key="runs_sample").set_value(3)
+    at.text_input(key="runs_label").set_value("from the page")
+    at.button(key="runs_start").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    ws = open_workspace(runs_env["path"])
+    new = [run for run in list_runs(ws) if run["id"] not in before]
+    assert len(new) == 1
+    run = new[0]
+    assert (run["label"], run["status"], run["n_done"]) == ("from the page", "done", 3)
+    assert any(run["id"] in s.value and "done" in s.value for s in at.success)
+    # Same prompts as the fixture's direct run: answered from the response cache, same answers.
+    assert [r["prediction"] for r in get_results(ws, run["id"])] == \
+        [r["prediction"] for r in get_results(ws, runs_env["direct"])]
+
+
+def test_a_stopped_run_resumes_from_the_page(runs_env):
+    ws = open_workspace(runs_env["path"])
+    calls = []
+    stopped = start_run(ws, run_config("direct"), should_stop=lambda: len(calls) > 0,
+                        on_progress=lambda done, total, message="": calls.append(done) if done else None,
+                        label="stopped")
+    assert stopped.status == "stopped" and stopped.n == 1
+    at = page_test("runs")
+    at.session_state["runs_open"] = stopped.run_id
+    at.run()
+    assert not at.exception, at.exception
+    at.button(key="runs_resume").click().run()
+    assert not at.exception, at.exception
+    run = get_run(ws, stopped.run_id)
+    assert (run["status"], run["n_done"]) == ("done", 3)
+    assert any("done, 3/3" in s.value for s in at.success)
+
+
+class _BarThatIsClicked:
+    """An st.progress stand-in whose second update meets a rerun request, as when Stop is clicked mid-run."""
+
+    def __init__(self):
+        self.updates = 0
+
+    def progress(self, value, text=None):
+        from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
+        from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+
+        self.updates += 1
+        if self.updates == 2:
+            raise RerunException(RerunData())
+
+
+def test_a_click_during_a_run_stops_it_cleanly_and_reruns_afterwards(runs_env):
+    from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
+
+    from playground.app.views.interrupt import StoppableProgress
+
+    ws = open_workspace(runs_env["path"])
+    progress = StoppableProgress(_BarThatIsClicked())
+    summary = start_run(ws, run_config("direct"), on_progress=progress.on_progress, should_stop=progress.should_stop)
+    assert (summary.status, summary.n, summary.n_planned) == ("stopped", 1, 3)
+    assert progress.stopped_by_click
+    with pytest.raises(RerunException):
+        progress.release()
+    progress.release()  # released once only
+    resumed = resume_run(ws, summary.run_id)
+    assert (resumed.status, resumed.n) == ("done", 3)
+
+
+def test_a_bad_model_spec_is_a_message_next_to_the_selector(runs_env):
+    at = page_test("runs")
+    at.session_state["runs_model_spec"] = "nonsense-provider:x"  # typed into the selector (accept_new_options)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.error and "Model" in at.error[0].value
+    assert at.button(key="runs_start").disabled
+
+
+def test_outcomes_follow_the_metric_threshold_and_errors():
+    from playground.app.views.runs import filter_rows, outcome
+
+    assert outcome({"scores": {"em": 1.0}}, "em", 1.0) == "correct"
+    assert outcome({"scores": {"f1": 0.4}}, "f1", 0.5) == "wrong"
+    assert outcome({"scores": {}, "error": "ModelError: timeout"}, "em", 1.0) == "error"
+    assert outcome({"scores": {"f1": 0.4}}, "em", 1.0) == "unscored"
+    rows = [{"outcome": "correct", "tags": "type=city"}, {"outcome": "wrong", "tags": "type=city, level=hard"},
+            {"outcome": "wrong", "tags": ""}]
+    assert filter_rows(rows, ["wrong"], []) == rows[1:]
+    assert filter_rows(rows, [], ["type=city", "level=hard"]) == [rows[1]]
+    assert filter_rows(rows) == rows

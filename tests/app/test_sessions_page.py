@@ -1,0 +1,125 @@
+"""The Sessions page on a copy of the run workspace: manage sessions, export then import, share link, history."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from playground.prompts.library import load_template
+from playground.store import open_workspace
+from playground.store.prompts import save_prompt_version
+from playground.store.sessions import current_session, list_sessions
+from playground.app.views.sessions import export_file
+from tests.app.test_runs_page import page_test, runs_workspace
+
+
+@pytest.fixture
+def session_env(tmp_path_factory, tmp_path, monkeypatch):
+    """A private copy (sqlite backup) of the shared run workspace: these tests create and delete sessions."""
+    built = runs_workspace(tmp_path_factory)
+    copy = tmp_path / "sessions" / "playground.db"
+    copy.parent.mkdir()
+    source, target = sqlite3.connect(built["path"]), sqlite3.connect(copy)
+    with target:
+        source.backup(target)
+    source.close()
+    target.close()
+    monkeypatch.setenv("PLAYGROUND_DB", str(copy))
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    return copy
+
+
+def _names(path) -> list[str]:
+    return [s["name"] for s in list_sessions(open_workspace(path))]
+
+
+def test_the_page_lists_sessions_and_shows_a_share_link(session_env):
+    at = page_test("sessions").run()
+    assert not at.exception, at.exception
+    table = next(t for t in at.dataframe if "prompt versions" in t.value.columns)
+    assert list(table.value["name"]) == _names(session_env)
+    current = current_session(open_workspace(session_env))
+    assert list(table.value["runs"])[0] >= 2
+    link = next(c.value for c in at.code if c.value.startswith("./?"))
+    assert f"session={current['id']}" in link and "page=runs" in link
+
+
+def test_create_rename_switch_and_delete(session_env):
+    at = page_test("sessions").run()
+    at.text_input(key="sessions_new_name").set_value("experiment")
+    at.button(key="sessions_create").click().run()
+    assert not at.exception, at.exception
+    ws = open_workspace(session_env)
+    assert "experiment" in _names(session_env)
+    new_id = next(s["id"] for s in list_sessions(ws) if s["name"] == "experiment")
+    assert at.session_state["session_id"] == new_id
+    assert any("Created session 'experiment'" in s.value for s in at.success)
+
+    at.text_input(key="sessions_rename_to").set_value("experiment 2")
+    at.button(key="sessions_rename").click().run()
+    assert not at.exception, at.exception
+    assert "experiment 2" in _names(session_env) and "experiment" not in _names(session_env)
+
+    at.text_input(key="sessions_new_name").set_value("experiment 2")
+    at.button(key="sessions_create").click().run()
+    assert any("already exists" in e.value for e in at.error)
+
+    at.selectbox(key="sessions_delete_which").set_value(new_id)
+    at.button(key="sessions_delete").click().run()
+    assert any("Tick the confirmation box" in e.value for e in at.error)
+    assert "experiment 2" in _names(session_env)
+    at.checkbox(key="sessions_delete_confirm").check()
+    at.button(key="sessions_delete").click().run()
+    assert not at.exception, at.exception
+    assert "experiment 2" not in _names(session_env)
+    assert at.session_state["session_id"] != new_id
+
+
+def test_export_then_import_through_the_page_makes_a_second_session(session_env):
+    ws = open_workspace(session_env)
+    source = current_session(ws)
+    file_name, data = export_file(ws, source["id"])
+    at = page_test("sessions").run()
+    at.file_uploader(key="sessions_upload").set_value((file_name, data, "application/json"))
+    at.run()
+    at.button(key="sessions_import").click().run()
+    assert not at.exception, at.exception
+    sessions = list_sessions(ws)
+    assert len(sessions) == 2
+    imported = next(s for s in sessions if s["id"] != source["id"])
+    assert imported["origin"]["kind"] == "import" and imported["name"].startswith(source["name"])
+    assert imported["n_runs"] == next(s for s in sessions if s["id"] == source["id"])["n_runs"]
+    assert any(imported["id"] in s.value for s in at.success)
+
+
+def test_a_bad_session_file_is_an_error_naming_the_file_and_field(session_env):
+    at = page_test("sessions").run()
+    bad = b'{"format": "playground-session", "version": 1, "session": {"id": "s", "name": "x"}, "runs": 3,' \
+          b' "results": [], "spans": [], "prompt_versions": [], "templates": [], "ratings": [], "benchmarks": []}'
+    at.file_uploader(key="sessions_upload").set_value(("broken.json", bad, "application/json"))
+    at.run()
+    at.button(key="sessions_import").click().run()
+    assert not at.exception, at.exception
+    assert any("broken.json" in e.value and "runs" in e.value and "expected a list" in e.value for e in at.error)
+    assert len(_names(session_env)) == 1
+
+
+def test_prompt_history_diffs_a_version_with_its_parent_and_restores_it(session_env):
+    ws = open_workspace(session_env)
+    base = load_template("direct-short-answer")
+    base.user = base.user + "\nAnswer in at most five words."
+    edited = save_prompt_version(ws, base, message="shorter answers")
+    at = page_test("sessions")
+    at.session_state["sessions_history_template"] = "direct-short-answer"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="sessions_version").value == edited
+    diff = next(c.value for c in at.code if c.language == "diff")
+    assert "+Answer in at most five words." in diff
+    at.button(key="sessions_restore").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["template_name"] == "direct-short-answer"
+    assert at.session_state["template_user"].rstrip().endswith("Answer in at most five words.")
+    assert at.session_state["template_system"] == base.system
+    assert any("Restored direct-short-answer" in s.value for s in at.success)

@@ -1,0 +1,64 @@
+"""The Traces page opens a run's question from ?run= and ?question= and shows its spans and waterfall."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from playground.store import open_workspace
+from playground.store.runs import get_results, get_spans
+from tests.app.test_runs_page import page_test, runs_workspace
+
+
+@pytest.fixture
+def runs_env(tmp_path_factory, monkeypatch):
+    built = runs_workspace(tmp_path_factory)
+    monkeypatch.setenv("PLAYGROUND_DB", str(built["path"]))
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    return built
+
+
+def test_a_linked_question_shows_every_span_kind_and_the_waterfall(runs_env):
+    ws = open_workspace(runs_env["path"])
+    result = get_results(ws, runs_env["rag"])[-1]
+    spans = get_spans(ws, runs_env["rag"], result["question_id"])
+    at = page_test("traces")
+    at.query_params["run"] = runs_env["rag"]
+    at.query_params["question"] = result["question_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="traces_run").value == runs_env["rag"]
+    assert at.selectbox(key="traces_question").value == f"{result['question_id']}#0"
+    titles = [e.label for e in at.expander]
+    assert len(titles) == len(spans)
+    for kind in ("program", "retrieve", "render", "generate", "parse"):
+        assert any(title.lstrip("│└ ").startswith(f"{kind}:") for title in titles), kind
+    # The raw model output and the rendered prompt are shown.
+    generate = next(s for s in spans if s["kind"] == "generate")
+    codes = [c.value for c in at.code]
+    assert generate["outputs"]["text"] in codes
+    render = next(s for s in spans if s["kind"] == "render")
+    assert render["outputs"]["messages"][-1]["content"] in codes
+    # The waterfall has one bar per span.
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert sum(len(trace["y"]) for trace in figure["data"]) == len(spans)
+    assert any(result["prediction"] in m.value for m in at.markdown)
+
+
+def test_a_link_to_a_question_the_run_lacks_warns_and_falls_back(runs_env):
+    at = page_test("traces")
+    at.query_params["run"] = runs_env["direct"]
+    at.query_params["question"] = "no-such-question"
+    at.run()
+    assert not at.exception, at.exception
+    assert any("no-such-question" in w.value for w in at.warning)
+    assert at.selectbox(key="traces_question").value.endswith("#0")
+
+
+def test_an_unknown_run_in_the_link_is_a_warning_not_a_traceback(runs_env):
+    at = page_test("traces")
+    at.query_params["run"] = "zzzz"
+    at.run()
+    assert not at.exception, at.exception
+    assert any("zzzz" in w.value for w in at.warning)

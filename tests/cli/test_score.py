@@ -1,0 +1,128 @@
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from playground.cli import main
+from playground.evaluation.metrics import score_prediction
+from tests.conftest import shared_dataset
+from tests.evaluation.test_metrics import reference_em, reference_f1
+
+
+def _write_jsonl(path, records) -> str:
+    path.write_text("".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records), encoding="utf-8")
+    return str(path)
+
+
+def _score_json(capsys, path: str) -> dict:
+    assert main(["score", path, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_score_json_per_line_and_mean(tmp_path, capsys):
+    path = _write_jsonl(tmp_path / "predictions.jsonl", [
+        {"id": "q1", "prediction": "The Seine.", "answers": ["Seine", "the Seine river"]},
+        {"id": "q2", "prediction": "Berlin", "answers": "Paris"},
+        {"prediction": "B) Madrid", "answers": ["B"], "choices": ["Paris", "Madrid"]},
+        {"id": 4, "prediction": "anything", "answers": []},
+    ])
+    report = _score_json(capsys, path)
+    assert report["n"] == 4
+    assert [item["line"] for item in report["items"]] == [1, 2, 3, 4]
+    assert [item["id"] for item in report["items"]] == ["q1", "q2", None, 4]
+    first, second, third, fourth = (item["scores"] for item in report["items"])
+    assert first["em"] == 1.0 and first["f1"] == 1.0 and first["cover_em"] == 1.0
+    assert second["em"] == 0.0 and second["f1"] == 0.0
+    assert third["accuracy"] == 1.0
+    assert fourth == {}
+    assert report["mean"]["em"] == pytest.approx(1 / 3)
+    assert report["mean"]["accuracy"] == 1.0
+    assert set(report["mean"]) >= {"em", "f1", "cover_em", "bleu1", "bleu4", "rougeL"}
+    assert third == score_prediction("B) Madrid", ["B"], ["Paris", "Madrid"])
+
+
+def test_score_text_output(tmp_path, capsys):
+    path = _write_jsonl(tmp_path / "p.jsonl", [{"id": "a", "prediction": "Paris", "answers": ["Paris"]},
+                                                {"id": "b", "prediction": "Rome", "answers": ["Paris"]}])
+    assert main(["score", path]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:5] == ["line", "id", "em", "f1", "cover_em"]
+    assert lines[1].split()[:3] == ["1", "a", "1.000"] and lines[2].split()[:3] == ["2", "b", "0.000"]
+    assert lines[3].split()[:3] == ["mean", "n=2", "0.500"]
+
+
+@pytest.mark.parametrize("lines, where, problem", [
+    (['{"prediction": "x", "answers": ["x"]}', '{"prediction": "x", "answers": ["x"]', ''], "line 2, column",
+     "invalid JSON"),
+    (['{"prediction": "x", "answers": ["x"]}', '', '{"answers": ["x"]}'], "line 3", 'missing "prediction"'),
+    (['{"prediction": "x"}'], "line 1", 'missing "answers"'),
+    (['{"prediction": 3, "answers": "x"}'], "line 1", '"prediction" must be a string, got a number'),
+    (['{"prediction": "x", "answers": ["ok", null]}'], "line 1", '"answers"[1] must be a string, got null'),
+    (['{"prediction": "x", "answers": "x", "choices": "AB"}'], "line 1", '"choices" must be a list'),
+    (['["x", "y"]'], "line 1", "expected a JSON object, got a list"),
+])
+def test_malformed_line_names_file_line_and_problem(tmp_path, capsys, lines, where, problem):
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    assert main(["score", str(path)]) == 1
+    error = capsys.readouterr().err
+    assert f"{path}, {where}" in error and problem in error
+    assert "Traceback" not in error
+
+
+def test_missing_file_and_non_utf8(tmp_path, capsys):
+    assert main(["score", str(tmp_path / "absent.jsonl")]) == 1
+    assert "absent.jsonl: no such file" in capsys.readouterr().err
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes('{"prediction": "x", "answers": ["x"]}\n{"prediction": "caf\xe9", "answers": ["x"]}\n'
+                     .encode("latin-1"))
+    assert main(["score", str(path)]) == 1
+    assert f"{path}, line 2, byte" in capsys.readouterr().err
+
+
+def test_console_command_runs_in_a_fresh_process(tmp_path):
+    path = _write_jsonl(tmp_path / "p.jsonl", [{"prediction": "the Eiffel Tower", "answers": ["Eiffel Tower"]}])
+    done = subprocess.run([sys.executable, "-m", "playground", "score", path, "--json"], capture_output=True,
+                          text=True, check=True)
+    assert json.loads(done.stdout)["mean"]["em"] == 1.0
+
+
+def _perturbed(rng: random.Random, answer: str, other: str) -> str:
+    kind = rng.randrange(8)
+    if kind == 0:
+        return answer
+    if kind == 1:
+        return "The " + answer.upper()
+    if kind == 2:
+        return " ".join(answer.split()[:-1])  # truncated
+    if kind == 3:
+        return f"I think it is {answer}."
+    if kind == 4:
+        return answer.lower() + " , !"
+    if kind == 5:
+        return other
+    if kind == 6:
+        return ""
+    return f"an {answer} (a guess)"
+
+
+def test_score_matches_independent_squad_reference_on_squad_dev(tmp_path, capsys):
+    data = json.loads(shared_dataset("squad", "dev-v1.1.json").read_text(encoding="utf-8"))["data"]
+    questions = [qa for article in data for paragraph in article["paragraphs"] for qa in paragraph["qas"]][::3]
+    rng = random.Random(1)
+    records = []
+    for qa in questions:
+        answers = [answer["text"] for answer in qa["answers"]]
+        other = rng.choice(questions)["answers"][0]["text"]
+        records.append({"id": qa["id"], "prediction": _perturbed(rng, answers[0], other), "answers": answers})
+    report = _score_json(capsys, _write_jsonl(tmp_path / "squad.jsonl", records))
+    assert report["n"] == len(records) > 1000  # a third of the questions, spread over every article
+    for record, item in zip(records, report["items"]):
+        assert item["id"] == record["id"]
+        assert item["scores"]["em"] == reference_em(record["prediction"], record["answers"]), record
+        assert abs(item["scores"]["f1"] - reference_f1(record["prediction"], record["answers"])) < 1e-12, record
+    expected_em = sum(reference_em(r["prediction"], r["answers"]) for r in records) / len(records)
+    assert report["mean"]["em"] == pytest.approx(expected_em)
+    assert 0.2 < report["mean"]["em"] < 0.8  # the perturbations produce both hits and misses

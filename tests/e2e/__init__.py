@@ -1,0 +1,1 @@
+"""End-to-end tests: the Streamlit app driven in a real headless Chromium."""

@@ -1,0 +1,114 @@
+"""A real app server over a fixture workspace, and Debian's Chromium driven by Playwright (a fresh profile)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from playground.app.launch import streamlit_command
+from playground.store import open_workspace
+from playground.store.datasets import save_dataset
+from tests.conftest import tiny_dataset
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+STARTUP_SECONDS = 90
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_healthy(url: str, server: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {server.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"streamlit did not answer {url}/_stcore/health within {STARTUP_SECONDS} s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory):
+    """`streamlit run` (the command `playground app` uses) on a free 127.0.0.1 port over the tiny dataset."""
+    root = tmp_path_factory.mktemp("e2e")
+    db = root / "sessions" / "playground.db"
+    workspace = open_workspace(db)
+    save_dataset(workspace, "tiny", tiny_dataset())
+    workspace.close()
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if key not in ("PLAYGROUND_INDEXES",)}
+    env.update(PLAYGROUND_DB=str(db), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")
+    log = root / "streamlit.log"
+    with open(log, "w") as out:
+        server = subprocess.Popen(streamlit_command(db, port=port), env=env, stdout=out, stderr=subprocess.STDOUT,
+                                  cwd=root)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, server, log)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        print(f"\nstreamlit log: {log}")
+
+
+@pytest.fixture(scope="session")
+def browser_context(tmp_path_factory):
+    """Chromium from Debian; a missing browser fails the tests (`make test` installs it)."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (`make browser`, run by `make test`)")
+    from playwright.sync_api import sync_playwright
+
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": 1500, "height": 1100},
+        )
+        context.set_default_timeout(60_000)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def page(browser_context):
+    """A new tab: a new Streamlit browser session."""
+    tab = browser_context.new_page()
+    yield tab
+    tab.close()
+
+
+@pytest.fixture(scope="session")
+def screenshot():
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(tab, name: str) -> Path:
+        path = SCREENSHOTS / f"{name}.png"
+        tab.screenshot(path=str(path), full_page=True)
+        print(f"screenshot: {path}")
+        return path
+
+    return take

@@ -1,0 +1,101 @@
+"""The app in a real headless Chromium: live template editing, a local-model run, side by side, share links."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+ACE = 'iframe[title="streamlit_ace.streamlit_ace"]'
+PROMPT = '[data-testid="stCode"]'
+ANSWER = '[data-testid="stAlertContentSuccess"]'
+
+
+def open_page(tab, url: str, title: str) -> None:
+    tab.goto(url)
+    tab.get_by_role("heading", name=title, level=1).wait_for()
+    wait_until_idle(tab)
+
+
+def wait_until_idle(tab) -> None:
+    """Streamlit shows its status widget while a script run is going on."""
+    tab.wait_for_timeout(300)
+    tab.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=180_000)
+
+
+def set_number(tab, label: str, value: int, nth: int = 0) -> None:
+    field = tab.get_by_label(label, exact=True).nth(nth)
+    field.fill(str(value))
+    field.press("Enter")
+    wait_until_idle(tab)
+
+
+def test_typing_in_the_editor_changes_the_rendered_prompt(page, app_url, screenshot):
+    open_page(page, app_url + "/", "Playground")
+    prompt = page.locator(PROMPT).first
+    assert "What is the capital of France?" in prompt.inner_text()
+    assert "zebra-marker" not in prompt.inner_text()
+    user_editor = page.frame_locator(f"{ACE} >> nth=1")
+    user_editor.locator(".ace_content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\nzebra-marker: answer in French.")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stCode\"]')].some(e => e.innerText.includes('zebra-marker'))",
+        timeout=30_000,
+    )
+    wait_until_idle(page)
+    text = page.locator(PROMPT).first.inner_text()
+    assert text.rstrip().endswith("zebra-marker: answer in French.")
+    assert "What is the capital of France?" in text
+    screenshot(page, "playground-live-prompt")
+
+
+def test_run_with_the_local_model_shows_an_answer_and_a_trace_link(page, app_url, screenshot):
+    open_page(page, app_url + "/", "Playground")  # the default page is served at the root
+    set_number(page, "max_tokens", 16)
+    page.get_by_role("button", name="Run", exact=True).click()
+    answer = page.locator(ANSWER).first
+    answer.wait_for(timeout=180_000)
+    wait_until_idle(page)
+    assert answer.inner_text().strip()
+    assert page.get_by_text(re.compile(r"\d+ prompt \+ \d+ completion")).is_visible()
+    assert page.get_by_text("Open the trace").count() >= 1
+    screenshot(page, "playground-run")
+
+
+def test_side_by_side_with_two_variants_shows_two_answers(page, app_url, screenshot):
+    open_page(page, app_url + "/side-by-side", "Side by side")
+    page.get_by_role("heading", name="Variant B").wait_for()
+    for nth in range(2):
+        set_number(page, "max_tokens", 12, nth)
+    page.get_by_role("button", name="Run all variants").click()
+    page.locator(ANSWER).nth(1).wait_for(timeout=240_000)
+    wait_until_idle(page)
+    answers = [text.strip() for text in page.locator(ANSWER).all_inner_texts()]
+    assert len(answers) == 2 and all(answers)
+    assert page.get_by_text(re.compile(r"^Differs: .*retriever")).is_visible()
+    screenshot(page, "side-by-side")
+
+
+def test_a_share_link_lands_on_the_same_view(page, browser_context, app_url, screenshot):
+    open_page(page, app_url + "/side-by-side", "Side by side")
+    set_number(page, "Variants", 3)
+    page.get_by_role("heading", name="Variant C").wait_for()
+    link = page.get_by_role("link", name=re.compile(r"page=side-by-side"))
+    href = link.get_attribute("href")
+    assert "session=" in href and "variants=3" in href and "q=q1" in href
+    shared = browser_context.new_page()  # another browser session opening the link
+    try:
+        shared.goto(app_url + "/" + href.lstrip("./"))
+        shared.get_by_role("heading", name="Side by side", level=1).wait_for()
+        shared.get_by_role("heading", name="Variant C").wait_for()
+        wait_until_idle(shared)
+        assert shared.get_by_role("heading", name=re.compile(r"^Variant ")).count() == 3
+        session = re.search(r"session=([0-9a-f]+)", href).group(1)
+        assert session[:8] in shared.get_by_label("Session", exact=True).input_value()
+        assert shared.get_by_label("Question (also used for the prompt diff)").input_value().startswith("q1:")
+        screenshot(shared, "share-link-side-by-side")
+    finally:
+        shared.close()

@@ -1,0 +1,78 @@
+"""Judge versions: model + params + template versions, stored apart from the models under test."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from playground import PlaygroundError
+from playground.evaluation.judges.judge_config import (
+    DEFAULT_JUDGE_TEMPLATES, JudgeConfig, judge_version, resolve_judge, sample_params, self_judging_warning,
+)
+from playground.models.base import GenerationParams
+from playground.store.judgments import get_judge, list_judges, migration_judgments
+from playground.store.prompts import get_prompt_version
+
+from tests.evaluation.judges.conftest import ScriptedModel
+
+
+def test_config_defaults_roles_and_round_trip():
+    config = JudgeConfig(templates={"pairwise": "my-pairwise.jinja"})
+    assert config.templates == {**DEFAULT_JUDGE_TEMPLATES, "pairwise": "my-pairwise.jinja"}
+    assert config.params.temperature == 0.0
+    again = JudgeConfig.from_dict(config.to_dict())
+    assert again == config
+    with pytest.raises(PlaygroundError, match="unknown judge template role"):
+        JudgeConfig(templates={"verdict": "x"})
+
+
+def test_version_changes_with_everything_that_decides_outputs():
+    params = GenerationParams(max_tokens=64)
+    base = judge_version("pairwise", "local:smollm2", "sha256:1", params, {"pairwise": "abc"})
+    assert base == judge_version("pairwise", "local:smollm2", "sha256:1", params, {"pairwise": "abc"})
+    changed = [
+        judge_version("reference", "local:smollm2", "sha256:1", params, {"pairwise": "abc"}),
+        judge_version("pairwise", "openai:x@http://h/v1", "sha256:1", params, {"pairwise": "abc"}),
+        judge_version("pairwise", "local:smollm2", "sha256:2", params, {"pairwise": "abc"}),
+        judge_version("pairwise", "local:smollm2", "sha256:1", dataclasses.replace(params, temperature=0.7),
+                      {"pairwise": "abc"}),
+        judge_version("pairwise", "local:smollm2", "sha256:1", params, {"pairwise": "abd"}),
+    ]
+    assert base not in changed and len(set(changed)) == len(changed)
+
+
+def test_resolve_judge_saves_templates_and_the_judge_once(judge_workspace):
+    model = ScriptedModel(lambda messages, params: "{}")
+    judge = resolve_judge(judge_workspace, "pointwise", JudgeConfig(), model=model)
+    assert set(judge.templates) == {"steps", "pointwise"}
+    for role, version in judge.prompt_versions.items():
+        assert get_prompt_version(judge_workspace, version)["template"] == DEFAULT_JUDGE_TEMPLATES[role]
+    stored = get_judge(judge_workspace, judge.id[:6])
+    assert stored["model"] == "scripted:judge" and stored["kind"] == "pointwise"
+    assert stored["prompt_versions"] == judge.prompt_versions and stored["params"]["max_tokens"] == 128
+    again = resolve_judge(judge_workspace, "pointwise", JudgeConfig(), model=model)
+    assert again.id == judge.id and len(list_judges(judge_workspace)) == 1
+    other = resolve_judge(judge_workspace, "pointwise", JudgeConfig(params=GenerationParams(max_tokens=9)), model=model)
+    assert other.id != judge.id and len(list_judges(judge_workspace)) == 2
+    with pytest.raises(PlaygroundError, match="unknown judge kind"):
+        resolve_judge(judge_workspace, "listwise", model=model)
+
+
+def test_self_judging_warning_names_the_shared_model():
+    assert self_judging_warning("local:smollm2", ["local:other", None]) is None
+    warning = self_judging_warning("local:smollm2", ["local:other", "local:smollm2"])
+    assert warning and "local:smollm2" in warning and "self-preference" in warning
+
+
+def test_sample_params_move_the_seed_with_the_repeat():
+    params = GenerationParams(temperature=0.7, seed=5)
+    assert sample_params(params, 0) is params
+    assert sample_params(params, 3).seed == 8 and sample_params(params, 3).temperature == 0.7
+    assert sample_params(GenerationParams(seed=None), 2).seed is None
+
+
+def test_migration_is_idempotent(judge_workspace):
+    with judge_workspace.db.conn:
+        migration_judgments(judge_workspace.db)
+    assert {"judges", "judge_steps", "judgments", "judge_spans"} <= set(judge_workspace.db.table_names())

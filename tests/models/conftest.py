@@ -1,0 +1,137 @@
+"""Model fixtures: the real SmolLM2 GGUF in-process, a real llama.cpp OpenAI-compatible server, a Cohere v2 stub."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from playground.models.local import smollm2_path
+from playground.models.registry import load_model
+
+SERVER_START_TIMEOUT_S = 120
+
+
+@pytest.fixture(scope="session")
+def smollm2():
+    return load_model("local:smollm2")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    """`python -m llama_cpp.server` on 127.0.0.1 serving SmolLM2, requiring a throwaway API key.
+
+    Yields {"url": "http://127.0.0.1:PORT/v1", "key": KEY}; the process is killed at the end of the session.
+    """
+    port = free_port()
+    key = f"sk-test-{uuid.uuid4().hex}"
+    log = tmp_path_factory.mktemp("llama_server") / "server.log"
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path()), "--host", "127.0.0.1",
+               "--port", str(port), "--n_ctx", "2048", "--api_key", key, "--model_alias", "smollm2",
+               "--n_threads", "1", "--n_threads_batch", "1"]  # idle OpenMP threads spin on a busy 2-core machine
+    with log.open("wb") as log_file:
+        process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+            try:
+                request = urllib.request.Request(f"{url}/models", headers={"Authorization": f"Bearer {key}"})
+                with urllib.request.urlopen(request, timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama_cpp.server did not answer {url}/models within {SERVER_START_TIMEOUT_S} s")
+            time.sleep(0.25)
+        yield {"url": url, "key": key, "port": port}
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def cohere_reply(text: str, input_tokens: int = 11, output_tokens: int = 3, finish_reason: str = "COMPLETE") -> dict:
+    """A body in Cohere's v2 chat response format."""
+    return {
+        "id": f"resp-{uuid.uuid4().hex[:8]}",
+        "finish_reason": finish_reason,
+        "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+        "usage": {
+            "billed_units": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+            "tokens": {"input_tokens": input_tokens + 200, "output_tokens": output_tokens},
+        },
+    }
+
+
+class CohereStub:
+    """A loopback HTTP server for POST /v2/chat that plays a script of (status, body, headers) replies.
+
+    When the script runs out, the last reply repeats (so [(500, ...)] means 500 forever). Requests are recorded.
+    """
+
+    def __init__(self):
+        self.script: list[tuple[int, dict, dict]] = [(200, cohere_reply("Paris"), {})]
+        self.requests: list[dict] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 - http.server naming
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                stub.requests.append({"path": self.path, "headers": dict(self.headers),
+                                      "json": json.loads(body or b"{}")})
+                if self.path != "/v2/chat":
+                    status, payload, headers = 404, {"message": f"no route {self.path}"}, {}
+                else:
+                    index = min(len(stub.requests) - 1, len(stub.script) - 1)
+                    status, payload, headers = stub.script[index]
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def cohere_stub(monkeypatch):
+    stub = CohereStub()
+    monkeypatch.setenv("CO_API_URL", stub.url)
+    monkeypatch.setenv("CO_API_KEY", f"co-test-{uuid.uuid4().hex}")
+    yield stub
+    stub.close()

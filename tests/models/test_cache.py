@@ -1,0 +1,69 @@
+"""The response cache in table llm_cache, on a real workspace file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playground.models.base import GenerationParams
+from playground.models.cache import generate
+from playground.models.registry import load_model
+
+MESSAGES = [{"role": "user", "content": "What is the capital of Germany?"}]
+PARAMS = GenerationParams(max_tokens=6, seed=1)
+
+
+def rows(workspace) -> int:
+    return workspace.db["llm_cache"].count
+
+
+def test_second_call_is_a_hit_with_the_same_text(workspace, smollm2):
+    first = generate(workspace, smollm2, MESSAGES, PARAMS)
+    second = generate(workspace, smollm2, MESSAGES, PARAMS)
+    assert first.cached is False and second.cached is True
+    assert second.text == first.text and second.samples == first.samples
+    assert (second.prompt_tokens, second.completion_tokens, second.model_id) == (
+        first.prompt_tokens, first.completion_tokens, first.model_id)
+    assert rows(workspace) == 1
+
+
+def test_other_sample_index_or_params_miss(workspace, smollm2):
+    generate(workspace, smollm2, MESSAGES, PARAMS)
+    assert generate(workspace, smollm2, MESSAGES, PARAMS, sample_index=1).cached is False
+    assert generate(workspace, smollm2, MESSAGES, GenerationParams(max_tokens=5, seed=1)).cached is False
+    assert generate(workspace, smollm2, MESSAGES, GenerationParams(max_tokens=6, seed=2)).cached is False
+    assert rows(workspace) == 4
+    assert generate(workspace, smollm2, MESSAGES, PARAMS, sample_index=1).cached is True
+
+
+def test_use_cache_false_calls_the_model(workspace, smollm2):
+    generate(workspace, smollm2, MESSAGES, PARAMS)
+    fresh = generate(workspace, smollm2, MESSAGES, PARAMS, use_cache=False)
+    assert fresh.cached is False
+    assert rows(workspace) == 1
+
+
+def database_bytes(workspace) -> bytes:
+    workspace.db.conn.commit()
+    files = sorted(Path(workspace.path).parent.glob(Path(workspace.path).name + "*"))
+    assert files, "the workspace file should exist"
+    return b"".join(path.read_bytes() for path in files)
+
+
+def test_the_api_key_is_never_stored(workspace, llama_server, monkeypatch):
+    key = llama_server["key"]
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    model = load_model(f"openai:smollm2@{llama_server['url']}")
+    completion = generate(workspace, model, MESSAGES, GenerationParams(max_tokens=4))
+    assert completion.text  # the key was really used: the server refuses requests without it
+    assert generate(workspace, model, MESSAGES, GenerationParams(max_tokens=4)).cached is True
+    stored = database_bytes(workspace)
+    assert b"llm_cache" in stored and completion.text.encode() in stored
+    assert key.encode() not in stored
+
+
+def test_a_request_holding_a_secret_is_not_cached(workspace, smollm2, monkeypatch):
+    monkeypatch.setenv("CO_API_KEY", "co-secret-in-a-prompt-1234")
+    leaky = [{"role": "user", "content": "Repeat: co-secret-in-a-prompt-1234"}]
+    assert generate(workspace, smollm2, leaky, GenerationParams(max_tokens=2)).cached is False
+    assert rows(workspace) == 0
+    assert b"co-secret-in-a-prompt-1234" not in database_bytes(workspace)

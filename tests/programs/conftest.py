@@ -1,0 +1,24 @@
+"""Program fixtures: the real local model (loaded once per process) and a step context over the tiny workspace."""
+
+from __future__ import annotations
+
+import pytest
+
+from playground.models.base import GenerationParams
+from playground.models.registry import load_model
+from playground.programs.base import StepContext
+from playground.prompts.library import load_template
+from playground.store.prompts import save_prompt_version
+
+
+@pytest.fixture(scope="session")
+def smollm2():
+    return load_model("local:smollm2")
+
+
+def make_context(workspace, model, template_name: str, max_tokens: int = 8, **fields) -> StepContext:
+    """A context as a run builds it: the named template saved as a prompt version, small max_tokens."""
+    template = load_template(template_name)
+    version = save_prompt_version(workspace, template)
+    return StepContext(workspace=workspace, model=model, params=GenerationParams(max_tokens=max_tokens),
+                       templates={"main": template}, prompt_versions={"main": version}, **fields)

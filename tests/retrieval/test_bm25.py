@@ -1,0 +1,42 @@
+from playground.retrieval.bm25 import BM25Retriever
+from playground.retrieval.index import open_retriever
+from playground.retrieval.registry import DEFAULT_PARAMS
+from tests.conftest import TINY_QUESTIONS
+
+
+def test_each_tiny_question_finds_its_gold_passage_first(tiny_workspace):
+    retriever = open_retriever(tiny_workspace, "tiny", "bm25")
+    for question in TINY_QUESTIONS:
+        hits = retriever.search(question.text, 3)
+        assert hits[0].passage_id == question.gold_passage_ids[0], question.text
+
+
+def test_hits_are_ranked_by_descending_score(tiny_workspace):
+    hits = open_retriever(tiny_workspace, "tiny", "bm25").search("capital city river France Germany", 6)
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:]))
+    assert len({h.passage_id for h in hits}) == len(hits)
+
+
+def test_only_matching_passages_are_returned(tiny_workspace):
+    retriever = open_retriever(tiny_workspace, "tiny", "bm25")
+    assert [h.passage_id for h in retriever.search("Guido", 5)] == ["p5"]
+    assert retriever.search("zzzunknownword", 5) == []
+    assert retriever.search("what is the", 5) == []
+
+
+def test_save_and_load_give_the_same_ranking(tmp_path):
+    texts = ["alpha beta gamma", "beta gamma delta", "gamma delta epsilon", "alpha alpha alpha"]
+    built = BM25Retriever.from_texts(texts, ["a", "b", "c", "d"], DEFAULT_PARAMS["bm25"])
+    built.save(tmp_path)
+    loaded = BM25Retriever.load(None, DEFAULT_PARAMS["bm25"], tmp_path)
+    for query in ("alpha", "gamma delta", "epsilon beta"):
+        assert built.search(query, 4) == loaded.search(query, 4)
+    assert [h.passage_id for h in loaded.search("alpha", 4)] == ["d", "a"]
+
+
+def test_stemming_is_a_parameter(tiny_workspace):
+    stemmed = open_retriever(tiny_workspace, "tiny", "bm25", {"stem": True})
+    plain = open_retriever(tiny_workspace, "tiny", "bm25", {"stem": False})
+    assert [h.passage_id for h in stemmed.search("flowing", 5)] == ["p4", "p6"]
+    assert plain.search("flowing", 5) == []

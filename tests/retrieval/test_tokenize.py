@@ -1,0 +1,26 @@
+from playground.retrieval.tokenize import stop_words, tokenize, tokenize_many
+
+
+def test_lower_cases_drops_stop_words_and_stems():
+    assert tokenize("The Rivers of FRANCE are flowing") == ["river", "franc", "flow"]
+
+
+def test_without_stemming_keeps_whole_words():
+    assert tokenize("The Rivers of FRANCE are flowing", stem=False) == ["rivers", "france", "flowing"]
+
+
+def test_underscores_and_punctuation_split_words():
+    assert tokenize("Super_Bowl_50: Denver's win!", stem=False) == ["super", "bowl", "50", "denver", "win"]
+
+
+def test_stop_word_only_text_gives_no_tokens():
+    assert tokenize("what is the of and") == []
+    assert {"the", "what", "is"} <= stop_words()
+
+
+def test_tokenize_many_reports_progress_and_matches_tokenize():
+    calls = []
+    texts = ["Paris is big", "Berlin rivers"]
+    tokens = tokenize_many(texts, on_progress=lambda done, total, message: calls.append((done, total)))
+    assert tokens == [tokenize(text) for text in texts]
+    assert calls[-1] == (2, 2)
