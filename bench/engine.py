@@ -56,8 +56,12 @@ def demo_copy(source: Path, folder: Path) -> tuple[object, str, str]:
     target = folder / "sessions" / "playground.db"
     target.parent.mkdir(parents=True)
     if has_demo:
-        with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src, dst = sqlite3.connect(source), sqlite3.connect(target)
+        try:
             src.backup(dst)
+        finally:
+            src.close()
+            dst.close()
         return open_workspace(target), "demo", note
     from playground.store.datasets import save_dataset
     from tests.conftest import tiny_dataset
@@ -81,12 +85,14 @@ def bench_generation(workspace, dataset: str, model, n_prompts: int, max_tokens:
                           use_cache=False)
 
     def raw(messages):
+        model.llama.reset()  # no KV-cache prefix reuse from the previous call, for either path
         started = time.perf_counter()
         response = model.llama.create_chat_completion(messages=list(messages), temperature=0.0, top_p=1.0,
                                                       max_tokens=max_tokens, stop=None, seed=0)
         return response["usage"]["completion_tokens"], time.perf_counter() - started, response["choices"][0]["message"]["content"] or ""
 
     def engine(messages):
+        model.llama.reset()
         step = context.for_question()
         started = time.perf_counter()
         completion = step.generate(messages)
@@ -175,7 +181,7 @@ def main() -> int:
     parser.add_argument("--db", default=str(ROOT / "sessions" / "playground.db"))
     parser.add_argument("--questions", type=int, default=50)
     parser.add_argument("--max-tokens", type=int, default=32)
-    parser.add_argument("-k", type=int, default=5)
+    parser.add_argument("-k", type=int, default=3)
     parser.add_argument("--prompts", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--render-repeats", type=int, default=2000)

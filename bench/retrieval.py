@@ -265,22 +265,26 @@ def embedding_rows(texts: list[str], repeats: int) -> list[dict]:
     model = embedder.model
     embedder.encode(texts[:64])
     engine, direct = [], []
-    for _ in range(repeats):  # interleaved, so load from other processes hits both sides alike
-        t0 = time.perf_counter()
+    def run_engine():
         embedder.encode(texts, on_progress=lambda *a: None)
-        engine.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
+
+    def run_direct():
         model.encode(texts, batch_size=embedder.batch_size, normalize_embeddings=True, convert_to_numpy=True,
                      show_progress_bar=False)
-        direct.append(time.perf_counter() - t0)
-    engine_s, direct_s = float(np.median(engine)), float(np.median(direct))
-    ratio = direct_s / engine_s
+
+    for repeat in range(repeats):  # interleaved, alternating who goes first, so outside load hits both alike
+        for name in (("engine", "direct") if repeat % 2 == 0 else ("direct", "engine")):
+            t0 = time.perf_counter()
+            run_engine() if name == "engine" else run_direct()
+            (engine if name == "engine" else direct).append(time.perf_counter() - t0)
+    ratio = min(direct) / min(engine)
+    median_ratio = float(np.median(direct)) / float(np.median(engine))
     return [
-        row("embedding", "engine (get_embedder().encode)", build_s=engine_s,
-            notes=f"{len(texts) / engine_s:.1f} texts/s; {ratio:.3f} of direct throughput; "
-                  f"target within 5%: {'PASS' if ratio >= 0.95 else 'FAIL'}"),
-        row("embedding", "sentence-transformers direct", build_s=direct_s,
-            notes=f"{len(texts) / direct_s:.1f} texts/s; {len(texts)} SQuAD paragraphs, median of {repeats}"),
+        row("embedding", "engine (get_embedder().encode)", build_s=min(engine),
+            notes=f"{len(texts) / min(engine):.1f} texts/s; throughput {ratio:.3f} of direct (best of {repeats}; "
+                  f"medians {median_ratio:.3f}); target within 5%: {'PASS' if ratio >= 0.95 else 'FAIL'}"),
+        row("embedding", "sentence-transformers direct", build_s=min(direct),
+            notes=f"{len(texts) / min(direct):.1f} texts/s; the same {len(texts)} SQuAD paragraphs, same batch size"),
     ]
 
 
@@ -315,8 +319,8 @@ def main() -> int:
         workspace.close()
     rows += bm25_scale_rows([10_000] if args.quick else [10_000, 100_000], 200 if args.quick else 500,
                             20 if args.quick else 50)
-    rows += vector_rows(20_000 if args.quick else 100_000, 384, 200 if args.quick else 500)
-    rows += embedding_rows(random.Random(0).sample(paragraphs, 256 if args.quick else 512), 2 if args.quick else 3)
+    rows += vector_rows(20_000 if args.quick else 100_000, 384, 200 if args.quick else 300)
+    rows += embedding_rows(random.Random(0).sample(paragraphs, 128), 3 if args.quick else 5)
     print_table(rows)
     log(f"done in {time.perf_counter() - started:.0f} s")
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,17 @@ def streamlit_command(db_path: str | os.PathLike, host: str = "127.0.0.1", port:
 
 
 def launch_app(db_path: str | os.PathLike, host: str = "127.0.0.1", port: int = 8501, headless: bool = True) -> int:
-    """Run Streamlit in the foreground until interrupted; the workspace path is passed after `--`."""
+    """Run Streamlit in the foreground until it ends; SIGTERM and SIGINT are passed on so no server is left behind."""
     env = dict(os.environ, PLAYGROUND_DB=str(Path(db_path).resolve()))
     print(f"playground app on http://{host}:{port} (workspace {db_path})", file=sys.stderr)
-    return subprocess.call(streamlit_command(db_path, host, port, headless), env=env)
+    server = subprocess.Popen(streamlit_command(db_path, host, port, headless), env=env)
+
+    def pass_on(signum, _frame) -> None:
+        server.send_signal(signum)
+
+    previous = {sig: signal.signal(sig, pass_on) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        return server.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

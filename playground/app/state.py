@@ -18,7 +18,15 @@ import streamlit as st
 from playground.config import workspace_path
 from playground.store import Workspace, open_workspace
 
-PAGE_SLUGS = ["playground", "side-by-side", "retrievers", "runs", "ab", "traces", "sessions"]
+APP_DIR = Path(__file__).resolve().parent
+SCREENS_DIR = APP_DIR / "screens"  # not "pages/": Streamlit would list that folder on its own beside st.navigation
+PAGE_SLUGS = ["playground", "side-by-side", "retrievers", "runs", "ab", "traces", "sessions", "workspace"]
+
+
+def page_file(slug: str) -> Path:
+    """The script of page `slug` (the Playground page is editor.py: a playground.py would shadow the package)."""
+    name = "editor" if slug == "playground" else slug.replace("-", "_")
+    return SCREENS_DIR / f"{name}.py"
 API_KEY_NAMES = ("OPENAI_API_KEY", "HF_TOKEN", "CO_API_KEY")
 SESSION_KEY = "session_id"
 BENCHMARK_KEY = "benchmark"
@@ -72,11 +80,15 @@ def current_session_id() -> str:
     return session_id
 
 
+SIDEBAR_SESSION_KEY = "_sidebar_session"
+
+
 def set_session(session_id: str) -> None:
     """Switch this browser session to `session_id` and make it the workspace's current one (the CLI follows)."""
     from playground.store.sessions import use_session
 
     st.session_state[SESSION_KEY] = use_session(workspace(), session_id)["id"]
+    st.session_state.pop(SIDEBAR_SESSION_KEY, None)  # the sidebar picker keeps its own value; let it follow
 
 
 def benchmark() -> Optional[str]:

@@ -6,13 +6,11 @@ share link opens on.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import streamlit as st
 
 from playground.app import state
 
-PAGES_DIR = Path(__file__).resolve().parent / "pages"
 PAGE_TITLES = {
     "playground": ("Playground", ":material/edit_note:"),
     "side-by-side": ("Side by side", ":material/view_column:"),
@@ -21,11 +19,11 @@ PAGE_TITLES = {
     "ab": ("A/B", ":material/compare_arrows:"),
     "traces": ("Traces", ":material/account_tree:"),
     "sessions": ("Sessions", ":material/folder_shared:"),
+    "workspace": ("Workspace", ":material/database:"),
 }
 
 
-def page_file(slug: str) -> Path:
-    return PAGES_DIR / f"{slug.replace('-', '_')}.py"
+page_file = state.page_file
 
 
 def pages() -> list:
@@ -46,7 +44,7 @@ def session_picker(ws) -> None:
     ids = [s["id"] for s in sessions]
     names = {s["id"]: s["name"] for s in sessions}
     chosen = st.selectbox("Session", ids, index=ids.index(current) if current in ids else 0,
-                          format_func=lambda sid: f"{names.get(sid, sid)} ({sid[:8]})", key="_sidebar_session")
+                          format_func=lambda sid: f"{names.get(sid, sid)} ({sid[:8]})", key=state.SIDEBAR_SESSION_KEY)
     if chosen and chosen != current:
         state.set_session(chosen)
         st.rerun()

@@ -21,8 +21,8 @@ def parse_option(text: str) -> tuple[str, object]:
         return key, raw.strip()
 
 
-def _add_run_options(parser, *, dataset_help: str) -> None:
-    parser.add_argument("--dataset", required=True, help=dataset_help)
+def _add_run_options(parser, *, dataset_help: str, dataset_required: bool = True) -> None:
+    parser.add_argument("--dataset", required=dataset_required, help=dataset_help)
     parser.add_argument("--program", default="rag", help="program: direct, rag, multihop, fusion, subquestion, react")
     parser.add_argument("--template", help="main template NAME, NAME@VERSION or file (default: the program's own)")
     parser.add_argument("--retriever", help="retriever kind for programs that retrieve (default bm25)")
@@ -75,7 +75,7 @@ def register(subparsers, common) -> None:
     actions = demos.add_subparsers(dest="demos_command", metavar="ACTION")
     bootstrap = actions.add_parser("bootstrap", parents=[common],
                                    help="run a program zero-shot on training questions; keep the correct traces")
-    _add_run_options(bootstrap, dataset_help="benchmark of training questions")
+    _add_run_options(bootstrap, dataset_help="benchmark of training questions", dataset_required=False)
     bootstrap.add_argument("--name", required=True, help="demonstration set name (a new version when it exists)")
     bootstrap.add_argument("--from-run", metavar="RUN_ID", help="keep the traces of this stored run instead of running")
     bootstrap.add_argument("--metric", help="what counts as correct (default em; accuracy for multiple choice)")
@@ -145,6 +145,8 @@ def handle_bootstrap(args) -> int:
         if args.from_run:
             found = save_demonstrations_from_run(workspace, args.from_run, args.name, args.metric, args.threshold)
             payload = {"run_id": found["source_run_id"], "kept": found["n"], "set": found}
+        elif not args.dataset:
+            raise PlaygroundError("`playground demos bootstrap` needs --dataset NAME (or --from-run RUN_ID)")
         else:
             payload = bootstrap_demonstrations(workspace, config_from_args(args), args.name, args.metric,
                                                args.threshold, on_progress=on_progress, use_cache=not args.no_cache)

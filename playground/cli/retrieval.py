@@ -101,6 +101,7 @@ def cmd_eval_retrieval(args) -> int:
 
 def register(subparsers, common) -> None:
     index = subparsers.add_parser("index", parents=[common], help="build retrieval indexes")
+    index.set_defaults(handler=lambda args: index.print_help() or 2)
     index_commands = index.add_subparsers(dest="index_command", metavar="SUBCOMMAND")
     build = index_commands.add_parser("build", parents=[common], help="build (or confirm up to date) an index")
     _retriever_options(build)

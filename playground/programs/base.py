@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Optional, Protocol, runtime_checkable
+from typing import Any, Callable, ContextManager, Optional, Protocol, runtime_checkable
 
 from playground import PlaygroundError
 from playground.data.records import Choice, Question
@@ -107,15 +107,21 @@ class StepContext:
     tracer: Tracer = field(default_factory=Tracer)
 
     def for_question(self, sample_index: int = 0) -> "StepContext":
-        """A fresh context (new tracer) for one question and repeat, sharing everything the run fixed."""
-        return dataclasses.replace(self, tracer=Tracer(), sample_index=sample_index)
+        """A fresh context (new tracer) for one question and repeat, sharing everything the run fixed.
+
+        Repeat r samples with seed + r, so repeated answers can differ when temperature > 0.
+        """
+        params = self.params
+        if sample_index and params.seed is not None:
+            params = dataclasses.replace(params, seed=params.seed + sample_index)
+        return dataclasses.replace(self, tracer=Tracer(), sample_index=sample_index, params=params)
 
     def template(self, role: str = "main"):
         if role not in self.templates:
             raise PlaygroundError(f"this program needs a {role!r} template; the run has {sorted(self.templates)}")
         return self.templates[role]
 
-    def span(self, kind: str, name: Optional[str] = None, inputs: Optional[dict] = None) -> Iterator[Span]:
+    def span(self, kind: str, name: Optional[str] = None, inputs: Optional[dict] = None) -> ContextManager[Span]:
         """Open a span of any kind (judge, tool, a hop...) under the current one; steps inside nest under it."""
         return self.tracer.span(kind, name, inputs)
 

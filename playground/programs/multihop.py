@@ -50,8 +50,8 @@ def parse_hop(text: str) -> dict:
             break
         known_lines.append(_KNOWN.sub("", line, count=1).strip())
     loose = query is None
-    if loose:  # no Search: line: the last line is taken as the query
-        query = known_lines.pop() if known_lines else ""
+    if loose:  # no Search: line: the whole reply is the query
+        query, known_lines = " ".join(known_lines), []
     query = query.strip().strip("\"'`").strip()
     stop = bool(_NOT_APPLICABLE.match(query)) if query else False
     return {"known": " ".join(line for line in known_lines if line), "query": "" if stop else query, "stop": stop,

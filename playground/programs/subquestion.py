@@ -18,7 +18,7 @@ from playground.data.records import Question
 from playground.programs.base import ProgramOutput, StepContext, program, question_variables
 from playground.programs.multihop import accumulate_passages, int_option, step_params
 
-_NUMBERING = re.compile(r"^\s*(?:[-*•]|\(?\d+[.):]|q\d+\s*[:.)]|sub-?question\s*\d*\s*[:.)])\s*", re.I)
+_NUMBERING = re.compile(r"^\s*(?:[-*•]\s*)?(?:\(?\d+[.):]|q\d+\s*[:.)]|(?:sub-?)?question\s*\d*\s*[:.)])?\s*", re.I)
 _TRUE = {"true", "yes", "1", "supported", "y"}
 
 
@@ -76,17 +76,25 @@ def split_question(context: StepContext, question: Question, limit: int) -> list
     return subquestions
 
 
-def judge_round(context: StepContext, subquestion: str, query: str, round_number: int) -> tuple[list[dict], dict]:
-    """Retrieve for `query`, ask the judge whether the passages answer `subquestion`; returns (passages, verdict)."""
+def judge_round(context: StepContext, subquestion: str, query: str, round_number: int,
+                judged: list[list[str]]) -> tuple[list[dict], Optional[dict]]:
+    """Retrieve for `query`, ask the judge whether the passages answer `subquestion`; returns (passages, verdict).
+
+    The verdict is None when the passages were already judged in an earlier round (the judge would say the same).
+    """
     params = step_params(context)
     with context.span("step", f"round {round_number}", {"query": query}) as span:
         passages = context.retrieve(query, name="retrieve")
+        if [p["id"] for p in passages] in judged:
+            span.outputs = {"skipped": "these passages were judged in an earlier round"}
+            return passages, None
         messages, used, truncation = context.render_with_passages(
             question_variables(subquestion), passages, role="judge", params=params, name="render judge")
         completion = context.generate(messages, params=params, truncation=truncation, name="generate judge")
         with context.span("parse", "parse judgment", {"text": completion.text}) as parse_span:
             verdict = parse_judgment(completion.text)
             parse_span.outputs = verdict
+        judged.append([p["id"] for p in passages])
         span.outputs = {**verdict, "passage_ids": [p["id"] for p in used]}
     return used, verdict
 
@@ -94,21 +102,26 @@ def judge_round(context: StepContext, subquestion: str, query: str, round_number
 def answer_subquestion(context: StepContext, number: int, subquestion: str, max_rounds: int) -> dict:
     """Search, judge and refine one sub-question; returns {question, answer, verified, feedback, passages, rounds}."""
     with context.span("step", f"subquestion {number}", {"subquestion": subquestion, "max_rounds": max_rounds}) as span:
-        query, gathered, verdict, rounds = subquestion, [], {}, 0
+        query, gathered, verdict, rounds, judged = subquestion, [], {}, 0, []
         for round_number in range(1, max_rounds + 1):
             rounds = round_number
-            passages, verdict = judge_round(context, subquestion, query, round_number)
+            passages, new_verdict = judge_round(context, subquestion, query, round_number, judged)
+            if new_verdict is None:
+                break
+            verdict = new_verdict
             gathered = accumulate_passages(gathered, passages)
             if verdict["judgment"]:
                 break
             better = verdict["feedback"].splitlines()[0].strip() if verdict["feedback"] else ""
-            query = better if better and better.lower() != query.lower() else subquestion
+            if not better or better.lower() == query.lower():
+                break
+            query = better
         verified = bool(verdict.get("judgment"))
         record = {"question": subquestion, "answer": verdict.get("answer") or verdict.get("feedback", ""),
                   "verified": verified, "feedback": verdict.get("feedback", ""), "rounds": rounds,
                   "passages": gathered}
-        span.outputs = {key: value for key, value in record.items() if key != "passages"}
-        span.outputs["passage_ids"] = [p["id"] for p in gathered]
+        span.outputs = {**{key: value for key, value in record.items() if key != "passages"},
+                        "passage_ids": [p["id"] for p in gathered]}
     return record
 
 

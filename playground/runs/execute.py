@@ -137,7 +137,8 @@ def _prepare(workspace: Workspace, config: RunConfig, *, stored: bool, model: Op
         model = load_model(config.model)
     else:
         config.model = model.spec
-    config.use_cache = bool(config.use_cache and use_cache)
+    # Cache use is how a run is executed, not what it computes: a repeat or resume follows the caller's choice.
+    config.use_cache = bool(use_cache) if stored else bool(config.use_cache and use_cache)
     context = StepContext(
         workspace=workspace, model=model, params=config.params, templates=templates,
         prompt_versions=dict(config.prompt_versions), retriever=retriever, corpus=corpus, k=config.k,

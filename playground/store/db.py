@@ -96,8 +96,15 @@ def _migration_1(db: sqlite_utils.Database) -> None:
     db["prompt_versions"].create_index(["template", "created_at"])
 
 
+def _migration_2(db: sqlite_utils.Database) -> None:
+    """LLM judges: judge versions, their stored evaluation steps, judgments and their spans."""
+    from playground.store.judgments import migration_judgments
+
+    migration_judgments(db)
+
+
 # Append new migrations; never edit one that has shipped.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 APP_DIR = Path(__file__).resolve().parents[2] / "playground" / "app"
 ENTRY = APP_DIR / "streamlit_app.py"
-PAGES = APP_DIR / "pages"
+
 
 
 @pytest.fixture
@@ -20,4 +20,6 @@ def app_workspace(tiny_workspace, monkeypatch):
 
 
 def page_path(slug: str) -> str:
-    return str(PAGES / f"{slug.replace('-', '_')}.py")
+    from playground.app.state import page_file
+
+    return str(page_file(slug))

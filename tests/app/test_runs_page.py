@@ -7,12 +7,10 @@ real runs of local:smollm2 (max_tokens 8) on the same seeded sample of 3 questio
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import playground.app.state  # noqa: F401  (imported first: pages/playground.py must not shadow the package)
 from playground.runs.config import RunConfig
 from playground.runs.execute import resume_run, start_run
 from playground.store import open_workspace
@@ -20,7 +18,7 @@ from playground.store.datasets import save_dataset
 from playground.store.runs import get_results, get_run, list_runs
 from tests.conftest import tiny_dataset
 
-PAGES = Path(__file__).resolve().parents[2] / "playground" / "app" / "pages"
+from playground.app.state import page_file
 PARAMS = {"max_tokens": 8}
 _BUILT: dict = {}
 
@@ -46,7 +44,7 @@ def runs_workspace(tmp_path_factory) -> dict:
 
 
 def page_test(name: str, timeout: int = 120) -> AppTest:
-    return AppTest.from_file(str(PAGES / f"{name}.py"), default_timeout=timeout)
+    return AppTest.from_file(str(page_file(name)), default_timeout=timeout)
 
 
 @pytest.fixture(scope="session")

@@ -123,3 +123,22 @@ def test_prompt_history_diffs_a_version_with_its_parent_and_restores_it(session_
     assert at.session_state["template_user"].rstrip().endswith("Answer in at most five words.")
     assert at.session_state["template_system"] == base.system
     assert any("Restored direct-short-answer" in s.value for s in at.success)
+
+
+def test_the_download_is_the_session_export(session_env):
+    import json
+
+    from playground.app.views.sessions import export_bytes
+
+    ws = open_workspace(session_env)
+    source = current_session(ws)
+    payload = json.loads(export_bytes(str(session_env), source["id"]))
+    assert payload["format"] == "playground-session" and payload["session"]["id"] == source["id"]
+    assert len(payload["runs"]) == source_runs(ws, source["id"])
+    at = page_test("sessions").run()
+    assert not at.exception, at.exception
+    assert at.download_button(key="sessions_download") is not None
+
+
+def source_runs(ws, session_id: str) -> int:
+    return ws.db["runs"].count_where("session_id = ?", [session_id])

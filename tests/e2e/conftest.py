@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -84,7 +83,7 @@ def browser_context(tmp_path_factory):
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(profile), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
-            viewport={"width": 1500, "height": 1100},
+            viewport={"width": 1500, "height": 1500},
         )
         context.set_default_timeout(60_000)
         try:
@@ -93,11 +92,35 @@ def browser_context(tmp_path_factory):
             context.close()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.e2e_failed = report.failed
+
+
+@pytest.fixture(scope="session")
+def warm_app(browser_context, app_url):
+    """Open the app once at its root: Streamlit's first session on a fresh server shows a spurious "Page not found"
+    over a deep link (streamlit/streamlit#9992), which would cover the page under test."""
+    tab = browser_context.new_page()
+    tab.goto(app_url + "/")
+    tab.get_by_role("heading", name="Playground", level=1).wait_for()
+    tab.close()
+    return app_url
+
+
 @pytest.fixture
-def page(browser_context):
-    """A new tab: a new Streamlit browser session."""
+def page(browser_context, warm_app, request):
+    """A new tab: a new Streamlit browser session. A failing test leaves a screenshot of it."""
     tab = browser_context.new_page()
     yield tab
+    if getattr(request.node, "e2e_failed", False):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"FAILED-{request.node.name}.png"
+        tab.screenshot(path=str(path), full_page=True)
+        print(f"screenshot of the failure: {path}")
     tab.close()
 
 

@@ -83,9 +83,12 @@ def test_a_share_link_lands_on_the_same_view(page, browser_context, app_url, scr
     open_page(page, app_url + "/side-by-side", "Side by side")
     set_number(page, "Variants", 3)
     page.get_by_role("heading", name="Variant C").wait_for()
+    page.get_by_label("Question (also used for the prompt diff)").click()
+    page.get_by_role("option", name="q3: Which river flows through Paris?").click()
+    wait_until_idle(page)
     link = page.get_by_role("link", name=re.compile(r"page=side-by-side"))
     href = link.get_attribute("href")
-    assert "session=" in href and "variants=3" in href and "q=q1" in href
+    assert "session=" in href and "variants=3" in href and "q=q3" in href
     shared = browser_context.new_page()  # another browser session opening the link
     try:
         shared.goto(app_url + "/" + href.lstrip("./"))
@@ -95,7 +98,7 @@ def test_a_share_link_lands_on_the_same_view(page, browser_context, app_url, scr
         assert shared.get_by_role("heading", name=re.compile(r"^Variant ")).count() == 3
         session = re.search(r"session=([0-9a-f]+)", href).group(1)
         assert session[:8] in shared.get_by_label("Session", exact=True).input_value()
-        assert shared.get_by_label("Question (also used for the prompt diff)").input_value().startswith("q1:")
+        assert shared.get_by_label("Question (also used for the prompt diff)").input_value().startswith("q3:")
         screenshot(shared, "share-link-side-by-side")
     finally:
         shared.close()

@@ -53,5 +53,6 @@ def test_an_unknown_program_is_a_clear_error():
 
     from playground import PlaygroundError
 
-    with pytest.raises(PlaygroundError, match="unknown program 'nope'.*direct, rag"):
+    with pytest.raises(PlaygroundError, match=r"unknown program 'nope' \(known: direct, .*rag") as raised:
         get_program("nope")
+    assert all(name in str(raised.value) for name in PROGRAMS)

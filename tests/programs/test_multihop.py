@@ -36,8 +36,8 @@ def test_parse_hop_reads_known_and_search_lines_and_n_a():
     stopped = parse_hop("Known: the Seine flows through Paris\nSearch: N/A")
     assert stopped["stop"] and stopped["query"] == ""
     assert parse_hop("N/A")["stop"]
-    loose = parse_hop("rivers of France")
-    assert loose == {"known": "", "query": "rivers of France", "stop": False, "loose": True}
+    loose = parse_hop("rivers of France\nand Paris")
+    assert loose == {"known": "", "query": "rivers of France and Paris", "stop": False, "loose": True}
 
 
 def test_accumulate_keeps_first_retrieval_order_without_duplicates():

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from playground import PlaygroundError
-from playground.data.records import Dataset, Passage
+from playground.data.records import Passage
 from playground.retrieval import embeddings as embeddings_module
 from playground.retrieval.embeddings import corpus_embeddings, embeddings_dir, get_embedder
 from playground.retrieval.index import open_retriever

@@ -72,3 +72,9 @@ def test_squad_dev_bm25_recall_at_10_is_above_0_85(workspace):
     save_dataset(workspace, "squad", read_dataset("squad", shared_dataset("squad", "dev-v1.1.json")))
     result = evaluate_retriever(workspace, "squad", "bm25", k=10, sample=300, seed=0)
     assert result["n"] == 300 and result["recall@k"] > 0.85
+
+
+def test_bm25_kinds_find_each_generated_passage_by_its_unique_token(generated_workspace):
+    for kind in ("bm25", "bm25-rank"):
+        result = evaluate_retriever(generated_workspace, "gen", kind, k=1, sample=None, seed=0)
+        assert result["n"] == 30 and result["recall@k"] == 1.0, kind

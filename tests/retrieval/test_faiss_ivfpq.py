@@ -1,4 +1,3 @@
-import numpy as np
 import pytest
 
 from playground import PlaygroundError
@@ -35,3 +34,10 @@ def test_stored_vectors_find_themselves_despite_quantisation(tmp_path):
     probes = range(0, 2000, 40)
     found = sum(int(loaded.search_vectors(vectors[i], 5)[0][0]) == i for i in probes)
     assert found >= 0.9 * len(probes)
+
+
+def test_a_few_hundred_passages_train_with_clamped_lists(generated_workspace):
+    retriever = open_retriever(generated_workspace, "gen", "faiss-ivfpq")
+    assert retriever.manifest["effective"] == {"nlist": 17, "m": 8, "nbits": 8, "nprobe": 16}
+    hits = retriever.search("The river near the city", 10)
+    assert len(hits) == 10 and all(h.passage_id.startswith("g") for h in hits)

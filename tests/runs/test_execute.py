@@ -87,6 +87,8 @@ def test_a_rag_run_stores_results_traces_and_config_then_a_rerun_is_served_from_
     fresh = start_run(tiny_workspace, rag_config(sample=1), use_cache=False)
     assert [s["cached"] for s in _generate_spans(tiny_workspace, fresh.run_id)] == [0]
     assert get_run(tiny_workspace, fresh.run_id)["config"]["use_cache"] is False
+    rerun = repeat_run(tiny_workspace, fresh.run_id)  # cache use follows the caller, not the stored run
+    assert rerun.cached == 1 and get_run(tiny_workspace, rerun.run_id)["config"]["use_cache"] is True
 
 
 def test_a_stopped_run_resumes_with_only_the_remaining_questions(tiny_workspace, smollm2):
@@ -225,3 +227,14 @@ def test_run_config_round_trips_through_a_dict():
     assert RunConfig(dataset="d", templates="rag-cot").templates == {"main": "rag-cot"}
     with pytest.raises(PlaygroundError, match="unknown generation parameter"):
         RunConfig.from_dict({"dataset": "d", "params": {"temprature": 1}})
+
+
+def test_repeats_answer_each_question_again_with_the_next_seed(tiny_workspace, smollm2):
+    config = RunConfig(dataset="tiny", program="direct", params=GenerationParams(max_tokens=4, temperature=0.8, seed=5),
+                       question_ids=["q1"], repeats=2)
+    summary = start_run(tiny_workspace, config)
+    assert summary.n == 2 and summary.n_planned == 2
+    assert [(r["question_id"], r["repeat"]) for r in get_results(tiny_workspace, summary.run_id)] == [("q1", 0), ("q1", 1)]
+    seeds = [next(s for s in get_spans(tiny_workspace, summary.run_id, "q1", repeat) if s["kind"] == "generate")
+             ["inputs"]["params"]["seed"] for repeat in (0, 1)]
+    assert seeds == [5, 6]

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import streamlit as st
 
 from playground.app import state
-
-PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
 
 
 def page_link(slug: str, label: str, container=None, **params) -> None:
     """Link to page `slug` with query parameters (e.g. traces with run= and question=)."""
     target = container if container is not None else st
     query = {k: str(v) for k, v in params.items() if v not in (None, "")}
-    path = PAGES_DIR / f"{slug.replace('-', '_')}.py"
+    path = state.page_file(slug)
     if path.is_file():
         try:
             target.page_link(str(path), label=label, query_params=query)

@@ -49,7 +49,8 @@ def hit_rows(hits: Sequence, passages: Mapping[str, object], gold_ids: Sequence[
         passage = passages.get(hit.passage_id)
         rows.append({
             "rank": hit.rank, "id": hit.passage_id, "score": float(hit.score),
-            "title": getattr(passage, "title", "") if passage else "", "text": getattr(passage, "text", "") if passage else "",
+            "title": getattr(passage, "title", "") if passage else "",
+            "text": getattr(passage, "text", "") if passage else "",
             "gold": hit.passage_id in gold, "colour": colours.get(hit.passage_id),
             "found_by": list(retrievers_by_id.get(hit.passage_id, ())),
         })

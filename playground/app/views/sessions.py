@@ -10,13 +10,28 @@ from typing import Mapping, Optional, Sequence
 from playground.store.db import Workspace
 
 
+def export_file_name(session_name: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", session_name).strip("-.") or "session"
+    return f"{slug}.playground-session.json"
+
+
 def export_file(workspace: Workspace, session_id: str) -> tuple[str, bytes]:
     """(file name, JSON bytes) of a session export, secrets already removed by export_session."""
     from playground.store.sessions import export_session
 
     payload = export_session(workspace, session_id)
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", payload["session"]["name"]).strip("-.") or "session"
-    return f"{slug}.playground-session.json", json.dumps(payload, ensure_ascii=False, indent=1).encode("utf-8")
+    return export_file_name(payload["session"]["name"]), json.dumps(payload, ensure_ascii=False, indent=1).encode()
+
+
+def export_bytes(db_path: str, session_id: str) -> bytes:
+    """The export of one session, read through its own connection (the download runs outside the script thread)."""
+    from playground.store import open_workspace
+
+    workspace = open_workspace(db_path, create=False)
+    try:
+        return export_file(workspace, session_id)[1]
+    finally:
+        workspace.close()
 
 
 def import_file(workspace: Workspace, data: bytes, file_name: str = "upload") -> str:

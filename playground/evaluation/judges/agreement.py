@@ -82,8 +82,10 @@ def pointwise_agreement(workspace, run_id: str) -> list[dict]:
             human[rating["question_id"]].append(rating["value"])
     by_judge = defaultdict(lambda: defaultdict(list))
     for judgment in list_judgments(workspace, run_id=run_id, kind="pointwise"):
-        if judgment["run_id"] == run_id and judgment["score"] is not None:
-            by_judge[judgment["judge_id"]][judgment["question_id"]].append(judgment["score"])
+        if judgment["run_id"] == run_id:
+            scores = by_judge[judgment["judge_id"]]  # listed even when no judgment of it could be read
+            if judgment["score"] is not None:
+                scores[judgment["question_id"]].append(judgment["score"])
     reports = []
     for judge_id, scores in by_judge.items():
         shared = sorted(set(scores) & set(human))
@@ -111,12 +113,10 @@ def pairwise_agreement(workspace, run_id: str) -> list[dict]:
             human[(rating["run_id"], rating["question_id"])].append(1.0 - rating["value"])
     judged = defaultdict(lambda: defaultdict(list))  # (judge, other run) -> question -> values from run_id's side
     for judgment in list_judgments(workspace, run_id=run_id, kind="pairwise"):
-        if judgment["score"] is None:
-            continue
-        if judgment["run_id"] == run_id:
-            judged[(judgment["judge_id"], judgment["other_run_id"])][judgment["question_id"]].append(judgment["score"])
-        else:
-            judged[(judgment["judge_id"], judgment["run_id"])][judgment["question_id"]].append(1.0 - judgment["score"])
+        mine = judgment["run_id"] == run_id
+        scores = judged[(judgment["judge_id"], judgment["other_run_id"] if mine else judgment["run_id"])]
+        if judgment["score"] is not None:
+            scores[judgment["question_id"]].append(judgment["score"] if mine else 1.0 - judgment["score"])
     reports = []
     for (judge_id, other), scores in judged.items():
         shared = sorted(qid for qid in scores if (other, qid) in human)

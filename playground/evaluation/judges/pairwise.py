@@ -125,14 +125,17 @@ def judge_runs_pairwise(workspace, run_a: str, run_b: str, config: Optional[Judg
 
     ensure_judgment_tables(workspace)
     repeat = check_repeat(repeat)
-    first, items_a, skipped_a = run_items(workspace, run_a, answer_field)
-    second, items_b, skipped_b = run_items(workspace, run_b, answer_field)
+    from playground.store.runs import get_run
+
+    first, second = get_run(workspace, run_a), get_run(workspace, run_b)
     if first["id"] == second["id"]:
         raise PlaygroundError("pairwise judging compares two different runs")
     datasets = (first["config"].get("dataset"), second["config"].get("dataset"))
     if datasets[0] != datasets[1]:
         raise PlaygroundError(f"runs {first['id']} and {second['id']} answer different benchmarks "
                               f"({datasets[0]!r} and {datasets[1]!r}); pairwise judging needs the same questions")
+    first, items_a, skipped_a = run_items(workspace, first["id"], answer_field)
+    second, items_b, skipped_b = run_items(workspace, second["id"], answer_field)
     answers_b = {(item.question_id, item.repeat): item for item in items_b}
     pairs = [(item, answers_b[(item.question_id, item.repeat)]) for item in items_a
              if (item.question_id, item.repeat) in answers_b]

@@ -141,7 +141,7 @@ def show_results(results: list, mode: str) -> None:
     if mode == SAMPLE and len(run_ids) >= 2:
         st.markdown("Compare with intervals and per-question flips:")
         for other in run_ids[1:]:
-            ui.page_link("ab", f"A/B: {run_ids[0][:8]} vs {other[:8]}", a=run_ids[0], b=other)
+            ui.page_link("ab", f"A/B: {run_ids[0][:8]} vs {other[:8]}", run=run_ids[0], other=other)
 
 
 def main() -> None:

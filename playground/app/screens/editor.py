@@ -48,6 +48,18 @@ def apply_share_link(ws, questions) -> None:
         st.session_state["pg_model_spec"] = model
 
 
+def apply_restored_version(ws) -> None:
+    """The Sessions page's "restore" leaves a prompt version id here; load it into the editors once."""
+    from playground.prompts.library import load_template
+
+    version = st.session_state.pop("template_version", None)
+    if version:
+        with ui.errors_as_messages("Restore"):
+            template = load_template(f"{st.session_state.get('template_name', '')}@{version}", ws)
+            load_into_editor(template)
+            st.session_state[STARTER_KEY] = template.name
+
+
 def question_picker(questions):
     """A benchmark question (from a seeded sample) or a typed one; returns (Question or None, text)."""
     mode = st.radio("Question", [FROM_BENCHMARK, TYPED], horizontal=True, key=QUESTION_MODE_KEY,
@@ -75,7 +87,7 @@ def template_picker(ws):
     """The starter template (templates/*.jinja) the editor starts from; picking another loads it."""
     from playground.prompts.library import list_templates
 
-    starters = {t.name: t for t in list_templates()}
+    starters = {t.name: t for t in list_templates() if t.technique != "llm-judge"}
     if not starters:
         st.error("No starter templates found (templates/*.jinja).")
         st.stop()
@@ -164,6 +176,7 @@ def main() -> None:
     questions = load_questions(ws, benchmark)
     corpus = corpus_of(ws, benchmark)
     apply_share_link(ws, questions)
+    apply_restored_version(ws)
 
     question, text = question_picker(questions)
     base = template_picker(ws)

@@ -15,6 +15,14 @@ from playground.app.views.traces import ordered_spans, span_title
 SEED = 0
 
 
+@st.cache_data(show_spinner="Comparing the runs (paired bootstrap)...", max_entries=32)
+def _compare(scores_a: dict, scores_b: dict, seed: int) -> dict:
+    """compare_paired, kept per pair of score tables: a rating click or a metric switch does not resample."""
+    from playground.evaluation.stats import compare_paired
+
+    return compare_paired(scores_a, scores_b, seed=seed)
+
+
 def _pick(label: str, key: str, ids: list[str], linked, default, labels: dict) -> str:
     if linked in ids:
         st.session_state[key] = linked
@@ -100,7 +108,6 @@ def _rate(ws, run_a: str, run_b: str, question_id: str) -> None:
 
 
 def render() -> None:
-    from playground.evaluation.stats import compare_paired
     from playground.store.datasets import get_question
     from playground.store.runs import get_results, list_runs
 
@@ -128,7 +135,7 @@ def render() -> None:
 
     results_a, results_b = get_results(ws, run_a), get_results(ws, run_b)
     scores_a, scores_b = view.scores_by_question(results_a), view.scores_by_question(results_b)
-    comparison = compare_paired(scores_a, scores_b, seed=SEED)
+    comparison = _compare(scores_a, scores_b, SEED)
     if comparison["n"] == 0 or not comparison["metrics"]:
         st.warning("These runs have no scored question in common: nothing to compare.")
         return

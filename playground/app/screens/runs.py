@@ -1,9 +1,10 @@
 """Runs: launch a run over a seeded sample (stoppable, resumable), list runs with settings and scores, open one.
 
 Stopping: the run loop runs inside this script with an st.progress bar. A click on Stop (or on any widget) while
-it runs makes Streamlit ask for a rerun; views.interrupt.StoppableProgress holds that request, the engine stops
-before the next question (status "stopped", finished questions kept), then the rerun happens and the run shows
-a Resume button (playground.runs.execute.resume_run answers only the missing questions).
+it runs makes Streamlit interrupt the script at its next progress update; views.interrupt.StoppableProgress holds
+that request, the engine stops before the next question (status "stopped", finished questions kept), then the
+rerun happens and the run shows a Resume button (playground.runs.execute.resume_run answers only the missing
+questions). With fast reruns the new script run waits for the old one to record the stop (views.interrupt).
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from playground import PlaygroundError
 from playground.app import resources, state
 from playground.app import components as ui
 from playground.app.views import runs as view
-from playground.app.views.interrupt import StoppableProgress
+from playground.app.views.interrupt import StoppableProgress, running, take_outcome, wait_until_stopped
 
 DEFAULT_TEMPLATE = "(the program's default)"
-NOTICE_KEY = "runs_notice"
 
 
 def _benchmark_questions(ws, benchmark: str):
@@ -33,13 +33,12 @@ def _execute(what: str, call) -> None:
                        help="Stops the run after the question in progress; resume it later.")
     progress = StoppableProgress(bar_column.progress(0.0, text=f"{what}: starting"), what)
     summary = None
-    with ui.errors_as_messages(what):
-        summary = call(progress)
-    if summary is not None:
-        st.session_state[NOTICE_KEY] = (summary.status, summary.run_id, summary.n, summary.n_planned, summary.errors)
-        if st.session_state.get("runs_open") != summary.run_id:  # a resume is of the run already open
-            st.session_state["runs_open"] = summary.run_id
-    progress.release()  # a held click: rerun now that the stop is recorded
+    with running() as record:
+        with ui.errors_as_messages(what):
+            summary = call(progress)
+        if summary is not None:
+            record["outcome"] = (summary.status, summary.run_id, summary.n, summary.n_planned, summary.errors)
+    progress.release()  # a held click: rerun (or stop) now that the stop is recorded
     if summary is not None:
         st.rerun()
 
@@ -103,10 +102,12 @@ def _resume(ws, run: dict) -> None:
 
 
 def _notice() -> None:
-    notice = st.session_state.pop(NOTICE_KEY, None)
+    """The last run's outcome (left by the script run that ran it), and open that run."""
+    notice = take_outcome()
     if not notice:
         return
     status, run_id, n, planned, errors = notice
+    st.session_state["runs_open"] = run_id
     text = f"Run {run_id}: {status}, {n}/{planned} answered" + (f", {errors} error(s)" if errors else "")
     if status == "done":
         st.success(text)
@@ -154,7 +155,8 @@ def _open_run(ws, runs: list[dict]) -> None:
 
     settings = view.run_settings(run.get("config") or {})
     st.markdown(f"**{run.get('label') or run_id}** · status `{run['status']}` · "
-                f"{run.get('n_done') or 0}/{run.get('n_planned') or 0} answered · {run.get('errors') or 0} error(s) · "
+                f"{run.get('n_done') or 0}/{run.get('n_planned') or 0} answered · "
+                f"{run.get('errors') or 0} error(s) · "
                 f"{run.get('tokens') or 0} tokens · {float(run.get('seconds') or 0):.1f} s")
     ui.show_scores(run.get("metrics"))
     with st.expander("Settings"):
@@ -203,6 +205,7 @@ def _open_run(ws, runs: list[dict]) -> None:
 
 def render() -> None:
     st.title("Runs")
+    wait_until_stopped()  # a click during a run started this rerun while the run was still stopping
     ws = state.workspace()
     benchmark = state.benchmark()
     _notice()

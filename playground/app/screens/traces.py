@@ -20,6 +20,11 @@ def _choose(label: str, key: str, options: list, link_value, format_func=str):
     return st.selectbox(label, options, key=key, format_func=format_func)
 
 
+def _question_label(key: str) -> str:
+    """A result key "QID#REPEAT" as the question id, with the repeat only when it is not the first."""
+    return key.removesuffix("#0") if key.endswith("#0") else key.replace("#", " repeat ")
+
+
 def _linked_run(ws) -> str | None:
     from playground.store.runs import resolve_run_id
 
@@ -63,7 +68,8 @@ def _span_body(ws, span: dict, dataset: str, gold_ids: list[str]) -> None:
     if span.get("error"):
         st.error(span["error"])
     if kind == "retrieve":
-        st.markdown(f"Query `{inputs.get('query', '')}` · k={inputs.get('k')} · retriever `{inputs.get('retriever')}`")
+        st.markdown(f"Query `{inputs.get('query', '')}` · k={inputs.get('k')} · "
+                    f"retriever `{inputs.get('retriever')}`")
         hits = outputs.get("hits") or []
         found = _passages(ws, dataset, [h["id"] for h in hits])
         ui.passages_list([{**h, "text": getattr(found.get(h["id"]), "text", "")} for h in hits], gold_ids)
@@ -124,8 +130,7 @@ def render() -> None:
     linked_key = f"{linked_question}#0" if linked_question else None
     if linked_question and linked_key not in keys:
         st.warning(f"Link: run {run_id} has no result for question {linked_question!r}")
-    chosen = _choose("Question", "traces_question", keys, linked_key,
-                     format_func=lambda key: key.removesuffix("#0") if key.endswith("#0") else key.replace("#", " repeat "))
+    chosen = _choose("Question", "traces_question", keys, linked_key, format_func=_question_label)
     question_id, repeat = chosen.rsplit("#", 1)
     repeat = int(repeat)
     st.query_params.update({"run": run_id, "question": question_id})

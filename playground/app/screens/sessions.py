@@ -7,7 +7,7 @@ shows the new session in the same rerun; their messages are kept in st.session_s
 
 from __future__ import annotations
 
-from pathlib import Path
+import functools
 
 import streamlit as st
 
@@ -17,8 +17,7 @@ from playground.app import components as ui
 from playground.app.views import sessions as view
 
 MESSAGE_KEY = "sessions_message"
-SIDEBAR_PICKER_KEY = "_sidebar_session"  # the app shell's sidebar selectbox; dropped so it follows the switch
-PLAYGROUND_PAGE = Path(__file__).resolve().parent / "playground.py"
+PLAYGROUND_PAGE = state.page_file("playground")
 RESTORE_KEYS = ("template_system", "template_user", "template_name")
 
 
@@ -34,7 +33,6 @@ def _error_text(error: Exception) -> str:
 
 def _switch_to(session_id: str) -> None:
     state.set_session(session_id)
-    st.session_state.pop(SIDEBAR_PICKER_KEY, None)
     st.query_params["session"] = session_id
     st.session_state["_session_from_link"] = session_id
 
@@ -127,12 +125,11 @@ def _export_import(ws, sessions: list[dict], current: str) -> None:
         chosen = st.selectbox("Session to export", list(names), key="sessions_export_which",
                               index=list(names).index(current) if current in names else 0,
                               format_func=lambda sid: names[sid])
-        with ui.errors_as_messages("Export"):
-            file_name, data = view.export_file(ws, chosen)
-            st.download_button("Download session file", data, file_name=file_name, mime="application/json",
-                               key="sessions_download", icon=":material/download:")
-            st.caption(f"{len(data) / 1024:.1f} KiB · runs, results, traces, prompt versions, ratings and the "
-                       "questions and passages they use; API keys never included")
+        st.download_button("Download session file", functools.partial(view.export_bytes, str(ws.path), chosen),
+                           file_name=view.export_file_name(names[chosen]), mime="application/json",
+                           key="sessions_download", icon=":material/download:")
+        st.caption("Runs, results, traces, prompt versions, ratings and the questions and passages they use; "
+                   "API keys are never included. The file is made when you click.")
     with right:
         upload = st.file_uploader("Session file to import", type=["json"], key="sessions_upload")
         if st.button("Import", key="sessions_import", disabled=upload is None):
@@ -186,9 +183,10 @@ def _history(ws) -> None:
     default_other = parent["id"] if parent else (others[0] if others else None)
     if st.session_state.get("sessions_compare") not in others:
         st.session_state.pop("sessions_compare", None)
+    parent_id = parent["id"] if parent else None
     other = columns[1].selectbox("Compared with", others, key="sessions_compare",
                                  index=others.index(default_other) if default_other in others else 0,
-                                 format_func=lambda vid: f"{vid[:8]}{' (parent)' if parent and vid == parent['id'] else ''}"
+                                 format_func=lambda vid: vid[:8] + (" (parent)" if vid == parent_id else "")
                                  ) if others else None
     version = by_id[chosen]
     if other:

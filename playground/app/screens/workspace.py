@@ -1,0 +1,37 @@
+"""Workspace: which file is open and the corpora and benchmarks it holds, with their counts."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from playground.app import state
+from playground.store.datasets import list_datasets
+
+
+def render() -> None:
+    st.title("Workspace")
+    ws = state.workspace()
+    st.caption(f"Workspace: `{ws.path.resolve()}` · indexes in `{ws.indexes}`")
+    datasets = list_datasets(ws)
+    st.subheader("Corpora")
+    if datasets["corpora"]:
+        st.dataframe(
+            [{"name": c["name"], "format": c["format"], "passages": c["n_passages"], "created": c["created_at"]}
+             for c in datasets["corpora"]],
+            hide_index=True,
+        )
+    else:
+        st.info("No corpus yet: run `playground demo` or `playground data import`.")
+    st.subheader("Benchmarks")
+    if datasets["benchmarks"]:
+        st.dataframe(
+            [{"name": b["name"], "corpus": b["corpus"] or "", "format": b["format"], "questions": b["n_questions"],
+              "created": b["created_at"]}
+             for b in datasets["benchmarks"]],
+            hide_index=True,
+        )
+    else:
+        st.info("No benchmark yet: run `playground demo` or `playground data import`.")
+
+
+render()
