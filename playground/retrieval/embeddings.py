@@ -102,10 +102,9 @@ def get_embedder(name: Optional[str] = None) -> Embedder:
     with _lock:
         if name in _embedders:
             return _embedders[name]
+        # local_files_only, not HF_HUB_OFFLINE: that variable would also switch off the OpenAI-compatible and
+        # Hugging Face model clients (huggingface_hub) for the rest of the process.
         offline = not downloads_allowed()
-        if offline:
-            os.environ["HF_HUB_OFFLINE"] = "1"
-            os.environ["TRANSFORMERS_OFFLINE"] = "1"
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
 

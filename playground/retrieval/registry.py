@@ -16,7 +16,8 @@ RETRIEVER_KINDS: list[str] = ["bm25", "bm25-rank", "dense", "faiss-hnsw", "faiss
 
 DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
 
-# k1/b and stemming as in PIQARD; HNSW tuned for recall@10 >= 0.95 of exact at 100k (bench/retrieval.py);
+# k1/b and stemming as in PIQARD. HNSW tuned with bench/retrieval.py: at 100k clustered 384-d vectors it gives
+# recall@10 1.00 of exact at p50 0.5 ms, built in ~45 s on 2 cores (M=32/efConstruction=200 took 6 min).
 # IVFPQ with PIQARD's 8 sub-quantisers (nlist and nbits are clamped for small corpora, see faiss_ivfpq.py).
 DEFAULT_PARAMS: dict[str, dict[str, Any]] = {
     "bm25": {"k1": 1.5, "b": 0.75, "stem": True},

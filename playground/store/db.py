@@ -103,8 +103,15 @@ def _migration_2(db: sqlite_utils.Database) -> None:
     migration_judgments(db)
 
 
+def _migration_3(db: sqlite_utils.Database) -> None:
+    """Named, versioned demonstration sets (bootstrapped few-shot examples)."""
+    from playground.store.demonstrations import ensure_demonstration_tables
+
+    ensure_demonstration_tables(db)
+
+
 # Append new migrations; never edit one that has shipped.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
