@@ -3,68 +3,17 @@
 
 from __future__ import annotations
 
-import json
-
 from playground import PlaygroundError
 from playground.cli.output import emit, open_workspace_for, progress_bar
-
-
-def parse_option(text: str) -> tuple[str, object]:
-    """KEY=VALUE with VALUE read as JSON when it is JSON (3, 0.7, true, [..]), else as text."""
-    key, sep, raw = text.partition("=")
-    key = key.strip()
-    if not sep or not key:
-        raise PlaygroundError(f"--option {text!r}: write KEY=VALUE, e.g. --option hops=3")
-    try:
-        return key, json.loads(raw)
-    except ValueError:
-        return key, raw.strip()
-
-
-def _add_run_options(parser, *, dataset_help: str, dataset_required: bool = True) -> None:
-    parser.add_argument("--dataset", required=dataset_required, help=dataset_help)
-    parser.add_argument("--program", default="rag", help="program: direct, rag, multihop, fusion, subquestion, react")
-    parser.add_argument("--template", help="main template NAME, NAME@VERSION or file (default: the program's own)")
-    parser.add_argument("--retriever", help="retriever kind for programs that retrieve (default bm25)")
-    parser.add_argument("-k", type=int, default=5, help="passages to retrieve (default 5)")
-    parser.add_argument("--model", default="local:smollm2", help="model spec (default local:smollm2)")
-    parser.add_argument("--sample", type=int, help="number of questions (seeded sample; default all)")
-    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
-    parser.add_argument("--temperature", type=float, default=0.0)
-    parser.add_argument("--max-tokens", type=int, default=64)
-    parser.add_argument("--gen-seed", type=int, default=0, help="the model's sampling seed (default 0)")
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="program or modifier option, e.g. hops=3, queries=5, self_consistency=5 (repeatable)")
-    parser.add_argument("--no-cache", action="store_true", help="call the model even when the cache has the answer")
-
-
-def config_from_args(args, extra_options: dict | None = None):
-    """A RunConfig from the shared options."""
-    from playground.models.base import GenerationParams
-    from playground.runs.config import RunConfig
-
-    if args.max_tokens <= 0:
-        raise PlaygroundError(f"--max-tokens must be positive, not {args.max_tokens}")
-    options = dict(parse_option(text) for text in args.option)
-    options.update(extra_options or {})
-    params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.gen_seed)
-    return RunConfig(dataset=args.dataset, program=args.program,
-                     templates={"main": args.template} if args.template else {}, retriever=args.retriever, k=args.k,
-                     model=args.model, params=params, sample=args.sample, seed=args.seed,
-                     use_cache=not args.no_cache, options=options)
+from playground.cli.runs import add_run_options, config_from_args
 
 
 def register(subparsers, common) -> None:
-    from playground.programs.modifiers import register_programs
-
-    register_programs()  # so `playground run --program multihop` etc. work too
-
     sweep = subparsers.add_parser("sweep", parents=[common],
                                   help="one stored run per value of k, shots or example order, with a chart")
-    _add_run_options(sweep, dataset_help="benchmark name")
+    add_run_options(sweep, program_default="rag", dataset_required=True)
     sweep.add_argument("--sweep", required=True, metavar="PARAM=VALUES",
                        help="k=0,1,2,3,4,5 | shots=0,1,2 | order=0..5")
-    sweep.add_argument("--demos", metavar="NAME[@VERSION]", help="demonstration set for shots/order sweeps")
     sweep.add_argument("--selection", choices=("knn", "first"), help="how examples are picked from --demos (default knn)")
     sweep.add_argument("--shots", type=int, help="examples per prompt when sweeping order (default 3)")
     sweep.add_argument("--metric", default="em", help="metric to chart (default em)")
@@ -75,7 +24,7 @@ def register(subparsers, common) -> None:
     actions = demos.add_subparsers(dest="demos_command", metavar="ACTION")
     bootstrap = actions.add_parser("bootstrap", parents=[common],
                                    help="run a program zero-shot on training questions; keep the correct traces")
-    _add_run_options(bootstrap, dataset_help="benchmark of training questions", dataset_required=False)
+    add_run_options(bootstrap, program_default="rag", dataset_help="benchmark of training questions")
     bootstrap.add_argument("--name", required=True, help="demonstration set name (a new version when it exists)")
     bootstrap.add_argument("--from-run", metavar="RUN_ID", help="keep the traces of this stored run instead of running")
     bootstrap.add_argument("--metric", help="what counts as correct (default em; accuracy for multiple choice)")
@@ -110,7 +59,6 @@ def handle_sweep(args) -> int:
     parameter, values = parse_sweep(args.sweep)
     extra = {}
     if args.demos:
-        extra["demonstrations"] = args.demos
         if args.selection:
             extra["selection"] = args.selection
         if parameter == "order":

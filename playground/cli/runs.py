@@ -6,23 +6,37 @@ import json
 from playground import PlaygroundError
 from playground.cli.output import emit, open_workspace_for, progress_bar
 
+def add_run_options(parser, *, program_default: str = "direct", dataset_required: bool = False,
+                    dataset_help: str = "benchmark name") -> None:
+    """The options that describe a run; `run`, `sweep` and `demos bootstrap` share them."""
+    parser.add_argument("--dataset", required=dataset_required, help=dataset_help)
+    parser.add_argument("--program", default=program_default,
+                        help=f"program: direct, rag, multihop, fusion, subquestion, react (default {program_default})")
+    parser.add_argument("--template", help="template NAME or NAME@VERSION (default: the program's own)")
+    parser.add_argument("--template-file", help="run this template file instead of a named template")
+    parser.add_argument("--retriever", help="retriever kind for programs that retrieve (default bm25)")
+    parser.add_argument("-k", type=int, default=5, help="passages to retrieve (default 5)")
+    parser.add_argument("--model", default="local:smollm2", help="model spec (default local:smollm2)")
+    parser.add_argument("--sample", type=int, help="number of questions (seeded sample; default all)")
+    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--top-p", type=float, default=1.0)
+    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--stop", action="append", default=[], help="stop sequence (repeatable)")
+    parser.add_argument("--gen-seed", type=int, default=0, help="the model's sampling seed (default 0)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="program or modifier option, e.g. hops=3, queries=5, self_consistency=5, shots=2 "
+                             "(repeatable)")
+    parser.add_argument("--demos", metavar="NAME[@VERSION]",
+                        help="demonstration set for dynamic few-shot (from `playground demos bootstrap`)")
+    parser.add_argument("--repeats", type=int, default=1, metavar="R",
+                        help="answer each question R times (seeds seed..seed+R-1); scores report mean and std")
+    parser.add_argument("--no-cache", action="store_true", help="call the model even when the response cache has the answer")
+
+
 def register(subparsers, common) -> None:
     run = subparsers.add_parser("run", parents=[common], help="run a program over a benchmark sample and store results and traces")
-    run.add_argument("--dataset", help="benchmark name")
-    run.add_argument("--program", default="direct", help="program: direct, rag, ... (default direct)")
-    run.add_argument("--template", help="template NAME or NAME@VERSION (default: the program's own)")
-    run.add_argument("--template-file", help="run this template file instead of a named template")
-    run.add_argument("--retriever", help="retriever kind for programs that retrieve (default bm25)")
-    run.add_argument("-k", type=int, default=5, help="passages to retrieve (default 5)")
-    run.add_argument("--model", default="local:smollm2", help="model spec (default local:smollm2)")
-    run.add_argument("--sample", type=int, help="number of questions (seeded sample; default all)")
-    run.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
-    run.add_argument("--temperature", type=float, default=0.0)
-    run.add_argument("--top-p", type=float, default=1.0)
-    run.add_argument("--max-tokens", type=int, default=64)
-    run.add_argument("--stop", action="append", default=[], help="stop sequence (repeatable)")
-    run.add_argument("--gen-seed", type=int, default=0, help="the model's sampling seed (default 0)")
-    run.add_argument("--no-cache", action="store_true", help="call the model even when the response cache has the answer")
+    add_run_options(run)
     run.add_argument("--label", help="a note to find the run by")
     run.add_argument("--resume", metavar="RUN_ID", help="finish a stopped or interrupted run")
     run.add_argument("--repeat", metavar="RUN_ID", help="re-run a stored run's exact config as a new run")
@@ -39,23 +53,39 @@ def register(subparsers, common) -> None:
     trace.set_defaults(handler=handle_trace)
 
 
-def config_from_args(args):
-    """A RunConfig from `playground run` options."""
+def parse_option(text: str) -> tuple[str, object]:
+    """KEY=VALUE with VALUE read as JSON when it is JSON (3, 0.7, true, [..]), else as text."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise PlaygroundError(f"--option {text!r}: write KEY=VALUE, e.g. --option hops=3")
+    try:
+        return key, json.loads(raw)
+    except ValueError:
+        return key, raw.strip()
+
+
+def config_from_args(args, extra_options: dict | None = None):
+    """A RunConfig from the run options (see add_run_options)."""
     from playground.models.base import GenerationParams
     from playground.runs.config import RunConfig
 
     if not args.dataset:
-        raise PlaygroundError("`playground run` needs --dataset NAME (or --resume RUN_ID / --repeat RUN_ID)")
+        raise PlaygroundError("this command needs --dataset NAME")
     if args.template and args.template_file:
         raise PlaygroundError("give --template or --template-file, not both")
     if args.max_tokens <= 0:
         raise PlaygroundError(f"--max-tokens must be positive, not {args.max_tokens}")
+    options = dict(parse_option(text) for text in args.option)
+    if args.demos:
+        options.setdefault("demonstrations", args.demos)
+    options.update(extra_options or {})
     template = args.template_file or args.template
     params = GenerationParams(temperature=args.temperature, top_p=args.top_p, max_tokens=args.max_tokens,
                               stop=tuple(args.stop), seed=args.gen_seed)
     return RunConfig(dataset=args.dataset, program=args.program, templates={"main": template} if template else {},
                      retriever=args.retriever, k=args.k, model=args.model, params=params, sample=args.sample,
-                     seed=args.seed, use_cache=not args.no_cache)
+                     seed=args.seed, use_cache=not args.no_cache, options=options, repeats=args.repeats)
 
 
 def _summary_text(summary: dict) -> str:

@@ -90,10 +90,8 @@ def bootstrap_demonstrations(workspace, config, name: str, metric: Optional[str]
     Returns {"run_id", "n", "kept", "metric", "set": the stored set}.
     """
     from playground.programs.modifiers import EXAMPLE_OPTIONS
-    from playground.programs.modifiers import register_programs
     from playground.runs.execute import start_run
 
-    register_programs()
     options = {key: value for key, value in config.options.items() if key not in EXAMPLE_OPTIONS}
     zero_shot = dataclasses.replace(config, options=options)
     summary = start_run(workspace, zero_shot, on_progress=on_progress, use_cache=use_cache, model=model,

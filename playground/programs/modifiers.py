@@ -253,27 +253,3 @@ def with_modifiers(program: Program) -> Program:
 def apply_modifiers(program: Program, options: Optional[dict]) -> Program:
     """What a run should execute: `program` itself when `options` ask for no modifier, else it wrapped."""
     return with_modifiers(program) if has_modifiers(options) else program
-
-
-def register_programs() -> None:
-    """Add multihop, fusion, subquestion and react (able to take modifiers) to the program registry.
-
-    A bridge until playground/programs/registry.py lists them itself; names already registered are left alone.
-    """
-    from playground.programs.fusion import fusion
-    from playground.programs.multihop import multihop
-    from playground.programs.react import react
-    from playground.programs.registry import PROGRAMS
-    from playground.programs.subquestion import subquestion
-
-    for program in (multihop, fusion, subquestion, react):
-        PROGRAMS.setdefault(program.name, with_modifiers(program))
-
-
-def runs_take_modifiers(program_name: str) -> bool:
-    """Whether a run of `program_name` applies modifier options: the registered program is modifier-aware, or the
-    run engine wraps programs itself (it then imports `apply_modifiers`)."""
-    from playground.programs.registry import get_program
-    from playground.runs import execute
-
-    return isinstance(get_program(program_name), ModifiedProgram) or hasattr(execute, "apply_modifiers")

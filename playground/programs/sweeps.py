@@ -58,10 +58,8 @@ def point_config(config, parameter: str, value: int):
 
 def check_sweep(config, parameter: str) -> None:
     """Refuse a sweep whose parameter would change nothing, saying why."""
-    from playground.programs.modifiers import register_programs, runs_take_modifiers
     from playground.programs.registry import get_program
 
-    register_programs()
     program = get_program(config.program)
     if parameter == "k" and not program.needs_retriever:
         raise PlaygroundError(f"program {config.program!r} retrieves nothing, so sweeping k changes nothing "
@@ -70,9 +68,6 @@ def check_sweep(config, parameter: str) -> None:
         if not (config.options.get("examples") or config.options.get("demonstrations")):
             raise PlaygroundError(f"sweeping {parameter} needs a demonstration pool: --demos NAME "
                                   f"(a set from `playground demos bootstrap`)")
-        if not runs_take_modifiers(config.program):
-            raise PlaygroundError(f"runs of program {config.program!r} do not apply few-shot options yet "
-                                  f"(the run engine must call playground.programs.modifiers.apply_modifiers)")
 
 
 def run_sweep(workspace, config, parameter: str, values: list[int], metric: str = "em",

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from playground import PlaygroundError
-from playground.cli import COMMAND_MODULES, main
+from playground.cli import main
 from playground.models.base import GenerationParams
 from playground.programs.direct import direct
 from playground.programs.modifiers import permute, with_modifiers
@@ -86,7 +86,6 @@ def test_sweeps_that_would_change_nothing_are_refused(tiny_workspace):
 
 def test_the_sweep_command_prints_points_and_writes_an_html_chart(tiny_workspace, smollm2, monkeypatch, capsys,
                                                                   tmp_path):
-    monkeypatch.setattr("playground.cli.COMMAND_MODULES", [*COMMAND_MODULES, "experiments"])
     chart = tmp_path / "sweep.html"
     db = str(tiny_workspace.path)
     code = main(["sweep", "--db", db, "--dataset", "tiny", "--program", "rag", "--retriever", "bm25",
