@@ -119,12 +119,13 @@ def _text(report: dict) -> str:
         lines.append(f"  differs in {entry['setting']}: {changes}{more}")
     lines.append(f"n = {report['n']} questions answered by both (left out: {len(excluded['only_a'])} only in A, "
                  f"{len(excluded['only_b'])} only in B, {len(excluded['errors_a']) + len(excluded['errors_b'])} errors)")
-    header = f"{'metric':<10} {'A':>7} {'B':>7} {'B-A':>7}  {'95% CI':<18} {'p':>7}  {'test':<24} W/T/L"
+    width = max([len("metric"), *(len(name) for name in report["metrics"])])
+    header = f"{'metric':<{width}} {'A':>7} {'B':>7} {'B-A':>7}  {'95% CI':<18} {'p':>7}  {'test':<24} W/T/L"
     lines += ["", header, "-" * len(header)]
     for metric, row in report["metrics"].items():
         ci = f"[{_num(row['ci95'][0], True)}, {_num(row['ci95'][1], True)}]" if row["ci95"] else "-"
         p_value = f"{row['p_value']:.4f}" if row["p_value"] is not None else "-"
-        lines.append(f"{metric:<10} {_num(row['mean_a']):>7} {_num(row['mean_b']):>7} {_num(row['diff'], True):>7}  "
+        lines.append(f"{metric:<{width}} {_num(row['mean_a']):>7} {_num(row['mean_b']):>7} {_num(row['diff'], True):>7}  "
                      f"{ci:<18} {p_value:>7}  {row['test'] or '-':<24} {row['wins']}/{row['ties']}/{row['losses']}")
     for metric, row in report["metrics"].items():
         if row.get("binary") and (row["flipped"]["improved"] or row["flipped"]["regressed"]):
