@@ -91,6 +91,15 @@ def set_session(session_id: str) -> None:
     st.session_state.pop(SIDEBAR_SESSION_KEY, None)  # the sidebar picker keeps its own value; let it follow
 
 
+def require_benchmark() -> str:
+    """The page's benchmark; when the workspace has none, say how to get one and stop the page."""
+    name = benchmark()
+    if name is None:
+        st.info("This workspace has no benchmark yet: run `playground demo` or `playground data import`.")
+        st.stop()
+    return name
+
+
 def benchmark() -> Optional[str]:
     """The benchmark every page works on (the sidebar selector), else the workspace's first benchmark."""
     from playground.store.datasets import list_datasets

@@ -8,11 +8,12 @@ from typing import Optional
 
 from playground.progress import ProgressCallback, report
 from playground.retrieval.base import Hit
-from playground.retrieval.registry import document_text, package_versions, top_hits
+from playground.retrieval.lexical import LexicalIndex
+from playground.retrieval.registry import package_versions, top_hits
 from playground.retrieval.tokenize import tokenize, tokenize_many
 
 
-class BM25Retriever:
+class BM25Retriever(LexicalIndex):
     kind = "bm25"
     family = "text"
 
@@ -33,14 +34,6 @@ class BM25Retriever:
         report(on_progress, len(texts), len(texts), "indexing")
         model.index(tokens, show_progress=False)
         return cls(model, list(ids), params)
-
-    @classmethod
-    def build(cls, source, params: dict, path: Path, on_progress=None) -> dict:
-        passages = source.passages()
-        retriever = cls.from_texts([document_text(p.title, p.text) for p in passages], [p.id for p in passages],
-                                   params, on_progress)
-        retriever.save(path)
-        return {}
 
     def save(self, path: Path) -> None:
         self.model.save(str(path / "bm25s"), show_progress=False)

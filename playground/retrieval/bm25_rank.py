@@ -8,11 +8,12 @@ from typing import Optional
 
 from playground.progress import ProgressCallback, report
 from playground.retrieval.base import Hit
-from playground.retrieval.registry import document_text, package_versions, top_hits
+from playground.retrieval.lexical import LexicalIndex
+from playground.retrieval.registry import package_versions, top_hits
 from playground.retrieval.tokenize import tokenize, tokenize_many
 
 
-class RankBM25Retriever:
+class RankBM25Retriever(LexicalIndex):
     """rank-bm25 has no on-disk format: the index folder keeps the tokens (JSON) and the model is refit on load."""
 
     kind = "bm25-rank"
@@ -33,14 +34,6 @@ class RankBM25Retriever:
         tokens = tokenize_many(texts, params["stem"], on_progress, total=len(texts))
         report(on_progress, len(texts), len(texts), "indexing")
         return cls(tokens, list(ids), params)
-
-    @classmethod
-    def build(cls, source, params: dict, path: Path, on_progress=None) -> dict:
-        passages = source.passages()
-        retriever = cls.from_texts([document_text(p.title, p.text) for p in passages], [p.id for p in passages],
-                                   params, on_progress)
-        retriever.save(path)
-        return {}
 
     def save(self, path: Path) -> None:
         (path / "tokens.json").write_text(json.dumps({"ids": self.ids, "tokens": self.tokens}), encoding="utf-8")

@@ -123,10 +123,7 @@ def render() -> None:
 
     st.title("Retrievers")
     ws = state.workspace()
-    benchmark = state.benchmark()
-    if benchmark is None:
-        st.info("No benchmark yet: run `playground demo` or `playground data import`.")
-        return
+    benchmark = state.require_benchmark()
     corpus = corpus_of(ws, benchmark)
     if not corpus:
         st.info(f"Benchmark {benchmark!r} has no corpus of passages to retrieve from.")

@@ -149,10 +149,7 @@ def main() -> None:
 
     st.title("Side by side")
     ws = state.workspace()
-    benchmark = state.benchmark()
-    if benchmark is None:
-        st.info("This workspace has no benchmark yet: run `playground demo` or `playground data import`.")
-        st.stop()
+    benchmark = state.require_benchmark()
     questions = load_questions(ws, benchmark)
     corpus = corpus_of(ws, benchmark)
     if not questions:
