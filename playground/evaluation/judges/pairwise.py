@@ -24,8 +24,9 @@ _FREE_TEXT = (
     re.compile(r"\b(?:better|best|preferred)\s+(?:answer|response|one|option)\s+is\s+(?:answer\s+)?\(?([AB])\b", re.I),
     re.compile(r"\bprefer\s+(?:answer\s+|response\s+)?([AB])\b", re.I),
     re.compile(r"^\W*(?:the\s+)?(?:better\s+|best\s+)?answer\s+is\s*:?\s*[\"'(]?([AB])[\"')]?\s*[.!]?\s*$", re.I | re.M),
+    re.compile(r"^\s*\(?([AB])\b(?:\s*$|\s*[:.)\-])"),  # a reply that opens with the letter: "A", "B.", "A: Paris"
 )
-_TIE_TEXT = re.compile(r"\b(?:it'?s a tie|(?:both|the two) answers are (?:equally|about as|as) )", re.I)
+_TIE_TEXT = re.compile(r"\b(?:it'?s a tie|(?:both|the two) answers are (?:equally|about as|as) )|^\W*tie\W*$", re.I)
 
 
 def preference_value(value) -> Optional[str]:

@@ -24,13 +24,17 @@ from tests.evaluation.judges.conftest import ScriptedModel, make_run, user_text
     ("I think Answer A is better because it names Paris.", "A"),
     ("The answer is: B.", "B"),
     ("Both answers are equally good.", "tie"),
+    ("A", "A"),
+    ("B. It names the capital.", "B"),
+    ("A: Paris", "A"),
+    ("tie", "tie"),
 ])
 def test_parse_preference(text, better):
     parsed = parse_preference(text)
     assert parsed["better"] == better and parsed["reason"]
 
 
-@pytest.mark.parametrize("text", ["", "A: Paris", 'The answer is "A" or "B" (hard to say)', '{"better": "C"}'])
+@pytest.mark.parametrize("text", ["", "Apples are red", 'The answer is "A" or "B" (hard to say)', '{"better": "C"}'])
 def test_parse_preference_rejects_replies_without_a_verdict(text):
     with pytest.raises(JudgeOutputError, match="no A/B/tie verdict"):
         parse_preference(text)
