@@ -35,6 +35,7 @@ class RunSummary:
     n: int
     n_planned: int
     metrics: dict[str, float] = field(default_factory=dict)
+    metrics_std: dict[str, float] = field(default_factory=dict)  # across repeats (--repeats R > 1), else empty
     errors: int = 0
     tokens: int = 0  # prompt + completion tokens of model calls that were not cache hits
     seconds: float = 0.0  # latency of the results that were not served from the cache
@@ -42,7 +43,8 @@ class RunSummary:
     wall_seconds: float = 0.0  # this call's elapsed time
 
     def to_dict(self) -> dict:
-        return {"run_id": self.run_id, "n": self.n, "metrics": self.metrics, "errors": self.errors,
+        return {"run_id": self.run_id, "n": self.n, "metrics": self.metrics, "metrics_std": self.metrics_std,
+                "errors": self.errors,
                 "tokens": self.tokens, "seconds": round(self.seconds, 4), "status": self.status,
                 "n_planned": self.n_planned, "cached": self.cached, "wall_seconds": round(self.wall_seconds, 4)}
 
@@ -187,6 +189,24 @@ def answer_question(prepared: _Prepared, run_id: str, position: int, question: Q
     return result
 
 
+def repeat_spread(results: list[dict]) -> dict[str, float]:
+    """Standard deviation of each metric's mean across repeats (each repeat answers every question once)."""
+    import statistics
+
+    from playground.evaluation.metrics import mean_scores
+
+    by_repeat: dict[int, list[dict]] = {}
+    for result in results:
+        if not result["error"]:
+            by_repeat.setdefault(result["repeat"], []).append(result["scores"])
+    if len(by_repeat) < 2:
+        return {}
+    means = [mean_scores(scores) for scores in by_repeat.values()]
+    names = sorted(set().union(*means))
+    return {name: statistics.stdev(m[name] for m in means if name in m)
+            for name in names if sum(name in m for m in means) >= 2}
+
+
 def _summary(workspace: Workspace, run_id: str, status: str, wall: float) -> RunSummary:
     from playground.evaluation.metrics import mean_scores
 
@@ -195,8 +215,8 @@ def _summary(workspace: Workspace, run_id: str, status: str, wall: float) -> Run
     totals = run_store.run_totals(workspace, run_id)
     run = run_store.finish_run(workspace, run_id, status, metrics, totals["errors"], totals["tokens"], totals["seconds"])
     return RunSummary(run_id=run_id, status=status, n=totals["n"], n_planned=run["n_planned"], metrics=metrics,
-                      errors=totals["errors"], tokens=totals["tokens"], seconds=totals["seconds"],
-                      cached=totals["cached"], wall_seconds=wall)
+                      metrics_std=repeat_spread(results), errors=totals["errors"], tokens=totals["tokens"],
+                      seconds=totals["seconds"], cached=totals["cached"], wall_seconds=wall)
 
 
 def _execute(workspace: Workspace, run_id: str, prepared: _Prepared, on_progress: Optional[ProgressCallback],

@@ -238,3 +238,19 @@ def test_repeats_answer_each_question_again_with_the_next_seed(tiny_workspace, s
     seeds = [next(s for s in get_spans(tiny_workspace, summary.run_id, "q1", repeat) if s["kind"] == "generate")
              ["inputs"]["params"]["seed"] for repeat in (0, 1)]
     assert seeds == [5, 6]
+
+
+def test_repeat_spread_is_the_std_of_each_repeats_mean():
+    from playground.runs.execute import repeat_spread
+
+    results = [
+        {"repeat": 0, "error": None, "scores": {"em": 1.0, "f1": 1.0}},
+        {"repeat": 0, "error": None, "scores": {"em": 0.0, "f1": 0.5}},
+        {"repeat": 1, "error": None, "scores": {"em": 0.0, "f1": 0.0}},
+        {"repeat": 1, "error": None, "scores": {"em": 0.0, "f1": 0.5}},
+        {"repeat": 1, "error": "timeout", "scores": {}},
+    ]
+    spread = repeat_spread(results)
+    assert spread["em"] == pytest.approx(0.3535533905932738)  # stdev of repeat means 0.5 and 0.0
+    assert spread["f1"] == pytest.approx(0.3535533905932738)  # stdev of 0.75 and 0.25
+    assert repeat_spread(results[:2]) == {}
