@@ -18,6 +18,7 @@ PAGE_TITLES = {
     "runs": ("Runs", ":material/play_circle:"),
     "ab": ("A/B", ":material/compare_arrows:"),
     "traces": ("Traces", ":material/account_tree:"),
+    "experiments": ("Experiments", ":material/science:"),
     "sessions": ("Sessions", ":material/folder_shared:"),
     "workspace": ("Workspace", ":material/database:"),
 }

@@ -1,0 +1,249 @@
+"""Experiments: sweeps (one stored run per value of k, shots or example order, charted) and LLM judges over runs
+(pointwise criteria, reference checks, pairwise with the swap rule) with their agreement with people."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from playground import PlaygroundError
+from playground.app import resources, state
+from playground.app import components as ui
+from playground.app.views import experiments as view
+from playground.app.views.runs import run_label
+
+DEFAULT_TEMPLATE = "(the program's default)"
+METRICS = ["em", "f1", "accuracy", "cover_em", "retrieval_recall"]
+SWEEP_RESULT = "experiments_sweep_result"
+JUDGE_RESULT = "experiments_judge_result"
+
+
+def _progress_callback(what: str):
+    bar = st.progress(0.0, text=f"{what}: starting")
+
+    def on_progress(done: int, total: int, message: str = "") -> None:
+        bar.progress(min(1.0, done / total) if total else 0.0,
+                     text=f"{what}: {done}/{total}" + (f" · {message}" if message else ""))
+
+    return on_progress
+
+
+def _template_names() -> list[str]:
+    from playground.prompts.library import list_templates
+
+    try:
+        return [t.name for t in list_templates()]
+    except PlaygroundError as error:
+        ui.show_error(error, "Templates")
+        return []
+
+
+def _demonstration_picker(ws, parameter: str) -> tuple[str | None, int]:
+    from playground.store.demonstrations import list_demonstration_sets
+
+    refs = [f"{s['name']}@{s['version']}" for s in list_demonstration_sets(ws)]
+    if not refs:
+        st.info("Sweeping shots or order needs a demonstration set: make one with `playground demos bootstrap`.")
+        return None, 3
+    columns = st.columns([3, 1])
+    chosen = columns[0].selectbox("Demonstration set", refs, key="experiments_demos")
+    shots = columns[1].number_input("Shots per prompt", 1, 20, 3, key="experiments_order_shots",
+                                    disabled=parameter != "order", help="fixed while the example order is swept")
+    return chosen, int(shots)
+
+
+def _sweep_tab(ws) -> None:
+    from playground.programs.registry import PROGRAMS
+    from playground.programs.sweeps import SWEEP_PARAMETERS
+
+    benchmark = state.benchmark()
+    if benchmark is None:
+        st.info("No benchmark yet: run `playground demo` or `playground data import`.")
+        return
+    st.caption(f"Benchmark `{benchmark}` · every point is a stored run on the same seeded sample")
+    left, right = st.columns(2)
+    names = sorted(PROGRAMS)
+    program = left.selectbox("Program", names, index=names.index("rag") if "rag" in names else 0,
+                             key="experiments_program", format_func=lambda n: f"{n}: {PROGRAMS[n].description}")
+    template = right.selectbox("Template", [DEFAULT_TEMPLATE] + _template_names(), key="experiments_template")
+    retriever = ui.retriever_selector("experiments_retriever", allow_none=False, default_kind="bm25", default_k=3) \
+        if PROGRAMS[program].needs_retriever else None
+    model = ui.model_selector("experiments_model", compact=True)
+    columns = st.columns(4)
+    sample = columns[0].number_input("Sample size", 1, 10_000, 5, key="experiments_sample")
+    seed = columns[1].number_input("Sample seed", 0, 2**31 - 1, 0, key="experiments_seed")
+    parameter = columns[2].selectbox("Sweep", list(SWEEP_PARAMETERS), key="experiments_parameter",
+                                     format_func=lambda p: f"{p}: {SWEEP_PARAMETERS[p]}")
+    values_text = columns[3].text_input("Values", "0,1,2,3,4,5", key="experiments_values",
+                                        help="comma-separated whole numbers or ranges like 0..5")
+    demonstrations, shots = (None, 3)
+    if parameter in ("shots", "order"):
+        demonstrations, shots = _demonstration_picker(ws, parameter)
+    metric = st.selectbox("Metric to chart", METRICS, key="experiments_metric", accept_new_options=True)
+    if st.button("Run sweep", key="experiments_run_sweep", type="primary", disabled=model is None):
+        with ui.errors_as_messages("Sweep"):
+            _run_sweep(ws, benchmark, program, template, retriever, model, int(sample), int(seed), parameter,
+                       values_text, demonstrations, shots, metric)
+    _sweep_result()
+
+
+def _run_sweep(ws, benchmark, program, template, retriever, model, sample, seed, parameter, values_text,
+               demonstrations, shots, metric) -> None:
+    from playground.programs.sweeps import run_sweep
+    from playground.runs.config import RunConfig
+
+    values = view.sweep_values(parameter, values_text)
+    config = RunConfig(
+        dataset=benchmark, program=program, templates={"main": template} if template != DEFAULT_TEMPLATE else {},
+        retriever=retriever.kind if retriever else None, retriever_params=dict(retriever.params) if retriever else {},
+        k=retriever.k if retriever else 5, model=model.spec, params=model.params, sample=sample, seed=seed,
+        options=view.sweep_options(parameter, demonstrations, shots),
+    )
+    on_progress = _progress_callback(f"Sweep {parameter}")
+    with resources.using_model(model.spec, state.api_keys()) as loaded:
+        points = run_sweep(ws, config, parameter, values, metric=metric, on_progress=on_progress, model=loaded)
+    st.session_state[SWEEP_RESULT] = {"points": points, "metric": metric}
+
+
+def _sweep_result() -> None:
+    from playground.programs.sweeps import sweep_figure
+
+    result = st.session_state.get(SWEEP_RESULT)
+    if not result:
+        return
+    points, metric = result["points"], result["metric"]
+    st.subheader(f"Sweep of {points[0]['parameter']}: {len(points)} run(s)")
+    st.plotly_chart(sweep_figure(points, metric), key="experiments_sweep_chart")
+    st.dataframe(view.point_rows(points, metric), hide_index=True, key="experiments_sweep_points")
+    for point in sorted(points, key=lambda p: p["value"]):
+        ui.page_link("runs", f"Open run {point['run_id']} ({point['parameter']}={point['value']})",
+                     run=point["run_id"])
+
+
+def _run_picker(label: str, runs: list[dict], key: str, skip: str | None = None) -> dict:
+    by_id = {run["id"]: run for run in runs}
+    ids = [rid for rid in by_id if rid != skip]
+    if st.session_state.get(key) not in ids:
+        st.session_state.pop(key, None)
+    chosen = st.selectbox(label, ids, key=key, format_func=lambda rid: run_label(by_id[rid]))
+    return by_id[chosen]
+
+
+def _judges_tab(ws) -> None:
+    from playground.evaluation.judges import HELPS_CRITERIA, self_judging_warning
+    from playground.store.runs import list_runs
+
+    runs = list_runs(ws)
+    if not runs:
+        st.info("No runs yet: launch one on the Runs page (or sweep above), then judge it here.")
+        return
+    kind = st.radio("Judge", list(view.JUDGE_KINDS), key="experiments_judge_kind", horizontal=True,
+                    format_func=view.JUDGE_KINDS.get)
+    run_a = _run_picker("Run (A)" if kind == "pairwise" else "Run", runs, "experiments_judge_run")
+    run_b = None
+    if kind == "pairwise":
+        if len(runs) < 2:
+            st.info("Pairwise judging needs two runs of the same benchmark.")
+            return
+        run_b = _run_picker("Run (B)", runs, "experiments_judge_other", skip=run_a["id"])
+    criteria_text = None
+    if kind == "pointwise":
+        criteria_text = st.text_area("Criteria, one per line: name: sentence = weight",
+                                     view.criteria_text(HELPS_CRITERIA), key="experiments_criteria", height=130)
+    if "experiments_judge_model_max_tokens" not in st.session_state:
+        st.session_state["experiments_judge_model_max_tokens"] = 128
+    st.caption("Judge model (chosen apart from the models under test)")
+    judge_model = ui.model_selector("experiments_judge_model", default_spec="local:smollm2", compact=True)
+    repeat = st.number_input("Repeat R (each answer judged R times; mean ± std)", 1, 20, 1, key="experiments_repeat")
+    if judge_model is not None:
+        warning = self_judging_warning(judge_model.spec, view.compared_models([run_a, run_b]))
+        if warning:
+            st.warning(f"Self-judging: {warning}", icon=":material/warning:")
+    if st.button("Run judge", key="experiments_run_judge", type="primary", disabled=judge_model is None):
+        with ui.errors_as_messages("Judge"):
+            _run_judge(ws, kind, run_a, run_b, criteria_text, judge_model, int(repeat))
+    _judge_result()
+    _agreement(ws, run_a)
+
+
+def _run_judge(ws, kind, run_a, run_b, criteria_text, judge_model, repeat) -> None:
+    from playground.evaluation.judges import (
+        JudgeConfig, judge_run_pointwise, judge_run_reference, judge_runs_pairwise,
+    )
+
+    criteria = view.criteria_from_text(criteria_text) if kind == "pointwise" else None
+    config = JudgeConfig(model=judge_model.spec, params=judge_model.params)
+    on_progress = _progress_callback(f"Judge ({kind})")
+    with resources.using_model(judge_model.spec, state.api_keys()) as loaded:
+        if kind == "pointwise":
+            report = judge_run_pointwise(ws, run_a["id"], criteria, config, repeat=repeat, model=loaded,
+                                         on_progress=on_progress)
+        elif kind == "reference":
+            report = judge_run_reference(ws, run_a["id"], config, repeat=repeat, model=loaded,
+                                         on_progress=on_progress)
+        else:
+            report = judge_runs_pairwise(ws, run_a["id"], run_b["id"], config, repeat=repeat, model=loaded,
+                                         on_progress=on_progress)
+    st.session_state[JUDGE_RESULT] = report
+
+
+def _judge_result() -> None:
+    report = st.session_state.get(JUDGE_RESULT)
+    if not report:
+        return
+    judge = report["judge"]
+    st.subheader(f"{report['kind'].capitalize()} judge {judge['id']}")
+    st.caption(f"judge model {judge['model']} · repeat {report['repeat']} · {report['n_judgments']} judgment(s)"
+               + (f" · {len(report['skipped'])} answer(s) not judged (failed, empty or without reference)"
+                  if report["skipped"] else ""))
+    for warning in report["warnings"]:
+        st.warning(warning, icon=":material/warning:")
+    if report["kind"] == "pointwise":
+        st.metric("Weighted score (mean ± std over repeats)", view.mean_std_text(report["score"]))
+        st.dataframe(view.criterion_rows(report), hide_index=True, key="experiments_criteria_scores")
+        st.dataframe(view.pointwise_item_rows(report), hide_index=True, key="experiments_judge_items")
+    elif report["kind"] == "reference":
+        st.metric("Share implying the reference (mean ± std)", view.mean_std_text(report["implied"]))
+        st.dataframe(view.reference_item_rows(report), hide_index=True, key="experiments_judge_items")
+    else:
+        summary = report["summary"]
+        st.caption(f"A = run {report['run_a']} ({report['model_a']}) · B = run {report['run_b']} "
+                   f"({report['model_b']}) · {report['n_pairs']} question(s), each asked in both orders")
+        columns = st.columns(5)
+        columns[0].metric("A wins", summary["wins"])
+        columns[1].metric("Ties", summary["ties"])
+        columns[2].metric("A losses", summary["losses"])
+        columns[3].metric("Flip rate", "-" if summary["flip_rate"] is None else f"{summary['flip_rate']:.2f}")
+        columns[4].metric("Preference for A", view.mean_std_text(report["score"]))
+        st.markdown(view.pairwise_summary_text(report))
+        st.dataframe(view.pairwise_item_rows(report), hide_index=True, key="experiments_judge_items")
+
+
+def _agreement(ws, run: dict) -> None:
+    from playground.evaluation.judges import judge_agreement
+    from playground.store.ratings import list_ratings
+
+    st.subheader("Agreement with people")
+    if not list_ratings(ws, run_id=run["id"]):
+        st.caption(f"No human ratings of run {run['id']} yet: rate its answers on the A/B page, then compare.")
+        return
+    rows = view.agreement_rows(judge_agreement(ws, run["id"]))
+    if not rows:
+        st.caption("People rated this run, but no judge has scored it yet.")
+        return
+    st.dataframe(rows, hide_index=True, key="experiments_agreement")
+
+
+def render() -> None:
+    st.title("Experiments")
+    ws = state.workspace()
+    sweep, judges = st.tabs(["Sweep", "Judges"])
+    with sweep:
+        with ui.errors_as_messages("Sweep"):
+            _sweep_tab(ws)
+    with judges:
+        with ui.errors_as_messages("Judges"):
+            _judges_tab(ws)
+
+
+with ui.errors_as_messages("Experiments"):
+    render()

@@ -1,0 +1,156 @@
+"""Private helpers of the Experiments page: sweep settings and points, judge criteria and reports as table rows.
+
+No Streamlit here: the page draws what these return.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Optional, Sequence
+
+from playground import PlaygroundError
+
+JUDGE_KINDS = {
+    "pointwise": "pointwise: weighted criteria, each scored 0-1",
+    "reference": "reference: does the answer imply the reference?",
+    "pairwise": "pairwise: which of two runs answers better (both orders)",
+}
+
+
+def sweep_values(parameter: str, values_text: str) -> list[int]:
+    """"0,1,2" or "0..5" for `parameter` -> the values (PlaygroundError saying what is wrong)."""
+    from playground.programs.sweeps import parse_sweep
+
+    _, values = parse_sweep(f"{parameter}={values_text}")
+    return values
+
+
+def sweep_options(parameter: str, demonstrations: Optional[str], shots: int) -> dict:
+    """The run options a sweep point starts from: the demonstration set, and a fixed shot count for order sweeps."""
+    options: dict = {}
+    if demonstrations:
+        options["demonstrations"] = demonstrations
+        if parameter == "order":
+            options["shots"] = int(shots)
+    return options
+
+
+def _number(value) -> Optional[float]:
+    return None if value is None else round(float(value), 4)
+
+
+def point_rows(points: Sequence[Mapping], metric: str) -> list[dict]:
+    """A row per sweep point, in swept-value order: value, the charted metric, n, errors, status, run id."""
+    return [{"value": p["value"], metric: _number((p.get("metrics") or {}).get(metric)), "n": p.get("n"),
+             "errors": p.get("errors"), "status": p.get("status"), "run_id": p["run_id"]}
+            for p in sorted(points, key=lambda p: p["value"])]
+
+
+def criteria_text(criteria: Iterable) -> str:
+    """Criteria as editable lines "name: sentence = weight"."""
+    return "\n".join(f"{c.name}: {c.text} = {c.weight:g}" for c in criteria)
+
+
+def criteria_from_text(text: str) -> list:
+    """Criteria from "name: sentence = weight" lines (blank lines skipped); none at all is an error."""
+    from playground.evaluation.judges.pointwise import parse_criterion
+
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    if not lines:
+        raise PlaygroundError("criteria: write at least one line \"name: sentence = weight\"")
+    criteria, seen = [], {}
+    for number, line in enumerate(lines, start=1):
+        try:
+            criterion = parse_criterion(line)
+        except PlaygroundError as error:
+            raise PlaygroundError(f"criteria line {number}: {error}") from None
+        if criterion.name in seen:
+            raise PlaygroundError(f"criteria line {number}: the name {criterion.name!r} is already used on line "
+                                  f"{seen[criterion.name]}")
+        seen[criterion.name] = number
+        criteria.append(criterion)
+    return criteria
+
+
+def compared_models(runs: Iterable[Optional[Mapping]]) -> list[str]:
+    """The model specs of the runs a judge would score."""
+    return [(run.get("config") or {}).get("model") for run in runs if run and (run.get("config") or {}).get("model")]
+
+
+def mean_std_text(summary: Optional[Mapping]) -> str:
+    if not summary or summary.get("mean") is None:
+        return "-"
+    text = f"{summary['mean']:.3f}"
+    if (summary.get("n_repeats") or 1) > 1 and summary.get("std") is not None:
+        text += f" ± {summary['std']:.3f}"
+    return text
+
+
+def criterion_rows(report: Mapping) -> list[dict]:
+    """Pointwise: a row per criterion with its normalised weight and mean/std over repeats."""
+    rows = []
+    for criterion in report["criteria"]:
+        summary = report["criteria_scores"].get(criterion["name"]) or {}
+        rows.append({"criterion": criterion["name"], "weight": _number(criterion["weight"]),
+                     "mean": _number(summary.get("mean")), "std": _number(summary.get("std")),
+                     "sentence": criterion["text"]})
+    return rows
+
+
+def pointwise_item_rows(report: Mapping) -> list[dict]:
+    rows = []
+    for item in report["items"]:
+        row = {"question_id": item["question_id"], "repeat": item["repeat"], "answer": item["answer"],
+               "score": _number(item["score"]["mean"]), "std": _number(item["score"]["std"])}
+        for entry in item["criteria"]:
+            row[entry["name"]] = _number(entry.get("score"))
+        row["reasons"] = "; ".join(f"{e['name']}: {e.get('reason') or e.get('error') or ''}" for e in item["criteria"])
+        row["error"] = item.get("error") or ""
+        rows.append(row)
+    return rows
+
+
+def _verdict(value) -> str:
+    return "?" if value is None else str(value).lower()
+
+
+def reference_item_rows(report: Mapping) -> list[dict]:
+    return [{"question_id": item["question_id"], "repeat": item["repeat"], "answer": item.get("answer"),
+             "references": " | ".join(item.get("references") or []),
+             "verdicts": ", ".join(_verdict(v) for v in item.get("verdicts") or []),
+             "reason": next((r for r in item.get("reasons") or [] if r), ""), "error": item.get("error") or ""}
+            for item in report["items"]]
+
+
+def pairwise_item_rows(report: Mapping) -> list[dict]:
+    """A row per question: both answers, the combined verdict(s), and what the judge said in each order."""
+    rows = []
+    for item in report["items"]:
+        orders = {entry["order"]: entry for entry in item.get("orders") or []}
+        row = {"question_id": item["question_id"], "repeat": item["repeat"],
+               "verdict": ", ".join(v or "?" for v in item["verdicts"]),
+               "flipped": ", ".join("?" if f is None else ("yes" if f else "no") for f in item["flipped"])}
+        for label in ("a-b", "b-a"):
+            entry = orders.get(label) or {}
+            row[f"order {label}"] = entry.get("better") or "?"
+            row[f"reason {label}"] = entry.get("reason") or entry.get("error") or ""
+        row.update(answer_a=item["answer_a"], answer_b=item["answer_b"], error=item.get("error") or "")
+        rows.append(row)
+    return rows
+
+
+def pairwise_summary_text(report: Mapping) -> str:
+    summary = report["summary"]
+    flip = "-" if summary["flip_rate"] is None else f"{summary['flip_rate']:.2f}"
+    return (f"A wins {summary['wins']} · ties {summary['ties']} · losses {summary['losses']} "
+            f"({summary['failed']} unreadable) · flip rate {flip}: {summary['flips']} of {summary['n']} verdicts "
+            f"changed with the order and count as ties")
+
+
+def agreement_rows(report: Mapping) -> list[dict]:
+    """A row per judge version: Spearman (pointwise) or Cohen's kappa (pairwise) with the number of questions."""
+    rows = [{"judge": e["judge_id"], "kind": "pointwise", "against run": "", "statistic": "Spearman",
+             "value": _number(e["spearman"]), "raw agreement": None, "n": e["n"]} for e in report["pointwise"]]
+    rows += [{"judge": e["judge_id"], "kind": "pairwise", "against run": e["other_run_id"], "statistic": "Cohen's kappa",
+              "value": _number(e["kappa"]), "raw agreement": _number(e["agreement"]), "n": e["n"]}
+             for e in report["pairwise"]]
+    return rows

@@ -1,0 +1,140 @@
+"""The Experiments page on a copy of the shared runs workspace: a real k sweep and a real pairwise judge with the
+local model, plus the page's Streamlit-free helpers (views/experiments.py)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from playground import PlaygroundError
+from playground.app.state import page_file
+from playground.app.views import experiments as view
+from playground.evaluation.judges import HELPS_CRITERIA
+from playground.store import open_workspace
+from playground.store.judgments import list_judgments
+from playground.store.runs import get_run, list_runs
+from tests.app.test_runs_page import runs_workspace
+
+
+@pytest.fixture(scope="session")
+def experiment_runs(tmp_path_factory):
+    return runs_workspace(tmp_path_factory)
+
+
+@pytest.fixture
+def experiments_env(experiment_runs, tmp_path, monkeypatch):
+    """A private copy of the shared workspace (sweeps and judgments added here leave the other tests' alone)."""
+    copy = tmp_path / "sessions" / "playground.db"
+    copy.parent.mkdir(parents=True)
+    source, target = sqlite3.connect(experiment_runs["path"]), sqlite3.connect(copy)
+    try:
+        source.backup(target)
+    finally:
+        source.close()
+        target.close()
+    monkeypatch.setenv("PLAYGROUND_DB", str(copy))
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    return {**experiment_runs, "path": copy}
+
+
+def page() -> AppTest:
+    return AppTest.from_file(str(page_file("experiments")), default_timeout=240)
+
+
+def test_the_page_renders_both_tabs_with_their_widgets(experiments_env):
+    at = page().run()
+    assert not at.exception, at.exception
+    assert [tab.label for tab in at.tabs] == ["Sweep", "Judges"]
+    for key in ("experiments_program", "experiments_template", "experiments_parameter", "experiments_metric",
+                "experiments_model_spec", "experiments_judge_run", "experiments_judge_model_spec"):
+        assert at.selectbox(key=key) is not None
+    assert at.text_input(key="experiments_values").value == "0,1,2,3,4,5"
+    assert at.button(key="experiments_run_sweep") and at.button(key="experiments_run_judge")
+    assert at.selectbox(key="experiments_judge_model_spec").value == "local:smollm2"
+    assert view.criteria_from_text(at.text_area(key="experiments_criteria").value) == list(HELPS_CRITERIA)
+    assert not at.error
+
+
+def test_a_k_sweep_stores_a_run_per_value_and_charts_it(experiments_env):
+    at = page().run()
+    before = {run["id"] for run in _runs(experiments_env)}
+    at.number_input(key="experiments_sample").set_value(1)
+    at.number_input(key="experiments_model_max_tokens").set_value(4)
+    at.text_input(key="experiments_values").set_value("0,1")
+    at.button(key="experiments_run_sweep").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    new = [run for run in _runs(experiments_env) if run["id"] not in before]
+    assert sorted(run["config"]["k"] for run in new) == [0, 1]
+    assert all(run["status"] == "done" and run["config"]["program"] == "rag" for run in new)
+    points = at.session_state["experiments_sweep_result"]["points"]
+    assert {p["run_id"] for p in points} == {run["id"] for run in new}
+    table = next(t for t in at.dataframe if "run_id" in t.value.columns)
+    assert list(table.value["value"]) == [0, 1] and set(table.value["run_id"]) == {run["id"] for run in new}
+    chart = at.get("plotly_chart")
+    assert len(chart) == 1 and '"lines+markers"' in chart[0].proto.spec
+
+
+def test_a_bad_sweep_value_is_a_message(experiments_env):
+    at = page().run()
+    at.text_input(key="experiments_values").set_value("0,x")
+    at.button(key="experiments_run_sweep").click().run()
+    assert not at.exception
+    assert any("'x' is not a whole number" in e.value for e in at.error)
+
+
+def test_pairwise_judge_warns_about_self_judging_and_reports_win_tie_loss(experiments_env):
+    at = page().run()
+    at.radio(key="experiments_judge_kind").set_value("pairwise").run()
+    at.selectbox(key="experiments_judge_run").set_value(experiments_env["direct"]).run()
+    at.selectbox(key="experiments_judge_other").set_value(experiments_env["rag"])
+    at.number_input(key="experiments_judge_model_max_tokens").set_value(48).run()
+    assert any("Self-judging" in w.value for w in at.warning), "the warning shows before the judge runs"
+    at.button(key="experiments_run_judge").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    metrics = {m.label: m.value for m in at.metric}
+    report = at.session_state["experiments_judge_result"]
+    summary = report["summary"]
+    assert report["run_a"] == experiments_env["direct"] and report["run_b"] == experiments_env["rag"]
+    assert [int(metrics[label]) for label in ("A wins", "Ties", "A losses")] == \
+        [summary["wins"], summary["ties"], summary["losses"]]
+    assert summary["n"] + summary["failed"] == report["n_pairs"] == 3
+    items = next(t for t in at.dataframe if "order a-b" in t.value.columns)
+    assert len(items.value) == 3 and "order b-a" in items.value.columns
+    ws = open_workspace(experiments_env["path"])
+    try:
+        stored = list_judgments(ws, run_id=experiments_env["direct"], kind="pairwise")
+    finally:
+        ws.close()
+    assert len(stored) == 3
+
+
+def _runs(env) -> list[dict]:
+    ws = open_workspace(env["path"])
+    try:
+        return [get_run(ws, run["id"]) for run in list_runs(ws)]
+    finally:
+        ws.close()
+
+
+def test_criteria_lines_round_trip_and_bad_lines_name_the_line():
+    assert view.criteria_from_text(view.criteria_text(HELPS_CRITERIA)) == list(HELPS_CRITERIA)
+    with pytest.raises(PlaygroundError, match="line 2"):
+        view.criteria_from_text("brevity: Is it short? = 0.2\nclarity: Is it clear? = lots")
+    with pytest.raises(PlaygroundError, match="already used on line 1"):
+        view.criteria_from_text("brevity: Is it short? = 0.2\nbrevity: Is it brief? = 0.3")
+    with pytest.raises(PlaygroundError, match="at least one"):
+        view.criteria_from_text("  \n")
+
+
+def test_sweep_options_and_point_rows():
+    assert view.sweep_options("order", "gold@2", 4) == {"demonstrations": "gold@2", "shots": 4}
+    assert view.sweep_options("k", None, 3) == {}
+    assert view.sweep_values("k", "0..2,5") == [0, 1, 2, 5]
+    points = [{"value": 2, "run_id": "b", "metrics": {"em": 0.5}, "n": 2, "errors": 0, "status": "done"},
+              {"value": 0, "run_id": "a", "metrics": {}, "n": 2, "errors": 1, "status": "done"}]
+    rows = view.point_rows(points, "em")
+    assert [r["run_id"] for r in rows] == ["a", "b"] and rows[0]["em"] is None and rows[1]["em"] == 0.5
