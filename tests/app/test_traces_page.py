@@ -62,3 +62,34 @@ def test_an_unknown_run_in_the_link_is_a_warning_not_a_traceback(runs_env):
     at.run()
     assert not at.exception, at.exception
     assert any("zzzz" in w.value for w in at.warning)
+
+
+def test_the_answers_judgments_show_under_its_trace(runs_env, tmp_path, monkeypatch):
+    import sqlite3
+
+    from playground.store.judgments import save_judgment
+
+    copy = tmp_path / "sessions" / "playground.db"
+    copy.parent.mkdir(parents=True)
+    source, target = sqlite3.connect(runs_env["path"]), sqlite3.connect(copy)
+    source.backup(target)
+    source.close()
+    target.close()
+    monkeypatch.setenv("PLAYGROUND_DB", str(copy))
+    ws = open_workspace(copy)
+    result = get_results(ws, runs_env["rag"])[0]
+    save_judgment(ws, {"judge_id": "judge000001", "kind": "reference", "run_id": runs_env["rag"],
+                       "question_id": result["question_id"], "result_repeat": 0, "sample_index": 0,
+                       "verdict": "true", "reason": "the answer names the reference"},
+                  [{"id": "span-j1", "run_id": runs_env["rag"], "question_id": result["question_id"], "repeat": 0,
+                    "position": 0, "kind": "generate", "name": "verdict", "inputs": "{}",
+                    "outputs": json.dumps({"text": "TRUE: it implies the reference"}), "duration_s": 0.5,
+                    "cached": 0}])
+    at = page_test("traces")
+    at.query_params["run"] = runs_env["rag"]
+    at.query_params["question"] = result["question_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert "Judgments" in [h.value for h in at.subheader]
+    assert any(e.label.startswith("reference judge judge000001: true") for e in at.expander)
+    assert "TRUE: it implies the reference" in [c.value for c in at.code]

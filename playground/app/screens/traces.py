@@ -109,6 +109,30 @@ def _span_body(ws, span: dict, dataset: str, gold_ids: list[str]) -> None:
         columns[1].json(outputs)
 
 
+def _judgments(ws, run_id: str, question_id: str, repeat: int) -> None:
+    """The LLM judgments of this answer (Experiments page or `playground judge`), each with its judge's spans."""
+    from playground.store.judgments import get_judge_spans, list_judgments
+
+    judgments = [j for j in list_judgments(ws, run_id=run_id, question_id=question_id) if j["result_repeat"] == repeat]
+    if not judgments:
+        return
+    st.subheader("Judgments")
+    for judgment in judgments:
+        outcome = judgment["verdict"] or ("-" if judgment["score"] is None else f"{judgment['score']:.2f}")
+        other = f" vs run {judgment['other_run_id']}" if judgment["other_run_id"] else ""
+        title = f"{judgment['kind']} judge {judgment['judge_id']}{other}: {outcome}"
+        with st.expander(title, expanded=False):
+            if judgment["error"]:
+                st.warning(judgment["error"])
+            st.markdown(f"**Reason:** {judgment['reason'] or '—'}")
+            for span in get_judge_spans(ws, judgment["id"]):
+                st.markdown(f"`{span['kind']}` {span['name'] or ''} · {span['duration_s'] or 0:.2f} s"
+                            f"{' · cached' if span['cached'] else ''}")
+                text = (span["outputs"] or {}).get("text")
+                if text:
+                    st.code(text, language=None, wrap_lines=True)
+
+
 def render() -> None:
     from playground.store.runs import get_result, get_results, get_run, get_spans, list_runs
 
@@ -160,6 +184,7 @@ def render() -> None:
     for depth, span in ordered_spans(spans):
         with st.expander(span_title(span, depth), expanded=span["kind"] == "generate" or bool(span.get("error"))):
             _span_body(ws, span, dataset, gold_ids)
+    _judgments(ws, run_id, question_id, repeat)
     st.caption("Share this trace (same workspace):")
     st.code(state.share_link("traces", run=run_id, question=question_id), language=None)
 
