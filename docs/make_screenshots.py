@@ -35,6 +35,7 @@ def main() -> int:
         "runs": f"page=runs&run={args.run_a}",
         "ab": f"page=ab&run={args.run_a}&other={args.run_b}",
         "traces": f"page=traces&run={args.run_a}&question={args.question}",
+        "experiments": "page=experiments",
         "sessions": "page=sessions",
     }
     port = free_port()
