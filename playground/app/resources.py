@@ -7,15 +7,12 @@ index identity, not the template text.
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from typing import Iterator, Mapping, Optional
 
 import streamlit as st
 
 from playground.store import Workspace
-
-_remote_env_lock = threading.Lock()
 
 
 @st.cache_resource(show_spinner="Loading the model (once per process)...")
@@ -36,30 +33,10 @@ def is_local(spec: str) -> bool:
 
 
 @contextlib.contextmanager
-def _typed_keys_in_env(keys: Mapping[str, str]) -> Iterator[None]:
-    """The typed keys in os.environ only while the caller holds _remote_env_lock, then the environment as it was.
-
-    The providers read keys from the environment when a model is made, and the response cache and redaction
-    check the environment's secrets; holding the lock for the whole call keeps one browser session's keys from
-    being seen by another session's call.
-    """
-    saved = {name: os.environ.get(name) for name in keys}
-    try:
-        for name, value in keys.items():
-            os.environ[name] = value
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-@contextlib.contextmanager
 def using_model(spec: str, api_keys: Optional[Mapping[str, str]] = None) -> Iterator[object]:
-    """The model for `spec`, held for one call: local models are shared (one call at a time), remote ones are made
-    for this call with this browser session's typed keys (else the environment's)."""
+    """The model for `spec`, held for one call: local models are shared (one call at a time); remote ones are made
+    for this call with this browser session's typed key for the provider (else the environment's), with no lock
+    and without touching os.environ, so sessions call remote providers concurrently."""
     if is_local(spec):
         loaded = model(spec)
         with model_lock(spec):
@@ -67,9 +44,16 @@ def using_model(spec: str, api_keys: Optional[Mapping[str, str]] = None) -> Iter
         return
     from playground.models.registry import load_model
 
-    typed = {name: value for name, value in (api_keys or {}).items() if value}
-    with _remote_env_lock, _typed_keys_in_env(typed):
-        yield load_model(spec)
+    yield load_model(spec, api_key=typed_key(spec, api_keys))
+
+
+def typed_key(spec: str, api_keys: Optional[Mapping[str, str]]) -> Optional[str]:
+    """The typed key for the spec's provider (OPENAI_API_KEY, HF_TOKEN or CO_API_KEY), or None to use the env."""
+    from playground.models.registry import key_env_for
+
+    name = key_env_for(spec)
+    value = (api_keys or {}).get(name, "") if name else ""
+    return value.strip() or None
 
 
 def retriever(ws: Workspace, corpus: str, kind: str, params_key: tuple = ()):

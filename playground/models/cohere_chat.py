@@ -1,4 +1,4 @@
-"""Cohere's v2 chat (`cohere:MODEL`) through the cohere SDK; key from CO_API_KEY, base URL from CO_API_URL."""
+"""Cohere's v2 chat (`cohere:MODEL`) through the cohere SDK; key passed or from CO_API_KEY, base URL from CO_API_URL."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from playground.models.remote import (
     DEFAULT_REMOTE_CONTEXT, estimate_prompt_tokens, estimate_tokens, http_failure, is_transport_error, short,
 )
 from playground.models.retry import Failure, RetryPolicy, call_with_retry
-from playground.models.secrets import env_secret
+from playground.models.secrets import key_or_env
 
 DEFAULT_COHERE_URL = "https://api.cohere.com"
 # Cohere's finish reasons in the OpenAI words the other providers use.
@@ -36,12 +36,13 @@ class CohereModel:
     provider = "cohere"
 
     def __init__(self, model: str, *, spec: Optional[str] = None, base_url: Optional[str] = None,
-                 context_window: Optional[int] = None, retry: Optional[RetryPolicy] = None):
+                 context_window: Optional[int] = None, retry: Optional[RetryPolicy] = None,
+                 api_key: Optional[str] = None):
         import cohere
 
-        key = env_secret("CO_API_KEY")
+        key, key_from = key_or_env(api_key, "CO_API_KEY")
         if not key:
-            raise ModelError(f"cohere:{model} needs an API key in the environment variable CO_API_KEY")
+            raise ModelError(f"cohere:{model} needs an API key: type one in the app's settings or set CO_API_KEY")
         self.spec = spec or f"cohere:{model}"
         self.model = model
         self.base_url = (base_url or os.environ.get("CO_API_URL") or DEFAULT_COHERE_URL).rstrip("/")
@@ -52,7 +53,7 @@ class CohereModel:
                                       max_retries=0, log_warning_experimental_features=False)
         self.info = {"spec": self.spec, "provider": self.provider, "model": model, "base_url": self.base_url,
                      "context_window": self.context_window,
-                     "context_window_source": "param" if context_window else "default", "key_from": "CO_API_KEY"}
+                     "context_window_source": "param" if context_window else "default", "key_from": key_from}
 
     def count_tokens(self, text: str) -> int:
         """An estimate: about 3 characters a token."""

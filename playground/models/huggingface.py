@@ -6,7 +6,7 @@ from typing import Optional
 
 from playground.models.openai_compat import ChatCompletionsModel
 from playground.models.retry import RetryPolicy
-from playground.models.secrets import env_secret
+from playground.models.secrets import key_or_env
 
 ROUTING_POLICIES = ("auto", "fastest", "cheapest", "preferred")
 # The router reads these from a "MODEL:POLICY" suffix rather than from the provider argument.
@@ -21,7 +21,7 @@ def known_providers() -> list[str]:
 
 
 class HuggingFaceModel(ChatCompletionsModel):
-    """A Hub model served by an inference provider; token from HF_TOKEN.
+    """A Hub model served by an inference provider; token is `api_key` when given, else HF_TOKEN.
 
     `base_url` sends the same request to a given endpoint instead of the router (a dedicated Inference
     Endpoint or TGI server); the tests use it to point at a local llama.cpp server.
@@ -31,11 +31,11 @@ class HuggingFaceModel(ChatCompletionsModel):
 
     def __init__(self, model: str, provider: Optional[str] = None, *, spec: Optional[str] = None,
                  base_url: Optional[str] = None, context_window: Optional[int] = None,
-                 retry: Optional[RetryPolicy] = None):
+                 retry: Optional[RetryPolicy] = None, api_key: Optional[str] = None):
         from huggingface_hub import InferenceClient
 
         retry = retry or RetryPolicy()
-        token = env_secret("HF_TOKEN")
+        token, key_from = key_or_env(api_key, "HF_TOKEN")
         if base_url:
             client = InferenceClient(base_url=base_url, api_key=token, timeout=retry.timeout_s)
         elif provider in SUFFIX_POLICIES:
@@ -47,4 +47,4 @@ class HuggingFaceModel(ChatCompletionsModel):
         super().__init__(spec or default_spec, routed, client, base_url=base_url, context_window=context_window,
                          retry=retry)
         self.hf_provider = provider
-        self.info.update({"hf_provider": provider or "auto", "key_from": "HF_TOKEN" if token else None})
+        self.info.update({"hf_provider": provider or "auto", "key_from": key_from})

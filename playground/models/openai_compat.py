@@ -10,7 +10,7 @@ from playground.models.remote import (
     DEFAULT_REMOTE_CONTEXT, estimate_prompt_tokens, estimate_tokens, http_failure, is_transport_error, short,
 )
 from playground.models.retry import Failure, RetryPolicy, call_with_retry
-from playground.models.secrets import env_secret
+from playground.models.secrets import key_or_env
 
 # Sent when OPENAI_API_KEY is unset, so huggingface_hub never falls back to forwarding the user's HF token.
 NO_KEY_PLACEHOLDER = "no-key"
@@ -106,17 +106,17 @@ def _usage(response, field: str, estimate) -> int:
 
 
 class OpenAICompatModel(ChatCompletionsModel):
-    """`openai:MODEL@BASE_URL`; the key comes from OPENAI_API_KEY when set."""
+    """`openai:MODEL@BASE_URL`; the key is `api_key` when given, else OPENAI_API_KEY when set."""
 
     provider = "openai"
 
     def __init__(self, model: str, base_url: str, *, spec: Optional[str] = None, context_window: Optional[int] = None,
-                 retry: Optional[RetryPolicy] = None):
+                 retry: Optional[RetryPolicy] = None, api_key: Optional[str] = None):
         from huggingface_hub import InferenceClient
 
         retry = retry or RetryPolicy()
-        client = InferenceClient(base_url=base_url, api_key=env_secret("OPENAI_API_KEY") or NO_KEY_PLACEHOLDER,
-                                 timeout=retry.timeout_s)
+        key, key_from = key_or_env(api_key, "OPENAI_API_KEY")
+        client = InferenceClient(base_url=base_url, api_key=key or NO_KEY_PLACEHOLDER, timeout=retry.timeout_s)
         super().__init__(spec or f"openai:{model}@{base_url}", model, client, base_url=base_url,
                          context_window=context_window, retry=retry)
-        self.info["key_from"] = "OPENAI_API_KEY" if env_secret("OPENAI_API_KEY") else None
+        self.info["key_from"] = key_from

@@ -1,6 +1,7 @@
 """Model specs ("local:smollm2", "openai:MODEL@URL", "hf:MODEL", "cohere:MODEL") -> loaded models.
 
-Local models are loaded once per process; remote ones are cheap handles and made fresh each time.
+Local models are loaded once per process; remote ones are cheap handles made fresh each time (never cached, so a key
+passed to one is held by that object alone).
 """
 
 from __future__ import annotations
@@ -123,9 +124,11 @@ def parse_spec(spec: str) -> ParsedSpec:
     return ParsedSpec("cohere", rest)
 
 
-def load_model(spec: str = DEFAULT_MODEL_SPEC, **options) -> Model:
+def load_model(spec: str = DEFAULT_MODEL_SPEC, api_key: Optional[str] = None, **options) -> Model:
     """The model a spec names. `options` go to the provider: n_ctx (local), context_window, retry (remote).
 
+    `api_key` (remote only) wins over the provider's environment variable for this model object alone; it is
+    registered for redaction and never appears in .spec or .info. Local models need no key and ignore it.
     Every returned model has .spec, .context_window, .info, .generate, .count_tokens, .count_prompt_tokens.
     """
     parsed = parse_spec(spec)
@@ -135,14 +138,20 @@ def load_model(spec: str = DEFAULT_MODEL_SPEC, **options) -> Model:
     if parsed.provider == "openai":
         from playground.models.openai_compat import OpenAICompatModel
 
-        return OpenAICompatModel(parsed.model, parsed.base_url, spec=spec, **options)
+        return OpenAICompatModel(parsed.model, parsed.base_url, spec=spec, api_key=api_key, **options)
     if parsed.provider == "hf":
         from playground.models.huggingface import HuggingFaceModel
 
-        return HuggingFaceModel(parsed.model, parsed.hf_provider, base_url=parsed.base_url, spec=spec, **options)
+        return HuggingFaceModel(parsed.model, parsed.hf_provider, base_url=parsed.base_url, spec=spec,
+                                api_key=api_key, **options)
     from playground.models.cohere_chat import CohereModel
 
-    return CohereModel(parsed.model, spec=spec, **options)
+    return CohereModel(parsed.model, spec=spec, api_key=api_key, **options)
+
+
+def key_env_for(spec: str) -> Optional[str]:
+    """The environment variable holding the key for a spec's provider (OPENAI_API_KEY, HF_TOKEN, CO_API_KEY)."""
+    return PROVIDERS[parse_spec(spec).provider].key_env
 
 
 def _load_local(spec: str, target: str, n_ctx: Optional[int] = None, **options) -> Model:

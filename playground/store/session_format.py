@@ -18,9 +18,13 @@ from typing import Any, Iterable, Optional
 from playground import PlaygroundError
 
 FORMAT_NAME = "playground-session"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 SECTIONS = ("session", "runs", "results", "spans", "prompt_versions", "templates", "ratings", "benchmarks")
+# Added in version 2; a version-1 file lacks them and reads as if they were empty.
+SECTIONS_V2 = ("judges", "judge_steps", "judgments", "judge_spans", "demonstration_sets")
 RATING_KINDS = ("pointwise", "pairwise")
+JUDGMENT_KINDS = ("pointwise", "reference", "pairwise")
 REDACTED = "[redacted]"
 
 # Table columns stored as JSON text in SQLite and exported as JSON values.
@@ -33,6 +37,11 @@ JSON_COLUMNS = {
     "benchmarks": ("metadata",),
     "questions": ("answers", "gold_passage_ids", "choices", "tags", "metadata"),
     "passages": ("metadata",),
+    "judges": ("params", "templates", "prompt_versions"),
+    "judge_steps": ("steps",),
+    "judgments": ("details",),
+    "judge_spans": ("inputs", "outputs"),
+    "demonstration_sets": ("examples", "metadata"),
 }
 
 
@@ -59,6 +68,11 @@ class ImportLimits:
     max_benchmarks: int = 1_000
     max_questions: int = 1_000_000
     max_passages: int = 2_000_000
+    max_judges: int = 10_000
+    max_judge_steps: int = 100_000
+    max_judgments: int = 5_000_000
+    max_judge_spans: int = 20_000_000
+    max_demonstration_sets: int = 10_000
     max_id_chars: int = 256
     max_name_chars: int = 200
     max_text_chars: int = 10_000_000
@@ -86,9 +100,13 @@ _SECRET_KEY = re.compile(r"^(api[_-]?key|.*_api[_-]?key|access[_-]?token|hf[_-]?
 
 
 def secret_values(environ: Optional[dict] = None) -> list[str]:
-    """Values (8+ characters) of environment variables whose names look secret, longest first."""
+    """Values (8+ characters) of environment variables whose names look secret, and keys typed in this process
+    (passed to `load_model(..., api_key=...)`), longest first."""
+    from playground.models.secrets import known_secrets
+
     environ = os.environ if environ is None else environ
     values = {v.strip() for k, v in environ.items() if _SECRET_NAME.search(k) and len(v.strip()) >= 8}
+    values |= set(known_secrets())
     return sorted(values, key=len, reverse=True)
 
 
@@ -239,6 +257,24 @@ QUESTION_FIELDS = {"id": ("id", True), "text": ("text", True), "answers": ("strl
                    "metadata": ("object", True)}
 PASSAGE_FIELDS = {"id": ("id", True), "title": ("text", True), "text": ("text", True), "metadata": ("object", True)}
 CHOICE_FIELDS = {"label": ("short", True), "text": ("text", True)}
+JUDGE_FIELDS = {"id": ("id", True), "kind": ("short", True), "model": ("text", True),
+                "model_fingerprint": ("text?", False), "params": ("object?", False), "templates": ("object?", False),
+                "prompt_versions": ("object?", False), "created_at": ("short?", False)}
+JUDGE_STEP_FIELDS = {"judge_id": ("id", True), "criterion": ("text", True), "criterion_name": ("text?", False),
+                     "steps": ("strlist", True), "output": ("text?", False), "model_id": ("text?", False),
+                     "prompt_tokens": ("int?", False), "completion_tokens": ("int?", False),
+                     "created_at": ("short?", False)}
+JUDGMENT_FIELDS = {"id": ("id", True), "judge_id": ("id", True), "kind": ("short", True), "run_id": ("id", True),
+                   "other_run_id": ("id?", False), "question_id": ("id", True), "result_repeat": ("int", True),
+                   "sample_index": ("int", True), "score": ("number?", False), "verdict": ("text?", False),
+                   "reason": ("text?", False), "details": ("object?", False), "error": ("text?", False),
+                   "prompt_tokens": ("int?", False), "completion_tokens": ("int?", False), "cached": ("int?", False),
+                   "created_at": ("short?", False)}
+JUDGE_SPAN_FIELDS = {**SPAN_FIELDS, "judgment_id": ("id", True)}
+DEMONSTRATION_SET_FIELDS = {"id": ("id", True), "name": ("name", True), "version": ("int", True),
+                            "program": ("text?", False), "source_run_id": ("id?", False),
+                            "session_id": ("id?", False), "examples": ("list", True), "n": ("int?", False),
+                            "metadata": ("object?", False), "created_at": ("short?", False)}
 
 
 def _type_name(value: Any) -> str:
@@ -358,7 +394,7 @@ def _reference(where: str, value: Optional[str], known, what: str) -> None:
 
 
 def validate_payload(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
-    """Check a parsed session file against format version 1; returns it unchanged, or raises SessionFormatError."""
+    """Check a parsed session file (format version 1 or 2); returns it unchanged, or raises SessionFormatError."""
     limits = limits or ImportLimits.from_env()
     check = _Checker(limits)
     if not isinstance(payload, dict):
@@ -367,10 +403,10 @@ def validate_payload(payload: Any, limits: Optional[ImportLimits] = None) -> dic
         raise SessionFormatError("format", f"expected {FORMAT_NAME!r}, got {payload.get('format')!r}: "
                                            "not a playground session file")
     version = payload.get("version")
-    if version != FORMAT_VERSION:
-        raise SessionFormatError("version", f"unsupported version {version!r}; this playground reads version "
-                                            f"{FORMAT_VERSION}")
-    for section in SECTIONS:
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
+        raise SessionFormatError("version", f"unsupported version {version!r}; this playground reads versions "
+                                            f"{', '.join(map(str, READABLE_VERSIONS))}")
+    for section in SECTIONS + (SECTIONS_V2 if version >= 2 else ()):
         if section not in payload:
             raise SessionFormatError(section, "missing")
 
@@ -430,4 +466,66 @@ def validate_payload(payload: Any, limits: Optional[ImportLimits] = None) -> dic
             check.record(f"{where}.passages[{p}]", passage, PASSAGE_FIELDS)
         _unique(benchmark["questions"], f"{where}.questions", lambda q: q["id"])
         _unique(benchmark["passages"], f"{where}.passages", lambda p: p["id"])
+    _validate_judgments(check, payload, run_ids)
+    _validate_demonstration_sets(check, payload, run_ids)
     return payload
+
+
+def section_records(payload: dict, name: str) -> list:
+    """A section's records; a version-1 file's missing version-2 sections are empty."""
+    return (payload.get(name) or []) if name in SECTIONS_V2 else payload[name]
+
+
+def _optional_section(check: _Checker, payload: dict, name: str, fields: dict, cap: int) -> list:
+    return check.section(payload, name, fields, cap) if name in payload else []
+
+
+def _validate_judgments(check: _Checker, payload: dict, run_ids: dict) -> None:
+    limits = check.limits
+    judges = _optional_section(check, payload, "judges", JUDGE_FIELDS, limits.max_judges)
+    steps = _optional_section(check, payload, "judge_steps", JUDGE_STEP_FIELDS, limits.max_judge_steps)
+    judgments = _optional_section(check, payload, "judgments", JUDGMENT_FIELDS, limits.max_judgments)
+    spans = _optional_section(check, payload, "judge_spans", JUDGE_SPAN_FIELDS, limits.max_judge_spans)
+    judge_ids = _unique(judges, "judges", lambda j: j["id"])
+    _unique(steps, "judge_steps", lambda s: (s["judge_id"], s["criterion"]))
+    for i, step in enumerate(steps):
+        _reference(f"judge_steps[{i}].judge_id", step["judge_id"], judge_ids, "judge")
+    judgment_ids = _unique(judgments, "judgments", lambda j: j["id"])
+    _unique(judgments, "judgments", lambda j: (j["judge_id"], j["kind"], j["run_id"], j.get("other_run_id"),
+                                               j["question_id"], j["result_repeat"], j["sample_index"]))
+    for i, judgment in enumerate(judgments):
+        where = f"judgments[{i}]"
+        _reference(f"{where}.judge_id", judgment["judge_id"], judge_ids, "judge")
+        _reference(f"{where}.run_id", judgment["run_id"], run_ids, "run")
+        _reference(f"{where}.other_run_id", judgment.get("other_run_id"), run_ids, "run")
+        if judgment["kind"] not in JUDGMENT_KINDS:
+            raise SessionFormatError(f"{where}.kind", f"expected one of {', '.join(JUDGMENT_KINDS)}, "
+                                                      f"got {judgment['kind']!r}")
+        if judgment["kind"] == "pairwise" and not judgment.get("other_run_id"):
+            raise SessionFormatError(f"{where}.other_run_id", "a pairwise judgment needs the other run")
+    span_ids = _unique(spans, "judge_spans", lambda s: s["id"])
+    for i, span in enumerate(spans):
+        where = f"judge_spans[{i}]"
+        _reference(f"{where}.judgment_id", span["judgment_id"], judgment_ids, "judgment")
+        _reference(f"{where}.run_id", span["run_id"], run_ids, "run")
+        parent = span.get("parent_id")
+        _reference(f"{where}.parent_id", parent, span_ids, "judge span")
+        if parent is not None and spans[span_ids[parent]]["judgment_id"] != span["judgment_id"]:
+            raise SessionFormatError(f"{where}.parent_id", f"judge span {parent!r} belongs to another judgment")
+
+
+def _validate_demonstration_sets(check: _Checker, payload: dict, run_ids: dict) -> None:
+    sets = _optional_section(check, payload, "demonstration_sets", DEMONSTRATION_SET_FIELDS,
+                             check.limits.max_demonstration_sets)
+    _unique(sets, "demonstration_sets", lambda s: s["id"])
+    _unique(sets, "demonstration_sets", lambda s: (s["name"], s["version"]))
+    for i, demo in enumerate(sets):
+        where = f"demonstration_sets[{i}]"
+        if "@" in demo["name"]:
+            raise SessionFormatError(f"{where}.name", "must not contain '@'")
+        _reference(f"{where}.source_run_id", demo.get("source_run_id"), run_ids, "run")
+        for e, example in enumerate(demo["examples"]):
+            check.record(f"{where}.examples[{e}]", example, {"question": ("text", True)})
+            if "answer" not in example:
+                raise SessionFormatError(f"{where}.examples[{e}].answer", "missing")
+            check.depth(f"{where}.examples[{e}]", example)

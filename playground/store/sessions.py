@@ -10,6 +10,11 @@ Rules:
 - Import validates the whole file first, then writes everything in one transaction under new ids (session, runs,
   spans, ratings); prompt versions keep their content-hash ids and are only added when absent. Nothing already
   stored is overwritten.
+- Since format version 2 an export also carries the LLM judgments about the session's runs (with their judge
+  versions, the judges' evaluation steps and the judge spans) and the demonstration sets its runs reference or were
+  bootstrapped from. On import judgments and judge spans get new ids; judge versions and demonstration sets keep
+  their content-addressed ids (reused when identical, refused when the id is stored with other content); a judge's
+  stored evaluation steps win over the file's, as when judging.
 """
 
 from __future__ import annotations
@@ -23,9 +28,11 @@ from playground import PlaygroundError, __version__
 from playground.data.records import Passage
 from playground.store.datasets import corpus_fingerprint, corpus_of, get_passages
 from playground.store.db import Workspace, now, to_json
+from playground.store.demonstrations import ensure_demonstration_tables
+from playground.store.judgments import ensure_judgment_tables, judgment_id
 from playground.store.session_format import (
     FORMAT_NAME, FORMAT_VERSION, ImportLimits, SessionFormatError, record_to_row, redact_secrets, row_to_record,
-    validate_payload,
+    section_records, validate_payload,
 )
 
 CURRENT_KEY = "current_session"
@@ -348,8 +355,67 @@ def _benchmark_records(workspace: Workspace, runs: list[dict], results: list[dic
     return records
 
 
+def _has_tables(workspace: Workspace, *tables: str) -> bool:
+    return set(tables) <= set(workspace.db.table_names())
+
+
+def _judgment_records(workspace: Workspace, run_ids: list[str]) -> dict[str, list[dict]]:
+    """Judgments about these runs (both sides of pairwise ones inside the set), their judges, steps and spans."""
+    if not run_ids or not _has_tables(workspace, "judges", "judge_steps", "judgments", "judge_spans"):
+        return {"judges": [], "judge_steps": [], "judgments": [], "judge_spans": []}
+    run_set = set(run_ids)
+    judgments = [j for j in _in_chunks(workspace, "judgments", "SELECT * FROM judgments WHERE run_id IN ({marks})"
+                                       " ORDER BY created_at, id", run_ids)
+                 if j.get("other_run_id") is None or j["other_run_id"] in run_set]
+    judge_ids = sorted({j["judge_id"] for j in judgments})
+    return {
+        "judges": _in_chunks(workspace, "judges", "SELECT * FROM judges WHERE id IN ({marks}) ORDER BY id", judge_ids),
+        "judge_steps": _in_chunks(workspace, "judge_steps", "SELECT * FROM judge_steps WHERE judge_id IN ({marks})"
+                                  " ORDER BY judge_id, criterion", judge_ids),
+        "judgments": judgments,
+        "judge_spans": _in_chunks(workspace, "judge_spans", "SELECT * FROM judge_spans WHERE judgment_id IN ({marks})"
+                                  " ORDER BY judgment_id, position", [j["id"] for j in judgments]),
+    }
+
+
+def _demonstration_refs(runs: list[dict]) -> set[str]:
+    refs = set()
+    for run in runs:
+        options = (run.get("config") or {}).get("options") if isinstance(run.get("config"), dict) else None
+        if isinstance(options, dict):
+            for key in ("demonstrations", "examples"):
+                if isinstance(options.get(key), str) and options[key].strip():
+                    refs.add(options[key].strip())
+    return refs
+
+
+def _demonstration_set_records(workspace: Workspace, runs: list[dict]) -> list[dict]:
+    """Sets the runs' options name (NAME, NAME@N, NAME@ID-PREFIX or an id) and sets bootstrapped from the runs."""
+    if not runs or not _has_tables(workspace, "demonstration_sets"):
+        return []
+    run_ids = [run["id"] for run in runs]
+    found = {s["id"]: s for s in _in_chunks(workspace, "demonstration_sets",
+                                            "SELECT * FROM demonstration_sets WHERE source_run_id IN ({marks})",
+                                            run_ids)}
+    for ref in _demonstration_refs(runs):
+        name, _, version = ref.partition("@")
+        rows = list(workspace.db.query("SELECT * FROM demonstration_sets WHERE name = ? ORDER BY version DESC", [name]))
+        if version:
+            rows = [r for r in rows if str(r["version"]) == version] or \
+                   [r for r in rows if r["id"].startswith(version.lower())]
+        else:
+            rows = rows[:1] or list(workspace.db.query("SELECT * FROM demonstration_sets WHERE id = ?", [ref]))
+        if len(rows) == 1:
+            found[rows[0]["id"]] = row_to_record("demonstration_sets", dict(rows[0]))
+    run_set = set(run_ids)
+    for demo in found.values():
+        if demo.get("source_run_id") not in run_set:
+            demo["source_run_id"] = None  # bootstrapped from a run outside this session
+    return sorted(found.values(), key=lambda s: (s["name"], s["version"]))
+
+
 def export_session(workspace: Workspace, id_or_name: str) -> dict:
-    """Everything needed to view a session elsewhere, as one JSON-ready dict (format version 1), secrets removed."""
+    """Everything needed to view a session elsewhere, as one JSON-ready dict (format version 2), secrets removed."""
     session = get_session(workspace, id_or_name)
     sid = session["id"]
     runs = _query(workspace, "runs", "SELECT * FROM runs WHERE session_id = ? ORDER BY created_at, id", [sid])
@@ -367,8 +433,10 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
     ratings = [r for r in _in_chunks(workspace, "ratings", "SELECT * FROM ratings WHERE run_id IN ({marks})"
                                      " ORDER BY created_at, id", run_ids)
                if r.get("other_run_id") is None or r["other_run_id"] in run_set]
+    judged = _judgment_records(workspace, run_ids)
     version_ids = {v["id"] for v in workspace.db.query("SELECT id FROM prompt_versions WHERE session_id = ?", [sid])}
     config_strings = {s for run in runs for s in _strings(run.get("config"))}
+    config_strings |= {s for judge in judged["judges"] for s in _strings(judge.get("prompt_versions"))}
     version_ids |= {v["id"] for v in _in_chunks(workspace, "prompt_versions",
                                                  "SELECT id FROM prompt_versions WHERE id IN ({marks})",
                                                  sorted(config_strings))}
@@ -385,6 +453,7 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
         "session": {key: session[key] for key in ("id", "name", "notes", "created_at", "updated_at", "origin")},
         "runs": runs, "results": results, "spans": spans, "prompt_versions": versions, "templates": templates,
         "ratings": ratings, "benchmarks": _benchmark_records(workspace, runs, results, spans),
+        **judged, "demonstration_sets": _demonstration_set_records(workspace, runs),
     }
     return redact_secrets(payload)
 
@@ -529,4 +598,95 @@ def import_session(workspace: Workspace, payload: dict, name: Optional[str] = No
             r, id=uuid.uuid4().hex, session_id=session_id, run_id=run_map[r["run_id"]],
             other_run_id=run_map[r["other_run_id"]] if r.get("other_run_id") else None), rating_columns)
             for r in payload["ratings"]), batch_size=1000)
+        _import_judgments(workspace, payload, run_map)
+        _import_demonstration_sets(workspace, payload, run_map, session_id, source["id"])
     return session_id
+
+
+def _import_judgments(workspace: Workspace, payload: dict, run_map: dict) -> None:
+    """Judge versions reused or added (a conflicting one refused); judgments and judge spans under new ids."""
+    judges = section_records(payload, "judges")
+    if not judges:
+        return
+    ensure_judgment_tables(workspace)
+    db = workspace.db
+    judge_columns = _columns(workspace, "judges")
+    compared = ("kind", "model", "model_fingerprint", "params", "templates", "prompt_versions")
+    for i, judge in enumerate(judges):
+        row = record_to_row("judges", judge, judge_columns)
+        existing = next(db.query("SELECT * FROM judges WHERE id = ?", [judge["id"]]), None)
+        if existing is None:
+            db["judges"].insert(row)
+            continue
+        stored = row_to_record("judges", dict(existing))
+        different = [key for key in compared if (stored.get(key) or None) != (judge.get(key) or None)]
+        if different:
+            raise SessionFormatError(f"judges[{i}]", f"judge id {judge['id']!r} is already stored with different "
+                                                     f"{', '.join(different)}")
+    step_columns = _columns(workspace, "judge_steps")
+    for step in section_records(payload, "judge_steps"):
+        if not db["judge_steps"].count_where("judge_id = ? AND criterion = ?", [step["judge_id"], step["criterion"]]):
+            db["judge_steps"].insert(record_to_row("judge_steps", step, step_columns))
+    judgment_map = {}
+    judgment_columns = _columns(workspace, "judgments")
+    for judgment in section_records(payload, "judgments"):
+        other = run_map[judgment["other_run_id"]] if judgment.get("other_run_id") else None
+        new = judgment_id(judgment["judge_id"], judgment["kind"], run_map[judgment["run_id"]], other,
+                          judgment["question_id"], judgment["result_repeat"], judgment["sample_index"])
+        judgment_map[judgment["id"]] = new
+        db["judgments"].insert(record_to_row("judgments", dict(
+            judgment, id=new, run_id=run_map[judgment["run_id"]], other_run_id=other), judgment_columns))
+    spans = section_records(payload, "judge_spans")
+    span_map = {span["id"]: uuid.uuid4().hex for span in spans}
+    span_columns = _columns(workspace, "judge_spans")
+    db["judge_spans"].insert_all((record_to_row("judge_spans", dict(
+        s, id=span_map[s["id"]], judgment_id=judgment_map[s["judgment_id"]], run_id=run_map[s["run_id"]],
+        parent_id=span_map[s["parent_id"]] if s.get("parent_id") else None), span_columns)
+        for s in spans), batch_size=1000)
+
+
+def _import_demonstration_sets(workspace: Workspace, payload: dict, run_map: dict, session_id: str,
+                               source_session_id: str) -> None:
+    """Sets keep their content ids (reused when stored); a set whose version number is taken gets the next one,
+    and the imported runs' NAME@N references follow it."""
+    sets = section_records(payload, "demonstration_sets")
+    if not sets:
+        return
+    db = workspace.db
+    ensure_demonstration_tables(db)
+    columns = _columns(workspace, "demonstration_sets")
+    renumbered = {}
+    for i, demo in enumerate(sets):
+        existing = next(db.query("SELECT * FROM demonstration_sets WHERE id = ?", [demo["id"]]), None)
+        if existing is not None:
+            stored = row_to_record("demonstration_sets", dict(existing))
+            if (stored["name"], stored["examples"]) != (demo["name"], demo["examples"]):
+                raise SessionFormatError(f"demonstration_sets[{i}]", f"id {demo['id']!r} is already stored with "
+                                                                     "different content")
+            version = stored["version"]
+        else:
+            version = demo["version"]
+            if db["demonstration_sets"].count_where("name = ? AND version = ?", [demo["name"], version]):
+                version = next(db.query("SELECT MAX(version) AS v FROM demonstration_sets WHERE name = ?",
+                                        [demo["name"]]))["v"] + 1
+            db["demonstration_sets"].insert(record_to_row("demonstration_sets", dict(
+                demo, version=version, n=len(demo["examples"]),
+                source_run_id=run_map.get(demo.get("source_run_id")) if demo.get("source_run_id") else None,
+                session_id=session_id if demo.get("session_id") == source_session_id else None), columns))
+        if version != demo["version"]:
+            renumbered[f"{demo['name']}@{demo['version']}"] = f"{demo['name']}@{version}"
+    if not renumbered:
+        return
+    new_run_ids = list(run_map.values())
+    for run in _in_chunks(workspace, "runs", "SELECT id, config FROM runs WHERE id IN ({marks})", new_run_ids):
+        options = run["config"].get("options") if isinstance(run["config"], dict) else None
+        if not isinstance(options, dict):
+            continue
+        changed = False
+        for key in ("demonstrations", "examples"):
+            if isinstance(options.get(key), str) and options[key].strip() in renumbered:
+                options[key] = renumbered[options[key].strip()]
+                changed = True
+        if changed:
+            db.execute("UPDATE runs SET config = ? WHERE id = ?",
+                       [record_to_row("runs", run, ["config"])["config"], run["id"]])

@@ -21,7 +21,7 @@ def exported(session_workspace):
 
 
 def test_export_is_valid_and_versioned(exported):
-    assert exported["format"] == "playground-session" and exported["version"] == 1
+    assert exported["format"] == "playground-session" and exported["version"] == 2
     assert validate_payload(exported) is exported
     assert len(exported["runs"]) == 2 and len(exported["results"]) == 12 and len(exported["spans"]) == 36
     assert isinstance(exported["runs"][0]["config"], dict)
@@ -35,7 +35,8 @@ def _break(payload: dict, mutate) -> dict:
 
 
 CASES = [
-    ("wrong version", lambda p: p.update(version=2), r"^version: unsupported version 2"),
+    ("wrong version", lambda p: p.update(version=3), r"^version: unsupported version 3"),
+    ("missing version-2 section", lambda p: p.pop("judgments"), r"^judgments: missing$"),
     ("wrong format", lambda p: p.update(format="other"), r"^format: expected 'playground-session'"),
     ("missing section", lambda p: p.pop("spans"), r"^spans: missing$"),
     ("missing key", lambda p: p["runs"][1].pop("config"), r"^runs\[1\]\.config: missing$"),
