@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
+
+from playground.runs.config import RunConfig
 
 APP_DIR = Path(__file__).resolve().parents[2] / "playground" / "app"
 ENTRY = APP_DIR / "streamlit_app.py"
@@ -23,3 +27,63 @@ def page_path(slug: str) -> str:
     from playground.app.state import page_file
 
     return str(page_file(slug))
+
+
+RUN_PARAMS = {"max_tokens": 8}
+_BUILT: dict = {}
+
+
+def run_config(program: str = "direct", **extra) -> RunConfig:
+    return RunConfig(dataset="tiny", program=program, params=dict(RUN_PARAMS), sample=3, seed=0, **extra)
+
+
+def runs_workspace(tmp_path_factory) -> dict:
+    """{"path", "direct", "rag"}: a workspace with the tiny benchmark and two real local:smollm2 runs (max_tokens 8)
+    on the same seeded sample of 3 questions, "direct" and "rag" (bm25, k=2); built once per test process."""
+    from playground.runs.execute import start_run
+    from playground.store import open_workspace
+    from playground.store.datasets import save_dataset
+    from tests.conftest import tiny_dataset
+
+    if not _BUILT:
+        path = tmp_path_factory.mktemp("app_runs") / "sessions" / "playground.db"
+        ws = open_workspace(path)
+        try:
+            save_dataset(ws, "tiny", tiny_dataset())
+            direct = start_run(ws, run_config("direct"), label="direct")
+            rag = start_run(ws, run_config("rag", retriever="bm25", k=2), label="rag")
+        finally:
+            ws.close()
+        assert direct.status == rag.status == "done"
+        _BUILT.update(path=path, direct=direct.run_id, rag=rag.run_id)
+    return dict(_BUILT)
+
+
+def page_test(name: str, timeout: int = 120) -> AppTest:
+    return AppTest.from_file(page_path(name), default_timeout=timeout)
+
+
+@pytest.fixture
+def runs_env(tmp_path_factory, monkeypatch):
+    """The shared run workspace, opened by the app through $PLAYGROUND_DB (tests must not change it)."""
+    built = runs_workspace(tmp_path_factory)
+    monkeypatch.setenv("PLAYGROUND_DB", str(built["path"]))
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    return built
+
+
+@pytest.fixture
+def private_runs_env(tmp_path_factory, tmp_path, monkeypatch):
+    """A private copy (SQLite backup) of the shared run workspace, for tests that add or delete things."""
+    built = runs_workspace(tmp_path_factory)
+    copy = tmp_path / "sessions" / "playground.db"
+    copy.parent.mkdir(parents=True)
+    source, target = sqlite3.connect(built["path"]), sqlite3.connect(copy)
+    try:
+        source.backup(target)
+    finally:
+        source.close()
+        target.close()
+    monkeypatch.setenv("PLAYGROUND_DB", str(copy))
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    return {**built, "path": copy}

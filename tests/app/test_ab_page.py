@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from playground.evaluation.stats import compare_paired
 from playground.store import open_workspace
 from playground.store.ratings import list_ratings
 from playground.store.runs import get_results
-from tests.app.test_runs_page import page_test, runs_workspace
-
-
-@pytest.fixture
-def runs_env(tmp_path_factory, monkeypatch):
-    built = runs_workspace(tmp_path_factory)
-    monkeypatch.setenv("PLAYGROUND_DB", str(built["path"]))
-    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
-    return built
+from tests.app.conftest import page_test
 
 
 def _open(runs_env):

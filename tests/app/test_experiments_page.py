@@ -3,7 +3,6 @@ local model, plus the page's Streamlit-free helpers (views/experiments.py)."""
 
 from __future__ import annotations
 
-import sqlite3
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -15,28 +14,12 @@ from playground.evaluation.judges import HELPS_CRITERIA
 from playground.store import open_workspace
 from playground.store.judgments import list_judgments
 from playground.store.runs import get_run, list_runs
-from tests.app.test_runs_page import runs_workspace
-
-
-@pytest.fixture(scope="session")
-def experiment_runs(tmp_path_factory):
-    return runs_workspace(tmp_path_factory)
 
 
 @pytest.fixture
-def experiments_env(experiment_runs, tmp_path, monkeypatch):
-    """A private copy of the shared workspace (sweeps and judgments added here leave the other tests' alone)."""
-    copy = tmp_path / "sessions" / "playground.db"
-    copy.parent.mkdir(parents=True)
-    source, target = sqlite3.connect(experiment_runs["path"]), sqlite3.connect(copy)
-    try:
-        source.backup(target)
-    finally:
-        source.close()
-        target.close()
-    monkeypatch.setenv("PLAYGROUND_DB", str(copy))
-    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
-    return {**experiment_runs, "path": copy}
+def experiments_env(private_runs_env):
+    """Sweeps and judgments added here go to a private copy and leave the other tests' workspace alone."""
+    return private_runs_env
 
 
 def page() -> AppTest:

@@ -10,18 +10,10 @@ import pytest
 from playground.retrieval.evaluate import evaluate_retriever
 from playground.retrieval.index import open_retriever
 from playground.store import open_workspace
-from tests.app.test_runs_page import page_test, runs_workspace
+from tests.app.conftest import page_test
 from tests.conftest import TINY_QUESTIONS
 
 KINDS = ["bm25", "bm25-rank"]
-
-
-@pytest.fixture
-def runs_env(tmp_path_factory, monkeypatch):
-    built = runs_workspace(tmp_path_factory)
-    monkeypatch.setenv("PLAYGROUND_DB", str(built["path"]))
-    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
-    return built
 
 
 def _page():

@@ -1,9 +1,4 @@
-"""The Runs page on a real workspace with real runs of the local model; also home of the shared run workspace.
-
-`runs_workspace(tmp_path_factory)` builds, once per test process, a workspace with the tiny benchmark and two
-real runs of local:smollm2 (max_tokens 8) on the same seeded sample of 3 questions: "direct" (no retrieval) and
-"rag" (bm25, k=2). The other page tests import it from here.
-"""
+"""The Runs page on a real workspace with real runs of the local model (fixtures in tests/app/conftest.py)."""
 
 from __future__ import annotations
 
@@ -11,52 +6,11 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from playground.runs.config import RunConfig
 from playground.runs.execute import resume_run, start_run
 from playground.store import open_workspace
-from playground.store.datasets import save_dataset
 from playground.store.runs import get_results, get_run, list_runs
 from tests.conftest import tiny_dataset
-
-from playground.app.state import page_file
-PARAMS = {"max_tokens": 8}
-_BUILT: dict = {}
-
-
-def run_config(program: str = "direct", **extra) -> RunConfig:
-    return RunConfig(dataset="tiny", program=program, params=dict(PARAMS), sample=3, seed=0, **extra)
-
-
-def runs_workspace(tmp_path_factory) -> dict:
-    """{"path", "direct", "rag"}: the workspace file and the ids of its two runs (built once per process)."""
-    if not _BUILT:
-        path = tmp_path_factory.mktemp("app_runs") / "sessions" / "playground.db"
-        ws = open_workspace(path)
-        try:
-            save_dataset(ws, "tiny", tiny_dataset())
-            direct = start_run(ws, run_config("direct"), label="direct")
-            rag = start_run(ws, run_config("rag", retriever="bm25", k=2), label="rag")
-        finally:
-            ws.close()
-        assert direct.status == rag.status == "done"
-        _BUILT.update(path=path, direct=direct.run_id, rag=rag.run_id)
-    return dict(_BUILT)
-
-
-def page_test(name: str, timeout: int = 120) -> AppTest:
-    return AppTest.from_file(str(page_file(name)), default_timeout=timeout)
-
-
-@pytest.fixture(scope="session")
-def app_runs(tmp_path_factory):
-    return runs_workspace(tmp_path_factory)
-
-
-@pytest.fixture
-def runs_env(app_runs, monkeypatch):
-    monkeypatch.setenv("PLAYGROUND_DB", str(app_runs["path"]))
-    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
-    return app_runs
+from tests.app.conftest import page_test, run_config
 
 
 def _column(table, name: str) -> list:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 
 import pytest
 
@@ -11,23 +10,13 @@ from playground.store import open_workspace
 from playground.store.prompts import save_prompt_version
 from playground.store.sessions import current_session, list_sessions
 from playground.app.views.sessions import export_file
-from tests.app.test_runs_page import page_test, runs_workspace
+from tests.app.conftest import page_test
 
 
 @pytest.fixture
-def session_env(tmp_path_factory, tmp_path, monkeypatch):
-    """A private copy (sqlite backup) of the shared run workspace: these tests create and delete sessions."""
-    built = runs_workspace(tmp_path_factory)
-    copy = tmp_path / "sessions" / "playground.db"
-    copy.parent.mkdir()
-    source, target = sqlite3.connect(built["path"]), sqlite3.connect(copy)
-    with target:
-        source.backup(target)
-    source.close()
-    target.close()
-    monkeypatch.setenv("PLAYGROUND_DB", str(copy))
-    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
-    return copy
+def session_env(private_runs_env):
+    """These tests create and delete sessions: a private copy of the shared run workspace (its path)."""
+    return private_runs_env["path"]
 
 
 def _names(path) -> list[str]:

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from playground.store import open_workspace
 from playground.store.runs import get_results, get_spans
-from tests.app.test_runs_page import page_test, runs_workspace
-
-
-@pytest.fixture
-def runs_env(tmp_path_factory, monkeypatch):
-    built = runs_workspace(tmp_path_factory)
-    monkeypatch.setenv("PLAYGROUND_DB", str(built["path"]))
-    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
-    return built
+from tests.app.conftest import page_test
 
 
 def test_a_linked_question_shows_every_span_kind_and_the_waterfall(runs_env):
@@ -64,19 +55,11 @@ def test_an_unknown_run_in_the_link_is_a_warning_not_a_traceback(runs_env):
     assert any("zzzz" in w.value for w in at.warning)
 
 
-def test_the_answers_judgments_show_under_its_trace(runs_env, tmp_path, monkeypatch):
-    import sqlite3
-
+def test_the_answers_judgments_show_under_its_trace(private_runs_env):
     from playground.store.judgments import save_judgment
 
-    copy = tmp_path / "sessions" / "playground.db"
-    copy.parent.mkdir(parents=True)
-    source, target = sqlite3.connect(runs_env["path"]), sqlite3.connect(copy)
-    source.backup(target)
-    source.close()
-    target.close()
-    monkeypatch.setenv("PLAYGROUND_DB", str(copy))
-    ws = open_workspace(copy)
+    runs_env = private_runs_env
+    ws = open_workspace(runs_env["path"])
     result = get_results(ws, runs_env["rag"])[0]
     save_judgment(ws, {"judge_id": "judge000001", "kind": "reference", "run_id": runs_env["rag"],
                        "question_id": result["question_id"], "result_repeat": 0, "sample_index": 0,
