@@ -6,7 +6,7 @@ import sys
 from typing import Optional
 
 from playground import PlaygroundError
-from playground.cli.output import emit, open_workspace_for
+from playground.cli.output import emit, workspace_for
 
 
 def register(subparsers, common) -> None:
@@ -139,12 +139,9 @@ def _brief(settings: dict) -> str:
 
 
 def compare_command(args) -> int:
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         report = compare_runs(workspace, args.run_a, args.run_b, metrics=_wanted_metrics(args.metric),
                               seed=args.seed, n_resamples=args.resamples)
-    finally:
-        workspace.close()
     if not getattr(args, "json", False):
         for warning in report["warnings"]:
             print(f"warning: {warning}", file=sys.stderr)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from playground.cli.output import emit, open_workspace_for
+from playground.cli.output import emit, workspace_for
 
 
 def register(subparsers, common) -> None:
@@ -40,11 +40,8 @@ def import_command(args) -> int:
 
     started = time.perf_counter()
     dataset = read_dataset(args.format, args.path)
-    workspace = open_workspace_for(args)
-    try:
+    with workspace_for(args) as workspace:
         summary = save_dataset(workspace, args.name, dataset, replace=args.replace)
-    finally:
-        workspace.close()
     payload = {**summary, "format": dataset.format, "source": dataset.source, "workspace": str(workspace.path),
                "seconds": round(time.perf_counter() - started, 3)}
     corpus = f"corpus {summary['corpus']!r} with {summary['passages']:,} passages" if summary["corpus"] else "no corpus"
@@ -63,11 +60,8 @@ def _table(headers: list[str], rows: list[list]) -> str:
 def list_command(args) -> int:
     from playground.store.datasets import list_datasets
 
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         listing = list_datasets(workspace)
-    finally:
-        workspace.close()
     if not listing["corpora"] and not listing["benchmarks"]:
         text = f"no datasets in {workspace.path} yet (try `playground demo` or `playground data import`)"
     else:
@@ -90,11 +84,8 @@ def sample_command(args) -> int:
 
     if args.sample < 1:
         raise PlaygroundError("--sample must be at least 1")
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         questions = load_questions(workspace, args.dataset)
-    finally:
-        workspace.close()
     picked = [question.id for question in sample_questions(questions, args.sample, args.seed)]
     payload = {"dataset": args.dataset, "n": len(picked), "seed": args.seed, "of": len(questions), "question_ids": picked}
     emit(args, payload, "\n".join(picked))

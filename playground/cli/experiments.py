@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from playground import PlaygroundError
-from playground.cli.output import emit, open_workspace_for, progress_bar
+from playground.cli.output import emit, open_workspace_for, workspace_for, progress_bar
 from playground.cli.runs import add_run_options, config_from_args
 
 
@@ -109,11 +109,8 @@ def handle_bootstrap(args) -> int:
 def handle_list(args) -> int:
     from playground.store.demonstrations import list_demonstration_sets
 
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         sets = list_demonstration_sets(workspace)
-    finally:
-        workspace.close()
     text = "\n".join(f"{s['name']}@{s['version']}  {s['id']}  {s['n']:>3} example(s)  program {s['program'] or '-'}  "
                      f"run {s['source_run_id'] or '-'}  {s['created_at'][:19]}" for s in sets)
     emit(args, sets, text or "no demonstration sets yet (make one with `playground demos bootstrap`)")
@@ -123,11 +120,8 @@ def handle_list(args) -> int:
 def handle_show(args) -> int:
     from playground.store.demonstrations import get_demonstration_set
 
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         found = get_demonstration_set(workspace, args.ref)
-    finally:
-        workspace.close()
     lines = [_set_text(found)] + [f"  {e.get('question_id', '-')}: {e['question']} -> {e['answer']}"
                                   for e in found["examples"]]
     emit(args, found, "\n".join(lines))

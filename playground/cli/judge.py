@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from playground import PlaygroundError
-from playground.cli.output import emit, open_workspace_for, progress_bar
+from playground.cli.output import emit, workspace_for, progress_bar
 
 
 def register(subparsers, common) -> None:
@@ -105,13 +105,10 @@ def pointwise_command(args) -> int:
     from playground.evaluation.judges.pointwise import judge_run_pointwise, parse_criteria
 
     config, criteria = judge_config(args), parse_criteria(args.criteria)
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         report = _run_with_progress("judging", lambda progress: judge_run_pointwise(
             workspace, args.run, criteria, config, repeat=args.repeat, answer_field=args.answer_field,
             use_cache=not args.no_cache, on_progress=progress))
-    finally:
-        workspace.close()
     lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
     lines.append(f"score {_mean_std(report['score'])}  ({report['n_failed']} judgment(s) unreadable)")
     for criterion in report["criteria"]:
@@ -128,13 +125,10 @@ def reference_command(args) -> int:
     from playground.evaluation.judges.reference import judge_run_reference
 
     config = judge_config(args)
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         report = _run_with_progress("judging", lambda progress: judge_run_reference(
             workspace, args.run, config, repeat=args.repeat, answer_field=args.answer_field,
             use_cache=not args.no_cache, on_progress=progress))
-    finally:
-        workspace.close()
     lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
     lines.append(f"implies the reference: {_mean_std(report['implied'])}  ({report['n_failed']} judgment(s) unreadable)")
     for item in report["items"]:
@@ -148,13 +142,10 @@ def pairwise_command(args) -> int:
     from playground.evaluation.judges.pairwise import judge_runs_pairwise
 
     config = judge_config(args)
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         report = _run_with_progress("judging", lambda progress: judge_runs_pairwise(
             workspace, args.run_a, args.run_b, config, repeat=args.repeat, answer_field=args.answer_field,
             use_cache=not args.no_cache, on_progress=progress))
-    finally:
-        workspace.close()
     summary = report["summary"]
     lines = _header(report) + [
         f"A = run {report['run_a']} ({report['model_a']}), B = run {report['run_b']} ({report['model_b']}): "
@@ -175,11 +166,8 @@ def pairwise_command(args) -> int:
 def agreement_command(args) -> int:
     from playground.evaluation.judges.agreement import judge_agreement
 
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         report = judge_agreement(workspace, args.run)
-    finally:
-        workspace.close()
     lines = [f"run {report['run_id']}: judge agreement with human ratings"]
     for entry in report["pointwise"]:
         lines.append(f"  pointwise judge {entry['judge_id']}: Spearman {_fmt(entry['spearman'])} over {entry['n']} question(s)")

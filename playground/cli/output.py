@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Optional
+from contextlib import contextmanager
+from typing import Any, Iterator, Optional
 
 from playground.progress import ProgressCallback
 
@@ -20,6 +21,16 @@ def open_workspace_for(args, create: bool = True):
     from playground.store import open_workspace
 
     return open_workspace(getattr(args, "db", None), create=create)
+
+
+@contextmanager
+def workspace_for(args, create: bool = True) -> Iterator:
+    """The command's workspace (--db, $PLAYGROUND_DB or the default), closed when the block ends."""
+    workspace = open_workspace_for(args, create)
+    try:
+        yield workspace
+    finally:
+        workspace.close()
 
 
 def progress_bar(description: str) -> tuple[ProgressCallback, callable]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from playground import PlaygroundError
-from playground.cli.output import emit, open_workspace_for
+from playground.cli.output import emit, workspace_for
 
 DEFAULT_SHOTS = 3
 
@@ -70,8 +70,7 @@ def cmd_render(args) -> int:
     from playground.prompts.template import Template
     from playground.store.datasets import get_question
 
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         template = Template.from_file(args.template_file) if args.template_file else load_template(args.template, workspace)
         needed = required_variables(template)
         question = get_question(workspace, args.dataset, args.question)
@@ -80,8 +79,6 @@ def cmd_render(args) -> int:
         examples = _examples(workspace, args.dataset, question.id, shots) if shots > 0 else []
         variables = question_variables(question, passages, examples, args.reasoning)
         messages = render_messages(template, variables)
-    finally:
-        workspace.close()
     payload = {"template": template.name, "variables_needed": needed, "messages": messages}
     lines = [f"template: {template.name}  (variables: {', '.join(needed) or 'none'}; answer format: {template.answer_format})"]
     for message in messages:
@@ -107,11 +104,8 @@ def cmd_templates_list(args) -> int:
 def cmd_templates_versions(args) -> int:
     from playground.store.prompts import list_prompt_versions
 
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         rows = list_prompt_versions(workspace, args.name)
-    finally:
-        workspace.close()
     payload = [{key: row[key] for key in ("id", "template", "parent", "message", "session_id", "created_at")}
                for row in rows]
     text = "\n".join(f"{row['id']}  {row['template']:<24}  parent {row['parent'] or '-':<12}  {row['created_at'][:19]}  "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from playground import PlaygroundError
-from playground.cli.output import emit, open_workspace_for, progress_bar
+from playground.cli.output import emit, open_workspace_for, workspace_for, progress_bar
 
 def add_run_options(parser, *, program_default: str = "direct", dataset_required: bool = False,
                     dataset_help: str = "benchmark name") -> None:
@@ -170,11 +170,8 @@ def _table(rows: list[list[str]]) -> str:
 def handle_runs(args) -> int:
     from playground.store.runs import list_runs
 
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         rows = [run_row(run) for run in list_runs(workspace, session_id=args.session)]
-    finally:
-        workspace.close()
     header = ["id", "created", "status", "dataset", "program", "template", "retriever", "k", "model", "n",
               "em", "f1", "errors", "label"]
     table = [header]
@@ -233,13 +230,10 @@ def handle_trace(args) -> int:
     from playground.programs.tracing import span_tree
     from playground.store.runs import get_result, get_run, get_spans
 
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         run = get_run(workspace, args.run_id)
         result = get_result(workspace, run["id"], args.question_id, args.repeat_index)
         spans = get_spans(workspace, run["id"], args.question_id, args.repeat_index)
-    finally:
-        workspace.close()
     tree = span_tree(spans)
     payload = {"run_id": run["id"], "question_id": args.question_id, "repeat": args.repeat_index,
                "result": result, "spans": tree}

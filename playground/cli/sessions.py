@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from playground.cli.output import emit, open_workspace_for
+from playground.cli.output import emit, workspace_for
 
 
 def register(subparsers, common) -> None:
@@ -60,11 +60,8 @@ def _line(session: dict) -> str:
 def list_command(args) -> int:
     from playground.store.sessions import list_sessions
 
-    workspace = open_workspace_for(args)
-    try:
+    with workspace_for(args) as workspace:
         sessions = list_sessions(workspace)
-    finally:
-        workspace.close()
     emit(args, {"sessions": sessions}, "\n".join(_line(s) for s in sessions))
     return 0
 
@@ -72,11 +69,8 @@ def list_command(args) -> int:
 def new_command(args) -> int:
     from playground.store.sessions import new_session
 
-    workspace = open_workspace_for(args)
-    try:
+    with workspace_for(args) as workspace:
         session = new_session(workspace, args.name)
-    finally:
-        workspace.close()
     emit(args, session, f"created session {session['id']} ({session['name']}); it is now current")
     return 0
 
@@ -84,11 +78,8 @@ def new_command(args) -> int:
 def use_command(args) -> int:
     from playground.store.sessions import use_session
 
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         session = use_session(workspace, args.session)
-    finally:
-        workspace.close()
     emit(args, session, f"current session: {session['id']} ({session['name']})")
     return 0
 
@@ -96,11 +87,8 @@ def use_command(args) -> int:
 def rename_command(args) -> int:
     from playground.store.sessions import rename_session
 
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         session = rename_session(workspace, args.session, args.name)
-    finally:
-        workspace.close()
     emit(args, session, f"session {session['id']} is now named {session['name']!r}")
     return 0
 
@@ -108,11 +96,8 @@ def rename_command(args) -> int:
 def delete_command(args) -> int:
     from playground.store.sessions import delete_session
 
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         removed = delete_session(workspace, args.session)
-    finally:
-        workspace.close()
     emit(args, removed, f"deleted session {removed['deleted']['id']} ({removed['deleted']['name']}): "
                         f"{removed['runs']} runs, {removed['results']} results, {removed['spans']} spans, "
                         f"{removed['ratings']} ratings; current session is {removed['current']}")
@@ -122,12 +107,9 @@ def delete_command(args) -> int:
 def note_command(args) -> int:
     from playground.store.sessions import add_note, current_session
 
-    workspace = open_workspace_for(args)
-    try:
+    with workspace_for(args) as workspace:
         target = args.session or current_session(workspace)["id"]
         session = add_note(workspace, target, args.text)
-    finally:
-        workspace.close()
     emit(args, session, f"noted on session {session['id']} ({len(session['notes'])} notes)")
     return 0
 
@@ -139,11 +121,8 @@ def export_command(args) -> int:
     from playground.store.session_format import write_session_file
     from playground.store.sessions import export_session
 
-    workspace = open_workspace_for(args, create=False)
-    try:
+    with workspace_for(args, create=False) as workspace:
         payload = export_session(workspace, args.session)
-    finally:
-        workspace.close()
     if args.output == "-":
         json.dump(payload, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
@@ -168,16 +147,13 @@ def import_command(args) -> int:
     if args.max_mb is not None:
         limits = replace(limits, max_bytes=int(args.max_mb * 1024 * 1024))
     payload = read_session_file(args.file, limits)
-    workspace = open_workspace_for(args)
-    try:
+    with workspace_for(args) as workspace:
         try:
             session_id = import_session(workspace, payload, name=args.name, limits=limits)
         except SessionFormatError as error:
             raise SessionFormatError(f"{args.file}" + (f", {error.where}" if error.where else ""),
                                      error.problem) from None
         session = get_session(workspace, session_id)
-    finally:
-        workspace.close()
     summary = {"session_id": session_id, "name": session["name"], "runs": len(payload["runs"]),
                "results": len(payload["results"]), "spans": len(payload["spans"]),
                "prompt_versions": len(payload["prompt_versions"]), "ratings": len(payload["ratings"])}
