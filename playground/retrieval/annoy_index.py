@@ -16,13 +16,6 @@ from playground.retrieval.registry import package_versions
 class AnnoyRetriever(VectorRetriever):
     kind = "annoy"
 
-    def __init__(self, index, ids: list[str], params: dict, embedder=None):
-        self.index = index
-        self.ids = list(ids)
-        self.params = params
-        self.embedder = embedder
-        self.manifest = {}
-
     @classmethod
     def from_vectors(cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None,
                      on_progress: Optional[ProgressCallback] = None) -> "AnnoyRetriever":
@@ -40,7 +33,7 @@ class AnnoyRetriever(VectorRetriever):
 
     def save(self, path: Path) -> None:
         self.index.save(str(path / "index.ann"))
-        (path / "ids.json").write_text(json.dumps(self.ids), encoding="utf-8")
+        self.save_ids(path)
         (path / "dim.json").write_text(json.dumps(self.index.f), encoding="utf-8")
 
     @classmethod
@@ -51,8 +44,7 @@ class AnnoyRetriever(VectorRetriever):
 
         index = AnnoyIndex(json.loads((path / "dim.json").read_text(encoding="utf-8")), "dot")
         index.load(str(path / "index.ann"))
-        ids = json.loads((path / "ids.json").read_text(encoding="utf-8"))
-        return cls(index, ids, params, get_embedder(params["embedder"]))
+        return cls(index, cls.load_ids(path), params, get_embedder(params["embedder"]))
 
     @staticmethod
     def versions() -> dict:

@@ -6,6 +6,7 @@ to passage ids.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Optional
 
@@ -22,6 +23,20 @@ class VectorRetriever:
     ids: list[str]
     embedder = None
     manifest: dict
+
+    def __init__(self, index, ids: list[str], params: dict, embedder=None):
+        self.index = index
+        self.ids = list(ids)
+        self.params = params
+        self.embedder = embedder
+        self.manifest = {}
+
+    def save_ids(self, path: Path) -> None:
+        (path / "ids.json").write_text(json.dumps(self.ids), encoding="utf-8")
+
+    @staticmethod
+    def load_ids(path: Path) -> list[str]:
+        return json.loads((path / "ids.json").read_text(encoding="utf-8"))
 
     def search_vectors(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(rows, scores) of the k nearest rows to one normalised query vector, best first."""
@@ -53,11 +68,8 @@ class DenseRetriever(VectorRetriever):
     searches_embedding_cache = True
 
     def __init__(self, vectors: np.ndarray, ids: list[str], params: dict, embedder=None):
-        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        self.ids = list(ids)
-        self.params = params
-        self.embedder = embedder
-        self.manifest = {}
+        super().__init__(np.ascontiguousarray(vectors, dtype=np.float32), ids, params, embedder)
+        self.vectors = self.index
 
     @classmethod
     def from_vectors(cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None,
@@ -86,6 +98,16 @@ class DenseRetriever(VectorRetriever):
         rows = np.argpartition(-scores, k - 1)[:k] if k < scores.size else np.arange(scores.size)
         rows = rows[np.lexsort((rows, -scores[rows]))]
         return rows, scores[rows]
+
+
+def faiss_search(index, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, scores) from a FAISS index for one query, without the -1 rows FAISS pads short result lists with."""
+    k = min(k, index.ntotal)
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    scores, rows = index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), k)
+    keep = rows[0] >= 0
+    return rows[0][keep], scores[0][keep]
 
 
 def exact_top_k(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
 from playground.progress import ProgressCallback, report
-from playground.retrieval.dense import VectorRetriever
+from playground.retrieval.dense import VectorRetriever, faiss_search
 from playground.retrieval.registry import package_versions
 
 _ADD_CHUNK = 10_000
@@ -19,12 +18,8 @@ class FaissHNSWRetriever(VectorRetriever):
     kind = "faiss-hnsw"
 
     def __init__(self, index, ids: list[str], params: dict, embedder=None):
-        self.index = index
+        super().__init__(index, ids, params, embedder)
         self.index.hnsw.efSearch = params["ef_search"]
-        self.ids = list(ids)
-        self.params = params
-        self.embedder = embedder
-        self.manifest = {}
 
     @classmethod
     def from_vectors(cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None,
@@ -43,7 +38,7 @@ class FaissHNSWRetriever(VectorRetriever):
         import faiss
 
         faiss.write_index(self.index, str(path / "index.faiss"))
-        (path / "ids.json").write_text(json.dumps(self.ids), encoding="utf-8")
+        self.save_ids(path)
 
     @classmethod
     def load(cls, source, params: dict, path: Path) -> "FaissHNSWRetriever":
@@ -51,16 +46,12 @@ class FaissHNSWRetriever(VectorRetriever):
 
         from playground.retrieval.embeddings import get_embedder
 
-        ids = json.loads((path / "ids.json").read_text(encoding="utf-8"))
-        return cls(faiss.read_index(str(path / "index.faiss")), ids, params, get_embedder(params["embedder"]))
+        return cls(faiss.read_index(str(path / "index.faiss")), cls.load_ids(path), params,
+                   get_embedder(params["embedder"]))
 
     @staticmethod
     def versions() -> dict:
         return package_versions("faiss-cpu", "numpy", "sentence-transformers", "torch")
 
     def search_vectors(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        k = min(k, self.index.ntotal)
-        if k <= 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        scores, rows = self.index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), k)
-        return rows[0], scores[0]
+        return faiss_search(self.index, query, k)

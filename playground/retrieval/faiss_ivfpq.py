@@ -17,7 +17,7 @@ import numpy as np
 
 from playground import PlaygroundError
 from playground.progress import ProgressCallback, report
-from playground.retrieval.dense import VectorRetriever
+from playground.retrieval.dense import VectorRetriever, faiss_search
 from playground.retrieval.registry import package_versions
 
 
@@ -37,13 +37,9 @@ class FaissIVFPQRetriever(VectorRetriever):
     def __init__(self, index, ids: list[str], params: dict, sizes: dict, embedder=None):
         import faiss
 
-        self.index = index
+        super().__init__(index, ids, params, embedder)
         faiss.extract_index_ivf(index).nprobe = sizes["nprobe"]
-        self.ids = list(ids)
-        self.params = params
         self.build_info = {"effective": sizes}
-        self.embedder = embedder
-        self.manifest = {}
 
     @classmethod
     def from_vectors(cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None,
@@ -69,7 +65,7 @@ class FaissIVFPQRetriever(VectorRetriever):
         import faiss
 
         faiss.write_index(self.index, str(path / "index.faiss"))
-        (path / "ids.json").write_text(json.dumps(self.ids), encoding="utf-8")
+        self.save_ids(path)
         (path / "sizes.json").write_text(json.dumps(self.build_info["effective"]), encoding="utf-8")
 
     @classmethod
@@ -78,7 +74,7 @@ class FaissIVFPQRetriever(VectorRetriever):
 
         from playground.retrieval.embeddings import get_embedder
 
-        ids = json.loads((path / "ids.json").read_text(encoding="utf-8"))
+        ids = cls.load_ids(path)
         sizes = json.loads((path / "sizes.json").read_text(encoding="utf-8"))
         return cls(faiss.read_index(str(path / "index.faiss")), ids, params, sizes, get_embedder(params["embedder"]))
 
@@ -87,9 +83,4 @@ class FaissIVFPQRetriever(VectorRetriever):
         return package_versions("faiss-cpu", "numpy", "sentence-transformers", "torch")
 
     def search_vectors(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        k = min(k, self.index.ntotal)
-        if k <= 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        scores, rows = self.index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), k)
-        keep = rows[0] >= 0
-        return rows[0][keep], scores[0][keep]
+        return faiss_search(self.index, query, k)
