@@ -106,3 +106,44 @@ def call_totals(tracer: Tracer) -> dict:
             "completion_tokens": sum(span.completion_tokens for span in calls),
             "fresh_tokens": sum(span.prompt_tokens + span.completion_tokens for span in fresh),
             "cached": int(bool(calls) and not fresh)}
+
+
+def judge_each(workspace, judge, run: dict, items: list, repeat: int, kind: str, judge_one, judgment_fields,
+               on_progress=None, span_inputs=None) -> tuple[list[tuple[int, Any, dict]], int]:
+    """Judge every item `repeat` times, each in a traced "judge" span, storing each judgment as it goes.
+
+    `span_inputs(item)` adds to what the judge span records. `judge_one(item, tracer, sample_index) -> outcome` (a dict with "error"); a model or judge-output failure
+    becomes the outcome's error. `judgment_fields(item, outcome) -> {score, verdict, reason, details}`.
+    Returns [(sample_index, item, outcome)] in order, and the tokens that cache hits did not cover.
+    """
+    from playground.models.errors import ModelError
+    from playground.programs.tracing import describe_error
+    from playground.progress import report
+    from playground.store.judgments import save_judgment
+
+    judged, fresh_tokens, total = [], 0, len(items) * repeat
+    report(on_progress, 0, total, "")
+    for sample_index in range(repeat):
+        for item in items:
+            tracer = Tracer()
+            inputs = {"judge_id": judge.id, "run_id": run["id"], "question": item.question, "answer": item.answer,
+                      "sample_index": sample_index, **(span_inputs(item) if span_inputs else {})}
+            with tracer.span("judge", kind, inputs) as root:
+                try:
+                    outcome = judge_one(item, tracer, sample_index)
+                except (JudgeOutputError, ModelError) as error:
+                    outcome = {"error": describe_error(error)}
+                fields = judgment_fields(item, outcome)
+                root.outputs = {"score": fields["score"], "verdict": fields["verdict"]}
+                root.error = outcome["error"]
+            totals = call_totals(tracer)
+            fresh_tokens += totals["fresh_tokens"]
+            save_judgment(workspace, {
+                "judge_id": judge.id, "kind": kind, "run_id": run["id"], "question_id": item.question_id,
+                "result_repeat": item.repeat, "sample_index": sample_index, **fields, "error": outcome["error"],
+                "prompt_tokens": totals["prompt_tokens"], "completion_tokens": totals["completion_tokens"],
+                "cached": totals["cached"],
+            }, tracer.rows(run["id"], item.question_id, item.repeat))
+            judged.append((sample_index, item, outcome))
+            report(on_progress, len(judged), total, item.question_id)
+    return judged, fresh_tokens

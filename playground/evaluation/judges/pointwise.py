@@ -10,13 +10,13 @@ from typing import Iterable, Optional
 
 from playground import PlaygroundError
 from playground.evaluation.judges.calls import (
-    JudgeOutputError, call_totals, field_text, first_json_object, judge_call, parse_step, reason_of,
+    JudgeOutputError, field_text, first_json_object, judge_call, judge_each, parse_step, reason_of,
 )
 from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import item_summary, summarize_repeats
-from playground.programs.tracing import Tracer, describe_error
-from playground.progress import ProgressCallback, report
+from playground.programs.tracing import Tracer
+from playground.progress import ProgressCallback
 
 MAX_STEPS = 8
 
@@ -196,8 +196,7 @@ def judge_run_pointwise(workspace, run_id: str, criteria: Optional[list[Criterio
 
     Returns the report: judge, criteria, score {mean, std, per_repeat}, per-criterion scores, items, warnings.
     """
-    from playground.models.errors import ModelError
-    from playground.store.judgments import ensure_judgment_tables, save_judgment
+    from playground.store.judgments import ensure_judgment_tables
 
     ensure_judgment_tables(workspace)
     repeat = check_repeat(repeat)
@@ -206,43 +205,32 @@ def judge_run_pointwise(workspace, run_id: str, criteria: Optional[list[Criterio
     run, items, skipped = run_items(workspace, run_id, answer_field)
     judge = resolve_judge(workspace, "pointwise", config, model=model, use_cache=use_cache)
     warning = self_judging_warning(judge.model.spec, [run_model(run)])
+
+    def judge_one(item, tracer, sample_index):
+        return score_answer(workspace, judge, item.question, item.answer, criteria, tracer, sample_index)
+
+    def judgment_fields(item, outcome):
+        entries = outcome.get("criteria", [])
+        reason = "; ".join(f"{entry['name']}: {entry['reason']}" for entry in entries if entry["reason"])
+        return {"score": outcome.get("score"), "verdict": None, "reason": reason or None,
+                "details": {"criteria": entries}}
+
+    judged, fresh_tokens = judge_each(workspace, judge, run, items, repeat, "pointwise", judge_one, judgment_fields,
+                                      on_progress)
     per_repeat = [[] for _ in range(repeat)]
     per_criterion = {criterion.name: [[] for _ in range(repeat)] for criterion in criteria}
     by_item: dict[tuple, dict] = {}
-    total, done, failed, fresh_tokens = len(items) * repeat, 0, 0, 0
-    report(on_progress, 0, total, "")
-    for sample_index in range(repeat):
-        for item in items:
-            tracer = Tracer()
-            with tracer.span("judge", "pointwise", {"judge_id": judge.id, "run_id": run["id"],
-                                                    "question": item.question, "answer": item.answer,
-                                                    "sample_index": sample_index}) as root:
-                try:
-                    outcome = score_answer(workspace, judge, item.question, item.answer, criteria, tracer, sample_index)
-                except (JudgeOutputError, ModelError) as error:
-                    outcome = {"score": None, "criteria": [], "error": describe_error(error)}
-                root.outputs = {"score": outcome["score"]}
-                root.error = outcome["error"]
-            totals = call_totals(tracer)
-            fresh_tokens += totals["fresh_tokens"]
-            reason = "; ".join(f"{entry['name']}: {entry['reason']}" for entry in outcome["criteria"] if entry["reason"])
-            save_judgment(workspace, {
-                "judge_id": judge.id, "kind": "pointwise", "run_id": run["id"], "question_id": item.question_id,
-                "result_repeat": item.repeat, "sample_index": sample_index, "score": outcome["score"],
-                "verdict": None, "reason": reason or None, "details": {"criteria": outcome["criteria"]},
-                "error": outcome["error"], "prompt_tokens": totals["prompt_tokens"],
-                "completion_tokens": totals["completion_tokens"], "cached": totals["cached"],
-            }, tracer.rows(run["id"], item.question_id, item.repeat))
-            failed += outcome["score"] is None
-            per_repeat[sample_index].append(outcome["score"])
-            for entry in outcome["criteria"]:
-                per_criterion[entry["name"]][sample_index].append(entry["score"])
-            record = by_item.setdefault((item.question_id, item.repeat), {
-                "question_id": item.question_id, "repeat": item.repeat, "answer": item.answer, "scores": [],
-                "criteria": outcome["criteria"], "error": outcome["error"]})
-            record["scores"].append(outcome["score"])
-            done += 1
-            report(on_progress, done, total, item.question_id)
+    for sample_index, item, outcome in judged:
+        score, entries = outcome.get("score"), outcome.get("criteria", [])
+        per_repeat[sample_index].append(score)
+        for entry in entries:
+            per_criterion[entry["name"]][sample_index].append(entry["score"])
+        record = by_item.setdefault((item.question_id, item.repeat), {
+            "question_id": item.question_id, "repeat": item.repeat, "answer": item.answer, "scores": [],
+            "criteria": entries, "error": outcome["error"]})
+        record["scores"].append(score)
+    total = len(judged)
+    failed = sum(outcome.get("score") is None for _, _, outcome in judged)
     items_report = [{**{key: value for key, value in record.items() if key != "scores"},
                      "score": item_summary(record["scores"])} for record in by_item.values()]
     return {

@@ -7,13 +7,13 @@ import re
 from typing import Optional
 
 from playground.evaluation.judges.calls import (
-    JudgeOutputError, call_totals, field_text, first_json_object, judge_call, parse_step, reason_of,
+    JudgeOutputError, field_text, first_json_object, judge_call, judge_each, parse_step, reason_of,
 )
 from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import item_summary, summarize_repeats
-from playground.programs.tracing import Tracer, describe_error
-from playground.progress import ProgressCallback, report
+from playground.programs.tracing import Tracer
+from playground.progress import ProgressCallback
 
 VERDICT_KEYS = ("implies", "implied", "correct", "verdict", "answer", "judgment", "result")
 _TRUE = {"true", "yes", "correct", "implied", "implies", "1"}
@@ -73,8 +73,7 @@ def judge_run_reference(workspace, run_id: str, config: Optional[JudgeConfig] = 
                         answer_field: str = "prediction", model=None, use_cache: bool = True,
                         on_progress: Optional[ProgressCallback] = None) -> dict:
     """Check every answer of a run against its reference, `repeat` times; the score is the share implied."""
-    from playground.models.errors import ModelError
-    from playground.store.judgments import ensure_judgment_tables, save_judgment
+    from playground.store.judgments import ensure_judgment_tables
 
     ensure_judgment_tables(workspace)
     repeat = check_repeat(repeat)
@@ -84,45 +83,32 @@ def judge_run_reference(workspace, run_id: str, config: Optional[JudgeConfig] = 
     items = [item for item in items if item.references]
     judge = resolve_judge(workspace, "reference", config, model=model, use_cache=use_cache)
     warning = self_judging_warning(judge.model.spec, [run_model(run)])
+
+    def judge_one(item, tracer, sample_index):
+        return check_answer(workspace, judge, item.question, item.answer, item.references, tracer, sample_index)
+
+    def judgment_fields(item, outcome):
+        implies = outcome.get("implies")
+        return {"score": None if implies is None else float(implies),
+                "verdict": None if implies is None else str(implies).lower(), "reason": outcome.get("reason"),
+                "details": {"references": item.references, "answer": item.answer}}
+
+    judged, fresh_tokens = judge_each(workspace, judge, run, items, repeat, "reference", judge_one, judgment_fields,
+                                      on_progress, span_inputs=lambda item: {"references": item.references})
     per_repeat = [[] for _ in range(repeat)]
     by_item: dict[tuple, dict] = {}
-    total, done, failed, fresh_tokens = len(items) * repeat, 0, 0, 0
-    report(on_progress, 0, total, "")
-    for sample_index in range(repeat):
-        for item in items:
-            tracer = Tracer()
-            with tracer.span("judge", "reference", {"judge_id": judge.id, "run_id": run["id"],
-                                                    "question": item.question, "answer": item.answer,
-                                                    "references": item.references,
-                                                    "sample_index": sample_index}) as root:
-                try:
-                    outcome = check_answer(workspace, judge, item.question, item.answer, item.references, tracer,
-                                           sample_index)
-                except ModelError as error:
-                    outcome = {"implies": None, "reason": None, "error": describe_error(error)}
-                root.outputs = dict(outcome)
-                root.error = outcome["error"]
-            totals = call_totals(tracer)
-            fresh_tokens += totals["fresh_tokens"]
-            score = None if outcome["implies"] is None else float(outcome["implies"])
-            save_judgment(workspace, {
-                "judge_id": judge.id, "kind": "reference", "run_id": run["id"], "question_id": item.question_id,
-                "result_repeat": item.repeat, "sample_index": sample_index, "score": score,
-                "verdict": None if outcome["implies"] is None else str(outcome["implies"]).lower(),
-                "reason": outcome["reason"], "details": {"references": item.references, "answer": item.answer},
-                "error": outcome["error"], "prompt_tokens": totals["prompt_tokens"],
-                "completion_tokens": totals["completion_tokens"], "cached": totals["cached"],
-            }, tracer.rows(run["id"], item.question_id, item.repeat))
-            failed += score is None
-            per_repeat[sample_index].append(score)
-            record = by_item.setdefault((item.question_id, item.repeat), {
-                "question_id": item.question_id, "repeat": item.repeat, "answer": item.answer,
-                "references": item.references, "verdicts": [], "reasons": [], "scores": []})
-            record["verdicts"].append(outcome["implies"])
-            record["reasons"].append(outcome["reason"] or outcome["error"])
-            record["scores"].append(score)
-            done += 1
-            report(on_progress, done, total, item.question_id)
+    for sample_index, item, outcome in judged:
+        implies = outcome.get("implies")
+        score = None if implies is None else float(implies)
+        per_repeat[sample_index].append(score)
+        record = by_item.setdefault((item.question_id, item.repeat), {
+            "question_id": item.question_id, "repeat": item.repeat, "answer": item.answer,
+            "references": item.references, "verdicts": [], "reasons": [], "scores": []})
+        record["verdicts"].append(implies)
+        record["reasons"].append(outcome.get("reason") or outcome["error"])
+        record["scores"].append(score)
+    total = len(judged)
+    failed = sum(outcome.get("implies") is None for _, _, outcome in judged)
     items_report = [{**{key: value for key, value in record.items() if key != "scores"},
                      "score": item_summary(record["scores"])} for record in by_item.values()]
     return {
