@@ -10,29 +10,16 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Optional
 
 from playground.data.records import Question
 from playground.programs.base import ProgramOutput, StepContext, program, question_variables
 from playground.programs.multihop import accumulate_passages, int_option, step_params
+from playground.prompts.parse import first_json_object
 
 _NUMBERING = re.compile(r"^\s*(?:[-*•]\s*)?(?:\(?\d+[.):]|q\d+\s*[:.)]|(?:sub-?)?question\s*\d*\s*[:.)])?\s*", re.I)
 _TRUE = {"true", "yes", "1", "supported", "y"}
-
-
-def first_json_object(text: str) -> Optional[dict]:
-    """The first JSON object in `text` (code fences and chatter around it allowed)."""
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
 
 
 def parse_subquestions(text: str, limit: int) -> list[str]:

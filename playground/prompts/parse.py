@@ -118,22 +118,24 @@ def parse_letter(text: str, choices: Optional[Iterable[Any]] = None) -> str:
     return ""
 
 
-def _first_json_object(text: str) -> Optional[dict]:
+def first_json_object(text: str) -> Optional[dict]:
+    """The first JSON object in a model's reply (code fences and chatter around it allowed), keys lower-cased and
+    stripped; None when there is none. Programs, the JSON parser and the judges all read replies with it."""
     decoder = json.JSONDecoder()
-    for source in (_FENCE.sub("", text), text):
+    for source in (_FENCE.sub("", text or ""), text or ""):
         for start in (match.start() for match in re.finditer(r"\{", source)):
             try:
                 value, _ = decoder.raw_decode(source, start)
             except ValueError:
                 continue
             if isinstance(value, dict):
-                return value
+                return {str(key).strip().lower(): item for key, item in value.items()}
     return None
 
 
 def parse_json(text: str) -> str:
     """The "answer" (or "ans") field of the first JSON object; a cut-off object still yields its answer string."""
-    found = _first_json_object(text)
+    found = first_json_object(text)
     if found is not None:
         keys = {str(key).lower(): key for key in found}
         for wanted in ("answer", "ans"):

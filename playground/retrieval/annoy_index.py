@@ -10,7 +10,7 @@ import numpy as np
 
 from playground.progress import ProgressCallback, report
 from playground.retrieval.dense import VectorRetriever
-from playground.retrieval.registry import package_versions
+from playground.packages import package_versions
 
 
 class AnnoyRetriever(VectorRetriever):

@@ -9,7 +9,8 @@ from typing import Optional
 from playground.progress import ProgressCallback, report
 from playground.retrieval.base import Hit
 from playground.retrieval.lexical import LexicalIndex
-from playground.retrieval.registry import package_versions, top_hits
+from playground.packages import package_versions
+from playground.retrieval.registry import top_hits
 from playground.retrieval.tokenize import tokenize, tokenize_many
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from playground.retrieval.base import Hit
 from playground.progress import ProgressCallback
-from playground.retrieval.registry import package_versions
+from playground.packages import package_versions
 
 
 class VectorRetriever:

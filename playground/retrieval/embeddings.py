@@ -18,9 +18,9 @@ from typing import Optional
 import numpy as np
 
 from playground import PlaygroundError
+from playground.packages import package_versions
 from playground.progress import ProgressCallback, report
-from playground.retrieval.registry import (DEFAULT_EMBEDDER, corpus_root, document_text, package_versions,
-                                           params_hash)
+from playground.retrieval.registry import DEFAULT_EMBEDDER, corpus_root, document_text, params_hash
 
 ALLOW_DOWNLOADS_ENV = "PLAYGROUND_ALLOW_DOWNLOADS"
 CACHE_FORMAT = 1

@@ -9,7 +9,7 @@ import numpy as np
 
 from playground.progress import ProgressCallback, report
 from playground.retrieval.dense import VectorRetriever, faiss_search
-from playground.retrieval.registry import package_versions
+from playground.packages import package_versions
 
 _ADD_CHUNK = 10_000
 

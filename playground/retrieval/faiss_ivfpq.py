@@ -18,7 +18,7 @@ import numpy as np
 from playground import PlaygroundError
 from playground.progress import ProgressCallback, report
 from playground.retrieval.dense import VectorRetriever, faiss_search
-from playground.retrieval.registry import package_versions
+from playground.packages import package_versions
 
 
 def effective_sizes(n: int, dim: int, params: dict) -> dict:

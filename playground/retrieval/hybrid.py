@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from playground.retrieval.base import Hit
-from playground.retrieval.registry import package_versions
+from playground.packages import package_versions
 
 
 def reciprocal_rank_fusion(rankings: list[list[Hit]], c: float, k: int) -> list[Hit]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import importlib.metadata
 import json
 import re
 from pathlib import Path
@@ -131,16 +130,6 @@ def document_text(title: str, text: str) -> str:
     """What every retriever indexes for a passage: its title (underscores as spaces) then its text."""
     title = (title or "").replace("_", " ").strip()
     return f"{title}\n{text}" if title else text
-
-
-def package_versions(*names: str) -> dict[str, str]:
-    versions = {}
-    for name in names:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = "absent"
-    return versions
 
 
 def top_hits(scores, ids: list[str], k: int, positive_only: bool = False):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 import platform
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any, Optional
 
 from playground import PlaygroundError, __version__
+from playground.packages import package_versions as versions_of
 from playground.models.base import GenerationParams
 
 DEFAULT_MODEL = "local:smollm2"
@@ -19,13 +19,8 @@ RECORDED_PACKAGES = ("llama-cpp-python", "jinja2", "sqlite-utils", "sentence-tra
 
 def package_versions() -> dict[str, str]:
     """Versions of the packages that can change a run's outputs (read from metadata, nothing imported)."""
-    versions = {"playground": __version__, "python": platform.python_version()}
-    for name in RECORDED_PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return versions
+    return {"playground": __version__, "python": platform.python_version(),
+            **versions_of(*RECORDED_PACKAGES, missing=None)}
 
 
 def params_from_dict(data: dict) -> GenerationParams:

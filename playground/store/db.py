@@ -13,6 +13,7 @@ import sqlite_utils
 
 from playground import PlaygroundError
 from playground.config import indexes_dir, workspace_path
+from playground.store import schema
 
 
 def now() -> str:
@@ -98,33 +99,85 @@ def _migration_1(db: sqlite_utils.Database) -> None:
 
 def _migration_2(db: sqlite_utils.Database) -> None:
     """LLM judges: judge versions, their stored evaluation steps, judgments and their spans."""
-    from playground.store.judgments import migration_judgments
-
-    migration_judgments(db)
+    db["judges"].create(
+        {"id": str, "kind": str, "model": str, "model_fingerprint": str, "params": str, "templates": str,
+         "prompt_versions": str, "created_at": str},
+        pk="id", if_not_exists=True,
+    )
+    db["judge_steps"].create(
+        {"judge_id": str, "criterion": str, "criterion_name": str, "steps": str, "output": str, "model_id": str,
+         "prompt_tokens": int, "completion_tokens": int, "created_at": str},
+        pk=("judge_id", "criterion"), if_not_exists=True,
+    )
+    db["judgments"].create(
+        {"id": str, "judge_id": str, "kind": str, "run_id": str, "other_run_id": str, "question_id": str,
+         "result_repeat": int, "sample_index": int, "score": float, "verdict": str, "reason": str,
+         "details": str, "error": str, "prompt_tokens": int, "completion_tokens": int, "cached": int,
+         "created_at": str},
+        pk="id", if_not_exists=True,
+    )
+    db["judge_spans"].create(
+        {"id": str, "judgment_id": str, "run_id": str, "question_id": str, "repeat": int, "parent_id": str,
+         "position": int, "kind": str, "name": str, "inputs": str, "outputs": str, "started_at": str,
+         "duration_s": float, "prompt_tokens": int, "completion_tokens": int, "cached": int, "error": str},
+        pk="id", if_not_exists=True,
+    )
+    db["judgments"].create_index(["run_id", "kind"], if_not_exists=True)
+    db["judgments"].create_index(["judge_id"], if_not_exists=True)
+    db["judge_spans"].create_index(["judgment_id"], if_not_exists=True)
 
 
 def _migration_3(db: sqlite_utils.Database) -> None:
     """Named, versioned demonstration sets (bootstrapped few-shot examples)."""
-    from playground.store.demonstrations import ensure_demonstration_tables
+    if "demonstration_sets" in db.table_names():
+        return
+    db["demonstration_sets"].create(
+        {"id": str, "name": str, "version": int, "program": str, "source_run_id": str, "session_id": str,
+         "examples": str, "n": int, "metadata": str, "created_at": str},
+        pk="id",
+    )
+    db["demonstration_sets"].create_index(["name", "version"], unique=True)
 
-    ensure_demonstration_tables(db)
+
+def _migration_4(db: sqlite_utils.Database) -> None:
+    """Foreign keys with ON DELETE rules (playground.store.schema): every table rebuilt in its declared shape."""
+    for name in schema.TABLES:
+        schema.rebuild_table(db, name)
 
 
-# Append new migrations; never edit one that has shipped.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3]
+# Append new migrations; never edit one that has shipped. Declare the change in playground/store/schema.py, then
+# append one function calling schema.create_table(db, NAME), schema.add_missing_columns(db, NAME) or
+# schema.rebuild_table(db, NAME).
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3, _migration_4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def migrate(db: sqlite_utils.Database) -> int:
+    """Apply the migrations this file has not had yet, each in its own transaction; returns the schema version.
+
+    Foreign keys are off while migrations run (SQLite's recipe for rebuilding a table) and checked before each
+    commit, so a migration that would leave a dangling reference is rolled back.
+    """
     current = db.execute("PRAGMA user_version").fetchone()[0]
     if current > SCHEMA_VERSION:
         raise PlaygroundError(
             f"workspace schema version {current} is newer than this playground ({SCHEMA_VERSION}); upgrade playground"
         )
-    for version in range(current + 1, SCHEMA_VERSION + 1):
-        with db.atomic():
-            MIGRATIONS[version - 1](db)
-            db.execute(f"PRAGMA user_version = {version}")
+    if current == SCHEMA_VERSION:
+        return current
+    db.execute("PRAGMA foreign_keys = OFF")
+    try:
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            with db.atomic():
+                MIGRATIONS[version - 1](db)
+                broken = db.execute("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    table, rowid, parent, _ = broken[0]
+                    raise PlaygroundError(f"migration {version} left {len(broken)} dangling reference(s), e.g. "
+                                          f"{table} row {rowid} -> {parent}")
+                db.execute(f"PRAGMA user_version = {version}")
+    finally:
+        db.execute("PRAGMA foreign_keys = ON")
     return SCHEMA_VERSION
 
 

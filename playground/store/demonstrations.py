@@ -10,29 +10,10 @@ import hashlib
 import json
 from typing import Optional
 
-import sqlite_utils
-
 from playground import PlaygroundError
 from playground.store.db import Workspace, now, to_json
 
 ID_LENGTH = 12
-
-
-def ensure_demonstration_tables(db: sqlite_utils.Database) -> None:
-    """Create table `demonstration_sets` when missing (meant to be appended to store.db.MIGRATIONS)."""
-    if "demonstration_sets" in db.table_names():
-        return
-    db["demonstration_sets"].create(
-        {"id": str, "name": str, "version": int, "program": str, "source_run_id": str, "session_id": str,
-         "examples": str, "n": int, "metadata": str, "created_at": str},
-        pk="id",
-    )
-    db["demonstration_sets"].create_index(["name", "version"], unique=True)
-
-
-def _ensure(workspace: Workspace) -> None:
-    with workspace.db.conn:
-        ensure_demonstration_tables(workspace.db)
 
 
 def _row(row) -> dict:
@@ -56,7 +37,6 @@ def save_demonstration_set(workspace: Workspace, name: str, examples: list[dict]
     for position, example in enumerate(examples, start=1):
         if not isinstance(example, dict) or not str(example.get("question", "")).strip() or "answer" not in example:
             raise PlaygroundError(f"demonstration {position} of set {name!r} needs a question and an answer")
-    _ensure(workspace)
     set_id = _content_id(name, examples)
     db = workspace.db
     with db.atomic():
@@ -73,7 +53,6 @@ def save_demonstration_set(workspace: Workspace, name: str, examples: list[dict]
 
 def get_demonstration_set(workspace: Workspace, ref: str) -> dict:
     """The set NAME (latest version), NAME@N (version N) or NAME@ID-PREFIX."""
-    _ensure(workspace)
     name, _, version = (ref or "").strip().partition("@")
     rows = [_row(r) for r in workspace.db.query(
         "SELECT * FROM demonstration_sets WHERE name = ? ORDER BY version DESC", [name])]
@@ -93,6 +72,5 @@ def get_demonstration_set(workspace: Workspace, ref: str) -> dict:
 
 def list_demonstration_sets(workspace: Workspace) -> list[dict]:
     """Every version of every set, newest first, without the examples themselves."""
-    _ensure(workspace)
     return [{key: value for key, value in _row(r).items() if key != "examples"}
             for r in workspace.db.query("SELECT * FROM demonstration_sets ORDER BY name, version DESC")]

@@ -10,54 +10,10 @@ import hashlib
 import json
 from typing import Any, Iterable, Optional
 
-import sqlite_utils
-
 from playground import PlaygroundError
 from playground.store.db import Workspace, now, to_json
 
 JUDGMENT_KINDS = ("pointwise", "reference", "pairwise")
-TABLES = ("judges", "judge_steps", "judgments", "judge_spans")
-
-
-def migration_judgments(db: sqlite_utils.Database) -> None:
-    """Create the judge tables (idempotent, so a workspace that already has them migrates cleanly)."""
-    db["judges"].create(
-        {"id": str, "kind": str, "model": str, "model_fingerprint": str, "params": str, "templates": str,
-         "prompt_versions": str, "created_at": str},
-        pk="id", if_not_exists=True,
-    )
-    db["judge_steps"].create(
-        {"judge_id": str, "criterion": str, "criterion_name": str, "steps": str, "output": str, "model_id": str,
-         "prompt_tokens": int, "completion_tokens": int, "created_at": str},
-        pk=("judge_id", "criterion"), if_not_exists=True,
-    )
-    db["judgments"].create(
-        {"id": str, "judge_id": str, "kind": str, "run_id": str, "other_run_id": str, "question_id": str,
-         "result_repeat": int, "sample_index": int, "score": float, "verdict": str, "reason": str,
-         "details": str, "error": str, "prompt_tokens": int, "completion_tokens": int, "cached": int,
-         "created_at": str},
-        pk="id", if_not_exists=True,
-    )
-    db["judge_spans"].create(
-        {"id": str, "judgment_id": str, "run_id": str, "question_id": str, "repeat": int, "parent_id": str,
-         "position": int, "kind": str, "name": str, "inputs": str, "outputs": str, "started_at": str,
-         "duration_s": float, "prompt_tokens": int, "completion_tokens": int, "cached": int, "error": str},
-        pk="id", if_not_exists=True,
-    )
-    db["judgments"].create_index(["run_id", "kind"], if_not_exists=True)
-    db["judgments"].create_index(["judge_id"], if_not_exists=True)
-    db["judge_spans"].create_index(["judgment_id"], if_not_exists=True)
-
-
-def has_judgment_tables(workspace: Workspace) -> bool:
-    return set(TABLES) <= set(workspace.db.table_names())
-
-
-def ensure_judgment_tables(workspace: Workspace) -> None:
-    """Create the tables when the workspace schema does not have them yet (a no-op once the migration ran)."""
-    if not has_judgment_tables(workspace):
-        with workspace.db.conn:
-            migration_judgments(workspace.db)
 
 
 def _loads(value: Optional[str], default: Any) -> Any:
@@ -67,7 +23,6 @@ def _loads(value: Optional[str], default: Any) -> Any:
 def save_judge(workspace: Workspace, judge_id: str, kind: str, model: str, model_fingerprint: str, params: dict,
                templates: dict, prompt_versions: dict) -> None:
     """Record a judge version (same id, same settings: stored once)."""
-    ensure_judgment_tables(workspace)
     with workspace.db.atomic():
         if not workspace.db["judges"].count_where("id = ?", [judge_id]):
             workspace.db["judges"].insert({
@@ -86,7 +41,6 @@ def _judge_row(row) -> dict:
 
 def get_judge(workspace: Workspace, judge_id: str) -> dict:
     """A judge version by id or unique id prefix."""
-    ensure_judgment_tables(workspace)
     rows = list(workspace.db.query("SELECT * FROM judges WHERE substr(id, 1, length(?)) = ? ORDER BY id",
                                    [judge_id, judge_id])) if judge_id else []
     exact = [row for row in rows if row["id"] == judge_id]
@@ -98,13 +52,11 @@ def get_judge(workspace: Workspace, judge_id: str) -> dict:
 
 
 def list_judges(workspace: Workspace) -> list[dict]:
-    ensure_judgment_tables(workspace)
     return [_judge_row(row) for row in workspace.db.query("SELECT * FROM judges ORDER BY created_at")]
 
 
 def get_steps(workspace: Workspace, judge_id: str, criterion: str) -> Optional[dict]:
     """The stored evaluation steps of a criterion under a judge version, or None."""
-    ensure_judgment_tables(workspace)
     row = next(workspace.db.query("SELECT * FROM judge_steps WHERE judge_id = ? AND criterion = ?",
                                   [judge_id, criterion]), None)
     if row is None:
@@ -117,7 +69,6 @@ def get_steps(workspace: Workspace, judge_id: str, criterion: str) -> Optional[d
 def save_steps(workspace: Workspace, judge_id: str, criterion: str, criterion_name: str, steps: list[str],
                output: str, model_id: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> dict:
     """Store a criterion's steps once: if they are already there, the stored ones win and are returned."""
-    ensure_judgment_tables(workspace)
     with workspace.db.atomic():
         existing = get_steps(workspace, judge_id, criterion)
         if existing is not None:
@@ -139,7 +90,6 @@ def judgment_id(judge_id: str, kind: str, run_id: str, other_run_id: Optional[st
 
 def save_judgment(workspace: Workspace, judgment: dict, spans: Iterable[dict]) -> dict:
     """Write one judgment and its spans in one transaction; `details` may be a dict. Returns the stored row."""
-    ensure_judgment_tables(workspace)
     if judgment.get("kind") not in JUDGMENT_KINDS:
         raise ValueError(f"unknown judgment kind {judgment.get('kind')!r}")
     row = dict(judgment)
@@ -165,7 +115,6 @@ def _judgment_row(row) -> dict:
 
 
 def get_judgment(workspace: Workspace, judgment_id_: str) -> dict:
-    ensure_judgment_tables(workspace)
     row = next(workspace.db.query("SELECT * FROM judgments WHERE id = ?", [judgment_id_]), None)
     if row is None:
         raise PlaygroundError(f"no judgment {judgment_id_!r}")
@@ -176,7 +125,6 @@ def list_judgments(workspace: Workspace, run_id: Optional[str] = None, kind: Opt
                    judge_id: Optional[str] = None, other_run_id: Optional[str] = None,
                    question_id: Optional[str] = None) -> list[dict]:
     """Judgments filtered by what is given; `run_id` matches either side of a pairwise judgment."""
-    ensure_judgment_tables(workspace)
     clauses, args = [], []
     if run_id is not None:
         clauses.append("(run_id = ? OR other_run_id = ?)")
@@ -193,7 +141,6 @@ def list_judgments(workspace: Workspace, run_id: Optional[str] = None, kind: Opt
 
 def get_judge_spans(workspace: Workspace, judgment_id_: str) -> list[dict]:
     """The spans of one judgment in the order they were opened, inputs and outputs parsed."""
-    ensure_judgment_tables(workspace)
     spans = []
     for row in workspace.db.query("SELECT * FROM judge_spans WHERE judgment_id = ? ORDER BY position", [judgment_id_]):
         span = dict(row)

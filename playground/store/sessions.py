@@ -28,8 +28,7 @@ from playground import PlaygroundError, __version__
 from playground.data.records import Passage
 from playground.store.datasets import corpus_fingerprint, corpus_of, get_passages
 from playground.store.db import Workspace, now, to_json
-from playground.store.demonstrations import ensure_demonstration_tables
-from playground.store.judgments import ensure_judgment_tables, judgment_id
+from playground.store.judgments import judgment_id
 from playground.store.session_format import (
     FORMAT_NAME, FORMAT_VERSION, ImportLimits, SessionFormatError, record_to_row, redact_secrets, row_to_record,
     section_records, validate_payload,
@@ -608,7 +607,6 @@ def _import_judgments(workspace: Workspace, payload: dict, run_map: dict) -> Non
     judges = section_records(payload, "judges")
     if not judges:
         return
-    ensure_judgment_tables(workspace)
     db = workspace.db
     judge_columns = _columns(workspace, "judges")
     compared = ("kind", "model", "model_fingerprint", "params", "templates", "prompt_versions")
@@ -653,7 +651,6 @@ def _import_demonstration_sets(workspace: Workspace, payload: dict, run_map: dic
     if not sets:
         return
     db = workspace.db
-    ensure_demonstration_tables(db)
     columns = _columns(workspace, "demonstration_sets")
     renumbered = {}
     for i, demo in enumerate(sets):

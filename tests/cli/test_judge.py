@@ -11,16 +11,13 @@ import playground.cli as cli
 from playground.models.base import GenerationParams
 from playground.runs.config import RunConfig
 from playground.runs.execute import start_run
-from playground.store.judgments import has_judgment_tables, list_judgments, migration_judgments
+from playground.store.judgments import list_judgments
 from playground.store.ratings import add_rating
 
 
 @pytest.fixture
 def judge_cli(tiny_workspace, monkeypatch):
-    """The workspace with the judge tables, and `judge` among the CLI's command modules."""
-    if not has_judgment_tables(tiny_workspace):
-        with tiny_workspace.db.conn:
-            migration_judgments(tiny_workspace.db)
+    """The workspace, and `judge` among the CLI's command modules."""
     if "judge" not in cli.COMMAND_MODULES:
         monkeypatch.setattr(cli, "COMMAND_MODULES", [*cli.COMMAND_MODULES, "judge"])
     return tiny_workspace

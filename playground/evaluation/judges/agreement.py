@@ -133,10 +133,8 @@ def pairwise_agreement(workspace, run_id: str) -> list[dict]:
 
 def judge_agreement(workspace, run_id: str) -> dict:
     """{"run_id", "pointwise": [...], "pairwise": [...]}: every judge's agreement with people on this run."""
-    from playground.store.judgments import ensure_judgment_tables
     from playground.store.runs import resolve_run_id
 
-    ensure_judgment_tables(workspace)
     full = resolve_run_id(workspace, run_id)
     return {"run_id": full, "pointwise": pointwise_agreement(workspace, full),
             "pairwise": pairwise_agreement(workspace, full)}

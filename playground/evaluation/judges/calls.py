@@ -3,33 +3,18 @@ lenient reading of what a judge model replies: the first JSON object, else `key:
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Optional
 
 from playground import PlaygroundError
 from playground.programs.tracing import Tracer
+from playground.prompts.parse import first_json_object  # noqa: F401  (the judges read replies with it)
 
-_FENCE = re.compile(r"```[A-Za-z0-9_-]*\n?")
 REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification", "feedback")
 
 
 class JudgeOutputError(PlaygroundError):
     """The judge model's reply could not be read as the verdict the template asked for."""
-
-
-def first_json_object(text: str) -> Optional[dict]:
-    """The first JSON object in `text` (code fences allowed), with keys lower-cased; None when there is none."""
-    decoder = json.JSONDecoder()
-    source = _FENCE.sub("", text or "")
-    for match in re.finditer(r"\{", source):
-        try:
-            value, _ = decoder.raw_decode(source, match.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return {str(key).strip().lower(): item for key, item in value.items()}
-    return None
 
 
 def field_text(text: str, key: str) -> Optional[str]:

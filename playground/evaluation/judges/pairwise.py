@@ -122,9 +122,8 @@ def judge_runs_pairwise(workspace, run_a: str, run_b: str, config: Optional[Judg
     Returns win/tie/loss of run A, the flip rate, per-repeat preference scores (mean, std) and the items.
     """
     from playground.models.errors import ModelError
-    from playground.store.judgments import ensure_judgment_tables, save_judgment
+    from playground.store.judgments import save_judgment
 
-    ensure_judgment_tables(workspace)
     repeat = check_repeat(repeat)
     from playground.store.runs import get_run
 

@@ -196,9 +196,6 @@ def judge_run_pointwise(workspace, run_id: str, criteria: Optional[list[Criterio
 
     Returns the report: judge, criteria, score {mean, std, per_repeat}, per-criterion scores, items, warnings.
     """
-    from playground.store.judgments import ensure_judgment_tables
-
-    ensure_judgment_tables(workspace)
     repeat = check_repeat(repeat)
     criteria = list(criteria or HELPS_CRITERIA)
     weights = normalised_weights(criteria)

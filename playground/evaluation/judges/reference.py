@@ -73,9 +73,6 @@ def judge_run_reference(workspace, run_id: str, config: Optional[JudgeConfig] = 
                         answer_field: str = "prediction", model=None, use_cache: bool = True,
                         on_progress: Optional[ProgressCallback] = None) -> dict:
     """Check every answer of a run against its reference, `repeat` times; the score is the share implied."""
-    from playground.store.judgments import ensure_judgment_tables
-
-    ensure_judgment_tables(workspace)
     repeat = check_repeat(repeat)
     run, items, skipped = run_items(workspace, run_id, answer_field)
     skipped += [{"question_id": item.question_id, "repeat": item.repeat, "why": "no reference answer"}

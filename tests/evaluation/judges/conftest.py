@@ -10,16 +10,12 @@ import pytest
 
 from playground.models.base import Completion, GenerationParams
 from playground.models.registry import load_model
-from playground.store.judgments import has_judgment_tables, migration_judgments
 from playground.store.runs import create_run, save_result
 
 
 @pytest.fixture
 def judge_workspace(tiny_workspace):
-    """tiny_workspace with the judge tables (applied here until the lead appends migration_judgments)."""
-    if not has_judgment_tables(tiny_workspace):
-        with tiny_workspace.db.conn:
-            migration_judgments(tiny_workspace.db)
+    """tiny_workspace (its judge tables come from the workspace migrations)."""
     return tiny_workspace
 
 

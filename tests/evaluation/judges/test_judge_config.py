@@ -11,7 +11,7 @@ from playground.evaluation.judges.judge_config import (
     DEFAULT_JUDGE_TEMPLATES, JudgeConfig, judge_version, resolve_judge, sample_params, self_judging_warning,
 )
 from playground.models.base import GenerationParams
-from playground.store.judgments import get_judge, list_judges, migration_judgments
+from playground.store.judgments import get_judge, list_judges
 from playground.store.prompts import get_prompt_version
 
 from tests.evaluation.judges.conftest import ScriptedModel
@@ -70,9 +70,3 @@ def test_sample_params_move_the_seed_with_the_repeat():
     assert sample_params(params, 0) is params
     assert sample_params(params, 3).seed == 8 and sample_params(params, 3).temperature == 0.7
     assert sample_params(GenerationParams(seed=None), 2).seed is None
-
-
-def test_migration_is_idempotent(judge_workspace):
-    with judge_workspace.db.conn:
-        migration_judgments(judge_workspace.db)
-    assert {"judges", "judge_steps", "judgments", "judge_spans"} <= set(judge_workspace.db.table_names())

@@ -1,0 +1,185 @@
+"""The workspace schema, declared once: every table's columns, key, JSON columns, indexes and foreign keys.
+
+Migrations (playground.store.db.MIGRATIONS) bring a file to this shape; `create_table`, `add_missing_columns` and
+`rebuild_table` below are what they call, so a migration is one short function. Foreign keys carry the ownership
+rules: deleting a session deletes its runs, and a run its results, spans, ratings and judgments (ON DELETE
+CASCADE); what is shared between sessions (prompt versions, demonstration sets, judges, datasets) stays, with
+its link to a deleted session or run cleared (ON DELETE SET NULL).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+import sqlite_utils
+
+TEXT, INTEGER, REAL = "TEXT", "INTEGER", "REAL"
+CASCADE, SET_NULL = "CASCADE", "SET NULL"
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    """`column` refers to `table`.`other` (its primary key); `on_delete` says what a parent's deletion does."""
+
+    column: str
+    table: str
+    other: str = "id"
+    on_delete: str = CASCADE
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table: columns in order (name -> SQLite type), primary key, JSON-encoded columns, indexes, foreign keys."""
+
+    name: str
+    columns: dict[str, str]
+    pk: Union[str, tuple[str, ...]]
+    json: tuple[str, ...] = ()
+    indexes: tuple[tuple[str, ...], ...] = ()
+    unique_indexes: tuple[tuple[str, ...], ...] = ()
+    foreign_keys: tuple[ForeignKey, ...] = ()
+
+    @property
+    def pk_columns(self) -> tuple[str, ...]:
+        return (self.pk,) if isinstance(self.pk, str) else self.pk
+
+
+_SPAN_COLUMNS = {
+    "id": TEXT, "run_id": TEXT, "question_id": TEXT, "repeat": INTEGER, "parent_id": TEXT, "position": INTEGER,
+    "kind": TEXT, "name": TEXT, "inputs": TEXT, "outputs": TEXT, "started_at": TEXT, "duration_s": REAL,
+    "prompt_tokens": INTEGER, "completion_tokens": INTEGER, "cached": INTEGER, "error": TEXT,
+}
+
+# Parents before children: migrations create and rebuild tables in this order.
+TABLES: dict[str, Table] = {t.name: t for t in (
+    Table("settings", {"key": TEXT, "value": TEXT}, pk="key"),
+    Table("corpora", {"name": TEXT, "format": TEXT, "source": TEXT, "fingerprint": TEXT, "n_passages": INTEGER,
+                      "metadata": TEXT, "created_at": TEXT}, pk="name", json=("metadata",)),
+    Table("passages", {"corpus": TEXT, "id": TEXT, "position": INTEGER, "title": TEXT, "text": TEXT,
+                       "metadata": TEXT}, pk=("corpus", "id"), json=("metadata",),
+          indexes=(("corpus", "position"),), foreign_keys=(ForeignKey("corpus", "corpora", "name"),)),
+    Table("benchmarks", {"name": TEXT, "corpus": TEXT, "format": TEXT, "source": TEXT, "n_questions": INTEGER,
+                         "metadata": TEXT, "created_at": TEXT}, pk="name", json=("metadata",)),
+    Table("questions", {"benchmark": TEXT, "id": TEXT, "position": INTEGER, "text": TEXT, "answers": TEXT,
+                        "gold_passage_ids": TEXT, "choices": TEXT, "tags": TEXT, "metadata": TEXT},
+          pk=("benchmark", "id"), json=("answers", "gold_passage_ids", "choices", "tags", "metadata"),
+          indexes=(("benchmark", "position"),), foreign_keys=(ForeignKey("benchmark", "benchmarks", "name"),)),
+    Table("sessions", {"id": TEXT, "name": TEXT, "notes": TEXT, "created_at": TEXT, "updated_at": TEXT,
+                       "origin": TEXT}, pk="id", json=("notes", "origin")),
+    Table("templates", {"name": TEXT, "description": TEXT, "technique": TEXT, "variables": TEXT,
+                        "latest_version": TEXT, "created_at": TEXT, "updated_at": TEXT}, pk="name",
+          json=("variables",)),
+    Table("prompt_versions", {"id": TEXT, "template": TEXT, "content": TEXT, "parent": TEXT, "message": TEXT,
+                              "session_id": TEXT, "created_at": TEXT}, pk="id",
+          indexes=(("template", "created_at"),), foreign_keys=(ForeignKey("session_id", "sessions", on_delete=SET_NULL),)),
+    Table("runs", {"id": TEXT, "session_id": TEXT, "label": TEXT, "status": TEXT, "config": TEXT,
+                   "n_planned": INTEGER, "n_done": INTEGER, "metrics": TEXT, "errors": INTEGER, "tokens": INTEGER,
+                   "seconds": REAL, "created_at": TEXT, "finished_at": TEXT}, pk="id", json=("config", "metrics"),
+          indexes=(("session_id",),), foreign_keys=(ForeignKey("session_id", "sessions"),)),
+    Table("results", {"run_id": TEXT, "question_id": TEXT, "repeat": INTEGER, "position": INTEGER,
+                      "prediction": TEXT, "output": TEXT, "scores": TEXT, "error": TEXT, "prompt_tokens": INTEGER,
+                      "completion_tokens": INTEGER, "latency_s": REAL, "cached": INTEGER, "created_at": TEXT},
+          pk=("run_id", "question_id", "repeat"), json=("scores",), indexes=(("run_id", "position"),),
+          foreign_keys=(ForeignKey("run_id", "runs"),)),
+    Table("spans", dict(_SPAN_COLUMNS), pk="id", json=("inputs", "outputs"),
+          indexes=(("run_id", "question_id", "repeat"),), foreign_keys=(ForeignKey("run_id", "runs"),)),
+    Table("ratings", {"id": TEXT, "session_id": TEXT, "run_id": TEXT, "question_id": TEXT, "kind": TEXT,
+                      "value": REAL, "other_run_id": TEXT, "rater": TEXT, "note": TEXT, "created_at": TEXT}, pk="id",
+          foreign_keys=(ForeignKey("session_id", "sessions"), ForeignKey("run_id", "runs"),
+                        ForeignKey("other_run_id", "runs"))),
+    Table("llm_cache", {"key": TEXT, "model": TEXT, "request": TEXT, "response": TEXT, "created_at": TEXT},
+          pk="key"),
+    Table("judges", {"id": TEXT, "kind": TEXT, "model": TEXT, "model_fingerprint": TEXT, "params": TEXT,
+                     "templates": TEXT, "prompt_versions": TEXT, "created_at": TEXT}, pk="id",
+          json=("params", "templates", "prompt_versions")),
+    Table("judge_steps", {"judge_id": TEXT, "criterion": TEXT, "criterion_name": TEXT, "steps": TEXT,
+                          "output": TEXT, "model_id": TEXT, "prompt_tokens": INTEGER, "completion_tokens": INTEGER,
+                          "created_at": TEXT}, pk=("judge_id", "criterion"), json=("steps",),
+          foreign_keys=(ForeignKey("judge_id", "judges"),)),
+    Table("judgments", {"id": TEXT, "judge_id": TEXT, "kind": TEXT, "run_id": TEXT, "other_run_id": TEXT,
+                        "question_id": TEXT, "result_repeat": INTEGER, "sample_index": INTEGER, "score": REAL,
+                        "verdict": TEXT, "reason": TEXT, "details": TEXT, "error": TEXT, "prompt_tokens": INTEGER,
+                        "completion_tokens": INTEGER, "cached": INTEGER, "created_at": TEXT}, pk="id",
+          json=("details",), indexes=(("run_id", "kind"), ("judge_id",)),
+          foreign_keys=(ForeignKey("run_id", "runs"), ForeignKey("other_run_id", "runs"))),
+    Table("judge_spans", {**_SPAN_COLUMNS, "judgment_id": TEXT}, pk="id", json=("inputs", "outputs"),
+          indexes=(("judgment_id",),),
+          foreign_keys=(ForeignKey("judgment_id", "judgments"), ForeignKey("run_id", "runs"))),
+    Table("demonstration_sets", {"id": TEXT, "name": TEXT, "version": INTEGER, "program": TEXT,
+                                 "source_run_id": TEXT, "session_id": TEXT, "examples": TEXT, "n": INTEGER,
+                                 "metadata": TEXT, "created_at": TEXT}, pk="id", json=("examples", "metadata"),
+          unique_indexes=(("name", "version"),),
+          foreign_keys=(ForeignKey("source_run_id", "runs", on_delete=SET_NULL),
+                        ForeignKey("session_id", "sessions", on_delete=SET_NULL))),
+)}
+
+
+def json_columns() -> dict[str, tuple[str, ...]]:
+    """Table -> the columns stored as JSON text (what an export decodes and an import encodes)."""
+    return {name: table.json for name, table in TABLES.items() if table.json}
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def create_sql(table: Table, name: str | None = None, extra_columns: dict[str, str] | None = None) -> str:
+    """CREATE TABLE for `table` (under `name` when given), with `extra_columns` kept after the declared ones."""
+    columns = {**table.columns, **(extra_columns or {})}
+    parts = [f"{_quote(column)} {kind}" for column, kind in columns.items()]
+    parts.append(f"PRIMARY KEY ({', '.join(_quote(c) for c in table.pk_columns)})")
+    parts += [f"FOREIGN KEY ({_quote(fk.column)}) REFERENCES {_quote(fk.table)}({_quote(fk.other)}) "
+              f"ON DELETE {fk.on_delete}" for fk in table.foreign_keys]
+    return f"CREATE TABLE {_quote(name or table.name)} (\n   " + ",\n   ".join(parts) + "\n)"
+
+
+def _create_indexes(db: sqlite_utils.Database, table: Table) -> None:
+    for columns, unique in [(c, False) for c in table.indexes] + [(c, True) for c in table.unique_indexes]:
+        db[table.name].create_index(list(columns), unique=unique, if_not_exists=True)
+
+
+def create_table(db: sqlite_utils.Database, name: str) -> None:
+    """Create declared table `name` with its indexes (a migration adding a table calls this)."""
+    table = TABLES[name]
+    db.execute(create_sql(table))
+    _create_indexes(db, table)
+
+
+def add_missing_columns(db: sqlite_utils.Database, name: str) -> None:
+    """Add the declared columns table `name` lacks (a migration adding columns calls this)."""
+    existing = {column.name for column in db[name].columns}
+    for column, kind in TABLES[name].columns.items():
+        if column not in existing:
+            db.execute(f"ALTER TABLE {_quote(name)} ADD COLUMN {_quote(column)} {kind}")
+
+
+def rebuild_table(db: sqlite_utils.Database, name: str) -> None:
+    """Re-create table `name` in its declared shape (keys, foreign keys), keeping its rows and any extra columns.
+
+    SQLite cannot add a foreign key to a table, so the table is copied. Rows whose CASCADE parent is gone are
+    dropped, and SET NULL links to a missing parent are cleared, so the copy satisfies its foreign keys. Run with
+    foreign keys off, inside the migration's transaction (the migration runner does both).
+    """
+    table = TABLES[name]
+    old = {column.name: column.type or TEXT for column in db[name].columns}
+    extra = {column: kind for column, kind in old.items() if column not in table.columns}
+    shared = [column for column in {**table.columns, **extra} if column in old]
+    selected, conditions = [], []
+    for column in shared:
+        expression = _quote(column)
+        for fk in table.foreign_keys:
+            parent = f"SELECT {_quote(fk.other)} FROM {_quote(fk.table)}"
+            if fk.column == column and fk.on_delete == SET_NULL:
+                expression = f"CASE WHEN {_quote(column)} IN ({parent}) THEN {_quote(column)} END"
+            elif fk.column == column:
+                conditions.append(f"({_quote(column)} IS NULL OR {_quote(column)} IN ({parent}))")
+        selected.append(expression)
+    temporary = f"_new_{name}"
+    db.execute(create_sql(table, temporary, extra))
+    where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+    columns = ", ".join(_quote(c) for c in shared)
+    db.execute(f"INSERT INTO {_quote(temporary)} ({columns}) SELECT {', '.join(selected)} FROM {_quote(name)}{where}")
+    db.execute(f"DROP TABLE {_quote(name)}")
+    db.execute(f"ALTER TABLE {_quote(temporary)} RENAME TO {_quote(name)}")
+    _create_indexes(db, table)
