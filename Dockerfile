@@ -1,21 +1,40 @@
-# The playground app on the embedded demo: docker build -t playground . && docker run -p 8501:8501 playground
-# Mirrors `make demo`: torch's CPU wheel first, then the package, then `playground demo` (listening on all
-# interfaces inside the container only, so the port can be published).
-FROM python:3.11-slim
+# syntax=docker/dockerfile:1
+# The playground app on the embedded demo (the same as `make demo`):
+#   docker build -t playground .
+#   docker run -p 8501:8501 -v playground-data:/data playground
+# Dependencies are installed from requirements.lock (`make lock` regenerates it) in their own layers before the
+# source is copied, so a source change rebuilds only the last layer. Set --build-arg TORCH_INDEX_URL to a CPU-only
+# PyTorch index (https://download.pytorch.org/whl/cpu) to keep the image small.
+FROM python:3.11-slim AS build
 
 RUN apt-get update && apt-get install -y --no-install-recommends build-essential cmake git \
     && rm -rf /var/lib/apt/lists/*
+RUN python -m venv /opt/venv
+ENV PATH=/opt/venv/bin:$PATH PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 
-WORKDIR /app
-COPY pyproject.toml README.md ./
-COPY playground ./playground
-COPY templates ./templates
-# Set TORCH_INDEX_URL to a CPU-only PyTorch index to keep the image small (the default takes PyPI's build).
+WORKDIR /src
+COPY requirements.lock ./
 ARG TORCH_INDEX_URL=
-RUN pip install --no-cache-dir torch==2.13.0 ${TORCH_INDEX_URL:+--index-url $TORCH_INDEX_URL} \
-    && pip install --no-cache-dir -e .
+RUN pip install "$(grep -E '^torch==' requirements.lock)" ${TORCH_INDEX_URL:+--index-url $TORCH_INDEX_URL}
+RUN pip install -r requirements.lock
 
-ENV HF_HUB_OFFLINE=1 PLAYGROUND_DB=/data/sessions/playground.db PLAYGROUND_INDEXES=/data/indexes
+COPY pyproject.toml README.md LICENSE ./
+COPY playground ./playground
+RUN pip install --no-deps .
+
+FROM python:3.11-slim
+
+# libgomp: OpenMP for the llama.cpp build; the app runs as an unprivileged user that owns only /data.
+RUN apt-get update && apt-get install -y --no-install-recommends libgomp1 && rm -rf /var/lib/apt/lists/* \
+    && useradd --create-home --uid 10001 playground && mkdir -p /data && chown playground:playground /data
+COPY --from=build /opt/venv /opt/venv
+
+ENV PATH=/opt/venv/bin:$PATH PLAYGROUND_DB=/data/sessions/playground.db PLAYGROUND_INDEXES=/data/indexes
+USER playground
+WORKDIR /home/playground
 VOLUME ["/data"]
 EXPOSE 8501
+# Streamlit answers "ok" on /_stcore/health once the server is up (the first start builds the demo: allow time).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=300s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4)"]
 CMD ["playground", "demo", "--host", "0.0.0.0", "--port", "8501"]

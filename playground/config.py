@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 DEFAULT_DB = Path("sessions") / "playground.db"
-REPO_ROOT = Path(__file__).resolve().parent.parent
-TEMPLATES_DIR = REPO_ROOT / "templates"
+TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"  # shipped inside the package (package data)
 
 
 def workspace_path(explicit: Optional[str | os.PathLike] = None) -> Path:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+
 from playground import PlaygroundError
-from playground.cli.output import emit, open_workspace_for, workspace_for, progress_bar
+from playground.cli.output import emit, open_workspace_for, progress_bar, workspace_for
+from playground.programs.options import options_help
+from playground.programs.registry import PROGRAMS
+
 
 def add_run_options(parser, *, program_default: str = "direct", dataset_required: bool = False,
                     dataset_help: str = "benchmark name") -> None:
@@ -26,7 +31,9 @@ def add_run_options(parser, *, program_default: str = "direct", dataset_required
     parser.add_argument("--gen-seed", type=int, default=0, help="the model's sampling seed (default 0)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="program or modifier option, e.g. hops=3, queries=5, self_consistency=5, shots=2 "
-                             "(repeatable)")
+                             "(repeatable; the options of each program are listed below)")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = options_help(PROGRAMS)
     parser.add_argument("--demos", metavar="NAME[@VERSION]",
                         help="demonstration set for dynamic few-shot (from `playground demos bootstrap`)")
     parser.add_argument("--repeats", type=int, default=1, metavar="R",

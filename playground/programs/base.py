@@ -21,6 +21,7 @@ from typing import Any, Callable, ContextManager, Optional, Protocol, runtime_ch
 from playground import PlaygroundError
 from playground.data.records import Choice, Question
 from playground.models.base import Completion, GenerationParams, Message, Model
+from playground.programs.options import NoOptions
 from playground.programs.tracing import Span, Tracer
 from playground.prompts.render import question_variables  # noqa: F401  (re-exported for programs)
 from playground.retrieval.base import Retriever
@@ -43,6 +44,7 @@ class Program(Protocol):
     description: str
     needs_retriever: bool
     default_templates: dict[str, str]  # template role -> template name; "main" is the one `--template` sets
+    options: type  # the dataclass of its --option keys (playground.programs.options)
 
     def run(self, context: "StepContext", question: Question) -> ProgramOutput: ...
 
@@ -56,19 +58,22 @@ class StepProgram:
     description: str = ""
     needs_retriever: bool = False
     default_templates: dict[str, str] = field(default_factory=lambda: {"main": "direct-short-answer"})
+    options: type = NoOptions  # the dataclass of its --option keys (playground.programs.options)
 
     def run(self, context: "StepContext", question: Question) -> ProgramOutput:
         return self.function(context, question)
 
 
 def program(name: str, *, description: str = "", needs_retriever: bool = False,
-            default_templates: Optional[dict[str, str]] = None) -> Callable[[Callable], StepProgram]:
+            default_templates: Optional[dict[str, str]] = None,
+            options: type = NoOptions) -> Callable[[Callable], StepProgram]:
     """Decorator: turn `fn(context, question) -> ProgramOutput` into a registered-ready Program."""
 
     def wrap(function: Callable) -> StepProgram:
         return StepProgram(
             name=name, function=function, description=description or (function.__doc__ or "").strip().splitlines()[0],
             needs_retriever=needs_retriever, default_templates=dict(default_templates or {"main": "direct-short-answer"}),
+            options=options,
         )
 
     return wrap

@@ -7,15 +7,26 @@ The "fuse" span lists, for each passage kept, which queries found it and at whic
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 from playground import PlaygroundError
 from playground.data.records import Question
 from playground.programs.base import ProgramOutput, StepContext, program, question_variables
-from playground.programs.multihop import accumulate_passages, answer_from_passages, int_option, step_params
+from playground.programs.multihop import accumulate_passages, answer_from_passages, step_params
+from playground.programs.options import StepOptions, option, read_options
 from playground.prompts.parse import parse_short
 
 FUSION_METHODS = ("rrf", "combsum")
+
+
+@dataclass(frozen=True)
+class FusionOptions(StepOptions):
+    queries: int = option(3, "search queries sampled per hop", minimum=1)
+    query_temperature: float = option(0.7, "temperature of the sampled queries (above 0 so they differ)", above=0)
+    fusion: str = option("rrf", "how ranked lists merge", choices=FUSION_METHODS)
+    rrf_k: int = option(60, "the k of reciprocal rank fusion", minimum=1)
+    hops: int = option(1, "query-and-retrieve rounds", minimum=1)
 
 
 def _normalised(scores: list[float]) -> list[float]:
@@ -91,27 +102,13 @@ def _plain(passage: dict) -> dict:
     return {key: passage[key] for key in ("id", "title", "text", "score", "rank")}
 
 
-def _temperature(context: StepContext) -> float:
-    value = context.options.get("query_temperature", 0.7)
-    try:
-        temperature = float(value)
-    except (TypeError, ValueError):
-        raise PlaygroundError(f"option 'query_temperature' must be a number, not {value!r}") from None
-    if temperature <= 0:
-        raise PlaygroundError(f"option 'query_temperature' must be above 0 so the sampled queries differ, not {value}")
-    return temperature
-
-
-@program("fusion", needs_retriever=True, default_templates={"main": "rag-short-answer", "query": "fusion-query"})
+@program("fusion", needs_retriever=True, default_templates={"main": "rag-short-answer", "query": "fusion-query"},
+         options=FusionOptions)
 def fusion(context: StepContext, question: Question) -> ProgramOutput:
     """Query fusion (DSP): sample n queries per hop, merge their ranked lists (RRF or CombSUM), answer from the top k."""
-    n = int_option(context, "queries", 3, minimum=1)
-    hops = int_option(context, "hops", 1, minimum=1)
-    rrf_k = int_option(context, "rrf_k", 60, minimum=1)
-    method: Optional[str] = context.options.get("fusion", "rrf")
-    if method not in FUSION_METHODS:
-        raise PlaygroundError(f"option 'fusion' must be one of {', '.join(FUSION_METHODS)}, not {method!r}")
-    temperature = _temperature(context)
+    options = read_options(FusionOptions, context.options)
+    n, hops, rrf_k, method, temperature = (options.queries, options.hops, options.rrf_k, options.fusion,
+                                           options.query_temperature)
     gathered: list[dict] = []
     for hop in range(1, hops + 1):
         gathered = fusion_hop(context, question, gathered, hop, n, temperature, method, rrf_k)

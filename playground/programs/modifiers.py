@@ -29,31 +29,18 @@ from playground import PlaygroundError
 from playground.data.records import Question
 from playground.models.base import GenerationParams, Message
 from playground.programs.base import Program, ProgramOutput, StepContext
+from playground.programs.options import ModifierOptions, NoOptions, read_options
 
 EXAMPLE_OPTIONS = ("examples", "demonstrations", "shots", "selection", "embedder", "order", "order_seed")
-VOTE_OPTIONS = ("self_consistency", "sc_temperature")
-MODIFIER_OPTIONS = EXAMPLE_OPTIONS + VOTE_OPTIONS
-SELECTIONS = ("knn", "first")
 DEFAULT_SET_SHOTS = 3
 
 _pool_vectors: dict[tuple[str, str], Any] = {}
 
 
 def has_modifiers(options: Optional[dict]) -> bool:
-    options = options or {}
-    return any(options.get(key) not in (None, "", []) for key in ("examples", "demonstrations", "order", "order_seed")) \
-        or _whole(options, "self_consistency", 1) > 1
-
-
-def _whole(options: dict, name: str, default: int, minimum: int = 0) -> int:
-    value = options.get(name, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not str(value).strip().lstrip("-").isdigit():
-        raise PlaygroundError(f"option {name!r} must be a whole number, not {value!r}")
-    if int(value) < minimum:
-        raise PlaygroundError(f"option {name!r} must be at least {minimum}, not {value}")
-    return int(value)
+    chosen = read_options(ModifierOptions, options)
+    return any(value not in (None, "", []) for value in (chosen.examples, chosen.demonstrations, chosen.order,
+                                                         chosen.order_seed)) or chosen.self_consistency > 1
 
 
 @dataclass
@@ -116,17 +103,16 @@ def nearest_examples(question_text: str, pool: list[dict], n: int, embedder_name
     return [{**pool[i], "similarity": round(float(similarities[i]), 6)} for i in best]
 
 
-def _pool(context: StepContext) -> tuple[list[dict], str]:
+def _pool(context: StepContext, options: ModifierOptions) -> tuple[list[dict], str]:
     """The demonstration pool and where it came from (inline examples, or a stored set)."""
-    options = context.options
-    if options.get("examples") and options.get("demonstrations"):
+    if options.examples and options.demonstrations:
         raise PlaygroundError("give either option 'examples' or option 'demonstrations', not both")
-    if options.get("demonstrations"):
+    if options.demonstrations:
         from playground.store.demonstrations import get_demonstration_set
 
-        found = get_demonstration_set(context.workspace, str(options["demonstrations"]))
+        found = get_demonstration_set(context.workspace, options.demonstrations)
         return found["examples"], f"{found['name']}@{found['version']} ({found['id']})"
-    examples = options.get("examples") or []
+    examples = options.examples or []
     if not isinstance(examples, list) or not all(isinstance(e, dict) and "question" in e and "answer" in e
                                                  for e in examples):
         raise PlaygroundError("option 'examples' must be a list of {\"question\": ..., \"answer\": ...}")
@@ -144,30 +130,28 @@ def _check_templates_read_examples(context: StepContext) -> None:
 
 def choose_examples(context: StepContext, question: Question) -> Optional[list[dict]]:
     """The examples for this question (a traced step), or None when the options ask for none."""
-    options = context.options
-    if not (options.get("examples") or options.get("demonstrations")):
-        if options.get("order") is not None or options.get("order_seed") is not None:
+    options = read_options(ModifierOptions, context.options)
+    if not (options.examples or options.demonstrations):
+        if options.order is not None or options.order_seed is not None:
             raise PlaygroundError("options 'order'/'order_seed' reorder examples: give 'examples' or 'demonstrations'")
         return None
-    pool, source = _pool(context)
-    from_set = bool(options.get("demonstrations"))
-    shots = _whole(options, "shots", DEFAULT_SET_SHOTS if from_set else len(pool))
-    selection = options.get("selection") or ("knn" if from_set else "first")
-    if selection not in SELECTIONS:
-        raise PlaygroundError(f"option 'selection' must be one of {', '.join(SELECTIONS)}, not {selection!r}")
+    pool, source = _pool(context, options)
+    from_set = bool(options.demonstrations)
+    shots = options.shots if options.shots is not None else DEFAULT_SET_SHOTS if from_set else len(pool)
+    selection = options.selection or ("knn" if from_set else "first")
     inputs = {"source": source, "pool_size": len(pool), "shots": shots, "selection": selection,
-              "order": options.get("order"), "order_seed": options.get("order_seed")}
+              "order": options.order, "order_seed": options.order_seed}
     with context.span("step", "select examples", inputs) as span:
         candidates = [e for e in pool if e.get("question_id") != question.id
                       and e["question"].strip().lower() != question.text.strip().lower()]
         if shots > 0:
             _check_templates_read_examples(context)
-        chosen = (nearest_examples(question.text, candidates, shots, options.get("embedder")) if selection == "knn"
+        chosen = (nearest_examples(question.text, candidates, shots, options.embedder) if selection == "knn"
                   else [dict(e) for e in candidates[:shots]])
-        if options.get("order") is not None:
-            chosen = permute(chosen, _whole(options, "order", 0))
-        elif options.get("order_seed") is not None:
-            chosen = shuffle(chosen, _whole(options, "order_seed", 0))
+        if options.order is not None:
+            chosen = permute(chosen, options.order)
+        elif options.order_seed is not None:
+            chosen = shuffle(chosen, options.order_seed)
         span.outputs = {"examples": [{key: e[key] for key in ("question_id", "question", "answer", "similarity")
                                       if key in e} for e in chosen],
                         "excluded_same_question": len(pool) - len(candidates)}
@@ -229,18 +213,20 @@ class ModifiedProgram:
     def default_templates(self) -> dict[str, str]:
         return self.base.default_templates
 
+    @property
+    def options(self) -> type:
+        return getattr(self.base, "options", NoOptions)
+
     def run(self, context: StepContext, question: Question) -> ProgramOutput:
         if not has_modifiers(context.options):
             return self.base.run(context, question)
         examples = choose_examples(context, question)
         if examples is not None:
             context = with_examples(context, examples)
-        n = _whole(context.options, "self_consistency", 1, minimum=1)
+        n = read_options(ModifierOptions, context.options).self_consistency
         if n > 1:
             default = context.params.temperature if context.params.temperature > 0 else 0.7
-            temperature = float(context.options.get("sc_temperature") or default)
-            if temperature <= 0:
-                raise PlaygroundError("option 'sc_temperature' must be above 0 so the samples can differ")
+            temperature = read_options(ModifierOptions, context.options).sc_temperature or default
             return self_consistency(self.base, context, question, n, temperature)
         return self.base.run(context, question)
 

@@ -8,29 +8,29 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from dataclasses import dataclass
+from typing import Optional
+
 from playground import PlaygroundError
 from playground.data.records import Question
 from playground.models.base import GenerationParams
 from playground.programs.base import ProgramOutput, StepContext, program, question_variables
+from playground.programs.options import StepOptions, option, read_options
 
 _NOT_APPLICABLE = re.compile(r"^\W*(?:n\s*/\s*a|none|no more search(?:es)?|nothing)\W*$", re.I)
 _KNOWN = re.compile(r"^\s*(?:known|summary|context)\s*:\s*", re.I)
 _SEARCH = re.compile(r"^\s*(?:(?:next\s+)?search(?:\s+query)?|query)\s*:\s*", re.I)
 
 
-def int_option(context: StepContext, name: str, default: int, minimum: int = 0) -> int:
-    """A whole-number program option, checked: a bad value says which option and why."""
-    value = context.options.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().lstrip("-").isdigit():
-        raise PlaygroundError(f"option {name!r} must be a whole number, not {value!r}")
-    if int(value) < minimum:
-        raise PlaygroundError(f"option {name!r} must be at least {minimum}, not {value}")
-    return int(value)
+@dataclass(frozen=True)
+class MultihopOptions(StepOptions):
+    hops: int = option(2, "search hops before answering", minimum=1)
+    k_hop: Optional[int] = option(None, "passages per hop (default: the run's k)", minimum=0)
 
 
 def step_params(context: StepContext, **changes) -> GenerationParams:
     """Generation settings for an intermediate step: the run's, with `step_max_tokens` when the options set it."""
-    max_tokens = int_option(context, "step_max_tokens", context.params.max_tokens, minimum=1)
+    max_tokens = read_options(StepOptions, context.options).step_max_tokens or context.params.max_tokens
     return dataclasses.replace(context.params, max_tokens=max_tokens, **changes)
 
 
@@ -91,12 +91,13 @@ def answer_from_passages(context: StepContext, question: Question, passages: lis
                          extra={"truncation": truncation} if truncation else {})
 
 
-@program("multihop", needs_retriever=True,
+@program("multihop", needs_retriever=True, options=MultihopOptions,
          default_templates={"main": "multihop-answer", "query": "multihop-query"})
 def multihop(context: StepContext, question: Question) -> ProgramOutput:
     """Multi-hop search (DSP): per hop, write what is known and the next query (or N/A), retrieve; then answer."""
-    hops = int_option(context, "hops", 2, minimum=1)
-    k = int_option(context, "k_hop", context.k)
+    options = read_options(MultihopOptions, context.options)
+    hops = options.hops
+    k = context.k if options.k_hop is None else options.k_hop
     params = step_params(context)
     gathered: list[dict] = []
     hops_done = 0

@@ -14,7 +14,8 @@ from typing import Optional
 
 from playground.data.records import Question
 from playground.programs.base import ProgramOutput, StepContext, program, question_variables
-from playground.programs.multihop import accumulate_passages, answer_from_passages, int_option, step_params
+from playground.programs.multihop import accumulate_passages, answer_from_passages, step_params
+from playground.programs.options import StepOptions, option, read_options
 
 ACTIONS = ("Search", "Finish")
 _ACTION = re.compile(r"(?:action\s*\d*\s*:\s*)?\b(search|finish)\s*\[([^\[\]\n]*)\]", re.I)
@@ -81,11 +82,18 @@ def propose(context: StepContext, question: Question, history: list[dict], error
     return step
 
 
-@program("react", needs_retriever=True, default_templates={"main": "react-step", "answer": "rag-short-answer"})
+@dataclass(frozen=True)
+class ReactOptions(StepOptions):
+    max_steps: int = option(4, "Thought/Action steps before answering from what was observed", minimum=1)
+    observation_chars: int = option(400, "characters of each passage shown as an observation", minimum=20)
+
+
+@program("react", needs_retriever=True, default_templates={"main": "react-step", "answer": "rag-short-answer"},
+         options=ReactOptions)
 def react(context: StepContext, question: Question) -> ProgramOutput:
     """ReAct: Thought, Action Search[query] | Finish[answer], Observation, until Finish or the step budget."""
-    max_steps = int_option(context, "max_steps", 4, minimum=1)
-    limit = int_option(context, "observation_chars", 400, minimum=20)
+    options = read_options(ReactOptions, context.options)
+    max_steps, limit = options.max_steps, options.observation_chars
     history: list[dict] = []
     observed: list[dict] = []
     reason = "step budget spent"

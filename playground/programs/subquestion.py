@@ -11,11 +11,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Optional
 
 from playground.data.records import Question
 from playground.programs.base import ProgramOutput, StepContext, program, question_variables
-from playground.programs.multihop import accumulate_passages, int_option, step_params
+from playground.programs.multihop import accumulate_passages, step_params
+from playground.programs.options import StepOptions, option, read_options
 from playground.prompts.parse import first_json_object
 
 _NUMBERING = re.compile(r"^\s*(?:[-*•]\s*)?(?:\(?\d+[.):]|q\d+\s*[:.)]|(?:sub-?)?question\s*\d*\s*[:.)])?\s*", re.I)
@@ -128,13 +130,19 @@ def synthesise(context: StepContext, question: Question, records: list[dict]) ->
                          extra={"subanswers": subanswers, **({"truncation": truncation} if truncation else {})})
 
 
-@program("subquestion", needs_retriever=True,
+@dataclass(frozen=True)
+class SubquestionOptions(StepOptions):
+    max_subquestions: int = option(3, "sub-questions the question is split into, at most", minimum=1)
+    max_rounds: int = option(2, "retrieve-and-judge rounds per sub-question", minimum=1)
+
+
+@program("subquestion", needs_retriever=True, options=SubquestionOptions,
          default_templates={"main": "subquestion-synthesise", "split": "subquestion-split",
                             "judge": "subquestion-judge"})
 def subquestion(context: StepContext, question: Question) -> ProgramOutput:
     """The exam workflow: split into sub-questions, retrieve and judge each (refining the query), synthesise."""
-    limit = int_option(context, "max_subquestions", 3, minimum=1)
-    max_rounds = int_option(context, "max_rounds", 2, minimum=1)
+    options = read_options(SubquestionOptions, context.options)
+    limit, max_rounds = options.max_subquestions, options.max_rounds
     subquestions = split_question(context, question, limit)
     records = [answer_subquestion(context, number, text, max_rounds)
                for number, text in enumerate(subquestions, start=1)]

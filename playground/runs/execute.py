@@ -17,6 +17,7 @@ from playground.models.base import Model
 from playground.programs.base import Program, StepContext
 from playground.programs.registry import get_program
 from playground.programs.modifiers import apply_modifiers
+from playground.programs.options import check_options
 from playground.programs.tracing import describe_error
 from playground.progress import ProgressCallback, report
 from playground.runs.config import DEFAULT_RETRIEVER, RunConfig, package_versions
@@ -109,6 +110,8 @@ def _prepare(workspace: Workspace, config: RunConfig, *, stored: bool, model: Op
              session_id: Optional[str], use_cache: bool, on_progress: Optional[ProgressCallback]) -> _Prepared:
     from playground.store.datasets import corpus_of, get_benchmark
 
+    if not stored:
+        config.options = check_options(get_program(config.program), config.options)
     program = apply_modifiers(get_program(config.program), config.options)
     get_benchmark(workspace, config.dataset)
     templates = _stored_templates(workspace, config) if stored else _load_templates(workspace, config, program, session_id)
