@@ -46,7 +46,7 @@ def demo_copy(source: Path, folder: Path) -> tuple[object, str, str]:
         probe.close()
     if not has_demo:
         try:
-            from playground.data.demo import ensure_demo_workspace
+            from playground.demo_workspace import ensure_demo_workspace
 
             ensure_demo_workspace(source, build_indexes=False).close()
             has_demo = True

@@ -38,7 +38,8 @@ def _summary_text(summary: dict) -> str:
 
 
 def run_demo(args) -> int:
-    from playground.data.demo import DEMO_NAME, build_demo_indexes, ensure_demo_workspace
+    from playground.data.demo import DEMO_NAME
+    from playground.demo_workspace import build_demo_indexes, ensure_demo_workspace
     from playground.store.datasets import list_datasets
 
     on_progress, close = progress_bar("demo dataset")

@@ -1,7 +1,7 @@
 """Answer metrics: SQuAD v1.1 exact match and token F1, cover-EM, multiple-choice accuracy, BLEU-1..4, ROUGE-L,
 and retrieval recall. All scores are in [0, 1]; text metrics take the best reference (BLEU pools them).
 
-Normalisation is the official SQuAD v1.1 one, in its order: lower-case, delete ASCII punctuation, replace the
+Normalisation is the official SQuAD v1.1 one (playground.data.answers), in its order: lower-case, delete ASCII punctuation, replace the
 words a/an/the (on regex word boundaries) by a space, collapse whitespace. Like the official script, token F1 is 0
 when either side has no tokens (so "" against "" has EM 1 but F1 0).
 
@@ -16,21 +16,12 @@ from __future__ import annotations
 
 import math
 import re
-import string
 from collections import Counter
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
+from playground.data.answers import normalize_answer
+
 TEXT_METRICS = ["em", "f1", "cover_em", "bleu1", "bleu2", "bleu3", "bleu4", "rougeL"]
-
-_DELETE_PUNCTUATION = str.maketrans("", "", string.punctuation)
-_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
-
-
-def normalize_answer(text: str) -> str:
-    """SQuAD v1.1 normalisation (see the module docstring)."""
-    without_punctuation = text.lower().translate(_DELETE_PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", without_punctuation).split())
-
 
 def answer_tokens(text: str) -> list[str]:
     return normalize_answer(text).split()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Optional, Protocol, runtime_checkable
+
+from playground import PlaygroundError
 
 Message = dict  # {"role": "system"|"user"|"assistant", "content": str}
 
@@ -21,6 +23,19 @@ class GenerationParams:
         d = asdict(self)
         d["stop"] = list(self.stop)
         return d
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "GenerationParams":
+        """The params a stored dict describes; an unknown key is an error naming the known ones."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise PlaygroundError(f"unknown generation parameter(s) {', '.join(unknown)} "
+                                  f"(known: {', '.join(sorted(known))})")
+        values = dict(data)
+        if "stop" in values:
+            values["stop"] = tuple(values["stop"] or ())
+        return cls(**values)
 
 
 @dataclass

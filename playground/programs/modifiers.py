@@ -160,7 +160,7 @@ def choose_examples(context: StepContext, question: Question) -> Optional[list[d
 
 def vote(answers: list[str]) -> dict:
     """Majority over SQuAD-normalised answers; empty answers vote only when all are empty; ties go to the earliest."""
-    from playground.evaluation.metrics import normalize_answer
+    from playground.data.answers import normalize_answer
 
     normalised = [normalize_answer(answer or "") for answer in answers]
     voters = [i for i, value in enumerate(normalised) if value] or list(range(len(answers)))

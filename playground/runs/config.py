@@ -23,17 +23,6 @@ def package_versions() -> dict[str, str]:
             **versions_of(*RECORDED_PACKAGES, missing=None)}
 
 
-def params_from_dict(data: dict) -> GenerationParams:
-    known = {f.name for f in dataclasses.fields(GenerationParams)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise PlaygroundError(f"unknown generation parameter(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-    values = dict(data)
-    if "stop" in values:
-        values["stop"] = tuple(values["stop"] or ())
-    return GenerationParams(**values)
-
-
 @dataclass
 class RunConfig:
     """One program + templates + retriever + model + a seeded sample of a benchmark.
@@ -66,7 +55,7 @@ class RunConfig:
         if isinstance(self.templates, str):
             self.templates = {"main": self.templates}
         if isinstance(self.params, dict):
-            self.params = params_from_dict(self.params)
+            self.params = GenerationParams.from_dict(self.params)
         if self.k < 0:
             raise PlaygroundError(f"k must be 0 or more, not {self.k}")
         if self.sample is not None and self.sample <= 0:
@@ -85,7 +74,7 @@ class RunConfig:
         values = {key: value for key, value in data.items() if key in known}
         if "dataset" not in values:
             raise PlaygroundError("a run config needs a dataset")
-        values["params"] = params_from_dict(values.get("params") or {})
+        values["params"] = GenerationParams.from_dict(values.get("params") or {})
         return cls(**values)
 
     def settings(self) -> dict:

@@ -13,7 +13,7 @@ import sqlite_utils
 
 from playground import PlaygroundError
 from playground.config import indexes_dir, workspace_path
-from playground.store import schema
+from playground.store.schema import TABLES, rebuild_table
 
 
 def now() -> str:
@@ -141,8 +141,8 @@ def _migration_3(db: sqlite_utils.Database) -> None:
 
 def _migration_4(db: sqlite_utils.Database) -> None:
     """Foreign keys with ON DELETE rules (playground.store.schema): every table rebuilt in its declared shape."""
-    for name in schema.TABLES:
-        schema.rebuild_table(db, name)
+    for name in TABLES:
+        rebuild_table(db, name)
 
 
 # Append new migrations; never edit one that has shipped. Declare the change in playground/store/schema.py, then

@@ -11,9 +11,9 @@ import pytest
 from playground import PlaygroundError
 from playground.data import demo
 from playground.data.demo import (
-    DEMO_NAME, MAX_WORDS, MIN_WORDS, QUESTIONS_FILE, build_demo_dataset, count_words,
-    ensure_demo_workspace, reference_topics, split_topic,
+    DEMO_NAME, MAX_WORDS, MIN_WORDS, QUESTIONS_FILE, build_demo_dataset, count_words, reference_topics, split_topic,
 )
+from playground.demo_workspace import ensure_demo_workspace
 from playground.store.datasets import get_benchmark, get_corpus, load_passages, load_questions
 
 

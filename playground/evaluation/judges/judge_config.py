@@ -35,9 +35,7 @@ class JudgeConfig:
 
     def __post_init__(self) -> None:
         if isinstance(self.params, dict):
-            from playground.runs.config import params_from_dict
-
-            self.params = params_from_dict(self.params)
+            self.params = GenerationParams.from_dict(self.params)
         unknown = sorted(set(self.templates) - set(DEFAULT_JUDGE_TEMPLATES))
         if unknown:
             raise PlaygroundError(f"unknown judge template role(s) {', '.join(unknown)} "
