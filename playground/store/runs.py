@@ -32,6 +32,8 @@ def create_run(workspace: Workspace, config: dict, session_id: Optional[str], la
     """Store a new run in status `running`; returns its id."""
     run_id = run_id or uuid.uuid4().hex[:12]
     with workspace.db.atomic():
+        if session_id is not None and not workspace.db["sessions"].count_where("id = ?", [session_id]):
+            raise PlaygroundError(f"no session {session_id!r} in {workspace.path} to hold the run")
         workspace.db["runs"].insert({
             "id": run_id, "session_id": session_id, "label": label, "status": "running", "config": to_json(config),
             "n_planned": n_planned, "n_done": 0, "metrics": to_json({}), "errors": 0, "tokens": 0, "seconds": 0.0,
@@ -164,13 +166,10 @@ def run_question_ids(workspace: Workspace, run_id: str, repeat: Optional[int] = 
 
 
 def delete_run(workspace: Workspace, run_id: str) -> None:
-    """Remove a run with its results and spans, in one transaction."""
+    """Remove a run; its results, spans, ratings and judgments go with it (foreign keys)."""
     full = resolve_run_id(workspace, run_id)
-    db = workspace.db
-    with db.atomic():
-        for sql in ("DELETE FROM spans WHERE run_id = ?", "DELETE FROM results WHERE run_id = ?",
-                    "DELETE FROM runs WHERE id = ?"):
-            db.execute(sql, [full])
+    with workspace.db.atomic():
+        workspace.db.execute("DELETE FROM runs WHERE id = ?", [full])  # results, spans, ratings, judgments follow
 
 
 def run_totals(workspace: Workspace, run_id: str) -> dict:

@@ -36,6 +36,7 @@ def _spans(run_id, question_id, repeat=0, cached=False, tokens=(10, 2)):
 
 
 def test_create_then_get_and_list_runs(workspace):
+    workspace.db["sessions"].insert_all([{"id": "s1", "name": "one"}, {"id": "s2", "name": "two"}])
     first = create_run(workspace, {"dataset": "tiny", "program": "direct"}, "s1", label="baseline", n_planned=2)
     second = create_run(workspace, {"dataset": "tiny", "program": "rag"}, "s2", n_planned=3)
     run = get_run(workspace, first)
@@ -147,3 +148,9 @@ def test_delete_run_removes_results_and_spans(workspace):
     assert workspace.db["spans"].count_where("run_id = ?", [drop]) == 0
     assert workspace.db["results"].count_where("run_id = ?", [drop]) == 0
     assert len(get_spans(workspace, keep, "q1")) == 3
+
+
+def test_a_run_of_an_unknown_session_is_refused_with_the_reason(workspace):
+    with pytest.raises(PlaygroundError, match="no session 'nope'"):
+        create_run(workspace, {}, "nope")
+    assert workspace.db["runs"].count == 0
