@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from playground.progress import ProgressCallback
 
@@ -33,7 +33,7 @@ def workspace_for(args, create: bool = True) -> Iterator:
         workspace.close()
 
 
-def progress_bar(description: str) -> tuple[ProgressCallback, callable]:
+def progress_bar(description: str) -> tuple[ProgressCallback, Callable[[], None]]:
     """A tqdm bar on stderr driven by the engine's (done, total, message) callback; returns (callback, close)."""
     from tqdm import tqdm
 

@@ -33,7 +33,7 @@ def _corpus(workspace, dataset: str) -> str:
     return corpus
 
 
-def _human_bytes(size: int) -> str:
+def _human_bytes(size: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if size < 1024 or unit == "GB":
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"

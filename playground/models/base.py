@@ -55,5 +55,6 @@ class Completion:
 class Model(Protocol):
     spec: str  # e.g. "local:smollm2", "openai:qwen@http://127.0.0.1:8000/v1"
     context_window: int  # tokens; 0 when unknown
+    info: dict  # what the model is (spec, provider, model, base URL, ...), shown and stored; never a key
 
     def generate(self, messages: list[Message], params: GenerationParams) -> Completion: ...

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Optional
+from typing import Any, Optional
 
 from playground.models.base import Completion, GenerationParams, Message
 from playground.models.errors import ModelError
@@ -63,7 +63,8 @@ class CohereModel:
         return estimate_prompt_tokens(messages)
 
     def _chat(self, messages: list[Message], params: GenerationParams, seed: Optional[int]):
-        options = {"max_tokens": params.max_tokens, "temperature": params.temperature, "p": params.top_p}
+        options: dict[str, Any] = {"max_tokens": params.max_tokens, "temperature": params.temperature,
+                                   "p": params.top_p}
         if params.stop:
             options["stop_sequences"] = list(params.stop)
         if seed is not None:

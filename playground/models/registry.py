@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 from urllib.parse import urlparse
 
 from playground.models.base import Model
@@ -39,7 +39,7 @@ PROVIDERS = {
                            "Cohere v2 chat (base URL from CO_API_URL)"),
 }
 
-_local_models: dict[tuple[str, int], Model] = {}
+_local_models: dict[tuple[str, int], Any] = {}  # LocalModel, imported lazily
 _local_lock = threading.Lock()
 
 

@@ -40,11 +40,20 @@ class ProgramOutput:
 
 @runtime_checkable
 class Program(Protocol):
-    name: str
-    description: str
-    needs_retriever: bool
-    default_templates: dict[str, str]  # template role -> template name; "main" is the one `--template` sets
-    options: type  # the dataclass of its --option keys (playground.programs.options)
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def needs_retriever(self) -> bool: ...
+
+    @property
+    def default_templates(self) -> dict[str, str]: ...  # template role -> name; "main" is the one `--template` sets
+
+    @property
+    def options(self) -> type: ...  # the dataclass of its --option keys (playground.programs.options)
 
     def run(self, context: "StepContext", question: Question) -> ProgramOutput: ...
 

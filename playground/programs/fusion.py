@@ -8,7 +8,6 @@ The "fuse" span lists, for each passage kept, which queries found it and at whic
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from playground import PlaygroundError
 from playground.data.records import Question

@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from playground import PlaygroundError
 from playground.data.records import Question
 from playground.models.base import GenerationParams
 from playground.programs.base import ProgramOutput, StepContext, program, question_variables
@@ -37,7 +36,12 @@ def step_params(context: StepContext, **changes) -> GenerationParams:
 def accumulate_passages(gathered: list[dict], new: list[dict]) -> list[dict]:
     """`gathered` followed by the passages of `new` not already in it (by id), order kept."""
     seen = {passage["id"] for passage in gathered}
-    return gathered + [passage for passage in new if passage["id"] not in seen and not seen.add(passage["id"])]
+    added = []
+    for passage in new:
+        if passage["id"] not in seen:
+            seen.add(passage["id"])
+            added.append(passage)
+    return gathered + added
 
 
 def parse_hop(text: str) -> dict:

@@ -139,11 +139,13 @@ def read_options(cls: type[T], options: Optional[dict]) -> T:
 
 
 def describe_options(cls: type) -> list[dict]:
-    """[{name, type, default, help}] of an option dataclass, for --help and the app."""
+    """[{name, type, default, help, minimum, choices}] of an option dataclass, for --help and the app."""
     rows = []
     for name, spec in _fields(cls).items():
         kind, _ = _kind(cls, name)
-        rows.append({"name": name, "type": kind.__name__, "default": spec.default, "help": spec.metadata.get("help", "")})
+        minimum = spec.metadata.get("minimum")
+        rows.append({"name": name, "type": kind.__name__, "default": spec.default, "help": spec.metadata.get("help", ""),
+                     "minimum": minimum, "choices": spec.metadata.get("choices")})
     return rows
 
 

@@ -174,6 +174,8 @@ def template_error(error: BaseException, source: str, part: str, template: Optio
 
     `first_line` is the file line the part starts on, so the error can also name the file line.
     """
+    line: Optional[int]
+    column: Optional[int]
     if isinstance(error, TemplateSyntaxError):
         line, column = _syntax_location(error, source)
     else:

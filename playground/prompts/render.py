@@ -14,7 +14,7 @@ from jinja2 import meta
 
 from playground.models.base import Message
 from playground.prompts.environment import get_environment
-from playground.prompts.errors import TemplateError, template_error
+from playground.prompts.errors import template_error
 from playground.prompts.template import PARTS, Template
 
 

@@ -20,6 +20,7 @@ from playground.packages import package_versions
 class VectorRetriever:
     family = "vector"
 
+    kind: str
     ids: list[str]
     embedder = None
     manifest: dict
@@ -40,6 +41,14 @@ class VectorRetriever:
 
     def search_vectors(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(rows, scores) of the k nearest rows to one normalised query vector, best first."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_vectors(cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None,
+                     on_progress=None) -> "VectorRetriever":
+        raise NotImplementedError
+
+    def save(self, path: Path) -> None:
         raise NotImplementedError
 
     @classmethod

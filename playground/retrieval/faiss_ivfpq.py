@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -33,6 +33,7 @@ def effective_sizes(n: int, dim: int, params: dict) -> dict:
 
 class FaissIVFPQRetriever(VectorRetriever):
     kind = "faiss-ivfpq"
+    quantizer: Any = None  # the coarse quantizer, kept alive beside the index that uses it
 
     def __init__(self, index, ids: list[str], params: dict, sizes: dict, embedder=None):
         import faiss

@@ -11,6 +11,13 @@ class LexicalIndex:
     """Mixin: a class with `from_texts(texts, ids, params, on_progress)` and `save(path)` gets `build`."""
 
     @classmethod
+    def from_texts(cls, texts: list[str], ids: list[str], params: dict, on_progress=None) -> "LexicalIndex":
+        raise NotImplementedError
+
+    def save(self, path: Path) -> None:
+        raise NotImplementedError
+
+    @classmethod
     def build(cls, source, params: dict, path: Path, on_progress=None) -> dict:
         passages = source.passages()
         retriever = cls.from_texts([document_text(p.title, p.text) for p in passages], [p.id for p in passages],

@@ -78,7 +78,9 @@ def save_steps(workspace: Workspace, judge_id: str, criterion: str, criterion_na
             "output": output, "model_id": model_id, "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens, "created_at": now(),
         })
-    return get_steps(workspace, judge_id, criterion)
+    stored = get_steps(workspace, judge_id, criterion)
+    assert stored is not None  # written just above
+    return stored
 
 
 def judgment_id(judge_id: str, kind: str, run_id: str, other_run_id: Optional[str], question_id: str,

@@ -152,3 +152,15 @@ def test_outcomes_follow_the_metric_threshold_and_errors():
     assert filter_rows(rows, ["wrong"], []) == rows[1:]
     assert filter_rows(rows, [], ["type=city", "level=hard"]) == [rows[1]]
     assert filter_rows(rows) == rows
+
+
+def test_the_launch_form_shows_the_chosen_programs_typed_options(runs_env):
+    at = page_test("runs")
+    at.run()
+    at.selectbox(key="runs_program").set_value("fusion").run()
+    assert not at.exception, at.exception
+    queries = at.number_input(key="runs_option_fusion_queries")
+    assert queries.value == 3 and "queries" in queries.help
+    assert at.selectbox(key="runs_option_fusion_fusion").options == ["rrf", "combsum"]
+    at.selectbox(key="runs_program").set_value("direct").run()
+    assert any("no options of its own" in caption.value for caption in at.caption)

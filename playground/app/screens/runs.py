@@ -44,6 +44,7 @@ def _execute(what: str, call) -> None:
 
 
 def _launch_form(ws, benchmark: str) -> None:
+    from playground.app.components.options import program_options_form
     from playground.programs.registry import PROGRAMS
     from playground.prompts.library import list_templates
     from playground.runs.config import RunConfig
@@ -63,6 +64,7 @@ def _launch_form(ws, benchmark: str) -> None:
         template = right.selectbox("Template", [DEFAULT_TEMPLATE] + template_names, key="runs_template")
         retriever = ui.retriever_selector("runs_retriever", allow_none=False, default_kind="bm25", default_k=3) \
             if PROGRAMS[program].needs_retriever else None
+        options = program_options_form(PROGRAMS[program], "runs_option")
         model = ui.model_selector("runs_model", compact=True)
         columns = st.columns(4)
         sample = columns[0].number_input("Sample size", 1, max(1, len(questions)), min(20, max(1, len(questions))),
@@ -76,7 +78,7 @@ def _launch_form(ws, benchmark: str) -> None:
         dataset=benchmark, program=program, templates={"main": template} if template != DEFAULT_TEMPLATE else {},
         retriever=retriever.kind if retriever else None, retriever_params=dict(retriever.params) if retriever else {},
         k=retriever.k if retriever else 5, model=model.spec, params=model.params, sample=int(sample), seed=int(seed),
-        use_cache=use_cache,
+        use_cache=use_cache, options=options,
     )
 
     def call(progress: StoppableProgress):

@@ -48,7 +48,7 @@ def _read_queries(path: Path) -> dict[str, tuple[str, dict]]:
     for number, record in iter_json_lines(path):
         query_id = _identifier(record, path, number)
         check_unique(seen, query_id, "query id", path, number)
-        metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+        metadata = record["metadata"] if isinstance(record.get("metadata"), dict) else {}
         queries[query_id] = (require(record, "text", str, path, number), metadata)
     return queries
 

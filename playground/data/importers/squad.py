@@ -53,7 +53,7 @@ def read_squad(path: Path) -> Dataset:
                 check_unique(seen, question_id, "question id", path, where)
                 text = require(qa, "question", str, path, where)
                 answers = _answer_texts(qa, "answers", path, where)
-                metadata = {}
+                metadata: dict = {}
                 if qa.get("is_impossible"):
                     metadata["unanswerable"] = True
                     metadata["plausible_answers"] = _answer_texts(qa, "plausible_answers", path, where)

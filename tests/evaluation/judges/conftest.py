@@ -3,7 +3,6 @@ scripted Model whose replies a test decides."""
 
 from __future__ import annotations
 
-import time
 from typing import Callable
 
 import pytest
