@@ -1,5 +1,5 @@
-# Two set-up commands: `make demo` (the app on the embedded demo) and `make test` (the test suite).
-# Each creates or reuses .venv, installs, then acts.
+# Two set-up commands: `make demo` (the app on the embedded demo) and `make test` (lint, types, the test suite).
+# Each creates or reuses .venv, installs, then acts. `make check` is the fast tier for local work (under a minute).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -7,8 +7,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8501
+LINTED := playground tests bench scripts
+# FORMAT_CHECK=1 adds `ruff format --check` to lint (once the tree has been formatted).
+FORMAT_CHECK ?= 0
+FLOORS_VENV ?= $(VENV)-floors
+SITE := $(shell $(PYTHON) -c 'import sys; print(f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages")')
 
-.PHONY: demo test install browser bench clean
+.PHONY: demo test check lint typecheck install browser bench lock floors clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,12 +37,37 @@ browser:
 demo: install
 	$(BIN)/playground demo --host $(HOST) --port $(PORT)
 
-test: install browser
+lint: install
+	$(BIN)/ruff check $(LINTED)
+	@if [ "$(FORMAT_CHECK)" = 1 ]; then $(BIN)/ruff format --check $(LINTED); fi
+
+# The engine only (pyproject.toml [tool.mypy] leaves the Streamlit app out).
+typecheck: install
+	$(BIN)/mypy
+
+check: lint typecheck
+	$(BIN)/python -m pytest -q -m "not slow and not e2e"
+
+test: lint typecheck browser
 	$(BIN)/python -m pytest -q -rs
 
 bench: install
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/engine.py
 
+# requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
+lock: $(BIN)/python
+	$(BIN)/python -m pip install --quiet --dry-run --ignore-installed --report $(VENV)/lock-report.json torch==2.13.0 .
+	$(BIN)/python scripts/lock.py $(VENV)/lock-report.json > requirements.lock
+
+# The pure-Python dependencies at their pyproject floors, over the installed rest, then the tests that use them.
+floors: install
+	rm -rf $(FLOORS_VENV) && $(PYTHON) -m venv $(FLOORS_VENV)
+	echo "$(abspath $(VENV))/$(SITE)" > $(FLOORS_VENV)/$(SITE)/zz-base-venv.pth
+	$(BIN)/python scripts/floors.py --pure-python > $(FLOORS_VENV)/floors.txt
+	$(FLOORS_VENV)/bin/python -m pip install --quiet -r $(FLOORS_VENV)/floors.txt
+	PYTHONPATH=$(CURDIR) $(FLOORS_VENV)/bin/python -m pytest -q tests/store tests/prompts tests/programs/test_options.py \
+	  tests/retrieval/test_bm25.py tests/retrieval/test_bm25_rank.py tests/app/test_runs_page.py
+
 clean:
-	rm -rf $(VENV) indexes/*/ .pytest_cache
+	rm -rf $(VENV) $(FLOORS_VENV) indexes/*/ .pytest_cache .ruff_cache .mypy_cache

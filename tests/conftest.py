@@ -61,3 +61,11 @@ def tiny_workspace(workspace):
     """A workspace holding corpus and benchmark `tiny` (6 passages, 6 questions with gold passages)."""
     save_dataset(workspace, "tiny", tiny_dataset())
     return workspace
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """The app's page tests launch real runs of the local model: they belong to the slow tier, not `make check`."""
+    app_tests = Path(__file__).resolve().parent / "app"
+    for item in items:
+        if app_tests in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.slow)

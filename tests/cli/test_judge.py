@@ -39,6 +39,7 @@ def _two_runs(workspace) -> tuple[str, str]:
     return runs[0], runs[1]
 
 
+@pytest.mark.slow
 def test_judge_commands_on_two_real_runs(judge_cli, capsys):
     db = str(judge_cli.path)
     run_a, run_b = _two_runs(judge_cli)

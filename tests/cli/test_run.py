@@ -17,6 +17,7 @@ def call(capsys, *argv) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+@pytest.mark.slow
 def test_run_then_runs_trace_repeat_and_resume(tiny_workspace, capsys):
     db = str(tiny_workspace.path)
     code, out, err = call(capsys, "run", "--db", db, "--dataset", "tiny", "--program", "rag", "--retriever", "bm25",
@@ -62,6 +63,7 @@ def test_run_then_runs_trace_repeat_and_resume(tiny_workspace, capsys):
     assert code == 0 and json.loads(out)["n"] == 2 and json.loads(out)["run_id"] == run_id
 
 
+@pytest.mark.slow
 def test_run_with_a_template_file_prints_a_text_summary(tiny_workspace, capsys, tmp_path):
     path = tmp_path / "terse.jinja"
     path.write_text(load_template("direct-short-answer").content.replace("name: direct-short-answer", "name: terse"))

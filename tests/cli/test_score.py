@@ -82,6 +82,7 @@ def test_missing_file_and_non_utf8(tmp_path, capsys):
     assert f"{path}, line 2, byte" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_console_command_runs_in_a_fresh_process(tmp_path):
     path = _write_jsonl(tmp_path / "p.jsonl", [{"prediction": "the Eiffel Tower", "answers": ["Eiffel Tower"]}])
     done = subprocess.run([sys.executable, "-m", "playground", "score", path, "--json"], capture_output=True,

@@ -30,6 +30,7 @@ def db_path(tmp_path):
     return str(path)
 
 
+@pytest.mark.slow
 def test_list_new_use_rename_delete(db_path, capsys):
     listed = run_json(capsys, "session", "list", "--db", db_path)["sessions"]
     assert [(s["name"], s["n_runs"], s["current"]) for s in listed] == [("study", 2, True)]
@@ -52,6 +53,7 @@ def test_text_output_marks_the_current_session(db_path, capsys):
     assert line.startswith("* ") and "study" in line and "runs    2" in line
 
 
+@pytest.mark.slow
 def test_export_then_import_into_an_empty_workspace(db_path, tmp_path, capsys):
     out = tmp_path / "study.json"
     summary = run_json(capsys, "session", "export", "study", "-o", str(out), "--db", db_path)

@@ -106,6 +106,7 @@ def test_list_without_a_workspace_is_an_error(db, capsys):
     assert code == 1 and "no workspace" in err
 
 
+@pytest.mark.slow
 def test_sample_is_seeded(db, capsys):
     assert run(capsys, "--db", db, "data", "import", "jsonl", str(FIXTURES / "jsonl" / "questions.jsonl"), "--name", "qa")[0] == 0
     picks = []

@@ -148,6 +148,7 @@ def test_a_malformed_questions_file_names_the_file_and_record(tmp_path, topics):
         build_demo_dataset(topics, questions_path=path)
 
 
+@pytest.mark.slow
 def test_ensure_demo_workspace_stores_the_dataset_once(tmp_path, monkeypatch, dataset):
     monkeypatch.delenv("PLAYGROUND_DB", raising=False)
     db_path = tmp_path / "sessions" / "playground.db"
@@ -168,6 +169,7 @@ def test_ensure_demo_workspace_stores_the_dataset_once(tmp_path, monkeypatch, da
         ws.close()
 
 
+@pytest.mark.slow
 def test_ensure_demo_workspace_replaces_a_demo_built_from_another_reference(tmp_path, monkeypatch, topics):
     monkeypatch.delenv("PLAYGROUND_DB", raising=False)
     db_path = tmp_path / "playground.db"
@@ -188,6 +190,7 @@ def test_ensure_demo_workspace_replaces_a_demo_built_from_another_reference(tmp_
         ws.close()
 
 
+@pytest.mark.slow
 def test_ensure_demo_workspace_builds_the_default_indexes(tmp_path, monkeypatch):
     monkeypatch.delenv("PLAYGROUND_DB", raising=False)
     monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)

@@ -114,6 +114,7 @@ def test_em_f1_hand_worked(prediction, answers, em, f1):
     assert scores["f1"] == pytest.approx(f1)
 
 
+@pytest.mark.slow
 def test_em_f1_match_independent_reference_on_generated_pairs():
     rng = random.Random(20240611)
     checked = 0

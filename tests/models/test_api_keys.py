@@ -27,6 +27,7 @@ def database_bytes(workspace) -> bytes:
     return b"".join(path.read_bytes() for path in files)
 
 
+@pytest.mark.slow
 def test_an_explicit_key_wins_over_the_environment_for_that_model_only(cohere_stub):
     env_key = os.environ["CO_API_KEY"]
     typed = f"co-typed-{uuid.uuid4().hex}"
@@ -67,6 +68,7 @@ def test_an_explicit_key_echoed_by_the_server_is_redacted_from_the_error(cohere_
     assert redact(f"key={typed}") == "key=[redacted]"
 
 
+@pytest.mark.slow
 def test_an_explicit_key_reaches_a_real_server_and_never_the_database(workspace, llama_server, monkeypatch):
     key = llama_server["key"]
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong-key-in-the-environment")

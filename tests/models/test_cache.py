@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from pathlib import Path
 
 from playground.models.base import GenerationParams
@@ -16,6 +17,7 @@ def rows(workspace) -> int:
     return workspace.db["llm_cache"].count
 
 
+@pytest.mark.slow
 def test_second_call_is_a_hit_with_the_same_text(workspace, smollm2):
     first = generate(workspace, smollm2, MESSAGES, PARAMS)
     second = generate(workspace, smollm2, MESSAGES, PARAMS)
@@ -26,6 +28,7 @@ def test_second_call_is_a_hit_with_the_same_text(workspace, smollm2):
     assert rows(workspace) == 1
 
 
+@pytest.mark.slow
 def test_other_sample_index_or_params_miss(workspace, smollm2):
     generate(workspace, smollm2, MESSAGES, PARAMS)
     assert generate(workspace, smollm2, MESSAGES, PARAMS, sample_index=1).cached is False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import hashlib
 
 import llama_cpp
@@ -16,6 +17,7 @@ MESSAGES = [
 ]
 
 
+@pytest.mark.slow
 def test_generates_a_short_answer_with_exact_token_counts(smollm2):
     completion = smollm2.generate(MESSAGES, GenerationParams(max_tokens=12))
     assert isinstance(completion, Completion)
@@ -39,6 +41,7 @@ def test_model_id_names_the_file_and_its_hash(smollm2):
     assert isinstance(smollm2.llama, llama_cpp.Llama)
 
 
+@pytest.mark.slow
 def test_stop_sequences_are_honoured(smollm2):
     params = GenerationParams(max_tokens=24)
     free = smollm2.generate(MESSAGES, params).text
@@ -51,11 +54,13 @@ def test_stop_sequences_are_honoured(smollm2):
     assert stopped.finish_reason == "stop"
 
 
+@pytest.mark.slow
 def test_same_seed_and_temperature_zero_is_deterministic(smollm2):
     params = GenerationParams(temperature=0.0, max_tokens=10, seed=3)
     assert smollm2.generate(MESSAGES, params).text == smollm2.generate(MESSAGES, params).text
 
 
+@pytest.mark.slow
 def test_n_samples_are_calls_seeded_seed_plus_i(smollm2):
     params = GenerationParams(temperature=1.0, max_tokens=8, seed=11, n=2)
     completion = smollm2.generate(MESSAGES, params)

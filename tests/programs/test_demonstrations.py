@@ -53,6 +53,7 @@ def _config(**changes) -> RunConfig:
     return RunConfig(**values)
 
 
+@pytest.mark.slow
 def test_bootstrapped_demonstrations_from_one_run_are_used_by_dynamic_few_shot_in_another(tiny_workspace, smollm2,
                                                                                           monkeypatch):
     made = bootstrap_demonstrations(tiny_workspace, _config(options={"examples": EXAMPLES}), "tiny-train",

@@ -41,6 +41,7 @@ def test_parse_query_takes_the_first_line_without_prefix():
     assert parse_query("\n\n") == ""
 
 
+@pytest.mark.slow
 def test_fusion_with_the_real_model_samples_queries_and_shows_which_query_found_which_passage(tiny_workspace, smollm2):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
     context = program_context(tiny_workspace, smollm2, fusion, max_tokens=4, retriever=retriever, corpus="tiny", k=2,

@@ -45,6 +45,7 @@ def test_a_seeded_shuffle_is_reproducible_and_permutations_cover_every_order():
     assert permute(three, 6) == permute(three, 0)
 
 
+@pytest.mark.slow
 def test_knn_examples_are_the_most_similar_pool_questions():
     question = "What is the capital of Portugal?"
     chosen = nearest_examples(question, POOL, 2)

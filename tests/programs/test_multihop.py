@@ -45,6 +45,7 @@ def test_accumulate_keeps_first_retrieval_order_without_duplicates():
     assert [p["id"] for p in accumulate_passages(first, [{"id": "b"}, {"id": "c"}, {"id": "c"}])] == ["a", "b", "c"]
 
 
+@pytest.mark.slow
 def test_multihop_with_the_real_model_traces_every_hop_and_answers_from_the_accumulated_passages(tiny_workspace, smollm2):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
     context = program_context(tiny_workspace, smollm2, multihop, max_tokens=4, retriever=retriever, corpus="tiny",

@@ -78,6 +78,7 @@ def test_run_help_shows_the_program_options(capsys):
     assert "program options (--option KEY=VALUE" in out and "max_subquestions (int, default 3)" in out
 
 
+@pytest.mark.slow
 def test_a_stored_run_keeps_the_checked_options(tiny_workspace, capsys):
     code = main(["run", "--db", str(tiny_workspace.path), "--dataset", "tiny", "--program", "direct",
                  "--option", "self_consistency=1", "--option", "shots=0", "--sample", "1", "--max-tokens", "2",

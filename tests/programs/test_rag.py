@@ -13,6 +13,7 @@ from playground.store.datasets import get_question, load_passages, save_dataset
 from tests.programs.conftest import make_context
 
 
+@pytest.mark.slow
 def test_rag_retrieves_renders_the_passages_and_answers(tiny_workspace, smollm2):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
     context = make_context(tiny_workspace, smollm2, "rag-short-answer", retriever=retriever, corpus="tiny", k=2)
@@ -55,6 +56,7 @@ def small_context_model():
     return load_model("local:smollm2", n_ctx=256)
 
 
+@pytest.mark.slow
 def test_a_too_long_prompt_is_cut_from_the_front_of_the_retrieved_context(workspace, small_context_model):
     passages = [Passage(f"L{i}", f"Logbook {i}", f"Entry {i} about the lighthouse logbook. " + LONG) for i in range(3)]
     question = Question("lq", "What did the lighthouse keeper write in the logbook?", ["the weather"], ["L0"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from playground.programs.react import RETRY_NOTE, parse_step, react
 from playground.retrieval.index import open_retriever
 from playground.store.datasets import get_question
@@ -79,6 +80,7 @@ def test_the_step_budget_bounds_the_searches(tiny_workspace):
     assert output.used_passage_ids == list(dict.fromkeys(searched))
 
 
+@pytest.mark.slow
 def test_react_with_the_real_model_traces_each_step(tiny_workspace, smollm2):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
     context = program_context(tiny_workspace, smollm2, react, max_tokens=4, retriever=retriever, corpus="tiny", k=1,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import json
 
 from playground.programs.subquestion import parse_judgment, parse_subquestions, subquestion
@@ -108,6 +109,7 @@ def test_rounds_stop_at_max_rounds_and_nothing_verified_falls_back_to_all_passag
     assert set(output.used_passage_ids) == gathered and output.extra["subanswers"] == []
 
 
+@pytest.mark.slow
 def test_subquestion_with_the_real_model_traces_split_judge_and_synthesis(tiny_workspace, smollm2):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
     context = program_context(tiny_workspace, smollm2, subquestion, max_tokens=8, retriever=retriever, corpus="tiny",

@@ -37,6 +37,7 @@ def _config(**changes) -> RunConfig:
     return RunConfig(**values)
 
 
+@pytest.mark.slow
 def test_a_k_sweep_stores_one_run_per_value_on_the_same_questions_and_charts_them(tiny_workspace, smollm2):
     progress = []
     points = run_sweep(tiny_workspace, _config(), "k", [0, 1, 2], metric="f1", model=smollm2,
@@ -61,6 +62,7 @@ def test_a_k_sweep_stores_one_run_per_value_on_the_same_questions_and_charts_the
     assert figure.layout.xaxis.title.text == "k" and figure.layout.yaxis.title.text == "f1"
 
 
+@pytest.mark.slow
 def test_an_order_sweep_permutes_the_examples_of_each_run(tiny_workspace, smollm2, monkeypatch):
     monkeypatch.setitem(PROGRAMS, "direct-with-modifiers", with_modifiers(direct))
     save_demonstration_set(tiny_workspace, "pool", POOL)
@@ -84,6 +86,7 @@ def test_sweeps_that_would_change_nothing_are_refused(tiny_workspace):
         run_sweep(tiny_workspace, _config(), "shots", [0, 1])
 
 
+@pytest.mark.slow
 def test_the_sweep_command_prints_points_and_writes_an_html_chart(tiny_workspace, smollm2, monkeypatch, capsys,
                                                                   tmp_path):
     chart = tmp_path / "sweep.html"

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from playground.retrieval.annoy_index import AnnoyRetriever
 from playground.retrieval.dense import exact_top_k
@@ -22,6 +23,7 @@ def test_recall_against_exact_search_grows_with_trees():
     assert many > few
 
 
+@pytest.mark.slow
 def test_scores_are_dot_products_and_survive_save_and_load(tmp_path):
     vectors = unit_vectors(300, 16, seed=23)
     params = DEFAULT_PARAMS["annoy"]
@@ -33,6 +35,7 @@ def test_scores_are_dot_products_and_survive_save_and_load(tmp_path):
     assert loaded.ids[42] == "v42"
 
 
+@pytest.mark.slow
 def test_n_trees_is_a_parameter_with_its_own_index(tiny_workspace):
     default = open_retriever(tiny_workspace, "tiny", "annoy")
     few = open_retriever(tiny_workspace, "tiny", "annoy", {"n_trees": 5})

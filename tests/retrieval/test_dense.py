@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from playground.retrieval.dense import DenseRetriever, exact_top_k
 from playground.retrieval.index import open_retriever
@@ -7,6 +8,7 @@ from tests.conftest import TINY_PASSAGES, TINY_QUESTIONS
 from tests.retrieval.conftest import unit_vectors
 
 
+@pytest.mark.slow
 def test_scores_are_exact_inner_products_in_order(tiny_workspace, embedder):
     retriever = open_retriever(tiny_workspace, "tiny", "dense")
     query = "Which river flows through Paris?"
@@ -17,6 +19,7 @@ def test_scores_are_exact_inner_products_in_order(tiny_workspace, embedder):
     assert np.allclose([h.score for h in hits], np.sort(expected)[::-1], atol=1e-5)
 
 
+@pytest.mark.slow
 def test_tiny_questions_find_their_gold_passage_first(tiny_workspace):
     retriever = open_retriever(tiny_workspace, "tiny", "dense")
     found = sum(retriever.search(q.text, 1)[0].passage_id == q.gold_passage_ids[0] for q in TINY_QUESTIONS)
@@ -34,6 +37,7 @@ def test_search_vectors_matches_brute_force():
         assert np.all(np.diff(scores) <= 0)
 
 
+@pytest.mark.slow
 def test_k_larger_than_the_corpus_returns_every_passage(tiny_workspace):
     hits = open_retriever(tiny_workspace, "tiny", "dense").search("anything", 50)
     assert sorted(h.passage_id for h in hits) == sorted(p.id for p in TINY_PASSAGES)

@@ -17,6 +17,7 @@ def test_encode_gives_normalised_float32_rows(embedder):
     assert float(vectors[0] @ vectors[1]) < 0.99
 
 
+@pytest.mark.slow
 def test_chunked_encoding_with_progress_keeps_the_input_order(embedder):
     texts = [f"sentence {i} " + "word " * (i % 7) for i in range(30)]
     calls = []
@@ -36,6 +37,7 @@ def test_a_missing_embedder_is_a_clear_error(tmp_path):
         get_embedder(str(tmp_path / "no-such-model"))
 
 
+@pytest.mark.slow
 def test_corpus_embeddings_are_computed_once_and_shared_by_dense_indexes(tiny_workspace, embedder, monkeypatch):
     first = corpus_embeddings(tiny_workspace, "tiny")
     assert first.path == embeddings_dir(tiny_workspace, "tiny") and first.path.parent.name == "tiny"
@@ -54,6 +56,7 @@ def test_corpus_embeddings_are_computed_once_and_shared_by_dense_indexes(tiny_wo
         assert manifest["embeddings"]["path"] == str(first.path)
 
 
+@pytest.mark.slow
 def test_a_changed_corpus_gets_new_embeddings(tiny_workspace, embedder):
     before = corpus_embeddings(tiny_workspace, "tiny")
     changed = tiny_dataset()

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from playground.retrieval.dense import exact_top_k
 from playground.retrieval.faiss_hnsw import FaissHNSWRetriever
@@ -7,6 +8,7 @@ from playground.retrieval.registry import DEFAULT_PARAMS
 from tests.retrieval.conftest import unit_vectors
 
 
+@pytest.mark.slow
 def test_recall_at_10_against_exact_search_on_random_vectors():
     vectors = unit_vectors(3000, 64, seed=5)
     queries = unit_vectors(50, 64, seed=6)
@@ -25,6 +27,7 @@ def test_ef_search_is_applied_and_saved(tmp_path):
     assert loaded.index.ntotal == 200
 
 
+@pytest.mark.slow
 def test_same_top_passages_as_dense_on_the_tiny_corpus(tiny_workspace):
     dense = open_retriever(tiny_workspace, "tiny", "dense")
     hnsw = open_retriever(tiny_workspace, "tiny", "faiss-hnsw")

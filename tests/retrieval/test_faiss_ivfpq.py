@@ -26,6 +26,7 @@ def test_builds_on_the_six_passage_corpus_and_records_the_sizes_used(tiny_worksp
     assert retriever.manifest["effective"]["nlist"] == 2
 
 
+@pytest.mark.slow
 def test_stored_vectors_find_themselves_despite_quantisation(tmp_path):
     vectors = unit_vectors(2000, 64, seed=11)
     built = FaissIVFPQRetriever.from_vectors(vectors, [str(i) for i in range(2000)], PARAMS)
@@ -36,6 +37,7 @@ def test_stored_vectors_find_themselves_despite_quantisation(tmp_path):
     assert found >= 0.9 * len(probes)
 
 
+@pytest.mark.slow
 def test_a_few_hundred_passages_train_with_clamped_lists(generated_workspace):
     retriever = open_retriever(generated_workspace, "gen", "faiss-ivfpq")
     assert retriever.manifest["effective"] == {"nlist": 17, "m": 8, "nbits": 8, "nprobe": 16}

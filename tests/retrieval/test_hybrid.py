@@ -27,6 +27,7 @@ def test_the_constant_changes_the_order():
     assert reciprocal_rank_fusion(rankings, c=100, k=1)[0].passage_id == "b"
 
 
+@pytest.mark.slow
 def test_hybrid_of_bm25_and_dense_on_the_tiny_corpus(tiny_workspace):
     hybrid = open_retriever(tiny_workspace, "tiny", "hybrid")
     hits = hybrid.search("Which river flows through Paris?", 3)
@@ -38,6 +39,7 @@ def test_hybrid_of_bm25_and_dense_on_the_tiny_corpus(tiny_workspace):
     assert hits == reciprocal_rank_fusion([bm25, dense], 60, 3)
 
 
+@pytest.mark.slow
 def test_which_two_retrievers_is_a_parameter(tiny_workspace):
     hybrid = open_retriever(tiny_workspace, "tiny", "hybrid", {"first": "bm25-rank", "second": "annoy", "c": 10})
     assert (hybrid.first.kind, hybrid.second.kind) == ("bm25-rank", "annoy")

@@ -38,6 +38,7 @@ def _generate_spans(workspace, run_id):
             if s["kind"] == "generate"]
 
 
+@pytest.mark.slow
 def test_a_rag_run_stores_results_traces_and_config_then_a_rerun_is_served_from_cache(tiny_workspace, smollm2):
     progress = []
     summary = start_run(tiny_workspace, rag_config(), on_progress=lambda d, t, m: progress.append((d, t)))
@@ -91,6 +92,7 @@ def test_a_rag_run_stores_results_traces_and_config_then_a_rerun_is_served_from_
     assert rerun.cached == 1 and get_run(tiny_workspace, rerun.run_id)["config"]["use_cache"] is True
 
 
+@pytest.mark.slow
 def test_a_stopped_run_resumes_with_only_the_remaining_questions(tiny_workspace, smollm2):
     summary = start_run(tiny_workspace, rag_config(), should_stop=lambda: tiny_workspace.db["results"].count >= 1)
     assert summary.status == "stopped" and summary.n == 1
@@ -112,6 +114,7 @@ def test_a_stopped_run_resumes_with_only_the_remaining_questions(tiny_workspace,
     assert again.n == 3 and len(get_results(tiny_workspace, summary.run_id)) == 3
 
 
+@pytest.mark.slow
 def test_repeat_reruns_the_exact_config_as_a_new_run(tiny_workspace, smollm2):
     original = start_run(tiny_workspace, rag_config(sample=2, seed=3), label="first")
     repeated = repeat_run(tiny_workspace, original.run_id)

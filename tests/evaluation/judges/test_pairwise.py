@@ -153,6 +153,7 @@ def test_repeat_gives_mean_and_std_of_the_preference(judge_workspace):
     assert report["summary"]["wins"] == 1 and report["summary"]["losses"] == 1 and report["n_judgments"] == 2
 
 
+@pytest.mark.slow
 def test_real_local_model_asks_both_orders(judge_workspace, smollm2):
     run_a = make_run(judge_workspace, {"q1": "Paris"})
     run_b = make_run(judge_workspace, {"q1": "Berlin"})

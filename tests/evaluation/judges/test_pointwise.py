@@ -154,6 +154,7 @@ def test_repeat_reports_mean_and_std_over_sample_indexes(judge_workspace):
     assert indexes == [0, 0, 1, 1, 2, 2]
 
 
+@pytest.mark.slow
 def test_real_local_model_pointwise_structure_and_steps_reuse(judge_workspace, smollm2):
     run_id = make_run(judge_workspace, {"q1": "Paris is the capital of France."}, model="local:smollm2")
     config = JudgeConfig(params=GenerationParams(max_tokens=32))

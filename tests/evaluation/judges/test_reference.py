@@ -54,6 +54,7 @@ def test_reference_judge_scores_share_implied_and_skips_failed_answers(judge_wor
     assert kinds == ["judge", "render", "generate", "parse"]
 
 
+@pytest.mark.slow
 def test_real_local_model_reference_judgment_has_a_verdict_or_a_recorded_reason(judge_workspace, smollm2):
     run_id = make_run(judge_workspace, {"q1": "Paris is the capital of France."})
     config = JudgeConfig(params=GenerationParams(max_tokens=24))
