@@ -18,7 +18,8 @@ def pins(report: dict) -> list[str]:
         metadata = item["metadata"]
         if metadata["name"].lower() == "playground":
             continue
-        found[metadata["name"].lower()] = f"{metadata['name']}=={metadata['version']}"
+        version = metadata["version"].split("+")[0]  # torch 2.13.0+cpu pins as 2.13.0: PyPI or the CPU index
+        found[metadata["name"].lower()] = f"{metadata['name']}=={version}"
     return [found[name] for name in sorted(found)]
 
 
