@@ -8,10 +8,6 @@ from typing import Callable, Optional
 ProgressCallback = Callable[[int, int, str], None]
 
 
-def no_progress(done: int, total: int, message: str = "") -> None:
-    """The default callback: report nothing."""
-
-
 def report(callback: Optional[ProgressCallback], done: int, total: int, message: str = "") -> None:
     if callback is not None:
         callback(done, total, message)

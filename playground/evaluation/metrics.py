@@ -21,8 +21,6 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from playground.data.answers import normalize_answer
 
-TEXT_METRICS = ["em", "f1", "cover_em", "bleu1", "bleu2", "bleu3", "bleu4", "rougeL"]
-
 def answer_tokens(text: str) -> list[str]:
     return normalize_answer(text).split()
 

@@ -15,7 +15,6 @@ from playground.models.base import Completion, GenerationParams, Message
 from playground.models.errors import ModelError, ModelSpecError
 
 DEFAULT_N_CTX = 2048
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 GGUF_MAGIC = b"GGUF"
 # Metadata keys worth recording with a run: what the file says it is.
 REPORTED_METADATA = (

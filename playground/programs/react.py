@@ -17,7 +17,6 @@ from playground.programs.base import ProgramOutput, StepContext, program, questi
 from playground.programs.multihop import accumulate_passages, answer_from_passages, step_params
 from playground.programs.options import StepOptions, option, read_options
 
-ACTIONS = ("Search", "Finish")
 _ACTION = re.compile(r"(?:action\s*\d*\s*:\s*)?\b(search|finish)\s*\[([^\[\]\n]*)\]", re.I)
 _THOUGHT_PREFIX = re.compile(r"^\s*thought\s*\d*\s*:\s*", re.I)
 _ACTION_LINE = re.compile(r"\baction\s*\d*\s*:", re.I)

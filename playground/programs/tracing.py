@@ -14,8 +14,6 @@ from typing import Any, Iterator, Optional
 
 from playground.store.db import now, to_json
 
-SPAN_KINDS = ("program", "retrieve", "render", "generate", "parse", "judge", "tool", "step")
-
 
 @dataclass
 class Span:

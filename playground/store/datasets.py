@@ -148,14 +148,6 @@ def get_question(workspace: Workspace, benchmark: str, question_id: str) -> Ques
     return _question(row)
 
 
-def delete_dataset(workspace: Workspace, name: str) -> None:
-    db = workspace.db
-    with db.atomic():
-        for sql in ("DELETE FROM passages WHERE corpus = ?", "DELETE FROM corpora WHERE name = ?",
-                    "DELETE FROM questions WHERE benchmark = ?", "DELETE FROM benchmarks WHERE name = ?"):
-            db.execute(sql, [name])
-
-
 def corpus_of(workspace: Workspace, benchmark_or_corpus: str) -> Optional[str]:
     """The corpus a --dataset name searches: the benchmark's corpus, or the name itself when it is a corpus."""
     row = next(workspace.db.query("SELECT corpus FROM benchmarks WHERE name = ?", [benchmark_or_corpus]), None)

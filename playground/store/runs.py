@@ -69,11 +69,6 @@ def set_run_status(workspace: Workspace, run_id: str, status: str) -> None:
         workspace.db.execute("UPDATE runs SET status = ? WHERE id = ?", [status, run_id])
 
 
-def update_run_config(workspace: Workspace, run_id: str, config: dict) -> None:
-    with workspace.db.atomic():
-        workspace.db.execute("UPDATE runs SET config = ? WHERE id = ?", [to_json(config), run_id])
-
-
 def finish_run(workspace: Workspace, run_id: str, status: str, metrics: dict, errors: int, tokens: int,
                seconds: float) -> dict:
     """Record a run's end: its status and aggregates. Returns the stored run."""

@@ -1,0 +1,64 @@
+"""What a user gets from `pip install .` (not editable): the package with its templates and data, the console script,
+and the demo built from them. The wheel is installed into a fresh venv whose dependencies come from this one."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(argv: list, cwd: Path, env: dict) -> str:
+    done = subprocess.run([str(a) for a in argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, f"{argv} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    return done.stdout
+
+
+@pytest.mark.slow
+def test_a_non_editable_install_finds_its_templates_and_builds_the_demo(tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    (site / "zz-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PLAYGROUND_DB",
+                                                                          "PLAYGROUND_INDEXES", "PLAYGROUND_TEMPLATES")}
+    dist = tmp_path / "dist"
+    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", dist, ROOT],
+         tmp_path, env)
+    wheel = next(dist.glob("playground-*.whl"))
+    _run([sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--quiet", "--no-deps", wheel],
+         tmp_path, env)
+
+    python, playground = venv / "bin" / "python", venv / "bin" / "playground"
+    where = _run([python, "-c", "import playground.config as c; print(c.__file__); print(c.TEMPLATES_DIR)"],
+                 tmp_path, env).split()
+    assert all(Path(path).is_relative_to(site) for path in where), where  # the installed copy, not this tree
+    shipped = {path.stem for path in (ROOT / "playground" / "templates").glob("*.jinja")}
+    listed = json.loads(_run([playground, "templates", "list", "--json"], tmp_path, env))
+    assert {template["name"] for template in listed} == shipped
+
+    db = tmp_path / "work" / "sessions" / "playground.db"
+    summary = json.loads(_run([playground, "demo", "--no-app", "--db", db, "--json"], tmp_path, env))
+    assert summary["dataset"] == "demo" and {index["kind"] for index in summary["indexes"]} == {"bm25", "dense"}
+    rendered = _run([playground, "render", "--db", db, "--template", "rag-short-answer", "--dataset", "demo",
+                     "--question", "demo-001", "--retriever", "bm25", "-k", "2"], tmp_path, env)
+    assert "demo-001" in rendered or "passage" in rendered.lower()
+
+
+def test_the_package_data_globs_cover_every_template_and_data_file():
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"]["playground"]
+    package = ROOT / "playground"
+    for folder in ("templates", "data"):
+        files = [p for p in (package / folder).iterdir() if p.is_file() and p.suffix not in (".py", ".pyc")]
+        assert files, folder
+        for path in files:
+            assert any(path.relative_to(package).match(pattern) for pattern in package_data), path
