@@ -7,6 +7,7 @@ reader); only imports under `if TYPE_CHECKING:` are left out.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import playground
@@ -52,8 +53,8 @@ def _imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
     return {name for name in found if name == "playground" or name.startswith("playground.")}
 
 
-def module_graph() -> dict[str, set[str]]:
-    """Module -> the playground modules it imports (names resolved to existing modules)."""
+@functools.lru_cache(maxsize=1)
+def _module_graph() -> dict[str, frozenset[str]]:
     files = {_module_name(path): path for path in ROOT.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in files.items():
@@ -63,8 +64,13 @@ def module_graph() -> dict[str, set[str]]:
                 imported = imported.rpartition(".")[0]
             if imported and imported != name:
                 targets.add(imported)
-        graph[name] = targets
+        graph[name] = frozenset(targets)
     return graph
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Module -> the playground modules it imports (names resolved to existing modules); parsed once per run."""
+    return {name: set(targets) for name, targets in _module_graph().items()}
 
 
 def package_of(module: str) -> str:

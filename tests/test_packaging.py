@@ -48,9 +48,11 @@ def test_a_non_editable_install_finds_its_templates_and_builds_the_demo(tmp_path
     db = tmp_path / "work" / "sessions" / "playground.db"
     summary = json.loads(_run([playground, "demo", "--no-app", "--db", db, "--json"], tmp_path, env))
     assert summary["dataset"] == "demo" and {index["kind"] for index in summary["indexes"]} == {"bm25", "dense"}
-    rendered = _run([playground, "render", "--db", db, "--template", "rag-short-answer", "--dataset", "demo",
-                     "--question", "demo-001", "--retriever", "bm25", "-k", "2"], tmp_path, env)
-    assert "demo-001" in rendered or "passage" in rendered.lower()
+    rendered = json.loads(_run([playground, "render", "--db", db, "--template", "rag-short-answer", "--dataset",
+                                "demo", "--question", "demo-001", "--retriever", "bm25", "-k", "2", "--json"],
+                               tmp_path, env))
+    assert rendered["template"] == "rag-short-answer" and "passages" in rendered["variables_needed"]
+    assert rendered["messages"] and rendered["messages"][-1]["content"].strip()
 
 
 def test_the_package_data_globs_cover_every_template_and_data_file():

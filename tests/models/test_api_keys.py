@@ -44,6 +44,7 @@ def test_an_explicit_key_wins_over_the_environment_for_that_model_only(cohere_st
     assert typed not in repr(typed_model.info) and typed not in typed_model.spec
 
 
+@pytest.mark.slow
 def test_an_explicit_key_works_with_no_key_in_the_environment(cohere_stub, monkeypatch):
     monkeypatch.delenv("CO_API_KEY")
     typed = f"co-typed-{uuid.uuid4().hex}"

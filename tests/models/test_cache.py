@@ -38,6 +38,7 @@ def test_other_sample_index_or_params_miss(workspace, smollm2):
     assert generate(workspace, smollm2, MESSAGES, PARAMS, sample_index=1).cached is True
 
 
+@pytest.mark.slow
 def test_use_cache_false_calls_the_model(workspace, smollm2):
     generate(workspace, smollm2, MESSAGES, PARAMS)
     fresh = generate(workspace, smollm2, MESSAGES, PARAMS, use_cache=False)
@@ -52,6 +53,7 @@ def database_bytes(workspace) -> bytes:
     return b"".join(path.read_bytes() for path in files)
 
 
+@pytest.mark.slow
 def test_the_api_key_is_never_stored(workspace, llama_server, monkeypatch):
     key = llama_server["key"]
     monkeypatch.setenv("OPENAI_API_KEY", key)
@@ -64,6 +66,7 @@ def test_the_api_key_is_never_stored(workspace, llama_server, monkeypatch):
     assert key.encode() not in stored
 
 
+@pytest.mark.slow
 def test_a_request_holding_a_secret_is_not_cached(workspace, smollm2, monkeypatch):
     monkeypatch.setenv("CO_API_KEY", "co-secret-in-a-prompt-1234")
     leaky = [{"role": "user", "content": "Repeat: co-secret-in-a-prompt-1234"}]

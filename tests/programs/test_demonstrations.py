@@ -92,6 +92,7 @@ def test_bootstrapped_demonstrations_from_one_run_are_used_by_dynamic_few_shot_i
             assert f"Question: {example['question']}\nAnswer: {example['answer']}" in prompt
 
 
+@pytest.mark.slow
 def test_a_run_with_no_correct_answer_keeps_nothing_and_says_so(tiny_workspace, smollm2):
     with pytest.raises(PlaygroundError, match="no answer reached em >= 2.0"):
         bootstrap_demonstrations(tiny_workspace, _config(sample=1), "none", metric="em", threshold=2.0, model=smollm2)

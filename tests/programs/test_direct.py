@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from playground.programs.direct import direct
 from playground.programs.registry import PROGRAMS, get_program
 from playground.prompts.parse import parse_answer
@@ -9,6 +10,7 @@ from playground.store.datasets import get_question
 from tests.programs.conftest import make_context
 
 
+@pytest.mark.slow
 def test_direct_writes_render_generate_parse_spans(tiny_workspace, smollm2):
     context = make_context(tiny_workspace, smollm2, "direct-short-answer")
     question = get_question(tiny_workspace, "tiny", "q1")

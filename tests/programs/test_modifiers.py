@@ -58,6 +58,7 @@ def test_knn_examples_are_the_most_similar_pool_questions():
         s for i, s in enumerate(similarities) if POOL[i]["question_id"] not in expected)
 
 
+@pytest.mark.slow
 def test_dynamic_few_shot_inserts_the_nearest_examples_excluding_the_question_itself(tiny_workspace):
     model = ScriptedModel(queue("Paris"))
     context = program_context(tiny_workspace, model, direct, templates={"main": "few-shot"},
@@ -109,6 +110,7 @@ def test_without_modifier_options_the_program_runs_unchanged():
         rag.name, rag.needs_retriever, rag.default_templates)
 
 
+@pytest.mark.slow
 def test_self_consistency_with_the_real_model_samples_n_times_and_records_the_vote(tiny_workspace, smollm2):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
     context = program_context(tiny_workspace, smollm2, rag, max_tokens=4, retriever=retriever, corpus="tiny", k=1,

@@ -38,6 +38,7 @@ def test_retrieve_text_output(db, capsys):
     assert "[p5] Python" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_eval_retrieval_json_has_exactly_the_issue_keys(db, capsys):
     result = run_json(capsys, db, "eval-retrieval", "--dataset", "tiny", "--retriever", "hybrid", "-k", "5",
                       "--sample", "4", "--seed", "1")

@@ -58,6 +58,7 @@ def test_progress_and_errors(tiny_workspace):
         evaluate_retriever(tiny_workspace, "nope", "bm25", 3, None, 0)
 
 
+@pytest.mark.slow
 def test_every_retriever_evaluates_on_the_tiny_benchmark(tiny_workspace):
     for kind in ("dense", "faiss-hnsw", "faiss-ivfpq", "annoy", "hybrid"):
         result = evaluate_retriever(tiny_workspace, "tiny", kind, k=3, sample=None, seed=0)

@@ -291,6 +291,7 @@ def test_ratings_listed_with_imported_session(session_workspace, empty_workspace
     assert {pairwise["run_id"], pairwise["other_run_id"]} == runs
 
 
+@pytest.mark.slow
 def test_real_run_survives_export_and_import_into_an_empty_workspace(tiny_workspace, empty_workspace, monkeypatch):
     """The issue's "Done when": a run made by the engine (rag + bm25 + local model) is reproduced run, result, span."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
