@@ -16,7 +16,8 @@ def program_options_form(program: Any, key: str) -> dict:
         st.caption(f"`{program.name}` has no options of its own.")
         return {}
     chosen: dict = {}
-    with st.expander(f"Program options ({program.name})"):
+    with st.container(border=True):  # not an expander: the launch form already is one, and they do not nest
+        st.caption(f"Program options of `{program.name}` (each unknown key would be an error)")
         columns = st.columns(min(3, len(rows)))
         for index, row in enumerate(rows):
             column, name = columns[index % len(columns)], row["name"]
