@@ -45,7 +45,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return int(handler(args) or 0)
     except PlaygroundError as error:
-        print(f"error: {error}", file=sys.stderr)
+        from playground.redaction import redact
+
+        print(f"error: {redact(str(error))}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # output piped into `head` and closed early
         import os

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Optional
 import sqlite_utils
 
 from playground import PlaygroundError
+from playground.redaction import redact, redact_row
 from playground.store.db import Workspace, now, to_json
 
 JUDGMENT_KINDS = ("pointwise", "reference", "pairwise")
@@ -71,7 +72,7 @@ def save_judge(workspace: Workspace, judge_id: str, kind: str, model: str, model
     with workspace.db.atomic():
         if not workspace.db["judges"].count_where("id = ?", [judge_id]):
             workspace.db["judges"].insert({
-                "id": judge_id, "kind": kind, "model": model, "model_fingerprint": model_fingerprint,
+                "id": judge_id, "kind": kind, "model": redact(model), "model_fingerprint": model_fingerprint,
                 "params": to_json(params), "templates": to_json(templates),
                 "prompt_versions": to_json(prompt_versions), "created_at": now(),
             })
@@ -142,7 +143,7 @@ def save_judgment(workspace: Workspace, judgment: dict, spans: Iterable[dict]) -
     ensure_judgment_tables(workspace)
     if judgment.get("kind") not in JUDGMENT_KINDS:
         raise ValueError(f"unknown judgment kind {judgment.get('kind')!r}")
-    row = dict(judgment)
+    row, spans = redact_row(judgment), [redact_row(span) for span in spans]
     row["details"] = to_json(row.get("details") or {})
     row.setdefault("other_run_id", None)
     row.setdefault("created_at", now())

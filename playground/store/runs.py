@@ -11,6 +11,7 @@ import uuid
 from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
+from playground.redaction import redact_row, redact_value
 from playground.store.db import Workspace, now, to_json
 
 RUN_STATUSES = ("running", "stopped", "failed", "done")
@@ -33,7 +34,7 @@ def create_run(workspace: Workspace, config: dict, session_id: Optional[str], la
     run_id = run_id or uuid.uuid4().hex[:12]
     with workspace.db.atomic():
         workspace.db["runs"].insert({
-            "id": run_id, "session_id": session_id, "label": label, "status": "running", "config": to_json(config),
+            "id": run_id, "session_id": session_id, "label": label, "status": "running", "config": to_json(redact_value(config)),
             "n_planned": n_planned, "n_done": 0, "metrics": to_json({}), "errors": 0, "tokens": 0, "seconds": 0.0,
             "created_at": now(), "finished_at": None,
         })
@@ -46,7 +47,7 @@ def save_result(workspace: Workspace, result: dict, spans: Iterable[dict]) -> No
     `result` holds the columns of table results; `scores` may be a dict. A result saved again for the same
     (run, question, repeat) replaces the earlier one and its spans.
     """
-    row = dict(result)
+    row, spans = redact_row(result), [redact_row(span) for span in spans]
     row["scores"] = to_json(row.get("scores") or {})
     row.setdefault("created_at", now())
     row.setdefault("repeat", 0)
@@ -69,7 +70,7 @@ def set_run_status(workspace: Workspace, run_id: str, status: str) -> None:
 
 def update_run_config(workspace: Workspace, run_id: str, config: dict) -> None:
     with workspace.db.atomic():
-        workspace.db.execute("UPDATE runs SET config = ? WHERE id = ?", [to_json(config), run_id])
+        workspace.db.execute("UPDATE runs SET config = ? WHERE id = ?", [to_json(redact_value(config)), run_id])
 
 
 def finish_run(workspace: Workspace, run_id: str, status: str, metrics: dict, errors: int, tokens: int,

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
+from playground.redaction import REDACTED, known_secrets as secret_values, redact_value as redact_secrets  # noqa: F401
 
 FORMAT_NAME = "playground-session"
 FORMAT_VERSION = 2
@@ -25,7 +25,6 @@ SECTIONS = ("session", "runs", "results", "spans", "prompt_versions", "templates
 SECTIONS_V2 = ("judges", "judge_steps", "judgments", "judge_spans", "demonstration_sets")
 RATING_KINDS = ("pointwise", "pairwise")
 JUDGMENT_KINDS = ("pointwise", "reference", "pairwise")
-REDACTED = "[redacted]"
 
 # Table columns stored as JSON text in SQLite and exported as JSON values.
 JSON_COLUMNS = {
@@ -89,45 +88,6 @@ class ImportLimits:
         except ValueError:
             raise PlaygroundError(f"PLAYGROUND_IMPORT_MAX_MB={raw!r} is not a number") from None
         return cls(max_bytes=int(megabytes * 1024 * 1024))
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Secrets: values of secret-looking environment variables never leave the workspace.
-
-_SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
-_SECRET_KEY = re.compile(r"^(api[_-]?key|.*_api[_-]?key|access[_-]?token|hf[_-]?token|secret|password|authorization)$",
-                         re.IGNORECASE)
-
-
-def secret_values(environ: Optional[dict] = None) -> list[str]:
-    """Values (8+ characters) of environment variables whose names look secret, and keys typed in this process
-    (passed to `load_model(..., api_key=...)`), longest first."""
-    from playground.models.secrets import known_secrets
-
-    environ = os.environ if environ is None else environ
-    values = {v.strip() for k, v in environ.items() if _SECRET_NAME.search(k) and len(v.strip()) >= 8}
-    values |= set(known_secrets())
-    return sorted(values, key=len, reverse=True)
-
-
-def redact_secrets(value: Any, secrets: Optional[list[str]] = None) -> Any:
-    """A copy of a JSON value with secret env values cut out of every string and secret-named keys blanked."""
-    secrets = secret_values() if secrets is None else secrets
-
-    def walk(item: Any) -> Any:
-        if isinstance(item, str):
-            for secret in secrets:
-                if secret in item:
-                    item = item.replace(secret, REDACTED)
-            return item
-        if isinstance(item, dict):
-            return {k: (REDACTED if isinstance(v, str) and v and _SECRET_KEY.match(str(k)) else walk(v))
-                    for k, v in item.items()}
-        if isinstance(item, list):
-            return [walk(v) for v in item]
-        return item
-
-    return walk(value)
 
 
 # ---------------------------------------------------------------------------------------------------------------
