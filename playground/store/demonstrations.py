@@ -13,6 +13,7 @@ from typing import Optional
 import sqlite_utils
 
 from playground import PlaygroundError
+from playground.store.content_ids import check_content_id
 from playground.store.db import Workspace, now, to_json
 
 ID_LENGTH = 12
@@ -82,12 +83,14 @@ def get_demonstration_set(workspace: Workspace, ref: str) -> dict:
         raise PlaygroundError(f"no demonstration set named {name!r} (known: {known}; "
                               f"make one with `playground demos bootstrap`)")
     if not version:
+        check_content_id("demonstration_sets", rows[0])
         return rows[0]
     matches = [r for r in rows if str(r["version"]) == version] or [r for r in rows if r["id"].startswith(version.lower())]
     if len(matches) != 1:
         versions = ", ".join(f"{r['version']} ({r['id']})" for r in rows)
         problem = "is ambiguous" if matches else "does not exist"
         raise PlaygroundError(f"version {version!r} of demonstration set {name!r} {problem} (versions: {versions})")
+    check_content_id("demonstration_sets", matches[0])
     return matches[0]
 
 
