@@ -13,7 +13,6 @@ from typing import Any, Optional
 
 from playground import PlaygroundError
 from playground.data.records import Passage
-from playground.store.content_ids import check_payload_content_ids
 from playground.store.datasets import corpus_fingerprint, corpus_of, get_passages
 from playground.store.db import Workspace, now, to_json
 from playground.store.demonstrations import ensure_demonstration_tables
@@ -115,8 +114,7 @@ def import_session(workspace: Workspace, payload: dict, name: Optional[str] = No
 
     Validation happens before any write and the writes are one transaction: a bad file leaves the workspace as it was.
     """
-    validate_payload(payload, limits)
-    check_payload_content_ids(payload)
+    validate_payload(payload, limits)  # schema, content ids, digest
     source = payload["session"]
     db = workspace.db
     origin = {"kind": "import", "source_session_id": source["id"], "source_name": source["name"],

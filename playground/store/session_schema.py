@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+from playground.store.content_ids import check_payload_content_ids
 from playground.store.session_format import (
     FORMAT_NAME, JUDGMENT_KINDS, RATING_KINDS, READABLE_VERSIONS, SECTIONS, SECTIONS_V2, ImportLimits,
     SessionFormatError, check_digest,
@@ -256,6 +257,7 @@ def validate(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
         _unique(benchmark["passages"], f"{where}.passages", lambda p: p["id"])
     _validate_judgments(check, payload, run_ids)
     _validate_demonstration_sets(check, payload, run_ids)
+    check_payload_content_ids(payload)
     check_digest(payload)
     return payload
 
