@@ -8,6 +8,7 @@ error message or a log goes through `redact` / `redact_value` first.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -127,3 +128,24 @@ def redact_row(row: dict, columns: Iterable[str] = ()) -> dict:
     return {key: redact(value, secrets) if isinstance(value, str) else
             (redact_value(value, secrets) if isinstance(value, (dict, list)) else value)
             for key, value in row.items()}
+
+
+def install_log_redaction() -> None:
+    """Redact every log record made from now on in this process (any library's, at any level); idempotent."""
+    previous = logging.getLogRecordFactory()
+    if getattr(previous, "playground_redacts", False):
+        return
+
+    def factory(*args, **kwargs):
+        record = previous(*args, **kwargs)
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a malformed record is the logging module's to report
+            return record
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, ()
+        return record
+
+    factory.playground_redacts = True
+    logging.setLogRecordFactory(factory)

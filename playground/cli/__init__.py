@@ -36,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    from playground.redaction import install_log_redaction
+
+    install_log_redaction()
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
