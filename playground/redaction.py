@@ -82,7 +82,8 @@ def known_secrets(environ: Optional[Mapping[str, str]] = None) -> list[str]:
     with _lock:
         values = set(_registered)
     values |= {environ.get(name, "").strip() for name in SECRET_ENV_VARS}
-    values |= {v.strip() for k, v in environ.items() if SECRET_NAME.search(k) and len(v.strip()) >= MIN_ENV_SECRET_LENGTH}
+    values |= {v.strip() for k, v in environ.items()
+               if SECRET_NAME.search(k) and len(v.strip()) >= MIN_ENV_SECRET_LENGTH}
     return sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True)
 
 

@@ -154,7 +154,8 @@ def cache_problem(manifest: Optional[dict], path: Path, fingerprint: str, name: 
         return f"embedder {name} changed since the embeddings were computed"
     for file, meta in (manifest.get("files") or {"vectors.npy": {}}).items():
         target = path / file
-        if not target.is_file() or target.stat().st_size != meta.get("bytes") or file_digest(target) != meta.get("sha256"):
+        if not target.is_file() or target.stat().st_size != meta.get("bytes") \
+                or file_digest(target) != meta.get("sha256"):
             return f"file {file} is missing or does not match its checksum"
     return None
 

@@ -1,8 +1,9 @@
 """Run a program over a seeded sample of a benchmark, storing each question's result and trace as it goes.
 
 A run is written question by question (result + spans in one transaction), so a run stopped, killed or failed
-keeps what it finished and `resume_run` completes it. A question whose model call finally fails (ModelError)
-(or whose template goes over its render budget) gets the error on its result and the run goes on; any other error stops the run with status "failed".
+keeps what it finished and `resume_run` completes it. A question whose model call finally fails (ModelError) or
+whose template fails (TemplateError: over its render budget) gets the error on its result and the run goes on;
+any other error stops the run with status "failed".
 """
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ def create_run(workspace: Workspace, config: dict, session_id: Optional[str], la
     run_id = run_id or uuid.uuid4().hex[:12]
     with workspace.db.atomic():
         workspace.db["runs"].insert({
-            "id": run_id, "session_id": session_id, "label": label, "status": "running", "config": to_json(redact_value(config)),
+            "id": run_id, "session_id": session_id, "label": label, "status": "running",
+            "config": to_json(redact_value(config)),
             "n_planned": n_planned, "n_done": 0, "metrics": to_json({}), "errors": 0, "tokens": 0, "seconds": 0.0,
             "created_at": now(), "finished_at": None,
         })

@@ -126,6 +126,13 @@ def record_to_row(table: str, record: dict, columns: Iterable[str]) -> dict:
     return row
 
 
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+            dict: "an object"}.get(type(value), type(value).__name__)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Reading and writing files.
 

@@ -8,7 +8,7 @@ from typing import Any, Optional
 from playground.store.content_ids import check_payload_content_ids
 from playground.store.session_format import (
     FORMAT_NAME, JUDGMENT_KINDS, RATING_KINDS, READABLE_VERSIONS, SECTIONS, SECTIONS_V2, ImportLimits,
-    SessionFormatError, check_digest,
+    SessionFormatError, _type_name, check_digest,
 )
 
 # field -> (kind, required). Kinds: id, name, short, text, int, number, object, json, strlist; "?" allows null.
@@ -64,13 +64,6 @@ DEMONSTRATION_SET_FIELDS = {"id": ("id", True), "name": ("name", True), "version
                             "program": ("text?", False), "source_run_id": ("id?", False),
                             "session_id": ("id?", False), "examples": ("list", True), "n": ("int?", False),
                             "metadata": ("object?", False), "created_at": ("short?", False)}
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
-            dict: "an object"}.get(type(value), type(value).__name__)
 
 
 class _Checker:

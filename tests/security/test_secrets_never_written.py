@@ -25,7 +25,7 @@ class EchoServer:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 - http.server naming
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 parts = urlsplit(self.path)
                 key = (parse_qs(parts.query).get("api_key") or [""])[0] or \
                     (self.headers.get("Authorization") or "").removeprefix("Bearer ")
