@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from playground.prompts.errors import TemplateError
+from playground.prompts.errors import RenderBudgetError, TemplateError
 from playground.prompts.limits import RenderBudget
 
 GRACE_SECONDS = 1.0
@@ -131,11 +131,12 @@ def render_in_worker(sources: list, variables: Mapping[str, Any], budget: Render
         reply = _worker.request(message, budget)
     except WorkerFailed as failure:
         part = sources[-1][0] if len(sources) == 1 else None
-        raise TemplateError(str(failure), part=part, template=template) from None
+        raise RenderBudgetError(str(failure), part=part, template=template) from None
     if reply.get("ok"):
         return reply["parts"]
     error = reply.get("error") or {}
-    raise TemplateError(error.get("problem") or "the render failed", part=error.get("part"), line=error.get("line"),
+    kind = RenderBudgetError if error.get("over_budget") else TemplateError
+    raise kind(error.get("problem") or "the render failed", part=error.get("part"), line=error.get("line"),
                         column=error.get("column"), template=error.get("template"), file_line=error.get("file_line"))
 
 
@@ -180,6 +181,6 @@ def serve(memory_mb: int) -> None:
             reply = _handle(json.loads(line))
         except MemoryError:
             reply = {"ok": False, "error": {"problem": f"the render used more than {memory_mb} MB of memory "
-                                                       "(the render budget)"}}
+                                                       "(the render budget)", "over_budget": True}}
         out.write(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
         out.flush()

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from playground.prompts import worker
-from playground.prompts.errors import TemplateError
+from playground.prompts.errors import RenderBudgetError, TemplateError
 from playground.prompts.limits import RenderBudget
 from playground.prompts.render import render_messages
 from playground.prompts.template import Template
@@ -48,7 +48,7 @@ def template(user: str) -> Template:
 def test_hostile_template_stops_within_its_budget(name):
     budget = RenderBudget()
     started = time.perf_counter()
-    with pytest.raises(TemplateError) as caught:
+    with pytest.raises(RenderBudgetError) as caught:
         render_messages(template(HOSTILE[name]), {}, budget)
     elapsed = time.perf_counter() - started
     message = str(caught.value)
@@ -78,7 +78,7 @@ def test_memory_limit_stops_a_template_the_checks_allow_and_the_worker_recovers(
     hog = ('{% set s = "x" * 100000 %}{% set big = s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s %}'
            '{% set ns = namespace(l=[]) %}{% for i in range(3000) %}{% set ns.l = ns.l + [big ~ i] %}{% endfor %}'
            "{{ ns.l|length }}")
-    with pytest.raises(TemplateError, match="memory|MemoryError"):
+    with pytest.raises(RenderBudgetError, match="memory|MemoryError"):
         render_messages(template(hog), {}, RenderBudget(seconds=30, memory_mb=256))
     assert render_messages(template("{{ 1 + 1 }}"), {})[1]["content"] == "2"
 
@@ -86,11 +86,17 @@ def test_memory_limit_stops_a_template_the_checks_allow_and_the_worker_recovers(
 def test_timeout_kills_a_render_stuck_in_one_operation_and_the_worker_recovers(monkeypatch):
     monkeypatch.setattr(worker, "GRACE_SECONDS", 0.0)
     started = time.perf_counter()
-    with pytest.raises(TemplateError, match=r"longer than 0\.1 s"):
+    with pytest.raises(RenderBudgetError, match=r"longer than 0\.1 s"):
         render_messages(template('{{ ("ab " * 33000)|wordwrap(1) }}{{ ("ab " * 33000)|wordwrap(1) }}'), {},
                         RenderBudget(seconds=0.1))
     assert time.perf_counter() - started < 5
     assert render_messages(template("{{ 'ok' }}"), {})[1]["content"] == "ok"
+
+
+def test_an_ordinary_template_error_is_not_a_budget_error():
+    with pytest.raises(TemplateError) as caught:
+        render_messages(template("{{ question }} {{ nothing_here }}"), {"question": "q"})
+    assert not isinstance(caught.value, RenderBudgetError) and "nothing_here" in str(caught.value)
 
 
 def test_budget_is_settable_from_the_environment(monkeypatch):
@@ -122,4 +128,4 @@ def test_a_run_marks_the_question_over_budget_as_an_error_and_goes_on(tmp_path, 
     assert run["status"] == "done" and run["errors"] == 1 and run["n"] == 6
     failed = [r for r in get_results(tiny_workspace, run["run_id"]) if r["error"]]
     assert [r["question_id"] for r in failed] == ["q1"]
-    assert "TemplateError" in failed[0]["error"] and "line 1" in failed[0]["error"]
+    assert "RenderBudgetError" in failed[0]["error"] and "line 1" in failed[0]["error"]
