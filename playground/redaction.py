@@ -68,14 +68,6 @@ def register_url(url: str) -> str:
     return url
 
 
-def register_headers(headers: Mapping[str, str]) -> None:
-    """Register secret header values (Authorization: Bearer KEY registers KEY and the whole value)."""
-    for name, value in (headers or {}).items():
-        if isinstance(value, str) and SECRET_FIELD.match(str(name)):
-            register(value)
-            register(value.split(" ", 1)[1] if " " in value.strip() else None)
-
-
 def known_secrets(environ: Optional[Mapping[str, str]] = None) -> list[str]:
     """Every secret value known now, longest first so overlapping keys are scrubbed whole."""
     environ = os.environ if environ is None else environ

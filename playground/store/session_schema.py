@@ -1,4 +1,9 @@
-"""The session file's schema: each section's fields and kinds, and the checks run before anything is written."""
+"""The session file's schema: each section's fields and kinds, and the checks run before anything is written.
+
+The fields below add types to what the tables hold; the records themselves follow the tables: export writes every
+column (SELECT *), import writes the columns the workspace has, so a column added to a table travels in session
+files without a change here (unchecked until it is listed).
+"""
 
 from __future__ import annotations
 
