@@ -6,14 +6,13 @@ Saving the same examples under a name again stores nothing new.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Optional
 
 import sqlite_utils
 
 from playground import PlaygroundError
-from playground.store.content_ids import check_content_id
+from playground.store.content_ids import check_content_id, demonstration_set_id
 from playground.store.db import Workspace, now, to_json
 
 ID_LENGTH = 12
@@ -44,7 +43,7 @@ def _row(row) -> dict:
 
 
 def _content_id(name: str, examples: list[dict]) -> str:
-    return hashlib.sha256(to_json({"name": name, "examples": examples}).encode("utf-8")).hexdigest()[:ID_LENGTH]
+    return demonstration_set_id(name, examples)
 
 
 def save_demonstration_set(workspace: Workspace, name: str, examples: list[dict], *, program: Optional[str] = None,
