@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from playground.config import workspace_path
+from playground.redaction import APP_KEY_VARS
 from playground.store import Workspace, open_workspace
 
 APP_DIR = Path(__file__).resolve().parent
@@ -27,7 +28,7 @@ def page_file(slug: str) -> Path:
     """The script of page `slug` (the Playground page is editor.py: a playground.py would shadow the package)."""
     name = "editor" if slug == "playground" else slug.replace("-", "_")
     return SCREENS_DIR / f"{name}.py"
-API_KEY_NAMES = ("OPENAI_API_KEY", "HF_TOKEN", "CO_API_KEY")
+API_KEY_NAMES = APP_KEY_VARS
 SESSION_KEY = "session_id"
 BENCHMARK_KEY = "benchmark"
 

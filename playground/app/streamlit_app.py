@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from playground.app import state
+from playground.redaction import install_log_redaction
 
 PAGE_TITLES = {
     "playground": ("Playground", ":material/edit_note:"),
@@ -96,6 +97,7 @@ def sidebar() -> None:
 
 
 def main() -> None:
+    install_log_redaction()
     st.set_page_config(page_title="playground", page_icon=":material/science:", layout="wide")
     sidebar()
     navigation = st.navigation(pages())

@@ -36,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    from playground.redaction import install_log_redaction
+
+    install_log_redaction()
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
@@ -45,7 +48,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return int(handler(args) or 0)
     except PlaygroundError as error:
-        print(f"error: {error}", file=sys.stderr)
+        from playground.redaction import redact
+
+        print(f"error: {redact(str(error))}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # output piped into `head` and closed early
         import os

@@ -11,10 +11,12 @@ from playground.progress import ProgressCallback
 
 
 def emit(args, payload: Any, text: Optional[str] = None) -> None:
+    from playground.redaction import redact
+
     if getattr(args, "json", False) or text is None:
-        print(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+        print(redact(json.dumps(payload, ensure_ascii=False, indent=2, default=str)))
     else:
-        print(text)
+        print(redact(text))
 
 
 def open_workspace_for(args, create: bool = True):

@@ -60,7 +60,7 @@ def _line(session: dict) -> str:
 def list_command(args) -> int:
     from playground.store.sessions import list_sessions
 
-    with workspace_for(args) as workspace:
+    with workspace_for(args, create=False) as workspace:
         sessions = list_sessions(workspace)
     emit(args, {"sessions": sessions}, "\n".join(_line(s) for s in sessions))
     return 0

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from playground import PlaygroundError
+from playground.redaction import redact
 
 
 class ModelError(PlaygroundError):
     """A model could not be loaded or a generation failed after its retries; the message never holds a key."""
 
     def __init__(self, message: str, *, retryable: bool = False, status: int | None = None):
-        from playground.models.secrets import redact
-
         super().__init__(redact(message))
         self.retryable = retryable
         self.status = status

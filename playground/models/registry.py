@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 
 from playground.models.base import Model
 from playground.models.errors import ModelSpecError
+from playground.redaction import register_url
 
 DEFAULT_MODEL_SPEC = "local:smollm2"
 
@@ -64,7 +65,7 @@ def _check_url(url: str, spec: str) -> str:
             f"the base URL in model spec '{spec.split('@', 1)[0]}@...' carries credentials; "
             "put keys in the environment (OPENAI_API_KEY, HF_TOKEN, CO_API_KEY), never in a spec"
         )
-    return url.rstrip("/")
+    return register_url(url).rstrip("/")
 
 
 def _split_model_url(rest: str, spec: str) -> tuple[str, Optional[str]]:

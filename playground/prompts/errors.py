@@ -10,6 +10,7 @@ from jinja2 import TemplateSyntaxError, UndefinedError
 from jinja2.exceptions import SecurityError
 
 from playground import PlaygroundError
+from playground.prompts.limits import BudgetExceeded
 
 _TAG = re.compile(r"\{\{.*?(?:\}\}|$)|\{%.*?(?:%\}|$)", re.S)
 _OPENER = re.compile(r"\{\{|\{%|\{#")
@@ -50,7 +51,12 @@ class TemplateError(PlaygroundError):
 
     def to_dict(self) -> dict:
         return {"message": str(self), "problem": self.problem, "part": self.part, "line": self.line,
-                "column": self.column, "file_line": self.file_line, "template": self.template}
+                "column": self.column, "file_line": self.file_line, "template": self.template,
+                "over_budget": isinstance(self, RenderBudgetError)}
+
+
+class RenderBudgetError(TemplateError):
+    """A render that went over its budget (time, memory, output, steps, depth, or an operation too large)."""
 
 
 def _line_text(source: str, line: int) -> str:
@@ -188,4 +194,5 @@ def template_error(error: BaseException, source: str, part: str, template: Optio
         elif needle:
             line, column = _first_use(source, needle) or (None, None)
     file_line = first_line + line - 1 if first_line is not None and line is not None else None
-    return TemplateError(_describe(error), part=part, line=line, column=column, template=template, file_line=file_line)
+    kind = RenderBudgetError if isinstance(error, (BudgetExceeded, MemoryError, RecursionError)) else TemplateError
+    return kind(_describe(error), part=part, line=line, column=column, template=template, file_line=file_line)

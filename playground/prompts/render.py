@@ -1,46 +1,47 @@
-"""Render a template into chat messages, find the variables it needs, and build the variables programs pass.
+"""Render a template into chat messages, within a budget, and build the variables programs pass.
 
-Compiled parts are cached by their source text, so rendering the same template again never recompiles it.
+Every render has a budget (playground.prompts.limits.RenderBudget: wall time, output size, loop steps, call depth).
+By default it runs in the render worker, a persistent process with a memory limit that is killed and replaced when
+a template goes over (playground.prompts.worker); `PLAYGROUND_RENDER_ISOLATION=inline` renders in this process with
+the sandbox's checked operations only. Compiled parts are cached by their source text.
 """
 
 from __future__ import annotations
 
-import re
+import os
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, Optional
 
 import jinja2
-from jinja2 import meta
 
 from playground.models.base import Message
-from playground.prompts.environment import get_environment
-from playground.prompts.errors import template_error
-from playground.prompts.template import PARTS, Template
+from playground.prompts.environment import get_environment, guard_loops
+from playground.prompts.errors import TemplateError, template_error  # noqa: F401  (TemplateError re-exported)
+from playground.prompts.limits import RenderBudget, metered
+from playground.prompts.template import Template
+from playground.prompts.variables import PARTS, file_line, part_filename, required_variables  # noqa: F401
 
-
-def _file_line(template: Template, part: str):
-    """Where the part starts in the file the template was read from (None for a template built in code)."""
-    return template.part_first_line(part) if template.first_lines else None
-
-
-def _filename(part: str) -> str:
-    return f"<{part}>"
+ISOLATION_ENV = "PLAYGROUND_RENDER_ISOLATION"
 
 
 @lru_cache(maxsize=512)
 def _compile(source: str, part: str) -> jinja2.Template:
     environment = get_environment()
-    code = environment.compile(source, name=part, filename=_filename(part))
+    tree = guard_loops(environment.parse(source, name=part, filename=part_filename(part)))
+    code = environment.compile(tree, name=part, filename=part_filename(part))
     return environment.template_class.from_code(environment, code, environment.make_globals(None))
+
+
+def compile_source(source: str, part: str, template: Optional[str] = None, first_line: Optional[int] = None):
+    try:
+        return _compile(source, part)
+    except jinja2.TemplateError as error:
+        raise template_error(error, source, part, template, first_line) from None
 
 
 def compile_part(template: Template, part: str) -> jinja2.Template:
     """The compiled Jinja2 template of one part; a syntax error becomes a TemplateError."""
-    source = getattr(template, part)
-    try:
-        return _compile(source, part)
-    except jinja2.TemplateError as error:
-        raise template_error(error, source, part, template.name, _file_line(template, part)) from None
+    return compile_source(getattr(template, part), part, template.name, file_line(template, part))
 
 
 def check_template(template: Template) -> None:
@@ -49,51 +50,54 @@ def check_template(template: Template) -> None:
         compile_part(template, part)
 
 
-def render_part(template: Template, part: str, variables: Mapping[str, Any]) -> str:
-    compiled = compile_part(template, part)
-    try:
-        return compiled.render(variables).strip()
-    except Exception as error:  # any failure inside untrusted template code is the template's error
-        raise template_error(error, getattr(template, part), part, template.name, _file_line(template, part),
-                             _filename(part)) from None
-
-
-def render_messages(template: Template, variables: Mapping[str, Any]) -> list[Message]:
-    """[system, user] messages; the system message is left out when its part renders empty."""
-    messages: list[Message] = []
-    system = render_part(template, "system", variables)
-    if system:
-        messages.append({"role": "system", "content": system})
-    messages.append({"role": "user", "content": render_part(template, "user", variables)})
-    return messages
-
-
-@lru_cache(maxsize=512)
-def _undeclared(source: str, part: str) -> frozenset[str]:
-    environment = get_environment()
-    return frozenset(meta.find_undeclared_variables(environment.parse(source, name=part, filename=_filename(part))))
-
-
-def required_variables(template: Template) -> list[str]:
-    """The names the template reads but does not define, in order of first appearance (system part first)."""
-    environment = get_environment()
-    found: list[tuple[int, int, str]] = []
-    for order, part in enumerate(PARTS):
-        source = getattr(template, part)
+def render_source(source: str, part: str, variables: Mapping[str, Any], budget: RenderBudget,
+                  template: Optional[str] = None, first_line: Optional[int] = None) -> str:
+    """Render one part's source in this process under `budget` (the worker calls this too)."""
+    compiled = compile_source(source, part, template, first_line)
+    with metered(budget) as meter:
         try:
-            names = _undeclared(source, part)
-        except jinja2.TemplateError as error:
-            raise template_error(error, source, part, template.name, _file_line(template, part)) from None
-        for name in names:
-            if name in environment.globals:
-                continue
-            first = re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", source)
-            found.append((order, first.start() if first else len(source), name))
-    ordered: list[str] = []
-    for _, _, name in sorted(found):
-        if name not in ordered:
-            ordered.append(name)
-    return ordered
+            chunks = []
+            for chunk in compiled.generate(variables):
+                meter.wrote(len(chunk))
+                chunks.append(chunk)
+            return "".join(chunks).strip()
+        except Exception as error:  # any failure inside untrusted template code is the template's error
+            raise template_error(error, source, part, template, first_line, part_filename(part)) from None
+
+
+def isolated() -> bool:
+    return os.environ.get(ISOLATION_ENV, "worker").strip().lower() != "inline"
+
+
+def render_parts(template: Template, variables: Mapping[str, Any], budget: Optional[RenderBudget] = None,
+                 parts: Iterable[str] = PARTS) -> dict[str, str]:
+    """Each part rendered (stripped), in the render worker unless isolation is switched off."""
+    budget = budget or RenderBudget.from_env()
+    sources = [(part, getattr(template, part), file_line(template, part)) for part in parts]
+    for part, source, first in sources:
+        compile_source(source, part, template.name, first)  # syntax errors without a round trip
+    if isolated():
+        from playground.prompts.worker import render_in_worker
+
+        return render_in_worker(sources, variables, budget, template.name)
+    return {part: render_source(source, part, variables, budget, template.name, first)
+            for part, source, first in sources}
+
+
+def render_part(template: Template, part: str, variables: Mapping[str, Any],
+                budget: Optional[RenderBudget] = None) -> str:
+    return render_parts(template, variables, budget, (part,))[part]
+
+
+def render_messages(template: Template, variables: Mapping[str, Any],
+                    budget: Optional[RenderBudget] = None) -> list[Message]:
+    """[system, user] messages; the system message is left out when its part renders empty."""
+    rendered = render_parts(template, variables, budget)
+    messages: list[Message] = []
+    if rendered["system"]:
+        messages.append({"role": "system", "content": rendered["system"]})
+    messages.append({"role": "user", "content": rendered["user"]})
+    return messages
 
 
 def passage_variables(passages: Iterable[Any], hits: Optional[Iterable[Any]] = None) -> list[dict]:

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Optional
 
 from playground.prompts.errors import TemplateError
+from playground.prompts.variables import PARTS, required_variables
 
 ANSWER_FORMATS = ("short", "letter", "json", "cot")
 HEADER_KEYS = ("name", "description", "technique", "variables", "answer_format")
-PARTS = ("system", "user")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _MARKER = re.compile(r"^###[ \t]*(system|user)[ \t]*$", re.I)
 _HEADER_OPEN = re.compile(r"^\{#-?[ \t]*$")
@@ -143,8 +143,6 @@ class Template:
             first_lines=first_lines,
         )
         if variables is None:
-            from playground.prompts.render import required_variables
-
             try:
                 template.variables = required_variables(template)
             except TemplateError:

@@ -7,6 +7,7 @@ its manifest records the corpus fingerprint, and a cache whose fingerprint diffe
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import threading
@@ -20,16 +21,18 @@ import numpy as np
 from playground import PlaygroundError
 from playground.packages import package_versions
 from playground.progress import ProgressCallback, report
+from playground.retrieval.manifest import embedder_fingerprint, file_digest, folder_files
 from playground.retrieval.registry import DEFAULT_EMBEDDER, corpus_root, document_text, params_hash
 
 ALLOW_DOWNLOADS_ENV = "PLAYGROUND_ALLOW_DOWNLOADS"
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 _CHUNK = 1024
 _SHORT = 4  # up to this many texts (a query) encode on one thread: faster alone, and far steadier on a busy CPU
 
 _embedders: dict[str, "Embedder"] = {}
 _cached_embeddings: dict[tuple[str, str], "CorpusEmbeddings"] = {}
 _lock = threading.RLock()
+log = logging.getLogger("playground.retrieval")
 
 
 def downloads_allowed() -> bool:
@@ -141,6 +144,22 @@ def _read_manifest(path: Path) -> Optional[dict]:
         return None
 
 
+def cache_problem(manifest: Optional[dict], path: Path, fingerprint: str, name: str) -> Optional[str]:
+    """Why the cache at `path` cannot be used for this corpus and embedder (one line), or None."""
+    if not manifest or manifest.get("format") != CACHE_FORMAT:
+        return "no readable manifest of this format"
+    if manifest.get("fingerprint") != fingerprint:
+        return "the corpus changed since the embeddings were computed"
+    if manifest.get("embedder_fingerprint") != embedder_fingerprint(name):
+        return f"embedder {name} changed since the embeddings were computed"
+    for file, meta in (manifest.get("files") or {"vectors.npy": {}}).items():
+        target = path / file
+        if not target.is_file() or target.stat().st_size != meta.get("bytes") \
+                or file_digest(target) != meta.get("sha256"):
+            return f"file {file} is missing or does not match its checksum"
+    return None
+
+
 def corpus_embeddings(workspace, corpus: str, embedder_name: Optional[str] = None,
                       on_progress: Optional[ProgressCallback] = None) -> CorpusEmbeddings:
     """The corpus's passage embeddings: from the cache when its fingerprint matches the corpus, else computed
@@ -155,8 +174,10 @@ def corpus_embeddings(workspace, corpus: str, embedder_name: Optional[str] = Non
         if key in _cached_embeddings:
             return _cached_embeddings[key]
         manifest = _read_manifest(path)
-        if not (manifest and manifest.get("fingerprint") == fingerprint and manifest.get("format") == CACHE_FORMAT
-                and (path / "vectors.npy").exists()):
+        problem = cache_problem(manifest, path, fingerprint, name)
+        if problem and manifest:
+            log.warning("embedding cache %s: %s; recomputing it", path, problem)
+        if problem:
             passages = load_passages(workspace, corpus)
             embedder = get_embedder(name)
             started = time.perf_counter()
@@ -166,6 +187,7 @@ def corpus_embeddings(workspace, corpus: str, embedder_name: Optional[str] = Non
                 "dim": embedder.dim, "count": len(passages), "seconds": round(time.perf_counter() - started, 3),
                 "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "versions": package_versions("sentence-transformers", "torch", "transformers", "numpy"),
+                "embedder_fingerprint": embedder_fingerprint(name),
             }
             _write_cache(path, [p.id for p in passages], vectors, manifest)
         else:
@@ -190,6 +212,7 @@ def _write_cache(path: Path, ids: list[str], vectors: np.ndarray, manifest: dict
     staging.mkdir()
     np.save(staging / "vectors.npy", vectors, allow_pickle=False)
     (staging / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
+    manifest = {**manifest, "files": folder_files(staging)}
     (staging / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     shutil.rmtree(path, ignore_errors=True)
     os.replace(staging, path)

@@ -1,12 +1,14 @@
 """Build and open indexes: `indexes/<corpus>/<kind>-<params-hash>/` with a manifest.json written last.
 
-An index is used only when its manifest names the corpus's current fingerprint, the same kind, parameters and
-format; anything else is rebuilt (into a staging folder swapped in whole). Opened retrievers are kept per process.
+An index is used only when its manifest (playground.retrieval.manifest) names the corpus's current digest, the same
+kind, settings, embedder and format, and every file matches its recorded size and checksum; anything else is
+rebuilt (into a staging folder swapped in whole) with a notice on the log. Opened retrievers are kept per process.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import threading
@@ -17,10 +19,13 @@ from typing import Optional
 
 from playground import PlaygroundError, __version__
 from playground.progress import ProgressCallback
+from playground.retrieval.manifest import (  # noqa: F401 (INDEX_FORMAT re-exported)
+    INDEX_FORMAT, build_manifest, index_problem, rebuild_hint,
+)
 from playground.retrieval.registry import corpus_root, implementation, params_hash, resolve_params
 
-INDEX_FORMAT = 1
 _MAX_OPEN = 16
+log = logging.getLogger("playground.retrieval")
 
 _open: "OrderedDict[tuple[str, str], object]" = OrderedDict()
 _lock = threading.RLock()
@@ -71,8 +76,9 @@ def read_manifest(path: Path) -> Optional[dict]:
 
 
 def is_current(manifest: Optional[dict], fingerprint: str, kind: str, params: dict) -> bool:
-    return bool(manifest) and manifest.get("format") == INDEX_FORMAT and manifest.get("fingerprint") == fingerprint \
-        and manifest.get("kind") == kind and manifest.get("params") == params
+    """The manifest describes this index (its files are checked by open_retriever and build_index)."""
+    return index_problem(manifest, Path(manifest["path"]) if manifest else Path("."), fingerprint, kind, params,
+                         check_files=False) is None
 
 
 def _folder_bytes(path: Path) -> int:
@@ -90,7 +96,7 @@ def build_index(workspace, corpus: str, kind: str, params: Optional[dict] = None
     path = index_path(workspace, corpus, kind, params)
     with _lock:
         manifest = read_manifest(path)
-        if not force and is_current(manifest, fingerprint, kind, params):
+        if not force and index_problem(manifest, path, fingerprint, kind, params) is None:
             return {**manifest, "built": False}
         impl = implementation(kind)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -105,13 +111,11 @@ def build_index(workspace, corpus: str, kind: str, params: Optional[dict] = None
             if getattr(impl, "searches_embedding_cache", False):
                 size += extras.get("embeddings", {}).get("bytes", 0)
             size = extras.pop("size_bytes", size)
-            manifest = {
-                "format": INDEX_FORMAT, "corpus": corpus, "fingerprint": fingerprint, "kind": kind,
-                "params": params, "params_hash": params_hash(kind, params),
-                "versions": {"playground": __version__, **impl.versions()},
-                "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "build_seconds": round(seconds, 3), "size_bytes": int(size), **extras,
-            }
+            manifest = build_manifest(
+                corpus=corpus, fingerprint=fingerprint, kind=kind, params=params,
+                params_hash=params_hash(kind, params), versions={"playground": __version__, **impl.versions()},
+                folder=staging, built_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                build_seconds=seconds, size_bytes=size, extras=extras)
             (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
             shutil.rmtree(path, ignore_errors=True)
             os.replace(staging, path)
@@ -139,13 +143,20 @@ def open_retriever(workspace, corpus: str, kind: str, params: Optional[dict] = N
         impl = implementation(kind)
         source = IndexSource(workspace, corpus, fingerprint)
         manifest = read_manifest(path)
-        if not is_current(manifest, fingerprint, kind, params):
+        problem = index_problem(manifest, path, fingerprint, kind, params)
+        if problem:
+            existed = manifest is not None
+            if existed:  # a missing index is simply built; a wrong one is worth a notice
+                log.warning("index %s: %s; rebuilding it (or run: %s)", path, problem, rebuild_hint(corpus, kind))
             manifest = build_index(workspace, corpus, kind, params, on_progress, force=True)
+            if existed:
+                manifest["rebuilt_because"] = problem
         try:
             retriever = impl.load(source, params, path)
         except PlaygroundError:
             raise
-        except Exception:  # noqa: BLE001 - an unreadable index (truncated file, library upgrade) is rebuilt once
+        except Exception as error:  # noqa: BLE001 - a file unreadable by this library version is rebuilt once
+            log.warning("index %s cannot be read (%s: %s); rebuilding it", path, type(error).__name__, error)
             manifest = build_index(workspace, corpus, kind, params, on_progress, force=True)
             retriever = impl.load(source, params, path)
         manifest.pop("built", None)

@@ -1,8 +1,9 @@
 """Run a program over a seeded sample of a benchmark, storing each question's result and trace as it goes.
 
 A run is written question by question (result + spans in one transaction), so a run stopped, killed or failed
-keeps what it finished and `resume_run` completes it. A question whose model call finally fails (ModelError)
-gets the error on its result and the run goes on; any other error stops the run with status "failed".
+keeps what it finished and `resume_run` completes it. A question whose model call finally fails (ModelError) or
+whose template goes over its render budget (RenderBudgetError) gets the error on its result and the run goes on;
+any other error stops the run with status "failed".
 """
 
 from __future__ import annotations
@@ -167,6 +168,7 @@ def _score(program: Program, question: Question, answer: str, used_passage_ids: 
 def answer_question(prepared: _Prepared, run_id: str, position: int, question: Question, repeat: int = 0) -> dict:
     """Run the program on one question and store its result and spans together; returns the stored result."""
     from playground.models.errors import ModelError
+    from playground.prompts.errors import RenderBudgetError
 
     context = prepared.context.for_question(sample_index=repeat)
     started = time.perf_counter()
@@ -175,7 +177,7 @@ def answer_question(prepared: _Prepared, run_id: str, position: int, question: Q
         with context.span("program", prepared.program.name, {"question_id": question.id, "question": question.text}) as root:
             output = prepared.program.run(context, question)
             root.outputs = {"answer": output.answer, "used_passage_ids": output.used_passage_ids, **output.extra}
-    except ModelError as failure:
+    except (ModelError, RenderBudgetError) as failure:  # a failed call, or a template over its render budget
         error = describe_error(failure)
     latency = time.perf_counter() - started
     calls = context.tracer.generate_spans()

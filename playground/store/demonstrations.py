@@ -6,11 +6,11 @@ Saving the same examples under a name again stores nothing new.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Optional
 
 from playground import PlaygroundError
+from playground.store.content_ids import check_content_id, demonstration_set_id
 from playground.store.db import Workspace, now, to_json
 
 ID_LENGTH = 12
@@ -24,7 +24,7 @@ def _row(row) -> dict:
 
 
 def _content_id(name: str, examples: list[dict]) -> str:
-    return hashlib.sha256(to_json({"name": name, "examples": examples}).encode("utf-8")).hexdigest()[:ID_LENGTH]
+    return demonstration_set_id(name, examples)
 
 
 def save_demonstration_set(workspace: Workspace, name: str, examples: list[dict], *, program: Optional[str] = None,
@@ -61,12 +61,14 @@ def get_demonstration_set(workspace: Workspace, ref: str) -> dict:
         raise PlaygroundError(f"no demonstration set named {name!r} (known: {known}; "
                               f"make one with `playground demos bootstrap`)")
     if not version:
+        check_content_id("demonstration_sets", rows[0])
         return rows[0]
     matches = [r for r in rows if str(r["version"]) == version] or [r for r in rows if r["id"].startswith(version.lower())]
     if len(matches) != 1:
         versions = ", ".join(f"{r['version']} ({r['id']})" for r in rows)
         problem = "is ambiguous" if matches else "does not exist"
         raise PlaygroundError(f"version {version!r} of demonstration set {name!r} {problem} (versions: {versions})")
+    check_content_id("demonstration_sets", matches[0])
     return matches[0]
 
 

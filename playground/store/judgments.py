@@ -11,6 +11,7 @@ import json
 from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
+from playground.redaction import redact, redact_row
 from playground.store.db import Workspace, now, to_json
 
 JUDGMENT_KINDS = ("pointwise", "reference", "pairwise")
@@ -26,7 +27,7 @@ def save_judge(workspace: Workspace, judge_id: str, kind: str, model: str, model
     with workspace.db.atomic():
         if not workspace.db["judges"].count_where("id = ?", [judge_id]):
             workspace.db["judges"].insert({
-                "id": judge_id, "kind": kind, "model": model, "model_fingerprint": model_fingerprint,
+                "id": judge_id, "kind": kind, "model": redact(model), "model_fingerprint": model_fingerprint,
                 "params": to_json(params), "templates": to_json(templates),
                 "prompt_versions": to_json(prompt_versions), "created_at": now(),
             })
@@ -94,7 +95,7 @@ def save_judgment(workspace: Workspace, judgment: dict, spans: Iterable[dict]) -
     """Write one judgment and its spans in one transaction; `details` may be a dict. Returns the stored row."""
     if judgment.get("kind") not in JUDGMENT_KINDS:
         raise ValueError(f"unknown judgment kind {judgment.get('kind')!r}")
-    row = dict(judgment)
+    row, spans = redact_row(judgment), [redact_row(span) for span in spans]
     row["details"] = to_json(row.get("details") or {})
     row.setdefault("other_run_id", None)
     row.setdefault("created_at", now())

@@ -5,18 +5,18 @@ Saving the same text again stores nothing new; the `templates` row keeps each na
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Optional
 
 from playground import PlaygroundError
+from playground.store.content_ids import check_content_id, prompt_version_id
 from playground.store.db import Workspace, now, to_json
 
 ID_LENGTH = 12
 
 
 def version_id(content: str) -> str:
-    return hashlib.sha256(content.encode("utf-8")).hexdigest()[:ID_LENGTH]
+    return prompt_version_id(content)
 
 
 def save_prompt_version(workspace: Workspace, template, parent: Optional[str] = None, message: Optional[str] = None,
@@ -62,6 +62,7 @@ def get_prompt_version(workspace: Workspace, id_or_prefix: str) -> dict:
         raise PlaygroundError(f"no prompt version with id {id_or_prefix!r} in {workspace.path}")
     if len(rows) > 1:
         raise PlaygroundError(f"prompt version prefix {id_or_prefix!r} is ambiguous ({rows[0]['id']}, {rows[1]['id']}, ...)")
+    check_content_id("prompt_versions", rows[0])
     return rows[0]
 
 

@@ -11,6 +11,7 @@ import uuid
 from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
+from playground.redaction import redact_row, redact_value
 from playground.store.db import Workspace, now, to_json
 
 RUN_STATUSES = ("running", "stopped", "failed", "done")
@@ -35,7 +36,8 @@ def create_run(workspace: Workspace, config: dict, session_id: Optional[str], la
         if session_id is not None and not workspace.db["sessions"].count_where("id = ?", [session_id]):
             raise PlaygroundError(f"no session {session_id!r} in {workspace.path} to hold the run")
         workspace.db["runs"].insert({
-            "id": run_id, "session_id": session_id, "label": label, "status": "running", "config": to_json(config),
+            "id": run_id, "session_id": session_id, "label": label, "status": "running",
+            "config": to_json(redact_value(config)),
             "n_planned": n_planned, "n_done": 0, "metrics": to_json({}), "errors": 0, "tokens": 0, "seconds": 0.0,
             "created_at": now(), "finished_at": None,
         })
@@ -48,7 +50,7 @@ def save_result(workspace: Workspace, result: dict, spans: Iterable[dict]) -> No
     `result` holds the columns of table results; `scores` may be a dict. A result saved again for the same
     (run, question, repeat) replaces the earlier one and its spans.
     """
-    row = dict(result)
+    row, spans = redact_row(result), [redact_row(span) for span in spans]
     row["scores"] = to_json(row.get("scores") or {})
     row.setdefault("created_at", now())
     row.setdefault("repeat", 0)

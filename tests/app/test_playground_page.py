@@ -122,3 +122,21 @@ def test_typed_api_keys_stay_in_the_browser_session(app_workspace, monkeypatch):
 def _wal(workspace) -> bytes:
     wal = workspace.path.with_name(workspace.path.name + "-wal")
     return wal.read_bytes() if wal.exists() else b""
+
+
+def test_a_template_over_its_render_budget_shows_one_error_and_the_page_stays_responsive(app_workspace):
+    import time
+
+    at = _page().run()
+    at.session_state["template_user"] = ("Question: {{ question }}\n"
+                                         "{% macro m(n) %}{% if n %}{{ m(n-1) }}{{ m(n-1) }}{% endif %}{% endmacro %}"
+                                         "{{ m(40) }}")
+    started = time.perf_counter()
+    at.run()
+    assert time.perf_counter() - started < 10  # the 2 s preview budget, plus the page itself
+    assert not at.exception
+    problems = [element.value for element in [*at.error, *at.warning]]
+    assert any("line 2" in text and "render budget" in text for text in problems), problems
+    at.session_state["template_user"] = "Fine again: {{ question }}"
+    at.run()
+    assert "Fine again: What is the capital of France?" in _prompt(at)

@@ -9,8 +9,9 @@ import pytest
 
 from playground.store.session_format import (
     ImportLimits, SessionFormatError, parse_session_bytes, read_session_file, redact_secrets, validate_payload,
-    write_session_file,
+    with_digest, write_session_file,
 )
+from playground.store.prompts import version_id
 from playground.store.sessions import export_session, import_session
 from tests.store.test_sessions import session_workspace, snapshot  # noqa: F401 (fixture)
 
@@ -21,7 +22,7 @@ def exported(session_workspace):
 
 
 def test_export_is_valid_and_versioned(exported):
-    assert exported["format"] == "playground-session" and exported["version"] == 2
+    assert exported["format"] == "playground-session" and exported["version"] == 3 and exported["digest"].startswith("sha256:")
     assert validate_payload(exported) is exported
     assert len(exported["runs"]) == 2 and len(exported["results"]) == 12 and len(exported["spans"]) == 36
     assert isinstance(exported["runs"][0]["config"], dict)
@@ -29,13 +30,14 @@ def test_export_is_valid_and_versioned(exported):
 
 
 def _break(payload: dict, mutate) -> dict:
+    """A changed copy whose digest is recomputed, so the change itself is what the import meets."""
     broken = copy.deepcopy(payload)
     mutate(broken)
-    return broken
+    return with_digest(broken) if broken.get("version") == 3 else broken
 
 
 CASES = [
-    ("wrong version", lambda p: p.update(version=3), r"^version: unsupported version 3"),
+    ("wrong version", lambda p: p.update(version=4), r"^version: unsupported version 4"),
     ("missing version-2 section", lambda p: p.pop("judgments"), r"^judgments: missing$"),
     ("wrong format", lambda p: p.update(format="other"), r"^format: expected 'playground-session'"),
     ("missing section", lambda p: p.pop("spans"), r"^spans: missing$"),
@@ -110,19 +112,21 @@ def test_unparseable_bytes_say_where(tmp_path):
 
 def test_conflicting_prompt_version_rolls_back_everything(session_workspace, exported):
     """A failure found mid-import (a stored prompt version id with other content) leaves the workspace as it was."""
-    broken = _break(exported, lambda p: p["prompt_versions"][0].update(content="tampered {{ question }}"))
+    version = exported["prompt_versions"][0]
+    session_workspace.db.execute("UPDATE prompt_versions SET content = 'changed in place' WHERE id = ?", [version["id"]])
     before = snapshot(session_workspace)
     with pytest.raises(SessionFormatError, match=r"^prompt_versions\[0\]: id .* already stored with different"):
-        import_session(session_workspace, broken)
+        import_session(session_workspace, exported)
     assert snapshot(session_workspace) == before
 
 
 def test_template_text_is_stored_as_data_never_run(session_workspace, exported):
     evil = "{{ ''.__class__.__mro__[1].__subclasses__() }}{% import os %}"
     payload = _break(exported, lambda p: p["prompt_versions"].append(
-        {"id": "0123456789ab", "template": "evil", "content": evil, "parent": None}))
+        {"id": version_id(evil), "template": "evil", "content": evil, "parent": None}))
     session_id = import_session(session_workspace, payload)
-    stored = next(session_workspace.db.query("SELECT content, session_id FROM prompt_versions WHERE id = '0123456789ab'"))
+    stored = next(session_workspace.db.query("SELECT content, session_id FROM prompt_versions WHERE id = ?",
+                                             [version_id(evil)]))
     assert stored["content"] == evil and stored["session_id"] is None
     assert session_id
 

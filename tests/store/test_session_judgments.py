@@ -1,4 +1,4 @@
-"""Session export/import (format version 2) carries LLM judgments and demonstration sets; version-1 files still load.
+"""Session export/import (format version 2 on) carries LLM judgments and demonstration sets; version-1 files still load.
 
 Judge rows are scripted with sqlite-utils (as the judge engine stores them), not made by model calls.
 """
@@ -11,6 +11,7 @@ import uuid
 
 import pytest
 
+from playground.store.content_ids import judge_version_id
 from playground.store.db import now, to_json
 from playground.store.demonstrations import get_demonstration_set, save_demonstration_set
 from playground.store.judgments import judgment_id, list_judgments
@@ -24,7 +25,7 @@ JUDGE_TABLES = ("judges", "judge_steps", "judgments", "judge_spans", "demonstrat
 def add_judgments(workspace, run_ids: list[str]) -> str:
     """A pointwise judge with steps, a judgment per question of run 0 (two spans each) and one pairwise judgment."""
     db = workspace.db
-    judge = uuid.uuid4().hex[:16]
+    judge = judge_version_id("pointwise", "local:smollm2", "abc", {"temperature": 0.0}, {})
     db["judges"].insert({"id": judge, "kind": "pointwise", "model": "local:smollm2", "model_fingerprint": "abc",
                          "params": to_json({"temperature": 0.0}), "templates": to_json({"judge": "geval"}),
                          "prompt_versions": to_json({}), "created_at": now()})
@@ -89,7 +90,7 @@ def test_export_import_reproduces_judgments_and_demonstration_sets(judged_worksp
     ws = judged_workspace
     source = get_session(ws, "study")
     payload = json.loads(json.dumps(export_session(ws, "study")))
-    assert payload["version"] == 2
+    assert payload["version"] == 3
     assert len(payload["judgments"]) == 5 and len(payload["judge_spans"]) == 10 and len(payload["judge_steps"]) == 1
     assert sorted((s["name"], s["version"]) for s in payload["demonstration_sets"]) == [("boot", 1), ("hand", 1)]
 
@@ -182,7 +183,7 @@ def test_malformed_judgment_sections_fail_clearly_and_change_nothing(judged_work
 
 def test_conflicting_judge_version_is_refused_and_rolls_back(judged_workspace):
     payload = json.loads(json.dumps(export_session(judged_workspace, "study")))
-    payload["judges"][0]["model"] = "openai:other"
+    judged_workspace.db.execute("UPDATE judges SET model = 'openai:other' WHERE id = ?", [payload["judges"][0]["id"]])
     before = snapshot(judged_workspace)
     judgments = judged_workspace.db["judgments"].count
     with pytest.raises(SessionFormatError, match=r"^judges\[0\]: judge id .* already stored with different model$"):

@@ -15,7 +15,7 @@ log = logging.getLogger("playground.app")
 
 def error_text(error: BaseException) -> str:
     """One line: the engine's message for its own errors, the type and message for anything else."""
-    from playground.models.secrets import redact
+    from playground.redaction import redact
 
     if isinstance(error, PlaygroundError):
         return redact(str(error))

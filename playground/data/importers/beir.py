@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-from playground.data.importers.jsonl import check_unique, iter_json_lines, read_text, require, type_name
+from playground.data.importers.jsonl import (
+    check_unique, iter_json_lines, read_text, require, text_lines, type_name,
+)
 from playground.data.records import Dataset, DatasetFormatError, Passage, Question
 
 
@@ -56,10 +59,10 @@ def _read_queries(path: Path) -> dict[str, tuple[str, dict]]:
 def _read_qrels(path: Path) -> list[tuple[int, str, str, int | float]]:
     """(line, query id, corpus id, score) for each judgement; the header line is skipped."""
     rows = []
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
+    for number, line in text_lines(path, read_text(path)):
         if not line.strip():
             continue
-        fields = line.rstrip("\r\n").split("\t")
+        fields = line.split("\t")
         if len(fields) != 3:
             raise DatasetFormatError(path, number, f"expected 3 tab-separated columns (query-id, corpus-id, score), got {len(fields)}")
         try:
@@ -68,6 +71,9 @@ def _read_qrels(path: Path) -> list[tuple[int, str, str, int | float]]:
             if number == 1:
                 continue
             raise DatasetFormatError(path, number, f"score {fields[2]!r} is not a number") from None
+        if not math.isfinite(score) or abs(score) > 1e9:
+            raise DatasetFormatError(path, number, f"score {fields[2].strip()!r} is out of range (a finite number "
+                                                   "up to 1e9 in size)")
         rows.append((number, fields[0].strip(), fields[1].strip(), int(score) if score.is_integer() else score))
     return rows
 

@@ -6,12 +6,12 @@ Corpus = the distinct (title, paragraph) pairs over all items; gold = the paragr
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterator
 
 from playground.data.importers.jsonl import check_unique, iter_json_lines, load_json_document, read_text, require, type_name
+from playground.data.importers.reading import parse_json
 from playground.data.records import Dataset, DatasetFormatError, Passage, Question
 
 
@@ -23,16 +23,16 @@ def _items(path: Path) -> Iterator[tuple[int, Any]]:
         return
     try:
         yield from iter_json_lines(path, text)
-    except DatasetFormatError:
-        if _is_one_object(text):
+    except DatasetFormatError as error:
+        if _is_one_object(path, text):
             raise DatasetFormatError(path, None, "expected a JSON list of items (or one item per line), got one object") from None
         raise
 
 
-def _is_one_object(text: str) -> bool:
+def _is_one_object(path: Path, text: str) -> bool:
     try:
-        return isinstance(json.loads(text), dict)
-    except ValueError:
+        return isinstance(parse_json(text, path), dict)
+    except DatasetFormatError:
         return False
 
 

@@ -5,58 +5,15 @@ Each reader reports malformed input as DatasetFormatError(file, record, problem)
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
+from playground.data.importers.reading import (  # noqa: F401  (shared by every importer)
+    iter_json_lines, load_json_document, read_text, text_lines, type_name,
+)
 from playground.data.records import Choice, Dataset, DatasetFormatError, Passage, Question
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-def read_text(path: Path) -> str:
-    """The file's text as UTF-8 (a byte-order mark is dropped); a missing or binary file is a DatasetFormatError."""
-    path = Path(path)
-    if not path.is_file():
-        raise DatasetFormatError(path, None, "no such file" if not path.exists() else "not a file")
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise DatasetFormatError(path, None, f"not UTF-8 text (bad byte at offset {error.start})") from None
-
-
-def load_json_document(path: Path, text: Optional[str] = None) -> Any:
-    """One JSON document (from `text` when already read); a syntax error names its line and column in the file."""
-    text = read_text(path) if text is None else text
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise DatasetFormatError(
-            path, None, f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
-        ) from None
-
-
-def iter_json_lines(path: Path, text: Optional[str] = None) -> Iterator[tuple[int, dict]]:
-    """(1-based line number, object) for every non-blank line; a bad line names its column."""
-    text = read_text(path) if text is None else text
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise DatasetFormatError(path, number, f"invalid JSON at column {error.colno}: {error.msg}") from None
-        if not isinstance(value, dict):
-            raise DatasetFormatError(path, number, f"expected a JSON object, got {type_name(value)}")
-        yield number, value
-
-
-def type_name(value: Any) -> str:
-    """How a JSON value's type reads in an error message."""
-    if value is None:
-        return "null"
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
 
 
 def require(record: dict, key: str, kind: type | tuple, path: Path, number: Optional[int | str]) -> Any:

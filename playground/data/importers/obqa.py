@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from playground.data.importers.jsonl import check_unique, iter_json_lines, read_text, require, type_name
+from playground.data.importers.jsonl import (
+    check_unique, iter_json_lines, read_text, require, text_lines, type_name,
+)
 from playground.data.records import Choice, Dataset, DatasetFormatError, Passage, Question
 
 TSV_COLUMNS = ["ID", "Question Stem", "Choices", "Complete Question", "Answer Key"]
@@ -45,7 +47,7 @@ def _find_questions_file(folder: Path) -> Path:
 def read_openbook(path: Path) -> list[Passage]:
     """One fact a line, each wrapped in double quotes (stripped); the id is the line number."""
     passages = []
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
+    for number, line in text_lines(path, read_text(path)):
         fact = line.strip()
         if len(fact) >= 2 and fact[0] == fact[-1] == '"':
             fact = fact[1:-1].strip()
@@ -65,7 +67,7 @@ def _question(question_id: str, stem: str, choices: list[Choice], key: str, path
 
 
 def _read_tsv(path: Path) -> list[Question]:
-    lines = read_text(path).splitlines()
+    lines = [line for _, line in text_lines(path, read_text(path))]
     if not lines or [c.strip() for c in lines[0].split("\t")] != TSV_COLUMNS:
         raise DatasetFormatError(path, 1, f"expected the header {' | '.join(TSV_COLUMNS)} (tab-separated)")
     questions, seen = [], {}

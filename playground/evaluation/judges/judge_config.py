@@ -4,7 +4,6 @@ models under test. A judge version id is a hash of all of them, so stored steps 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
@@ -71,12 +70,12 @@ class Judge:
 
 def judge_version(kind: str, model_spec: str, model_fingerprint: str, params: GenerationParams,
                   prompt_versions: dict[str, str]) -> str:
-    """The judge version id: 12 hex digits of a hash over everything that decides its outputs."""
-    from playground.store.db import to_json
+    """The judge version id: 12 hex digits of a hash over everything that decides its outputs (a key in the spec's
+    URL is left out, as it is when the judge is stored)."""
+    from playground.redaction import redact
+    from playground.store.content_ids import judge_version_id
 
-    canonical = to_json({"kind": kind, "model": model_spec, "fingerprint": model_fingerprint or "",
-                         "params": params.to_dict(), "prompt_versions": prompt_versions})
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
+    return judge_version_id(kind, redact(model_spec), model_fingerprint, params.to_dict(), prompt_versions)
 
 
 def resolve_judge(workspace, kind: str, config: Optional[JudgeConfig] = None, model: Optional[Model] = None,
