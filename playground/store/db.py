@@ -110,8 +110,20 @@ def _migration_3(db: sqlite_utils.Database) -> None:
     ensure_demonstration_tables(db)
 
 
+def _migration_run_jobs(db: sqlite_utils.Database) -> None:
+    """Runs as jobs: the worker's pid, host and heartbeat, a stop request, why it ended, how it executes, and the
+    cache-hit count kept in the row (so saving a result never counts the results)."""
+    runs = db["runs"]
+    for name, kind in (("worker_pid", int), ("worker_host", str), ("heartbeat_at", str), ("stop_requested", int),
+                       ("status_reason", str), ("execution", str), ("n_cached", int)):
+        runs.add_column(name, kind)
+    db.execute("UPDATE runs SET stop_requested = 0, n_cached ="
+               " (SELECT COALESCE(SUM(cached), 0) FROM results WHERE results.run_id = runs.id)")
+
+
 # Append new migrations; never edit one that has shipped.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3,
+                                                             _migration_run_jobs]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
