@@ -42,6 +42,11 @@ def wait_for(predicate, limit_s: float, what: str):
     pytest.fail(f"{what} did not happen within {limit_s} s")
 
 
+def worker_pid(db, run_id) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT worker_pid FROM runs WHERE id = ?", [run_id]).fetchone()[0]
+
+
 def results(db, run_id) -> dict:
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT question_id, created_at FROM results WHERE run_id = ?", [run_id]).fetchall()
@@ -50,7 +55,7 @@ def results(db, run_id) -> dict:
 
 @pytest.fixture
 def slow_server():
-    server = OpenAIServer(delay_s=0.6).start()
+    server = OpenAIServer(delay_s=1.5).start()
     yield server
     server.close()
 
@@ -66,8 +71,7 @@ def test_a_killed_worker_shows_interrupted_and_resume_answers_only_the_rest(tiny
     run_id = json.loads(started.stdout)["run_id"]
     assert runs_json(db)[run_id]["status"] == "running"
     wait_for(lambda: len(results(db, run_id)) >= 2, 60, "two stored answers")
-    pid = runs_json(db)[run_id]["worker"]["pid"]
-    os.kill(pid, signal.SIGKILL)
+    os.kill(worker_pid(db, run_id), signal.SIGKILL)
     killed_at = time.monotonic()
     before = results(db, run_id)
     row = wait_for(lambda: (r := runs_json(db)[run_id])["status"] == "interrupted" and r, INTERRUPTED_WITHIN_S,
