@@ -49,7 +49,7 @@ def _session():
 def _page_words(text: str) -> str:
     """What an HTML error page says: its title and the start of its visible text."""
     title = re.search(r"<title[^>]*>(.*?)</title>", text, re.S | re.I)
-    body = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", text, flags=re.S | re.I)
+    body = re.sub(r"<(script|style|head)[^>]*>.*?</\1>", " ", text, flags=re.S | re.I)
     body = html.unescape(re.sub(r"<[^>]+>", " ", body))
     words = short(body, 200)
     return f"{short(html.unescape(title.group(1)), 100)}: {words}" if title else words
