@@ -48,6 +48,7 @@ class OpenAIServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # as real servers do; else headers then body stall on delayed ACKs
 
             def do_POST(self):  # noqa: N802 - http.server naming
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
