@@ -97,10 +97,11 @@ def _notice() -> None:
         st.success(notice)
 
 
-def _progress(ws, run_id: str) -> None:
+def _progress(run_id: str) -> None:
     """The open run as it is now in the database: status, progress, throughput, errors, Stop and Resume."""
     from playground.store.runs import get_run, recent_results, request_stop
 
+    ws = state.workspace()  # this (fragment) script run's own connection
     run = get_run(ws, run_id)
     done, planned = int(run.get("n_done") or 0), int(run.get("n_planned") or 0)
     status = run["status"]
@@ -131,9 +132,9 @@ def _progress(ws, run_id: str) -> None:
         st.session_state["runs_following"] = run_id
 
 
-def _follow(ws, run_id: str, running: bool) -> None:
+def _follow(run_id: str, running: bool) -> None:
     """Draw the run's progress; while it runs, redraw it every FOLLOW_EVERY_S seconds on its own."""
-    st.fragment(run_every=FOLLOW_EVERY_S if running else None)(_progress)(ws, run_id)
+    st.fragment(run_every=FOLLOW_EVERY_S if running else None)(_progress)(run_id)
 
 
 def _run_list(ws) -> list[dict]:
@@ -173,7 +174,7 @@ def _open_run(ws, runs: list[dict]) -> None:
     st.query_params["run"] = run_id
 
     settings = view.run_settings(run.get("config") or {})
-    _follow(ws, run_id, run["status"] == "running")
+    _follow(run_id, run["status"] == "running")
     ui.show_scores(run.get("metrics"))
     with st.expander("Settings"):
         st.json({k: v for k, v in settings.items() if v not in (None, {}, "")})
