@@ -131,3 +131,22 @@ def test_a_run_started_on_the_runs_page_outlives_the_tab(page, browser_context, 
         screenshot(reopened, "runs-job-finished")
     finally:
         reopened.close()
+
+
+def test_typing_while_a_playground_run_answers_keeps_the_answer(page, app_url):
+    open_page(page, app_url + "/", "Playground")
+    set_number(page, "max_tokens", 12)
+    page.get_by_role("button", name="Run", exact=True).click()
+    user_editor = page.frame_locator(f"{ACE} >> nth=1")
+    user_editor.locator(".ace_content").click()  # typing reruns the page while the answer is on its way
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\nkeep-typing-marker")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stCode\"]')].some(e => e.innerText.includes('keep-typing-marker'))",
+        timeout=30_000,
+    )
+    answer = page.locator(ANSWER).first
+    answer.wait_for(timeout=180_000)
+    wait_until_idle(page)
+    assert answer.inner_text().strip()
+    assert "keep-typing-marker" in page.locator(PROMPT).first.inner_text()
