@@ -167,5 +167,5 @@ def call_with_retry(
                 gate.hold(delay)
             left = time_left()
             if left is not None and delay >= left:
-                raise _deadline_error(what, last)
+                raise _deadline_error(what, last) from None
             sleep(delay)

@@ -20,6 +20,7 @@ from playground.store.db import Workspace, now, to_json
 RUN_STATUSES = ("running", "stopped", "failed", "done", "interrupted")
 BEAT_EVERY_S = 5.0  # a worker writes its heartbeat this often
 STALE_AFTER_S = 20.0  # a running run whose last beat is older than this has lost its worker
+LOCAL_STALE_AFTER_S = 900.0  # ...unless its worker's pid lives on this host (it may be waiting for the database)
 HOST = socket.gethostname()
 
 
@@ -176,12 +177,15 @@ def _pid_alive(pid: int) -> bool:
 def worker_gone(run: dict) -> Optional[str]:
     """Why a `running` run has no live worker (its process is gone, or its heartbeat stopped), else None."""
     pid, host, beat_at = run.get("worker_pid"), run.get("worker_host"), run.get("heartbeat_at")
-    if pid and host == HOST and not _pid_alive(int(pid)):
+    local = bool(pid) and host == HOST
+    if local and not _pid_alive(int(pid)):
         return f"its worker (pid {pid}) is gone"
     if not beat_at:
         return "it has no worker"
     age = (_dt.datetime.now(_dt.timezone.utc) - _dt.datetime.fromisoformat(beat_at)).total_seconds()
-    if age > STALE_AFTER_S:
+    # A live local worker may be waiting for a locked database (no beat can be written meanwhile); its pid says
+    # it lives, and only a beat older than any such wait (a reused pid) gives it up.
+    if age > (LOCAL_STALE_AFTER_S if local else STALE_AFTER_S):
         return f"its worker ({host} pid {pid}) has not reported for {age:.0f} s"
     return None
 

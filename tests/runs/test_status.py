@@ -49,6 +49,9 @@ def test_a_stale_heartbeat_from_another_host_reads_interrupted(workspace):
 def test_a_live_worker_keeps_its_run_running_and_its_beat_takes_it_back(workspace):
     run_id = create_run(workspace, {}, None, n_planned=3)  # this process, beating now
     assert get_run(workspace, run_id)["status"] == "running"
+    old = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=STALE_AFTER_S + 5)).isoformat()
+    _set(workspace, run_id, heartbeat_at=old)  # no beat for a while: waiting for a locked database, say
+    assert get_run(workspace, run_id)["status"] == "running"  # its process lives on this host
     _set(workspace, run_id, status="interrupted")  # a reader gave up while the database was locked
     assert beat(workspace, run_id) is False
     assert get_run(workspace, run_id)["status"] == "running" and get_run(workspace, run_id)["worker_host"] == HOST

@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from playground import PlaygroundError
-from playground.app import resources, state
+from playground.app import state
 from playground.app import components as ui
 from playground.app.views import runs as view
 
