@@ -164,3 +164,37 @@ def test_outcomes_follow_the_metric_threshold_and_errors():
     assert filter_rows(rows, ["wrong"], []) == rows[1:]
     assert filter_rows(rows, [], ["type=city", "level=hard"]) == [rows[1]]
     assert filter_rows(rows) == rows
+
+
+def test_a_running_job_is_followed_stopped_and_resumed_from_the_page(app_workspace):
+    from playground.models.base import GenerationParams
+    from playground.runs import Execution, RunConfig
+    from tests.openai_server import OpenAIServer
+
+    server = OpenAIServer(delay_s=0.8).start()
+    try:
+        ws = app_workspace
+        config = RunConfig(dataset="tiny", program="direct", model=server.spec(), params=GenerationParams(max_tokens=8))
+        run_id = start_run(ws, config, execution=Execution(concurrency=1), detach=True).run_id
+        deadline = time.monotonic() + 60
+        while get_run(ws, run_id)["n_done"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        at = page_test("runs")
+        at.session_state["runs_open"] = run_id
+        at.run()
+        assert not at.exception, at.exception
+        assert any("status `running`" in m.value for m in at.markdown)
+        latest = next(t for t in at.dataframe if "question_id" in t.value.columns and "trace" not in t.value.columns)
+        assert "q1" in list(latest.value["question_id"])  # answers so far, while it runs
+        at.button(key="runs_stop").click().run()
+        assert not at.exception, at.exception
+        run = _until_finished(ws, run_id, 30)
+        assert run["status"] == "stopped" and 1 <= run["n_done"] < 6
+        at.run()
+        at.button(key="runs_resume").click().run()
+        assert not at.exception, at.exception
+        run = _until_finished(ws, run_id, 60)
+        assert (run["status"], run["n_done"]) == ("done", 6)
+        assert len(server.requests) == 6  # the resumed worker answered only the missing questions
+    finally:
+        server.close()
