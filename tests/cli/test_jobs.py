@@ -103,16 +103,19 @@ def test_stop_then_resume_detached(tiny_workspace, slow_server):
     assert row["status"] == "done" and row["n_done"] == 6 and len(results(db, run_id)) == 6
 
 
-def test_openai_url_works_with_hf_hub_offline(tiny_workspace):
+def test_openai_and_hf_urls_work_with_hf_hub_offline(tiny_workspace):
     server = OpenAIServer().start()
     try:
         done = cli(tiny_workspace.path, *run_args(server, "--sample", "2", "--json"), env={"HF_HUB_OFFLINE": "1"})
+        endpoint = cli(tiny_workspace.path, *run_args(server, "--sample", "2", "--no-cache", "--json"),
+                       "--model", f"hf:ok@{server.url}", env={"HF_HUB_OFFLINE": "1", "HF_TOKEN": "hf-test"})
     finally:
         server.close()
-    assert done.returncode == 0, done.stderr
-    summary = json.loads(done.stdout)
-    assert summary["status"] == "done" and summary["errors"] == 0 and summary["n"] == 2
-    assert len(server.requests) == 2
+    for finished in (done, endpoint):
+        assert finished.returncode == 0, finished.stderr
+        summary = json.loads(finished.stdout)
+        assert summary["status"] == "done" and summary["errors"] == 0 and summary["n"] == 2
+    assert len(server.requests) == 4
 
 
 def test_a_run_beside_a_long_write_waits_and_says_so(tiny_workspace):
