@@ -20,6 +20,7 @@ from playground.store.db import Workspace, open_workspace
 
 Notice = Callable[[str], None]
 BUSY_GIVE_UP_S = 600.0
+STOP_POLL_S = 1.0  # how soon a stop asked from elsewhere (CLI, app) is seen
 RECORDER_BUSY_TIMEOUT_S = 1.0  # SQLite's own wait per attempt; write_patiently then reports and tries again
 _DONE = object()
 
@@ -119,14 +120,18 @@ class Recorder:
     def _loop(self) -> None:
         workspace = open_workspace(self.path, create=False)
         workspace.db.conn.execute(f"PRAGMA busy_timeout = {int(RECORDER_BUSY_TIMEOUT_S * 1000)}")  # then say so
-        last_beat = 0.0
+        last_beat = last_poll = 0.0
         try:
             while True:
                 if time.monotonic() - last_beat >= self.beat_every_s:
                     self._beat(workspace)
-                    last_beat = time.monotonic()
+                    last_beat = last_poll = time.monotonic()
+                elif time.monotonic() - last_poll >= STOP_POLL_S:
+                    self.stop_requested = run_store.stop_requested(workspace, self.run_id) or self.stop_requested
+                    last_poll = time.monotonic()
+                wait = min(self.beat_every_s - (time.monotonic() - last_beat), STOP_POLL_S)
                 try:
-                    item = self._queue.get(timeout=max(0.05, self.beat_every_s - (time.monotonic() - last_beat)))
+                    item = self._queue.get(timeout=max(0.05, wait))
                 except queue.Empty:
                     continue
                 if item is _DONE:

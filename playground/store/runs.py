@@ -128,6 +128,10 @@ def beat(workspace: Workspace, run_id: str, pid: Optional[int] = None) -> bool:
             "UPDATE runs SET heartbeat_at = ?, status = 'running', status_reason = NULL WHERE id = ? AND worker_pid = ?"
             " AND worker_host = ? AND (status = 'running' OR (status = 'interrupted' AND stop_requested = 0))",
             [now(), run_id, pid, HOST])
+    return stop_requested(workspace, run_id)
+
+
+def stop_requested(workspace: Workspace, run_id: str) -> bool:
     row = next(workspace.db.query("SELECT stop_requested FROM runs WHERE id = ?", [run_id]), None)
     return bool(row and row["stop_requested"])
 

@@ -174,7 +174,8 @@ def test_a_running_job_is_followed_stopped_and_resumed_from_the_page(app_workspa
     server = OpenAIServer(delay_s=0.8).start()
     try:
         ws = app_workspace
-        config = RunConfig(dataset="tiny", program="direct", model=server.spec(), params=GenerationParams(max_tokens=8))
+        config = RunConfig(dataset="tiny", program="direct", model=server.spec(), params=GenerationParams(max_tokens=8),
+                           repeats=3)
         run_id = start_run(ws, config, execution=Execution(concurrency=1), detach=True).run_id
         deadline = time.monotonic() + 60
         while get_run(ws, run_id)["n_done"] < 1 and time.monotonic() < deadline:
@@ -189,12 +190,12 @@ def test_a_running_job_is_followed_stopped_and_resumed_from_the_page(app_workspa
         at.button(key="runs_stop").click().run()
         assert not at.exception, at.exception
         run = _until_finished(ws, run_id, 30)
-        assert run["status"] == "stopped" and 1 <= run["n_done"] < 6
+        assert run["status"] == "stopped" and 1 <= run["n_done"] < 18
         at.run()
         at.button(key="runs_resume").click().run()
         assert not at.exception, at.exception
-        run = _until_finished(ws, run_id, 60)
-        assert (run["status"], run["n_done"]) == ("done", 6)
-        assert len(server.requests) == 6  # the resumed worker answered only the missing questions
+        run = _until_finished(ws, run_id, 90)
+        assert (run["status"], run["n_done"]) == ("done", 18)
+        assert len(server.requests) == 18  # the resumed worker answered only the missing questions
     finally:
         server.close()

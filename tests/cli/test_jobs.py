@@ -91,16 +91,17 @@ def test_a_killed_worker_shows_interrupted_and_resume_answers_only_the_rest(tiny
 
 def test_stop_then_resume_detached(tiny_workspace, slow_server):
     db = tiny_workspace.path
-    run_id = json.loads(cli(db, *run_args(slow_server, "--concurrency", "1", "--detach", "--json")).stdout)["run_id"]
+    started = cli(db, *run_args(slow_server, "--concurrency", "1", "--repeats", "3", "--detach", "--json"))
+    run_id = json.loads(started.stdout)["run_id"]
     wait_for(lambda: len(results(db, run_id)) >= 1, 60, "a stored answer")
     stopped = cli(db, "stop", run_id)
     assert stopped.returncode == 0 and "asked to stop" in stopped.stdout
     row = wait_for(lambda: (r := runs_json(db)[run_id])["status"] != "running" and r, 30, "the stop")
-    assert row["status"] == "stopped" and 1 <= row["n_done"] < 6
-    again = cli(db, "run", "--resume", run_id, "--detach", "--json")
+    assert row["status"] == "stopped" and 1 <= row["n_done"] < 18
+    again = cli(db, "run", "--resume", run_id, "--detach", "--concurrency", "4", "--json")
     assert again.returncode == 0 and json.loads(again.stdout) == {"run_id": run_id}
-    row = wait_for(lambda: (r := runs_json(db)[run_id])["status"] != "running" and r, 60, "the resumed run's end")
-    assert row["status"] == "done" and row["n_done"] == 6 and len(results(db, run_id)) == 6
+    row = wait_for(lambda: (r := runs_json(db)[run_id])["status"] != "running" and r, 90, "the resumed run's end")
+    assert row["status"] == "done" and row["n_done"] == 18
 
 
 def test_openai_and_hf_urls_work_with_hf_hub_offline(tiny_workspace):
