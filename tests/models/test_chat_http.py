@@ -46,21 +46,21 @@ def test_a_misbehaving_server_gives_up_after_the_bounded_attempts(server, mode, 
 
 
 def test_the_read_timeout_is_settable(server):
-    server.delay_s = 2.0
+    server.delay_s = 4.0
     model = load_model(server.spec(), retry=RetryPolicy(max_attempts=2, base_delay_s=0.01, timeout_s=0.3))
     started = time.monotonic()
     with pytest.raises(ModelError, match="timed out"):
         model.generate(MESSAGES, GenerationParams(max_tokens=8))
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 3.0
 
 
 def test_the_question_deadline_bounds_every_attempt_and_wait(server):
-    server.delay_s = 2.0
+    server.delay_s = 4.0
     model = load_model(server.spec(), retry=RetryPolicy(max_attempts=10, timeout_s=60))
     started = time.monotonic()
     with question_deadline(0.5), pytest.raises(ModelError, match="within the question's 0.5 s deadline"):
         model.generate(MESSAGES, GenerationParams(max_tokens=8))
-    assert time.monotonic() - started < 1.2
+    assert time.monotonic() - started < 3.0
 
 
 def test_an_error_status_carries_the_servers_message_and_is_not_retried(server):

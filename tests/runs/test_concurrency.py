@@ -105,12 +105,12 @@ def test_a_429_with_retry_after_holds_back_every_request_in_flight(tiny_workspac
         server.close()
     assert summary.status == "done" and summary.errors == 0 and summary.n == 6
     (limited_at,) = server.limited_at
-    later = [t for t in server.answered_at if t > limited_at + 0.35]  # answers to requests sent after the 429
-    assert later and min(later) >= limited_at + 1.0 + 0.3 - 0.05  # not 0.6 s: the gate held them all
+    early = [t for t in server.answered_at if t < limited_at + 1.0 + 0.3 - 0.05]
+    assert len(server.answered_at) == 6 and len(early) <= 2  # only the two already in flight; the rest waited
 
 
 def test_a_question_over_its_deadline_is_an_error_in_bounded_time(tiny_workspace):
-    server = OpenAIServer(delay_s=3.0).start()
+    server = OpenAIServer(delay_s=5.0).start()
     try:
         started = time.monotonic()
         summary = start_run(tiny_workspace, _config(server, repeats=1, sample=2),
@@ -118,7 +118,7 @@ def test_a_question_over_its_deadline_is_an_error_in_bounded_time(tiny_workspace
         elapsed = time.monotonic() - started
     finally:
         server.close()
-    assert summary.errors == 2 and elapsed < 2.5
+    assert summary.errors == 2 and elapsed < 4.0
     for result in get_results(tiny_workspace, summary.run_id):
         assert "deadline" in result["error"] and "0.6 s" in result["error"]
 
