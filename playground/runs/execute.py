@@ -106,7 +106,7 @@ def _work(workspace: Workspace, run_id: str, plan: RunPlan, execution: Execution
     try:
         if bound is None:
             bound = bind(workspace, plan, execution, model=model, on_progress=on_progress)
-            if bound.manifest and bound.manifest != plan.config.retriever_manifest:
+            if bound.manifest and not plan.config.retriever_manifest:  # planned detached: recorded on first bind
                 run_store.update_run_config(workspace, run_id, {**plan.config_dict(),
                                                                 "retriever_manifest": bound.manifest})
         repeats = plan.config.repeats
