@@ -1,7 +1,9 @@
-"""Runs, their per-question results and the spans of each result's trace.
+"""Runs, their per-question results and the spans of each result's trace, and each run's worker.
 
-A question's result and its spans are written in one transaction, with the run's done count: a run stopped or
-killed at any point keeps exactly the questions it finished.
+A question's result and its spans are written in one transaction, with the run row's counts (done, errors, cache
+hits, tokens, seconds): a run stopped or killed at any point keeps exactly the questions it finished, and saving
+costs the same at the first question as at the millionth. A running run names its worker (pid, host) and the
+worker's last heartbeat; reading a run whose worker is gone shows it `interrupted` and stores that.
 """
 
 from __future__ import annotations

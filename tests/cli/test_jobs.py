@@ -141,3 +141,22 @@ def test_a_run_beside_a_long_write_waits_and_says_so(tiny_workspace):
     assert "waiting for the database" in err and "Traceback" not in err
     summary = json.loads(out)
     assert summary["status"] == "done" and summary["n"] == 6
+
+
+def test_a_detached_rag_run_records_its_retriever_manifest_and_log(tiny_workspace):
+    server = OpenAIServer().start()
+    db = tiny_workspace.path
+    try:
+        started = cli(db, "run", "--dataset", "tiny", "--program", "rag", "--retriever", "bm25", "-k", "2",
+                      "--model", server.spec(), "--detach")
+        assert started.returncode == 0, started.stderr
+        run_id = started.stdout.split()[0]
+        row = wait_for(lambda: (r := runs_json(db)[run_id])["status"] != "running" and r, 90, "the run's end")
+    finally:
+        server.close()
+    assert row["status"] == "done" and row["n_done"] == 6 and row["errors"] == 0
+    with sqlite3.connect(db) as conn:
+        config = json.loads(conn.execute("SELECT config FROM runs WHERE id = ?", [run_id]).fetchone()[0])
+    assert config["retriever_manifest"]["kind"] == "bm25" and config["retriever_manifest"]["fingerprint"]
+    log = (Path(db).parent / "logs" / f"run-{run_id}.log").read_text()
+    assert "worker started" in log and "done: 6/6 answered" in log
