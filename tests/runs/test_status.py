@@ -78,3 +78,20 @@ def _imports(folder: str) -> set[str]:
 def test_programs_never_import_runs_so_the_packages_do_not_import_each_other():
     assert _imports("runs") & {"playground.programs.base", "playground.programs.registry"}
     assert not {name for name in _imports("programs") if name.startswith("playground.runs")}
+
+
+def test_a_run_imported_while_running_is_interrupted_in_the_new_workspace(workspace, tmp_path):
+    from playground.store import open_workspace
+    from playground.store.sessions import import_session
+
+    session = current_session(workspace)["id"]
+    create_run(workspace, {}, session, n_planned=3)  # running, worked on by this live process
+    payload = export_session(workspace, session)
+    assert [run["status"] for run in payload["runs"]] == ["running"]
+    other = open_workspace(tmp_path / "other.db")
+    try:
+        import_session(other, payload)
+        (run,) = list_runs(other)
+        assert run["status"] == "interrupted" and run["worker_pid"] is None
+    finally:
+        other.close()
