@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sqlite3
 import sys
 from typing import Optional, Sequence
 
@@ -51,6 +52,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from playground.redaction import redact
 
         print(f"error: {redact(str(error))}", file=sys.stderr)
+        return 1
+    except sqlite3.OperationalError as error:  # e.g. another program held the database past the busy timeout
+        print(f"error: the workspace database refused the command ({error}); nothing stored was lost, "
+              "try again when the other writer has finished", file=sys.stderr)
         return 1
     except BrokenPipeError:  # output piped into `head` and closed early
         import os

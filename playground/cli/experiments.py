@@ -54,7 +54,8 @@ def _points_text(points: list[dict], metric: str, chart: str | None) -> str:
 
 
 def handle_sweep(args) -> int:
-    from playground.programs.sweeps import parse_sweep, run_sweep, sweep_figure
+    from playground.programs.sweeps import parse_sweep, sweep_figure
+    from playground.runs.sweeps import run_sweep
 
     parameter, values = parse_sweep(args.sweep)
     extra = {}
@@ -85,7 +86,8 @@ def _set_text(found: dict) -> str:
 
 
 def handle_bootstrap(args) -> int:
-    from playground.programs.demonstrations import bootstrap_demonstrations, save_demonstrations_from_run
+    from playground.programs.demonstrations import save_demonstrations_from_run
+    from playground.runs.bootstrap import bootstrap_demonstrations
 
     workspace = open_workspace_for(args, create=False)
     on_progress, close = progress_bar("bootstrap")

@@ -1,9 +1,10 @@
-"""`playground run` (new, --resume, --repeat), `playground runs` and `playground trace RUN QUESTION`."""
+"""`playground run` (new, --resume, --repeat, --detach), `playground stop`, `playground runs` and `playground trace`."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from playground import PlaygroundError
 from playground.cli.output import emit, open_workspace_for, progress_bar, workspace_for
@@ -39,6 +40,30 @@ def add_run_options(parser, *, program_default: str = "direct", dataset_required
     parser.add_argument("--repeats", type=int, default=1, metavar="R",
                         help="answer each question R times (seeds seed..seed+R-1); scores report mean and std")
     parser.add_argument("--no-cache", action="store_true", help="call the model even when the response cache has the answer")
+    add_execution_options(parser)
+
+
+def add_execution_options(parser) -> None:
+    """How a run executes (not what it computes): requests in flight and timeouts."""
+    parser.add_argument("--concurrency", type=int, metavar="N",
+                        help="questions answered at once (default 8 for remote models, 1 for the local model)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="give up on a question after this long, retries included (default 300)")
+    parser.add_argument("--read-timeout", type=float, metavar="SECONDS",
+                        help="longest wait for a remote server's answer to one request (default 60)")
+    parser.add_argument("--connect-timeout", type=float, metavar="SECONDS",
+                        help="longest wait to connect to a remote server (default 10)")
+
+
+def execution_from_args(args):
+    """The run's Execution from the flags given; None when none is (a resume keeps the stored one)."""
+    from playground.runs.plan import Execution
+
+    given = {name: getattr(args, flag, None) for name, flag in (
+        ("concurrency", "concurrency"), ("timeout_s", "timeout"), ("read_timeout_s", "read_timeout"),
+        ("connect_timeout_s", "connect_timeout"))}
+    given = {name: value for name, value in given.items() if value is not None}
+    return Execution(**given) if given else None
 
 
 def register(subparsers, common) -> None:
@@ -47,9 +72,15 @@ def register(subparsers, common) -> None:
     run.add_argument("--label", help="a note to find the run by")
     run.add_argument("--resume", metavar="RUN_ID", help="finish a stopped or interrupted run")
     run.add_argument("--repeat", metavar="RUN_ID", help="re-run a stored run's exact config as a new run")
+    run.add_argument("--detach", action="store_true",
+                     help="hand the run (new or --resume) to a background worker and print its id at once")
     run.set_defaults(handler=handle_run)
 
-    runs = subparsers.add_parser("runs", parents=[common], help="list runs with their settings and scores")
+    stop = subparsers.add_parser("stop", parents=[common], help="stop a running run after the questions in flight")
+    stop.add_argument("run_id", metavar="RUN_ID")
+    stop.set_defaults(handler=handle_stop)
+
+    runs = subparsers.add_parser("runs", parents=[common], help="list runs with their status, settings and scores")
     runs.add_argument("--session", help="only the runs of this session id")
     runs.set_defaults(handler=handle_runs)
 
@@ -99,7 +130,8 @@ def _summary_text(summary: dict) -> str:
     metrics = "  ".join(f"{name}={value:.3f}" for name, value in sorted(summary["metrics"].items()))
     return "\n".join([
         f"run {summary['run_id']}: {summary['status']}, {summary['n']}/{summary['n_planned']} answered, "
-        f"{summary['errors']} error(s), {summary['cached']} from cache",
+        f"{summary['errors']} error(s), {summary['cached']} from cache, {summary['concurrency']} in flight"
+        + (f" ({summary['reason']})" if summary.get("reason") else ""),
         f"metrics: {metrics or '(none)'}",
         f"tokens: {summary['tokens']}  seconds: {summary['seconds']:.2f} (cache hits excluded; wall {summary['wall_seconds']:.2f}s)",
     ])
@@ -121,27 +153,63 @@ def lazy_progress_bar(description: str):
     return on_progress, close
 
 
+def _notice(text: str) -> None:
+    print(f"playground: {text}", file=sys.stderr, flush=True)
+
+
 def handle_run(args) -> int:
     from playground.runs.execute import repeat_run, resume_run, start_run
 
     if args.resume and args.repeat:
         raise PlaygroundError("give --resume or --repeat, not both")
+    if args.detach and args.repeat:
+        raise PlaygroundError("--detach works with a new run or --resume, not --repeat")
     config = None if (args.resume or args.repeat) else config_from_args(args)
+    execution = execution_from_args(args)
     workspace = open_workspace_for(args, create=config is not None)
     use_cache = not args.no_cache
+    if args.detach:
+        try:
+            if args.resume:
+                summary = resume_run(workspace, args.resume, use_cache=use_cache, detach=True,
+                                     execution=execution)
+            else:
+                summary = start_run(workspace, config, use_cache=use_cache, label=args.label, execution=execution,
+                                    detach=True)
+        finally:
+            workspace.close()
+        emit(args, {"run_id": summary.run_id},
+             f"{summary.run_id}\nrun {summary.run_id} started in the background; follow it with `playground runs`"
+             f" (stop: `playground stop {summary.run_id}`)")
+        return 0
     on_progress, close = lazy_progress_bar("run")
     try:
         if args.resume:
-            summary = resume_run(workspace, args.resume, on_progress=on_progress, use_cache=use_cache)
+            summary = resume_run(workspace, args.resume, on_progress=on_progress, use_cache=use_cache,
+                                 execution=execution, notice=_notice)
         elif args.repeat:
-            summary = repeat_run(workspace, args.repeat, on_progress=on_progress, use_cache=use_cache, label=args.label)
+            summary = repeat_run(workspace, args.repeat, on_progress=on_progress, use_cache=use_cache, label=args.label,
+                                 execution=execution, notice=_notice)
         else:
-            summary = start_run(workspace, config, on_progress=on_progress, use_cache=use_cache, label=args.label)
+            summary = start_run(workspace, config, on_progress=on_progress, use_cache=use_cache, label=args.label,
+                                execution=execution, notice=_notice)
     finally:
         close()
         workspace.close()
     payload = summary.to_dict()
     emit(args, payload, _summary_text(payload))
+    return 0 if summary.status in ("done", "stopped") else 1
+
+
+def handle_stop(args) -> int:
+    from playground.store.runs import request_stop
+
+    with workspace_for(args, create=False) as workspace:
+        run = request_stop(workspace, args.run_id)
+    asked = run["status"] == "running"
+    emit(args, {"run_id": run["id"], "status": run["status"], "stop_requested": bool(run.get("stop_requested"))},
+         f"run {run['id']}: " + ("asked to stop; it stops after the questions in flight" if asked
+                                 else f"{run['status']} (nothing to stop)"))
     return 0
 
 
@@ -153,7 +221,11 @@ def run_row(run: dict) -> dict:
         settings = RunConfig.from_dict(run["config"]).settings()
     except PlaygroundError:
         settings = {}
-    return {"id": run["id"], "label": run["label"], "status": run["status"], "session_id": run["session_id"],
+    return {"id": run["id"], "run_id": run["id"], "label": run["label"], "status": run["status"],
+            "status_reason": run.get("status_reason"), "worker": {"pid": run.get("worker_pid"),
+                                                                  "host": run.get("worker_host"),
+                                                                  "heartbeat_at": run.get("heartbeat_at")},
+            "session_id": run["session_id"],
             "created_at": run["created_at"], "settings": settings, "n_done": run["n_done"],
             "n_planned": run["n_planned"], "errors": run["errors"], "tokens": run["tokens"],
             "seconds": run["seconds"], "metrics": run["metrics"]}

@@ -61,11 +61,12 @@ def store(workspace, key: str, request: dict, completion: Completion) -> bool:
 
 
 def generate(workspace, model, messages: list[Message], params: GenerationParams, use_cache: bool = True,
-             sample_index: int = 0) -> Completion:
+             sample_index: int = 0, writer=None) -> Completion:
     """Serve from the cache when the same request was answered before, else call the model and store the answer.
 
     A hit carries the original tokens and latency with cached=True; totals must leave hits out.
     use_cache=False skips the lookup and calls the model; its fresh answer replaces the stored one.
+    `writer` (same signature as `store`) writes the entry instead, e.g. a run's one writer thread.
     """
     request = cache_request(model, messages, params, sample_index)
     key = cache_key(request)
@@ -76,5 +77,5 @@ def generate(workspace, model, messages: list[Message], params: GenerationParams
     completion = model.generate(messages, params)
     if not isinstance(completion, Completion):
         raise ModelError(f"{model.spec}: generate returned {type(completion).__name__}, not a Completion")
-    store(workspace, key, request, completion)
+    (writer or store)(workspace, key, request, completion)
     return completion

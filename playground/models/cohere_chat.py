@@ -11,7 +11,7 @@ from playground.models.errors import ModelError
 from playground.models.remote import (
     DEFAULT_REMOTE_CONTEXT, estimate_prompt_tokens, estimate_tokens, http_failure, is_transport_error, short,
 )
-from playground.models.retry import Failure, RetryPolicy, call_with_retry
+from playground.models.retry import Failure, RetryPolicy, call_with_retry, gate_for
 from playground.models.secrets import key_or_env
 
 DEFAULT_COHERE_URL = "https://api.cohere.com"
@@ -73,7 +73,7 @@ class CohereModel:
         def call():
             return self.client.chat(model=self.model, messages=[dict(m) for m in messages], **options)
 
-        return call_with_retry(call, classify_cohere_error, self.retry, what=self.spec)
+        return call_with_retry(call, classify_cohere_error, self.retry, what=self.spec, gate=gate_for(self.base_url or "cohere"))
 
     def generate(self, messages: list[Message], params: GenerationParams) -> Completion:
         """Cohere returns one reply per call: n samples are n calls seeded seed, seed+1, ..."""

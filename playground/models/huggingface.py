@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from playground.models.chat_http import ChatHTTPClient
 from playground.models.openai_compat import ChatCompletionsModel
 from playground.models.retry import RetryPolicy
 from playground.models.secrets import key_or_env
@@ -24,7 +25,8 @@ class HuggingFaceModel(ChatCompletionsModel):
     """A Hub model served by an inference provider; token is `api_key` when given, else HF_TOKEN.
 
     `base_url` sends the same request to a given endpoint instead of the router (a dedicated Inference
-    Endpoint or TGI server); the tests use it to point at a local llama.cpp server.
+    Endpoint or TGI server) over plain HTTP, so it works whatever HF_HUB_OFFLINE says; the tests use it to point
+    at a local llama.cpp server.
     """
 
     provider = "hf"
@@ -32,19 +34,32 @@ class HuggingFaceModel(ChatCompletionsModel):
     def __init__(self, model: str, provider: Optional[str] = None, *, spec: Optional[str] = None,
                  base_url: Optional[str] = None, context_window: Optional[int] = None,
                  retry: Optional[RetryPolicy] = None, api_key: Optional[str] = None):
-        from huggingface_hub import InferenceClient
-
         retry = retry or RetryPolicy()
         token, key_from = key_or_env(api_key, "HF_TOKEN")
         if base_url:
-            client = InferenceClient(base_url=base_url, api_key=token, timeout=retry.timeout_s)
-        elif provider in SUFFIX_POLICIES:
-            client = InferenceClient(provider="auto", api_key=token, timeout=retry.timeout_s)
+            client = ChatHTTPClient(base_url, token or _stored_token(), retry)
         else:
-            client = InferenceClient(provider=provider, api_key=token, timeout=retry.timeout_s)
+            client = _router_client(provider, token, retry)
         default_spec = f"hf:{model}" + (f"@{base_url}" if base_url else f":{provider}" if provider else "")
         routed = f"{model}:{provider}" if provider in SUFFIX_POLICIES and not base_url else model
         super().__init__(spec or default_spec, routed, client, base_url=base_url, context_window=context_window,
                          retry=retry)
         self.hf_provider = provider
         self.info.update({"hf_provider": provider or "auto", "key_from": key_from})
+
+
+def _router_client(provider: Optional[str], token: Optional[str], retry: RetryPolicy):
+    from huggingface_hub import InferenceClient
+
+    routed = "auto" if provider in SUFFIX_POLICIES else provider
+    return InferenceClient(provider=routed, api_key=token, timeout=retry.timeout_s)
+
+
+def _stored_token() -> Optional[str]:
+    """The token `huggingface-cli login` saved (read from disk, no request), as huggingface_hub would send it."""
+    try:
+        from huggingface_hub import get_token
+
+        return get_token()
+    except Exception:  # noqa: BLE001 - no token file, or an older huggingface_hub: send none
+        return None

@@ -1,4 +1,4 @@
-"""Any OpenAI-compatible chat server (vLLM, TGI, Ollama, llama.cpp server, OpenAI) via huggingface_hub.InferenceClient."""
+"""Any OpenAI-compatible chat server (vLLM, TGI, Ollama, llama.cpp server, OpenAI) over the chat-completions wire format."""
 
 from __future__ import annotations
 
@@ -6,26 +6,29 @@ import time
 from typing import Optional
 
 from playground.models.base import Completion, GenerationParams, Message
+from playground.models.chat_http import BadResponse, ChatHTTPClient, check_completion
 from playground.models.remote import (
     DEFAULT_REMOTE_CONTEXT, estimate_prompt_tokens, estimate_tokens, http_failure, is_transport_error, short,
 )
-from playground.models.retry import Failure, RetryPolicy, call_with_retry
+from playground.models.retry import Failure, RetryPolicy, call_with_retry, gate_for
 from playground.models.secrets import key_or_env
 
-# Sent when OPENAI_API_KEY is unset, so huggingface_hub never falls back to forwarding the user's HF token.
+# Sent when OPENAI_API_KEY is unset, so no server ever receives another service's token by default.
 NO_KEY_PLACEHOLDER = "no-key"
 
 
 def classify_hub_error(error: BaseException) -> Failure:
-    """Map huggingface_hub / HTTP-library exceptions to retryable or not, with a one-line message."""
+    """Map HTTP-library and huggingface_hub exceptions (and bad answers) to retryable or not, with a one-line message."""
+    if isinstance(error, BadResponse):
+        return error.failure
     response = getattr(error, "response", None)
     status = getattr(response, "status_code", None)
     if status is not None:
         detail = getattr(error, "server_message", None) or _response_text(response) or type(error).__name__
         return http_failure(status, short(detail), getattr(response, "headers", None))
-    if type(error).__name__ == "InferenceTimeoutError":
+    if type(error).__name__ == "InferenceTimeoutError" or "Timeout" in type(error).__name__:
         return Failure(True, f"timed out: {short(error)}")
-    if is_transport_error(error):
+    if is_transport_error(error) or type(error).__name__ in ("ConnectionError", "ChunkedEncodingError", "ProtocolError"):
         return Failure(True, f"connection failed: {type(error).__name__}: {short(error)}")
     return Failure(False, f"{type(error).__name__}: {short(error)}")
 
@@ -35,6 +38,19 @@ def _response_text(response) -> str:
         return response.text
     except Exception:  # noqa: BLE001 - a streamed body may be unreadable; the status alone is enough
         return ""
+
+
+def as_dict(response) -> dict:
+    """A chat completion as plain JSON data, whether it came over HTTP (a dict) or from huggingface_hub (objects)."""
+    if isinstance(response, dict):
+        return response
+    choices = [{"message": {"content": getattr(c.message, "content", None) if c.message else None},
+                "finish_reason": c.finish_reason} for c in (response.choices or [])]
+    usage = getattr(response, "usage", None)
+    return {"choices": choices, "model": getattr(response, "model", None),
+            "system_fingerprint": getattr(response, "system_fingerprint", None),
+            "usage": {"prompt_tokens": getattr(usage, "prompt_tokens", None),
+                      "completion_tokens": getattr(usage, "completion_tokens", None)} if usage is not None else None}
 
 
 class ChatCompletionsModel:
@@ -50,6 +66,7 @@ class ChatCompletionsModel:
         self.base_url = base_url
         self.context_window = int(context_window or DEFAULT_REMOTE_CONTEXT)
         self.retry = retry or RetryPolicy()
+        self.gate = gate_for(base_url or f"{self.provider}:{getattr(client, 'provider', None) or 'auto'}")
         self.fingerprint = ""
         self.info = {"spec": spec, "provider": self.provider, "model": model, "base_url": base_url,
                      "context_window": self.context_window,
@@ -62,15 +79,19 @@ class ChatCompletionsModel:
     def count_prompt_tokens(self, messages: list[Message]) -> int:
         return estimate_prompt_tokens(messages)
 
-    def _request(self, messages: list[Message], params: GenerationParams, n: int, seed: Optional[int]):
-        def call():
-            return self.client.chat_completion(
-                messages=list(messages), model=self.model, max_tokens=params.max_tokens,
-                temperature=params.temperature, top_p=params.top_p, stop=list(params.stop) or None,
-                seed=seed, n=n if n > 1 else None,
-            )
+    def _request(self, messages: list[Message], params: GenerationParams, n: int, seed: Optional[int]) -> dict:
+        payload = {"messages": list(messages), "model": self.model, "max_tokens": params.max_tokens,
+                   "temperature": params.temperature, "top_p": params.top_p, "stop": list(params.stop) or None,
+                   "seed": seed, "n": n if n > 1 else None}
 
-        return call_with_retry(call, classify_hub_error, self.retry, what=self.spec)
+        def call() -> dict:
+            if isinstance(self.client, ChatHTTPClient):
+                return self.client.chat_completion({key: value for key, value in payload.items() if value is not None})
+            data = as_dict(self.client.chat_completion(**payload))
+            check_completion(data)
+            return data
+
+        return call_with_retry(call, classify_hub_error, self.retry, what=self.spec, gate=self.gate)
 
     def generate(self, messages: list[Message], params: GenerationParams) -> Completion:
         """Asks for n samples at once; servers that return fewer (llama.cpp ignores n) get one call per missing sample."""
@@ -78,31 +99,31 @@ class ChatCompletionsModel:
         started = time.perf_counter()
         response = self._request(messages, params, n, params.seed)
         responses = [response]
-        choices = list(response.choices)[:n]
-        while len(choices) < n:
+        choices = list(response["choices"])[:n]
+        while len(choices) < n:  # every response has at least one choice (check_completion), so this ends
             seed = None if params.seed is None else params.seed + len(choices)
             extra = self._request(messages, params, 1, seed)
             responses.append(extra)
-            choices.extend(list(extra.choices)[:1])
-        texts = [(c.message.content or "") if c.message else "" for c in choices]
+            choices.extend(list(extra["choices"])[:1])
+        texts = [c["message"]["content"] for c in choices]
         prompt_tokens = sum(_usage(r, "prompt_tokens", lambda: self.count_prompt_tokens(messages)) for r in responses)
         completion_tokens = sum(
-            _usage(r, "completion_tokens", lambda r=r: sum(estimate_tokens(c.message.content or "") for c in r.choices))
+            _usage(r, "completion_tokens",
+                   lambda r=r: sum(estimate_tokens(c["message"]["content"]) for c in r["choices"]))
             for r in responses
         )
-        reported = response.model or self.model
-        fingerprint = getattr(response, "system_fingerprint", None)
+        reported = response.get("model") or self.model
+        fingerprint = response.get("system_fingerprint")
         return Completion(
-            text=texts[0], finish_reason=choices[0].finish_reason or "stop", prompt_tokens=prompt_tokens,
+            text=texts[0], finish_reason=choices[0].get("finish_reason") or "stop", prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens, latency_s=time.perf_counter() - started,
             model_id=f"{reported}@{fingerprint}" if fingerprint else str(reported), samples=texts,
         )
 
 
-def _usage(response, field: str, estimate) -> int:
-    usage = getattr(response, "usage", None)
-    value = getattr(usage, field, None) if usage is not None else None
-    return int(value) if value is not None else int(estimate())
+def _usage(response: dict, field: str, estimate) -> int:
+    value = (response.get("usage") or {}).get(field)
+    return int(value) if isinstance(value, (int, float)) else int(estimate())
 
 
 class OpenAICompatModel(ChatCompletionsModel):
@@ -112,11 +133,9 @@ class OpenAICompatModel(ChatCompletionsModel):
 
     def __init__(self, model: str, base_url: str, *, spec: Optional[str] = None, context_window: Optional[int] = None,
                  retry: Optional[RetryPolicy] = None, api_key: Optional[str] = None):
-        from huggingface_hub import InferenceClient
-
         retry = retry or RetryPolicy()
         key, key_from = key_or_env(api_key, "OPENAI_API_KEY")
-        client = InferenceClient(base_url=base_url, api_key=key or NO_KEY_PLACEHOLDER, timeout=retry.timeout_s)
+        client = ChatHTTPClient(base_url, key or NO_KEY_PLACEHOLDER, retry)
         super().__init__(spec or f"openai:{model}@{base_url}", model, client, base_url=base_url,
                          context_window=context_window, retry=retry)
         self.info["key_from"] = key_from

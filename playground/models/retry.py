@@ -1,33 +1,41 @@
-"""Retries with exponential backoff and jitter for rate limits, server and connection errors."""
+"""Retries with exponential backoff and jitter, a rate-limit gate shared by every request to one server, and the
+per-question deadline every attempt and every wait stays inside."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import random
+import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional, TypeVar
+from typing import Callable, Iterator, Optional, TypeVar
 
 from playground.models.errors import ModelError
 
 T = TypeVar("T")
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_TIMEOUT_S = 60.0  # read timeout: the longest silence one attempt waits for
+DEFAULT_CONNECT_TIMEOUT_S = 10.0
+DEFAULT_DEADLINE_S = 300.0  # one question, every call and retry included
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How often and how patiently a remote call is retried; `timeout_s` bounds each attempt."""
+    """How often and how patiently a remote call is retried; `timeout_s` bounds each attempt's reads."""
 
     max_attempts: int = 4
     base_delay_s: float = 0.5
     max_delay_s: float = 20.0
     timeout_s: float = DEFAULT_TIMEOUT_S
+    connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S
+    max_retry_after_s: float = 120.0  # a server's Retry-After is honoured up to this
 
     def delay(self, attempt: int, retry_after: Optional[float] = None, rng: random.Random | None = None) -> float:
         """Seconds to wait before attempt `attempt + 1`: the server's Retry-After, else capped backoff with jitter."""
         if retry_after is not None and retry_after >= 0:
-            return min(retry_after, self.max_delay_s)
+            return min(retry_after, max(self.max_delay_s, self.max_retry_after_s))
         ceiling = min(self.max_delay_s, self.base_delay_s * (2 ** attempt))
         return ceiling * (0.5 + 0.5 * (rng or random).random())
 
@@ -40,6 +48,59 @@ class Failure:
     message: str
     status: Optional[int] = None
     retry_after: Optional[float] = None
+
+
+class RateGate:
+    """One server's "not before" time: a 429 with Retry-After holds back every request to it, in every thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._not_before = 0.0
+
+    def hold(self, seconds: float) -> None:
+        with self._lock:
+            self._not_before = max(self._not_before, time.monotonic() + max(0.0, seconds))
+
+    def wait_s(self) -> float:
+        with self._lock:
+            return max(0.0, self._not_before - time.monotonic())
+
+
+_gates: dict[str, RateGate] = {}
+_gates_lock = threading.Lock()
+
+
+def gate_for(server: str) -> RateGate:
+    """The process-wide gate of one server (by base URL or provider name)."""
+    with _gates_lock:
+        return _gates.setdefault(server, RateGate())
+
+
+_deadline: contextvars.ContextVar[Optional[tuple[float, float]]] = contextvars.ContextVar("question_deadline",
+                                                                                           default=None)
+
+
+@contextlib.contextmanager
+def question_deadline(seconds: Optional[float]) -> Iterator[None]:
+    """Every model call made inside (in this thread) gives up once `seconds` have passed since entry."""
+    token = _deadline.set((time.monotonic() + seconds, seconds) if seconds else None)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def time_left() -> Optional[float]:
+    """Seconds left before the current question's deadline; None when there is none."""
+    current = _deadline.get()
+    return None if current is None else current[0] - time.monotonic()
+
+
+def attempt_timeouts(policy: RetryPolicy) -> tuple[float, float]:
+    """(connect, read) timeouts for one attempt, cut to what the question's deadline leaves."""
+    left = time_left()
+    read = policy.timeout_s if left is None else max(0.05, min(policy.timeout_s, left))
+    return min(policy.connect_timeout_s, read), read
 
 
 def is_retryable_status(status: Optional[int]) -> bool:
@@ -59,22 +120,39 @@ def parse_retry_after(headers) -> Optional[float]:
         return None
 
 
+def _deadline_error(what: str, last: Optional[Failure]) -> ModelError:
+    seconds = (_deadline.get() or (0.0, 0.0))[1]
+    tail = f"; last: {last.message}" if last else ""
+    return ModelError(f"{what}: no answer within the question's {seconds:g} s deadline{tail}", retryable=True,
+                      status=last.status if last else None)
+
+
 def call_with_retry(
     call: Callable[[], T],
     classify: Callable[[BaseException], Failure],
     policy: RetryPolicy,
     what: str,
     sleep: Callable[[float], None] = time.sleep,
+    gate: Optional[RateGate] = None,
 ) -> T:
-    """Run `call`; retry what `classify` calls retryable; raise ModelError at once otherwise or when attempts run out."""
+    """Run `call`; retry what `classify` calls retryable; raise ModelError at once otherwise, when attempts run out,
+    or when the question's deadline passes. A Retry-After holds back `gate` (every request to that server)."""
     attempt = 0
+    last: Optional[Failure] = None
     while True:
+        wait = gate.wait_s() if gate is not None else 0.0
+        left = time_left()
+        if left is not None and (left <= 0 or wait >= left):
+            raise _deadline_error(what, last)
+        if wait > 0:
+            sleep(wait)
         try:
             return call()
         except ModelError:
             raise
         except Exception as error:  # noqa: BLE001 - every provider error is classified, then re-raised as ModelError
             failure = classify(error)
+            last = failure
             attempt += 1
             if not failure.retryable:
                 raise ModelError(f"{what}: {failure.message}", status=failure.status) from None
@@ -84,4 +162,10 @@ def call_with_retry(
                     retryable=True,
                     status=failure.status,
                 ) from None
-            sleep(policy.delay(attempt - 1, failure.retry_after))
+            delay = policy.delay(attempt - 1, failure.retry_after)
+            if gate is not None and (failure.retry_after is not None or failure.status == 429):
+                gate.hold(delay)
+            left = time_left()
+            if left is not None and delay >= left:
+                raise _deadline_error(what, last) from None
+            sleep(delay)

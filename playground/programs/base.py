@@ -119,6 +119,7 @@ class StepContext:
     sample_index: int = 0
     options: dict[str, Any] = field(default_factory=dict)  # program-specific settings (hops, rounds, ...)
     tracer: Tracer = field(default_factory=Tracer)
+    cache_writer: Optional[Callable] = None  # writes cache entries (a run's recorder); None: write them directly
 
     def for_question(self, sample_index: int = 0) -> "StepContext":
         """A fresh context (new tracer) for one question and repeat, sharing everything the run fixed.
@@ -205,8 +206,8 @@ class StepContext:
         inputs = {"model": self.model.spec, "messages": messages, "params": params.to_dict(),
                   "sample_index": sample_index, "use_cache": self.use_cache}
         with self.span("generate", name, inputs) as span:
-            completion = generate(self.workspace, self.model, messages, params,
-                                  use_cache=self.use_cache, sample_index=sample_index)
+            completion = generate(self.workspace, self.model, messages, params, use_cache=self.use_cache,
+                                  sample_index=sample_index, writer=self.cache_writer)
             span.cached = bool(completion.cached)
             span.prompt_tokens = int(completion.prompt_tokens or 0)
             span.completion_tokens = int(completion.completion_tokens or 0)

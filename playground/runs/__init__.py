@@ -1,6 +1,11 @@
-"""Runs: a program over a seeded benchmark sample, stored question by question with full traces."""
+"""Runs: a program over a seeded benchmark sample, stored question by question with full traces.
+
+plan.py resolves a run once, executor.py answers its questions (N in flight), recorder.py is its one writer and
+heartbeat, jobs.py and worker.py run it detached; execute.py is the one call that starts, resumes and repeats runs.
+"""
 
 from playground.runs.config import RunConfig
 from playground.runs.execute import RunSummary, repeat_run, resume_run, run_summary, start_run
+from playground.runs.plan import Execution
 
-__all__ = ["RunConfig", "RunSummary", "start_run", "resume_run", "repeat_run", "run_summary"]
+__all__ = ["RunConfig", "RunSummary", "Execution", "start_run", "resume_run", "repeat_run", "run_summary"]

@@ -1,31 +1,31 @@
-"""Run a program over a seeded sample of a benchmark, storing each question's result and trace as it goes.
+"""Start, resume and repeat runs: the one call the CLI, the app and the sweeps use.
 
-A run is written question by question (result + spans in one transaction), so a run stopped, killed or failed
-keeps what it finished and `resume_run` completes it. A question whose model call finally fails (ModelError) or
-whose template goes over its render budget (RenderBudgetError) gets the error on its result and the run goes on;
-any other error stops the run with status "failed".
+A run is plan -> bind -> execute -> record: `plan.resolve_plan` fixes everything once, `plan.bind` opens the
+retriever and model, `executor.execute` answers the missing questions with N requests in flight, and the
+`recorder.Recorder` thread writes every result (with its spans and counts, one short transaction each) and beats
+the heartbeat. A run stopped, killed or failed keeps what it finished, and `resume_run` answers only the rest.
+With `detach=True` the run goes to a worker process (see jobs.py) and the call returns its id at once.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Mapping, Optional
 
 from playground import PlaygroundError
-from playground.data.records import Question
 from playground.models.base import Model
-from playground.programs.base import Program, StepContext
-from playground.programs.registry import get_program
-from playground.programs.modifiers import apply_modifiers
-from playground.programs.options import check_options
-from playground.programs.tracing import describe_error
-from playground.progress import ProgressCallback, report
-from playground.runs.config import DEFAULT_RETRIEVER, RunConfig, package_versions
+from playground.progress import ProgressCallback
+from playground.runs.config import RunConfig
+from playground.runs.executor import Outcome, ShouldStop, execute
+from playground.runs.plan import Bound, Execution, RunPlan, bind, resolve_plan
+from playground.runs.recorder import Recorder, write_patiently
 from playground.store import runs as run_store
-from playground.store.db import Workspace, now
+from playground.store.db import Workspace
 
-ShouldStop = Callable[[], bool]
+Notice = Callable[[str], None]
 
 
 @dataclass
@@ -43,155 +43,15 @@ class RunSummary:
     seconds: float = 0.0  # latency of the results that were not served from the cache
     cached: int = 0  # results served wholly from the cache
     wall_seconds: float = 0.0  # this call's elapsed time
+    reason: Optional[str] = None  # why a run ended other than done
+    concurrency: int = 1
 
     def to_dict(self) -> dict:
         return {"run_id": self.run_id, "n": self.n, "metrics": self.metrics, "metrics_std": self.metrics_std,
                 "errors": self.errors,
                 "tokens": self.tokens, "seconds": round(self.seconds, 4), "status": self.status,
-                "n_planned": self.n_planned, "cached": self.cached, "wall_seconds": round(self.wall_seconds, 4)}
-
-
-@dataclass
-class _Prepared:
-    config: RunConfig
-    program: Program
-    context: StepContext
-    questions: list[Question]
-
-
-def _load_templates(workspace: Workspace, config: RunConfig, program: Program, session_id: Optional[str]) -> dict:
-    """Load each role's template from its ref and save it as a prompt version; record ids and names in config."""
-    from playground.prompts.library import load_template
-    from playground.store.prompts import save_prompt_version
-
-    refs = {**program.default_templates, **config.templates}
-    templates = {}
-    for role, ref in refs.items():
-        template = load_template(ref, workspace)
-        templates[role] = template
-        config.prompt_versions[role] = save_prompt_version(workspace, template, session_id=session_id)
-        config.template_names[role] = template.name
-    config.templates = refs
-    return templates
-
-
-def _stored_templates(workspace: Workspace, config: RunConfig) -> dict:
-    """The exact template versions a stored run used."""
-    from playground.prompts.template import Template
-    from playground.store.prompts import get_prompt_version
-
-    if not config.prompt_versions:
-        raise PlaygroundError("this run's config records no prompt versions, so it cannot be re-run exactly")
-    templates = {}
-    for role, version_id in config.prompt_versions.items():
-        version = get_prompt_version(workspace, version_id)
-        templates[role] = Template.from_text(version["content"], name=config.template_names.get(role) or version.get("template"))
-    return templates
-
-
-def _sample(workspace: Workspace, config: RunConfig) -> list[Question]:
-    """The run's questions: the stored ids when the config has them, else a seeded sample (ids then recorded)."""
-    from playground.data.sampling import sample_questions
-    from playground.store.datasets import load_questions
-
-    questions = load_questions(workspace, config.dataset)
-    if config.question_ids is None:
-        chosen = sample_questions(questions, config.sample, config.seed)
-        config.question_ids = [question.id for question in chosen]
-        return chosen
-    by_id = {question.id: question for question in questions}
-    missing = [qid for qid in config.question_ids if qid not in by_id]
-    if missing:
-        raise PlaygroundError(f"benchmark {config.dataset!r} no longer has question(s) {', '.join(missing[:5])}"
-                              f"{' ...' if len(missing) > 5 else ''} that this run used")
-    return [by_id[qid] for qid in config.question_ids]
-
-
-def _prepare(workspace: Workspace, config: RunConfig, *, stored: bool, model: Optional[Model],
-             session_id: Optional[str], use_cache: bool, on_progress: Optional[ProgressCallback]) -> _Prepared:
-    from playground.store.datasets import corpus_of, get_benchmark
-
-    if not stored:
-        config.options = check_options(get_program(config.program), config.options)
-    program = apply_modifiers(get_program(config.program), config.options)
-    get_benchmark(workspace, config.dataset)
-    templates = _stored_templates(workspace, config) if stored else _load_templates(workspace, config, program, session_id)
-    questions = _sample(workspace, config)
-
-    retriever, corpus = None, None
-    if program.needs_retriever:
-        from playground.retrieval.index import open_retriever
-
-        corpus = corpus_of(workspace, config.dataset)
-        if not corpus:
-            raise PlaygroundError(f"dataset {config.dataset!r} has no passages to retrieve from; "
-                                  f"program {program.name!r} needs a corpus (use --program direct)")
-        config.retriever = config.retriever or DEFAULT_RETRIEVER
-        retriever = open_retriever(workspace, corpus, config.retriever, config.retriever_params or None,
-                                   on_progress=on_progress)
-        manifest = dict(getattr(retriever, "manifest", None) or {})
-        before = (config.retriever_manifest or {}).get("fingerprint")
-        if stored and before and manifest.get("fingerprint") and before != manifest["fingerprint"]:
-            raise PlaygroundError(f"corpus {corpus!r} changed since this run was made (fingerprint {before} -> "
-                                  f"{manifest['fingerprint']}); start a new run instead")
-        config.retriever_manifest = manifest
-    else:
-        config.retriever, config.retriever_params, config.retriever_manifest = None, {}, None
-
-    if model is None:
-        from playground.models.registry import load_model
-
-        model = load_model(config.model)
-    else:
-        config.model = model.spec
-    # Cache use is how a run is executed, not what it computes: a repeat or resume follows the caller's choice.
-    config.use_cache = bool(use_cache) if stored else bool(config.use_cache and use_cache)
-    context = StepContext(
-        workspace=workspace, model=model, params=config.params, templates=templates,
-        prompt_versions=dict(config.prompt_versions), retriever=retriever, corpus=corpus, k=config.k,
-        use_cache=config.use_cache, options=dict(config.options),
-    )
-    return _Prepared(config=config, program=program, context=context, questions=questions)
-
-
-def _score(program: Program, question: Question, answer: str, used_passage_ids: list[str]) -> dict:
-    from playground.evaluation.metrics import retrieval_recall, score_prediction
-
-    scores = score_prediction(answer, question.answers, question.choices or None)
-    if program.needs_retriever:
-        recall = retrieval_recall(used_passage_ids, question.gold_passage_ids)
-        if recall is not None:
-            scores["retrieval_recall"] = recall
-    return scores
-
-
-def answer_question(prepared: _Prepared, run_id: str, position: int, question: Question, repeat: int = 0) -> dict:
-    """Run the program on one question and store its result and spans together; returns the stored result."""
-    from playground.models.errors import ModelError
-    from playground.prompts.errors import RenderBudgetError
-
-    context = prepared.context.for_question(sample_index=repeat)
-    started = time.perf_counter()
-    output, error = None, None
-    try:
-        with context.span("program", prepared.program.name, {"question_id": question.id, "question": question.text}) as root:
-            output = prepared.program.run(context, question)
-            root.outputs = {"answer": output.answer, "used_passage_ids": output.used_passage_ids, **output.extra}
-    except (ModelError, RenderBudgetError) as failure:  # a failed call, or a template over its render budget
-        error = describe_error(failure)
-    latency = time.perf_counter() - started
-    calls = context.tracer.generate_spans()
-    result = {
-        "run_id": run_id, "question_id": question.id, "repeat": repeat, "position": position,
-        "prediction": output.answer if output else None, "output": output.output if output else None,
-        "scores": _score(prepared.program, question, output.answer, output.used_passage_ids) if output else {},
-        "error": error,
-        "prompt_tokens": sum(span.prompt_tokens for span in calls),
-        "completion_tokens": sum(span.completion_tokens for span in calls),
-        "latency_s": latency, "cached": int(bool(calls) and all(span.cached for span in calls)), "created_at": now(),
-    }
-    run_store.save_result(prepared.context.workspace, result, context.tracer.rows(run_id, question.id, repeat))
-    return result
+                "n_planned": self.n_planned, "cached": self.cached, "wall_seconds": round(self.wall_seconds, 4),
+                "reason": self.reason, "concurrency": self.concurrency}
 
 
 def repeat_spread(results: list[dict]) -> dict[str, float]:
@@ -212,44 +72,64 @@ def repeat_spread(results: list[dict]) -> dict[str, float]:
             for name in names if sum(name in m for m in means) >= 2}
 
 
-def _summary(workspace: Workspace, run_id: str, status: str, wall: float) -> RunSummary:
+def _summary(workspace: Workspace, run_id: str, wall: float = 0.0, concurrency: int = 1) -> RunSummary:
+    run = run_store.get_run(workspace, run_id)
+    totals = run_store.run_totals(workspace, run_id)
+    results = run_store.get_results(workspace, run_id) if run["status"] != "running" else []
+    return RunSummary(run_id=run["id"], status=run["status"], n=totals["n"], n_planned=run["n_planned"],
+                      metrics=run["metrics"], metrics_std=repeat_spread(results), errors=totals["errors"],
+                      tokens=totals["tokens"], seconds=totals["seconds"], cached=totals["cached"], wall_seconds=wall,
+                      reason=run.get("status_reason"), concurrency=concurrency)
+
+
+def _finish(workspace: Workspace, run_id: str, outcome: Outcome, notice: Optional[Notice]) -> None:
+    """Record the run's end and its mean scores (one pass over its results, once)."""
     from playground.evaluation.metrics import mean_scores
 
-    results = run_store.get_results(workspace, run_id)
-    metrics = mean_scores(result["scores"] for result in results if not result["error"])
-    totals = run_store.run_totals(workspace, run_id)
-    run = run_store.finish_run(workspace, run_id, status, metrics, totals["errors"], totals["tokens"], totals["seconds"])
-    return RunSummary(run_id=run_id, status=status, n=totals["n"], n_planned=run["n_planned"], metrics=metrics,
-                      metrics_std=repeat_spread(results), errors=totals["errors"], tokens=totals["tokens"],
-                      seconds=totals["seconds"], cached=totals["cached"], wall_seconds=wall)
+    def write() -> None:
+        metrics = mean_scores(r["scores"] for r in run_store.get_results(workspace, run_id) if not r["error"])
+        run_store.finish_run(workspace, run_id, outcome.status, metrics,
+                             None if outcome.status == "done" else outcome.reason)
+
+    write_patiently(write, notice, give_up_s=60.0, what="the run's end")
 
 
-def _execute(workspace: Workspace, run_id: str, prepared: _Prepared, on_progress: Optional[ProgressCallback],
-             should_stop: Optional[ShouldStop], started: float) -> RunSummary:
-    """Answer every (question, repeat) the run has no result for yet, then record the run's end."""
-    repeats = prepared.config.repeats
-    done = {repeat: run_store.run_question_ids(workspace, run_id, repeat) for repeat in range(repeats)}
-    todo = [(position, question, repeat) for position, question in enumerate(prepared.questions)
-            for repeat in range(repeats) if question.id not in done[repeat]]
-    total = len(prepared.questions) * repeats
-    finished = total - len(todo)
-    report(on_progress, finished, total, "")
-    status = "done"
+def _work(workspace: Workspace, run_id: str, plan: RunPlan, execution: Execution, *, bound: Optional[Bound] = None,
+          model: Optional[Model] = None, on_progress: Optional[ProgressCallback] = None,
+          should_stop: Optional[ShouldStop] = None, notice: Optional[Notice] = None,
+          beat_every_s: float = run_store.BEAT_EVERY_S) -> RunSummary:
+    """Execute a claimed run: heartbeat first (binding may take a while), then the missing questions, then its end."""
+    started = time.perf_counter()
+    recorder = Recorder(workspace.path, run_id, notice=notice, beat_every_s=beat_every_s).start()
+    workers = execution.workers(plan.config.model)
+    outcome = Outcome("failed", "did not start")
     try:
-        for position, question, repeat in todo:
-            if should_stop is not None and should_stop():
-                status = "stopped"
-                break
-            answer_question(prepared, run_id, position, question, repeat)
-            finished += 1
-            report(on_progress, finished, total, question.id)
+        if bound is None:
+            bound = bind(workspace, plan, execution, model=model, on_progress=on_progress)
+            if bound.manifest and not plan.config.retriever_manifest:  # planned detached: recorded on first bind
+                run_store.update_run_config(workspace, run_id, {**plan.config_dict(),
+                                                                "retriever_manifest": bound.manifest})
+        repeats = plan.config.repeats
+        done = {repeat: run_store.run_question_ids(workspace, run_id, repeat) for repeat in range(repeats)}
+        todo = [(position, question, repeat) for position, question in enumerate(plan.questions)
+                for repeat in range(repeats) if question.id not in done[repeat]]
+        outcome = execute(bound, run_id, todo, recorder, workers, total=plan.n_planned,
+                          finished=plan.n_planned - len(todo), deadline_s=execution.timeout_s,
+                          on_progress=on_progress, should_stop=should_stop)
     except KeyboardInterrupt:
-        _summary(workspace, run_id, "stopped", time.perf_counter() - started)
+        outcome = Outcome("stopped", "stopped by Ctrl-C")
         raise
-    except BaseException:
-        _summary(workspace, run_id, "failed", time.perf_counter() - started)
+    except BaseException as error:
+        outcome = Outcome("failed", f"{type(error).__name__}: {error}", error)
         raise
-    return _summary(workspace, run_id, status, time.perf_counter() - started)
+    finally:
+        recorder.close()
+        if recorder.failure and outcome.status in ("done", "stopped"):
+            outcome = Outcome("interrupted", recorder.failure)
+        _finish(workspace, run_id, outcome, notice)
+    if outcome.error is not None:
+        raise outcome.error
+    return _summary(workspace, run_id, time.perf_counter() - started, workers)
 
 
 def _session_id(workspace: Workspace, session_id: Optional[str]) -> str:
@@ -260,56 +140,92 @@ def _session_id(workspace: Workspace, session_id: Optional[str]) -> str:
     return current_session(workspace)["id"]
 
 
+def _with_manifest(plan: RunPlan, manifest: Optional[dict]) -> RunPlan:
+    if not manifest:
+        return plan
+    return dataclasses.replace(plan, config=dataclasses.replace(plan.config, retriever_manifest=manifest))
+
+
 def start_run(workspace: Workspace, config: RunConfig, on_progress: Optional[ProgressCallback] = None,
               should_stop: Optional[ShouldStop] = None, use_cache: bool = True, *, model: Optional[Model] = None,
-              label: Optional[str] = None, session_id: Optional[str] = None) -> RunSummary:
-    """Run `config` as a new run in the current session (or `session_id`); `model` overrides loading config.model."""
+              label: Optional[str] = None, session_id: Optional[str] = None, execution: Optional[Execution] = None,
+              detach: bool = False, api_keys: Optional[Mapping[str, str]] = None,
+              notice: Optional[Notice] = None) -> RunSummary:
+    """Run `config` as a new run in the current session (or `session_id`); `model` overrides loading config.model.
+
+    `detach=True` hands the run to a worker process and returns at once (status running, nothing answered yet);
+    `api_keys` (spec or provider -> key) then reach that worker's environment only.
+    """
     started = time.perf_counter()
-    config = RunConfig.from_dict(config.to_dict())  # the caller's object is left as it was
+    execution = execution or Execution()
     session_id = _session_id(workspace, session_id)
-    prepared = _prepare(workspace, config, stored=False, model=model, session_id=session_id,
-                        use_cache=use_cache, on_progress=on_progress)
-    prepared.config.versions = package_versions()
-    n_planned = len(prepared.questions) * prepared.config.repeats
-    run_id = run_store.create_run(workspace, prepared.config.to_dict(), session_id, label=label, n_planned=n_planned)
-    return _execute(workspace, run_id, prepared, on_progress, should_stop, started)
+    plan = resolve_plan(workspace, config, session_id=session_id, model_spec=model.spec if model else None,
+                        use_cache=use_cache)
+    if detach:
+        from playground.runs.jobs import launch
+
+        return launch(workspace, plan, session_id=session_id, label=label, execution=execution, api_keys=api_keys)
+    bound = bind(workspace, plan, execution, model=model, on_progress=on_progress)
+    plan = _with_manifest(plan, bound.manifest)
+    run_id = run_store.create_run(workspace, plan.config_dict(), session_id, label=label, n_planned=plan.n_planned,
+                                  execution=execution.to_dict())
+    summary = _work(workspace, run_id, plan, execution, bound=dataclasses.replace(bound, plan=plan),
+                    on_progress=on_progress, should_stop=should_stop, notice=notice)
+    summary.wall_seconds = time.perf_counter() - started
+    return summary
 
 
 def resume_run(workspace: Workspace, run_id: str, on_progress: Optional[ProgressCallback] = None,
                should_stop: Optional[ShouldStop] = None, use_cache: bool = True, *,
-               model: Optional[Model] = None) -> RunSummary:
-    """Finish a stopped, failed or killed run: answer only the questions it has no result for, same config."""
-    started = time.perf_counter()
+               model: Optional[Model] = None, execution: Optional[Execution] = None, detach: bool = False,
+               api_keys: Optional[Mapping[str, str]] = None, notice: Optional[Notice] = None,
+               as_worker: bool = False) -> RunSummary:
+    """Finish a stopped, failed or interrupted run: answer only the questions it has no result for, same config.
+
+    `as_worker` is the detached worker taking the run it was launched for (already marked running for it).
+    """
     run = run_store.get_run(workspace, run_id)
     run_id = run["id"]
-    config = RunConfig.from_dict(run["config"])
-    prepared = _prepare(workspace, config, stored=True, model=model, session_id=run["session_id"],
-                        use_cache=use_cache, on_progress=on_progress)
-    run_store.set_run_status(workspace, run_id, "running")
-    return _execute(workspace, run_id, prepared, on_progress, should_stop, started)
+    if run["status"] == "running" and not as_worker:
+        raise PlaygroundError(f"run {run_id} is still running (worker pid {run.get('worker_pid')} on "
+                              f"{run.get('worker_host')}); stop it first with `playground stop {run_id}`")
+    stored_execution = Execution.from_dict(run.get("execution"))
+    execution = execution or stored_execution
+    plan = resolve_plan(workspace, RunConfig.from_dict(run["config"]), stored=True,
+                        model_spec=model.spec if model else None, use_cache=use_cache)
+    if detach:
+        from playground.runs.jobs import hand_over
+
+        hand_over(workspace, run_id, plan, execution=execution, api_keys=api_keys)
+        return _summary(workspace, run_id)
+    run_store.claim_run(workspace, run_id, os.getpid(), execution.to_dict())
+    run_store.recount(workspace, run_id)
+    return _work(workspace, run_id, plan, execution, model=model, on_progress=on_progress, should_stop=should_stop,
+                 notice=notice)
 
 
 def repeat_run(workspace: Workspace, run_id: str, on_progress: Optional[ProgressCallback] = None,
                should_stop: Optional[ShouldStop] = None, use_cache: bool = True, *, model: Optional[Model] = None,
-               label: Optional[str] = None, session_id: Optional[str] = None) -> RunSummary:
+               label: Optional[str] = None, session_id: Optional[str] = None,
+               execution: Optional[Execution] = None, notice: Optional[Notice] = None) -> RunSummary:
     """Run a stored run's exact config again (same template versions, questions, retriever, model, params) as a new run."""
     started = time.perf_counter()
     original = run_store.get_run(workspace, run_id)
-    config = RunConfig.from_dict(original["config"])
+    execution = execution or Execution.from_dict(original.get("execution"))
     session_id = _session_id(workspace, session_id)
-    prepared = _prepare(workspace, config, stored=True, model=model, session_id=session_id,
-                        use_cache=use_cache, on_progress=on_progress)
-    prepared.config.versions = package_versions()
-    n_planned = len(prepared.questions) * prepared.config.repeats
-    new_id = run_store.create_run(workspace, prepared.config.to_dict(), session_id,
-                                  label=label or f"repeat of {original['id']}", n_planned=n_planned)
-    return _execute(workspace, new_id, prepared, on_progress, should_stop, started)
+    plan = resolve_plan(workspace, RunConfig.from_dict(original["config"]), stored=True,
+                        model_spec=model.spec if model else None, use_cache=use_cache, record_versions=True)
+    bound = bind(workspace, plan, execution, model=model, on_progress=on_progress)
+    plan = _with_manifest(plan, bound.manifest)
+    new_id = run_store.create_run(workspace, plan.config_dict(), session_id,
+                                  label=label or f"repeat of {original['id']}", n_planned=plan.n_planned,
+                                  execution=execution.to_dict())
+    summary = _work(workspace, new_id, plan, execution, bound=dataclasses.replace(bound, plan=plan),
+                    on_progress=on_progress, should_stop=should_stop, notice=notice)
+    summary.wall_seconds = time.perf_counter() - started
+    return summary
 
 
 def run_summary(workspace: Workspace, run_id: str) -> RunSummary:
     """The summary of a stored run, as its command printed it."""
-    run = run_store.get_run(workspace, run_id)
-    totals = run_store.run_totals(workspace, run["id"])
-    return RunSummary(run_id=run["id"], status=run["status"], n=totals["n"], n_planned=run["n_planned"],
-                      metrics=run["metrics"], errors=totals["errors"], tokens=totals["tokens"],
-                      seconds=totals["seconds"], cached=totals["cached"])
+    return _summary(workspace, run_store.get_run(workspace, run_id)["id"])

@@ -13,7 +13,7 @@ import sqlite_utils
 
 from playground import PlaygroundError
 from playground.config import indexes_dir, workspace_path
-from playground.store.schema import TABLES, rebuild_table
+from playground.store.schema import TABLES, add_missing_columns, rebuild_table
 
 
 def now() -> str:
@@ -145,10 +145,20 @@ def _migration_4(db: sqlite_utils.Database) -> None:
         rebuild_table(db, name)
 
 
+def _migration_5(db: sqlite_utils.Database) -> None:
+    """Runs as jobs: the worker's pid, host and heartbeat, a stop request, why it ended, how it executes, and the
+    cache-hit count kept in the row (so saving a result never counts the results)."""
+    add_missing_columns(db, "runs")
+    db.execute("UPDATE runs SET stop_requested = COALESCE(stop_requested, 0), n_cached ="
+               " (SELECT COALESCE(SUM(cached), 0) FROM results WHERE results.run_id = runs.id)")
+
+
 # Append new migrations; never edit one that has shipped. Declare the change in playground/store/schema.py, then
 # append one function calling schema.create_table(db, NAME), schema.add_missing_columns(db, NAME) or
 # schema.rebuild_table(db, NAME).
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3, _migration_4]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
+    _migration_1, _migration_2, _migration_3, _migration_4, _migration_5,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

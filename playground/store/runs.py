@@ -1,12 +1,18 @@
-"""Runs, their per-question results and the spans of each result's trace.
+"""Runs, their per-question results and the spans of each result's trace, and each run's worker.
 
-A question's result and its spans are written in one transaction, with the run's done count: a run stopped or
-killed at any point keeps exactly the questions it finished.
+A question's result and its spans are written in one transaction, with the run row's counts (done, errors, cache
+hits, tokens, seconds): a run stopped or killed at any point keeps exactly the questions it finished, and saving
+costs the same at the first question as at the millionth. A running run names its worker (pid, host) and the
+worker's last heartbeat; reading a run whose worker is gone shows it `interrupted` and stores that.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
+import os
+import socket
+import sqlite3
 import uuid
 from typing import Any, Iterable, Optional
 
@@ -14,7 +20,11 @@ from playground import PlaygroundError
 from playground.redaction import redact_row, redact_value
 from playground.store.db import Workspace, now, to_json
 
-RUN_STATUSES = ("running", "stopped", "failed", "done")
+RUN_STATUSES = ("running", "stopped", "failed", "done", "interrupted")
+BEAT_EVERY_S = 5.0  # a worker writes its heartbeat this often
+STALE_AFTER_S = 20.0  # a running run whose last beat is older than this has lost its worker
+LOCAL_STALE_AFTER_S = 900.0  # ...unless its worker's pid lives on this host (it may be waiting for the database)
+HOST = socket.gethostname()
 
 
 def _loads(value: Optional[str], default: Any) -> Any:
@@ -25,13 +35,16 @@ def _run_row(row) -> dict:
     run = dict(row)
     run["config"] = _loads(run["config"], {})
     run["metrics"] = _loads(run["metrics"], {})
+    run["execution"] = _loads(run.get("execution"), {})
     return run
 
 
 def create_run(workspace: Workspace, config: dict, session_id: Optional[str], label: Optional[str] = None,
-               n_planned: int = 0, run_id: Optional[str] = None) -> str:
-    """Store a new run in status `running`; returns its id."""
+               n_planned: int = 0, run_id: Optional[str] = None, execution: Optional[dict] = None,
+               worker_pid: Optional[int] = None) -> str:
+    """Store a new run in status `running`, owned by `worker_pid` on this host (default: this process)."""
     run_id = run_id or uuid.uuid4().hex[:12]
+    stamp = now()
     with workspace.db.atomic():
         if session_id is not None and not workspace.db["sessions"].count_where("id = ?", [session_id]):
             raise PlaygroundError(f"no session {session_id!r} in {workspace.path} to hold the run")
@@ -39,50 +52,176 @@ def create_run(workspace: Workspace, config: dict, session_id: Optional[str], la
             "id": run_id, "session_id": session_id, "label": label, "status": "running",
             "config": to_json(redact_value(config)),
             "n_planned": n_planned, "n_done": 0, "metrics": to_json({}), "errors": 0, "tokens": 0, "seconds": 0.0,
-            "created_at": now(), "finished_at": None,
+            "n_cached": 0, "created_at": stamp, "finished_at": None, "execution": to_json(execution or {}),
+            "worker_pid": worker_pid or os.getpid(), "worker_host": HOST, "heartbeat_at": stamp,
+            "stop_requested": 0, "status_reason": None,
         })
     return run_id
 
 
 def save_result(workspace: Workspace, result: dict, spans: Iterable[dict]) -> None:
-    """Write one question's result and its spans (rows of table spans) in one transaction.
+    """Write one question's result and its spans in one transaction, and add it to the run row's counts.
 
-    `result` holds the columns of table results; `scores` may be a dict. A result saved again for the same
-    (run, question, repeat) replaces the earlier one and its spans.
+    Constant time in the size of the run: the counts live in the run row. `result` holds the columns of table
+    results; `scores` may be a dict. A result saved again for the same (run, question, repeat) replaces the
+    earlier one and its spans, and the counts stay right.
     """
-    row, spans = redact_row(result), [redact_row(span) for span in spans]
+    spans = [redact_row(span) for span in spans]
+    row = redact_row(result)
     row["scores"] = to_json(row.get("scores") or {})
     row.setdefault("created_at", now())
     row.setdefault("repeat", 0)
     key = [row["run_id"], row["question_id"], row["repeat"]]
     db = workspace.db
     with db.atomic():
+        old = next(db.query("SELECT error, cached, latency_s FROM results WHERE run_id = ? AND question_id = ?"
+                            " AND repeat = ?", key), None)
+        old_tokens = _fresh_tokens(db.query("SELECT kind, cached, prompt_tokens, completion_tokens FROM spans"
+                                            " WHERE run_id = ? AND question_id = ? AND repeat = ?", key)) if old else 0
         db.execute("DELETE FROM spans WHERE run_id = ? AND question_id = ? AND repeat = ?", key)
         db["results"].insert(row, replace=True)
-        db["spans"].insert_all(list(spans))
-        db.execute("UPDATE runs SET n_done = (SELECT COUNT(*) FROM results WHERE run_id = ?) WHERE id = ?",
-                   [row["run_id"], row["run_id"]])
+        db["spans"].insert_all(spans)
+        delta = [_counts(row, _fresh_tokens(spans))[i] - (_counts(old, old_tokens)[i] if old else 0) for i in range(5)]
+        db.execute("UPDATE runs SET n_done = n_done + ?, errors = errors + ?, n_cached = n_cached + ?,"
+                   " seconds = seconds + ?, tokens = tokens + ? WHERE id = ?", [*delta, row["run_id"]])
 
 
-def set_run_status(workspace: Workspace, run_id: str, status: str) -> None:
+def _fresh_tokens(spans: Iterable[dict]) -> int:
+    """Tokens of the generate calls that were not served from the cache."""
+    return sum(int(s.get("prompt_tokens") or 0) + int(s.get("completion_tokens") or 0)
+               for s in spans if s.get("kind") == "generate" and not s.get("cached"))
+
+
+def _counts(result: dict, tokens: int) -> tuple:
+    cached = int(bool(result.get("cached")))
+    return (1, int(result.get("error") is not None), cached,
+            0.0 if cached else float(result.get("latency_s") or 0.0), tokens)
+
+
+def recount(workspace: Workspace, run_id: str) -> None:
+    """Set a run row's counts from its stored results (once per resume: rows written by older versions)."""
+    totals = run_totals(workspace, run_id, recount=True)
+    with workspace.db.atomic():
+        workspace.db.execute("UPDATE runs SET n_done = ?, errors = ?, n_cached = ?, seconds = ?, tokens = ? WHERE id = ?",
+                             [totals["n"], totals["errors"], totals["cached"], totals["seconds"], totals["tokens"],
+                              run_id])
+
+
+def set_run_status(workspace: Workspace, run_id: str, status: str, reason: Optional[str] = None) -> None:
     if status not in RUN_STATUSES:
         raise ValueError(f"unknown run status {status!r}")
     with workspace.db.atomic():
-        workspace.db.execute("UPDATE runs SET status = ? WHERE id = ?", [status, run_id])
+        workspace.db.execute("UPDATE runs SET status = ?, status_reason = ? WHERE id = ?", [status, reason, run_id])
 
 
-def finish_run(workspace: Workspace, run_id: str, status: str, metrics: dict, errors: int, tokens: int,
-               seconds: float) -> dict:
-    """Record a run's end: its status and aggregates. Returns the stored run."""
+def claim_run(workspace: Workspace, run_id: str, pid: Optional[int] = None, execution: Optional[dict] = None) -> None:
+    """Make process `pid` on this host the run's worker: status running, a fresh beat, no stop pending."""
+    values = [pid or os.getpid(), HOST, now(), run_id]
+    extra = ", execution = ?" if execution is not None else ""
+    if execution is not None:
+        values.insert(3, to_json(execution))
+    with workspace.db.atomic():
+        workspace.db.execute("UPDATE runs SET status = 'running', status_reason = NULL, finished_at = NULL,"
+                             f" stop_requested = 0, worker_pid = ?, worker_host = ?, heartbeat_at = ?{extra}"
+                             " WHERE id = ?", values)
+
+
+def beat(workspace: Workspace, run_id: str, pid: Optional[int] = None) -> bool:
+    """The worker's heartbeat (it also takes back a run a reader wrongly gave up on); True when a stop is asked."""
+    pid = pid or os.getpid()
+    with workspace.db.atomic():
+        workspace.db.execute(
+            "UPDATE runs SET heartbeat_at = ?, status = 'running', status_reason = NULL WHERE id = ? AND worker_pid = ?"
+            " AND worker_host = ? AND (status = 'running' OR (status = 'interrupted' AND stop_requested = 0))",
+            [now(), run_id, pid, HOST])
+    return stop_requested(workspace, run_id)
+
+
+def stop_requested(workspace: Workspace, run_id: str) -> bool:
+    row = next(workspace.db.query("SELECT stop_requested FROM runs WHERE id = ?", [run_id]), None)
+    return bool(row and row["stop_requested"])
+
+
+def request_stop(workspace: Workspace, run_id: str) -> dict:
+    """Ask a run's worker to stop after the questions in flight; a run with no live worker is marked stopped now."""
+    full = resolve_run_id(workspace, run_id)
+    run = get_run(workspace, full)
+    with workspace.db.atomic():
+        if run["status"] == "running":
+            workspace.db.execute("UPDATE runs SET stop_requested = 1 WHERE id = ?", [full])
+        elif run["status"] == "interrupted":
+            workspace.db.execute("UPDATE runs SET status = 'stopped', stop_requested = 1 WHERE id = ?", [full])
+    return get_run(workspace, full)
+
+
+def update_run_config(workspace: Workspace, run_id: str, config: dict) -> None:
+    with workspace.db.atomic():
+        workspace.db.execute("UPDATE runs SET config = ? WHERE id = ?", [to_json(redact_value(config)), run_id])
+
+
+def finish_run(workspace: Workspace, run_id: str, status: str, metrics: dict, reason: Optional[str] = None) -> dict:
+    """Record a run's end: its status, why (when not done), its mean scores. Returns the stored run."""
     if status not in RUN_STATUSES:
         raise ValueError(f"unknown run status {status!r}")
     with workspace.db.atomic():
         workspace.db.execute(
-            "UPDATE runs SET status = ?, metrics = ?, errors = ?, tokens = ?, seconds = ?, finished_at = ?,"
-            " n_done = (SELECT COUNT(*) FROM results WHERE run_id = ?) WHERE id = ?",
-            [status, to_json(metrics), errors, tokens, seconds, now(), run_id, run_id],
-        )
+            "UPDATE runs SET status = ?, status_reason = ?, metrics = ?, finished_at = ?, worker_pid = NULL"
+            " WHERE id = ?", [status, reason, to_json(metrics), now(), run_id])
     return get_run(workspace, run_id)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a killed child nobody has reaped yet is a zombie: dead
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+def worker_gone(run: dict) -> Optional[str]:
+    """Why a `running` run has no live worker (its process is gone, or its heartbeat stopped), else None."""
+    pid, host, beat_at = run.get("worker_pid"), run.get("worker_host"), run.get("heartbeat_at")
+    local = bool(pid) and host == HOST
+    if local and not _pid_alive(int(pid)):
+        return f"its worker (pid {pid}) is gone"
+    if not beat_at:
+        return "it has no worker"
+    age = (_dt.datetime.now(_dt.timezone.utc) - _dt.datetime.fromisoformat(beat_at)).total_seconds()
+    # A live local worker may be waiting for a locked database (no beat can be written meanwhile); its pid says
+    # it lives, and only a beat older than any such wait (a reused pid) gives it up.
+    if age > (LOCAL_STALE_AFTER_S if local else STALE_AFTER_S):
+        return f"its worker ({host} pid {pid}) has not reported for {age:.0f} s"
+    return None
+
+
+def _honest(workspace: Workspace, run: dict) -> dict:
+    """A running run whose worker is gone is interrupted: shown so, and stored so (when the database lets us)."""
+    if run["status"] != "running":
+        return run
+    reason = worker_gone(run)
+    if reason is None:
+        return run
+    run["status"], run["status_reason"] = "interrupted", f"interrupted: {reason}; resume it to finish"
+    try:
+        with workspace.db.atomic():
+            workspace.db.execute("UPDATE runs SET status = 'interrupted', status_reason = ? WHERE id = ?"
+                                 " AND status = 'running' AND heartbeat_at IS ?",
+                                 [run["status_reason"], run["id"], run.get("heartbeat_at")])
+    except sqlite3.OperationalError:  # busy or read-only: shown as interrupted anyway, stored next time
+        pass
+    return run
+
+
+def refresh_statuses(workspace: Workspace) -> None:
+    """Store `interrupted` for every running run whose worker is gone (before exporting, listing...)."""
+    for row in workspace.db.query("SELECT * FROM runs WHERE status = 'running'"):
+        _honest(workspace, _run_row(row))
 
 
 def resolve_run_id(workspace: Workspace, run_id: str) -> str:
@@ -103,7 +242,7 @@ def resolve_run_id(workspace: Workspace, run_id: str) -> str:
 def get_run(workspace: Workspace, run_id: str) -> dict:
     """One run (config and metrics parsed), by id or unique id prefix."""
     full = resolve_run_id(workspace, run_id)
-    return _run_row(next(workspace.db.query("SELECT * FROM runs WHERE id = ?", [full])))
+    return _honest(workspace, _run_row(next(workspace.db.query("SELECT * FROM runs WHERE id = ?", [full]))))
 
 
 def list_runs(workspace: Workspace, session_id: Optional[str] = None) -> list[dict]:
@@ -112,7 +251,7 @@ def list_runs(workspace: Workspace, session_id: Optional[str] = None) -> list[di
         rows = workspace.db.query("SELECT * FROM runs ORDER BY created_at DESC")
     else:
         rows = workspace.db.query("SELECT * FROM runs WHERE session_id = ? ORDER BY created_at DESC", [session_id])
-    return [_run_row(row) for row in rows]
+    return [_honest(workspace, _run_row(row)) for row in rows]
 
 
 def _result_row(row) -> dict:
@@ -126,6 +265,12 @@ def get_results(workspace: Workspace, run_id: str) -> list[dict]:
     full = resolve_run_id(workspace, run_id)
     return [_result_row(row) for row in workspace.db.query(
         "SELECT * FROM results WHERE run_id = ? ORDER BY position, repeat", [full])]
+
+
+def recent_results(workspace: Workspace, run_id: str, limit: int = 10) -> list[dict]:
+    """A run's latest stored results, newest first (what a running run has answered lately)."""
+    return [_result_row(row) for row in workspace.db.query(
+        "SELECT * FROM results WHERE run_id = ? ORDER BY created_at DESC LIMIT ?", [run_id, limit])]
 
 
 def get_result(workspace: Workspace, run_id: str, question_id: str, repeat: int = 0) -> dict:
@@ -169,14 +314,19 @@ def delete_run(workspace: Workspace, run_id: str) -> None:
         workspace.db.execute("DELETE FROM runs WHERE id = ?", [full])  # results, spans, ratings, judgments follow
 
 
-def run_totals(workspace: Workspace, run_id: str) -> dict:
-    """A run's aggregates over what is stored: results, errors, and the tokens and seconds that cache hits did not cost.
+def run_totals(workspace: Workspace, run_id: str, recount: bool = False) -> dict:
+    """A run's aggregates: results, errors, and the tokens and seconds that cache hits did not cost.
 
+    Read from the run row's counts (kept by save_result); `recount=True` sums the stored results and spans instead.
     tokens = prompt + completion tokens of generate spans that were not cache hits; seconds = latency of the
     results that were not served wholly from the cache; cached = results served wholly from the cache.
     """
     full = resolve_run_id(workspace, run_id)
     db = workspace.db
+    if not recount:
+        row = next(db.query("SELECT n_done, errors, n_cached, tokens, seconds FROM runs WHERE id = ?", [full]))
+        return {"n": int(row["n_done"] or 0), "errors": int(row["errors"] or 0), "cached": int(row["n_cached"] or 0),
+                "tokens": int(row["tokens"] or 0), "seconds": float(row["seconds"] or 0.0)}
     results = next(db.query(
         "SELECT COUNT(*) AS n, COALESCE(SUM(error IS NOT NULL), 0) AS errors, COALESCE(SUM(cached), 0) AS cached,"
         " COALESCE(SUM(CASE WHEN cached = 0 THEN latency_s ELSE 0 END), 0.0) AS seconds"

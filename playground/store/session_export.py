@@ -183,6 +183,9 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
     """Everything needed to view a session elsewhere, as one JSON-ready dict (format version 2), secrets removed."""
     session = get_session(workspace, id_or_name)
     sid = session["id"]
+    from playground.store.runs import refresh_statuses
+
+    refresh_statuses(workspace)  # a run whose worker is gone is exported as interrupted, not running
     runs = _query(workspace, "runs", "SELECT * FROM runs WHERE session_id = ? ORDER BY created_at, id", [sid])
     run_ids = [run["id"] for run in runs]
     for run in runs:

@@ -142,7 +142,9 @@ def import_session(workspace: Workspace, payload: dict, name: Optional[str] = No
         run_columns = _columns(workspace, "runs")
         for run in payload["runs"]:
             record = dict(run, id=run_map[run["id"]], session_id=session_id,
-                          config=_rewrite(run["config"], run_map))
+                          config=_rewrite(run["config"], run_map), worker_pid=None)
+            if record.get("status") == "running":  # its worker runs elsewhere, on another copy: not here
+                record.update(status="interrupted", status_reason="imported while running; resume it to finish")
             if run.get("benchmark") and benchmark_names[run["benchmark"]] != run["benchmark"] \
                     and record["config"].get("dataset") == run["benchmark"]:
                 record["config"]["dataset"] = benchmark_names[run["benchmark"]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -59,7 +61,14 @@ def test_opening_a_run_shows_its_questions_with_trace_links_and_filters(runs_env
         [r["question_id"] for r in results if r["question_id"] in cities]
 
 
-def test_launching_a_run_from_the_page_stores_a_finished_run(runs_env):
+def _until_finished(ws, run_id: str, limit_s: float = 180.0) -> dict:
+    deadline = time.monotonic() + limit_s
+    while (run := get_run(ws, run_id))["status"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return run
+
+
+def test_launching_a_run_from_the_page_hands_it_to_a_worker_that_finishes_it(runs_env):
     before = {run["id"] for run in list_runs(open_workspace(runs_env["path"]))}
     at = page_test("runs")
     at.run()
@@ -73,12 +82,15 @@ def test_launching_a_run_from_the_page_stores_a_finished_run(runs_env):
     ws = open_workspace(runs_env["path"])
     new = [run for run in list_runs(ws) if run["id"] not in before]
     assert len(new) == 1
-    run = new[0]
+    assert any(new[0]["id"] in s.value and "goes on if you leave" in s.value for s in at.success)
+    assert new[0]["worker_pid"] != os.getpid()  # a worker process, not this script
+    run = _until_finished(ws, new[0]["id"])
     assert (run["label"], run["status"], run["n_done"]) == ("from the page", "done", 3)
-    assert any(run["id"] in s.value and "done" in s.value for s in at.success)
     # Same prompts as the fixture's direct run: answered from the response cache, same answers.
     assert [r["prediction"] for r in get_results(ws, run["id"])] == \
         [r["prediction"] for r in get_results(ws, runs_env["direct"])]
+    at.run()  # the page, opened again, shows the run finished
+    assert any("status `done`" in m.value for m in at.markdown)
 
 
 def test_a_stopped_run_resumes_from_the_page(runs_env):
@@ -94,9 +106,9 @@ def test_a_stopped_run_resumes_from_the_page(runs_env):
     assert not at.exception, at.exception
     at.button(key="runs_resume").click().run()
     assert not at.exception, at.exception
-    run = get_run(ws, stopped.run_id)
+    assert any("resumed" in s.value for s in at.success)
+    run = _until_finished(ws, stopped.run_id)
     assert (run["status"], run["n_done"]) == ("done", 3)
-    assert any("done, 3/3" in s.value for s in at.success)
 
 
 class _BarThatIsClicked:
@@ -164,3 +176,38 @@ def test_the_launch_form_shows_the_chosen_programs_typed_options(runs_env):
     assert at.selectbox(key="runs_option_fusion_fusion").options == ["rrf", "combsum"]
     at.selectbox(key="runs_program").set_value("direct").run()
     assert any("no options of its own" in caption.value for caption in at.caption)
+
+
+def test_a_running_job_is_followed_stopped_and_resumed_from_the_page(app_workspace):
+    from playground.models.base import GenerationParams
+    from playground.runs import Execution, RunConfig
+    from tests.openai_server import OpenAIServer
+
+    server = OpenAIServer(delay_s=0.8).start()
+    try:
+        ws = app_workspace
+        config = RunConfig(dataset="tiny", program="direct", model=server.spec(), params=GenerationParams(max_tokens=8),
+                           repeats=3)
+        run_id = start_run(ws, config, execution=Execution(concurrency=1), detach=True).run_id
+        deadline = time.monotonic() + 60
+        while get_run(ws, run_id)["n_done"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        at = page_test("runs")
+        at.session_state["runs_open"] = run_id
+        at.run()
+        assert not at.exception, at.exception
+        assert any("status `running`" in m.value for m in at.markdown)
+        latest = next(t for t in at.dataframe if "question_id" in t.value.columns and "trace" not in t.value.columns)
+        assert "q1" in list(latest.value["question_id"])  # answers so far, while it runs
+        at.button(key="runs_stop").click().run()
+        assert not at.exception, at.exception
+        run = _until_finished(ws, run_id, 30)
+        assert run["status"] == "stopped" and 1 <= run["n_done"] < 18
+        at.run()
+        at.button(key="runs_resume").click().run()
+        assert not at.exception, at.exception
+        run = _until_finished(ws, run_id, 90)
+        assert (run["status"], run["n_done"]) == ("done", 18)
+        assert len(server.requests) == 18  # the resumed worker answered only the missing questions
+    finally:
+        server.close()

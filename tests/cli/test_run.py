@@ -86,6 +86,10 @@ def test_run_with_a_template_file_prints_a_text_summary(tiny_workspace, capsys, 
     (["run", "--resume", "abc", "--repeat", "abc"], "not both"),
     (["run", "--resume", "ffffff"], "no run 'ffffff'"),
     (["trace", "ffffff", "q1"], "no run 'ffffff'"),
+    (["run", "--dataset", "tiny", "--concurrency", "0"], "--concurrency must be between 1 and 256"),
+    (["run", "--dataset", "tiny", "--timeout", "0"], "timeout must be positive seconds"),
+    (["run", "--repeat", "abc", "--detach"], "--detach works with a new run or --resume"),
+    (["stop", "ffffff"], "no run 'ffffff'"),
 ])
 def test_bad_input_exits_1_with_a_one_line_error(tiny_workspace, capsys, argv, message):
     code, out, err = call(capsys, *argv, "--db", str(tiny_workspace.path))

@@ -102,3 +102,51 @@ def test_a_share_link_lands_on_the_same_view(page, browser_context, app_url, scr
         screenshot(shared, "share-link-side-by-side")
     finally:
         shared.close()
+
+
+def test_a_run_started_on_the_runs_page_outlives_the_tab(page, browser_context, app_url, screenshot):
+    open_page(page, app_url + "/runs", "Runs")
+    set_number(page, "Sample size", 3)
+    set_number(page, "max_tokens", 8)
+    label = page.get_by_label("Label", exact=True)
+    label.fill("outlives the tab")
+    label.press("Enter")
+    wait_until_idle(page)
+    page.get_by_role("button", name="Start run").click()
+    notice = page.get_by_text(re.compile(r"Run [0-9a-f]{12} started; it goes on if you leave this page"))
+    notice.wait_for(timeout=60_000)
+    run_id = re.search(r"Run ([0-9a-f]{12})", notice.inner_text()).group(1)
+    page.goto(app_url + "/")  # navigate away at once, then close the tab
+    page.get_by_role("heading", name="Playground", level=1).wait_for()
+    page.close()
+
+    reopened = browser_context.new_page()
+    try:
+        reopened.goto(f"{app_url}/runs?run={run_id}")
+        reopened.get_by_role("heading", name="Runs", level=1).wait_for()
+        reopened.get_by_text(re.compile(r"status\s+done\s+· 3/3 answered")).wait_for(timeout=240_000)
+        wait_until_idle(reopened)
+        reopened.get_by_text("3 of 3 result(s)", exact=False).wait_for()
+        assert reopened.get_by_text("outlives the tab").count() >= 1
+        screenshot(reopened, "runs-job-finished")
+    finally:
+        reopened.close()
+
+
+def test_typing_while_a_playground_run_answers_keeps_the_answer(page, app_url):
+    open_page(page, app_url + "/", "Playground")
+    set_number(page, "max_tokens", 12)
+    page.get_by_role("button", name="Run", exact=True).click()
+    user_editor = page.frame_locator(f"{ACE} >> nth=1")
+    user_editor.locator(".ace_content").click()  # typing reruns the page while the answer is on its way
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\nkeep-typing-marker")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stCode\"]')].some(e => e.innerText.includes('keep-typing-marker'))",
+        timeout=30_000,
+    )
+    answer = page.locator(ANSWER).first
+    answer.wait_for(timeout=180_000)
+    wait_until_idle(page)
+    assert answer.inner_text().strip()
+    assert "keep-typing-marker" in page.locator(PROMPT).first.inner_text()

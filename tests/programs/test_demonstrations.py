@@ -7,7 +7,8 @@ import pytest
 
 from playground import PlaygroundError
 from playground.models.base import GenerationParams
-from playground.programs.demonstrations import bootstrap_demonstrations, demonstrations_from_run
+from playground.programs.demonstrations import demonstrations_from_run
+from playground.runs.bootstrap import bootstrap_demonstrations
 from playground.programs.direct import direct
 from playground.programs.modifiers import nearest_examples, with_modifiers
 from playground.programs.registry import PROGRAMS

@@ -12,7 +12,8 @@ from playground.models.base import GenerationParams
 from playground.programs.direct import direct
 from playground.programs.modifiers import permute, with_modifiers
 from playground.programs.registry import PROGRAMS
-from playground.programs.sweeps import parse_sweep, run_sweep, sweep_figure
+from playground.programs.sweeps import parse_sweep, sweep_figure
+from playground.runs.sweeps import run_sweep
 from playground.runs import RunConfig
 from playground.store.demonstrations import save_demonstration_set
 from playground.store.runs import get_results, get_run, get_spans

@@ -94,7 +94,9 @@ def test_a_rag_run_stores_results_traces_and_config_then_a_rerun_is_served_from_
 
 @pytest.mark.slow
 def test_a_stopped_run_resumes_with_only_the_remaining_questions(tiny_workspace, smollm2):
-    summary = start_run(tiny_workspace, rag_config(), should_stop=lambda: tiny_workspace.db["results"].count >= 1)
+    answered = []
+    summary = start_run(tiny_workspace, rag_config(), on_progress=lambda done, total, message: answered.append(done),
+                        should_stop=lambda: answered[-1] >= 1)
     assert summary.status == "stopped" and summary.n == 1
     run = get_run(tiny_workspace, summary.run_id)
     assert run["status"] == "stopped" and run["n_done"] == 1 and run["n_planned"] == 3

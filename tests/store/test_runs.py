@@ -118,7 +118,7 @@ def test_finish_run_records_status_and_aggregates(workspace):
     save_result(workspace, _result(run_id, "q1", 0), _spans(run_id, "q1"))
     set_run_status(workspace, run_id, "stopped")
     assert get_run(workspace, run_id)["status"] == "stopped"
-    run = finish_run(workspace, run_id, "done", {"em": 1.0}, errors=0, tokens=12, seconds=0.5)
+    run = finish_run(workspace, run_id, "done", {"em": 1.0})
     assert run["status"] == "done" and run["metrics"] == {"em": 1.0} and run["tokens"] == 12
     assert run["finished_at"] and run["n_done"] == 1
     with pytest.raises(ValueError):

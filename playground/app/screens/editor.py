@@ -7,12 +7,13 @@ import streamlit as st
 
 from playground.app import components as ui
 from playground.app import state
+from playground.app.views import background
 
 SAMPLE_SIZE = 50
 SYSTEM_KEY, USER_KEY = "template_system", "template_user"
 STARTER_KEY, BASE_KEY, LOADED_KEY = "pg_starter", "_pg_base", "_pg_loaded"
 QUESTION_MODE_KEY, QUESTION_KEY, TYPED_KEY = "pg_question_mode", "pg_question", "pg_typed_question"
-RESULT_KEY = "_pg_result"
+RESULT_KEY, PENDING_KEY = "_pg_result", "_pg_pending"
 FROM_BENCHMARK, TYPED = "From the benchmark", "Type a question"
 
 
@@ -212,19 +213,23 @@ def main() -> None:
                     help="Saves the template as a new prompt version when edited, then answers the question")
     if run and ready:
         variant = ui.Variant(template=template, retriever=retriever_choice, model=model_choice, base=base)
-        session_id = state.current_session_id()
+        session_id, keys = state.current_session_id(), state.api_keys()
+        if question is not None:
+            call = lambda: ui.run_variant(state.workspace(), benchmark, variant, session_id,  # noqa: E731
+                                          question_ids=[question.id], api_keys=keys, label="playground")
+        else:
+            call = lambda: ui.run_typed_question(state.workspace(), corpus, variant, text, session_id, api_keys=keys)  # noqa: E731
+        holder = background.start(PENDING_KEY, call, question_id=question.id if question is not None else None,
+                                  template=template if edited else None)
         with st.spinner(f"Answering with {model_choice.spec}..."):
-            result = None
-            with ui.errors_as_messages("Run"):
-                if question is not None:
-                    result = ui.run_variant(ws, benchmark, variant, session_id, question_ids=[question.id],
-                                            api_keys=state.api_keys(), label="playground")
-                else:
-                    result = ui.run_typed_question(ws, corpus, variant, text, session_id, api_keys=state.api_keys())
-        if result is not None:
-            st.session_state[RESULT_KEY] = (result, question.id if question is not None else None)
-            if edited:
-                st.session_state[BASE_KEY] = template  # the next edit's parent is this version
+            background.wait(holder)
+    finished = background.collect(PENDING_KEY)  # also when typing reran the page while it answered
+    if finished is not None and finished["error"] is not None:
+        ui.show_error(finished["error"], "Run")
+    elif finished is not None:
+        st.session_state[RESULT_KEY] = (finished["result"], finished["question_id"])
+        if finished["template"] is not None:
+            st.session_state[BASE_KEY] = finished["template"]  # the next edit's parent is this version
     stored = st.session_state.get(RESULT_KEY)
     version = None
     if stored is not None:

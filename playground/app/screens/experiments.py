@@ -88,7 +88,7 @@ def _sweep_tab(ws) -> None:
 
 def _run_sweep(ws, benchmark, program, template, retriever, model, sample, seed, parameter, values_text,
                demonstrations, shots, metric) -> None:
-    from playground.programs.sweeps import run_sweep
+    from playground.runs.sweeps import run_sweep
     from playground.runs.config import RunConfig
 
     values = view.sweep_values(parameter, values_text)

@@ -1,10 +1,9 @@
-"""Runs: launch a run over a seeded sample (stoppable, resumable), list runs with settings and scores, open one.
+"""Runs: launch a run over a seeded sample, follow it, stop and resume it; list runs with settings and scores.
 
-Stopping: the run loop runs inside this script with an st.progress bar. A click on Stop (or on any widget) while
-it runs makes Streamlit interrupt the script at its next progress update; views.interrupt.StoppableProgress holds
-that request, the engine stops before the next question (status "stopped", finished questions kept), then the
-rerun happens and the run shows a Resume button (playground.runs.execute.resume_run answers only the missing
-questions). With fast reruns the new script run waits for the old one to record the stop (views.interrupt).
+A run started here is a job: the page hands it to a worker process (`start_run(..., detach=True)`, the call
+`playground run --detach` makes) and follows it from the database in a fragment that refreshes itself (progress,
+throughput, errors and results so far). Leaving the page, closing the tab or restarting the app does not stop it;
+Stop asks its worker to stop after the questions in flight, Resume hands what is left to a new worker.
 """
 
 from __future__ import annotations
@@ -12,12 +11,12 @@ from __future__ import annotations
 import streamlit as st
 
 from playground import PlaygroundError
-from playground.app import resources, state
+from playground.app import state
 from playground.app import components as ui
 from playground.app.views import runs as view
-from playground.app.views.interrupt import StoppableProgress, running, take_outcome, wait_until_stopped
 
 DEFAULT_TEMPLATE = "(the program's default)"
+FOLLOW_EVERY_S = 1.5
 
 
 def _benchmark_questions(ws, benchmark: str):
@@ -26,29 +25,13 @@ def _benchmark_questions(ws, benchmark: str):
     return load_questions(ws, benchmark)
 
 
-def _execute(what: str, call) -> None:
-    """Run an engine call with a progress bar and a Stop button; leave a notice for the rerun that follows."""
-    stop_column, bar_column = st.columns([1, 5])
-    stop_column.button("Stop", key="runs_stop", type="secondary", icon=":material/stop:",
-                       help="Stops the run after the question in progress; resume it later.")
-    progress = StoppableProgress(bar_column.progress(0.0, text=f"{what}: starting"), what)
-    summary = None
-    with running() as record:
-        with ui.errors_as_messages(what):
-            summary = call(progress)
-        if summary is not None:
-            record["outcome"] = (summary.status, summary.run_id, summary.n, summary.n_planned, summary.errors)
-    progress.release()  # a held click: rerun (or stop) now that the stop is recorded
-    if summary is not None:
-        st.rerun()
-
-
 def _launch_form(ws, benchmark: str) -> None:
     from playground.app.components.options import program_options_form
     from playground.programs.registry import PROGRAMS
     from playground.prompts.library import list_templates
     from playground.runs.config import RunConfig
     from playground.runs.execute import start_run
+    from playground.runs.plan import Execution
 
     questions = _benchmark_questions(ws, benchmark)
     with st.expander("Launch a run", expanded=True):
@@ -72,6 +55,14 @@ def _launch_form(ws, benchmark: str) -> None:
         seed = columns[1].number_input("Sample seed", 0, 2**31 - 1, 0, key="runs_seed")
         label = columns[2].text_input("Label", "", key="runs_label")
         use_cache = columns[3].checkbox("Use the response cache", True, key="runs_use_cache")
+        remote = model is not None and not model.spec.startswith("local:")
+        columns = st.columns(4)
+        concurrency = columns[0].number_input("Requests in flight", 1, 64, 8 if remote else 1, key="runs_concurrency",
+                                              help="Questions answered at once (the local model answers one at a time)")
+        timeout = columns[1].number_input("Question timeout (s)", 1, 3600, 300, key="runs_timeout",
+                                          help="Give up on a question after this long, retries included")
+        read_timeout = columns[2].number_input("Read timeout (s)", 1, 3600, 60, key="runs_read_timeout",
+                                               help="Longest wait for one answer from a remote server")
         if not st.button("Start run", key="runs_start", type="primary", disabled=model is None or not questions):
             return
     config = RunConfig(
@@ -81,42 +72,71 @@ def _launch_form(ws, benchmark: str) -> None:
         use_cache=use_cache, options=options,
     )
 
-    def call(progress: StoppableProgress):
-        with resources.using_model(model.spec, state.api_keys()) as loaded:
-            return start_run(ws, config, on_progress=progress.on_progress, should_stop=progress.should_stop,
-                             use_cache=use_cache, model=loaded, label=label.strip() or None,
-                             session_id=state.current_session_id())
-
-    _execute("Run", call)
+    execution = Execution(concurrency=int(concurrency), timeout_s=float(timeout), read_timeout_s=float(read_timeout))
+    summary = None
+    with ui.errors_as_messages("Run"):
+        summary = start_run(ws, config, use_cache=use_cache, label=label.strip() or None,
+                            session_id=state.current_session_id(), execution=execution, detach=True,
+                            api_keys=state.api_keys())
+    if summary is not None:
+        st.session_state["runs_open"] = summary.run_id
+        st.session_state["runs_notice"] = f"Run {summary.run_id} started; it goes on if you leave this page."
+        st.rerun()
 
 
 def _resume(ws, run: dict) -> None:
     from playground.runs.execute import resume_run
 
-    spec = (run.get("config") or {}).get("model") or "local:smollm2"
-
-    def call(progress: StoppableProgress):
-        with resources.using_model(spec, state.api_keys()) as loaded:
-            return resume_run(ws, run["id"], on_progress=progress.on_progress, should_stop=progress.should_stop,
-                              model=loaded)
-
-    _execute("Resume", call)
+    with ui.errors_as_messages("Resume"):
+        resume_run(ws, run["id"], detach=True, api_keys=state.api_keys())
+        st.session_state["runs_notice"] = f"Run {run['id']} resumed: only its missing questions are answered."
+        st.rerun()
 
 
 def _notice() -> None:
-    """The last run's outcome (left by the script run that ran it), and open that run."""
-    notice = take_outcome()
-    if not notice:
-        return
-    status, run_id, n, planned, errors = notice
-    st.session_state["runs_open"] = run_id
-    text = f"Run {run_id}: {status}, {n}/{planned} answered" + (f", {errors} error(s)" if errors else "")
-    if status == "done":
-        st.success(text)
-    elif status == "stopped":
-        st.warning(text + ". Resume it below.")
-    else:
-        st.error(text)
+    notice = st.session_state.pop("runs_notice", None)
+    if notice:
+        st.success(notice)
+
+
+def _progress(run_id: str) -> None:
+    """The open run as it is now in the database: status, progress, throughput, errors, Stop and Resume."""
+    from playground.store.runs import get_run, recent_results, request_stop
+
+    ws = state.workspace()  # this (fragment) script run's own connection
+    run = get_run(ws, run_id)
+    done, planned = int(run.get("n_done") or 0), int(run.get("n_planned") or 0)
+    status = run["status"]
+    st.markdown(f"**{run.get('label') or run_id}** · status `{status}` · {done}/{planned} answered · "
+                f"{run.get('errors') or 0} error(s) · {run.get('tokens') or 0} tokens · "
+                f"{view.throughput_text(run)}")
+    if run.get("status_reason") and status != "done":
+        (st.warning if status in ("stopped", "interrupted") else st.error)(run["status_reason"])
+    if status == "running":
+        st.progress(min(1.0, done / planned) if planned else 0.0, text=f"{done}/{planned} answered")
+        if st.button("Stop", key="runs_stop", icon=":material/stop:",
+                     help="Stops the run after the questions in flight; resume it later."):
+            request_stop(ws, run_id)
+            st.rerun()
+        latest = recent_results(ws, run_id)
+        if latest:
+            st.caption("Latest answers")
+            st.dataframe([{"question_id": r["question_id"], "prediction": r.get("prediction") or "",
+                           "error": r.get("error") or "", "latency_s": round(float(r.get("latency_s") or 0), 2)}
+                          for r in latest], hide_index=True, key="runs_latest")
+    elif done < planned and st.button(f"Resume ({done}/{planned} done)", key="runs_resume",
+                                      icon=":material/play_arrow:"):
+        _resume(ws, run)
+    if st.session_state.get("runs_following") == run_id and status != "running":
+        st.session_state.pop("runs_following", None)
+        st.rerun()  # the run ended: redraw the page with its scores and every result
+    if status == "running":
+        st.session_state["runs_following"] = run_id
+
+
+def _follow(run_id: str, running: bool) -> None:
+    """Draw the run's progress; while it runs, redraw it every FOLLOW_EVERY_S seconds on its own."""
+    st.fragment(run_every=FOLLOW_EVERY_S if running else None)(_progress)(run_id)
 
 
 def _run_list(ws) -> list[dict]:
@@ -156,19 +176,12 @@ def _open_run(ws, runs: list[dict]) -> None:
     st.query_params["run"] = run_id
 
     settings = view.run_settings(run.get("config") or {})
-    st.markdown(f"**{run.get('label') or run_id}** · status `{run['status']}` · "
-                f"{run.get('n_done') or 0}/{run.get('n_planned') or 0} answered · "
-                f"{run.get('errors') or 0} error(s) · "
-                f"{run.get('tokens') or 0} tokens · {float(run.get('seconds') or 0):.1f} s")
+    _follow(run_id, run["status"] == "running")
     ui.show_scores(run.get("metrics"))
     with st.expander("Settings"):
         st.json({k: v for k, v in settings.items() if v not in (None, {}, "")})
         st.caption("Full config")
         st.json(run.get("config") or {}, expanded=False)
-    if run["status"] != "done" and (run.get("n_done") or 0) < (run.get("n_planned") or 0):
-        if st.button(f"Resume ({run.get('n_done') or 0}/{run.get('n_planned') or 0} done)", key="runs_resume",
-                     icon=":material/play_arrow:"):
-            _resume(ws, run)
 
     results = get_results(ws, run_id)
     if not results:
@@ -207,7 +220,6 @@ def _open_run(ws, runs: list[dict]) -> None:
 
 def render() -> None:
     st.title("Runs")
-    wait_until_stopped()  # a click during a run started this rerun while the run was still stopping
     ws = state.workspace()
     benchmark = state.benchmark()
     _notice()

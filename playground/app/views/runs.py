@@ -29,6 +29,23 @@ def run_settings(config: Mapping) -> dict:
     return settings
 
 
+def throughput_text(run: Mapping, now: Optional[str] = None) -> str:
+    """Questions a minute since the run was created (to its end, or to now while it runs)."""
+    import datetime as dt
+
+    def parse(stamp):
+        return dt.datetime.fromisoformat(stamp) if stamp else None
+
+    start = parse(run.get("created_at"))
+    end = parse(run.get("finished_at")) if run.get("status") != "running" else None
+    end = end or parse(now) or dt.datetime.now(dt.timezone.utc)
+    done = int(run.get("n_done") or 0)
+    if start is None or done == 0:
+        return "no question answered yet"
+    seconds = max(1e-3, (end - start).total_seconds())
+    return f"{done / seconds * 60:.1f} questions/min over {seconds:.0f} s"
+
+
 def run_label(run: Mapping) -> str:
     settings = run_settings(run.get("config") or {})
     name = run.get("label") or f"{settings.get('program')} / {settings.get('template')}"

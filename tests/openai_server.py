@@ -1,0 +1,151 @@
+"""A small real HTTP server on 127.0.0.1 speaking the OpenAI chat-completions API, slow or misbehaving on purpose.
+
+It answers after a fixed delay with a deterministic reply (a known answer when a keyword of the prompt matches,
+else a word derived from the prompt). A mode misbehaves the way real servers and proxies do, for every request
+(the model name is the mode: `openai:empty@URL`) or for prompts holding a trigger word (`triggers`):
+empty (choices: []), null (content null), html (an HTML page with status 200), html502, badjson, reset (the
+connection dropped mid-body), 429 (Too Many Requests with Retry-After, `rate_limited` times, then answers).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ANSWERS = {"France": "Paris", "Germany": "Berlin", "Seine": "Seine", "Paris?": "the Seine", "Python": "Guido van Rossum",
+           "Rhine": "the North Sea", "Prado": "B"}
+MODES = ("ok", "empty", "null", "html", "html502", "badjson", "reset", "429")
+
+
+def reply_for(prompt: str) -> str:
+    for keyword, answer in ANSWERS.items():
+        if keyword in prompt:
+            return answer
+    return "w" + hashlib.sha256(prompt.encode()).hexdigest()[:6]
+
+
+class OpenAIServer:
+    """Start with `OpenAIServer(delay_s=0.3).start()`; `.url` is the base URL (…/v1); `.close()` stops it."""
+
+    def __init__(self, delay_s: float = 0.0, triggers: dict[str, str] | None = None, retry_after: float = 1.0,
+                 rate_limited: int = 1):
+        self.delay_s = delay_s
+        self.triggers = dict(triggers or {})
+        self.retry_after = retry_after
+        self.rate_limited = rate_limited
+        self.requests: list[dict] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.limited = 0
+        self.limited_at: list[float] = []
+        self.answered_at: list[float] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # as real servers do; else headers then body stall on delayed ACKs
+
+            def do_POST(self):  # noqa: N802 - http.server naming
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                server.handle(self, body)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.handle_error = lambda request, address: None  # a reset connection is the point, not news
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def start(self) -> "OpenAIServer":
+        self.thread.start()
+        return self
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def spec(self, mode: str = "ok") -> str:
+        return f"openai:{mode}@{self.url}"
+
+    def _mode(self, body: dict, prompt: str) -> str:
+        for word, mode in self.triggers.items():
+            if word in prompt:
+                return mode
+        return body.get("model") if body.get("model") in MODES else "ok"
+
+    def handle(self, handler: BaseHTTPRequestHandler, body: dict) -> None:
+        prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
+        with self._lock:
+            self.requests.append({"model": body.get("model"), "prompt": prompt})
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            mode = self._mode(body, prompt)
+            if not (mode == "429" and self.limited < self.rate_limited):  # a rate limit answers at once
+                time.sleep(self.delay_s)
+            self._answer(handler, mode, body, prompt)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _send(self, handler, status: int, payload: bytes, content_type: str = "application/json",
+              headers: dict | None = None) -> None:
+        handler.send_response(status)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(len(payload)))
+        for name, value in (headers or {}).items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(payload)
+
+    def _answer(self, handler, mode: str, body: dict, prompt: str) -> None:
+        text = reply_for(prompt)
+        completion = {"id": "chatcmpl-test", "object": "chat.completion", "model": body.get("model") or "ok",
+                      "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                   "finish_reason": "stop"}],
+                      "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())}}
+        if mode == "429":
+            with self._lock:
+                limit = self.limited < self.rate_limited
+                if limit:
+                    self.limited += 1
+                    self.limited_at.append(time.monotonic())
+            if limit:
+                self._send(handler, 429, json.dumps({"error": {"message": "Rate limit reached, slow down"}}).encode(),
+                           headers={"Retry-After": f"{self.retry_after:g}"})
+                return
+        if mode == "empty":
+            completion["choices"] = []
+        elif mode == "null":
+            completion["choices"][0]["message"]["content"] = None
+            completion["choices"][0]["finish_reason"] = "content_filter"
+        elif mode in ("html", "html502"):
+            page = b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>" \
+                   b"<p>The upstream server sent an invalid response.</p></body></html>"
+            self._send(handler, 200 if mode == "html" else 502, page, "text/html")
+            return
+        elif mode == "badjson":
+            self._send(handler, 200, b'{"choices": [{"message": {"content": "Par', "application/json")
+            return
+        elif mode == "reset":
+            payload = json.dumps(completion).encode()
+            handler.send_response(200)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(payload)))
+            handler.end_headers()
+            handler.wfile.write(payload[: len(payload) // 2])
+            handler.wfile.flush()
+            handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            handler.connection.close()
+            handler.close_connection = True
+            return
+        with self._lock:
+            self.answered_at.append(time.monotonic())
+        self._send(handler, 200, json.dumps(completion).encode())

@@ -1,0 +1,97 @@
+"""Honest status: a running run whose worker is gone reads as interrupted, everywhere, and is stored so."""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+import subprocess
+import sys
+from pathlib import Path
+
+from playground.store.runs import HOST, STALE_AFTER_S, beat, create_run, get_run, list_runs, request_stop
+from playground.store.sessions import current_session, export_session
+
+PACKAGE = Path(__file__).resolve().parents[2] / "playground"
+
+
+def _dead_pid() -> int:
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def _set(workspace, run_id, **values):
+    sets = ", ".join(f"{name} = ?" for name in values)
+    with workspace.db.atomic():
+        workspace.db.execute(f"UPDATE runs SET {sets} WHERE id = ?", [*values.values(), run_id])
+
+
+def test_a_run_whose_worker_process_is_gone_reads_interrupted_and_is_stored_so(workspace):
+    run_id = create_run(workspace, {}, None, n_planned=3, worker_pid=_dead_pid())
+    run = get_run(workspace, run_id)
+    assert run["status"] == "interrupted" and "is gone" in run["status_reason"]
+    stored = next(workspace.db.query("SELECT status FROM runs WHERE id = ?", [run_id]))
+    assert stored["status"] == "interrupted"
+
+
+def test_a_stale_heartbeat_from_another_host_reads_interrupted(workspace):
+    session = current_session(workspace)["id"]
+    run_id = create_run(workspace, {}, session, n_planned=3)
+    old = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=STALE_AFTER_S + 5)).isoformat()
+    _set(workspace, run_id, worker_host="elsewhere", heartbeat_at=old)
+    assert [r["status"] for r in list_runs(workspace)] == ["interrupted"]
+    fresh = create_run(workspace, {}, session, n_planned=1)
+    _set(workspace, fresh, worker_host="elsewhere", heartbeat_at=old)
+    exported = {run["id"]: run["status"] for run in export_session(workspace, session)["runs"]}
+    assert exported == {run_id: "interrupted", fresh: "interrupted"}
+
+
+def test_a_live_worker_keeps_its_run_running_and_its_beat_takes_it_back(workspace):
+    run_id = create_run(workspace, {}, None, n_planned=3)  # this process, beating now
+    assert get_run(workspace, run_id)["status"] == "running"
+    old = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=STALE_AFTER_S + 5)).isoformat()
+    _set(workspace, run_id, heartbeat_at=old)  # no beat for a while: waiting for a locked database, say
+    assert get_run(workspace, run_id)["status"] == "running"  # its process lives on this host
+    _set(workspace, run_id, status="interrupted")  # a reader gave up while the database was locked
+    assert beat(workspace, run_id) is False
+    assert get_run(workspace, run_id)["status"] == "running" and get_run(workspace, run_id)["worker_host"] == HOST
+    assert request_stop(workspace, run_id)["stop_requested"] == 1
+    assert beat(workspace, run_id) is True
+
+
+def test_stopping_a_run_with_no_worker_marks_it_stopped(workspace):
+    run_id = create_run(workspace, {}, None, n_planned=3, worker_pid=_dead_pid())
+    assert request_stop(workspace, run_id)["status"] == "stopped"
+
+
+def _imports(folder: str) -> set[str]:
+    found = set()
+    for path in (PACKAGE / folder).glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_programs_never_import_runs_so_the_packages_do_not_import_each_other():
+    assert _imports("runs") & {"playground.programs.base", "playground.programs.registry"}
+    assert not {name for name in _imports("programs") if name.startswith("playground.runs")}
+
+
+def test_a_run_imported_while_running_is_interrupted_in_the_new_workspace(workspace, tmp_path):
+    from playground.store import open_workspace
+    from playground.store.sessions import import_session
+
+    session = current_session(workspace)["id"]
+    create_run(workspace, {}, session, n_planned=3)  # running, worked on by this live process
+    payload = export_session(workspace, session)
+    assert [run["status"] for run in payload["runs"]] == ["running"]
+    other = open_workspace(tmp_path / "other.db")
+    try:
+        import_session(other, payload)
+        (run,) = list_runs(other)
+        assert run["status"] == "interrupted" and run["worker_pid"] is None
+    finally:
+        other.close()
