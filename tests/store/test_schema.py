@@ -188,13 +188,13 @@ def test_a_rebuild_keeps_columns_another_migration_added(tmp_path):
     """rebuild_table keeps undeclared columns, so migrations appended in any order do not lose each other's data."""
     workspace = open_workspace(tmp_path / "ws.db")
     db = workspace.db
-    db.execute("ALTER TABLE runs ADD COLUMN heartbeat_at TEXT")
+    db.execute("ALTER TABLE runs ADD COLUMN undeclared_note TEXT")
     db.execute("INSERT INTO sessions (id, name) VALUES ('s1', 'one')")
-    db.execute("INSERT INTO runs (id, session_id, heartbeat_at) VALUES ('r1', 's1', 'now')")
+    db.execute("INSERT INTO runs (id, session_id, undeclared_note) VALUES ('r1', 's1', 'now')")
     db.conn.commit()
     with db.atomic():
         schema.rebuild_table(db, "runs")
-    assert next(db.query("SELECT heartbeat_at FROM runs"))["heartbeat_at"] == "now"
+    assert next(db.query("SELECT undeclared_note FROM runs"))["undeclared_note"] == "now"
     assert ("session_id", "sessions", "id", "CASCADE") in actual_schema(db)["runs"]["fks"]
     workspace.close()
 
