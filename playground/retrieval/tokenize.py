@@ -35,9 +35,20 @@ def tokenize(text: str, stem: bool = True) -> list[str]:
 
 def tokenize_many(texts: Iterable[str], stem: bool = True, on_progress: Optional[ProgressCallback] = None,
                   total: int = 0) -> list[list[str]]:
+    """tokenize() of each text, stemming each distinct word once (a corpus repeats its words many times over)."""
+    stops = stop_words()
+    find_words = _WORD.findall
+    stems: dict[str, str] = {}
+    stem_words = _stemmer().stemWords if stem else None
     tokens = []
     for done, text in enumerate(texts, 1):
-        tokens.append(tokenize(text, stem))
+        words = [word for word in find_words(text.lower()) if word not in stops]
+        if stem_words is not None:
+            new = [word for word in dict.fromkeys(words) if word not in stems]
+            if new:
+                stems.update(zip(new, stem_words(new)))
+            words = [stems[word] for word in words]
+        tokens.append(words)
         if done % 2000 == 0:
             report(on_progress, done, total, "tokenising")
     report(on_progress, len(tokens), total or len(tokens), "tokenising")
