@@ -26,6 +26,24 @@ REPORTED_METADATA = (
 )
 
 
+# Chat templates for GGUF files that carry none, by architecture: Gemma 3's (a system message opens the first user
+# turn; the model speaks as "model").
+ARCHITECTURE_TEMPLATES = {
+    "gemma3": (
+        "{{ bos_token }}"
+        "{%- if messages[0]['role'] == 'system' -%}"
+        "{%- set first_user_prefix = messages[0]['content'] + '\\n\\n' -%}{%- set loop_messages = messages[1:] -%}"
+        "{%- else -%}{%- set first_user_prefix = '' -%}{%- set loop_messages = messages -%}{%- endif -%}"
+        "{%- for message in loop_messages -%}"
+        "{%- set role = 'model' if message['role'] == 'assistant' else message['role'] -%}"
+        "{{ '<start_of_turn>' + role + '\\n' + (first_user_prefix if loop.first else '') + message['content'] | trim"
+        " + '<end_of_turn>\\n' }}"
+        "{%- endfor -%}"
+        "{%- if add_generation_prompt -%}{{ '<start_of_turn>model\\n' }}{%- endif -%}"
+    ),
+}
+
+
 def default_threads() -> int:
     """$PLAYGROUND_THREADS, else the physical cores (hyper-threads and oversubscription only slow llama.cpp down)."""
     value = os.environ.get(THREADS_ENV, "").strip()
@@ -96,20 +114,28 @@ class LocalModel:
         return view
 
     def _chat_formatter(self):
-        """The GGUF's own chat template, rendered as llama-cpp-python renders it, for exact prompt token counts."""
+        """The GGUF's own chat template (else the one its architecture is known to use, installed as the chat
+        handler), rendered as llama-cpp-python renders it, for exact prompt token counts."""
         from llama_cpp import llama_chat_format
 
         template = self.llama.metadata.get("tokenizer.chat_template")
+        fallback = not template
+        if fallback:
+            template = ARCHITECTURE_TEMPLATES.get(self.llama.metadata.get("general.architecture", ""))
         if not template:
             return None
         model = self.llama._model
         eos_id, bos_id = self.llama.token_eos(), self.llama.token_bos()
-        return llama_chat_format.Jinja2ChatFormatter(
+        turn_end = self.llama.tokenize(b"<end_of_turn>", add_bos=False, special=True)
+        formatter = llama_chat_format.Jinja2ChatFormatter(
             template=template,
             eos_token=model.token_get_text(eos_id) if eos_id != -1 else "",
             bos_token=model.token_get_text(bos_id) if bos_id != -1 else "",
-            stop_token_ids=[eos_id],
+            stop_token_ids=[eos_id] + (turn_end if fallback and len(turn_end) == 1 else []),
         )
+        if fallback:
+            self.llama.chat_handler = formatter.to_chat_handler()
+        return formatter
 
     def count_tokens(self, text: str) -> int:
         """Exact: the model's own tokenizer, without BOS."""

