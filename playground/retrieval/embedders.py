@@ -1,8 +1,10 @@
-"""Sentence embedders: the bundled all-MiniLM-L6-v2 run on `transformers` alone (no sentence-transformers import,
-which pulls scikit-learn, scipy, pandas and sympy), on the best device present.
+"""Sentence embedders: the bundled all-MiniLM-L6-v2 without importing sentence-transformers (which pulls
+scikit-learn, scipy, pandas and sympy) or transformers' model code (torch.distributed, dynamo, sympy), on the best
+device present.
 
-A sentence-transformers folder whose pipeline is Transformer -> mean pooling (-> Normalize) runs here directly,
-giving the same vectors (within 1e-6 on CPU in fp32); any other model goes through sentence-transformers.
+A sentence-transformers folder whose pipeline is Transformer -> mean pooling (-> Normalize) runs here directly:
+BERT checkpoints on bert.BertEncoder (torch alone), other architectures on transformers' AutoModel; any other
+pipeline goes through sentence-transformers. Vectors match sentence-transformers' within 1e-3 cosine (tests).
 Device: --device / $PLAYGROUND_DEVICE, else CUDA, then Apple MPS, then CPU; fp16 on CUDA (within 1e-3 cosine).
 """
 
@@ -19,6 +21,7 @@ import numpy as np
 
 from playground import PlaygroundError
 from playground.progress import ProgressCallback, report
+from playground.retrieval.bert import bert_folder_supported
 from playground.retrieval.registry import DEFAULT_EMBEDDER
 
 ALLOW_DOWNLOADS_ENV = "PLAYGROUND_ALLOW_DOWNLOADS"
@@ -169,6 +172,34 @@ def longest_first(texts: list[str]) -> list[int]:
     return sorted(range(len(texts)), key=lambda i: -len(texts[i]))
 
 
+def mean_pool(torch, hidden, mask):
+    """Mean of the unpadded token vectors, L2-normalised (sentence-transformers' Pooling + Normalize), in fp32."""
+    hidden = hidden.float()
+    weights = mask.unsqueeze(-1).float()
+    pooled = (hidden * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)
+    return torch.nn.functional.normalize(pooled, p=2, dim=1).cpu().numpy()
+
+
+class TorchBertEmbedder(Embedder):
+    """A mean-pooling BERT sentence model (the default all-MiniLM-L6-v2) on bert.BertEncoder: torch alone."""
+
+    backend = "torch"
+
+    def __init__(self, name: str, folder: Path, config: dict, choice: DeviceChoice):
+        super().__init__()
+        from playground.retrieval.bert import BertEncoder
+
+        self.name = name
+        self.device, self.dtype, self.batch_size = choice.device, choice.dtype, choice.batch_size
+        self.max_seq_length = config["max_seq_length"]
+        self.encoder = BertEncoder(folder, self.max_seq_length, self.device, self.dtype)
+        self.dim = self.encoder.hidden
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        hidden, mask = self.encoder([text.strip() for text in texts])
+        return mean_pool(self.encoder.torch, hidden, mask)
+
+
 class TransformersEmbedder(Embedder):
     """A mean-pooling sentence-transformers model run through `transformers` (AutoTokenizer + AutoModel)."""
 
@@ -195,11 +226,7 @@ class TransformersEmbedder(Embedder):
         batch = self.tokenizer([text.strip() for text in texts], padding=True, truncation="longest_first", max_length=self.max_seq_length,
                                return_tensors="pt").to(self.device)
         with torch.inference_mode():
-            hidden = self.model(**batch).last_hidden_state.float()
-            mask = batch["attention_mask"].unsqueeze(-1).float()
-            pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
-            pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
-        return pooled.cpu().numpy()
+            return mean_pool(torch, self.model(**batch).last_hidden_state, batch["attention_mask"])
 
 
 class SentenceTransformerEmbedder(Embedder):
@@ -239,7 +266,9 @@ def get_embedder(name: Optional[str] = None, device: Optional[str] = None) -> Em
         location = model_location(name)
         config = mean_pooling_config(Path(location)) if Path(location).is_dir() else None
         try:
-            if config is not None:
+            if config is not None and bert_folder_supported(Path(location)):
+                embedder = TorchBertEmbedder(name, Path(location), config, choice)
+            elif config is not None:
                 embedder = TransformersEmbedder(name, Path(location), config, choice)
             else:
                 embedder = SentenceTransformerEmbedder(name, location, choice, offline)

@@ -13,7 +13,7 @@ import pytest
 
 from playground import PlaygroundError
 from playground.retrieval import embedders as embedders_module
-from playground.retrieval.embedders import TransformersEmbedder, choose_device, get_embedder
+from playground.retrieval.embedders import TorchBertEmbedder, TransformersEmbedder, choose_device, get_embedder
 from playground.retrieval.embeddings import corpus_embeddings, embed_resumably, partial_dir
 from playground.retrieval.index import build_index
 from tests.conftest import SHARED_DATASETS, TINY_PASSAGES
@@ -31,8 +31,8 @@ def real_passages(n: int) -> list[str]:
     return [f"{p.title}\n{p.text}" for p in TINY_PASSAGES]
 
 
-def test_the_default_embedder_runs_on_transformers_alone(embedder):
-    assert isinstance(embedder, TransformersEmbedder)
+def test_the_default_embedder_runs_on_torch_alone(embedder):
+    assert isinstance(embedder, TorchBertEmbedder)
     assert embedder.max_seq_length == 256
     assert embedder.describe() == {"device": "cpu", "dtype": "float32"} or embedder.device != "cpu"
 
@@ -49,6 +49,15 @@ def test_transformers_vectors_match_sentence_transformers_within_1e3_cosine(embe
     cosines = np.sum(ours * expected, axis=1)
     assert cosines.min() > 1 - 1e-3, cosines.min()
     assert np.abs(ours - expected).max() < 1e-3
+
+
+def test_the_transformers_path_gives_the_same_vectors(embedder):
+    """The AutoModel path (for mean-pooling models that are not BERT) agrees with the torch-only BERT path."""
+    folder = Path(embedders_module.model_location("all-MiniLM-L6-v2"))
+    config = embedders_module.mean_pooling_config(folder)
+    other = TransformersEmbedder("all-MiniLM-L6-v2", folder, config, choose_device("cpu"))
+    texts = real_passages(12)
+    assert np.abs(other.encode(texts) - embedder.encode(texts)).max() < 1e-4
 
 
 def test_device_choice_honours_the_request_then_the_environment(monkeypatch):
