@@ -106,6 +106,10 @@ def local_section(folder: Path, n: int, max_tokens: int, rounds: int) -> None:
     log("local: Q4_1 at cores // 2 threads, no newline stop (the previous setup)")
     old = LocalModel(smollm2_path(), spec="local:smollm2-q4_1", n_threads=max(1, cores // 2))
     old_summary, old_s = rag_run(workspace, "hotpot", old, n, max_tokens, {"stop_at_newline": False})
+    other_format = "q4_0" if default.path.name.endswith("Q8_0.gguf") else "q8_0"
+    log(f"local: the other derived format, local:smollm2-{other_format}")
+    other = load_model(f"local:smollm2-{other_format}")
+    other_summary, other_s = rag_run(workspace, "hotpot", other, n, max_tokens)
     engine, reference = statistics.median(engine_s), statistics.median(raw_s)
     workspace.close()
     table(f"Local generation: rag + bm25 (k=3, max_tokens {max_tokens}) over {summary.n} seeded HotpotQA questions", [
@@ -117,6 +121,9 @@ def local_section(folder: Path, n: int, max_tokens: int, rounds: int) -> None:
         (f"bundled Q4_1 at cores // 2 = {max(1, cores // 2)} threads, no newline stop", f"{old_s:.3f} s/question",
          f"default is {old_s / engine:.2f}x faster (target >= 3x); EM {old_summary.metrics.get('em', 0):.3f}, "
          f"F1 {old_summary.metrics.get('f1', 0):.3f}"),
+        (f"local:smollm2-{other_format} ({other.path.name}), same settings", f"{other_s:.3f} s/question",
+         f"{other_s / engine:.2f}x the default's time; EM {other_summary.metrics.get('em', 0):.3f}, "
+         f"F1 {other_summary.metrics.get('f1', 0):.3f}"),
     ])
 
 

