@@ -45,7 +45,11 @@ ARCHITECTURE_TEMPLATES = {
 
 
 def default_threads() -> int:
-    """$PLAYGROUND_THREADS, else the physical cores (hyper-threads and oversubscription only slow llama.cpp down)."""
+    """$PLAYGROUND_THREADS, else the physical cores that the 1-minute load average leaves idle (at least one).
+
+    llama.cpp's threads spin at every barrier: one more thread than the free cores stalls each step on a busy
+    machine (measured here: 2 threads at load 9 on 2 cores were 5x slower than 1), while on an idle machine all
+    physical cores are used (hyper-threads do not help)."""
     value = os.environ.get(THREADS_ENV, "").strip()
     if value:
         try:
@@ -54,7 +58,14 @@ def default_threads() -> int:
         except ValueError:
             pass
         raise ModelSpecError(f"${THREADS_ENV}={value!r} is not a positive whole number of threads")
-    return physical_cores()
+    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return idle_threads(physical_cores(), usable, busy)
+
+
+def idle_threads(cores: int, usable: int, load: float) -> int:
+    """The physical cores left idle by `load` runnable processes on `usable` CPUs, at least one."""
+    return max(1, min(cores, int(usable - load + 0.5)))
 
 
 def gpu_layers() -> int:
