@@ -76,7 +76,6 @@ def local_section(folder: Path, n: int, max_tokens: int, rounds: int) -> None:
     import llama_cpp
 
     from playground.models.local import LocalModel, smollm2_path
-    from playground.models.local_files import physical_cores
     from playground.models.registry import load_model
     from playground.store.runs import get_results, get_spans
 
@@ -261,7 +260,6 @@ def embed_section(n: int) -> None:
         return out
 
     hf_s, hf = timed(raw_transformers)
-    del model
 
     from sentence_transformers import SentenceTransformer
 

@@ -223,7 +223,8 @@ class TransformersEmbedder(Embedder):
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         torch = self._torch
-        batch = self.tokenizer([text.strip() for text in texts], padding=True, truncation="longest_first", max_length=self.max_seq_length,
+        batch = self.tokenizer([text.strip() for text in texts], padding=True, truncation="longest_first",
+                               max_length=self.max_seq_length,
                                return_tensors="pt").to(self.device)
         with torch.inference_mode():
             return mean_pool(torch, self.model(**batch).last_hidden_state, batch["attention_mask"])
