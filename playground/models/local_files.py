@@ -170,8 +170,9 @@ def derive(source: Path, fmt: str = DEFAULT_DERIVED_FORMAT, folder: Optional[Pat
             "made_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         record_path = target.with_suffix(".json")
-        record_path.with_suffix(".json.tmp").write_text(json.dumps(record, indent=2), encoding="utf-8")
-        os.replace(record_path.with_suffix(".json.tmp"), record_path)
+        record_staging = folder / f".{record_path.name}.tmp-{os.getpid()}-{threading.get_ident()}"
+        record_staging.write_text(json.dumps(record, indent=2), encoding="utf-8")
+        os.replace(record_staging, record_path)
         return target
 
 
