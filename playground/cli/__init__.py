@@ -21,6 +21,8 @@ def common_options() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", default=argparse.SUPPRESS, help="workspace file (default $PLAYGROUND_DB or sessions/playground.db)")
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON on stdout")
+    common.add_argument("--device", default=argparse.SUPPRESS, metavar="DEVICE",
+                        help="embed on cpu, cuda, cuda:N or mps (default $PLAYGROUND_DEVICE, else the best present)")
     return common
 
 
@@ -29,6 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"playground {__version__}")
     parser.add_argument("--db", default=None, help="workspace file (default $PLAYGROUND_DB or sessions/playground.db)")
     parser.add_argument("--json", action="store_true", default=False, help="print machine-readable JSON on stdout")
+    parser.add_argument("--device", default=None, metavar="DEVICE",
+                        help="embed on cpu, cuda, cuda:N or mps (default $PLAYGROUND_DEVICE, else the best present)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     common = common_options()
     for name in COMMAND_MODULES:
@@ -47,6 +51,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help()
         return 2
     try:
+        if args.device:  # the embedders read it (retrieval/embedders.py), wherever a command embeds
+            import os
+
+            from playground.retrieval.embedders import DEVICE_ENV, check_device
+
+            os.environ[DEVICE_ENV] = check_device(args.device, "--device")
         return int(handler(args) or 0)
     except PlaygroundError as error:
         from playground.redaction import redact

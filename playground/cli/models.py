@@ -27,7 +27,7 @@ def register(subparsers, common) -> None:
 
 
 def list_command(args) -> int:
-    from playground.models.local import LOCAL_ALIASES
+    from playground.models.local_files import LOCAL_ALIASES, alias_status
     from playground.models.registry import DEFAULT_MODEL_SPEC, PROVIDERS
     from playground.models.secrets import env_secret
 
@@ -37,11 +37,8 @@ def list_command(args) -> int:
         for p in PROVIDERS.values()
     ]
     local = []
-    for alias, locate in LOCAL_ALIASES.items():
-        try:
-            local.append({"spec": f"local:{alias}", "file": str(locate()), "available": True})
-        except Exception as error:  # noqa: BLE001 - a missing wheel is reported, not raised
-            local.append({"spec": f"local:{alias}", "file": None, "available": False, "error": str(error)})
+    for alias in LOCAL_ALIASES:
+        local.append({"spec": f"local:{alias}", **alias_status(alias)})
     payload = {"default": DEFAULT_MODEL_SPEC, "providers": providers, "local_models": local}
     lines = [f"default model: {DEFAULT_MODEL_SPEC}", "", "providers:"]
     for p in providers:

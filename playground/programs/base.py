@@ -136,6 +136,15 @@ class StepContext:
             raise PlaygroundError(f"this program needs a {role!r} template; the run has {sorted(self.templates)}")
         return self.templates[role]
 
+    def answer_params(self, role: str = "main") -> GenerationParams:
+        """The run's params, stopping at the first newline when the role's template asks for a short answer (only
+        its first line is read); option `stop_at_newline: false` turns that off."""
+        template = self.template(role)
+        if getattr(template, "answer_format", "short") != "short" or "\n" in self.params.stop \
+                or self.options.get("stop_at_newline") in (False, "false", "0", 0):
+            return self.params
+        return dataclasses.replace(self.params, stop=(*self.params.stop, "\n"))
+
     def span(self, kind: str, name: Optional[str] = None, inputs: Optional[dict] = None) -> ContextManager[Span]:
         """Open a span of any kind (judge, tool, a hop...) under the current one; steps inside nest under it."""
         return self.tracer.span(kind, name, inputs)

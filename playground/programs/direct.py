@@ -10,6 +10,6 @@ from playground.programs.base import ProgramOutput, StepContext, program, questi
 def direct(context: StepContext, question: Question) -> ProgramOutput:
     """Answer from the model's own knowledge: render the template, generate, parse."""
     messages = context.render(question_variables(question))
-    completion = context.generate(messages)
+    completion = context.generate(messages, context.answer_params())
     answer = context.parse(completion.text, choices=question.choices)
     return ProgramOutput(answer=answer, output=completion.text)

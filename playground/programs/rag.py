@@ -11,7 +11,7 @@ def rag(context: StepContext, question: Question) -> ProgramOutput:
     """Retrieve-then-read: search with the question, read the top k passages, answer."""
     passages = context.retrieve(question.text)
     messages, used, truncation = context.render_with_passages(question_variables(question), passages)
-    completion = context.generate(messages, truncation=truncation)
+    completion = context.generate(messages, context.answer_params(), truncation=truncation)
     answer = context.parse(completion.text, choices=question.choices)
     return ProgramOutput(answer=answer, output=completion.text, used_passage_ids=[p["id"] for p in used],
                          extra={"truncation": truncation} if truncation else {})

@@ -11,7 +11,7 @@ from playground.retrieval.base import Hit
 from playground.retrieval.lexical import LexicalIndex
 from playground.packages import package_versions
 from playground.retrieval.registry import top_hits
-from playground.retrieval.tokenize import tokenize, tokenize_many
+from playground.retrieval.tokenize import tokenize, tokenize_to_ids
 
 
 class BM25Retriever(LexicalIndex):
@@ -29,11 +29,12 @@ class BM25Retriever(LexicalIndex):
     def from_texts(cls, texts: list[str], ids: list[str], params: dict,
                    on_progress: Optional[ProgressCallback] = None) -> "BM25Retriever":
         import bm25s
+        from bm25s.tokenization import Tokenized
 
-        tokens = tokenize_many(texts, params["stem"], on_progress, total=len(texts))
+        ids_, vocab = tokenize_to_ids(texts, params["stem"], on_progress, total=len(texts))
         model = bm25s.BM25(k1=params["k1"], b=params["b"])
         report(on_progress, len(texts), len(texts), "indexing")
-        model.index(tokens, show_progress=False)
+        model.index(Tokenized(ids=ids_, vocab=vocab), show_progress=False)
         return cls(model, list(ids), params)
 
     def save(self, path: Path) -> None:

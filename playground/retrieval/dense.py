@@ -58,7 +58,9 @@ class VectorRetriever:
         retriever = cls.from_vectors(embeddings.vectors, embeddings.ids, params, on_progress=on_progress)
         retriever.save(path)
         return {"embeddings": {"path": str(embeddings.path), "embedder": params["embedder"],
-                               "bytes": int((embeddings.path / "vectors.npy").stat().st_size)},
+                               "bytes": int((embeddings.path / "vectors.npy").stat().st_size),
+                               "device": embeddings.manifest.get("device", "cpu"),
+                               "dtype": embeddings.manifest.get("dtype", "float32")},
                 **getattr(retriever, "build_info", {})}
 
     def search(self, query: str, k: int) -> list[Hit]:
@@ -97,7 +99,7 @@ class DenseRetriever(VectorRetriever):
 
     @staticmethod
     def versions() -> dict:
-        return package_versions("numpy", "sentence-transformers", "torch")
+        return package_versions("numpy", "transformers", "torch")
 
     def search_vectors(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         scores = self.vectors @ np.asarray(query, dtype=np.float32)

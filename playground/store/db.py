@@ -5,15 +5,31 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-import sqlite_utils
 
-from playground import PlaygroundError
-from playground.config import indexes_dir, workspace_path
-from playground.store.schema import TABLES, add_missing_columns, rebuild_table
+def _import_sqlite_utils():
+    """sqlite_utils imports pandas when installed (0.6 s per command) only to map pandas.Timestamp values, which the
+    store never writes: hide pandas for that one import (it stays importable for everything else)."""
+    if "sqlite_utils" not in sys.modules and "pandas" not in sys.modules:
+        sys.modules["pandas"] = None  # type: ignore[assignment]  # makes `import pandas` raise ImportError
+        try:
+            import sqlite_utils
+        finally:
+            del sys.modules["pandas"]
+    import sqlite_utils
+
+    return sqlite_utils
+
+
+sqlite_utils = _import_sqlite_utils()
+
+from playground import PlaygroundError  # noqa: E402
+from playground.config import indexes_dir, workspace_path  # noqa: E402
+from playground.store.schema import TABLES, add_missing_columns, rebuild_table  # noqa: E402
 
 
 def now() -> str:

@@ -8,7 +8,6 @@ import hashlib
 import llama_cpp
 
 from playground.models.base import Completion, GenerationParams
-from playground.models.local import smollm2_path
 from playground.models.registry import load_model
 
 MESSAGES = [
@@ -32,7 +31,7 @@ def test_generates_a_short_answer_with_exact_token_counts(smollm2):
 
 
 def test_model_id_names_the_file_and_its_hash(smollm2):
-    path = smollm2_path()
+    path = smollm2.path
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     assert smollm2.model_id == f"{path.name}@{digest[:12]}"
     assert smollm2.info["sha256"] == digest
@@ -73,6 +72,6 @@ def test_n_samples_are_calls_seeded_seed_plus_i(smollm2):
 
 def test_a_local_model_loads_once_per_process(smollm2):
     assert load_model("local:smollm2") is smollm2
-    by_path = load_model(f"local:{smollm2_path()}")
+    by_path = load_model(f"local:{smollm2.path}")
     assert by_path.llama is smollm2.llama
-    assert by_path.spec == f"local:{smollm2_path()}"
+    assert by_path.spec == f"local:{smollm2.path}"

@@ -58,3 +58,18 @@ def test_an_unknown_program_is_a_clear_error():
     with pytest.raises(PlaygroundError, match=r"unknown program 'nope' \(known: direct, .*rag") as raised:
         get_program("nope")
     assert all(name in str(raised.value) for name in PROGRAMS)
+
+
+def test_a_short_answer_template_stops_generation_at_the_first_newline(tiny_workspace, smollm2):
+    context = make_context(tiny_workspace, smollm2, "direct-short-answer", max_tokens=24)
+    assert context.answer_params().stop == ("\n",)
+    output = direct.run(context, get_question(tiny_workspace, "tiny", "q4"))
+    generate = context.tracer.generate_spans()[0]
+    assert generate.inputs["params"]["stop"] == ["\n"]
+    assert "\n" not in output.output
+    assert generate.outputs["finish_reason"] == "stop" or generate.completion_tokens == 24
+
+    cot = make_context(tiny_workspace, smollm2, "zero-shot-cot-reasoning")
+    assert cot.answer_params() is cot.params  # reasoning runs over several lines: no newline stop
+    off = make_context(tiny_workspace, smollm2, "direct-short-answer", options={"stop_at_newline": False})
+    assert off.answer_params().stop == ()

@@ -40,3 +40,21 @@ def test_stemming_is_a_parameter(tiny_workspace):
     plain = open_retriever(tiny_workspace, "tiny", "bm25", {"stem": False})
     assert [h.passage_id for h in stemmed.search("flowing", 5)] == ["p4", "p6"]
     assert plain.search("flowing", 5) == []
+
+
+def test_bm25_scores_are_those_of_bm25s_on_per_text_tokens():
+    """The build's faster tokenising changes nothing: same scores as bm25s over tokenize() of each text."""
+    import bm25s
+    import numpy as np
+
+    from playground.retrieval.tokenize import tokenize
+    from tests.retrieval.conftest import generated_passages
+
+    texts = [f"{p.title}\n{p.text}" for p in generated_passages(300)]
+    params = DEFAULT_PARAMS["bm25"]
+    ours = BM25Retriever.from_texts(texts, [f"g{i}" for i in range(300)], params)
+    reference = bm25s.BM25(k1=params["k1"], b=params["b"])
+    reference.index([tokenize(text) for text in texts], show_progress=False)
+    for query in ("river near the museum", "number17 castle", "volcano glacier lake"):
+        known = [t for t in tokenize(query) if t in reference.vocab_dict]
+        assert np.array_equal(ours.model.get_scores(known), reference.get_scores(known))

@@ -49,6 +49,7 @@ def test_corpus_embeddings_are_computed_once_and_shared_by_dense_indexes(tiny_wo
         raise AssertionError("embeddings were recomputed")
 
     monkeypatch.setattr(embedder, "encode", refuse)
+    monkeypatch.setattr(embedder, "encode_sorted", refuse)
     again = corpus_embeddings(tiny_workspace, "tiny")
     assert np.array_equal(again.vectors, first.vectors)
     for kind in ("faiss-hnsw", "annoy", "faiss-ivfpq"):

@@ -24,3 +24,24 @@ def test_tokenize_many_reports_progress_and_matches_tokenize():
     tokens = tokenize_many(texts, on_progress=lambda done, total, message: calls.append((done, total)))
     assert tokens == [tokenize(text) for text in texts]
     assert calls[-1] == (2, 2)
+
+
+def test_tokenize_many_stems_each_distinct_word_once_with_the_same_tokens():
+    """A corpus-sized run: stemming the vocabulary once must give exactly what stemming every token gives."""
+    from tests.retrieval.conftest import generated_passages
+
+    texts = [f"{p.title}\n{p.text} Running runners ran; the Rivers' rivering" for p in generated_passages(400)]
+    for stem in (True, False):
+        assert tokenize_many(texts, stem) == [tokenize(text, stem) for text in texts]
+
+
+def test_tokenize_to_ids_numbers_the_same_tokens():
+    from playground.retrieval.tokenize import tokenize_to_ids
+    from tests.retrieval.conftest import generated_passages
+
+    texts = [f"{p.title}\n{p.text} Running runners ran" for p in generated_passages(200)] + ["the of and", ""]
+    for stem in (True, False):
+        ids, vocab = tokenize_to_ids(texts, stem)
+        names = {i: token for token, i in vocab.items()}
+        assert [[names[i] for i in doc] for doc in ids] == [tokenize(text, stem) for text in texts]
+        assert sorted(vocab.values()) == list(range(len(vocab)))

