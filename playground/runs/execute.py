@@ -19,6 +19,7 @@ from playground.programs.registry import get_program
 from playground.programs.modifiers import apply_modifiers
 from playground.programs.tracing import describe_error
 from playground.progress import ProgressCallback, report
+from playground.evaluation.text_metrics import metric_signatures
 from playground.runs.config import DEFAULT_RETRIEVER, RunConfig, package_versions
 from playground.store import runs as run_store
 from playground.store.db import Workspace, now
@@ -55,6 +56,7 @@ class _Prepared:
     program: Program
     context: StepContext
     questions: list[Question]
+    benchmark_format: str = ""
 
 
 def _load_templates(workspace: Workspace, config: RunConfig, program: Program, session_id: Optional[str]) -> dict:
@@ -110,7 +112,7 @@ def _prepare(workspace: Workspace, config: RunConfig, *, stored: bool, model: Op
     from playground.store.datasets import corpus_of, get_benchmark
 
     program = apply_modifiers(get_program(config.program), config.options)
-    get_benchmark(workspace, config.dataset)
+    benchmark_format = get_benchmark(workspace, config.dataset).get("format") or ""
     templates = _stored_templates(workspace, config) if stored else _load_templates(workspace, config, program, session_id)
     questions = _sample(workspace, config)
 
@@ -147,15 +149,21 @@ def _prepare(workspace: Workspace, config: RunConfig, *, stored: bool, model: Op
         prompt_versions=dict(config.prompt_versions), retriever=retriever, corpus=corpus, k=config.k,
         use_cache=config.use_cache, options=dict(config.options),
     )
-    return _Prepared(config=config, program=program, context=context, questions=questions)
+    return _Prepared(config=config, program=program, context=context, questions=questions,
+                     benchmark_format=benchmark_format)
 
 
-def _score(program: Program, question: Question, answer: str, used_passage_ids: list[str]) -> dict:
+def _score(prepared: _Prepared, question: Question, output) -> dict:
+    """The benchmark's metrics (HotpotQA's official ones for HotpotQA, with supporting facts when the program names
+    them in extra["supporting_facts"]), and the share of gold passages the program used."""
     from playground.evaluation.metrics import retrieval_recall, score_prediction
 
-    scores = score_prediction(answer, question.answers, question.choices or None)
-    if program.needs_retriever:
-        recall = retrieval_recall(used_passage_ids, question.gold_passage_ids)
+    scores = score_prediction(output.answer, question.answers, question.choices or None,
+                              benchmark_format=prepared.benchmark_format,
+                              gold_facts=question.metadata.get("supporting_facts"),
+                              predicted_facts=output.extra.get("supporting_facts"))
+    if prepared.program.needs_retriever:
+        recall = retrieval_recall(output.used_passage_ids, question.gold_passage_ids)
         if recall is not None:
             scores["retrieval_recall"] = recall
     return scores
@@ -179,7 +187,7 @@ def answer_question(prepared: _Prepared, run_id: str, position: int, question: Q
     result = {
         "run_id": run_id, "question_id": question.id, "repeat": repeat, "position": position,
         "prediction": output.answer if output else None, "output": output.output if output else None,
-        "scores": _score(prepared.program, question, output.answer, output.used_passage_ids) if output else {},
+        "scores": _score(prepared, question, output) if output else {},
         "error": error,
         "prompt_tokens": sum(span.prompt_tokens for span in calls),
         "completion_tokens": sum(span.completion_tokens for span in calls),
@@ -265,6 +273,7 @@ def start_run(workspace: Workspace, config: RunConfig, on_progress: Optional[Pro
     prepared = _prepare(workspace, config, stored=False, model=model, session_id=session_id,
                         use_cache=use_cache, on_progress=on_progress)
     prepared.config.versions = package_versions()
+    prepared.config.metric_signatures = metric_signatures()
     n_planned = len(prepared.questions) * prepared.config.repeats
     run_id = run_store.create_run(workspace, prepared.config.to_dict(), session_id, label=label, n_planned=n_planned)
     return _execute(workspace, run_id, prepared, on_progress, should_stop, started)
@@ -295,6 +304,7 @@ def repeat_run(workspace: Workspace, run_id: str, on_progress: Optional[Progress
     prepared = _prepare(workspace, config, stored=True, model=model, session_id=session_id,
                         use_cache=use_cache, on_progress=on_progress)
     prepared.config.versions = package_versions()
+    prepared.config.metric_signatures = metric_signatures()
     n_planned = len(prepared.questions) * prepared.config.repeats
     new_id = run_store.create_run(workspace, prepared.config.to_dict(), session_id,
                                   label=label or f"repeat of {original['id']}", n_planned=n_planned)
