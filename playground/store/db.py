@@ -110,8 +110,21 @@ def _migration_3(db: sqlite_utils.Database) -> None:
     ensure_demonstration_tables(db)
 
 
+def _migration_retrieval_runs(db: sqlite_utils.Database) -> None:
+    """Retrieval runs (`eval-retrieval`) and each question's ranking, deleted with their run or session."""
+    db.execute("""CREATE TABLE retrieval_runs (
+        id TEXT PRIMARY KEY, session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE, label TEXT,
+        config TEXT NOT NULL, metrics TEXT, created_at TEXT)""")
+    db.execute("""CREATE TABLE retrieval_results (
+        run_id TEXT NOT NULL REFERENCES retrieval_runs(id) ON DELETE CASCADE, question_id TEXT NOT NULL,
+        position INTEGER, ranked_ids TEXT, scores TEXT, gold_ids TEXT, gold_ranks TEXT, latency_ms REAL,
+        metrics TEXT, PRIMARY KEY (run_id, question_id))""")
+    db.execute("CREATE INDEX idx_retrieval_runs_created ON retrieval_runs(created_at)")
+
+
 # Append new migrations; never edit one that has shipped.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_migration_1, _migration_2, _migration_3,
+                                                             _migration_retrieval_runs]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

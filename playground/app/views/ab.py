@@ -8,12 +8,6 @@ from typing import Mapping, Optional, Sequence
 RATING_VALUES = {"a": 1.0, "tie": 0.5, "b": 0.0}
 
 
-def scores_by_question(results: Sequence[Mapping], repeat: int = 0) -> dict[str, dict]:
-    """{question_id: scores} of one repeat; a failed question has no scores, so it drops out of every metric."""
-    return {r["question_id"]: ({} if r.get("error") else dict(r.get("scores") or {}))
-            for r in results if int(r.get("repeat") or 0) == repeat}
-
-
 def means_rows(comparison: Mapping, scores_a: Mapping, scores_b: Mapping, label_a: str, label_b: str,
                seed: int = 0) -> list[dict]:
     """Per metric and run: mean and 95% bootstrap interval over the questions both runs scored on that metric."""
