@@ -53,10 +53,12 @@ def comparison_rows(report: Mapping) -> list[dict]:
     for comparison in report["comparisons"]:
         for metric, m in comparison["metrics"].items():
             ci = m.get("ci95")
+            label = "" if adjusted else f" {comparison['label']}"
             row = {"metric": metric, "n": m["n"],
                    f"mean {baseline}": None if m["mean_a"] is None else round(m["mean_a"], 4),
-                   "mean": None if m["mean_b"] is None else round(m["mean_b"], 4),
-                   "diff": None if m["diff"] is None else round(m["diff"], 4),
+                   f"mean{label}": None if m["mean_b"] is None else round(m["mean_b"], 4),
+                   f"{comparison['label']} - {baseline}" if not adjusted else "diff":
+                       None if m["diff"] is None else round(m["diff"], 4),
                    "95% interval": f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "",
                    "test": m.get("test") or "", "p": None if m.get("p_value") is None else round(m["p_value"], 4),
                    "wins": m["wins"], "ties": m["ties"], "losses": m["losses"]}
