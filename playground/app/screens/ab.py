@@ -141,7 +141,7 @@ def render() -> None:
     chart_left.plotly_chart(charts.metric_means_figure(view.means_rows(comparison, scores_a, scores_b, "A", "B", SEED)),
                             key="ab_means")
     chart_right.plotly_chart(charts.metric_diff_figure(comparison["metrics"], "A", "B"), key="ab_diff")
-    st.dataframe(view.comparison_rows(comparison), hide_index=True, key="ab_table")
+    st.dataframe(compared.comparison_rows(comparison), hide_index=True, key="ab_table")
     compared.show_power(ws, run_a, run_b, key="ab_power")
 
     metrics = list(comparison["metrics"])

@@ -23,23 +23,6 @@ def means_rows(comparison: Mapping, scores_a: Mapping, scores_b: Mapping, label_
     return rows
 
 
-def comparison_rows(comparison: Mapping) -> list[dict]:
-    """The table under the charts: per metric means, difference, interval, test, p-value, wins/ties/losses."""
-    rows = []
-    for metric, m in comparison["metrics"].items():
-        ci = m.get("ci95")
-        rows.append({
-            "metric": metric, "n": m["n"],
-            "mean A": None if m["mean_a"] is None else round(m["mean_a"], 4),
-            "mean B": None if m["mean_b"] is None else round(m["mean_b"], 4),
-            "B - A": None if m["diff"] is None else round(m["diff"], 4),
-            "95% interval": f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "",
-            "test": m.get("test") or "", "p": None if m.get("p_value") is None else round(m["p_value"], 4),
-            "B wins": m["wins"], "ties": m["ties"], "B losses": m["losses"],
-        })
-    return rows
-
-
 def scatter_points(scores_a: Mapping, scores_b: Mapping, metric: str) -> list[dict]:
     points = []
     for qid in sorted(set(scores_a) & set(scores_b)):

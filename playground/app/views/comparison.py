@@ -61,7 +61,8 @@ def comparison_rows(report: Mapping) -> list[dict]:
                        None if m["diff"] is None else round(m["diff"], 4),
                    "95% interval": f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "",
                    "test": m.get("test") or "", "p": None if m.get("p_value") is None else round(m["p_value"], 4),
-                   "wins": m["wins"], "ties": m["ties"], "losses": m["losses"]}
+                   f"{label.strip()} wins".strip(): m["wins"], "ties": m["ties"],
+                   f"{label.strip()} losses".strip(): m["losses"]}
             if adjusted:
                 row = {"run": comparison["label"], **row,
                        "p (Holm)": None if m.get("p_holm") is None else round(m["p_holm"], 4)}
