@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: demo test install browser bench clean
+.PHONY: demo test install browser bench results clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ test: install browser
 bench: install
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/engine.py
+
+# docs/results.md: HotpotQA, SQuAD and OpenBookQA samples (../shared/datasets) through the local model, with intervals.
+results: install
+	$(BIN)/python bench/results.py
 
 clean:
 	rm -rf $(VENV) indexes/*/ .pytest_cache
