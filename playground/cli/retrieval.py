@@ -94,9 +94,15 @@ def cmd_eval_retrieval(args) -> int:
                                     session_id=None if args.no_store else current_session(workspace)["id"])
     finally:
         close()
-    text = (f"{args.retriever} on {args.dataset} (n={result['n']}, k={args.k}): recall@{args.k} "
-            f"{result['recall@k']:.3f}  mrr@{args.k} {result['mrr@k']:.3f}  ndcg@{args.k} {result['ndcg@k']:.3f}  "
-            f"p50 {result['p50_ms']:.2f} ms  p95 {result['p95_ms']:.2f} ms")
+    def cell(name: str) -> str:
+        interval = result["intervals"].get(f"{name}@k")
+        return f"{result[f'{name}@k']:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+
+    spec = result["interval"]
+    text = (f"{args.retriever} on {args.dataset} (n={result['n']}, k={args.k}): recall@{args.k} {cell('recall')}  "
+            f"mrr@{args.k} {cell('mrr')}  ndcg@{args.k} {cell('ndcg')}  "
+            f"p50 {result['p50_ms']:.2f} ms  p95 {result['p95_ms']:.2f} ms\n"
+            f"{spec['level']:.0%} intervals: {spec['method']}, {spec['resamples']} resamples, seed {spec['seed']}")
     if result.get("run_id"):
         text += f"\nstored as retrieval run {result['run_id']} (compare two with `playground compare RUN_A RUN_B`)"
     emit(args, result, text)

@@ -92,11 +92,17 @@ def evaluate_retriever(workspace, dataset: str, kind: str, k: int, sample: Optio
     def mean(name: str) -> float:
         return sum(row["metrics"][f"{name}@k"] for row in rows) / n if n else 0.0
 
+    from playground.evaluation.stats import bootstrap_interval
+
     result = {
         "recall@k": mean("recall"), "mrr@k": mean("mrr"), "ndcg@k": mean("ndcg"),
         "p50_ms": float(np.percentile(latencies, 50)) if latencies else 0.0,
         "p95_ms": float(np.percentile(latencies, 95)) if latencies else 0.0,
         "n": n,
+        "intervals": {f"{name}@k": bootstrap_interval([row["metrics"][f"{name}@k"] for row in rows], seed=0)
+                      for name in ("recall", "mrr", "ndcg")},
+        "interval": {"method": "percentile bootstrap of the mean over questions", "level": 0.95, "resamples": 2000,
+                     "seed": 0},
     }
     if store:
         from playground.store.retrieval_runs import create_retrieval_run

@@ -93,3 +93,15 @@ def test_retrieval_runs_go_with_their_session_and_an_old_workspace_migrates(tmp_
     assert [run["id"] for run in list_retrieval_runs(ws)] == [kept]
     assert ws.db.execute("SELECT COUNT(*) FROM retrieval_results").fetchone()[0] == 6
     ws.close()
+
+
+def test_eval_retrieval_states_its_intervals(tiny_workspace, capsys):
+    db = str(tiny_workspace.path)
+    result = _eval(db, capsys, "--retriever", "bm25", "-k", "2", "--no-store")
+    assert result["interval"] == {"method": "percentile bootstrap of the mean over questions", "level": 0.95,
+                                  "resamples": 2000, "seed": 0}
+    low, high = result["intervals"]["recall@k"]
+    assert low <= result["recall@k"] <= high
+    assert main(["eval-retrieval", "--dataset", "tiny", "--retriever", "bm25", "-k", "2", "--no-store", "--db", db]) == 0
+    assert "95% intervals: percentile bootstrap of the mean over questions, 2000 resamples, seed 0" in \
+        capsys.readouterr().out
