@@ -15,14 +15,13 @@ from typing import Iterable, Sequence
 ROUGE_SIGNATURE = "rouge-score:{version}|rougeL|fmeasure|stemmer:no|max-over-refs"
 
 
-@lru_cache(maxsize=1)
 def _bleu():
+    """A fresh sacrebleu BLEU per call: its objects keep per-call state, and the app scores from several threads."""
     from sacrebleu.metrics import BLEU
 
     return BLEU(effective_order=True)
 
 
-@lru_cache(maxsize=1)
 def _chrf():
     from sacrebleu.metrics import CHRF
 
@@ -95,9 +94,9 @@ def corpus_text_scores(predictions: Iterable[str], references: Iterable[Sequence
 
     predictions = [prediction or "" for prediction in predictions]
     reference_lists = [list(refs) for refs in references]
-    if not predictions:
+    depth = max((len(refs) for refs in reference_lists), default=0)
+    if not predictions or depth == 0:
         return {"bleu": None, "chrf": None, "signatures": {}}
-    depth = max(len(refs) for refs in reference_lists)
     streams = [[refs[i] if i < len(refs) else None for refs in reference_lists] for i in range(depth)]
     bleu, chrf = BLEU(), CHRF()
     bleu_score, chrf_score = bleu.corpus_score(predictions, streams), chrf.corpus_score(predictions, streams)
