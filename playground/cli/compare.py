@@ -13,7 +13,7 @@ def register(subparsers, common) -> None:
     parser = subparsers.add_parser(
         "compare", parents=[common], help="compare runs question by question (paired bootstrap, McNemar)",
         description="Over the questions every run answered without error (a question's repeats are averaged): per "
-                    "metric the means, B - A, a seeded 95%% paired percentile bootstrap interval, a p-value (exact "
+                    "metric the means, B - A, a seeded 95% paired percentile bootstrap interval, a p-value (exact "
                     "McNemar for 0/1 metrics, paired permutation otherwise), win/tie/loss counts (B better = win) "
                     "and the questions that flipped. With three or more runs each is compared with the first and "
                     "the p-values are Holm-adjusted. Works the same on two retrieval runs (recall@k, MRR, nDCG).",
