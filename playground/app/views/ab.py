@@ -1,4 +1,5 @@
-"""The A/B page's data: paired scores of two runs, means with intervals, the scatter and the flipped questions."""
+"""The A/B page's data around playground.evaluation.compare's comparison: means with intervals, the scatter, the
+flipped questions and the pairwise ratings."""
 
 from __future__ import annotations
 
