@@ -72,7 +72,7 @@ def compare_scores(scores: Sequence[Mapping[str, Mapping[str, float]]], metrics:
     common = set(scores[0])
     for table in scores[1:]:
         common &= set(table)
-    keep = set(metrics) if metrics else None
+    keep = set(metrics) if metrics is not None else None
 
     def restricted(table):
         return {q: {m: v for m, v in (table[q] or {}).items() if keep is None or m in keep} for q in common}
@@ -80,7 +80,7 @@ def compare_scores(scores: Sequence[Mapping[str, Mapping[str, float]]], metrics:
     baseline = restricted(scores[0])
     comparisons = [compare_paired(baseline, restricted(other), seed=seed, n_resamples=n_resamples)["metrics"]
                    for other in scores[1:]]
-    order = list(metrics) if metrics else list(dict.fromkeys(m for c in comparisons for m in c))
+    order = list(metrics) if metrics is not None else list(dict.fromkeys(m for c in comparisons for m in c))
     comparisons = [{m: c[m] for m in order if m in c} for c in comparisons]
     adjusted = len(comparisons) >= 2
     if adjusted:
@@ -121,7 +121,7 @@ def compare_runs(workspace, run_ids: Sequence[str], metrics: Optional[Sequence[s
     tables = [question_scores(run["results"]) for run in runs]
     available = [m for m in dict.fromkeys(m for s in tables[0][0].values() for m in s)
                  if all(any(m in q for q in t[0].values()) for t in tables[1:])]
-    compared = compare_scores([t[0] for t in tables], _wanted(available, metrics), seed, n_resamples)
+    compared = compare_scores([t[0] for t in tables], _wanted(available, metrics) or available, seed, n_resamples)
     labels = run_labels(len(runs))
     common = set(compared["question_ids"])
     warnings = []

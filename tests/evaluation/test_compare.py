@@ -77,3 +77,16 @@ def test_compare_runs_of_answer_runs_refuses_mixed_kinds_and_same_run(tiny_works
         compare_runs(ws, [first, stored["run_id"]])
     with pytest.raises(PlaygroundError, match="same run"):
         compare_runs(ws, [first, first[:6]])
+
+
+def test_only_metrics_every_run_scored_are_compared(tiny_workspace):
+    ws = tiny_workspace
+    first = _run(ws, {0: {"q1": 1.0, "q2": 0.0}}, "a")
+    second = create_run(ws, {"dataset": "tiny", "program": "direct"}, None)
+    for position, qid in enumerate(("q1", "q2")):
+        save_result(ws, {"run_id": second, "question_id": qid, "repeat": 0, "position": position, "prediction": "x",
+                         "output": "x", "scores": {"em": 1.0, "retrieval_recall": 0.5}, "error": None,
+                         "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0, "cached": 0,
+                         "created_at": now()}, [])
+    assert list(compare_runs(ws, [first, second])["metrics"]) == ["em"]  # f1 and retrieval_recall: one run only
+    assert compare_scores([{"q1": {"a": 1.0}}, {"q1": {"b": 1.0}}], metrics=[])["comparisons"] == [{}]
