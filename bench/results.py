@@ -177,7 +177,8 @@ def main(argv=None) -> int:
     for name, metric, rate, difference, needed, n, detectable in power_rows:
         lines.append(f"| {name} | {metric} | {rate:.3f} | +{difference:.2f} | {needed} | {n} | "
                      f"{'-' if detectable is None else f'{detectable:.3f}'} |")
-    lines += ["", "With samples this small, only large differences can be told from noise: compare variants on "
+    lines += ["", "\"-\" under detectable now: at that sample size no difference the flip rate allows reaches 80% "
+              "power. With samples this small, only large differences can be told from noise: compare variants on "
               "the number of questions the table asks for before drawing conclusions.", ""]
     Path(args.out).write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {args.out} ({total:.0f} s)")
