@@ -166,7 +166,8 @@ def main(argv=None) -> int:
                      f"{row['test']} | {row['p_value']:.4f} | {row['wins']}/{row['ties']}/{row['losses']} |")
     hit = retrievers["metrics"].get("hit@k")
     if hit:
-        lines += ["", f"Questions whose gold passage only dense finds: {', '.join(hit['flipped']['improved']) or 'none'}; "
+        only_dense = ", ".join(hit["flipped"]["improved"]) or "none"
+        lines += ["", f"Questions whose gold passage only dense finds: {only_dense}; "
                       f"only bm25: {', '.join(hit['flipped']['regressed']) or 'none'}."]
     lines += ["", "## How many questions?", "",
               "Questions needed to detect an improvement of the main metric at 80% power (two-sided alpha 0.05, "

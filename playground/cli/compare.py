@@ -54,7 +54,8 @@ def _table(comparison: dict, baseline: str, adjusted: bool) -> list[str]:
         ci = f"[{_num(row['ci95'][0], True)}, {_num(row['ci95'][1], True)}]" if row["ci95"] else "-"
         p_value = row.get("p_holm") if adjusted else row["p_value"]
         p_text = f"{p_value:.4f}" if p_value is not None else "-"
-        lines.append(f"{metric:<{width}} {_num(row['mean_a']):>7} {_num(row['mean_b']):>7} {_num(row['diff'], True):>7}  "
+        means = f"{_num(row['mean_a']):>7} {_num(row['mean_b']):>7} {_num(row['diff'], True):>7}"
+        lines.append(f"{metric:<{width}} {means}  "
                      f"{ci:<18} {p_text:>7}  {row['test'] or '-':<24} {row['wins']}/{row['ties']}/{row['losses']}")
     for metric, row in comparison["metrics"].items():
         if row.get("binary") and (row["flipped"]["improved"] or row["flipped"]["regressed"]):

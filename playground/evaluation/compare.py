@@ -150,7 +150,8 @@ def compare_runs(workspace, run_ids: Sequence[str], metrics: Optional[Sequence[s
                      for label, table in zip(labels, tables)],
         "comparisons": [{"baseline": runs[0]["id"], "variant": run["id"], "label": label, "metrics": metrics_table,
                          "settings_diff": diff}
-                        for label, run, metrics_table, diff in zip(labels[1:], runs[1:], compared["comparisons"], diffs)],
+                        for label, run, metrics_table, diff
+                        in zip(labels[1:], runs[1:], compared["comparisons"], diffs)],
         "p_adjustment": compared["p_adjustment"], "interval": compared["interval"],
         "warnings": warnings, "seed": seed, "n_resamples": n_resamples,
     }

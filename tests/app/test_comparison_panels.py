@@ -25,7 +25,7 @@ def test_three_runs_are_holm_adjusted_in_the_panel_and_the_cli(app_workspace, mo
     ws = app_workspace
     session_id = current_session(ws)["id"]
     em_c = {repeat: {qid: 1 - value for qid, value in scores.items()} for repeat, scores in EM_A.items()}
-    runs = [_run(ws, session_id, EM_A, "first"), _run(ws, session_id, EM_B, "second"), _run(ws, session_id, em_c, "third")]
+    runs = [_run(ws, session_id, em, label) for em, label in ((EM_A, "first"), (EM_B, "second"), (em_c, "third"))]
 
     assert main(["compare", *runs, "--db", str(ws.path), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

@@ -10,7 +10,7 @@ from playground.evaluation.compare import (
     compare_runs, compare_scores, describe_interval, holm, question_scores,
 )
 from playground.evaluation.stats import compare_paired
-from playground.store.db import now, to_json
+from playground.store.db import now
 from playground.store.runs import create_run, save_result
 
 

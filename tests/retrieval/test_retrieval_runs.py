@@ -57,7 +57,8 @@ def test_compare_two_retrieval_runs_like_answer_runs(tiny_workspace, capsys):
                                   "resamples": 500, "seed": 4}
     narrow_rows = {r["question_id"]: r for r in get_retrieval_results(tiny_workspace, narrow)}
     wide_rows = {r["question_id"]: r for r in get_retrieval_results(tiny_workspace, wide)}
-    found_only_wide = sorted(q for q in narrow_rows if wide_rows[q]["scores"]["hit@k"] > narrow_rows[q]["scores"]["hit@k"])
+    found_only_wide = sorted(q for q in narrow_rows
+                             if wide_rows[q]["scores"]["hit@k"] > narrow_rows[q]["scores"]["hit@k"])
     hit = report["metrics"]["hit@k"]
     assert hit["flipped"] == {"improved": found_only_wide, "regressed": []}
     assert hit["test"] == "mcnemar-exact" and report["metrics"]["recall@k"]["ci95"] is not None
@@ -103,6 +104,7 @@ def test_eval_retrieval_states_its_intervals(tiny_workspace, capsys):
                                   "resamples": 2000, "seed": 0}
     low, high = result["intervals"]["recall@k"]
     assert low <= result["recall@k"] <= high
-    assert main(["eval-retrieval", "--dataset", "tiny", "--retriever", "bm25", "-k", "2", "--no-store", "--db", db]) == 0
+    argv = ["eval-retrieval", "--dataset", "tiny", "--retriever", "bm25", "-k", "2", "--no-store", "--db", db]
+    assert main(argv) == 0
     assert "95% intervals: percentile bootstrap of the mean over questions, 2000 resamples, seed 0" in \
         capsys.readouterr().out
