@@ -13,7 +13,7 @@ FORMAT_CHECK ?= 0
 FLOORS_VENV ?= $(VENV)-floors
 SITE := $(shell $(PYTHON) -c 'import sys; print(f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages")')
 
-.PHONY: demo test check lint typecheck install browser bench lock floors clean
+.PHONY: demo test check lint typecheck install browser bench results lock floors clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,10 @@ floors: install
 	$(FLOORS_VENV)/bin/python -m pip install --quiet -r $(FLOORS_VENV)/floors.txt
 	PYTHONPATH=$(CURDIR) $(FLOORS_VENV)/bin/python -m pytest -q tests/store tests/prompts tests/programs/test_options.py \
 	  tests/retrieval/test_bm25.py tests/retrieval/test_bm25_rank.py tests/app/test_runs_page.py
+
+# docs/results.md: HotpotQA, SQuAD and OpenBookQA samples (../shared/datasets) through the local model, with intervals.
+results: install
+	$(BIN)/python bench/results.py
 
 clean:
 	rm -rf $(VENV) $(FLOORS_VENV) indexes/*/ .pytest_cache .ruff_cache .mypy_cache

@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 
 from playground import PlaygroundError, __version__
 
-COMMAND_MODULES = ["data", "retrieval", "demo", "prompts", "models", "runs", "compare", "score", "sessions", "judge", "experiments"]
+COMMAND_MODULES = ["data", "retrieval", "demo", "prompts", "models", "runs", "compare", "power", "score", "sessions", "judge", "experiments"]
 
 
 def common_options() -> argparse.ArgumentParser:

@@ -53,6 +53,18 @@ def _points_text(points: list[dict], metric: str, chart: str | None) -> str:
     return "\n".join(lines)
 
 
+def _sweep_comparison(workspace, points: list[dict], metric: str):
+    """Every point against the first, paired, on the charted metric (Holm-adjusted from three points on)."""
+    from playground.evaluation.compare import compare_runs
+
+    if len(points) < 2:
+        return None
+    try:
+        return compare_runs(workspace, [p["run_id"] for p in points], metrics=[metric])
+    except PlaygroundError:  # the metric is not scored in every point: the chart still stands
+        return None
+
+
 def handle_sweep(args) -> int:
     from playground.programs.sweeps import parse_sweep, sweep_figure
     from playground.runs.sweeps import run_sweep
@@ -70,13 +82,19 @@ def handle_sweep(args) -> int:
     try:
         points = run_sweep(workspace, config, parameter, values, metric=args.metric, on_progress=on_progress,
                            use_cache=not args.no_cache)
+        comparison = _sweep_comparison(workspace, points, args.metric)
     finally:
         close()
         workspace.close()
     if args.output:
         sweep_figure(points, args.metric).write_html(args.output, include_plotlyjs=True)
-    emit(args, {"parameter": parameter, "metric": args.metric, "points": points, "chart": args.output},
-         _points_text(points, args.metric, args.output))
+    text = _points_text(points, args.metric, args.output)
+    if comparison:
+        from playground.cli.compare import report_text
+
+        text += f"\n\neach point against {parameter}={points[0]['value']} (A):\n" + report_text(comparison)
+    emit(args, {"parameter": parameter, "metric": args.metric, "points": points, "chart": args.output,
+                "comparison": comparison}, text)
     return 0
 
 

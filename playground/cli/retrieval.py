@@ -84,17 +84,27 @@ def cmd_retrieve(args) -> int:
 
 def cmd_eval_retrieval(args) -> int:
     from playground.retrieval.evaluate import evaluate_retriever
+    from playground.store.sessions import current_session
 
     workspace = open_workspace_for(args, create=False)
     on_progress, close = progress_bar(f"eval {args.retriever}")
     try:
         result = evaluate_retriever(workspace, args.dataset, args.retriever, args.k, args.sample, args.seed,
-                                    parse_params(args.param), on_progress)
+                                    parse_params(args.param), on_progress, store=not args.no_store,
+                                    session_id=None if args.no_store else current_session(workspace)["id"])
     finally:
         close()
-    text = (f"{args.retriever} on {args.dataset} (n={result['n']}, k={args.k}): recall@{args.k} "
-            f"{result['recall@k']:.3f}  mrr@{args.k} {result['mrr@k']:.3f}  ndcg@{args.k} {result['ndcg@k']:.3f}  "
-            f"p50 {result['p50_ms']:.2f} ms  p95 {result['p95_ms']:.2f} ms")
+    def cell(name: str) -> str:
+        interval = result["intervals"].get(f"{name}@k")
+        return f"{result[f'{name}@k']:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+
+    spec = result["interval"]
+    text = (f"{args.retriever} on {args.dataset} (n={result['n']}, k={args.k}): recall@{args.k} {cell('recall')}  "
+            f"mrr@{args.k} {cell('mrr')}  ndcg@{args.k} {cell('ndcg')}  "
+            f"p50 {result['p50_ms']:.2f} ms  p95 {result['p95_ms']:.2f} ms\n"
+            f"{spec['level']:.0%} intervals: {spec['method']}, {spec['resamples']} resamples, seed {spec['seed']}")
+    if result.get("run_id"):
+        text += f"\nstored as retrieval run {result['run_id']} (compare two with `playground compare RUN_A RUN_B`)"
     emit(args, result, text)
     return 0
 
@@ -120,4 +130,6 @@ def register(subparsers, common) -> None:
     evaluate.add_argument("-k", type=int, default=10, help="cut-off (default 10)")
     evaluate.add_argument("--sample", type=int, default=None, help="evaluate N seeded questions (default all)")
     evaluate.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    evaluate.add_argument("--no-store", action="store_true",
+                          help="do not store the per-question rankings as a retrieval run")
     evaluate.set_defaults(handler=cmd_eval_retrieval)

@@ -15,11 +15,15 @@ _JSON_TYPES = {dict: "an object", list: "a list", str: "a string", int: "a numbe
 
 def register(subparsers, common) -> None:
     parser = subparsers.add_parser(
-        "score", parents=[common], help="score a JSONL file of predictions (EM, F1, cover-EM, BLEU, ROUGE-L, accuracy)",
+        "score", parents=[common], help="score a JSONL file of predictions (EM, F1, cover-EM, BLEU, chrF, ROUGE-L, accuracy)",
         description='Each line: {"prediction": str, "answers": [str, ...] or str, optional "choices" '
-                    '(texts, or {"label", "text"} objects; answers then hold the correct label), optional "id"}.',
+                    '(texts, or {"label", "text"} objects; answers then hold the correct label), optional "id"}. '
+                    'Besides the per-line means: corpus BLEU and chrF (sacrebleu) with their signatures.',
     )
     parser.add_argument("file", metavar="FILE.jsonl", help="the predictions to score")
+    parser.add_argument("--benchmark", choices=("squad", "hotpotqa", "obqa"), default=None,
+                        help="score EM/F1 by this benchmark's official rule (hotpotqa: yes/no/noanswer get no "
+                             "partial F1); default SQuAD's")
     parser.set_defaults(handler=score_command)
 
 
@@ -93,14 +97,19 @@ def read_predictions(path: str | Path) -> list[dict]:
     return records
 
 
-def score_file(path: str | Path) -> dict:
-    """{"n", "mean": {metric: mean}, "items": [{"line", "id", "scores"}]} for a predictions file."""
+def score_file(path: str | Path, benchmark: str | None = None) -> dict:
+    """{"n", "mean": {metric: mean}, "corpus": {bleu, chrf, signatures}, "items": [{"line", "id", "scores"}]}."""
     from playground.evaluation.metrics import mean_scores, score_prediction
+    from playground.evaluation.text_metrics import corpus_text_scores
 
+    records = read_predictions(path)
     items = [{"line": record["line"], "id": record["id"],
-              "scores": score_prediction(record["prediction"], record["answers"], record["choices"] or None)}
-             for record in read_predictions(path)]
-    return {"n": len(items), "mean": mean_scores(item["scores"] for item in items), "items": items}
+              "scores": score_prediction(record["prediction"], record["answers"], record["choices"] or None,
+                                         benchmark_format=benchmark)}
+             for record in records]
+    referenced = [record for record in records if record["answers"]]
+    corpus = corpus_text_scores([r["prediction"] for r in referenced], [r["answers"] for r in referenced])
+    return {"n": len(items), "mean": mean_scores(item["scores"] for item in items), "corpus": corpus, "items": items}
 
 
 def _format_table(report: dict) -> str:
@@ -111,6 +120,10 @@ def _format_table(report: dict) -> str:
     rows.append(["mean", f"n={report['n']}"] + [f"{report['mean'][m]:.3f}" for m in metrics])
     widths = [max(len(row[i]) for row in [headers] + rows) for i in range(len(headers))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in [headers] + rows]
+    corpus = report.get("corpus") or {}
+    for name in ("bleu", "chrf"):
+        if corpus.get(name) is not None:
+            lines.append(f"corpus {name} {corpus[name]:.4f}  ({corpus['signatures'][name]})")
     unscored = sum(1 for item in report["items"] if not item["scores"])
     if unscored:
         lines.append(f"{unscored} line(s) without reference answers are left out of the means")
@@ -118,6 +131,6 @@ def _format_table(report: dict) -> str:
 
 
 def score_command(args) -> int:
-    report = score_file(args.file)
+    report = score_file(args.file, args.benchmark)
     emit(args, report, _format_table(report))
     return 0

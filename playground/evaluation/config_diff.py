@@ -18,7 +18,7 @@ SETTING_OF_KEY = {
     "params": "params",
     "dataset": "sample", "sample": "sample", "seed": "sample", "question_ids": "sample", "repeats": "sample",
 }
-IGNORED_KEYS = {"versions", "use_cache", "label", "run_id", "created_at"}
+IGNORED_KEYS = {"versions", "metric_signatures", "use_cache", "label", "run_id", "created_at"}
 # Fields of an index manifest that describe the build, not the retriever.
 IGNORED_MANIFEST_KEYS = {"built_at", "build_seconds", "build_time", "created_at", "path", "size", "size_bytes",
                          "versions", "seconds", "index_path"}

@@ -1,25 +1,25 @@
-"""Answer metrics: SQuAD v1.1 exact match and token F1, cover-EM, multiple-choice accuracy, BLEU-1..4, ROUGE-L,
-and retrieval recall. All scores are in [0, 1]; text metrics take the best reference (BLEU pools them).
+"""Answer metrics by benchmark: SQuAD v1.1 exact match and token F1 (HotpotQA's official variant for HotpotQA),
+cover-EM, OpenBookQA-style multiple-choice accuracy, BLEU and chrF (sacrebleu), ROUGE-L (rouge-score), and
+retrieval recall. All scores are in [0, 1]; text metrics take the best reference (BLEU and chrF pool them).
 
 Normalisation is the official SQuAD v1.1 one (playground.data.answers), in its order: lower-case, delete ASCII punctuation, replace the
 words a/an/the (on regex word boundaries) by a space, collapse whitespace. Like the official script, token F1 is 0
 when either side has no tokens (so "" against "" has EM 1 but F1 0).
 
-BLEU is sentence-level over the normalised tokens with multi-reference clipping (an n-gram counts up to its
-largest count in any one reference), the brevity penalty against the reference length closest to the
-prediction's (shorter on ties), uniform weights over orders 1..n, and add-one smoothing of orders 2..n
-(Lin & Och 2004) so a short correct answer is not zeroed by missing 3- and 4-grams (an order the prediction is
-too short for counts as precision 1); an empty prediction or no matching unigram scores 0. ROUGE-L is the LCS F1 (beta = 1) of the tokens, maximum over the references.
+BLEU, chrF and ROUGE-L come from the reference libraries (see playground.evaluation.text_metrics).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from playground.data.answers import normalize_answer
+
+TEXT_METRICS = ["em", "f1", "cover_em", "bleu", "chrf", "rougeL"]
+HOTPOTQA_FORMATS = ("hotpotqa",)
+
 
 def answer_tokens(text: str) -> list[str]:
     return normalize_answer(text).split()
@@ -67,67 +67,6 @@ def cover_exact_match(prediction: str, answers: str | Iterable[str]) -> float:
     """
     predicted = normalize_answer(prediction or "")
     return max((float(_covers(predicted, normalize_answer(answer))) for answer in _as_list(answers)), default=0.0)
-
-
-def _ngrams(tokens: Sequence[str], n: int) -> Counter:
-    return Counter(zip(*(tokens[i:] for i in range(n))))
-
-
-def _bleu_from_tokens(candidate: Sequence[str], references: Sequence[Sequence[str]], max_order: int = 4) -> list[float]:
-    """BLEU-1..max_order of one candidate against pooled references."""
-    if not candidate or not references:
-        return [0.0] * max_order
-    log_precisions = []
-    for n in range(1, max_order + 1):
-        counts = _ngrams(candidate, n)
-        ceiling: dict[tuple, int] = {}
-        for reference in references:
-            for gram, count in _ngrams(reference, n).items():
-                if gram in counts and count > ceiling.get(gram, 0):
-                    ceiling[gram] = count
-        matched = sum(min(count, ceiling.get(gram, 0)) for gram, count in counts.items())
-        total = max(len(candidate) - n + 1, 0)
-        if n == 1:
-            if matched == 0:
-                return [0.0] * max_order
-            log_precisions.append(math.log(matched / total))
-        else:
-            log_precisions.append(math.log((matched + 1) / (total + 1)))
-    length = len(candidate)
-    closest = min((len(reference) for reference in references), key=lambda ref_len: (abs(ref_len - length), ref_len))
-    brevity = 1.0 if length > closest else math.exp(1 - closest / length)
-    return [brevity * math.exp(sum(log_precisions[:n]) / n) for n in range(1, max_order + 1)]
-
-
-def bleu_scores(prediction: str, answers: str | Iterable[str], max_order: int = 4) -> dict[str, float]:
-    """{"bleu1": .., ..., "bleuN": ..} for one prediction (see the module docstring for the exact definition)."""
-    scores = _bleu_from_tokens(answer_tokens(prediction or ""), [answer_tokens(a) for a in _as_list(answers)], max_order)
-    return {f"bleu{n}": score for n, score in enumerate(scores, start=1)}
-
-
-def _lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
-    previous = [0] * (len(second) + 1)
-    for token in first:
-        current = [0]
-        for j, other in enumerate(second):
-            current.append(previous[j] + 1 if token == other else max(previous[j + 1], current[j]))
-        previous = current
-    return previous[-1]
-
-
-def _rouge_l_from_tokens(candidate: Sequence[str], reference: Sequence[str]) -> float:
-    common = _lcs_length(candidate, reference) if candidate and reference else 0
-    if common == 0:
-        return 0.0
-    precision = common / len(candidate)
-    recall = common / len(reference)
-    return 2 * precision * recall / (precision + recall)
-
-
-def rouge_l(prediction: str, answers: str | Iterable[str]) -> float:
-    """ROUGE-L F1 (longest common token subsequence), maximum over the references."""
-    candidate = answer_tokens(prediction or "")
-    return max((_rouge_l_from_tokens(candidate, answer_tokens(answer)) for answer in _as_list(answers)), default=0.0)
 
 
 # Multiple choice
@@ -235,13 +174,18 @@ def choice_accuracy(prediction: str, answers: str | Iterable[str], choices: Iter
 
 # Putting it together
 
-def score_prediction(prediction: str, answers: str | Iterable[str] | None,
-                     choices: Optional[list] = None) -> dict[str, float]:
-    """Every metric for one prediction: em, f1, cover_em, bleu1..bleu4, rougeL, and accuracy with choices.
+def score_prediction(prediction: str, answers: str | Iterable[str] | None, choices: Optional[list] = None,
+                     benchmark_format: Optional[str] = None, gold_facts: Optional[list] = None,
+                     predicted_facts: Optional[list] = None) -> dict[str, float]:
+    """Every metric for one prediction: em, f1, cover_em, bleu, chrf, rougeL, and accuracy with choices.
 
     With choices, `answers` hold the correct label(s); the text metrics then also accept the correct choice's
-    text as a reference. No answers (reference-free) gives {}.
+    text as a reference. For a HotpotQA benchmark, em and f1 follow the official HotpotQA script, and the
+    supporting-fact metrics are added when the program named facts (`predicted_facts`: titles or
+    [title, sentence] pairs). No answers (reference-free) gives {}.
     """
+    from playground.evaluation.text_metrics import text_scores
+
     references = _as_list(answers)
     if not references:
         return {}
@@ -257,14 +201,16 @@ def score_prediction(prediction: str, answers: str | Iterable[str] | None,
     normalized = normalize_answer(prediction)
     candidate = normalized.split()
     normalized_refs = list(dict.fromkeys(normalize_answer(reference) for reference in references))
-    ref_tokens = [reference.split() for reference in normalized_refs]
     scores = {
         "em": max(float(normalized == reference) for reference in normalized_refs),
-        "f1": max(_token_f1(candidate, tokens) for tokens in ref_tokens),
+        "f1": max(_token_f1(candidate, reference.split()) for reference in normalized_refs),
         "cover_em": max(float(_covers(normalized, reference)) for reference in normalized_refs),
     }
-    scores.update({f"bleu{n}": value for n, value in enumerate(_bleu_from_tokens(candidate, ref_tokens), start=1)})
-    scores["rougeL"] = max(_rouge_l_from_tokens(candidate, tokens) for tokens in ref_tokens)
+    if benchmark_format in HOTPOTQA_FORMATS:
+        from playground.evaluation.hotpotqa import hotpotqa_scores
+
+        scores.update(hotpotqa_scores(prediction, references, gold_facts, predicted_facts))
+    scores.update(text_scores(prediction, list(dict.fromkeys(references))))
     if accuracy is not None:
         scores["accuracy"] = accuracy
     return scores

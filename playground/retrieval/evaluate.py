@@ -30,12 +30,36 @@ def ranking_metrics(ranked_ids: list[str], gold_ids: list[str], k: int) -> dict[
     return dict(zip(names, (recall, mrr, dcg / ideal if ideal else 0.0)))
 
 
+def found_gold(ranked_ids: list[str], gold_ids: list[str], k: int) -> float:
+    """1.0 when any gold passage is in the top k (the 0/1 metric whose flips say which questions one retriever
+    finds and the other misses), else 0.0."""
+    gold = set(gold_ids)
+    return float(any(pid in gold for pid in list(dict.fromkeys(ranked_ids))[:k]))
+
+
+def question_metrics(ranked_ids: list[str], gold_ids: list[str], k: int) -> dict[str, float]:
+    """One question's stored scores under the run-level names (recall@k, mrr@k, ndcg@k, hit@k; k is in the
+    config), so retrieval runs at different k still pair metric by metric."""
+    scores = ranking_metrics(ranked_ids, gold_ids, k)
+    named = {name.replace(f"@{k}", "@k"): value for name, value in scores.items()}
+    return {**named, "hit@k": found_gold(ranked_ids, gold_ids, k)}
+
+
+def gold_ranks(ranked_ids: list[str], gold_ids: list[str]) -> dict[str, Optional[int]]:
+    """Each gold passage's 1-based rank in the ranking, None when it was not retrieved."""
+    ranks = {pid: rank for rank, pid in reversed(list(enumerate(dict.fromkeys(ranked_ids), 1)))}
+    return {gold: ranks.get(gold) for gold in gold_ids}
+
+
 def evaluate_retriever(workspace, dataset: str, kind: str, k: int, sample: Optional[int], seed: int,
-                       params: Optional[dict] = None, on_progress: Optional[ProgressCallback] = None) -> dict:
+                       params: Optional[dict] = None, on_progress: Optional[ProgressCallback] = None,
+                       store: bool = False, session_id: Optional[str] = None) -> dict:
     """Search every sampled question of benchmark `dataset` that has gold passages; mean metrics and latency.
 
     Questions without gold passages are left out before sampling, so `sample` counts evaluated questions.
-    Latency is one `search(question, k)` call, after the index is opened (built if needed).
+    Latency is one `search(question, k)` call, after the index is opened (built if needed). With `store`, the
+    run is saved as a retrieval run (each question's ranked ids, scores, gold ranks, latency; the config with the
+    index manifest and embedder) and its id returned as "run_id", so it can be compared later.
     """
     from playground.data.sampling import sample_questions
     from playground.retrieval.index import open_retriever
@@ -51,22 +75,42 @@ def evaluate_retriever(workspace, dataset: str, kind: str, k: int, sample: Optio
         raise PlaygroundError(f"benchmark {dataset!r} has no questions with gold passages to evaluate retrieval on")
     chosen = sample_questions(questions, sample, seed)
     retriever = open_retriever(workspace, corpus, kind, params, on_progress=on_progress)
-    totals = {"recall": 0.0, "mrr": 0.0, "ndcg": 0.0}
-    latencies = []
-    for done, question in enumerate(chosen, 1):
+    rows = []
+    for position, question in enumerate(chosen):
         started = time.perf_counter()
         hits = retriever.search(question.text, k)
-        latencies.append((time.perf_counter() - started) * 1000.0)
-        scores = ranking_metrics([hit.passage_id for hit in hits], question.gold_passage_ids, k)
-        for name in totals:
-            totals[name] += scores[f"{name}@{k}"]
-        report(on_progress, done, len(chosen), "evaluating")
-    n = len(chosen)
-    return {
-        "recall@k": totals["recall"] / n if n else 0.0,
-        "mrr@k": totals["mrr"] / n if n else 0.0,
-        "ndcg@k": totals["ndcg"] / n if n else 0.0,
+        latency_ms = (time.perf_counter() - started) * 1000.0
+        ranked = [hit.passage_id for hit in hits]
+        rows.append({"question_id": question.id, "position": position, "ranked_ids": ranked,
+                     "scores": [float(hit.score) for hit in hits], "gold_ids": list(question.gold_passage_ids),
+                     "gold_ranks": gold_ranks(ranked, question.gold_passage_ids), "latency_ms": latency_ms,
+                     "metrics": question_metrics(ranked, question.gold_passage_ids, k)})
+        report(on_progress, position + 1, len(chosen), "evaluating")
+    n = len(rows)
+    latencies = [row["latency_ms"] for row in rows]
+
+    def mean(name: str) -> float:
+        return sum(row["metrics"][f"{name}@k"] for row in rows) / n if n else 0.0
+
+    from playground.evaluation.stats import bootstrap_interval
+
+    result = {
+        "recall@k": mean("recall"), "mrr@k": mean("mrr"), "ndcg@k": mean("ndcg"),
         "p50_ms": float(np.percentile(latencies, 50)) if latencies else 0.0,
         "p95_ms": float(np.percentile(latencies, 95)) if latencies else 0.0,
         "n": n,
+        "intervals": {f"{name}@k": bootstrap_interval([row["metrics"][f"{name}@k"] for row in rows], seed=0)
+                      for name in ("recall", "mrr", "ndcg")},
+        "interval": {"method": "percentile bootstrap of the mean over questions", "level": 0.95, "resamples": 2000,
+                     "seed": 0},
     }
+    if store:
+        from playground.store.retrieval_runs import create_retrieval_run
+
+        manifest = dict(getattr(retriever, "manifest", None) or {})
+        resolved = manifest.get("params") or dict(params or {})
+        config = {"dataset": dataset, "corpus": corpus, "retriever": kind, "params": resolved, "k": k,
+                  "sample": sample, "seed": seed, "embedder": resolved.get("embedder"), "index_manifest": manifest,
+                  "question_ids": [row["question_id"] for row in rows]}
+        result["run_id"] = create_retrieval_run(workspace, config, rows, result, session_id=session_id)
+    return result

@@ -50,6 +50,7 @@ class RunConfig:
     use_cache: bool = True
     options: dict[str, Any] = field(default_factory=dict)  # program-specific settings
     versions: dict[str, str] = field(default_factory=dict)
+    metric_signatures: dict[str, str] = field(default_factory=dict)  # how bleu, chrf, rougeL were computed
 
     def __post_init__(self) -> None:
         if isinstance(self.templates, str):

@@ -34,12 +34,17 @@ class Outcome:
     answered: int = 0
 
 
-def _score(bound: Bound, question: Question, answer: str, used_passage_ids: list[str]) -> dict:
+def _score(bound: Bound, question: Question, output) -> dict:
+    """The benchmark's metrics (HotpotQA's official ones for HotpotQA, with supporting facts when the program names
+    them in extra["supporting_facts"]), and the share of gold passages the program used."""
     from playground.evaluation.metrics import retrieval_recall, score_prediction
 
-    scores = score_prediction(answer, question.answers, question.choices or None)
+    scores = score_prediction(output.answer, question.answers, question.choices or None,
+                              benchmark_format=bound.plan.benchmark_format,
+                              gold_facts=question.metadata.get("supporting_facts"),
+                              predicted_facts=output.extra.get("supporting_facts"))
     if bound.plan.program.needs_retriever:
-        recall = retrieval_recall(used_passage_ids, question.gold_passage_ids)
+        recall = retrieval_recall(output.used_passage_ids, question.gold_passage_ids)
         if recall is not None:
             scores["retrieval_recall"] = recall
     return scores
@@ -73,7 +78,7 @@ def answer_question(bound: Bound, workspace: Workspace, run_id: str, item: Item,
     result = {
         "run_id": run_id, "question_id": question.id, "repeat": repeat, "position": position,
         "prediction": output.answer if output else None, "output": output.output if output else None,
-        "scores": _score(bound, question, output.answer, output.used_passage_ids) if output else {},
+        "scores": _score(bound, question, output) if output else {},
         "error": error,
         "prompt_tokens": sum(span.prompt_tokens for span in calls),
         "completion_tokens": sum(span.completion_tokens for span in calls),

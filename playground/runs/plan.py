@@ -63,6 +63,7 @@ class RunPlan:
     program: Program
     templates: Mapping[str, Any]  # role -> Template
     questions: tuple[Question, ...]
+    benchmark_format: str = ""  # how answers are scored (HotpotQA's official rule for "hotpotqa")
 
     @property
     def n_planned(self) -> int:
@@ -136,7 +137,7 @@ def resolve_plan(workspace: Workspace, config: RunConfig, *, stored: bool = Fals
     if not stored:
         config.options = check_options(get_program(config.program), config.options)
     program = apply_modifiers(get_program(config.program), config.options)
-    get_benchmark(workspace, config.dataset)
+    benchmark_format = get_benchmark(workspace, config.dataset).get("format") or ""
     templates = _stored_templates(workspace, config) if stored else _saved_templates(workspace, config, program,
                                                                                       session_id)
     questions = _sample(workspace, config)
@@ -153,8 +154,12 @@ def resolve_plan(workspace: Workspace, config: RunConfig, *, stored: bool = Fals
     if use_cache is not None:  # None: as the stored config says (a detached worker)
         config.use_cache = bool(use_cache) if stored else bool(config.use_cache and use_cache)
     if (not stored) if record_versions is None else record_versions:
+        from playground.evaluation.text_metrics import metric_signatures
+
         config.versions = package_versions()
-    return RunPlan(config=config, program=program, templates=MappingProxyType(templates), questions=tuple(questions))
+        config.metric_signatures = metric_signatures()
+    return RunPlan(config=config, program=program, templates=MappingProxyType(templates), questions=tuple(questions),
+                   benchmark_format=benchmark_format)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ sqlite_utils = _import_sqlite_utils()
 
 from playground import PlaygroundError  # noqa: E402
 from playground.config import indexes_dir, workspace_path  # noqa: E402
-from playground.store.schema import TABLES, add_missing_columns, rebuild_table  # noqa: E402
+from playground.store.schema import TABLES, add_missing_columns, create_table, rebuild_table  # noqa: E402
 
 
 def now() -> str:
@@ -157,8 +157,10 @@ def _migration_3(db: sqlite_utils.Database) -> None:
 
 def _migration_4(db: sqlite_utils.Database) -> None:
     """Foreign keys with ON DELETE rules (playground.store.schema): every table rebuilt in its declared shape."""
+    existing = set(db.table_names())
     for name in TABLES:
-        rebuild_table(db, name)
+        if name in existing:  # tables declared for later migrations are created by those
+            rebuild_table(db, name)
 
 
 def _migration_5(db: sqlite_utils.Database) -> None:
@@ -169,11 +171,18 @@ def _migration_5(db: sqlite_utils.Database) -> None:
                " (SELECT COALESCE(SUM(cached), 0) FROM results WHERE results.run_id = runs.id)")
 
 
+def _migration_retrieval_runs(db: sqlite_utils.Database) -> None:
+    """Retrieval runs (`eval-retrieval`) and each question's ranking, deleted with their run or session."""
+    for name in ("retrieval_runs", "retrieval_results"):
+        if name not in db.table_names():
+            create_table(db, name)
+
+
 # Append new migrations; never edit one that has shipped. Declare the change in playground/store/schema.py, then
 # append one function calling schema.create_table(db, NAME), schema.add_missing_columns(db, NAME) or
 # schema.rebuild_table(db, NAME).
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
-    _migration_1, _migration_2, _migration_3, _migration_4, _migration_5,
+    _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_retrieval_runs,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

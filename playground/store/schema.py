@@ -114,6 +114,14 @@ TABLES: dict[str, Table] = {t.name: t for t in (
           unique_indexes=(("name", "version"),),
           foreign_keys=(ForeignKey("source_run_id", "runs", on_delete=SET_NULL),
                         ForeignKey("session_id", "sessions", on_delete=SET_NULL))),
+    Table("retrieval_runs", {"id": TEXT, "session_id": TEXT, "label": TEXT, "config": TEXT, "metrics": TEXT,
+                             "created_at": TEXT}, pk="id", json=("config", "metrics"), indexes=(("created_at",),),
+          foreign_keys=(ForeignKey("session_id", "sessions"),)),
+    Table("retrieval_results", {"run_id": TEXT, "question_id": TEXT, "position": INTEGER, "ranked_ids": TEXT,
+                                "scores": TEXT, "gold_ids": TEXT, "gold_ranks": TEXT, "latency_ms": REAL,
+                                "metrics": TEXT}, pk=("run_id", "question_id"),
+          json=("ranked_ids", "scores", "gold_ids", "gold_ranks", "metrics"),
+          foreign_keys=(ForeignKey("run_id", "retrieval_runs"),)),
 )}
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 
-from playground.evaluation.stats import compare_paired
+from playground.evaluation.compare import compare_runs
 from playground.store import open_workspace
 from playground.store.ratings import list_ratings
-from playground.store.runs import get_results
 from tests.app.conftest import page_test
 
 
@@ -19,19 +18,16 @@ def _open(runs_env):
     return at.run()
 
 
-def _scores(ws, run_id):
-    return {r["question_id"]: r["scores"] for r in get_results(ws, run_id) if not r["error"]}
-
-
 def test_the_page_compares_the_two_runs_metric_by_metric(runs_env):
     at = _open(runs_env)
     assert not at.exception, at.exception
     assert (at.selectbox(key="ab_a").value, at.selectbox(key="ab_b").value) == (runs_env["direct"], runs_env["rag"])
     ws = open_workspace(runs_env["path"])
-    expected = compare_paired(_scores(ws, runs_env["direct"]), _scores(ws, runs_env["rag"]), seed=0)
+    expected = compare_runs(ws, [runs_env["direct"], runs_env["rag"]], seed=0)
     table = next(t for t in at.dataframe if "B - A" in t.value.columns)
     assert list(table.value["metric"]) == list(expected["metrics"])
     assert {"em", "f1"} <= set(table.value["metric"])
+    assert "retrieval_recall" not in set(table.value["metric"])  # rag has it, direct does not: nothing to pair
     f1 = expected["metrics"]["f1"]
     row = table.value[table.value["metric"] == "f1"].iloc[0]
     assert (row["B wins"], row["ties"], row["B losses"]) == (f1["wins"], f1["ties"], f1["losses"])

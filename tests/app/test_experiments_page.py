@@ -58,6 +58,9 @@ def test_a_k_sweep_stores_a_run_per_value_and_charts_it(experiments_env):
     assert list(table.value["value"]) == [0, 1] and set(table.value["run_id"]) == {run["id"] for run in new}
     chart = at.get("plotly_chart")
     assert len(chart) == 1 and '"lines+markers"' in chart[0].proto.spec
+    compared = next(t for t in at.dataframe if "95% interval" in t.value.columns)  # k=1 against k=0, paired
+    assert set(compared.value["metric"]) >= {"em", "f1"}
+    assert any("paired percentile bootstrap over questions, 2000 resamples, seed 0" in c.value for c in at.caption)
 
 
 def test_a_bad_sweep_value_is_a_message(experiments_env):

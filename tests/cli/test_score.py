@@ -39,7 +39,8 @@ def test_score_json_per_line_and_mean(tmp_path, capsys):
     assert fourth == {}
     assert report["mean"]["em"] == pytest.approx(1 / 3)
     assert report["mean"]["accuracy"] == 1.0
-    assert set(report["mean"]) >= {"em", "f1", "cover_em", "bleu1", "bleu4", "rougeL"}
+    assert set(report["mean"]) >= {"em", "f1", "cover_em", "bleu", "chrf", "rougeL"}
+    assert report["corpus"]["signatures"]["bleu"].startswith("corpus/100 nrefs:")
     assert third == score_prediction("B) Madrid", ["B"], ["Paris", "Madrid"])
 
 
@@ -127,3 +128,18 @@ def test_score_matches_independent_squad_reference_on_squad_dev(tmp_path, capsys
     expected_em = sum(reference_em(r["prediction"], r["answers"]) for r in records) / len(records)
     assert report["mean"]["em"] == pytest.approx(expected_em)
     assert 0.2 < report["mean"]["em"] < 0.8  # the perturbations produce both hits and misses
+
+
+def test_score_by_the_hotpotqa_rule_and_corpus_bleu_with_its_signature(tmp_path, capsys):
+    import sacrebleu
+
+    rows = [{"prediction": "no way", "answers": ["no"]}, {"prediction": "the cat sat on the mat", "answers": ["the cat is on the mat"]}]
+    path = _write_jsonl(tmp_path / "h.jsonl", rows)
+    assert _score_json(capsys, path)["items"][0]["scores"]["f1"] == pytest.approx(2 / 3)  # SQuAD's rule
+    assert main(["score", path, "--benchmark", "hotpotqa", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["items"][0]["scores"]["f1"] == 0.0  # HotpotQA's official rule
+    expected = sacrebleu.corpus_bleu([r["prediction"] for r in rows], [[r["answers"][0] for r in rows]]).score / 100
+    assert report["corpus"]["bleu"] == pytest.approx(expected)
+    assert main(["score", path]) == 0
+    assert "corpus bleu" in capsys.readouterr().out

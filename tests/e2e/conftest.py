@@ -21,6 +21,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 STARTUP_SECONDS = 90
+APP_DB: dict = {}  # "path": the workspace file the session's app server opens (tests may add stored runs to it)
 
 
 def free_port() -> int:
@@ -51,6 +52,7 @@ def app_url(tmp_path_factory):
     workspace = open_workspace(db)
     save_dataset(workspace, "tiny", tiny_dataset())
     workspace.close()
+    APP_DB["path"] = db
     port = free_port()
     env = {key: value for key, value in os.environ.items() if key not in ("PLAYGROUND_INDEXES",)}
     env.update(PLAYGROUND_DB=str(db), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")

@@ -9,18 +9,11 @@ from playground import PlaygroundError
 from playground.app import charts, state
 from playground.app import components as ui
 from playground.app.views import ab as view
+from playground.app.views import comparison as compared
 from playground.app.views.runs import default_metric, run_label
 from playground.app.views.traces import ordered_spans, span_title
 
 SEED = 0
-
-
-@st.cache_data(show_spinner="Comparing the runs (paired bootstrap)...", max_entries=32)
-def _compare(scores_a: dict, scores_b: dict, seed: int) -> dict:
-    """compare_paired, kept per pair of score tables: a rating click or a metric switch does not resample."""
-    from playground.evaluation.stats import compare_paired
-
-    return compare_paired(scores_a, scores_b, seed=seed)
 
 
 def _pick(label: str, key: str, ids: list[str], linked, default, labels: dict) -> str:
@@ -134,19 +127,22 @@ def render() -> None:
     _settings_diff(by_id[run_a], by_id[run_b])
 
     results_a, results_b = get_results(ws, run_a), get_results(ws, run_b)
-    scores_a, scores_b = view.scores_by_question(results_a), view.scores_by_question(results_b)
-    comparison = _compare(scores_a, scores_b, SEED)
+    from playground.evaluation.compare import question_scores
+
+    scores_a, scores_b = question_scores(results_a)[0], question_scores(results_b)[0]
+    comparison = compared.compare(ws, [run_a, run_b], seed=SEED)
     if comparison["n"] == 0 or not comparison["metrics"]:
         st.warning("These runs have no scored question in common: nothing to compare.")
         return
-    st.caption(f"{comparison['n']} question(s) answered by both runs · B - A, paired bootstrap 95% intervals "
-               f"(seed {SEED}), exact McNemar for 0/1 metrics, a paired permutation test otherwise")
+    st.caption("B - A · " + compared.interval_caption(comparison) + " · each run's mean: percentile bootstrap of "
+               f"the mean, {compared.RESAMPLES} resamples, seed {SEED}")
 
     chart_left, chart_right = st.columns(2)
     chart_left.plotly_chart(charts.metric_means_figure(view.means_rows(comparison, scores_a, scores_b, "A", "B", SEED)),
                             key="ab_means")
     chart_right.plotly_chart(charts.metric_diff_figure(comparison["metrics"], "A", "B"), key="ab_diff")
-    st.dataframe(view.comparison_rows(comparison), hide_index=True, key="ab_table")
+    st.dataframe(compared.comparison_rows(comparison), hide_index=True, key="ab_table")
+    compared.show_power(ws, run_a, run_b, key="ab_power")
 
     metrics = list(comparison["metrics"])
     metric = st.selectbox("Metric", metrics, index=metrics.index(default_metric(metrics)), key="ab_metric")

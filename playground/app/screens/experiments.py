@@ -114,6 +114,11 @@ def _sweep_result() -> None:
     st.subheader(f"Sweep of {points[0]['parameter']}: {len(points)} run(s)")
     st.plotly_chart(sweep_figure(points, metric), key="experiments_sweep_chart")
     st.dataframe(view.point_rows(points, metric), hide_index=True, key="experiments_sweep_points")
+    if len(points) >= 2:
+        from playground.app.views import comparison as compared
+
+        st.markdown(f"**Each point against {points[0]['parameter']}={points[0]['value']}** (paired, every metric)")
+        compared.show_comparison(state.workspace(), [p["run_id"] for p in points], key="experiments_sweep_compare")
     for point in sorted(points, key=lambda p: p["value"]):
         ui.page_link("runs", f"Open run {point['run_id']} ({point['parameter']}={point['value']})",
                      run=point["run_id"])

@@ -9,6 +9,7 @@ import streamlit as st
 
 from playground.app import charts, resources, state
 from playground.app import components as ui
+from playground.app.views import comparison as comparison_views
 from playground.app.views import retrieval as view
 
 TYPED = "(type a query)"
@@ -141,6 +142,7 @@ def render() -> None:
     query, gold_ids = _query_inputs(questions)
     _side_by_side(ws, corpus, kinds, query, int(k), gold_ids)
     _sample_evaluation(ws, benchmark, corpus, kinds, questions)
+    comparison_views.show_retrieval_runs(ws, benchmark)
 
 
 with ui.errors_as_messages("Retrievers"):

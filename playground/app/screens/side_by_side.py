@@ -142,6 +142,10 @@ def show_results(results: list, mode: str) -> None:
         st.markdown("Compare with intervals and per-question flips:")
         for other in run_ids[1:]:
             ui.page_link("ab", f"A/B: {run_ids[0][:8]} vs {other[:8]}", run=run_ids[0], other=other)
+        from playground.app.views import comparison as compared
+
+        compared.show_comparison(state.workspace(), run_ids, key="sbs_compare")
+        compared.show_power(state.workspace(), run_ids[0], run_ids[1], key="sbs_power")
 
 
 def main() -> None:

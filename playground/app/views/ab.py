@@ -1,4 +1,5 @@
-"""The A/B page's data: paired scores of two runs, means with intervals, the scatter and the flipped questions."""
+"""The A/B page's data around playground.evaluation.compare's comparison: means with intervals, the scatter, the
+flipped questions and the pairwise ratings."""
 
 from __future__ import annotations
 
@@ -6,12 +7,6 @@ from typing import Mapping, Optional, Sequence
 
 # Pairwise rating values from the point of view of run A (store.ratings: 1 = run_id better, 0 = other, 0.5 tie).
 RATING_VALUES = {"a": 1.0, "tie": 0.5, "b": 0.0}
-
-
-def scores_by_question(results: Sequence[Mapping], repeat: int = 0) -> dict[str, dict]:
-    """{question_id: scores} of one repeat; a failed question has no scores, so it drops out of every metric."""
-    return {r["question_id"]: ({} if r.get("error") else dict(r.get("scores") or {}))
-            for r in results if int(r.get("repeat") or 0) == repeat}
 
 
 def means_rows(comparison: Mapping, scores_a: Mapping, scores_b: Mapping, label_a: str, label_b: str,
@@ -26,23 +21,6 @@ def means_rows(comparison: Mapping, scores_a: Mapping, scores_b: Mapping, label_
         for label, scores in ((label_a, scores_a), (label_b, scores_b)):
             mean, lo, hi = mean_ci([scores[qid][metric] for qid in ids], seed=seed)
             rows.append({"metric": metric, "run": label, "mean": mean, "lo": lo, "hi": hi, "n": len(ids)})
-    return rows
-
-
-def comparison_rows(comparison: Mapping) -> list[dict]:
-    """The table under the charts: per metric means, difference, interval, test, p-value, wins/ties/losses."""
-    rows = []
-    for metric, m in comparison["metrics"].items():
-        ci = m.get("ci95")
-        rows.append({
-            "metric": metric, "n": m["n"],
-            "mean A": None if m["mean_a"] is None else round(m["mean_a"], 4),
-            "mean B": None if m["mean_b"] is None else round(m["mean_b"], 4),
-            "B - A": None if m["diff"] is None else round(m["diff"], 4),
-            "95% interval": f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "",
-            "test": m.get("test") or "", "p": None if m.get("p_value") is None else round(m["p_value"], 4),
-            "B wins": m["wins"], "ties": m["ties"], "B losses": m["losses"],
-        })
     return rows
 
 

@@ -42,32 +42,25 @@ def reason_of(found: Optional[dict], text: str) -> str:
     return " ".join((text or "").split())[:500]
 
 
+def judge_context(workspace, judge, tracer: Tracer, sample_index: int = 0):
+    """The programs' StepContext for a judge: its model, params, templates and prompt versions, writing to `tracer`
+    (repeat `sample_index` moves the seed, as a program's repeat does)."""
+    import dataclasses
+
+    from playground.programs.base import StepContext
+
+    base = StepContext(workspace=workspace, model=judge.model, params=judge.config.params, templates=judge.templates,
+                       prompt_versions=dict(judge.prompt_versions), use_cache=judge.use_cache)
+    return dataclasses.replace(base.for_question(sample_index), tracer=tracer)
+
+
 def judge_call(workspace, judge, role: str, variables: dict, tracer: Tracer, sample_index: int = 0,
                name: Optional[str] = None) -> str:
-    """Render the judge's `role` template, call its model through the cache (one render and one generate span
-    under the tracer's current span) and return the reply text."""
-    from playground.evaluation.judges.judge_config import sample_params
-    from playground.models.cache import generate
-    from playground.prompts.render import render_messages
-
-    template = judge.templates[role]
-    params = sample_params(judge.config.params, sample_index)
-    with tracer.span("render", f"render {name or role}",
-                     {"template": template.name, "role": role, "prompt_version": judge.prompt_versions.get(role),
-                      "variables": variables}) as span:
-        messages = render_messages(template, variables)
-        span.outputs = {"messages": messages}
-    with tracer.span("generate", f"generate {name or role}",
-                     {"model": judge.model.spec, "messages": messages, "params": params.to_dict(),
-                      "sample_index": sample_index, "use_cache": judge.use_cache}) as span:
-        completion = generate(workspace, judge.model, messages, params, use_cache=judge.use_cache,
-                              sample_index=sample_index)
-        span.cached = bool(completion.cached)
-        span.prompt_tokens = int(completion.prompt_tokens or 0)
-        span.completion_tokens = int(completion.completion_tokens or 0)
-        span.outputs = {"text": completion.text, "finish_reason": completion.finish_reason,
-                        "model_id": completion.model_id, "latency_s": completion.latency_s}
-    return completion.text or ""
+    """Render the judge's `role` template and call its model through the cache, by the programs' own steps (one
+    render and one generate span under the tracer's current span); returns the reply text."""
+    context = judge_context(workspace, judge, tracer, sample_index)
+    messages = context.render(variables, role=role, name=f"render {name or role}")
+    return context.generate(messages, name=f"generate {name or role}").text or ""
 
 
 def parse_step(tracer: Tracer, name: str, text: str, parser) -> tuple[Any, Optional[str]]:

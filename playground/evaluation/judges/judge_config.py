@@ -109,13 +109,6 @@ def resolve_judge(workspace, kind: str, config: Optional[JudgeConfig] = None, mo
                  prompt_versions=versions, use_cache=use_cache)
 
 
-def sample_params(params: GenerationParams, sample_index: int) -> GenerationParams:
-    """The params of repeat `sample_index`: the seed moves with it, so sampled repeats can differ."""
-    if params.seed is None or sample_index == 0:
-        return params
-    return dataclasses.replace(params, seed=params.seed + sample_index)
-
-
 def _model_name(spec: str) -> str:
     return (spec or "").strip().lower()
 

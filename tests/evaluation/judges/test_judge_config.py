@@ -8,7 +8,7 @@ import pytest
 
 from playground import PlaygroundError
 from playground.evaluation.judges.judge_config import (
-    DEFAULT_JUDGE_TEMPLATES, JudgeConfig, judge_version, resolve_judge, sample_params, self_judging_warning,
+    DEFAULT_JUDGE_TEMPLATES, JudgeConfig, judge_version, resolve_judge, self_judging_warning,
 )
 from playground.models.base import GenerationParams
 from playground.store.judgments import get_judge, list_judges
@@ -65,8 +65,3 @@ def test_self_judging_warning_names_the_shared_model():
     assert warning and "local:smollm2" in warning and "self-preference" in warning
 
 
-def test_sample_params_move_the_seed_with_the_repeat():
-    params = GenerationParams(temperature=0.7, seed=5)
-    assert sample_params(params, 0) is params
-    assert sample_params(params, 3).seed == 8 and sample_params(params, 3).temperature == 0.7
-    assert sample_params(GenerationParams(seed=None), 2).seed is None

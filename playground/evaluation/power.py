@@ -1,0 +1,182 @@
+"""How many questions? Sample sizes for paired comparisons at a given power, and the smallest difference the
+current sample can detect.
+
+Binary metrics (EM, accuracy): McNemar's test, by Connor's formula (R. J. Connor 1987, "Sample size for testing
+differences in proportions for the paired-sample design", Biometrics 43:207-211, p. 209):
+    n = (z_{1-a/2} sqrt(psi) + z_{1-b} sqrt(psi - delta^2))^2 / delta^2
+with psi = p10 + p01 the chance a question flips either way and delta = p01 - p10 the difference in accuracy.
+Continuous metrics (F1, recall, ...): the paired t-test's normal-approximation size with Guenther's correction
+(W. C. Guenther 1981, "Sample size formulas for normal theory t tests", The American Statistician 35:243-244):
+    n = ((z_{1-a/2} + z_{1-b}) sd / delta)^2 + z_{1-a/2}^2 / 2
+where sd is the standard deviation of the per-question differences (what the paired bootstrap resamples too).
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+from typing import Mapping, Optional, Sequence
+
+from playground import PlaygroundError
+
+ALPHA = 0.05
+POWER = 0.80
+_Z = NormalDist()
+
+
+def _z(p: float) -> float:
+    return _Z.inv_cdf(p)
+
+
+def _check(alpha: float, power: float) -> None:
+    if not 0 < alpha < 1 or not 0 < power < 1:
+        raise PlaygroundError(f"alpha and power must be between 0 and 1 (got alpha={alpha}, power={power})")
+
+
+def mcnemar_sample_size(p10: float, p01: float, alpha: float = ALPHA, power: float = POWER) -> Optional[int]:
+    """Pairs needed to detect p01 != p10 with a two-sided McNemar test (Connor 1987); None when they are equal."""
+    _check(alpha, power)
+    psi, delta = p10 + p01, p01 - p10
+    if delta == 0 or psi <= 0:
+        return None
+    n = (_z(1 - alpha / 2) * math.sqrt(psi) + _z(power) * math.sqrt(psi - delta ** 2)) ** 2 / delta ** 2
+    return math.ceil(n - 1e-9)
+
+
+def mcnemar_power(n: int, p10: float, p01: float, alpha: float = ALPHA) -> float:
+    """Power of the two-sided McNemar test on n pairs (Connor 1987's normal approximation)."""
+    psi, delta = p10 + p01, abs(p01 - p10)
+    if n <= 0 or psi <= 0 or delta == 0:
+        return alpha
+    spread = math.sqrt(psi - delta ** 2)
+    if spread == 0:
+        return 1.0
+    z_alpha = _z(1 - alpha / 2)
+    return _Z.cdf((delta * math.sqrt(n) - z_alpha * math.sqrt(psi)) / spread) + \
+        _Z.cdf((-delta * math.sqrt(n) - z_alpha * math.sqrt(psi)) / spread)
+
+
+def mcnemar_detectable_difference(n: int, discordance: float, alpha: float = ALPHA,
+                                  power: float = POWER) -> Optional[float]:
+    """The smallest |p01 - p10| that n pairs detect at this power when a question flips with chance `discordance`;
+    None when even the largest possible difference (every flip one way) is not detectable."""
+    _check(alpha, power)
+    if n <= 0 or discordance <= 0:
+        return None
+    low, high = 0.0, discordance
+    if mcnemar_power(n, 0.0, discordance, alpha) < power:
+        return None
+    for _ in range(60):
+        middle = (low + high) / 2
+        p10 = (discordance - middle) / 2
+        if mcnemar_power(n, p10, p10 + middle, alpha) >= power:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def paired_sample_size(difference: float, sd: float, alpha: float = ALPHA, power: float = POWER) -> Optional[int]:
+    """Questions needed for a paired t-test to detect a mean difference (Guenther 1981); None for no difference."""
+    _check(alpha, power)
+    if difference == 0:
+        return None
+    if sd <= 0:
+        return 2
+    z_alpha = _z(1 - alpha / 2)
+    n = ((z_alpha + _z(power)) * sd / abs(difference)) ** 2 + z_alpha ** 2 / 2
+    return max(2, math.ceil(n - 1e-9))
+
+
+def paired_detectable_difference(n: int, sd: float, alpha: float = ALPHA, power: float = POWER) -> Optional[float]:
+    """The smallest mean difference n questions detect at this power (inverting Guenther's formula)."""
+    _check(alpha, power)
+    z_alpha = _z(1 - alpha / 2)
+    effective = n - z_alpha ** 2 / 2
+    if effective <= 0:
+        return None
+    return (z_alpha + _z(power)) * sd / math.sqrt(effective)
+
+
+def _metric_plan(values_a: Sequence[float], values_b: Sequence[float], difference: Optional[float],
+                 alpha: float, power: float) -> dict:
+    n = len(values_a)
+    diffs = [b - a for a, b in zip(values_a, values_b)]
+    observed = sum(diffs) / n if n else 0.0
+    target = observed if difference is None else float(difference)
+    binary = all(v in (0.0, 1.0) for v in (*values_a, *values_b))
+    plan = {"n": n, "binary": binary, "observed_diff": observed, "target_diff": target, "alpha": alpha,
+            "power": power}
+    if binary:
+        p10 = sum(1 for a, b in zip(values_a, values_b) if a > b) / n if n else 0.0
+        p01 = sum(1 for a, b in zip(values_a, values_b) if b > a) / n if n else 0.0
+        discordance = max(p10 + p01, abs(target))
+        wanted_p10 = (discordance - abs(target)) / 2
+        plan.update(method="McNemar (Connor 1987)", p10=p10, p01=p01, discordance=discordance,
+                    n_needed=mcnemar_sample_size(wanted_p10, wanted_p10 + abs(target), alpha, power),
+                    detectable=mcnemar_detectable_difference(n, discordance, alpha, power))
+    else:
+        sd = math.sqrt(sum((d - observed) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
+        plan.update(method="paired t (Guenther 1981)", sd_diff=sd,
+                    n_needed=paired_sample_size(target, sd, alpha, power),
+                    detectable=paired_detectable_difference(n, sd, alpha, power))
+    plan["verdict"] = verdict(plan)
+    return plan
+
+
+def verdict(plan: Mapping) -> str:
+    """One plain sentence: is this sample big enough to conclude anything about the difference it targets?"""
+    needed, n = plan.get("n_needed"), plan["n"]
+    detectable = plan.get("detectable")
+    smallest = f"{detectable:.3f}" if detectable is not None else "no difference"
+    if needed is None:
+        return f"no difference to detect; {n} questions detect differences of {smallest} or more"
+    if n >= needed:
+        return (f"large enough: {needed} questions detect {abs(plan['target_diff']):.3f} with "
+                f"{plan['power']:.0%} power, and there are {n}")
+    return (f"too small to conclude: detecting {abs(plan['target_diff']):.3f} needs about {needed} questions "
+            f"({n} now; these detect {smallest} or more at {plan['power']:.0%} power)")
+
+
+def plan_from_scores(scores_a: Mapping[str, Mapping[str, float]], scores_b: Mapping[str, Mapping[str, float]],
+                     metrics: Optional[Sequence[str]] = None, difference: Optional[float] = None,
+                     alpha: float = ALPHA, power: float = POWER) -> dict[str, dict]:
+    """Per metric, from two pilot runs' per-question scores: sample size needed for `difference` (default: the
+    observed one) and the smallest difference the current sample detects."""
+    common = sorted(set(scores_a) & set(scores_b))
+    names = list(metrics) if metrics else list(dict.fromkeys(m for q in common for m in scores_a[q]))
+    plans = {}
+    for metric in names:
+        pairs = [(scores_a[q][metric], scores_b[q][metric]) for q in common
+                 if scores_a[q].get(metric) is not None and scores_b[q].get(metric) is not None]
+        if pairs:
+            plans[metric] = _metric_plan([a for a, _ in pairs], [b for _, b in pairs], difference, alpha, power)
+    return plans
+
+
+def plan_from_baseline(difference: float, rate: Optional[float] = None, sd: Optional[float] = None,
+                       discordance: Optional[float] = None, n: Optional[int] = None, alpha: float = ALPHA,
+                       power: float = POWER) -> dict:
+    """Sample size from a stated baseline: a binary metric's rate (with the flip rate, or, unknown, the flip rate
+    of independent answers: the largest, so the most cautious) or a continuous metric's sd of differences."""
+    if (rate is None) == (sd is None):
+        raise PlaygroundError("state either a baseline rate (binary metric) or an sd of differences (continuous)")
+    plan = {"target_diff": difference, "alpha": alpha, "power": power, "n": n or 0}
+    if rate is not None:
+        other = rate + difference
+        if not 0 <= rate <= 1 or not 0 <= other <= 1:
+            raise PlaygroundError(f"rate {rate} + difference {difference} must stay within 0..1")
+        if discordance is None:
+            discordance = rate * (1 - other) + (1 - rate) * other
+        if discordance < abs(difference):
+            raise PlaygroundError(f"a flip rate of {discordance} cannot produce a difference of {difference}")
+        p10 = (discordance - abs(difference)) / 2
+        plan.update(binary=True, method="McNemar (Connor 1987)", discordance=discordance,
+                    n_needed=mcnemar_sample_size(p10, p10 + abs(difference), alpha, power),
+                    detectable=mcnemar_detectable_difference(n, discordance, alpha, power) if n else None)
+    else:
+        plan.update(binary=False, method="paired t (Guenther 1981)", sd_diff=sd,
+                    n_needed=paired_sample_size(difference, sd, alpha, power),
+                    detectable=paired_detectable_difference(n, sd, alpha, power) if n else None)
+    plan["verdict"] = verdict(plan) if n else f"about {plan['n_needed']} questions needed"
+    return plan

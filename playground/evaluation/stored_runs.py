@@ -1,0 +1,54 @@
+"""Stored runs as the comparison reads them: answer runs and retrieval runs, each with its per-question scores."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from playground import PlaygroundError
+
+
+def _answer_settings(config: dict) -> dict:
+    try:
+        from playground.runs.config import RunConfig
+
+        return RunConfig.from_dict(config).settings()
+    except Exception:  # a config this version cannot read is still comparable by its raw keys
+        return {key: config.get(key) for key in ("dataset", "program", "retriever", "k", "model", "sample", "seed")}
+
+
+def load_run(workspace, run_id: str) -> dict:
+    """{"id", "kind": "answer" | "retrieval", "status", "config", "settings", "signatures", "results"} of one run,
+    found by id or unique id prefix among answer runs, then retrieval runs."""
+    from playground.store import retrieval_runs
+    from playground.store.runs import get_results, get_run
+
+    try:
+        run = get_run(workspace, run_id)
+    except PlaygroundError as answer_error:
+        try:
+            run = retrieval_runs.get_retrieval_run(workspace, run_id)
+        except PlaygroundError:
+            raise answer_error from None
+        return {"id": run["id"], "kind": "retrieval", "status": "done", "config": run["config"],
+                "settings": retrieval_runs.settings(run["config"]), "signatures": {},
+                "results": retrieval_runs.get_retrieval_results(workspace, run["id"])}
+    return {"id": run["id"], "kind": "answer", "status": run["status"], "config": run["config"],
+            "settings": _answer_settings(run["config"]), "signatures": run["config"].get("metric_signatures") or {},
+            "results": get_results(workspace, run["id"])}
+
+
+def load_runs(workspace, run_ids: Sequence[str]) -> list[dict]:
+    """Two or more distinct runs of one kind."""
+    if len(run_ids) < 2:
+        raise PlaygroundError("compare needs at least two runs")
+    runs = [load_run(workspace, run_id) for run_id in run_ids]
+    ids = [run["id"] for run in runs]
+    repeated = sorted({rid for rid in ids if ids.count(rid) > 1})
+    if repeated:
+        raise PlaygroundError(f"run {', '.join(repeated)} is given twice (the same run); compare different runs")
+    kinds = {run["kind"] for run in runs}
+    if len(kinds) > 1:
+        raise PlaygroundError("cannot compare answer runs with retrieval runs: "
+                              + ", ".join(f"{run['id']} is a{'n' if run['kind'] == 'answer' else ''} {run['kind']} run"
+                                          for run in runs))
+    return runs
