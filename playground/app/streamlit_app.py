@@ -25,6 +25,7 @@ PAGE_TITLES = {
 
 
 page_file = state.page_file
+PAGE_ICON = ":material/science:"
 
 
 def pages() -> list:
@@ -37,18 +38,24 @@ def pages() -> list:
             for slug in available]
 
 
+def _picked_session() -> None:
+    state.set_session(st.session_state[state.SIDEBAR_SESSION_KEY])
+
+
 def session_picker(ws) -> None:
+    """The current session, on every page: picking another switches to it (and makes it the workspace's current)."""
+    from playground.app.components.text import show_text
     from playground.store.sessions import list_sessions
 
     current = state.current_session_id()
     sessions = list_sessions(ws)
     ids = [s["id"] for s in sessions]
     names = {s["id"]: s["name"] for s in sessions}
-    chosen = st.selectbox("Session", ids, index=ids.index(current) if current in ids else 0,
-                          format_func=lambda sid: f"{names.get(sid, sid)} ({sid[:8]})", key=state.SIDEBAR_SESSION_KEY)
-    if chosen and chosen != current:
-        state.set_session(chosen)
-        st.rerun()
+    if st.session_state.get(state.SIDEBAR_SESSION_KEY) != current:
+        st.session_state[state.SIDEBAR_SESSION_KEY] = current
+    st.selectbox("Session", ids, key=state.SIDEBAR_SESSION_KEY, on_change=_picked_session,
+                 format_func=lambda sid: f"{names.get(sid, sid)} ({sid[:8]})")
+    show_text(f"Current session: {names.get(current, current)}", css_class="pg-current-session", muted=True)
 
 
 def benchmark_picker(ws) -> None:
@@ -71,6 +78,9 @@ def settings_expander() -> None:
     import os
 
     keys = state.api_keys()
+    with st.expander("Settings: share links"):
+        st.text_input("Base URL of share links", key=state.BASE_URL_KEY, placeholder=state.default_base_url(),
+                      help=f"Empty: the address this page was opened at (or ${state.BASE_URL_ENV}).")
     with st.expander("Settings: API keys"):
         st.caption("Kept in this browser session only: never written to the workspace, a trace, an export or a log.")
         for name in state.API_KEY_NAMES:
@@ -85,18 +95,20 @@ def settings_expander() -> None:
 
 def sidebar() -> None:
     from playground.app.components import errors_as_messages
+    from playground.app.components.text import show_text
 
     with st.sidebar:
         with errors_as_messages("Workspace"):
             ws = state.workspace()
-            st.caption(f"Workspace `{ws.path.resolve()}`")
+            show_text(f"Workspace {ws.path.resolve()}", muted=True)
             session_picker(ws)
             benchmark_picker(ws)
         settings_expander()
 
 
 def main() -> None:
-    st.set_page_config(page_title="playground", page_icon=":material/science:", layout="wide")
+    st.set_page_config(page_title="playground", page_icon=PAGE_ICON, layout="wide")
+    state.take_link_params()
     sidebar()
     navigation = st.navigation(pages())
     navigation.run()

@@ -8,7 +8,7 @@ import pytest
 
 pytestmark = pytest.mark.e2e
 
-ACE = 'iframe[title="streamlit_ace.streamlit_ace"]'
+ACE = 'iframe[title$="playground_ace"]'
 PROMPT = '[data-testid="stCode"]'
 ANSWER = '[data-testid="stAlertContentSuccess"]'
 
