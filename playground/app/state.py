@@ -159,7 +159,12 @@ def default_base_url() -> str:
     configured = os.environ.get(BASE_URL_ENV, "").strip()
     if configured:
         return configured.rstrip("/")
+    from urllib.parse import urlparse
+
     try:
+        opened = urlparse(st.context.url or "")
+        if opened.scheme in ("http", "https") and opened.netloc:
+            return f"{opened.scheme}://{opened.netloc}"
         host = st.context.headers.get("Host")
     except Exception:  # noqa: BLE001 - no browser request (AppTest)
         host = None

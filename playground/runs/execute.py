@@ -17,7 +17,6 @@ from playground.models.base import Model
 from playground.programs.base import Program, StepContext
 from playground.programs.registry import get_program
 from playground.programs.modifiers import apply_modifiers
-from playground.programs.tracing import describe_error
 from playground.progress import ProgressCallback, report
 from playground.runs.config import DEFAULT_RETRIEVER, RunConfig, package_versions
 from playground.store import runs as run_store
@@ -163,29 +162,19 @@ def _score(program: Program, question: Question, answer: str, used_passage_ids: 
 
 def answer_question(prepared: _Prepared, run_id: str, position: int, question: Question, repeat: int = 0) -> dict:
     """Run the program on one question and store its result and spans together; returns the stored result."""
-    from playground.models.errors import ModelError
+    from playground.programs.answer import answer
 
-    context = prepared.context.for_question(sample_index=repeat)
-    started = time.perf_counter()
-    output, error = None, None
-    try:
-        with context.span("program", prepared.program.name, {"question_id": question.id, "question": question.text}) as root:
-            output = prepared.program.run(context, question)
-            root.outputs = {"answer": output.answer, "used_passage_ids": output.used_passage_ids, **output.extra}
-    except ModelError as failure:
-        error = describe_error(failure)
-    latency = time.perf_counter() - started
-    calls = context.tracer.generate_spans()
+    answered = answer(prepared.program, prepared.context, question, repeat)
+    output = answered.output
     result = {
         "run_id": run_id, "question_id": question.id, "repeat": repeat, "position": position,
         "prediction": output.answer if output else None, "output": output.output if output else None,
         "scores": _score(prepared.program, question, output.answer, output.used_passage_ids) if output else {},
-        "error": error,
-        "prompt_tokens": sum(span.prompt_tokens for span in calls),
-        "completion_tokens": sum(span.completion_tokens for span in calls),
-        "latency_s": latency, "cached": int(bool(calls) and all(span.cached for span in calls)), "created_at": now(),
+        "error": answered.error, "prompt_tokens": answered.prompt_tokens,
+        "completion_tokens": answered.completion_tokens, "latency_s": answered.latency_s,
+        "cached": int(answered.cached), "created_at": now(),
     }
-    run_store.save_result(prepared.context.workspace, result, context.tracer.rows(run_id, question.id, repeat))
+    run_store.save_result(prepared.context.workspace, result, answered.span_rows(run_id, question.id, repeat))
     return result
 
 

@@ -31,8 +31,14 @@ def _error_text(error: Exception) -> str:
     return error_text(error)
 
 
+PICKER_KEYS = ("sessions_switch_to", "sessions_rename_which", "sessions_delete_which", "sessions_export_which")
+
+
 def _switch_to(session_id: str) -> None:
+    """Switch, and point the page's session pickers at the new current session (they follow it until changed)."""
     state.set_session(session_id)
+    for key in PICKER_KEYS:
+        st.session_state[key] = st.session_state[state.SESSION_KEY]
 
 
 def _create() -> None:
@@ -128,9 +134,7 @@ def _export_import(ws, sessions: list[dict], current: str) -> None:
     names = {s["id"]: s["name"] for s in sessions}
     left, right = st.columns(2)
     with left:
-        chosen = st.selectbox("Session to export", list(names), key="sessions_export_which",
-                              index=list(names).index(current) if current in names else 0,
-                              format_func=lambda sid: names[sid])
+        chosen = _session_select("Session to export", "sessions_export_which", list(names), names, current)
         st.download_button("Download session file", functools.partial(view.export_bytes, str(ws.path), chosen),
                            file_name=view.export_file_name(names[chosen]), mime="application/json",
                            key="sessions_download", icon=":material/download:")
@@ -212,11 +216,6 @@ def _history(ws) -> None:
         st.code(version["content"], language=None)
     st.button("Restore into the Playground editor", key="sessions_restore", icon=":material/restore:",
               on_click=_restore_selected, args=(by_id,))
-    if st.session_state.pop("_sessions_go_to_editor", False) and PLAYGROUND_PAGE.is_file():
-        try:
-            st.switch_page(str(PLAYGROUND_PAGE))
-        except st.errors.StreamlitAPIException:  # the page runs alone (tests) or is not registered
-            pass
 
 
 def render() -> None:
@@ -224,6 +223,11 @@ def render() -> None:
 
     st.title("Sessions")
     ws = state.workspace()
+    if st.session_state.pop("_sessions_go_to_editor", False) and PLAYGROUND_PAGE.is_file():
+        try:
+            st.switch_page(str(PLAYGROUND_PAGE))
+        except st.errors.StreamlitAPIException:  # the page runs alone (tests) or is not registered
+            pass
     _message()
     current = state.current_session_id()
     sessions = list_sessions(ws)

@@ -134,7 +134,8 @@ def gold_rank_rows(curves: Mapping) -> list[dict]:
 
 
 def overlap_at_k(curves: Mapping, k: int) -> dict:
-    """For each pair of retrievers, the mean share of their top-k that both found (|A ∩ B| / k) over the sample."""
+    """For each pair of retrievers, the mean share of their top-k that both found (|A ∩ B| over the longer of the
+    two lists, which is k unless a retriever returned fewer) over the sample."""
     ranked = curves.get("ranked") or {}
     labels = list(ranked)
     matrix = {a: {} for a in labels}
@@ -143,6 +144,7 @@ def overlap_at_k(curves: Mapping, k: int) -> dict:
             shares = []
             for qid, ids_a in ranked[a].items():
                 top_a, top_b = set(ids_a[:k]), set(ranked[b].get(qid, [])[:k])
-                shares.append(len(top_a & top_b) / k if k else 0.0)
+                size = max(len(top_a), len(top_b))
+                shares.append(len(top_a & top_b) / size if size else 0.0)
             matrix[a][b] = float(np.mean(shares)) if shares else 0.0
     return {"labels": labels, "matrix": matrix, "k": k}
