@@ -46,12 +46,14 @@ def test_sessions_act_on_the_chosen_session_and_persist(page, app_url):
     go_to(page, "Sessions")
     page.get_by_role("tab", name="Switch").click()
     choose(page, "Session to switch to", start)
+    page.get_by_role("tab", name="Switch").click()
     page.get_by_role("button", name="Switch", exact=True).click()
     wait_until_idle(page)
     assert f"Current session: {start}" in sidebar_text(page)
 
     page.get_by_role("tab", name="Rename").click()
     choose(page, "Session to rename", "alpha")
+    page.get_by_role("tab", name="Rename").click()  # a rerun may show the first tab again
     page.get_by_label("New name", exact=True).fill("gamma")
     page.get_by_role("button", name="Rename", exact=True).click()
     wait_until_idle(page)
@@ -65,7 +67,10 @@ def test_sessions_act_on_the_chosen_session_and_persist(page, app_url):
 
     page.get_by_role("tab", name="Delete").click()
     choose(page, "Session to delete", "gamma")
+    page.get_by_role("tab", name="Delete").click()
     page.get_by_text("Delete its runs, results, traces and ratings too").click()
+    wait_until_idle(page)
+    page.get_by_role("tab", name="Delete").click()
     page.get_by_role("button", name="Delete", exact=True).click()
     wait_until_idle(page)
     page.get_by_text(re.compile(r"^Deleted 'gamma'")).wait_for()
@@ -100,6 +105,8 @@ def test_stored_markdown_is_shown_as_text_and_fetches_nothing(browser_context, b
     try:
         _walk(page, url, built)
         open_page(page, f"{url}/traces?run={built['rag']}", "Traces")
+        page.locator('[data-testid="stExpander"] summary').filter(has_text="retrieve:").first.click()
+        wait_until_idle(page)
         shown = page.locator('[data-testid="stMain"]').inner_text()
         assert f"![question]({beacon.url}/question.png)" in shown
         assert f"![prediction]({beacon.url}/prediction.png)" in shown
