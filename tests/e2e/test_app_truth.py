@@ -127,7 +127,6 @@ def test_stored_markdown_is_shown_as_text_and_fetches_nothing(browser_context, b
 
 def test_prompt_history_saves_diffs_and_restores_the_selected_version(page, app_url):
     open_page(page, app_url + "/", "Playground")
-    page.get_by_text("Prompt history: diff, restore, save a version").click()
     user_editor = page.frame_locator(f"{ACE} >> nth=1")
     user_editor.locator(".ace_content").click()
     page.keyboard.press("Control+End")

@@ -202,8 +202,6 @@ def main() -> None:
                            min_lines=8)
         if error is not None:
             ui.show_error(error, "Template")
-        with st.expander("Prompt history: diff, restore, save a version", expanded=False):
-            ui.prompt_history(ws, base.name, template, load_into_editor, current_template, saved_as_base)
     with right:
         retriever_choice = ui.retriever_selector("pg_retriever", allow_none=True,
                                                  default_kind="bm25" if corpus else None, default_k=3)
@@ -251,5 +249,8 @@ def main() -> None:
                             model=model_choice.spec if model_choice else None)
     st.caption("Share this view:")
     st.code(link, language=None)
+    st.divider()
+    st.subheader("Prompt history")
+    ui.prompt_history(ws, base.name, template, load_into_editor, current_template, saved_as_base)
 
 main()
