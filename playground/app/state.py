@@ -80,6 +80,8 @@ def take_link_params() -> dict[str, str]:
     st.session_state[LINK_KEY] = params
     if params.get("page") in PAGE_SLUGS:
         st.session_state[LANDING_KEY] = params["page"]
+    if params.get("benchmark"):  # before the sidebar's selector is drawn (it drops a name the workspace lacks)
+        st.session_state[BENCHMARK_KEY] = params["benchmark"]
     if params:
         st.query_params.clear()
     return params
@@ -141,13 +143,13 @@ def require_benchmark() -> str:
 
 
 def benchmark() -> Optional[str]:
-    """The benchmark every page works on (a link's, else the sidebar selector's), else the workspace's first."""
+    """The benchmark every page works on (the sidebar selector's, which a link sets), else the workspace's first."""
     from playground.store.datasets import list_datasets
 
     names = [b["name"] for b in list_datasets(workspace())["benchmarks"]]
     wanted = link_param("benchmark")
-    if wanted in names:
-        st.session_state[BENCHMARK_KEY] = wanted
+    if wanted in names and LINK_KEY not in st.session_state:  # a page run alone (AppTest) with a link
+        return wanted
     chosen = st.session_state.get(BENCHMARK_KEY)
     if chosen in names:
         return chosen
