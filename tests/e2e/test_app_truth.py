@@ -258,3 +258,23 @@ def test_share_links_are_absolute_and_survive_export_and_import(page, runs_app, 
             assert selected(tab, "Question") == question
         finally:
             tab.close()
+
+
+def test_the_sweep_chart_redraws_when_its_metric_changes(page, app_url):
+    open_page(page, app_url + "/experiments", "Experiments")
+    set_number(page, "Sample size", 1)
+    set_number(page, "max_tokens", 4)
+    values = page.get_by_label("Values", exact=True)
+    values.fill("1,2")
+    values.press("Enter")
+    wait_until_idle(page)
+    page.get_by_role("button", name="Run sweep").click()
+    title = page.locator(".js-plotly-plot .gtitle").first
+    title.wait_for(timeout=300_000)
+    wait_until_idle(page)
+    assert title.text_content().startswith("em against")
+    choose(page, "Metric to chart", "f1")
+    page.wait_for_function(
+        "() => (document.querySelector('.js-plotly-plot .gtitle') || {}).textContent?.startsWith('f1 against')",
+        timeout=30_000,
+    )
