@@ -60,8 +60,6 @@ def _query_inputs(questions: list) -> tuple[str, list[str]]:
 
 
 def _side_by_side(ws, corpus: str, kinds: list[str], query: str, k: int, gold_ids: list[str]) -> None:
-    from playground.store.datasets import get_passages
-
     request = (corpus, tuple(kinds), query, k)
     if st.button("Search", key="retrievers_search", type="primary", disabled=not query.strip()):
         with ui.errors_as_messages("Search"):
