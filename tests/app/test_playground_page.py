@@ -122,3 +122,19 @@ def test_typed_api_keys_stay_in_the_browser_session(app_workspace, monkeypatch):
 def _wal(workspace) -> bytes:
     wal = workspace.path.with_name(workspace.path.name + "-wal")
     return wal.read_bytes() if wal.exists() else b""
+
+
+def test_a_typed_question_goes_through_the_programs_call_and_stores_no_run(app_workspace):
+    import re
+
+    at = _page().run()
+    at.radio(key="pg_question_mode").set_value("Type a question").run()
+    at.text_input(key="pg_typed_question").set_value("What is the capital of Spain?").run()
+    at.number_input(key="pg_model_max_tokens").set_value(8)
+    [run] = [button for button in at.button if button.label == "Run"]
+    run.click().run(timeout=180)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert html_block(at, "pg-answer").strip()
+    assert list_runs(app_workspace) == []  # a typed question has no reference: shown, not stored as a run
+    assert any(re.search(r"\d+ prompt \+ [1-8] completion", c.value) for c in at.caption)
