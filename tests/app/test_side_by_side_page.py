@@ -60,6 +60,12 @@ def test_two_variants_on_one_question_show_a_grid_row_and_store_two_runs(app_wor
     assert programs == {"side by side A": "rag", "side by side B": "direct"}
     means = next(t.value for t in at.dataframe if "variant" in t.value.columns)
     assert "retrieval_recall" in means.columns and list(means["variant"]) == ["A", "B"]
+    # A click on a cell of variant B's column opens that cell: B's answer, passages tab and trace link.
+    at.session_state["sbs_grid"] = {"selection": {"rows": [], "columns": [], "cells": [[0, "B answer"]]}}
+    at.run()
+    assert not at.exception, at.exception
+    assert at.session_state["sbs_cell_variant"] == "B"
+    assert html_block(at, "pg-answer") == get_results(app_workspace, by_label["B"]["id"])[0]["prediction"]
 
 
 def test_the_grid_filters_and_means_on_plain_results():

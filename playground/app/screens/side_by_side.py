@@ -141,6 +141,21 @@ def _cell_detail(ws, corpus, run_id: str, question, label: str) -> None:
     ui.page_link("traces", f"Open the trace of {label} on {question.id}", run=run_id, question=question.id)
 
 
+def _follow_cell_click(event, shown: list[dict], labels: list[str]) -> None:
+    """A cell clicked in the grid opens below: its question and its variant (a new click only, so the pickers
+    stay free to change)."""
+    cells = list(getattr(getattr(event, "selection", None), "cells", None) or [])
+    if not cells or cells == st.session_state.get("_sbs_cell_clicked"):
+        return
+    st.session_state["_sbs_cell_clicked"] = cells
+    row, column = cells[0]
+    if 0 <= int(row) < len(shown):
+        st.session_state["sbs_cell_question"] = shown[int(row)]["question_id"]
+    label = str(column).split(" ", 1)[0]
+    if label in labels:
+        st.session_state["sbs_cell_variant"] = label
+
+
 def show_grid(ws, corpus, stored: dict, questions: dict) -> None:
     """Variant means with intervals (retrieval recall included), then the question x variant grid and a cell."""
     from playground.app import charts
@@ -168,12 +183,14 @@ def show_grid(ws, corpus, stored: dict, questions: dict) -> None:
     for label in runs:
         config[f"{label} score"] = st.column_config.NumberColumn(f"{label} score", format="%.2f")
         config[f"{label} cached"] = st.column_config.CheckboxColumn(f"{label} cached", help="answered from the cache")
-    st.dataframe(shown, hide_index=True, key="sbs_grid", column_config=config)
+    event = st.dataframe(shown, hide_index=True, key="sbs_grid", column_config=config, on_select="rerun",
+                         selection_mode="single-cell")
     if not shown:
         return
-    st.markdown("**Open a cell**")
-    picks = st.columns([3, 1])
     by_id = {row["question_id"]: row for row in shown}
+    _follow_cell_click(event, shown, list(runs))
+    st.markdown("**Open a cell** (click one in the grid, or pick it here)")
+    picks = st.columns([3, 1])
     if st.session_state.get("sbs_cell_question") not in by_id:
         st.session_state["sbs_cell_question"] = shown[0]["question_id"]
     qid = picks[0].selectbox("Question", list(by_id), key="sbs_cell_question",
