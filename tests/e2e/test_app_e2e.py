@@ -74,6 +74,8 @@ def test_side_by_side_with_two_variants_shows_two_answers(page, app_url, screens
     page.get_by_text("Open a cell", exact=True).wait_for(timeout=240_000)
     wait_until_idle(page)
     grid = page.locator('[data-testid="stDataFrame"]').filter(has_text="A answer")
+    grid.scroll_into_view_if_needed()
+    grid.wait_for()
     assert "B answer" in grid.text_content()
     assert page.locator(ANSWER).first.inner_text().strip()
     assert page.get_by_text(re.compile(r"^Differs: .*retriever")).is_visible()
