@@ -111,7 +111,9 @@ def current_session_id() -> str:
         try:
             st.session_state[SESSION_KEY] = resolve_session_link(ws, wanted)
         except Exception as error:  # a stale link names a session that is gone
-            st.warning(f"Share link: {error}")
+            from playground.app.components.text import md_escape
+
+            st.warning(md_escape(f"Share link: {error}"))
     chosen = st.session_state.get(SESSION_KEY)
     if chosen:
         try:

@@ -70,7 +70,7 @@ def _trace_summary(ws, run_id: str, question_id: str) -> None:
                 st.code(ui.messages_text((span.get("outputs") or {}).get("messages") or []), language=None,
                         wrap_lines=True)
             if span.get("error"):
-                st.error(span["error"])
+                st.error(ui.md_escape(span["error"]))
         ui.page_link("traces", "Open in Traces", run=run_id, question=question_id)
 
 

@@ -77,7 +77,7 @@ def _launch_form(ws, benchmark: str) -> None:
                                  format_func=lambda name: f"{name}: {PROGRAMS[name].description}")
         misfit = view.template_program_misfit(templates.get(template), PROGRAMS[program])
         if misfit:
-            st.warning(misfit, icon=":material/warning:")
+            st.warning(ui.md_escape(misfit), icon=":material/warning:")
         retriever = ui.retriever_selector("runs_retriever", allow_none=False, default_kind="bm25", default_k=3) \
             if PROGRAMS[program].needs_retriever else None
         model = ui.model_selector("runs_model", compact=True)
@@ -159,7 +159,7 @@ def _open_run(ws, runs: list[dict]) -> None:
         try:
             linked = state.resolve_run_link(ws, linked)
         except PlaygroundError as error:
-            st.warning(f"Link: {error}")
+            st.warning(ui.md_escape(f"Link: {error}"))
             linked = None
     if linked in ids:
         st.session_state["runs_open"] = linked

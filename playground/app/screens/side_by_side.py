@@ -220,7 +220,7 @@ def main() -> None:
     questions = load_questions(ws, benchmark)
     corpus = corpus_of(ws, benchmark)
     if not questions:
-        st.info(f"Benchmark {benchmark} has no questions.")
+        st.info(ui.md_escape(f"Benchmark {benchmark} has no questions."))
         st.stop()
     link_count = state.link_param("variants")
     if link_count and link_count.isdigit():

@@ -32,7 +32,7 @@ def _linked_run(ws) -> str | None:
     try:
         return state.resolve_run_link(ws, wanted)
     except PlaygroundError as error:
-        st.warning(f"Link: {error}")
+        st.warning(ui.md_escape(f"Link: {error}"))
         return None
 
 
@@ -64,7 +64,7 @@ def _messages(messages) -> None:
 def _span_body(ws, span: dict, dataset: str, gold_ids: list[str]) -> None:
     kind, inputs, outputs = span["kind"], span.get("inputs") or {}, span.get("outputs") or {}
     if span.get("error"):
-        st.error(span["error"])
+        st.error(ui.md_escape(span["error"]))
     if kind == "retrieve":
         ui.show_text(inputs.get("query", ""), label=f"Query · k={inputs.get('k')} · retriever {inputs.get('retriever')}")
         hits = outputs.get("hits") or []
@@ -80,7 +80,7 @@ def _span_body(ws, span: dict, dataset: str, gold_ids: list[str]) -> None:
         st.markdown("**Rendered messages**")
         _messages(outputs.get("messages"))
         if outputs.get("truncation"):
-            st.warning(f"Context cut to fit the model: {outputs['truncation']}")
+            st.warning(ui.md_escape(f"Context cut to fit the model: {outputs['truncation']}"))
     elif kind == "generate":
         cols = st.columns(4)
         cols[0].metric("prompt tokens", span.get("prompt_tokens") or 0)
@@ -153,7 +153,7 @@ def render() -> None:
     linked_question = state.link_param("question")
     linked_key = f"{linked_question}#0" if linked_question else None
     if linked_question and linked_key not in keys:
-        st.warning(f"Link: run {run_id} has no result for question {linked_question!r}")
+        st.warning(ui.md_escape(f"Link: run {run_id} has no result for question {linked_question!r}"))
     chosen = _choose("Question", "traces_question", keys, linked_key, format_func=_question_label)
     question_id, repeat = chosen.rsplit("#", 1)
     repeat = int(repeat)

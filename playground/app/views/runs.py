@@ -140,9 +140,9 @@ def template_program_misfit(template, program) -> Optional[str]:
         return None
     reads_passages = "passages" in template_variables(template)
     if reads_passages and not program.needs_retriever:
-        return (f"Template {template.name} reads `passages`, but program {program.name} retrieves none: the model "
+        return (f"Template {template.name} reads passages, but program {program.name} retrieves none: the model "
                 "would answer without them. Pick a retrieving program such as rag.")
     if not reads_passages and program.needs_retriever:
         return (f"Program {program.name} retrieves passages, but template {template.name} never shows them to the "
-                "model. Pick a template that reads `passages`, or the direct program.")
+                "model. Pick a template that reads passages, or the direct program.")
     return None
