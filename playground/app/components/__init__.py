@@ -23,8 +23,10 @@
     ui.retrieve_passages(ws, corpus, retriever_choice, query) -> passage dicts (live preview)
 
 State (playground.app.state): workspace(), benchmark() (sidebar choice), current_session_id(), set_session(id)
-(switch: use this, not store.sessions.use_session alone), share_link(slug, **params), link_param(name) (a URL
-parameter read once per browser session), api_keys() (typed keys; pass to run_variant / resources.using_model).
+(switch: use this, not store.sessions.use_session alone), share_link(slug, **params) (absolute; base URL from the
+sidebar settings, else the page's address), link_param(name) (a parameter of the link this script run was opened
+with: taken on every navigation, absent after a click), resolve_run_link(ws, id) / resolve_session_link(ws, id) (ids
+of a link made before `session export`, found again after `session import`), api_keys() (typed keys).
 Models: `with resources.using_model(spec, state.api_keys()) as model:` (local cached + locked; remote per call).
 
 Keys: every selector stores its widgets under f"{key}_..." in st.session_state, so two selectors need two keys.
