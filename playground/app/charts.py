@@ -179,3 +179,29 @@ def waterfall_figure(spans: Sequence[Mapping]) -> go.Figure:
     figure.update_yaxes(categoryorder="array", categoryarray=[r["label"] for r in rows], autorange="reversed")
     return _layout(figure, "Timing waterfall", xaxis={"title": "seconds since the question started"},
                    height=max(220, 40 * len(rows) + 100))
+
+
+def gold_rank_figure(rows: Sequence[Mapping], labels: Sequence[str], max_k: int) -> go.Figure:
+    """A heatmap: one row per question, one column per retriever, the rank of the first gold passage
+    (darker = found earlier; blank = not in the top max_k)."""
+    questions = [str(r["question_id"]) for r in rows]
+    z = [[(max_k + 1 - r[label]) if r.get(label) else None for label in labels] for r in rows]
+    text = [[str(r[label]) if r.get(label) else "-" for label in labels] for r in rows]
+    figure = go.Figure(go.Heatmap(
+        z=z, x=list(labels), y=questions, text=text, texttemplate="%{text}", colorscale="Greens", showscale=False,
+        zmin=0, zmax=max_k, hovertemplate="%{y} · %{x}: gold at rank %{text}<extra></extra>",
+    ))
+    return _layout(figure, f"Rank of the gold passage (- = not in the top {max_k})",
+                   yaxis={"autorange": "reversed", "type": "category"}, height=max(260, 22 * len(rows) + 120))
+
+
+def overlap_figure(overlap: Mapping) -> go.Figure:
+    """A heatmap of the mean share of top-k passages two retrievers both found."""
+    labels = list(overlap["labels"])
+    z = [[overlap["matrix"][a][b] for b in labels] for a in labels]
+    figure = go.Figure(go.Heatmap(
+        z=z, x=labels, y=labels, zmin=0, zmax=1, colorscale="Blues", texttemplate="%{z:.2f}",
+        hovertemplate="%{y} and %{x}: %{z:.2f} of the top-k shared<extra></extra>",
+    ))
+    return _layout(figure, f"Top-{overlap['k']} overlap (share of passages both found)",
+                   yaxis={"autorange": "reversed"}, height=320)

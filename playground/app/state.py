@@ -3,10 +3,15 @@
 The workspace is opened per script run (SQLite connections are bound to the thread Streamlit runs the script in);
 heavy resources (models, embedders, indexes) are cached per process in resources.py. The session and the benchmark
 are per browser session (st.session_state), so two people on one app do not switch each other's views.
+
+Share links: a link's query parameters are taken once per navigation (take_link_params, at the top of every script
+run) and then removed from the address bar, so each navigation, including the second link of a browser session to
+a run seen before, is read afresh, while the clicks that follow on the page are never overridden by a stale URL.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -28,9 +33,16 @@ def page_file(slug: str) -> Path:
     """The script of page `slug` (the Playground page is editor.py: a playground.py would shadow the package)."""
     name = "editor" if slug == "playground" else slug.replace("-", "_")
     return SCREENS_DIR / f"{name}.py"
+
+
 API_KEY_NAMES = APP_KEY_VARS
 SESSION_KEY = "session_id"
 BENCHMARK_KEY = "benchmark"
+SIDEBAR_SESSION_KEY = "_sidebar_session"
+LINK_KEY = "_link_params"
+LANDING_KEY = "_landing_page"
+BASE_URL_KEY = "share_base_url"
+BASE_URL_ENV = "PLAYGROUND_BASE_URL"
 
 
 def db_path_from_argv(argv: list[str] | None = None) -> Path:
@@ -58,18 +70,51 @@ def workspace() -> Workspace:
     return opened[path]
 
 
+def take_link_params() -> dict[str, str]:
+    """Take this navigation's link parameters out of the address bar (called first in every script run).
+
+    A run that follows a click has none, so the page keeps what was clicked; a run that follows a link (a share
+    link, a page link with query parameters, a reload of one) has them, whether or not an earlier link of this
+    browser session carried the same values.
+    """
+    params = {key: st.query_params.get(key) for key in st.query_params.keys()}
+    st.session_state[LINK_KEY] = params
+    if params.get("page") in PAGE_SLUGS:
+        st.session_state[LANDING_KEY] = params["page"]
+    if params.get("benchmark"):  # before the sidebar's selector is drawn (it drops a name the workspace lacks)
+        st.session_state[BENCHMARK_KEY] = params["benchmark"]
+    if params:
+        st.query_params.clear()
+    return params
+
+
+def link_param(name: str) -> Optional[str]:
+    """A parameter of the link this script run was opened with (None after a click, or when it has none)."""
+    if LINK_KEY not in st.session_state:  # a page run alone (AppTest): read the URL as it is
+        return st.query_params.get(name)
+    return st.session_state[LINK_KEY].get(name)
+
+
+def requested_page() -> str | None:
+    """The page an old-style `?page=SLUG` link asked for (kept for this browser session)."""
+    page = st.session_state.get(LANDING_KEY) or st.query_params.get("page")
+    return page if page in PAGE_SLUGS else None
+
+
 def current_session_id() -> str:
     """This browser session's session: from a share link first, else the one chosen here, else the workspace's."""
     from playground.store.sessions import current_session, get_session
 
     ws = workspace()
-    wanted = st.query_params.get("session")
-    if wanted and st.session_state.get("_session_from_link") != wanted:
-        st.session_state["_session_from_link"] = wanted
+    wanted = link_param("session")
+    if wanted and st.session_state.get("_session_link_taken") is not st.session_state.get(LINK_KEY):
+        st.session_state["_session_link_taken"] = st.session_state.get(LINK_KEY)
         try:
-            st.session_state[SESSION_KEY] = get_session(ws, wanted)["id"]
+            st.session_state[SESSION_KEY] = resolve_session_link(ws, wanted)
         except Exception as error:  # a stale link names a session that is gone
-            st.warning(f"Share link: {error}")
+            from playground.app.components.text import md_escape
+
+            st.warning(md_escape(f"Share link: {error}"))
     chosen = st.session_state.get(SESSION_KEY)
     if chosen:
         try:
@@ -81,15 +126,14 @@ def current_session_id() -> str:
     return session_id
 
 
-SIDEBAR_SESSION_KEY = "_sidebar_session"
-
-
 def set_session(session_id: str) -> None:
-    """Switch this browser session to `session_id` and make it the workspace's current one (the CLI follows)."""
+    """Switch this browser session to `session_id` and make it the workspace's current one (a reload and the CLI
+    follow); the sidebar's picker shows it."""
     from playground.store.sessions import use_session
 
-    st.session_state[SESSION_KEY] = use_session(workspace(), session_id)["id"]
-    st.session_state.pop(SIDEBAR_SESSION_KEY, None)  # the sidebar picker keeps its own value; let it follow
+    chosen = use_session(workspace(), session_id)["id"]
+    st.session_state[SESSION_KEY] = chosen
+    st.session_state[SIDEBAR_SESSION_KEY] = chosen
 
 
 def require_benchmark() -> str:
@@ -102,41 +146,102 @@ def require_benchmark() -> str:
 
 
 def benchmark() -> Optional[str]:
-    """The benchmark every page works on (the sidebar selector), else the workspace's first benchmark."""
+    """The benchmark every page works on (the sidebar selector's, which a link sets), else the workspace's first."""
     from playground.store.datasets import list_datasets
 
     names = [b["name"] for b in list_datasets(workspace())["benchmarks"]]
+    wanted = link_param("benchmark")
+    if wanted in names and LINK_KEY not in st.session_state:  # a page run alone (AppTest) with a link
+        return wanted
     chosen = st.session_state.get(BENCHMARK_KEY)
     if chosen in names:
         return chosen
-    wanted = st.query_params.get("benchmark")
-    return wanted if wanted in names else (names[0] if names else None)
+    return names[0] if names else None
 
 
-def share_link(page: str, **params: str) -> str:
-    """A relative link that reopens this view for anyone with the same workspace."""
-    query = {"session": current_session_id(), "page": page}
+def default_base_url() -> str:
+    """Where this server is reached: $PLAYGROUND_BASE_URL, else the address the browser used, else the server's."""
+    configured = os.environ.get(BASE_URL_ENV, "").strip()
+    if configured:
+        return configured.rstrip("/")
+    from urllib.parse import urlparse
+
+    try:
+        opened = urlparse(st.context.url or "")
+        if opened.scheme in ("http", "https") and opened.netloc:
+            return f"{opened.scheme}://{opened.netloc}"
+        host = st.context.headers.get("Host")
+    except Exception:  # noqa: BLE001 - no browser request (AppTest)
+        host = None
+    if not host:
+        from streamlit import config
+
+        address = config.get_option("server.address") or "localhost"
+        host = f"{address}:{config.get_option('server.port')}"
+    return f"http://{host}"
+
+
+def base_url() -> str:
+    """The base of share links: typed in the sidebar settings, else default_base_url()."""
+    typed = str(st.session_state.get(BASE_URL_KEY) or "").strip()
+    return (typed or default_base_url()).rstrip("/")
+
+
+def share_link(page: str, **params) -> str:
+    """An absolute link that reopens this view; it keeps working after `session export` + `session import`
+    (ids are resolved through the import's record of the exported ids)."""
+    query = {"session": current_session_id()}
     current = benchmark()
     if current:
         query["benchmark"] = current
     query.update({k: str(v) for k, v in params.items() if v not in (None, "")})
-    return "./?" + urlencode(query)
+    path = "" if page == "playground" else page
+    return f"{base_url()}/{path}?{urlencode(query)}"
 
 
-def requested_page() -> str | None:
-    page = st.query_params.get("page")
-    return page if page in PAGE_SLUGS else None
+def resolve_session_link(ws, wanted: str) -> str:
+    """A session id from a link: the session itself, else the newest session imported from it."""
+    from playground.store.sessions import get_session
+
+    try:
+        return get_session(ws, wanted)["id"]
+    except Exception:
+        imported = [s for s in _imported_sessions(ws) if s["origin"].get("source_session_id") == wanted]
+        if not imported:
+            raise
+        return imported[0]["id"]
 
 
-def link_param(name: str) -> Optional[str]:
-    """A share-link parameter, read once per browser session (later edits are not overwritten by the URL)."""
-    value = st.query_params.get(name)
-    seen = st.session_state.setdefault("_link_params_used", set())
-    marker = f"{name}={value}"
-    if value is None or marker in seen:
-        return None
-    seen.add(marker)
-    return value
+def resolve_run_link(ws, wanted: str) -> str:
+    """A run id from a link: the run itself (or a unique prefix), else its copy in the newest imported session."""
+    from playground import PlaygroundError
+    from playground.store.runs import resolve_run_id
+
+    try:
+        return resolve_run_id(ws, wanted)
+    except PlaygroundError:
+        for session in _imported_sessions(ws):
+            copied = (session["origin"].get("run_ids") or {}).get(wanted)
+            if copied and next(ws.db.query("SELECT 1 FROM runs WHERE id = ?", [copied]), None):
+                return copied
+        raise
+
+
+def _imported_sessions(ws) -> list[dict]:
+    """Sessions that came from `session import`, newest first, with their origin parsed."""
+    import json
+
+    rows = ws.db.query("SELECT id, origin, created_at FROM sessions WHERE origin LIKE '%\"import\"%' "
+                       "ORDER BY rowid DESC")
+    found = []
+    for row in rows:
+        try:
+            origin = json.loads(row["origin"] or "{}")
+        except ValueError:
+            continue
+        if isinstance(origin, dict) and origin.get("kind") == "import":
+            found.append({"id": row["id"], "origin": origin})
+    return found
 
 
 def api_keys() -> dict[str, str]:

@@ -28,6 +28,18 @@ PAGE_TITLES = {
 page_file = state.page_file
 
 
+def page_icon():
+    """The favicon, drawn here: a ":material/...:" page icon makes the browser fetch it from fonts.gstatic.com, and
+    the app must not ask any outside host for anything (it works with no network at all)."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGBA", (64, 64), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    draw.polygon([(24, 6), (40, 6), (40, 24), (58, 58), (6, 58), (24, 24)], fill=(255, 75, 75, 255))
+    draw.rectangle([(20, 4), (44, 10)], fill=(200, 40, 40, 255))
+    return image
+
+
 def pages() -> list:
     """The pages whose files exist, in PAGE_SLUGS order; the share link's page (else Playground) is the default."""
     available = [slug for slug in state.PAGE_SLUGS if page_file(slug).is_file()]
@@ -38,18 +50,24 @@ def pages() -> list:
             for slug in available]
 
 
+def _picked_session() -> None:
+    state.set_session(st.session_state[state.SIDEBAR_SESSION_KEY])
+
+
 def session_picker(ws) -> None:
+    """The current session, on every page: picking another switches to it (and makes it the workspace's current)."""
+    from playground.app.components.text import show_text
     from playground.store.sessions import list_sessions
 
     current = state.current_session_id()
     sessions = list_sessions(ws)
     ids = [s["id"] for s in sessions]
     names = {s["id"]: s["name"] for s in sessions}
-    chosen = st.selectbox("Session", ids, index=ids.index(current) if current in ids else 0,
-                          format_func=lambda sid: f"{names.get(sid, sid)} ({sid[:8]})", key=state.SIDEBAR_SESSION_KEY)
-    if chosen and chosen != current:
-        state.set_session(chosen)
-        st.rerun()
+    if st.session_state.get(state.SIDEBAR_SESSION_KEY) != current:
+        st.session_state[state.SIDEBAR_SESSION_KEY] = current
+    st.selectbox("Session", ids, key=state.SIDEBAR_SESSION_KEY, on_change=_picked_session,
+                 format_func=lambda sid: f"{names.get(sid, sid)} ({sid[:8]})")
+    show_text(f"Current session: {names.get(current, current)}", css_class="pg-current-session", muted=True)
 
 
 def benchmark_picker(ws) -> None:
@@ -72,6 +90,9 @@ def settings_expander() -> None:
     import os
 
     keys = state.api_keys()
+    with st.expander("Settings: share links"):
+        st.text_input("Base URL of share links", key=state.BASE_URL_KEY, placeholder=state.default_base_url(),
+                      help=f"Empty: the address this page was opened at (or ${state.BASE_URL_ENV}).")
     with st.expander("Settings: API keys"):
         st.caption("Kept in this browser session only: never written to the workspace, a trace, an export or a log.")
         for name in state.API_KEY_NAMES:
@@ -86,11 +107,12 @@ def settings_expander() -> None:
 
 def sidebar() -> None:
     from playground.app.components import errors_as_messages
+    from playground.app.components.text import show_text
 
     with st.sidebar:
         with errors_as_messages("Workspace"):
             ws = state.workspace()
-            st.caption(f"Workspace `{ws.path.resolve()}`")
+            show_text(f"Workspace {ws.path.resolve()}", muted=True)
             session_picker(ws)
             benchmark_picker(ws)
         settings_expander()
@@ -98,7 +120,8 @@ def sidebar() -> None:
 
 def main() -> None:
     install_log_redaction()
-    st.set_page_config(page_title="playground", page_icon=":material/science:", layout="wide")
+    st.set_page_config(page_title="playground", page_icon=page_icon(), layout="wide")
+    state.take_link_params()
     sidebar()
     navigation = st.navigation(pages())
     navigation.run()

@@ -52,39 +52,27 @@ def _score(bound: Bound, question: Question, output) -> dict:
 
 def answer_question(bound: Bound, workspace: Workspace, run_id: str, item: Item, deadline_s: Optional[float] = None,
                     cache_writer=None) -> tuple[dict, list[dict]]:
-    """Run the program on one question (within its deadline); returns the result row and its span rows."""
+    """Run the program on one question (within its deadline) through the programs' one answering call; returns the
+    result row and its span rows."""
     import dataclasses
 
-    from playground.models.errors import ModelError
     from playground.models.retry import question_deadline
-    from playground.prompts.errors import RenderBudgetError
-    from playground.programs.tracing import describe_error
+    from playground.programs.answer import answer
 
     position, question, repeat = item
-    context = dataclasses.replace(bound.context.for_question(sample_index=repeat), workspace=workspace,
-                                  cache_writer=cache_writer)
-    program = bound.plan.program
-    started = time.perf_counter()
-    output, error = None, None
-    try:
-        with question_deadline(deadline_s), \
-                context.span("program", program.name, {"question_id": question.id, "question": question.text}) as root:
-            output = program.run(context, question)
-            root.outputs = {"answer": output.answer, "used_passage_ids": output.used_passage_ids, **output.extra}
-    except (ModelError, RenderBudgetError) as failure:  # a failed call, or a template over its render budget
-        error = describe_error(failure)
-    latency = time.perf_counter() - started
-    calls = context.tracer.generate_spans()
+    context = dataclasses.replace(bound.context, workspace=workspace, cache_writer=cache_writer)
+    with question_deadline(deadline_s):
+        answered = answer(bound.plan.program, context, question, repeat)
+    output = answered.output
     result = {
         "run_id": run_id, "question_id": question.id, "repeat": repeat, "position": position,
         "prediction": output.answer if output else None, "output": output.output if output else None,
         "scores": _score(bound, question, output) if output else {},
-        "error": error,
-        "prompt_tokens": sum(span.prompt_tokens for span in calls),
-        "completion_tokens": sum(span.completion_tokens for span in calls),
-        "latency_s": latency, "cached": int(bool(calls) and all(span.cached for span in calls)), "created_at": now(),
+        "error": answered.error, "prompt_tokens": answered.prompt_tokens,
+        "completion_tokens": answered.completion_tokens, "latency_s": answered.latency_s,
+        "cached": int(answered.cached), "created_at": now(),
     }
-    return result, context.tracer.rows(run_id, question.id, repeat)
+    return result, answered.span_rows(run_id, question.id, repeat)
 
 
 def execute(bound: Bound, run_id: str, todo: list[Item], recorder: Recorder, workers: int, *, total: int,

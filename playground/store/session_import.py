@@ -116,8 +116,10 @@ def import_session(workspace: Workspace, payload: dict, name: Optional[str] = No
     validate_payload(payload, limits)  # schema, content ids, digest
     source = payload["session"]
     db = workspace.db
+    run_map = {run["id"]: new_id() for run in payload["runs"]}
     origin = {"kind": "import", "source_session_id": source["id"], "source_name": source["name"],
-              "exported_at": payload.get("exported_at"), "imported_at": now()}
+              "exported_at": payload.get("exported_at"), "imported_at": now(),
+              "run_ids": run_map}  # exported id -> id here: share links made before the export still resolve
     with write_transaction(workspace):
         wanted = _check_name(name) if name is not None else source["name"]
         if name is not None and _name_taken(workspace, wanted):
@@ -138,7 +140,6 @@ def import_session(workspace: Workspace, payload: dict, name: Optional[str] = No
             if not db["templates"].count_where("name = ?", [template["name"]]):
                 db["templates"].insert(record_to_row("templates", template, _columns(workspace, "templates")))
         benchmark_names = {b["name"]: _import_benchmark(workspace, b, origin) for b in payload["benchmarks"]}
-        run_map = {run["id"]: new_id() for run in payload["runs"]}
         run_columns = _columns(workspace, "runs")
         for run in payload["runs"]:
             record = dict(run, id=run_map[run["id"]], session_id=session_id,

@@ -87,3 +87,30 @@ def private_runs_env(tmp_path_factory, tmp_path, monkeypatch):
     monkeypatch.setenv("PLAYGROUND_DB", str(copy))
     monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
     return {**built, "path": copy}
+
+
+def plain(value: str) -> str:
+    """Markdown source as a reader sees it: the backslash escapes of stored text removed."""
+    import re
+
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def shown_text(at: AppTest) -> str:
+    """The text of every st.html block (stored text is shown there, escaped) with the tags dropped."""
+    import html
+    import re
+
+    return "\n".join(html.unescape(re.sub(r"<style>.*?</style>|<[^>]+>", " ", h.value, flags=re.S)) for h in at.html)
+
+
+def html_block(at: AppTest, css_class: str) -> str:
+    """The text inside the first st.html element of class `css_class` (e.g. "pg-answer", "pg-question")."""
+    import html
+    import re
+
+    for block in at.html:
+        found = re.search(rf"<div class='[^']*\b{re.escape(css_class)}\b[^']*'>(.*?)</div>", block.value, re.S)
+        if found:
+            return html.unescape(found.group(1))
+    raise AssertionError(f"no st.html block of class {css_class!r}")

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from playground import PlaygroundError
 from playground.app.state import page_file
 from playground.app.views import experiments as view
+from tests.app.conftest import plain
 from playground.evaluation.judges import HELPS_CRITERIA
 from playground.store import open_workspace
 from playground.store.judgments import list_judgments
@@ -77,7 +78,7 @@ def test_pairwise_judge_warns_about_self_judging_and_reports_win_tie_loss(experi
     at.selectbox(key="experiments_judge_run").set_value(experiments_env["direct"]).run()
     at.selectbox(key="experiments_judge_other").set_value(experiments_env["rag"])
     at.number_input(key="experiments_judge_model_max_tokens").set_value(48).run()
-    assert any("Self-judging" in w.value for w in at.warning), "the warning shows before the judge runs"
+    assert any("Self-judging" in plain(w.value) for w in at.warning), "the warning shows before the judge runs"
     at.button(key="experiments_run_judge").click().run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]

@@ -30,15 +30,16 @@ def test_hits_side_by_side_mark_gold_and_link_shared_passages(runs_env):
     at.button(key="retrievers_search").click().run()
     assert not at.exception, at.exception
     assert [h.value for h in at.subheader][:2] == KINDS
-    columns = [m.value for m in at.markdown if "pg-hit" in m.value]
+    columns = [h.value for h in at.html if "pg-card" in h.value]
     assert len(columns) == 2
     ws = open_workspace(runs_env["path"])
     for kind, html in zip(KINDS, columns):
         expected = [hit.passage_id for hit in open_retriever(ws, "tiny", kind).search(TINY_QUESTIONS[0].text, 3)]
         assert re.findall(r"data-passage='([^']+)'", html) == expected
-        assert "data-passage='p1'" in html and "★ gold" in html  # q1's gold passage, found by both
-        assert "found by bm25, bm25-rank" in html
-        assert "background:#" in html.split("data-passage='p1'")[1].split("</span>")[0]
+        assert "data-passage='p1' data-gold='true'" in html and "★ gold" in html  # q1's gold passage, found by both
+        assert "also found by" in html
+        assert "class='pg-id' style='background:#" in html.split("data-passage='p1'")[1].split("</div><div class='pg-body'")[0]
+        assert "<mark>capital</mark>" in html  # the query's terms are marked in the passage
 
 
 def test_a_sample_gives_recall_at_k_curves_and_latencies(runs_env):
@@ -46,7 +47,7 @@ def test_a_sample_gives_recall_at_k_curves_and_latencies(runs_env):
     at.number_input(key="retrievers_sample").set_value(6)
     at.button(key="retrievers_evaluate").click().run()
     assert not at.exception, at.exception
-    recall, latency = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
+    recall, latency = (json.loads(c.proto.spec) for c in at.get("plotly_chart")[:2])
     assert [trace["name"] for trace in recall["data"]] == KINDS
     assert all(list(trace["x"]) == list(range(1, 21)) for trace in recall["data"])
     # recall@5 on the chart is what the engine's own evaluation measures.
@@ -55,6 +56,16 @@ def test_a_sample_gives_recall_at_k_curves_and_latencies(runs_env):
     assert all(len(trace["y"]) == 6 for trace in latency["data"])
     summary = next(t for t in at.dataframe if "recall@5" in t.value.columns)
     assert list(summary.value["retriever"]) == KINDS
+    gold_rank, overlap = (json.loads(c.proto.spec) for c in at.get("plotly_chart")[2:4])
+    ranks = gold_rank["data"][0]["text"]
+    assert len(ranks) == 6 and all(len(row) == 2 for row in ranks)  # a question per row, a retriever per column
+    bm25 = open_retriever(open_workspace(runs_env["path"]), "tiny", "bm25")
+    question = next(q for q in TINY_QUESTIONS if q.id == gold_rank["data"][0]["y"][0])
+    ranked = [h.passage_id for h in bm25.search(question.text, 20)]
+    expected_rank = next((i for i, pid in enumerate(ranked, 1) if pid in question.gold_passage_ids), None)
+    assert ranks[0][0] == (str(expected_rank) if expected_rank else "-")
+    assert overlap["data"][0]["z"][0][0] == pytest.approx(1.0)  # a retriever shares all its top-k with itself
+    assert any("pg-card" in h.value for h in at.html)  # the opened question's ranked lists
 
 
 def test_one_retriever_is_not_a_comparison(runs_env):

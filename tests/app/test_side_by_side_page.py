@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from playground.app.components.diff import diff_rows, prompt_diff_html
 from playground.store.runs import get_results, list_runs
-from tests.app.conftest import ENTRY, page_path
+from tests.app.conftest import ENTRY, html_block, page_path
 
 
 def _page() -> AppTest:
@@ -36,7 +36,7 @@ def test_more_variants_get_more_columns(app_workspace):
     assert [s.value for s in at.subheader] == ["Variant A", "Variant B", "Variant C", "Variant D"]
 
 
-def test_two_variants_on_one_question_show_two_answers_and_store_two_runs(app_workspace):
+def test_two_variants_on_one_question_show_a_grid_row_and_store_two_runs(app_workspace):
     at = _page().run()
     for index in range(2):
         at.number_input(key=f"sbs_{index}_model_max_tokens").set_value(12)
@@ -44,15 +44,46 @@ def test_two_variants_on_one_question_show_two_answers_and_store_two_runs(app_wo
     run.click().run(timeout=240)
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
-    answers = [s.value for s in at.success]
-    assert len(answers) == 2 and all(answer.strip() for answer in answers)
     runs = list_runs(app_workspace)
     assert len(runs) == 2
     assert {run["label"] for run in runs} == {"side by side A", "side by side B"}
-    predictions = sorted(get_results(app_workspace, run["id"])[0]["prediction"] for run in runs)
-    assert predictions == sorted(answers)
+    by_label = {run["label"][-1]: run for run in runs}
+    grid = next(t.value for t in at.dataframe if "A answer" in t.value.columns)
+    assert list(grid["question_id"]) == ["q1"]
+    for label in "AB":
+        [result] = get_results(app_workspace, by_label[label]["id"])
+        assert grid[f"{label} answer"][0] == result["prediction"]
+        assert grid[f"{label} tokens"][0] == result["prompt_tokens"] + result["completion_tokens"]
+        assert bool(grid[f"{label} cached"][0]) == bool(result["cached"])
+    assert html_block(at, "pg-answer") == get_results(app_workspace, by_label["A"]["id"])[0]["prediction"]
     programs = {run["label"]: run["config"]["program"] for run in runs}
     assert programs == {"side by side A": "rag", "side by side B": "direct"}
+    means = next(t.value for t in at.dataframe if "variant" in t.value.columns)
+    assert "retrieval_recall" in means.columns and list(means["variant"]) == ["A", "B"]
+    # A click on a cell of variant B's column opens that cell: B's answer, passages tab and trace link.
+    at.session_state["sbs_grid"] = {"selection": {"rows": [], "columns": [], "cells": [[0, "B answer"]]}}
+    at.run()
+    assert not at.exception, at.exception
+    assert at.session_state["sbs_cell_variant"] == "B"
+    assert html_block(at, "pg-answer") == get_results(app_workspace, by_label["B"]["id"])[0]["prediction"]
+
+
+def test_the_grid_filters_and_means_on_plain_results():
+    from playground.app.views import grid
+
+    results = {
+        "A": [{"question_id": "q1", "prediction": "Paris", "scores": {"em": 1.0}, "latency_s": 0.5},
+              {"question_id": "q2", "prediction": "Rome", "scores": {"em": 0.0}, "cached": 1}],
+        "B": [{"question_id": "q1", "prediction": "paris!", "scores": {"em": 1.0}},
+              {"question_id": "q2", "prediction": None, "error": "timeout", "scores": {}}],
+    }
+    rows = grid.grid_rows(["q1", "q2"], {}, results, grid.main_metric(results))
+    assert [r["disagree"] for r in rows] == [False, True]  # "Paris" and "paris!" are the same answer
+    assert [r["all fail"] for r in rows] == [False, True]
+    assert rows[1]["A cached"] is True and rows[0]["A ms"] == 500.0
+    assert [r["question_id"] for r in grid.filter_grid(rows, disagree=True)] == ["q2"]
+    means = {(m["run"], m["metric"]): m["mean"] for m in grid.variant_means(results)}
+    assert means[("A", "em")] == 0.5 and means[("B", "em")] == 0.5  # a failed question counts as 0
 
 
 def test_the_share_link_opens_side_by_side_with_its_question(app_workspace):

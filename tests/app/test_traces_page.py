@@ -7,7 +7,7 @@ import json
 
 from playground.store import open_workspace
 from playground.store.runs import get_results, get_spans
-from tests.app.conftest import page_test
+from tests.app.conftest import html_block, page_test, plain
 
 
 def test_a_linked_question_shows_every_span_kind_and_the_waterfall(runs_env):
@@ -21,7 +21,7 @@ def test_a_linked_question_shows_every_span_kind_and_the_waterfall(runs_env):
     assert not at.exception, at.exception
     assert at.selectbox(key="traces_run").value == runs_env["rag"]
     assert at.selectbox(key="traces_question").value == f"{result['question_id']}#0"
-    titles = [e.label for e in at.expander]
+    titles = [plain(e.label) for e in at.expander]
     assert len(titles) == len(spans)
     for kind in ("program", "retrieve", "render", "generate", "parse"):
         assert any(title.lstrip("│└ ").startswith(f"{kind}:") for title in titles), kind
@@ -34,7 +34,7 @@ def test_a_linked_question_shows_every_span_kind_and_the_waterfall(runs_env):
     # The waterfall has one bar per span.
     figure = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert sum(len(trace["y"]) for trace in figure["data"]) == len(spans)
-    assert any(result["prediction"] in m.value for m in at.markdown)
+    assert html_block(at, "pg-answer") == result["prediction"]
 
 
 def test_a_link_to_a_question_the_run_lacks_warns_and_falls_back(runs_env):
@@ -43,7 +43,7 @@ def test_a_link_to_a_question_the_run_lacks_warns_and_falls_back(runs_env):
     at.query_params["question"] = "no-such-question"
     at.run()
     assert not at.exception, at.exception
-    assert any("no-such-question" in w.value for w in at.warning)
+    assert any("no-such-question" in plain(w.value) for w in at.warning)
     assert at.selectbox(key="traces_question").value.endswith("#0")
 
 
@@ -74,5 +74,5 @@ def test_the_answers_judgments_show_under_its_trace(private_runs_env):
     at.run()
     assert not at.exception, at.exception
     assert "Judgments" in [h.value for h in at.subheader]
-    assert any(e.label.startswith("reference judge judge000001: true") for e in at.expander)
+    assert any(plain(e.label).startswith("reference judge judge000001: true") for e in at.expander)
     assert "TRUE: it implies the reference" in [c.value for c in at.code]

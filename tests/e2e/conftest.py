@@ -137,3 +137,41 @@ def screenshot():
         return path
 
     return take
+
+
+def warm(browser_context, url: str) -> None:
+    """Open a fresh server once at its root (see warm_app)."""
+    tab = browser_context.new_page()
+    try:
+        tab.goto(url + "/")
+        tab.get_by_role("heading", name="Playground", level=1).wait_for()
+    finally:
+        tab.close()
+
+
+@pytest.fixture(scope="session")
+def runs_app(tmp_path_factory, browser_context):
+    """(url, built): an app over a workspace with two real runs (direct and rag) on the same 3 tiny questions."""
+    from tests.e2e.servers import app_server, build_runs_workspace
+
+    root = tmp_path_factory.mktemp("e2e-runs")
+    built = build_runs_workspace(root / "sessions" / "playground.db")
+    with app_server(built["db"], root / "streamlit.log") as url:
+        warm(browser_context, url)
+        yield url, built
+
+
+@pytest.fixture(scope="session")
+def beacon_app(tmp_path_factory, browser_context):
+    """(url, built, beacon): an app whose stored texts all carry Markdown images and links to a local beacon."""
+    from tests.e2e.servers import Beacon, app_server, build_runs_workspace
+
+    beacon = Beacon()
+    root = tmp_path_factory.mktemp("e2e-beacon")
+    try:
+        built = build_runs_workspace(root / "sessions" / "playground.db", beacon)
+        with app_server(built["db"], root / "streamlit.log") as url:
+            warm(browser_context, url)
+            yield url, built, beacon
+    finally:
+        beacon.close()

@@ -5,13 +5,17 @@
     choice = ui.model_selector(key)                  # -> ModelChoice(spec, params: GenerationParams) or None if bad
     choice = ui.retriever_selector(key, allow_none=True, default_kind="bm25", default_k=3)
                                                      # -> RetrieverChoice(kind: str | None, k: int, params: dict)
-    ui.passages_list(passages, gold_ids)             # passage dicts {id,title,text,score,rank}; gold ones marked
+    ui.show_text(text, label=None)                   # stored/imported text as text (escaped HTML, never Markdown)
+    ui.md_escape(text) -> str                        # stored text inside a Markdown label (expander, widget label)
+    ui.passages_list(passages, gold_ids, query="")   # passage cards {id,title,text,score,rank}: gold, terms marked
     ui.prompt_diff_html(a, b, label_a, label_b) -> str   # difflib side-by-side table, changes highlighted
     ui.show_prompt_diff(a, b, label_a, label_b)      # the same, drawn with st.html
     ui.messages_text(messages) -> str                # chat messages as one readable text
     ui.show_scores(scores)                           # a score dict as st.metric columns (em, f1, ... first)
     text = ui.template_editor(state_key, label)      # Ace editor (Jinja highlighting) bound to st.session_state[state_key]
     ui.sync_editor(state_key)                        # call before reading the text, so what was just typed counts
+    ui.prompt_history(ws, name, editor_template, load, current, on_saved)  # versions, diff vs editor, restore, save
+    ui.answer_templates(templates) -> {name: Template}  # templates that answer questions (no LLM-judge templates)
     ui.page_link(slug, label, **query)               # link to another page (e.g. "traces", run=..., question=...)
     ui.Variant(template, retriever, model, base)     # one setting of template text + retriever + model
     ui.run_variant(ws, benchmark, variant, session_id, question_ids=[..] or sample=n, seed=s, api_keys=...)
@@ -19,8 +23,10 @@
     ui.retrieve_passages(ws, corpus, retriever_choice, query) -> passage dicts (live preview)
 
 State (playground.app.state): workspace(), benchmark() (sidebar choice), current_session_id(), set_session(id)
-(switch: use this, not store.sessions.use_session alone), share_link(slug, **params), link_param(name) (a URL
-parameter read once per browser session), api_keys() (typed keys; pass to run_variant / resources.using_model).
+(switch: use this, not store.sessions.use_session alone), share_link(slug, **params) (absolute; base URL from the
+sidebar settings, else the page's address), link_param(name) (a parameter of the link this script run was opened
+with: taken on every navigation, absent after a click), resolve_run_link(ws, id) / resolve_session_link(ws, id) (ids
+of a link made before `session export`, found again after `session import`), api_keys() (typed keys).
 Models: `with resources.using_model(spec, state.api_keys()) as model:` (local cached + locked; remote per call).
 
 Keys: every selector stores its widgets under f"{key}_..." in st.session_state, so two selectors need two keys.
@@ -34,9 +40,13 @@ from playground.app.components.outputs import messages_text, passages_list, show
 from playground.app.components.runner import (
     Variant, VariantResult, retrieve_passages, run_typed_question, run_variant, variant_label,
 )
+from playground.app.components.history import prompt_history
+from playground.app.components.templates import answer_templates
+from playground.app.components.text import md_escape, passage_cards, show_text, text_html
 from playground.app.components.selectors import ModelChoice, RetrieverChoice, model_selector, retriever_selector
 
 __all__ = [
+    "answer_templates", "prompt_history", "md_escape", "passage_cards", "show_text", "text_html",
     "ModelChoice", "RetrieverChoice", "Variant", "VariantResult", "errors_as_messages", "messages_text",
     "model_selector", "page_link", "passages_list", "prompt_diff_html", "retrieve_passages", "retriever_selector",
     "run_typed_question", "run_variant", "show_error",

@@ -26,7 +26,9 @@ def show_error(error: BaseException, where: Optional[str] = None, container=None
     """st.error with the message (a TemplateError names its part, line and column in it)."""
     target = container if container is not None else st
     text = error_text(error)
-    target.error(f"{where}: {text}" if where else text, icon=":material/error:")
+    from playground.app.components.text import md_escape
+
+    target.error(md_escape(f"{where}: {text}" if where else text), icon=":material/error:")
 
 
 @contextlib.contextmanager

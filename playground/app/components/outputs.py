@@ -2,37 +2,18 @@
 
 from __future__ import annotations
 
-import html
 from typing import Iterable, Mapping, Optional
 
 import streamlit as st
 
+from playground.app.components.text import md_escape, passage_cards
+
 MAIN_METRICS = ("em", "f1", "cover_em", "accuracy", "rougeL", "retrieval_recall")
 
 
-def passages_list(passages: list[Mapping], gold_ids: Iterable[str] = (), container=None) -> None:
-    """Ranked passages; gold ones (the benchmark's evidence) marked with a star and a green border."""
-    target = container if container is not None else st
-    gold = set(gold_ids)
-    if not passages:
-        target.caption("No passages.")
-        return
-    found = sum(1 for p in passages if p.get("id") in gold)
-    if gold:
-        target.caption(f"{found} of {len(gold)} gold passage(s) retrieved (★ = gold)")
-    rows = []
-    for p in passages:
-        is_gold = p.get("id") in gold
-        score = p.get("score")
-        border = "#1a7f37" if is_gold else "#d0d7de"
-        rows.append(
-            f"<div class='pg-passage' data-gold='{str(is_gold).lower()}' style='border-left:4px solid {border};"
-            f"padding:2px 8px;margin:4px 0'><b>{'★ ' if is_gold else ''}#{p.get('rank', '')} "
-            f"{html.escape(str(p.get('title') or ''))}</b> <code>{html.escape(str(p.get('id')))}</code>"
-            f"{f' · score {score:.3f}' if isinstance(score, (int, float)) else ''}<br>"
-            f"<span style='font-size:0.9em'>{html.escape(str(p.get('text') or ''))}</span></div>"
-        )
-    target.html("".join(rows))
+def passages_list(passages: list[Mapping], gold_ids: Iterable[str] = (), container=None, query: str = "") -> None:
+    """Ranked passages as fixed-layout cards; gold ones (the benchmark's evidence) marked, query terms highlighted."""
+    passage_cards(passages, gold_ids, query=query, container=container)
 
 
 def messages_text(messages: list[Mapping]) -> str:
@@ -53,4 +34,4 @@ def show_scores(scores: Optional[Mapping[str, float]], container=None, limit: in
         return
     shown = ordered_scores(scores)[:limit]
     for column, (name, value) in zip(target.columns(len(shown)), shown):
-        column.metric(name, f"{value:.2f}")
+        column.metric(md_escape(name), f"{value:.2f}")

@@ -1,14 +1,13 @@
 """Run one variant (template text, retriever and k, model and parameters) through the engine the CLI uses.
 
 Benchmark questions go through `playground.runs.execute.start_run` (a stored run with its trace, scored against
-the reference answers); a typed question, which no benchmark holds, runs the same program on a StepContext and
-is shown, not stored. Every run first saves the template text as a prompt version whose parent is the version
+the reference answers); a typed question, which no benchmark holds, goes through the same per-question call
+(`playground.programs.answer.answer`) and is shown, not stored. Every run first saves the template text as a prompt version whose parent is the version
 it was edited from.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
@@ -133,14 +132,13 @@ def run_variant(workspace, benchmark: str, variant: Variant, session_id: str, *,
 
 def run_typed_question(workspace, corpus: Optional[str], variant: Variant, text: str, session_id: str,
                        api_keys: Optional[Mapping[str, str]] = None) -> VariantResult:
-    """The variant's program on a question no benchmark holds: same steps and model cache, nothing stored but the
-    prompt version (there is no reference answer to score, so no run)."""
+    """The variant's program on a question no benchmark holds, through the same call a stored run makes
+    (programs.answer.answer); nothing is stored but the prompt version (no reference answer: no score, no run)."""
     from playground import PlaygroundError
     from playground.data.records import Question
-    from playground.models.errors import ModelError
+    from playground.programs.answer import answer
     from playground.programs.base import StepContext
     from playground.programs.registry import get_program
-    from playground.programs.tracing import describe_error
 
     version = save_variant_version(workspace, variant, session_id)
     program = get_program(variant.program)
@@ -150,25 +148,19 @@ def run_typed_question(workspace, corpus: Optional[str], variant: Variant, text:
             raise PlaygroundError("this benchmark has no corpus to retrieve from: choose no retriever")
         retriever = resources.retriever(workspace, corpus, variant.retriever.kind,
                                         tuple(sorted(variant.retriever.params.items())))
-    started = time.perf_counter()
-    output, error = None, None
     with resources.using_model(variant.model.spec, api_keys) as model:
         context = StepContext(workspace=workspace, model=model, params=variant.model.params,
                               templates={"main": variant.template}, prompt_versions={"main": version},
-                              retriever=retriever, corpus=corpus, k=variant.retriever.k).for_question()
-        try:
-            with context.span("program", program.name, {"question": text}):
-                output = program.run(context, Question(id="typed", text=text))
-        except ModelError as failure:
-            error = describe_error(failure)
-    spans = context.tracer.rows("typed", "typed")
-    calls = context.tracer.generate_spans()
+                              retriever=retriever, corpus=corpus, k=variant.retriever.k)
+        answered = answer(program, context, Question(id="typed", text=text))
+    spans = answered.span_rows("typed", "typed")
     rendered, retrieved = _step_outputs(spans, "render"), _step_outputs(spans, "retrieve")
+    output = answered.output
     return VariantResult(
-        answer=output.answer if output else None, output=output.output if output else None, scores={}, error=error,
-        prompt_tokens=sum(s.prompt_tokens for s in calls), completion_tokens=sum(s.completion_tokens for s in calls),
-        latency_s=time.perf_counter() - started, cached=bool(calls) and all(s.cached for s in calls),
-        version_id=version, passages=retrieved[0].get("hits", []) if retrieved else [],
+        answer=answered.answer, output=output.output if output else None, scores={}, error=answered.error,
+        prompt_tokens=answered.prompt_tokens, completion_tokens=answered.completion_tokens,
+        latency_s=answered.latency_s, cached=answered.cached, version_id=version,
+        passages=retrieved[0].get("hits", []) if retrieved else [],
         messages=rendered[-1].get("messages", []) if rendered else [],
     )
 

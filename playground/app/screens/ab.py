@@ -25,15 +25,13 @@ def _pick(label: str, key: str, ids: list[str], linked, default, labels: dict) -
 
 
 def _linked(ws, name: str):
-    from playground.store.runs import resolve_run_id
-
     value = state.link_param(name)
     if not value:
         return None
     try:
-        return resolve_run_id(ws, value)
+        return state.resolve_run_link(ws, value)
     except PlaygroundError as error:
-        st.warning(f"Link: {error}")
+        st.warning(ui.md_escape(f"Link: {error}"))
         return None
 
 
@@ -43,12 +41,13 @@ def _settings_diff(run_a: dict, run_b: dict) -> None:
     config_a, config_b = run_a.get("config") or {}, run_b.get("config") or {}
     warning = confound_warning(config_a, config_b)
     if warning:
-        st.warning(f"These runs are not a clean A/B: {warning}.", icon=":material/warning:")
+        st.warning(ui.md_escape(f"These runs are not a clean A/B: {warning}."), icon=":material/warning:")
     differences = diff_configs(config_a, config_b)
     if not differences:
         st.info("The two runs have the same settings (a repeat): differences are noise.")
         return
-    with st.expander(f"Settings that differ: {', '.join(d['setting'] for d in differences)}", expanded=not warning):
+    with st.expander(ui.md_escape(f"Settings that differ: {', '.join(d['setting'] for d in differences)}"),
+                     expanded=not warning):
         st.dataframe([{"setting": d["setting"], "field": c["path"], "A": str(c["a"]), "B": str(c["b"])}
                       for d in differences for c in d["changes"]], hide_index=True)
 
@@ -59,12 +58,12 @@ def _trace_summary(ws, run_id: str, question_id: str) -> None:
     spans = get_spans(ws, run_id, question_id)
     with st.expander("Trace"):
         for depth, span in ordered_spans(spans):
-            st.markdown(f"`{span_title(span, depth)}`")
+            ui.show_text(span_title(span, depth), muted=True)
             if span["kind"] == "render":
                 st.code(ui.messages_text((span.get("outputs") or {}).get("messages") or []), language=None,
                         wrap_lines=True)
             if span.get("error"):
-                st.error(span["error"])
+                st.error(ui.md_escape(span["error"]))
         ui.page_link("traces", "Open in Traces", run=run_id, question=question_id)
 
 
@@ -76,9 +75,9 @@ def _answer(ws, column, title: str, run_id: str, result: dict | None, metric: st
             return
         if result.get("error"):
             ui.show_error(PlaygroundError(result["error"]), "Model call")
-        st.markdown(f"Answer: **{result.get('prediction') or '—'}**")
+        ui.show_text(result.get("prediction") or "—", label="Answer", css_class="pg-answer")
         value = (result.get("scores") or {}).get(metric)
-        st.caption(f"{metric} = {value:.3f}" if isinstance(value, (int, float)) else f"{metric}: no score")
+        st.caption(ui.md_escape(f"{metric} = {value:.3f}" if isinstance(value, (int, float)) else f"{metric}: no score"))
         st.code(result.get("output") or "", language=None, wrap_lines=True)
         _trace_summary(ws, run_id, question_id)
 
@@ -93,11 +92,11 @@ def _rate(ws, run_a: str, run_b: str, question_id: str) -> None:
         if column.button(text, key=key, use_container_width=True):
             with ui.errors_as_messages("Rating"):
                 add_rating(ws, run_a, question_id, "pairwise", view.RATING_VALUES[choice], other_run_id=run_b)
-                st.success(f"Saved: {text.lower()} on {question_id}.")
+                st.success(ui.md_escape(f"Saved: {text.lower()} on {question_id}."))
     ratings = list_ratings(ws, run_id=run_a, question_id=question_id, kind="pairwise")
     counts = view.rating_summary(ratings, run_a, run_b)
     if any(counts.values()):
-        st.caption(f"Verdicts on {question_id}: A {counts['a']} · tie {counts['tie']} · B {counts['b']}")
+        st.caption(ui.md_escape(f"Verdicts on {question_id}: A {counts['a']} · tie {counts['tie']} · B {counts['b']}"))
 
 
 def render() -> None:
@@ -119,7 +118,6 @@ def render() -> None:
         run_a = _pick("Run A", "ab_a", ids, _linked(ws, "run"), default_a, labels)
     with right:
         run_b = _pick("Run B", "ab_b", ids, _linked(ws, "other"), default_b, labels)
-    st.query_params.update({"run": run_a, "other": run_b})
     if run_a == run_b:
         st.warning("Pick two different runs.")
         return
@@ -136,6 +134,9 @@ def render() -> None:
         return
     st.caption("B - A · " + compared.interval_caption(comparison) + " · each run's mean: percentile bootstrap of "
                f"the mean, {compared.RESAMPLES} resamples, seed {SEED}")
+    verdict = view.sample_verdict(comparison)
+    if verdict:
+        st.warning(verdict, icon=":material/info:")
 
     chart_left, chart_right = st.columns(2)
     chart_left.plotly_chart(charts.metric_means_figure(view.means_rows(comparison, scores_a, scores_b, "A", "B", SEED)),
@@ -159,7 +160,7 @@ def render() -> None:
     flips = view.flipped(comparison, metric)
     flip_of = dict(flips)
     if flips:
-        st.caption(", ".join(f"{qid} ({how})" for qid, how in flips))
+        st.caption(ui.md_escape(", ".join(f"{qid} ({how})" for qid, how in flips)))
     else:
         st.caption(f"No question changed on {metric}; any common question can still be compared and rated.")
     options = [qid for qid, _ in flips] + [qid for qid in comparison["question_ids"] if qid not in flip_of]
@@ -170,11 +171,11 @@ def render() -> None:
     dataset = (by_id[run_b].get("config") or {}).get("dataset")
     try:
         question = get_question(ws, dataset, question_id)
-        st.markdown(f"**{question.text}**")
+        ui.show_text(question.text, strong=True, css_class="pg-question")
         if question.answers:
-            st.caption("Reference answers: " + " | ".join(question.answers))
+            ui.show_text(" | ".join(question.answers), label="Reference answers", muted=True)
     except PlaygroundError:
-        st.markdown(f"**{question_id}**")
+        ui.show_text(question_id, strong=True)
     result_a = next((r for r in results_a if r["question_id"] == question_id and not r.get("repeat")), None)
     result_b = next((r for r in results_b if r["question_id"] == question_id and not r.get("repeat")), None)
     column_a, column_b = st.columns(2)

@@ -49,6 +49,19 @@ def apply_share_link(ws, questions) -> None:
         st.session_state["pg_model_spec"] = model
 
 
+def current_template():
+    """(the editors' template or None when it has an error, the base it was edited from): for Save version."""
+    ui.sync_editor(SYSTEM_KEY)
+    ui.sync_editor(USER_KEY)
+    base = st.session_state.get(BASE_KEY)
+    template, _ = edited_template(base) if base is not None else (None, None)
+    return template, base
+
+
+def saved_as_base(template) -> None:
+    st.session_state[BASE_KEY] = template
+
+
 def apply_restored_version(ws) -> None:
     """The Sessions page's "restore" leaves a prompt version id here; load it into the editors once."""
     from playground.prompts.library import load_template
@@ -80,7 +93,7 @@ def question_picker(questions):
     question_id = st.selectbox("Benchmark question (seeded sample)", list(by_id), key=QUESTION_KEY,
                                format_func=lambda qid: f"{qid}: {by_id[qid].text}")
     question = by_id[question_id]
-    st.caption("Reference answer(s): " + (", ".join(question.answers) or "none (reference-free)"))
+    ui.show_text("Reference answer(s): " + (", ".join(question.answers) or "none (reference-free)"), muted=True)
     return question, question.text
 
 
@@ -88,7 +101,7 @@ def template_picker(ws):
     """The starter template (templates/*.jinja) the editor starts from; picking another loads it."""
     from playground.prompts.library import list_templates
 
-    starters = {t.name: t for t in list_templates() if t.technique != "llm-judge"}
+    starters = ui.answer_templates(list_templates())
     if not starters:
         st.error("No starter templates found (templates/*.jinja).")
         st.stop()
@@ -132,9 +145,10 @@ def preview(ws, template, question, text, corpus, retriever_choice):
     unknown = [name for name in needed if name not in variables]
     summary = {name: (f"{len(variables[name])} item(s)" if isinstance(variables.get(name), list)
                       else repr(variables.get(name, "?"))[:80]) for name in needed}
-    st.caption("Variables: " + (", ".join(f"`{k}` = {v}" for k, v in summary.items()) or "none"))
+    ui.show_text("Variables: " + (", ".join(f"{k} = {v}" for k, v in summary.items()) or "none"), muted=True)
     if unknown:
-        st.warning(f"The template reads {', '.join(unknown)}, which no program provides: it will fail to render.")
+        st.warning(ui.md_escape(f"The template reads {', '.join(unknown)}, which no program provides: "
+                                "it will fail to render."))
         return None, passages
     if "passages" in needed and not retriever_choice.kind:
         st.info("The template reads `passages` but no retriever is chosen: it renders with none.")
@@ -148,10 +162,9 @@ def preview(ws, template, question, text, corpus, retriever_choice):
 
 def show_result(result, question) -> None:
     if result.error:
-        st.error(f"The model call failed: {result.error}")
+        st.error(ui.md_escape(f"The model call failed: {result.error}"))
         return
-    st.markdown("**Answer**")
-    st.success(result.answer or "(empty answer)")
+    ui.show_text(result.answer or "(empty answer)", label="Answer", css_class="pg-answer")
     if result.output and result.output.strip() != (result.answer or "").strip():
         with st.expander("Raw model output"):
             st.text(result.output)
@@ -203,7 +216,7 @@ def main() -> None:
             st.caption("Fix the template to see the prompt.")
         if retriever_choice.kind:
             with st.expander(f"Retrieved passages ({len(passages)})", expanded=False):
-                ui.passages_list(passages, question.gold_passage_ids if question is not None else ())
+                ui.passages_list(passages, question.gold_passage_ids if question is not None else (), query=text)
 
     st.divider()
     model_choice = ui.model_selector("pg_model")
@@ -239,6 +252,10 @@ def main() -> None:
     link = state.share_link("playground", q=question.id if question is not None else None, template=base.name,
                             version=version, retriever=retriever_choice.kind or "none", k=retriever_choice.k,
                             model=model_choice.spec if model_choice else None)
-    st.caption(f"Share this view: [{link}]({link})")
+    st.caption("Share this view:")
+    st.code(link, language=None)
+    st.divider()
+    st.subheader("Prompt history")
+    ui.prompt_history(ws, base.name, template, load_into_editor, current_template, saved_as_base)
 
 main()

@@ -31,7 +31,7 @@ def _template_names() -> list[str]:
     from playground.prompts.library import list_templates
 
     try:
-        return [t.name for t in list_templates()]
+        return list(ui.answer_templates(list_templates()))
     except PlaygroundError as error:
         ui.show_error(error, "Templates")
         return []
@@ -59,7 +59,7 @@ def _sweep_tab(ws) -> None:
     if benchmark is None:
         st.info("No benchmark yet: run `playground demo` or `playground data import`.")
         return
-    st.caption(f"Benchmark `{benchmark}` · every point is a stored run on the same seeded sample")
+    st.caption(ui.md_escape(f"Benchmark {benchmark} · every point is a stored run on the same seeded sample"))
     left, right = st.columns(2)
     names = sorted(PROGRAMS)
     program = left.selectbox("Program", names, index=names.index("rag") if "rag" in names else 0,
@@ -78,12 +78,13 @@ def _sweep_tab(ws) -> None:
     demonstrations, shots = (None, 3)
     if parameter in ("shots", "order"):
         demonstrations, shots = _demonstration_picker(ws, parameter)
-    metric = st.selectbox("Metric to chart", METRICS, key="experiments_metric", accept_new_options=True)
+    metric = st.selectbox("Metric to chart", METRICS, key="experiments_metric", accept_new_options=True,
+                          help="Changing it redraws the chart of the last sweep.")
     if st.button("Run sweep", key="experiments_run_sweep", type="primary", disabled=model is None):
         with ui.errors_as_messages("Sweep"):
             _run_sweep(ws, benchmark, program, template, retriever, model, int(sample), int(seed), parameter,
                        values_text, demonstrations, shots, metric)
-    _sweep_result()
+    _sweep_result(metric)
 
 
 def _run_sweep(ws, benchmark, program, template, retriever, model, sample, seed, parameter, values_text,
@@ -104,15 +105,17 @@ def _run_sweep(ws, benchmark, program, template, retriever, model, sample, seed,
     st.session_state[SWEEP_RESULT] = {"points": points, "metric": metric}
 
 
-def _sweep_result() -> None:
+def _sweep_result(metric: str) -> None:
+    """The last sweep, charted on the metric chosen now (every point keeps all its run's metrics)."""
     from playground.programs.sweeps import sweep_figure
 
     result = st.session_state.get(SWEEP_RESULT)
     if not result:
         return
-    points, metric = result["points"], result["metric"]
+    points = result["points"]
+    metric = metric or result["metric"]
     st.subheader(f"Sweep of {points[0]['parameter']}: {len(points)} run(s)")
-    st.plotly_chart(sweep_figure(points, metric), key="experiments_sweep_chart")
+    st.plotly_chart(sweep_figure(points, metric), key=f"experiments_sweep_chart_{metric}")
     st.dataframe(view.point_rows(points, metric), hide_index=True, key="experiments_sweep_points")
     if len(points) >= 2:
         from playground.app.views import comparison as compared
@@ -162,7 +165,7 @@ def _judges_tab(ws) -> None:
     if judge_model is not None:
         warning = self_judging_warning(judge_model.spec, view.compared_models([run_a, run_b]))
         if warning:
-            st.warning(f"Self-judging: {warning}", icon=":material/warning:")
+            st.warning(ui.md_escape(f"Self-judging: {warning}"), icon=":material/warning:")
     if st.button("Run judge", key="experiments_run_judge", type="primary", disabled=judge_model is None):
         with ui.errors_as_messages("Judge"):
             _run_judge(ws, kind, run_a, run_b, criteria_text, judge_model, int(repeat))
@@ -196,12 +199,12 @@ def _judge_result() -> None:
     if not report:
         return
     judge = report["judge"]
-    st.subheader(f"{report['kind'].capitalize()} judge {judge['id']}")
-    st.caption(f"judge model {judge['model']} · repeat {report['repeat']} · {report['n_judgments']} judgment(s)"
+    st.subheader(ui.md_escape(f"{report['kind'].capitalize()} judge {judge['id']}"))
+    st.caption(ui.md_escape(f"judge model {judge['model']} · repeat {report['repeat']} · {report['n_judgments']} judgment(s)"
                + (f" · {len(report['skipped'])} answer(s) not judged (failed, empty or without reference)"
-                  if report["skipped"] else ""))
+                  if report["skipped"] else "")))
     for warning in report["warnings"]:
-        st.warning(warning, icon=":material/warning:")
+        st.warning(ui.md_escape(warning), icon=":material/warning:")
     if report["kind"] == "pointwise":
         st.metric("Weighted score (mean ± std over repeats)", view.mean_std_text(report["score"]))
         st.dataframe(view.criterion_rows(report), hide_index=True, key="experiments_criteria_scores")
@@ -211,15 +214,15 @@ def _judge_result() -> None:
         st.dataframe(view.reference_item_rows(report), hide_index=True, key="experiments_judge_items")
     else:
         summary = report["summary"]
-        st.caption(f"A = run {report['run_a']} ({report['model_a']}) · B = run {report['run_b']} "
-                   f"({report['model_b']}) · {report['n_pairs']} question(s), each asked in both orders")
+        st.caption(ui.md_escape(f"A = run {report['run_a']} ({report['model_a']}) · B = run {report['run_b']} "
+                                f"({report['model_b']}) · {report['n_pairs']} question(s), each asked in both orders"))
         columns = st.columns(5)
         columns[0].metric("A wins", summary["wins"])
         columns[1].metric("Ties", summary["ties"])
         columns[2].metric("A losses", summary["losses"])
         columns[3].metric("Flip rate", "-" if summary["flip_rate"] is None else f"{summary['flip_rate']:.2f}")
         columns[4].metric("Preference for A", view.mean_std_text(report["score"]))
-        st.markdown(view.pairwise_summary_text(report))
+        st.caption(ui.md_escape(view.pairwise_summary_text(report)))
         st.dataframe(view.pairwise_item_rows(report), hide_index=True, key="experiments_judge_items")
 
 

@@ -3,8 +3,6 @@ several retrievers share a colour), and over a seeded sample, recall@k for k = 1
 
 from __future__ import annotations
 
-import html
-
 import streamlit as st
 
 from playground.app import charts, resources, state
@@ -22,19 +20,31 @@ def _retrievers(ws, corpus: str, kinds: list[str]) -> dict:
     return {kind: resources.retriever(ws, corpus, kind) for kind in kinds}
 
 
-def _card(row: dict) -> str:
-    badge_style = f"background:{row['colour']};" if row["colour"] else "background:#eee;"
-    others = [label for label in row["found_by"]]
-    shared = f" · found by {', '.join(others)}" if len(others) > 1 else ""
-    gold = "<b style='color:#1a7f37'>★ gold</b> " if row["gold"] else ""
-    border = "#1a7f37" if row["gold"] else (row["colour"] or "#d0d7de")
-    text = row["text"] if len(row["text"]) <= TEXT_CHARS else row["text"][:TEXT_CHARS] + " ..."
-    return (f"<div class='pg-hit' data-passage='{html.escape(row['id'])}' style='border-left:5px solid {border};"
-            f"padding:2px 8px;margin:6px 0'>{gold}<b>#{row['rank']}</b> "
-            f"<span style='{badge_style}padding:1px 6px;border-radius:8px;font-family:monospace'>"
-            f"{html.escape(row['id'])}</span> <b>{html.escape(row['title'])}</b> · score {row['score']:.3f}"
-            f"<span style='color:#666'>{html.escape(shared)}</span><br>"
-            f"<span style='font-size:0.9em'>{html.escape(text)}</span></div>")
+def _columns_of_cards(ws, corpus: str, ranked: dict[str, list], query: str, gold_ids: list[str],
+                      timings: dict[str, float] | None = None) -> None:
+    """One column per retriever: its ranked passages as cards; passages found by several share a badge colour."""
+    from playground.store.datasets import get_passages
+
+    colours = view.shared_passage_colours({label: [h.passage_id for h in hits] for label, hits in ranked.items()})
+    by_id: dict[str, list[str]] = {}
+    for label, hits in ranked.items():
+        for hit in hits:
+            by_id.setdefault(hit.passage_id, []).append(label)
+    passages = get_passages(ws, corpus, sorted(by_id))
+    gold = set(gold_ids)
+    st.caption(f"{len(colours)} passage(s) found by more than one retriever share a colour"
+               + (f" · ★ marks the {len(gold)} gold passage(s)" if gold else ""))
+    for column, (label, hits) in zip(st.columns(len(ranked)), ranked.items()):
+        rows = view.hit_rows(hits, passages, gold_ids, colours, by_id)
+        with column:
+            st.subheader(label)
+            hits_gold = sum(1 for row in rows if row["gold"])
+            timing = f"{timings[label]:.1f} ms" if timings and label in timings else ""
+            st.caption(" · ".join(part for part in (timing, f"{hits_gold}/{len(gold)} gold found" if gold else "")
+                                  if part))
+            notes = {row["id"]: f"also found by {', '.join(x for x in row['found_by'] if x != label)}"
+                     for row in rows if len(row["found_by"]) > 1}
+            ui.passage_cards(rows, gold_ids, query=query, colours=colours, notes=notes)
 
 
 def _query_inputs(questions: list) -> tuple[str, list[str]]:
@@ -51,8 +61,6 @@ def _query_inputs(questions: list) -> tuple[str, list[str]]:
 
 
 def _side_by_side(ws, corpus: str, kinds: list[str], query: str, k: int, gold_ids: list[str]) -> None:
-    from playground.store.datasets import get_passages
-
     request = (corpus, tuple(kinds), query, k)
     if st.button("Search", key="retrievers_search", type="primary", disabled=not query.strip()):
         with ui.errors_as_messages("Search"):
@@ -63,22 +71,8 @@ def _side_by_side(ws, corpus: str, kinds: list[str], query: str, k: int, gold_id
         st.caption("Press Search to compare the retrievers on this query.")
         return
     searches = held[1]
-    ranked = {label: [hit.passage_id for hit in found["hits"]] for label, found in searches.items()}
-    colours = view.shared_passage_colours(ranked)
-    by_id = view.found_by(searches)
-    passages = get_passages(ws, corpus, sorted(by_id))
-    gold = set(gold_ids)
-    st.caption(f"{len(colours)} passage(s) found by more than one retriever share a colour"
-               + (f" · ★ marks the {len(gold)} gold passage(s)" if gold else ""))
-    for column, (label, found) in zip(st.columns(len(searches)), searches.items()):
-        rows = view.hit_rows(found["hits"], passages, gold_ids, colours, by_id)
-        with column:
-            st.subheader(label)
-            hits_gold = sum(1 for row in rows if row["gold"])
-            st.caption(f"{found['ms']:.1f} ms" + (f" · {hits_gold}/{len(gold)} gold found" if gold else ""))
-            if not rows:
-                st.caption("No hits.")
-            st.markdown("".join(_card(row) for row in rows), unsafe_allow_html=True)
+    _columns_of_cards(ws, corpus, {label: found["hits"] for label, found in searches.items()}, query, gold_ids,
+                      {label: found["ms"] for label, found in searches.items()})
 
 
 def _sample_evaluation(ws, benchmark: str, corpus: str, kinds: list[str], questions: list) -> None:
@@ -87,7 +81,7 @@ def _sample_evaluation(ws, benchmark: str, corpus: str, kinds: list[str], questi
     st.subheader("Over a sample")
     with_gold = [q for q in questions if q.gold_passage_ids]
     if not with_gold:
-        st.info(f"Benchmark {benchmark!r} has no gold passages: recall cannot be measured.")
+        st.info(ui.md_escape(f"Benchmark {benchmark!r} has no gold passages: recall cannot be measured."))
         return
     columns = st.columns(3)
     size = columns[0].number_input("Sample size", 1, len(with_gold), min(50, len(with_gold)), key="retrievers_sample")
@@ -116,6 +110,34 @@ def _sample_evaluation(ws, benchmark: str, corpus: str, kinds: list[str], questi
     left.plotly_chart(charts.recall_at_k_figure(curves["recall"], curves["ks"]), key="retrievers_recall")
     right.plotly_chart(charts.latency_figure(curves["latency_ms"]), key="retrievers_latency")
     st.dataframe(view.curve_summary(curves), hide_index=True, key="retrievers_summary")
+    if curves.get("ranked"):
+        _per_question(ws, corpus, curves, questions_by_id={q.id: q for q in with_gold})
+
+
+def _per_question(ws, corpus: str, curves: dict, questions_by_id: dict) -> None:
+    """Each question's gold rank per retriever, how much the top-k lists overlap, and one question opened."""
+    from playground.retrieval.base import Hit
+
+    labels = list(curves["ranked"])
+    rows = view.gold_rank_rows(curves)
+    left, right = st.columns([3, 2])
+    left.plotly_chart(charts.gold_rank_figure(rows, labels, view.MAX_K), key="retrievers_gold_rank")
+    k = right.number_input("Overlap at k", 1, view.MAX_K, 5, key="retrievers_overlap_k")
+    right.plotly_chart(charts.overlap_figure(view.overlap_at_k(curves, int(k))), key="retrievers_overlap")
+    ids = [row["question_id"] for row in rows]
+    if st.session_state.get("retrievers_open") not in ids:
+        st.session_state["retrievers_open"] = ids[0]
+    opened = st.selectbox("Open a question: its ranked lists side by side", ids, key="retrievers_open",
+                          format_func=lambda qid: f"{qid}: {getattr(questions_by_id.get(qid), 'text', '')[:120]}")
+    question = questions_by_id.get(opened)
+    if question is None:
+        return
+    ui.show_text(question.text, strong=True, css_class="pg-question")
+    scores = curves.get("scores") or {}
+    ranked = {label: [Hit(passage_id=pid, score=score, rank=rank) for rank, (pid, score) in enumerate(
+                  zip(curves["ranked"][label].get(opened, []), scores.get(label, {}).get(opened, [])), start=1)][:int(k)]
+              for label in labels}
+    _columns_of_cards(ws, corpus, ranked, question.text, list(question.gold_passage_ids))
 
 
 def render() -> None:
@@ -127,7 +149,7 @@ def render() -> None:
     benchmark = state.require_benchmark()
     corpus = corpus_of(ws, benchmark)
     if not corpus:
-        st.info(f"Benchmark {benchmark!r} has no corpus of passages to retrieve from.")
+        st.info(ui.md_escape(f"Benchmark {benchmark!r} has no corpus of passages to retrieve from."))
         return
     questions = load_questions(ws, benchmark)
     if "retrievers_kinds" not in st.session_state:
@@ -138,7 +160,7 @@ def render() -> None:
     if len(kinds) < 2:
         st.info("Pick at least two retrievers to compare.")
         return
-    st.caption(f"Corpus `{corpus}` · benchmark `{benchmark}` · default index parameters")
+    st.caption(ui.md_escape(f"Corpus {corpus} · benchmark {benchmark} · default index parameters"))
     query, gold_ids = _query_inputs(questions)
     _side_by_side(ws, corpus, kinds, query, int(k), gold_ids)
     _sample_evaluation(ws, benchmark, corpus, kinds, questions)

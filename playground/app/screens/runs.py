@@ -17,6 +17,16 @@ from playground.app.views import runs as view
 
 DEFAULT_TEMPLATE = "(the program's default)"
 FOLLOW_EVERY_S = 1.5
+PROGRAM_PICKED_KEY = "_runs_program_picked"
+
+
+def _template_changed() -> None:
+    """A newly picked template chooses the program again (until the program is picked by hand)."""
+    st.session_state.pop(PROGRAM_PICKED_KEY, None)
+
+
+def _program_picked() -> None:
+    st.session_state[PROGRAM_PICKED_KEY] = True
 
 
 def _benchmark_questions(ws, benchmark: str):
@@ -35,16 +45,23 @@ def _launch_form(ws, benchmark: str) -> None:
 
     questions = _benchmark_questions(ws, benchmark)
     with st.expander("Launch a run", expanded=True):
-        st.caption(f"Benchmark `{benchmark}` · {len(questions)} questions")
+        ui.show_text(f"Benchmark {benchmark} · {len(questions)} questions", muted=True)
         left, right = st.columns(2)
-        program = left.selectbox("Program", sorted(PROGRAMS), key="runs_program",
-                                 format_func=lambda name: f"{name}: {PROGRAMS[name].description}")
         try:
-            template_names = [t.name for t in list_templates()]
+            templates = ui.answer_templates(list_templates())
         except PlaygroundError as error:
             ui.show_error(error, "Templates")
-            template_names = []
-        template = right.selectbox("Template", [DEFAULT_TEMPLATE] + template_names, key="runs_template")
+            templates = {}
+        template = right.selectbox("Template", [DEFAULT_TEMPLATE] + list(templates), key="runs_template",
+                                   on_change=_template_changed)
+        fitting = view.program_for_template(templates.get(template))
+        if fitting and not st.session_state.get(PROGRAM_PICKED_KEY):
+            st.session_state["runs_program"] = fitting
+        program = left.selectbox("Program", sorted(PROGRAMS), key="runs_program", on_change=_program_picked,
+                                 format_func=lambda name: f"{name}: {PROGRAMS[name].description}")
+        misfit = view.template_program_misfit(templates.get(template), PROGRAMS[program])
+        if misfit:
+            st.warning(ui.md_escape(misfit), icon=":material/warning:")
         retriever = ui.retriever_selector("runs_retriever", allow_none=False, default_kind="bm25", default_k=3) \
             if PROGRAMS[program].needs_retriever else None
         options = program_options_form(PROGRAMS[program], "runs_option")
@@ -107,11 +124,11 @@ def _progress(run_id: str) -> None:
     run = get_run(ws, run_id)
     done, planned = int(run.get("n_done") or 0), int(run.get("n_planned") or 0)
     status = run["status"]
-    st.markdown(f"**{run.get('label') or run_id}** · status `{status}` · {done}/{planned} answered · "
-                f"{run.get('errors') or 0} error(s) · {run.get('tokens') or 0} tokens · "
-                f"{view.throughput_text(run)}")
+    ui.show_text(f"{run.get('label') or run_id} · status {status}", css_class="pg-run-head", strong=True)
+    st.markdown(f"status `{status}` · {done}/{planned} answered · {run.get('errors') or 0} error(s) · "
+                f"{run.get('tokens') or 0} tokens · {view.throughput_text(run)}")
     if run.get("status_reason") and status != "done":
-        (st.warning if status in ("stopped", "interrupted") else st.error)(run["status_reason"])
+        (st.warning if status in ("stopped", "interrupted") else st.error)(ui.md_escape(run["status_reason"]))
     if status == "running":
         st.progress(min(1.0, done / planned) if planned else 0.0, text=f"{done}/{planned} answered")
         if st.button("Stop", key="runs_stop", icon=":material/stop:",
@@ -156,15 +173,15 @@ def _run_list(ws) -> list[dict]:
 
 def _open_run(ws, runs: list[dict]) -> None:
     from playground.store.datasets import load_questions
-    from playground.store.runs import get_results, resolve_run_id
+    from playground.store.runs import get_results
 
     linked = state.link_param("run")
     ids = [run["id"] for run in runs]
     if linked:
         try:
-            linked = resolve_run_id(ws, linked)
+            linked = state.resolve_run_link(ws, linked)
         except PlaygroundError as error:
-            st.warning(f"Link: {error}")
+            st.warning(ui.md_escape(f"Link: {error}"))
             linked = None
     if linked in ids:
         st.session_state["runs_open"] = linked
@@ -173,7 +190,6 @@ def _open_run(ws, runs: list[dict]) -> None:
     by_id = {run["id"]: run for run in runs}
     run_id = st.selectbox("Open a run", ids, key="runs_open", format_func=lambda rid: view.run_label(by_id[rid]))
     run = by_id[run_id]
-    st.query_params["run"] = run_id
 
     settings = view.run_settings(run.get("config") or {})
     _follow(run_id, run["status"] == "running")

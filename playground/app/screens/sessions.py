@@ -31,10 +31,14 @@ def _error_text(error: Exception) -> str:
     return error_text(error)
 
 
+PICKER_KEYS = ("sessions_switch_to", "sessions_rename_which", "sessions_delete_which", "sessions_export_which")
+
+
 def _switch_to(session_id: str) -> None:
+    """Switch, and point the page's session pickers at the new current session (they follow it until changed)."""
     state.set_session(session_id)
-    st.query_params["session"] = session_id
-    st.session_state["_session_from_link"] = session_id
+    for key in PICKER_KEYS:
+        st.session_state[key] = st.session_state[state.SESSION_KEY]
 
 
 def _create() -> None:
@@ -50,27 +54,31 @@ def _create() -> None:
         _say("error", _error_text(error))
 
 
-def _switch(session_id: str) -> None:
+def _switch() -> None:
+    """Switch to the session picked in the Switch tab (read at click time, never a value captured earlier)."""
     try:
-        _switch_to(session_id)
+        _switch_to(st.session_state["sessions_switch_to"])
         _say("success", "Switched session.")
-    except PlaygroundError as error:
+    except (PlaygroundError, KeyError) as error:
         _say("error", _error_text(error))
 
 
-def _rename(session_id: str) -> None:
+def _rename() -> None:
     from playground.store.sessions import rename_session
 
     try:
-        session = rename_session(state.workspace(), session_id, st.session_state.get("sessions_rename_to", ""))
+        session = rename_session(state.workspace(), st.session_state["sessions_rename_which"],
+                                 st.session_state.get("sessions_rename_to", ""))
+        st.session_state["sessions_rename_to"] = ""
         _say("success", f"Renamed to {session['name']!r}.")
-    except PlaygroundError as error:
+    except (PlaygroundError, KeyError) as error:
         _say("error", _error_text(error))
 
 
-def _delete(session_id: str) -> None:
+def _delete() -> None:
     from playground.store.sessions import delete_session
 
+    session_id = st.session_state.get("sessions_delete_which")
     if not st.session_state.get("sessions_delete_confirm"):
         _say("error", "Tick the confirmation box first: deleting removes the session's runs and ratings.")
         return
@@ -90,7 +98,13 @@ def _message() -> None:
     held = st.session_state.pop(MESSAGE_KEY, None)
     if held:
         kind, text = held
-        (st.success if kind == "success" else st.error)(text)
+        (st.success if kind == "success" else st.error)(ui.md_escape(text))
+
+
+def _session_select(label: str, key: str, ids: list[str], names: dict, default: str) -> str:
+    if st.session_state.get(key) not in ids:
+        st.session_state[key] = default if default in ids else ids[0]
+    return st.selectbox(label, ids, key=key, format_func=lambda sid: f"{names[sid]} ({sid[:8]})")
 
 
 def _manage(sessions: list[dict], current: str) -> None:
@@ -103,18 +117,16 @@ def _manage(sessions: list[dict], current: str) -> None:
         st.text_input("Name", key="sessions_new_name")
         st.button("Create and switch", key="sessions_create", on_click=_create)
     with switch:
-        target = st.selectbox("Session", ids, key="sessions_switch_to", format_func=lambda sid: names[sid],
-                              index=ids.index(current) if current in ids else 0)
-        st.button("Switch", key="sessions_switch", on_click=_switch, args=(target,), disabled=target == current)
+        _session_select("Session to switch to", "sessions_switch_to", ids, names, current)
+        st.button("Switch", key="sessions_switch", on_click=_switch)
     with rename:
-        st.caption(f"Rename the current session, {names.get(current)!r}")
+        _session_select("Session to rename", "sessions_rename_which", ids, names, current)
         st.text_input("New name", key="sessions_rename_to")
-        st.button("Rename", key="sessions_rename", on_click=_rename, args=(current,))
+        st.button("Rename", key="sessions_rename", on_click=_rename)
     with delete:
-        doomed = st.selectbox("Session", ids, key="sessions_delete_which", format_func=lambda sid: names[sid])
+        _session_select("Session to delete", "sessions_delete_which", ids, names, current)
         st.checkbox("Delete its runs, results, traces and ratings too", key="sessions_delete_confirm")
-        st.button("Delete", key="sessions_delete", on_click=_delete, args=(doomed,), type="primary",
-                  disabled=len(ids) < 2)
+        st.button("Delete", key="sessions_delete", on_click=_delete, type="primary", disabled=len(ids) < 2)
 
 
 def _export_import(ws, sessions: list[dict], current: str) -> None:
@@ -122,9 +134,7 @@ def _export_import(ws, sessions: list[dict], current: str) -> None:
     names = {s["id"]: s["name"] for s in sessions}
     left, right = st.columns(2)
     with left:
-        chosen = st.selectbox("Session to export", list(names), key="sessions_export_which",
-                              index=list(names).index(current) if current in names else 0,
-                              format_func=lambda sid: names[sid])
+        chosen = _session_select("Session to export", "sessions_export_which", list(names), names, current)
         st.download_button("Download session file", functools.partial(view.export_bytes, str(ws.path), chosen),
                            file_name=view.export_file_name(names[chosen]), mime="application/json",
                            key="sessions_download", icon=":material/download:")
@@ -135,7 +145,7 @@ def _export_import(ws, sessions: list[dict], current: str) -> None:
         if st.button("Import", key="sessions_import", disabled=upload is None):
             try:
                 session_id = view.import_file(ws, upload.getvalue(), upload.name)
-                st.success(f"Imported as session {session_id}: switch to it in the Switch tab.")
+                st.success(f"Imported as session {session_id}: switch to it in the Switch tab or the sidebar.")
             except PlaygroundError as error:
                 ui.show_error(error, "Import")
 
@@ -144,7 +154,8 @@ def _share(ws, current: str) -> None:
     from playground.store.runs import list_runs
 
     st.subheader("Share link")
-    st.caption("Opens the same view for anyone with the same workspace file.")
+    st.caption("Opens the same view for anyone with this workspace, or with a workspace this session was imported "
+               "into (set the base URL under Settings in the sidebar).")
     columns = st.columns(2)
     page = columns[0].selectbox("Page", state.PAGE_SLUGS, key="sessions_share_page",
                                 index=state.PAGE_SLUGS.index("runs"))
@@ -154,10 +165,16 @@ def _share(ws, current: str) -> None:
     st.code(state.share_link(page, run=run_id or None), language=None)
 
 
-def _restore(version: dict) -> None:
-    values = view.restore_values(version)
+def _restore_selected(by_id: dict) -> None:
+    """Restore the version picked in the list when the button is clicked (read now, not from an earlier run)."""
+    chosen = st.session_state.get("sessions_version")
+    if chosen not in by_id:
+        _say("error", "Pick a version to restore.")
+        return
+    values = view.restore_values(by_id[chosen])
     st.session_state.update(values)
-    _say("success", f"Restored {values['template_name']} version {version['id'][:8]} into the Playground editor.")
+    st.session_state["_sessions_go_to_editor"] = True
+    _say("success", f"Restored {values['template_name']} version {chosen[:8]} into the Playground editor.")
 
 
 def _history(ws) -> None:
@@ -197,14 +214,8 @@ def _history(ws) -> None:
             ui.show_prompt_diff(old["content"], version["content"], other[:8], chosen[:8])
     else:
         st.code(version["content"], language=None)
-    if st.button("Restore into the Playground editor", key="sessions_restore", icon=":material/restore:"):
-        _restore(version)
-        if PLAYGROUND_PAGE.is_file():
-            try:
-                st.switch_page(str(PLAYGROUND_PAGE))
-            except st.errors.StreamlitAPIException:  # the page runs alone (tests) or is not registered
-                pass
-        st.rerun()
+    st.button("Restore into the Playground editor", key="sessions_restore", icon=":material/restore:",
+              on_click=_restore_selected, args=(by_id,))
 
 
 def render() -> None:
@@ -212,11 +223,16 @@ def render() -> None:
 
     st.title("Sessions")
     ws = state.workspace()
+    if st.session_state.pop("_sessions_go_to_editor", False) and PLAYGROUND_PAGE.is_file():
+        try:
+            st.switch_page(str(PLAYGROUND_PAGE))
+        except st.errors.StreamlitAPIException:  # the page runs alone (tests) or is not registered
+            pass
     _message()
     current = state.current_session_id()
     sessions = list_sessions(ws)
-    st.caption(f"Current session: **{next((s['name'] for s in sessions if s['id'] == current), current)}** "
-               f"(`{current}`)")
+    ui.show_text(f"Current session: {next((s['name'] for s in sessions if s['id'] == current), current)} ({current})",
+                 css_class="pg-session-current")
     _manage(sessions, current)
     _export_import(ws, sessions, current)
     _share(ws, current)

@@ -1,5 +1,6 @@
 """Side by side: two to four variants (template version, retriever, k, model, parameters) on the same question or
-the same seeded sample; outputs next to each other with scores, differing settings and prompt texts highlighted."""
+the same seeded sample: each variant's means with intervals, then a sortable question x variant grid (answer, score,
+latency, tokens, cached) whose cells open their passages, rendered prompt and trace."""
 
 from __future__ import annotations
 
@@ -18,17 +19,18 @@ DEFAULT_RETRIEVERS = ["bm25", None, "bm25", "bm25"]
 
 
 def template_options(ws) -> dict[str, object]:
-    """Starter templates by name, then every saved version as NAME@ID (newest first)."""
+    """Answer templates by name, then every saved version of one as NAME@ID (newest first); judge templates and
+    their versions are not offered: they judge answers, they do not answer."""
     from playground.prompts.library import list_templates
     from playground.prompts.template import Template
     from playground.store.prompts import list_prompt_versions
 
-    options = {t.name: t for t in list_templates()}
+    options = dict(ui.answer_templates(list_templates()))
     for row in list_prompt_versions(ws):
-        key = f"{row['template']}@{row['id']}"
-        options[key] = (row["content"], row["template"])
-    return {key: value if not isinstance(value, tuple) else Template.from_text(value[0], name=value[1])
-            for key, value in options.items()}
+        template = Template.from_text(row["content"], name=row["template"])
+        if ui.templates.is_answer_template(template):
+            options[f"{row['template']}@{row['id']}"] = template
+    return options
 
 
 def variant_column(index: int, column, templates: dict, corpus) -> ui.Variant | None:
@@ -91,8 +93,8 @@ def prompt_diffs(ws, corpus, variants: list[ui.Variant], question) -> None:
                 ui.show_prompt_diff(texts[0], texts[index], "A", ui.variant_label(index))
 
 
-def run_all(ws, benchmark, variants, mode, question, sample, seed) -> list:
-    """Each variant as a stored run over the same question (or the same seeded sample)."""
+def run_all(ws, benchmark, variants, question_ids, sample, seed) -> list:
+    """Each variant as a stored run over the same questions (one, or the same seeded sample)."""
     session_id = state.current_session_id()
     results = []
     bar = st.progress(0.0, text="Running the variants")
@@ -106,46 +108,111 @@ def run_all(ws, benchmark, variants, mode, question, sample, seed) -> list:
 
         result = None
         with ui.errors_as_messages(f"Variant {ui.variant_label(index)}"):
-            if mode == ONE_QUESTION:
-                result = ui.run_variant(ws, benchmark, variant, session_id, question_ids=[question.id],
-                                        api_keys=state.api_keys(), on_progress=on_progress, label=label)
-            else:
-                result = ui.run_variant(ws, benchmark, variant, session_id, sample=sample, seed=seed,
-                                        api_keys=state.api_keys(), on_progress=on_progress, label=label)
+            result = ui.run_variant(ws, benchmark, variant, session_id, question_ids=question_ids,
+                                    sample=sample, seed=seed, api_keys=state.api_keys(), on_progress=on_progress,
+                                    label=label)
         results.append(result)
     bar.empty()
     return results
 
 
-def show_results(results: list, mode: str) -> None:
-    columns = st.columns(len(results))
-    for index, (column, result) in enumerate(zip(columns, results)):
-        with column:
-            st.markdown(f"**Variant {ui.variant_label(index)}**")
-            if result is None:
-                st.caption("No result (see the error above).")
-                continue
-            if mode == ONE_QUESTION:
-                if result.error:
-                    st.error(f"The model call failed: {result.error}")
-                else:
-                    st.success(result.answer or "(empty answer)")
-                ui.show_scores(result.scores, limit=3)
-                st.caption(f"{result.prompt_tokens}+{result.completion_tokens} tokens · {result.latency_s:.2f} s")
-                ui.page_link("traces", "Trace", run=result.run_id, question=result.question_id)
-            else:
-                st.caption(f"{result.n} questions · run `{result.run_id}`")
-                ui.show_scores(result.metrics, limit=3)
-                ui.page_link("runs", "Open the run", run=result.run_id)
-    run_ids = [r.run_id for r in results if r is not None and r.run_id]
-    if mode == SAMPLE and len(run_ids) >= 2:
-        st.markdown("Compare with intervals and per-question flips:")
-        for other in run_ids[1:]:
-            ui.page_link("ab", f"A/B: {run_ids[0][:8]} vs {other[:8]}", run=run_ids[0], other=other)
+def _cell_detail(ws, corpus, run_id: str, question, label: str) -> None:
+    """One cell opened: the passages the variant retrieved, the prompt it rendered, and a link to its trace."""
+    from playground.store.datasets import get_passages
+    from playground.store.runs import get_spans
+
+    spans = get_spans(ws, run_id, question.id)
+    retrieved = [s for s in spans if s["kind"] == "retrieve"]
+    rendered = [s for s in spans if s["kind"] == "render"]
+    passages_tab, prompt_tab = st.tabs([f"Passages ({label})", f"Rendered prompt ({label})"])
+    with passages_tab:
+        if not retrieved:
+            st.caption("This variant retrieves no passages.")
+        for span in retrieved:
+            hits = (span.get("outputs") or {}).get("hits") or []
+            found = get_passages(ws, corpus, [h["id"] for h in hits]) if corpus else {}
+            ui.passages_list([{**h, "title": getattr(found.get(h["id"]), "title", ""),
+                               "text": getattr(found.get(h["id"]), "text", "")} for h in hits],
+                             question.gold_passage_ids, query=str((span.get("inputs") or {}).get("query") or ""))
+    with prompt_tab:
+        for span in rendered:
+            st.code(ui.messages_text((span.get("outputs") or {}).get("messages") or []), language=None,
+                    wrap_lines=True)
+    ui.page_link("traces", f"Open the trace of {label} on {question.id}", run=run_id, question=question.id)
+
+
+def _follow_cell_click(event, shown: list[dict], labels: list[str]) -> None:
+    """A cell clicked in the grid opens below: its question and its variant (a new click only, so the pickers
+    stay free to change)."""
+    cells = list(getattr(getattr(event, "selection", None), "cells", None) or [])
+    if not cells or cells == st.session_state.get("_sbs_cell_clicked"):
+        return
+    st.session_state["_sbs_cell_clicked"] = cells
+    row, column = cells[0]
+    if 0 <= int(row) < len(shown):
+        st.session_state["sbs_cell_question"] = shown[int(row)]["question_id"]
+    label = str(column).split(" ", 1)[0]
+    if label in labels:
+        st.session_state["sbs_cell_variant"] = label
+
+
+def show_grid(ws, corpus, stored: dict, questions: dict) -> None:
+    """Variant means with intervals (retrieval recall included), then the question x variant grid and a cell."""
+    from playground.app import charts
+    from playground.app.views import grid as view
+    from playground.store.runs import get_results
+
+    runs = stored["runs"]
+    results = {label: get_results(ws, run_id) for label, run_id in runs.items()}
+    metric = view.main_metric(results)
+    means = view.variant_means(results)
+    st.subheader("Variant means (95% intervals)")
+    if means:
+        left, right = st.columns([3, 2])
+        left.plotly_chart(charts.metric_means_figure(means), key="sbs_means")
+        right.dataframe(view.means_table(means), hide_index=True, key="sbs_means_table")
+    question_ids = list(dict.fromkeys(r["question_id"] for found in results.values() for r in found))
+    rows = view.grid_rows(question_ids, questions, results, metric)
+    st.subheader(f"Questions x variants ({len(rows)} question(s) · score = {metric or 'none'})")
+    filters = st.columns(3)
+    disagree = filters[0].checkbox("Only where the variants disagree", key="sbs_filter_disagree")
+    failing = filters[1].checkbox("Only where all variants fail", key="sbs_filter_fail")
+    shown = view.filter_grid(rows, disagree, failing)
+    filters[2].caption(f"{len(shown)} of {len(rows)} question(s) · click a column header to sort")
+    config = {}
+    for label in runs:
+        config[f"{label} score"] = st.column_config.NumberColumn(f"{label} score", format="%.2f")
+        config[f"{label} cached"] = st.column_config.CheckboxColumn(f"{label} cached", help="answered from the cache")
+    event = st.dataframe(shown, hide_index=True, key="sbs_grid", column_config=config, on_select="rerun",
+                         selection_mode="single-cell")
+    if not shown:
+        return
+    by_id = {row["question_id"]: row for row in shown}
+    _follow_cell_click(event, shown, list(runs))
+    st.markdown("**Open a cell** (click one in the grid, or pick it here)")
+    picks = st.columns([3, 1])
+    if st.session_state.get("sbs_cell_question") not in by_id:
+        st.session_state["sbs_cell_question"] = shown[0]["question_id"]
+    qid = picks[0].selectbox("Question", list(by_id), key="sbs_cell_question",
+                             format_func=lambda q: f"{q}: {by_id[q]['question'][:120]}")
+    label = picks[1].radio("Variant", list(runs), key="sbs_cell_variant", horizontal=True)
+    question = questions.get(qid)
+    if question is None:
+        return
+    ui.show_text(question.text, strong=True, css_class="pg-question")
+    row = by_id[qid]
+    ui.show_text(row[f"{label} answer"] if row[f"{label} answer"] is not None else "(no answer)",
+                 label=f"Answer of {label}" + (" · cached" if row[f"{label} cached"] else ""), css_class="pg-answer")
+    _cell_detail(ws, corpus, runs[label], question, label)
+    run_ids = list(runs.values())
+    if len(run_ids) >= 2:
+        st.markdown("Compare two variants with paired intervals and per-question flips:")
+        for other_label, other in list(runs.items())[1:]:
+            ui.page_link("ab", f"A/B: {next(iter(runs))} vs {other_label}", run=run_ids[0], other=other)
         from playground.app.views import comparison as compared
 
-        compared.show_comparison(state.workspace(), run_ids, key="sbs_compare")
-        compared.show_power(state.workspace(), run_ids[0], run_ids[1], key="sbs_power")
+        compared.show_comparison(ws, run_ids, key="sbs_compare")
+        compared.show_power(ws, run_ids[0], run_ids[1], key="sbs_power")
 
 
 def main() -> None:
@@ -157,7 +224,7 @@ def main() -> None:
     questions = load_questions(ws, benchmark)
     corpus = corpus_of(ws, benchmark)
     if not questions:
-        st.info(f"Benchmark {benchmark} has no questions.")
+        st.info(ui.md_escape(f"Benchmark {benchmark} has no questions."))
         st.stop()
     link_count = state.link_param("variants")
     if link_count and link_count.isdigit():
@@ -194,14 +261,17 @@ def main() -> None:
         prompt_diffs(ws, corpus, variants, question)
 
     if st.button("Run all variants", type="primary"):
-        results = run_all(ws, benchmark, variants, mode, question, int(sample or 0), int(seed))
-        st.session_state[RESULTS_KEY] = (mode, results)
+        question_ids = [question.id] if mode == ONE_QUESTION else None
+        results = run_all(ws, benchmark, variants, question_ids, int(sample or 0) or None, int(seed))
+        runs = {ui.variant_label(i): r.run_id for i, r in enumerate(results) if r is not None and r.run_id}
+        if runs:
+            st.session_state[RESULTS_KEY] = {"runs": runs}
     stored = st.session_state.get(RESULTS_KEY)
-    if stored is not None:
-        stored_mode, results = stored
-        show_results(results, stored_mode)
+    if isinstance(stored, dict) and stored.get("runs"):
+        show_grid(ws, corpus, stored, by_id)
     link = state.share_link("side-by-side", q=question.id, variants=int(count))
-    st.caption(f"Share this view: [{link}]({link})")
+    st.caption("Share this view:")
+    st.code(link, language=None)
 
 
 main()

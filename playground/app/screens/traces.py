@@ -26,15 +26,13 @@ def _question_label(key: str) -> str:
 
 
 def _linked_run(ws) -> str | None:
-    from playground.store.runs import resolve_run_id
-
     wanted = state.link_param("run")
     if not wanted:
         return None
     try:
-        return resolve_run_id(ws, wanted)
+        return state.resolve_run_link(ws, wanted)
     except PlaygroundError as error:
-        st.warning(f"Link: {error}")
+        st.warning(ui.md_escape(f"Link: {error}"))
         return None
 
 
@@ -66,36 +64,38 @@ def _messages(messages) -> None:
 def _span_body(ws, span: dict, dataset: str, gold_ids: list[str]) -> None:
     kind, inputs, outputs = span["kind"], span.get("inputs") or {}, span.get("outputs") or {}
     if span.get("error"):
-        st.error(span["error"])
+        st.error(ui.md_escape(span["error"]))
     if kind == "retrieve":
-        st.markdown(f"Query `{inputs.get('query', '')}` · k={inputs.get('k')} · "
-                    f"retriever `{inputs.get('retriever')}`")
+        ui.show_text(inputs.get("query", ""), label=f"Query · k={inputs.get('k')} · retriever {inputs.get('retriever')}")
         hits = outputs.get("hits") or []
         found = _passages(ws, dataset, [h["id"] for h in hits])
-        ui.passages_list([{**h, "text": getattr(found.get(h["id"]), "text", "")} for h in hits], gold_ids)
+        ui.passages_list([{**h, "title": getattr(found.get(h["id"]), "title", h.get("title") or ""),
+                           "text": getattr(found.get(h["id"]), "text", "")} for h in hits], gold_ids,
+                         query=str(inputs.get("query") or ""))
     elif kind == "render":
-        st.markdown(f"Template `{inputs.get('template')}` ({inputs.get('role')}) · version "
-                    f"`{(inputs.get('prompt_version') or '')[:12]}`")
+        ui.show_text(f"Template {inputs.get('template')} ({inputs.get('role')}) · version "
+                     f"{(inputs.get('prompt_version') or '')[:12]}", muted=True)
         with st.popover("Variables"):
             st.json(inputs.get("variables") or {})
         st.markdown("**Rendered messages**")
         _messages(outputs.get("messages"))
         if outputs.get("truncation"):
-            st.warning(f"Context cut to fit the model: {outputs['truncation']}")
+            st.warning(ui.md_escape(f"Context cut to fit the model: {outputs['truncation']}"))
     elif kind == "generate":
         cols = st.columns(4)
         cols[0].metric("prompt tokens", span.get("prompt_tokens") or 0)
         cols[1].metric("completion tokens", span.get("completion_tokens") or 0)
         cols[2].metric("cached", "yes" if span.get("cached") else "no")
         cols[3].metric("finish", str(outputs.get("finish_reason") or ""))
-        st.caption(f"model `{inputs.get('model')}` → `{outputs.get('model_id')}` · params {inputs.get('params')}")
+        ui.show_text(f"model {inputs.get('model')} → {outputs.get('model_id')} · params {inputs.get('params')}",
+                     muted=True)
         st.markdown("**Raw output**")
         st.code(outputs.get("text") or "", language=None, wrap_lines=True)
         for index, sample in enumerate((outputs.get("samples") or [])[1:], 2):
             st.caption(f"sample {index}")
             st.code(sample, language=None, wrap_lines=True)
     elif kind == "parse":
-        st.markdown(f"Answer format `{inputs.get('answer_format')}`")
+        ui.show_text(f"Answer format {inputs.get('answer_format')}", muted=True)
         columns = st.columns(2)
         columns[0].markdown("**Raw**")
         columns[0].code(inputs.get("text") or "", language=None, wrap_lines=True)
@@ -120,14 +120,14 @@ def _judgments(ws, run_id: str, question_id: str, repeat: int) -> None:
     for judgment in judgments:
         outcome = judgment["verdict"] or ("-" if judgment["score"] is None else f"{judgment['score']:.2f}")
         other = f" vs run {judgment['other_run_id']}" if judgment["other_run_id"] else ""
-        title = f"{judgment['kind']} judge {judgment['judge_id']}{other}: {outcome}"
+        title = ui.md_escape(f"{judgment['kind']} judge {judgment['judge_id']}{other}: {outcome}")
         with st.expander(title, expanded=False):
             if judgment["error"]:
-                st.warning(judgment["error"])
-            st.markdown(f"**Reason:** {judgment['reason'] or '—'}")
+                ui.show_text(judgment["error"], label="Error")
+            ui.show_text(judgment["reason"] or "—", label="Reason")
             for span in get_judge_spans(ws, judgment["id"]):
-                st.markdown(f"`{span['kind']}` {span['name'] or ''} · {span['duration_s'] or 0:.2f} s"
-                            f"{' · cached' if span['cached'] else ''}")
+                ui.show_text(f"{span['kind']} {span['name'] or ''} · {span['duration_s'] or 0:.2f} s"
+                             f"{' · cached' if span['cached'] else ''}", muted=True)
                 text = (span["outputs"] or {}).get("text")
                 if text:
                     st.code(text, language=None, wrap_lines=True)
@@ -153,23 +153,22 @@ def render() -> None:
     linked_question = state.link_param("question")
     linked_key = f"{linked_question}#0" if linked_question else None
     if linked_question and linked_key not in keys:
-        st.warning(f"Link: run {run_id} has no result for question {linked_question!r}")
+        st.warning(ui.md_escape(f"Link: run {run_id} has no result for question {linked_question!r}"))
     chosen = _choose("Question", "traces_question", keys, linked_key, format_func=_question_label)
     question_id, repeat = chosen.rsplit("#", 1)
     repeat = int(repeat)
-    st.query_params.update({"run": run_id, "question": question_id})
 
     dataset = (run.get("config") or {}).get("dataset") or ""
     question = _question(ws, dataset, question_id)
     result = get_result(ws, run_id, question_id, repeat)
     spans = get_spans(ws, run_id, question_id, repeat)
 
-    st.subheader(question.text if question else question_id)
+    ui.show_text(question.text if question else question_id, strong=True, css_class="pg-question")
     if question and question.answers:
-        st.caption("Reference answers: " + " | ".join(question.answers))
+        ui.show_text(" | ".join(question.answers), label="Reference answers", muted=True)
     if result.get("error"):
         ui.show_error(PlaygroundError(result["error"]), "Model call")
-    st.markdown(f"**Answer:** {result.get('prediction') or '—'}")
+    ui.show_text(result.get("prediction") or "—", label="Answer", css_class="pg-answer")
     ui.show_scores(result.get("scores"))
     totals = trace_totals(spans)
     for column, (name, value) in zip(st.columns(len(totals)), totals.items()):
@@ -182,10 +181,11 @@ def render() -> None:
     st.subheader("Spans")
     gold_ids = list(question.gold_passage_ids) if question else []
     for depth, span in ordered_spans(spans):
-        with st.expander(span_title(span, depth), expanded=span["kind"] == "generate" or bool(span.get("error"))):
+        with st.expander(ui.md_escape(span_title(span, depth)),
+                         expanded=span["kind"] == "generate" or bool(span.get("error"))):
             _span_body(ws, span, dataset, gold_ids)
     _judgments(ws, run_id, question_id, repeat)
-    st.caption("Share this trace (same workspace):")
+    st.caption("Share this trace (it opens the same run and question after a session export and import):")
     st.code(state.share_link("traces", run=run_id, question=question_id), language=None)
 
 

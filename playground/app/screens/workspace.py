@@ -5,13 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from playground.app import state
+from playground.app.components.text import md_escape
 from playground.store.datasets import list_datasets
 
 
 def render() -> None:
     st.title("Workspace")
     ws = state.workspace()
-    st.caption(f"Workspace: `{ws.path.resolve()}` · indexes in `{ws.indexes}`")
+    st.caption(md_escape(f"Workspace: {ws.path.resolve()} · indexes in {ws.indexes}"))
     datasets = list_datasets(ws)
     st.subheader("Corpora")
     if datasets["corpora"]:

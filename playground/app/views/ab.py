@@ -7,6 +7,8 @@ from typing import Mapping, Optional, Sequence
 
 # Pairwise rating values from the point of view of run A (store.ratings: 1 = run_id better, 0 = other, 0.5 tie).
 RATING_VALUES = {"a": 1.0, "tie": 0.5, "b": 0.0}
+# Below this many paired questions no difference is called, whatever the interval says.
+MIN_CONCLUSIVE_N = 30
 
 
 def means_rows(comparison: Mapping, scores_a: Mapping, scores_b: Mapping, label_a: str, label_b: str,
@@ -69,3 +71,18 @@ def rating_summary(ratings: Sequence[Mapping], run_a: str, run_b: str) -> dict[s
         else:
             counts["b"] += 1
     return counts
+
+
+def sample_verdict(comparison: Mapping, min_n: int = MIN_CONCLUSIVE_N) -> Optional[str]:
+    """A plain sentence when the sample is too small to conclude: too few paired questions, or every metric's
+    interval for B - A contains zero. None when a metric differs on a sample large enough."""
+    n = int(comparison.get("n") or 0)
+    metrics = comparison.get("metrics") or {}
+    if n < min_n:
+        return (f"Too small to conclude: only {n} question(s) were answered by both runs (at least {min_n} needed). "
+                "Any difference here may be chance; run both on a larger sample before picking a winner.")
+    undecided = [name for name, m in metrics.items() if not m.get("ci95") or m["ci95"][0] <= 0 <= m["ci95"][1]]
+    if metrics and len(undecided) == len(metrics):
+        return (f"Too small to conclude: on {n} questions every metric's 95% interval for B - A contains 0, so "
+                "neither run is shown better. A larger sample may tell them apart.")
+    return None

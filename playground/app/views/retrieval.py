@@ -78,6 +78,8 @@ def recall_curves(retrievers: Mapping[str, object], questions: Sequence, max_k: 
     ks = list(range(1, max_k + 1))
     recall: dict[str, list[float]] = {}
     latency: dict[str, list[float]] = {}
+    ranked_by: dict[str, dict[str, list[str]]] = {}
+    scores_by: dict[str, dict[str, list[float]]] = {}
     total = len(scored) * len(retrievers)
     done = 0
     for label, retriever in retrievers.items():
@@ -88,11 +90,14 @@ def recall_curves(retrievers: Mapping[str, object], questions: Sequence, max_k: 
             hits = retriever.search(question.text, max_k)
             latency[label].append((time.perf_counter() - started) * 1000.0)
             ranked = [hit.passage_id for hit in hits]
+            ranked_by.setdefault(label, {})[question.id] = ranked
+            scores_by.setdefault(label, {})[question.id] = [float(hit.score) for hit in hits]
             sums += [ranking_metrics(ranked, question.gold_passage_ids, k)[f"recall@{k}"] for k in ks]
             done += 1
             report(on_progress, done, total, f"{label}: {question.id}")
         recall[label] = (sums / len(scored)).tolist() if scored else [0.0] * max_k
-    return {"ks": ks, "recall": recall, "latency_ms": latency, "n": len(scored)}
+    return {"ks": ks, "recall": recall, "latency_ms": latency, "n": len(scored), "ranked": ranked_by, "scores": scores_by,
+            "gold": {q.id: list(q.gold_passage_ids) for q in scored}}
 
 
 def curve_summary(curves: Mapping) -> list[dict]:
@@ -108,3 +113,38 @@ def curve_summary(curves: Mapping) -> list[dict]:
         row["p95 ms"] = round(float(np.percentile(ms, 95)), 2)
         rows.append(row)
     return rows
+
+
+def gold_rank(ranked: Sequence[str], gold_ids: Sequence[str]) -> Optional[int]:
+    """The 1-based rank of the first gold passage in a ranked list (None when none was found)."""
+    gold = set(gold_ids)
+    return next((index for index, pid in enumerate(ranked, start=1) if pid in gold), None)
+
+
+def gold_rank_rows(curves: Mapping) -> list[dict]:
+    """Per question the rank of its first gold passage under each retriever (None: not in the top max_k)."""
+    ranked, gold = curves.get("ranked") or {}, curves.get("gold") or {}
+    rows = []
+    for qid, gold_ids in gold.items():
+        row = {"question_id": qid}
+        for label, by_question in ranked.items():
+            row[label] = gold_rank(by_question.get(qid, []), gold_ids)
+        rows.append(row)
+    return rows
+
+
+def overlap_at_k(curves: Mapping, k: int) -> dict:
+    """For each pair of retrievers, the mean share of their top-k that both found (|A ∩ B| over the longer of the
+    two lists, which is k unless a retriever returned fewer) over the sample."""
+    ranked = curves.get("ranked") or {}
+    labels = list(ranked)
+    matrix = {a: {} for a in labels}
+    for a in labels:
+        for b in labels:
+            shares = []
+            for qid, ids_a in ranked[a].items():
+                top_a, top_b = set(ids_a[:k]), set(ranked[b].get(qid, [])[:k])
+                size = max(len(top_a), len(top_b))
+                shares.append(len(top_a & top_b) / size if size else 0.0)
+            matrix[a][b] = float(np.mean(shares)) if shares else 0.0
+    return {"labels": labels, "matrix": matrix, "k": k}

@@ -129,3 +129,37 @@ def outcome_counts(rows: Sequence[Mapping]) -> dict[str, int]:
     for row in rows:
         counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
     return counts
+
+
+def template_variables(template) -> set[str]:
+    """The variables a template reads (empty when it cannot be parsed: the run reports that error itself)."""
+    from playground.prompts.render import required_variables
+
+    if template is None:
+        return set()
+    try:
+        return set(required_variables(template))
+    except Exception:  # noqa: BLE001 - a broken template: no opinion on the program
+        return set()
+
+
+def program_for_template(template) -> Optional[str]:
+    """The program a template fits: `rag` when it reads passages, else `direct` (None: keep the current one)."""
+    if template is None:
+        return None
+    return "rag" if "passages" in template_variables(template) else "direct"
+
+
+def template_program_misfit(template, program) -> Optional[str]:
+    """A sentence when the template and the program do not fit: passages read but never retrieved, or retrieved
+    but never shown to the model."""
+    if template is None:
+        return None
+    reads_passages = "passages" in template_variables(template)
+    if reads_passages and not program.needs_retriever:
+        return (f"Template {template.name} reads passages, but program {program.name} retrieves none: the model "
+                "would answer without them. Pick a retrieving program such as rag.")
+    if not reads_passages and program.needs_retriever:
+        return (f"Program {program.name} retrieves passages, but template {template.name} never shows them to the "
+                "model. Pick a template that reads passages, or the direct program.")
+    return None

@@ -1,0 +1,123 @@
+"""Text the app does not control (questions, passages, predictions, labels, rationales, session names) shown as
+text: escaped HTML, never Markdown, so `![x](http://host/beacon.png)` is shown, not fetched, and links stay dead.
+
+Markdown is for the app's own words only; a label mixing both escapes the stored part with `md_escape`.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Iterable, Mapping, Optional
+
+import streamlit as st
+
+STYLE = """<style>
+.pg-text {white-space: pre-wrap; word-break: break-word; margin: 0 0 0.5rem 0; font-size: 0.95rem;}
+.pg-text.pg-muted {color: #666; font-size: 0.85rem;}
+.pg-text.pg-strong {font-weight: 600; font-size: 1.15rem;}
+.pg-label {color: #666; font-size: 0.8rem; margin-bottom: 0;}
+.pg-cards {display: flex; flex-direction: column; gap: 6px;}
+.pg-card {display: grid; grid-template-columns: 3.2rem 1fr; gap: 2px 8px; border: 1px solid #d0d7de;
+  border-left: 5px solid #d0d7de; border-radius: 4px; padding: 4px 8px; overflow: hidden;}
+.pg-card.pg-gold {border-left-color: #1a7f37;}
+.pg-card .pg-rank {grid-row: span 2; font-weight: 700; font-size: 1.1rem; color: #444;}
+.pg-card .pg-head {font-size: 0.85rem; white-space: nowrap; overflow: hidden; text-overflow: ellipsis;}
+.pg-card .pg-body {font-size: 0.85rem; white-space: pre-wrap; word-break: break-word; max-height: 9.5em;
+  overflow: hidden;}
+.pg-card .pg-id {font-family: monospace; padding: 0 4px; border-radius: 6px; background: #eee;}
+.pg-card .pg-goldmark {color: #1a7f37; font-weight: 700;}
+.pg-card mark {background: #fff3a3; padding: 0;}
+</style>"""
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
+_WORD = re.compile(r"\w+", re.UNICODE)
+STOPWORDS = frozenset("a an and are as at be by did do does for from how in is it of on or the to was were what "
+                      "when where which who whom whose why with".split())
+
+
+def text_html(text) -> str:
+    """Stored text as HTML: every character escaped (newlines kept by the CSS)."""
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def md_escape(text) -> str:
+    """Stored text placed inside Markdown (a widget label, an expander title): every Markdown character escaped."""
+    value = "" if text is None else str(text)
+    return _MD_SPECIAL.sub(r"\\\1", value.replace("\n", " "))
+
+
+def show_text(text, container=None, *, label: Optional[str] = None, css_class: str = "", muted: bool = False,
+              strong: bool = False) -> None:
+    """Show stored text as plain text (optionally under a label, the app's own word)."""
+    target = container if container is not None else st
+    classes = " ".join(c for c in ("pg-text", css_class, "pg-muted" if muted else "", "pg-strong" if strong else "")
+                       if c)
+    head = f"<p class='pg-label'>{html.escape(label)}</p>" if label else ""
+    target.html(f"{STYLE}{head}<div class='{classes}'>{text_html(text)}</div>")
+
+
+def query_terms(query: str) -> list[str]:
+    """The words of a query worth highlighting (no stopwords, no one-letter words)."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(query or ""):
+        lowered = word.lower()
+        if len(lowered) > 1 and lowered not in STOPWORDS:
+            seen.setdefault(lowered, None)
+    return list(seen)
+
+
+def highlight_html(text, terms: Iterable[str]) -> str:
+    """Escaped text with whole-word, case-insensitive matches of `terms` wrapped in <mark>."""
+    value = "" if text is None else str(text)
+    words = [re.escape(t) for t in terms if t]
+    if not words:
+        return text_html(value)
+    pattern = re.compile(r"\b(" + "|".join(sorted(words, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+    parts, last = [], 0
+    for match in pattern.finditer(value):
+        parts.append(text_html(value[last:match.start()]))
+        parts.append(f"<mark>{text_html(match.group(0))}</mark>")
+        last = match.end()
+    parts.append(text_html(value[last:]))
+    return "".join(parts)
+
+
+def passage_card_html(passage: Mapping, gold: bool, terms: Iterable[str] = (), colour: Optional[str] = None,
+                      note: str = "", max_chars: int = 600) -> str:
+    """One passage as a fixed-layout card: rank, id, title, retriever score, gold mark, text with query terms
+    marked; everything stored is escaped, so a passage cannot break the card or the page."""
+    text = str(passage.get("text") or "")
+    if len(text) > max_chars:
+        text = text[:max_chars] + " ..."
+    score = passage.get("score")
+    score_text = f" · score {float(score):.3f}" if isinstance(score, (int, float)) and score == score else ""
+    badge = f" style='background:{html.escape(colour)}'" if colour else ""
+    terms = list(terms)
+    return (
+        f"<div class='pg-card{' pg-gold' if gold else ''}' data-passage='{text_html(passage.get('id'))}' "
+        f"data-gold='{str(bool(gold)).lower()}'>"
+        f"<div class='pg-rank'>#{text_html(passage.get('rank', ''))}</div>"
+        f"<div class='pg-head'>{'<span class=pg-goldmark>★ gold</span> ' if gold else ''}"
+        f"<span class='pg-id'{badge}>{text_html(passage.get('id'))}</span> "
+        f"<b>{highlight_html(passage.get('title') or '', terms)}</b>{score_text}"
+        f"{' · ' + text_html(note) if note else ''}</div>"
+        f"<div class='pg-body'>{highlight_html(text, terms)}</div></div>"
+    )
+
+
+def passage_cards(passages: list[Mapping], gold_ids: Iterable[str] = (), query: str = "", container=None,
+                  colours: Optional[Mapping[str, str]] = None, notes: Optional[Mapping[str, str]] = None) -> None:
+    """Ranked passages as cards (see passage_card_html); a caption says how many gold passages were found."""
+    target = container if container is not None else st
+    gold = set(gold_ids)
+    if not passages:
+        target.caption("No passages.")
+        return
+    if gold:
+        found = sum(1 for p in passages if p.get("id") in gold)
+        target.caption(f"{found} of {len(gold)} gold passage(s) retrieved (★ = gold)")
+    terms = query_terms(query)
+    cards = "".join(passage_card_html(p, p.get("id") in gold, terms, (colours or {}).get(p.get("id")),
+                                      (notes or {}).get(p.get("id"), "")) for p in passages)
+    target.html(f"{STYLE}<div class='pg-cards'>{cards}</div>")

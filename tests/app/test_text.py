@@ -1,0 +1,59 @@
+"""Stored text shown as text: the escaping helpers, passage cards, and link resolution after an import."""
+
+from __future__ import annotations
+
+import re
+
+from playground.app.components.text import highlight_html, md_escape, passage_card_html, query_terms, text_html
+
+BEACON = "![x](http://127.0.0.1:9/beacon.png) [click](http://127.0.0.1:9/) <img src=x onerror=alert(1)> # Title"
+
+
+def test_stored_text_becomes_inert_html():
+    shown = text_html(BEACON)
+    assert "<img" not in shown and "&lt;img src=x onerror=alert(1)&gt;" in shown
+    assert "![x](http://127.0.0.1:9/beacon.png)" in shown  # Markdown is left as the characters it is
+
+
+def test_markdown_characters_are_escaped_for_labels():
+    escaped = md_escape(BEACON + "\nsecond line")
+    assert "![" not in escaped and "](" not in escaped and "\n" not in escaped
+    assert re.sub(r"\\(.)", r"\1", escaped) == BEACON + " second line"  # what a reader sees
+
+
+def test_query_terms_are_marked_as_whole_words_in_escaped_text():
+    terms = query_terms("What is the capital of France?")
+    assert terms == ["capital", "france"]
+    shown = highlight_html("Paris is the <b>capital</b> of France; capitalism is not.", terms)
+    assert "&lt;b&gt;<mark>capital</mark>&lt;/b&gt;" in shown and "<mark>France</mark>" in shown
+    assert "<mark>capitalism" not in shown
+
+
+def test_a_passage_card_keeps_its_layout_whatever_the_passage_holds():
+    card = passage_card_html({"id": "p'1", "title": "# Huge", "text": "</div></div><h1>x</h1>" + BEACON, "rank": 2,
+                              "score": 1.5}, gold=True, terms=["huge"])
+    assert card.count("<div") == card.count("</div>") == 4  # the passage cannot close the card's elements
+    assert "data-passage='p&#x27;1'" in card and "data-gold='true'" in card
+    assert "#2" in card and "score 1.500" in card and "★ gold" in card and "<mark>Huge</mark>" in card
+    assert "<h1>" not in card and "<img" not in card
+
+
+def test_a_run_link_resolves_to_its_copy_after_an_import(private_runs_env):
+    from playground.app.state import resolve_run_link, resolve_session_link
+    from playground.store import open_workspace
+    from playground.store.sessions import current_session, export_session, import_session
+
+    ws = open_workspace(private_runs_env["path"])
+    try:
+        source = current_session(ws)
+        payload = export_session(ws, source["id"])
+        ws.db.execute("DELETE FROM results WHERE run_id = ?", [private_runs_env["rag"]])
+        ws.db.execute("DELETE FROM runs WHERE id = ?", [private_runs_env["rag"]])  # only the copy will be left
+        imported = import_session(ws, payload)
+        copy = resolve_run_link(ws, private_runs_env["rag"])
+        assert copy != private_runs_env["rag"]
+        assert ws.db.execute("SELECT session_id, label FROM runs WHERE id = ?", [copy]).fetchone() == (imported, "rag")
+        assert resolve_run_link(ws, private_runs_env["direct"]) == private_runs_env["direct"]  # still here
+        assert resolve_session_link(ws, source["id"]) == source["id"]
+    finally:
+        ws.close()

@@ -1,0 +1,49 @@
+"""Driving Streamlit pages in Chromium: open a page, wait for its script run, pick options, read sidebar text."""
+
+from __future__ import annotations
+
+import re
+
+SIDEBAR = '[data-testid="stSidebar"]'
+
+
+def wait_until_idle(tab, timeout: int = 180_000) -> None:
+    """Streamlit shows its status widget while a script run is going on."""
+    tab.wait_for_timeout(400)
+    tab.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=timeout)
+
+
+def open_page(tab, url: str, title: str) -> None:
+    tab.goto(url)
+    tab.get_by_role("heading", name=title, level=1).wait_for()
+    wait_until_idle(tab)
+
+
+def go_to(tab, title: str) -> None:
+    """In-app navigation through the sidebar (the same browser session, unlike a page load)."""
+    tab.locator(SIDEBAR).get_by_role("link", name=title, exact=True).click()
+    tab.get_by_role("heading", name=title, level=1).wait_for()
+    wait_until_idle(tab)
+
+
+def choose(tab, label: str, option: str | re.Pattern, nth: int = 0) -> None:
+    """Pick an option of a selectbox by (the start of) its text."""
+    tab.get_by_label(label, exact=True).nth(nth).click()
+    name = option if isinstance(option, re.Pattern) else re.compile("^" + re.escape(option))
+    tab.get_by_role("option", name=name).first.click()
+    wait_until_idle(tab)
+
+
+def selected(tab, label: str, nth: int = 0) -> str:
+    return tab.get_by_label(label, exact=True).nth(nth).input_value()
+
+
+def sidebar_text(tab) -> str:
+    return tab.locator(SIDEBAR).inner_text()
+
+
+def set_number(tab, label: str, value: int, nth: int = 0) -> None:
+    field = tab.get_by_label(label, exact=True).nth(nth)
+    field.fill(str(value))
+    field.press("Enter")
+    wait_until_idle(tab)

@@ -1,0 +1,128 @@
+"""What the end-to-end tests serve: app servers over workspaces built here with real runs, and a beacon server.
+
+A workspace with runs is built with the real local model (local:smollm2, max_tokens 8, 3 questions per run), so
+the pages show stored runs, traces and results as a person's workspace would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import threading
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Iterator, Optional
+
+from playground.app.launch import streamlit_command
+
+from tests.e2e.conftest import free_port, wait_healthy
+
+RUN_PARAMS = {"max_tokens": 8}
+
+
+class Beacon:
+    """A local HTTP server that records every request it gets (a tracking pixel's host, in a test)."""
+
+    def __init__(self) -> None:
+        self.requests: list[str] = []
+        beacon = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                beacon.requests.append(self.path)
+                self.send_response(200)
+                self.send_header("Content-Type", "image/png")
+                self.end_headers()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def markdown(self, what: str) -> str:
+        """Markdown that would make a browser fetch from this server, and a live link, if rendered as Markdown."""
+        return f" ![{what}]({self.url}/{what}.png) [click]({self.url}/{what}-link)"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def tiny_with(suffix: Optional[callable] = None):
+    """The tiny dataset; with `suffix(kind)` appended to every question, answer, passage title and text."""
+    from tests.conftest import tiny_dataset
+
+    dataset = tiny_dataset()
+    if suffix is None:
+        return dataset
+    dataset.passages = [dataclasses.replace(p, title=p.title + suffix("title"), text=p.text + suffix("passage"))
+                        for p in dataset.passages]
+    dataset.questions = [dataclasses.replace(q, text=q.text + suffix("question"),
+                                             answers=[a + suffix("answer") for a in q.answers])
+                         for q in dataset.questions]
+    return dataset
+
+
+def build_runs_workspace(db: Path, beacon: Optional[Beacon] = None) -> dict:
+    """The tiny benchmark and two real runs ("direct" and "rag", bm25 k=2) on the same 3 questions.
+
+    With a beacon, every stored text carries its Markdown: questions, answers, passages, run labels, and (through a
+    session export edited and imported again, as a shared file would arrive) predictions and a session name.
+    """
+    from playground.runs.config import RunConfig
+    from playground.runs.execute import start_run
+    from playground.store import open_workspace
+    from playground.store.datasets import save_dataset
+    from playground.store.sessions import current_session, export_session, import_session, use_session
+
+    suffix = beacon.markdown if beacon else None
+    ws = open_workspace(db)
+    try:
+        save_dataset(ws, "tiny", tiny_with(suffix))
+        label = (lambda name: name + suffix("label")) if suffix else (lambda name: name)
+        direct = start_run(ws, RunConfig(dataset="tiny", program="direct", params=dict(RUN_PARAMS), sample=3, seed=0),
+                           label=label("direct"))
+        rag = start_run(ws, RunConfig(dataset="tiny", program="rag", retriever="bm25", k=2, params=dict(RUN_PARAMS),
+                                      sample=3, seed=0), label=label("rag"))
+        assert direct.status == rag.status == "done"
+        built = {"db": db, "direct": direct.run_id, "rag": rag.run_id, "session": current_session(ws)["id"]}
+        if beacon:
+            payload = export_session(ws, built["session"])
+            for result in payload["results"]:
+                result["prediction"] = (result.get("prediction") or "") + suffix("prediction")
+            payload["session"]["name"] = "shared" + suffix("session")
+            imported = import_session(ws, payload)
+            use_session(ws, imported)
+            runs = {r["label"]: r["id"] for r in ws.db.query("SELECT id, label FROM runs WHERE session_id = ?",
+                                                             [imported])}
+            built.update(session=imported, direct=runs[label("direct")], rag=runs[label("rag")])
+        return built
+    finally:
+        ws.close()
+
+
+@contextmanager
+def app_server(db: Path, log: Path, extra_env: Optional[dict] = None) -> Iterator[str]:
+    """`streamlit run` (as `playground app` does) over `db` on a free port; yields its base URL."""
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if key not in ("PLAYGROUND_INDEXES",)}
+    env.update(PLAYGROUND_DB=str(db), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", **(extra_env or {}))
+    with open(log, "w") as out:
+        server = subprocess.Popen(streamlit_command(db, port=port), env=env, stdout=out, stderr=subprocess.STDOUT,
+                                  cwd=db.parent)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, server, log)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()

@@ -1,0 +1,82 @@
+"""The README's screenshots, taken from the demo workspace in a real Chromium once each page has finished (no
+spinner, no running script). They go to artifacts/screenshots/readme; with PLAYGROUND_README_SCREENSHOTS=1 (what
+docs/make_screenshots.py sets) they replace docs/screenshots, which the README shows."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import SCREENSHOTS, warm
+from tests.e2e.helpers import open_page, wait_until_idle
+
+pytestmark = pytest.mark.e2e
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SPINNERS = '[data-testid="stSpinner"], [data-testid="stStatusWidget"], .stSpinner'
+
+
+@pytest.fixture(scope="module")
+def demo_app(tmp_path_factory, browser_context):
+    """The demo workspace (dataset and its bm25 and dense indexes) with two real runs on the same 3 questions."""
+    from playground.data.demo import DEMO_NAME, ensure_demo_workspace
+    from playground.runs.config import RunConfig
+    from playground.runs.execute import start_run
+    from tests.e2e.servers import app_server
+
+    root = tmp_path_factory.mktemp("e2e-demo")
+    ws = ensure_demo_workspace(root / "sessions" / "playground.db")
+    try:
+        params = {"max_tokens": 16}
+        direct = start_run(ws, RunConfig(dataset=DEMO_NAME, program="direct", params=params, sample=3, seed=0),
+                           label="direct")
+        rag = start_run(ws, RunConfig(dataset=DEMO_NAME, program="rag", retriever="bm25", k=3, params=params,
+                                      sample=3, seed=0), label="rag bm25 k=3")
+        question = ws.db.execute("SELECT question_id FROM results WHERE run_id = ? ORDER BY position LIMIT 1",
+                                 [rag.run_id]).fetchone()[0]
+        db = ws.path
+    finally:
+        ws.close()
+    with app_server(db, root / "streamlit.log") as url:
+        warm(browser_context, url)
+        yield url, {"direct": direct.run_id, "rag": rag.run_id, "question": question}
+
+
+def _settled(page) -> None:
+    wait_until_idle(page)
+    page.wait_for_timeout(1500)  # plotly finishes drawing
+    wait_until_idle(page)
+    assert page.locator(SPINNERS).count() == 0, "a spinner is still showing"
+
+
+def test_readme_screenshots_from_the_demo(page, demo_app):
+    url, runs = demo_app
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    views = [
+        ("playground", "/", "Playground", None),
+        ("side-by-side", "/side-by-side", "Side by side", None),
+        ("retrievers", "/retrievers", "Retrievers", "Search"),
+        ("runs", f"/runs?run={runs['rag']}", "Runs", None),
+        ("ab", f"/ab?run={runs['direct']}&other={runs['rag']}", "A/B", None),
+        ("traces", f"/traces?run={runs['rag']}&question={runs['question']}", "Traces", None),
+        ("experiments", "/experiments", "Experiments", None),
+        ("sessions", "/sessions", "Sessions", None),
+    ]
+    out = SCREENSHOTS / "readme"
+    out.mkdir(parents=True, exist_ok=True)
+    for name, path, title, button in views:
+        open_page(page, url + path, title)
+        if button:
+            page.get_by_role("button", name=button).click()
+            page.locator(".pg-card").first.wait_for(timeout=180_000)
+        _settled(page)
+        page.screenshot(path=str(out / f"{name}.png"), full_page=True)
+    taken = sorted(p.name for p in out.glob("*.png"))
+    assert taken == sorted(f"{name}.png" for name, *_ in views)
+    if os.environ.get("PLAYGROUND_README_SCREENSHOTS") == "1":
+        DOCS.mkdir(parents=True, exist_ok=True)
+        for name in taken:
+            shutil.copyfile(out / name, DOCS / name)
