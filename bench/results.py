@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     from playground.evaluation.power import plan_from_baseline
     from playground.evaluation.text_metrics import metric_signatures
     from playground.models.registry import load_model
-    from playground.retrieval.evaluate import evaluate_retriever
+    from playground.evaluation.retrieval import evaluate_retriever
     from playground.runs.config import RunConfig, package_versions
     from playground.runs.execute import start_run
     from playground.store import open_workspace
@@ -90,7 +90,7 @@ def main(argv=None) -> int:
                            sample=args.sample, seed=1)
         started = time.perf_counter()
         summary = start_run(workspace, config, model=model, label=f"results {name}",
-                            on_progress=lambda done, total, message="": print(f"\r{name}: {done}/{total}", end=""))
+                            on_progress=lambda done, total, message="", name=name: print(f"\r{name}: {done}/{total}", end=""))
         seconds = time.perf_counter() - started
         print(f"\r{name}: {summary.n} questions in {seconds:.0f} s")
         results = get_results(workspace, summary.run_id)

@@ -64,7 +64,7 @@ def squad_rows(squad_path: Path, n_questions: int, workdir: Path) -> tuple[list[
     from playground.data.importers import read_dataset
     from playground.data.sampling import sample_questions
     from playground.retrieval.embeddings import corpus_embeddings
-    from playground.retrieval.evaluate import ranking_metrics
+    from playground.evaluation.retrieval import ranking_metrics
     from playground.retrieval.index import build_index, open_retriever
     from playground.store import open_workspace
     from playground.store.datasets import save_dataset

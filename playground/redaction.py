@@ -140,5 +140,5 @@ def install_log_redaction() -> None:
             record.msg, record.args = cleaned, ()
         return record
 
-    factory.playground_redacts = True
+    factory.playground_redacts = True  # type: ignore[attr-defined]
     logging.setLogRecordFactory(factory)

@@ -83,7 +83,7 @@ def cmd_retrieve(args) -> int:
 
 
 def cmd_eval_retrieval(args) -> int:
-    from playground.retrieval.evaluate import evaluate_retriever
+    from playground.evaluation.retrieval import evaluate_retriever
     from playground.store.sessions import current_session
 
     workspace = open_workspace_for(args, create=False)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Optional
 
-from playground.evaluation.metrics import normalize_answer
+from playground.data.answers import normalize_answer
 
 SPECIAL_ANSWERS = ("yes", "no", "noanswer")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from statistics import NormalDist
-from typing import Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from playground import PlaygroundError
 
@@ -105,7 +105,7 @@ def _metric_plan(values_a: Sequence[float], values_b: Sequence[float], differenc
     observed = sum(diffs) / n if n else 0.0
     target = observed if difference is None else float(difference)
     binary = all(v in (0.0, 1.0) for v in (*values_a, *values_b))
-    plan = {"n": n, "binary": binary, "observed_diff": observed, "target_diff": target, "alpha": alpha,
+    plan: dict[str, Any] = {"n": n, "binary": binary, "observed_diff": observed, "target_diff": target, "alpha": alpha,
             "power": power}
     if binary:
         p10 = sum(1 for a, b in zip(values_a, values_b) if a > b) / n if n else 0.0
@@ -161,7 +161,7 @@ def plan_from_baseline(difference: float, rate: Optional[float] = None, sd: Opti
     of independent answers: the largest, so the most cautious) or a continuous metric's sd of differences."""
     if (rate is None) == (sd is None):
         raise PlaygroundError("state either a baseline rate (binary metric) or an sd of differences (continuous)")
-    plan = {"target_diff": difference, "alpha": alpha, "power": power, "n": n or 0}
+    plan: dict[str, Any] = {"target_diff": difference, "alpha": alpha, "power": power, "n": n or 0}
     if rate is not None:
         other = rate + difference
         if not 0 <= rate <= 1 or not 0 <= other <= 1:

@@ -8,12 +8,20 @@ from playground import PlaygroundError
 
 
 def _answer_settings(config: dict) -> dict:
-    try:
-        from playground.runs.config import RunConfig
-
-        return RunConfig.from_dict(config).settings()
-    except Exception:  # a config this version cannot read is still comparable by its raw keys
-        return {key: config.get(key) for key in ("dataset", "program", "retriever", "k", "model", "sample", "seed")}
+    """The settings a person compares answer runs by, read from the stored config (as `playground runs` shows)."""
+    templates = config.get("templates") or {}
+    if isinstance(templates, str):
+        templates = {"main": templates}
+    names = config.get("template_names") or {}
+    params = config.get("params") or {}
+    return {
+        "dataset": config.get("dataset"), "program": config.get("program"),
+        "templates": {role: names.get(role, ref) for role, ref in templates.items()},
+        "prompt_versions": {role: str(vid)[:8] for role, vid in (config.get("prompt_versions") or {}).items()},
+        "retriever": config.get("retriever"), "k": config.get("k") if config.get("retriever") else None,
+        "model": config.get("model"), "temperature": params.get("temperature"), "max_tokens": params.get("max_tokens"),
+        "sample": config.get("sample"), "seed": config.get("seed"),
+    }
 
 
 def load_run(workspace, run_id: str) -> dict:

@@ -96,7 +96,7 @@ class ChatHTTPClient:
                                       response.status_code))
         try:
             data = json.loads(text)
-        except ValueError as error:
+        except json.JSONDecodeError as error:
             raise BadResponse(Failure(True, f"the server answered with invalid JSON ({error.msg} at char "
                                             f"{error.pos}): {short(text, 200) or '(empty body)'}",
                                       response.status_code)) from None

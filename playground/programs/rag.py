@@ -15,7 +15,7 @@ def rag(context: StepContext, question: Question) -> ProgramOutput:
     messages, used, truncation = context.render_with_passages(question_variables(question), passages)
     completion = context.generate(messages, context.answer_params(), truncation=truncation)
     answer = context.parse(completion.text, choices=question.choices)
-    extra = {"truncation": truncation} if truncation else {}
+    extra: dict = {"truncation": truncation} if truncation else {}
     cited = cited_titles(completion.text, used)
     if cited:
         extra["supporting_facts"] = cited  # scored as HotpotQA supporting facts (titles) where the benchmark has them

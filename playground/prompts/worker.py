@@ -151,7 +151,7 @@ def _limit_memory(memory_mb: int) -> None:
 
 
 def _handle(message: dict) -> dict:
-    from playground.prompts.render import render_source
+    from playground.prompts.compiled import render_source
 
     budget = RenderBudget(**message["budget"])
     parts = {}
@@ -166,7 +166,7 @@ def _handle(message: dict) -> dict:
 
 def serve(memory_mb: int) -> None:
     """The worker's loop: one JSON request per line on stdin, one JSON reply per line on stdout."""
-    import playground.prompts.render  # noqa: F401 - import everything before the memory limit applies
+    import playground.prompts.compiled  # noqa: F401 - import everything before the memory limit applies
 
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing but replies goes to the parent's pipe

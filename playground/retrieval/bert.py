@@ -75,7 +75,7 @@ class BertEncoder:
         for layer in range(self.layers):
             at = f"encoder.layer.{layer}"
 
-            def heads(name: str):
+            def heads(name: str, x=x, at=at):
                 return self._linear(x, f"{at}.attention.self.{name}").view(batch, length, self.heads,
                                                                            head_size).transpose(1, 2)
 

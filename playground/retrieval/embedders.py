@@ -268,7 +268,7 @@ def get_embedder(name: Optional[str] = None, device: Optional[str] = None) -> Em
         config = mean_pooling_config(Path(location)) if Path(location).is_dir() else None
         try:
             if config is not None and bert_folder_supported(Path(location)):
-                embedder = TorchBertEmbedder(name, Path(location), config, choice)
+                embedder: Embedder = TorchBertEmbedder(name, Path(location), config, choice)
             elif config is not None:
                 embedder = TransformersEmbedder(name, Path(location), config, choice)
             else:

@@ -5,7 +5,8 @@ heartbeat, jobs.py and worker.py run it detached; execute.py is the one call tha
 """
 
 from playground.runs.config import RunConfig
-from playground.runs.execute import RunSummary, repeat_run, resume_run, run_summary, start_run
+from playground.runs.execute import repeat_run, resume_run, start_run
+from playground.runs.summary import RunSummary, run_summary
 from playground.runs.plan import Execution
 
 __all__ = ["RunConfig", "RunSummary", "Execution", "start_run", "resume_run", "repeat_run", "run_summary"]

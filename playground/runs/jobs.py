@@ -58,7 +58,7 @@ def spawn_worker(workspace: Workspace, run_id: str, spec: str,
 def launch(workspace: Workspace, plan: RunPlan, *, session_id: str, label: Optional[str], execution: Execution,
            api_keys: Optional[Mapping[str, str]] = None):
     """Store the planned run and start its worker; returns the run's summary (running, nothing answered yet)."""
-    from playground.runs.execute import run_summary
+    from playground.runs.summary import run_summary
 
     run_id = run_store.create_run(workspace, plan.config_dict(), session_id, label=label, n_planned=plan.n_planned,
                                   execution=execution.to_dict())

@@ -102,6 +102,7 @@ class Recorder:
     def _write(self, workspace: Workspace, item: tuple) -> None:
         from playground.models.cache import store
 
+        write: Callable[[], object]
         if item[0] == "result":
             write = lambda: run_store.save_result(workspace, item[1], item[2])  # noqa: E731
         else:

@@ -8,7 +8,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 
 def _import_sqlite_utils():
@@ -25,7 +25,10 @@ def _import_sqlite_utils():
     return sqlite_utils
 
 
-sqlite_utils = _import_sqlite_utils()
+if TYPE_CHECKING:
+    import sqlite_utils
+else:
+    sqlite_utils = _import_sqlite_utils()
 
 from playground import PlaygroundError  # noqa: E402
 from playground.config import indexes_dir, workspace_path  # noqa: E402

@@ -218,10 +218,3 @@ def check_digest(payload: dict) -> None:
 def section_records(payload: dict, name: str) -> list:
     """A section's records; a version-1 file's missing version-2 sections are empty."""
     return (payload.get(name) or []) if name in SECTIONS_V2 else payload[name]
-
-
-def validate_payload(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
-    """Check a parsed session file (see session_schema.validate); returns it unchanged or raises SessionFormatError."""
-    from playground.store.session_schema import validate
-
-    return validate(payload, limits)

@@ -17,8 +17,9 @@ from playground.store.datasets import corpus_fingerprint, corpus_of, get_passage
 from playground.store.db import Workspace, now, to_json
 from playground.store.judgments import judgment_id
 from playground.store.session_export import _in_chunks
+from playground.store.session_schema import validate_payload
 from playground.store.session_format import (
-    ImportLimits, SessionFormatError, record_to_row, row_to_record, section_records, validate_payload,
+    ImportLimits, SessionFormatError, record_to_row, row_to_record, section_records,
 )
 from playground.store.session_records import (
     _check_name, _free_name, _insert_session, _name_taken, new_id, write_transaction,

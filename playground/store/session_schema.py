@@ -313,3 +313,8 @@ def _validate_demonstration_sets(check: _Checker, payload: dict, run_ids: dict) 
             if "answer" not in example:
                 raise SessionFormatError(f"{where}.examples[{e}].answer", "missing")
             check.depth(f"{where}.examples[{e}]", example)
+
+
+def validate_payload(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
+    """Check a parsed session file (see validate); returns it unchanged or raises SessionFormatError."""
+    return validate(payload, limits)

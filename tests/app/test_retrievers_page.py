@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from playground.retrieval.evaluate import evaluate_retriever
+from playground.evaluation.retrieval import evaluate_retriever
 from playground.retrieval.index import open_retriever
 from playground.store import open_workspace
 from tests.app.conftest import page_test

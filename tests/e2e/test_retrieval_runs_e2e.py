@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from playground.retrieval.evaluate import evaluate_retriever, question_metrics
+from playground.evaluation.retrieval import evaluate_retriever, question_metrics
 from playground.store import open_workspace
 from playground.store.retrieval_runs import create_retrieval_run, get_retrieval_results, get_retrieval_run
 from tests.e2e.conftest import APP_DB

@@ -64,7 +64,7 @@ def _run(ws, scores_by_repeat: dict[int, dict[str, float]], label: str) -> str:
 
 
 def test_compare_runs_of_answer_runs_refuses_mixed_kinds_and_same_run(tiny_workspace):
-    from playground.retrieval.evaluate import evaluate_retriever
+    from playground.evaluation.retrieval import evaluate_retriever
 
     ws = tiny_workspace
     first = _run(ws, {0: {"q1": 1.0, "q2": 0.0}}, "a")

@@ -54,7 +54,7 @@ def test_changed_demonstration_set_and_judge_are_refused(judged_workspace, empty
                             ("judges", lambda r: r.update(model="openai:evil@http://127.0.0.1:9/v1"))):
         before = snapshot(empty_workspace)
         with pytest.raises(ContentIdError, match=rf"^{section}\[0\] .* does not match its content"):
-            import_session(empty_workspace, tampered(payload, lambda p: change(p[section][0])))
+            import_session(empty_workspace, tampered(payload, lambda p, change=change, section=section: change(p[section][0])))
         assert snapshot(empty_workspace) == before
 
 

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
+from playground.store.session_schema import validate_payload
 from playground.store.session_format import (
-    ImportLimits, SessionFormatError, parse_session_bytes, read_session_file, redact_secrets, validate_payload,
+    ImportLimits, SessionFormatError, parse_session_bytes, read_session_file, redact_secrets,
     with_digest, write_session_file,
 )
 from playground.store.prompts import version_id

@@ -72,7 +72,7 @@ def recall_curves(retrievers: Mapping[str, object], questions: Sequence, max_k: 
 
     Questions without gold passages are skipped (nothing to recall).
     """
-    from playground.retrieval.evaluate import ranking_metrics
+    from playground.evaluation.retrieval import ranking_metrics
 
     scored = [q for q in questions if q.gold_passage_ids]
     ks = list(range(1, max_k + 1))

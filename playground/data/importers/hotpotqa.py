@@ -23,7 +23,7 @@ def _items(path: Path) -> Iterator[tuple[int, Any]]:
         return
     try:
         yield from iter_json_lines(path, text)
-    except DatasetFormatError as error:
+    except DatasetFormatError:
         if _is_one_object(path, text):
             raise DatasetFormatError(path, None, "expected a JSON list of items (or one item per line), got one object") from None
         raise

@@ -4,7 +4,7 @@ import pytest
 
 from playground import PlaygroundError
 from playground.data.records import Dataset, Question
-from playground.retrieval.evaluate import evaluate_retriever, ranking_metrics
+from playground.evaluation.retrieval import evaluate_retriever, ranking_metrics
 from playground.store.datasets import save_dataset
 from tests.conftest import TINY_PASSAGES, TINY_QUESTIONS
 
