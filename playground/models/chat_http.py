@@ -28,13 +28,15 @@ class BadResponse(Exception):
 
 
 def chat_url(base_url: str) -> str:
-    """BASE/v1/chat/completions, accepting a base with or without /v1 or the full path (as huggingface_hub does)."""
-    url = base_url.rstrip("/")
-    if url.endswith("/chat/completions"):
-        return url
-    if not url.endswith("/v1"):
-        url += "/v1"
-    return url + "/chat/completions"
+    """BASE/v1/chat/completions, accepting a base with or without /v1 or the full path (as huggingface_hub does);
+    a query string on the base (a server that takes its key there) stays on the endpoint."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path = (path if path.endswith("/v1") else path + "/v1") + "/chat/completions"
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
 
 def _session():

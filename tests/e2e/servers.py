@@ -78,6 +78,7 @@ def build_runs_workspace(db: Path, beacon: Optional[Beacon] = None) -> dict:
     from playground.runs.execute import start_run
     from playground.store import open_workspace
     from playground.store.datasets import save_dataset
+    from playground.store.session_format import records_digest
     from playground.store.sessions import current_session, export_session, import_session, use_session
 
     suffix = beacon.markdown if beacon else None
@@ -96,6 +97,7 @@ def build_runs_workspace(db: Path, beacon: Optional[Beacon] = None) -> dict:
             for result in payload["results"]:
                 result["prediction"] = (result.get("prediction") or "") + suffix("prediction")
             payload["session"]["name"] = "shared" + suffix("session")
+            payload["digest"] = records_digest(payload)  # edited after export, as a hostile sharer would
             imported = import_session(ws, payload)
             use_session(ws, imported)
             runs = {r["label"]: r["id"] for r in ws.db.query("SELECT id, label FROM runs WHERE session_id = ?",

@@ -22,7 +22,8 @@ SPINNERS = '[data-testid="stSpinner"], [data-testid="stStatusWidget"], .stSpinne
 @pytest.fixture(scope="module")
 def demo_app(tmp_path_factory, browser_context):
     """The demo workspace (dataset and its bm25 and dense indexes) with two real runs on the same 3 questions."""
-    from playground.data.demo import DEMO_NAME, ensure_demo_workspace
+    from playground.data.demo import DEMO_NAME
+    from playground.demo_workspace import ensure_demo_workspace
     from playground.runs.config import RunConfig
     from playground.runs.execute import start_run
     from tests.e2e.servers import app_server

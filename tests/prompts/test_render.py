@@ -3,7 +3,7 @@
 import pytest
 
 from playground.data.records import Choice, Passage, Question
-from playground.prompts import render as render_module
+from playground.prompts import compiled as compiled_module
 from playground.prompts.errors import TemplateError
 from playground.prompts.render import (
     passage_variables, question_variables, render_messages, required_variables,
@@ -55,11 +55,11 @@ def test_required_variables_reports_a_syntax_error():
 
 
 def test_repeated_renders_reuse_the_compiled_part():
-    render_module._compile.cache_clear()
+    compiled_module._compile.cache_clear()
     template = Template(name="c", system="s {{ question }}", user="u {{ question }}")
     for question in ("a", "b", "c"):
         render_messages(template, {"question": question})
-    info = render_module._compile.cache_info()
+    info = compiled_module._compile.cache_info()
     assert info.misses == 2
     assert info.hits == 4
 

@@ -3,7 +3,6 @@ render worker (the hard guard) is replaced after a template exhausts it."""
 
 from __future__ import annotations
 
-import resource
 import time
 
 import pytest
@@ -55,8 +54,35 @@ def test_hostile_template_stops_within_its_budget(name):
     assert elapsed < budget.seconds + worker.GRACE_SECONDS + 1.0, f"{name} took {elapsed:.1f} s"
     assert "\n" not in message and message.startswith("template 'hostile', user part")
     assert any(word in message for word in ("budget", "too large", "too long", "too many", "at most")), message
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 < GiB
-    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 < GiB
+
+
+def test_all_hostile_templates_keep_a_fresh_process_and_its_worker_under_1_gib():
+    """Peak memory is per process, so it is measured in a fresh one (this test process has held models)."""
+    import json
+    import subprocess
+    import sys
+
+    script = (
+        "import json, resource\n"
+        "from playground.prompts.errors import RenderBudgetError\n"
+        "from playground.prompts.render import render_messages\n"
+        "from playground.prompts.template import Template\n"
+        "import tests.prompts.test_render_budget as hostile\n"
+        "stopped = 0\n"
+        "for source in hostile.HOSTILE.values():\n"
+        "    try:\n"
+        "        render_messages(Template(name='hostile', system='You answer.', user=source), {})\n"
+        "    except RenderBudgetError:\n"
+        "        stopped += 1\n"
+        "print(json.dumps({'stopped': stopped, 'self': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,\n"
+        "                  'children': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))\n"
+    )
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=root)
+    assert done.returncode == 0, done.stderr[-2000:]
+    peak = json.loads(done.stdout.strip().splitlines()[-1])
+    assert peak["stopped"] == len(HOSTILE)
+    assert peak["self"] * 1024 < GiB and peak["children"] * 1024 < GiB, peak
 
 
 def test_error_names_the_line_and_column():

@@ -42,7 +42,8 @@ def test_retrieve_text_output(db, capsys):
 def test_eval_retrieval_json_has_exactly_the_issue_keys(db, capsys):
     result = run_json(capsys, db, "eval-retrieval", "--dataset", "tiny", "--retriever", "hybrid", "-k", "5",
                       "--sample", "4", "--seed", "1")
-    assert set(result) == {"recall@k", "mrr@k", "ndcg@k", "p50_ms", "p95_ms", "n"}
+    assert set(result) == {"recall@k", "mrr@k", "ndcg@k", "p50_ms", "p95_ms", "n",  # the issue's keys, then
+                           "intervals", "interval", "run_id"}  # each mean's interval, its method, the stored run
     assert result["n"] == 4 and 0.5 <= result["recall@k"] <= 1.0
 
 
