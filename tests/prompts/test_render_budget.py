@@ -57,7 +57,8 @@ def test_hostile_template_stops_within_its_budget(name):
 
 
 def test_all_hostile_templates_keep_a_fresh_process_and_its_worker_under_1_gib():
-    """Peak memory is per process, so it is measured in a fresh one (this test process has held models)."""
+    """Peak memory is measured in a fresh process (this test process has held models) as its VmHWM, the peak of its
+    own address space: getrusage's maxrss would carry over the forking parent's figure across exec."""
     import json
     import subprocess
     import sys
@@ -74,7 +75,8 @@ def test_all_hostile_templates_keep_a_fresh_process_and_its_worker_under_1_gib()
         "        render_messages(Template(name='hostile', system='You answer.', user=source), {})\n"
         "    except RenderBudgetError:\n"
         "        stopped += 1\n"
-        "print(json.dumps({'stopped': stopped, 'self': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,\n"
+        "hwm = next(int(line.split()[1]) for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
+        "print(json.dumps({'stopped': stopped, 'self': hwm,\n"
         "                  'children': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))\n"
     )
     root = __import__("pathlib").Path(__file__).resolve().parents[2]
