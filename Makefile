@@ -57,6 +57,8 @@ bench: install
 	$(BIN)/python bench/speed.py
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/concurrency.py
+	$(BIN)/python bench/render_budget.py
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
 lock: $(BIN)/python

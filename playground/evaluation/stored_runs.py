@@ -7,8 +7,8 @@ from typing import Sequence
 from playground import PlaygroundError
 
 
-def _answer_settings(config: dict) -> dict:
-    """The settings a person compares answer runs by, read from the stored config (as `playground runs` shows)."""
+def answer_settings(config: dict) -> dict:
+    """The settings a person compares answer runs by, from a stored run config (one line in `playground runs`)."""
     templates = config.get("templates") or {}
     if isinstance(templates, str):
         templates = {"main": templates}
@@ -41,7 +41,7 @@ def load_run(workspace, run_id: str) -> dict:
                 "settings": retrieval_runs.settings(run["config"]), "signatures": {},
                 "results": retrieval_runs.get_retrieval_results(workspace, run["id"])}
     return {"id": run["id"], "kind": "answer", "status": run["status"], "config": run["config"],
-            "settings": _answer_settings(run["config"]), "signatures": run["config"].get("metric_signatures") or {},
+            "settings": answer_settings(run["config"]), "signatures": run["config"].get("metric_signatures") or {},
             "results": get_results(workspace, run["id"])}
 
 

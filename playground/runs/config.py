@@ -80,11 +80,6 @@ class RunConfig:
 
     def settings(self) -> dict:
         """The settings a person compares runs by (one line in `playground runs`)."""
-        return {
-            "dataset": self.dataset, "program": self.program,
-            "templates": {role: self.template_names.get(role, ref) for role, ref in self.templates.items()},
-            "prompt_versions": {role: vid[:8] for role, vid in self.prompt_versions.items()},
-            "retriever": self.retriever, "k": self.k if self.retriever else None, "model": self.model,
-            "temperature": self.params.temperature, "max_tokens": self.params.max_tokens,
-            "sample": self.sample, "seed": self.seed,
-        }
+        from playground.evaluation.stored_runs import answer_settings
+
+        return answer_settings(self.to_dict())

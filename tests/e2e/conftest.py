@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import time
@@ -11,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from playground.app.launch import streamlit_command
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
 from tests.conftest import tiny_dataset
@@ -53,24 +51,13 @@ def app_url(tmp_path_factory):
     save_dataset(workspace, "tiny", tiny_dataset())
     workspace.close()
     APP_DB["path"] = db
-    port = free_port()
-    env = {key: value for key, value in os.environ.items() if key not in ("PLAYGROUND_INDEXES",)}
-    env.update(PLAYGROUND_DB=str(db), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")
+    from tests.e2e.servers import app_server
+
     log = root / "streamlit.log"
-    with open(log, "w") as out:
-        server = subprocess.Popen(streamlit_command(db, port=port), env=env, stdout=out, stderr=subprocess.STDOUT,
-                                  cwd=root)
-    url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, server, log)
-        yield url
+        with app_server(db, log) as url:
+            yield url
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
         print(f"\nstreamlit log: {log}")
 
 
