@@ -139,9 +139,11 @@ class StepContext:
     def answer_params(self, role: str = "main") -> GenerationParams:
         """The run's params, stopping at the first newline when the role's template asks for a short answer (only
         its first line is read); option `stop_at_newline: false` turns that off."""
+        from playground.programs.options import ModifierOptions, read_options
+
         template = self.template(role)
         if getattr(template, "answer_format", "short") != "short" or "\n" in self.params.stop \
-                or self.options.get("stop_at_newline") in (False, "false", "0", 0):
+                or not read_options(ModifierOptions, self.options).stop_at_newline:
             return self.params
         return dataclasses.replace(self.params, stop=(*self.params.stop, "\n"))
 

@@ -38,7 +38,7 @@ class StepOptions:
 
 @dataclass(frozen=True)
 class ModifierOptions:
-    """Options every program takes: few-shot examples, their order, and self-consistency voting."""
+    """Options every program takes: few-shot examples, their order, self-consistency voting, and the newline stop."""
 
     examples: Optional[list] = option(None, 'inline few-shot pool: a JSON list of {"question", "answer"}')
     demonstrations: Optional[str] = option(None, "stored demonstration set NAME, NAME@N or NAME@ID")
@@ -51,6 +51,7 @@ class ModifierOptions:
     self_consistency: int = option(1, "answer n times and take the majority", minimum=1)
     sc_temperature: Optional[float] = option(None, "temperature of the self-consistency samples (default 0.7)",
                                              above=0)
+    stop_at_newline: bool = option(True, "stop a short answer at its first newline (only that line is read)")
 
 
 def _fields(cls: type) -> dict[str, dataclasses.Field]:

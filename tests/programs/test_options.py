@@ -12,7 +12,7 @@ from playground.programs.modifiers import with_modifiers
 from playground.programs.options import (ModifierOptions, check_options, describe_options, known_options,
                                          options_help, read_options)
 from playground.programs.registry import PROGRAMS, get_program
-from playground.store.runs import list_runs
+from playground.store.runs import get_results, get_spans, list_runs
 
 
 def test_every_program_declares_its_options_and_takes_the_modifiers():
@@ -88,3 +88,18 @@ def test_a_stored_run_keeps_the_checked_options(tiny_workspace, capsys):
     run = list_runs(tiny_workspace)[0]
     assert run["config"]["options"] == {"self_consistency": 1, "shots": 0}
     assert json.loads(out)["n"] == 1
+
+
+def test_the_newline_stop_is_an_option_every_program_takes(tiny_workspace, capsys):
+    for program in PROGRAMS.values():
+        assert check_options(program, {"stop_at_newline": False}) == {"stop_at_newline": False}
+    with pytest.raises(PlaygroundError, match="option 'stop_at_newline' must be true or false, not 'no'"):
+        check_options(get_program("rag"), {"stop_at_newline": "no"})
+    code = main(["run", "--db", str(tiny_workspace.path), "--dataset", "tiny", "--program", "direct", "--template",
+                 "direct-short-answer", "--option", "stop_at_newline=false", "--sample", "1", "--max-tokens", "2"])
+    assert code == 0, capsys.readouterr().err
+    run = list_runs(tiny_workspace)[0]
+    assert run["config"]["options"] == {"stop_at_newline": False}
+    generate = [span for result in get_results(tiny_workspace, run["id"])
+                for span in get_spans(tiny_workspace, run["id"], result["question_id"]) if span["kind"] == "generate"]
+    assert generate and all(span["inputs"]["params"]["stop"] == [] for span in generate)
