@@ -31,3 +31,18 @@ def indexes_dir(db_path: str | os.PathLike) -> Path:
     if parent.name == "sessions":
         return parent.parent / "indexes"
     return parent / "indexes"
+
+
+def env_number(name: str, kind: type = float) -> Optional[float]:
+    """$name read as a number of `kind` (int or float); None when unset or empty, a clear error when not a number.
+
+    The one reader of numeric limits from the environment (render budget, import caps)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        return kind(raw)
+    except ValueError:
+        from playground import PlaygroundError
+
+        raise PlaygroundError(f"{name}={raw!r} is not a number") from None

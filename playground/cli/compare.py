@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from typing import Optional
 
-from playground.cli.output import emit, workspace_for
+from playground.cli.output import add_metric_argument, emit, metric_names, workspace_for
 
 
 def register(subparsers, common) -> None:
@@ -20,17 +20,10 @@ def register(subparsers, common) -> None:
     )
     parser.add_argument("runs", metavar="RUN", nargs="+",
                         help="run ids (or unique prefixes): the first is the baseline, then one or more variants")
-    parser.add_argument("--metric", action="append", default=None,
-                        help="only these metrics (repeat or comma-separate; default all the runs have)")
+    add_metric_argument(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and permutation resampling")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap/permutation resamples (default 2000)")
     parser.set_defaults(handler=compare_command)
-
-
-def _wanted_metrics(requested: Optional[list[str]]) -> Optional[list[str]]:
-    if not requested:
-        return None
-    return [m.strip() for item in requested for m in item.split(",") if m.strip()]
 
 
 def _num(value: Optional[float], signed: bool = False) -> str:
@@ -99,7 +92,7 @@ def compare_command(args) -> int:
     from playground.evaluation.compare import compare_runs
 
     with workspace_for(args, create=False) as workspace:
-        report = compare_runs(workspace, args.runs, metrics=_wanted_metrics(args.metric), seed=args.seed,
+        report = compare_runs(workspace, args.runs, metrics=metric_names(args.metric), seed=args.seed,
                               n_resamples=args.resamples)
     if not getattr(args, "json", False):
         for warning in report["warnings"]:

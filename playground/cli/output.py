@@ -50,3 +50,14 @@ def progress_bar(description: str) -> tuple[ProgressCallback, Callable[[], None]
         bar.refresh()
 
     return on_progress, bar.close
+
+
+def add_metric_argument(parser) -> None:
+    parser.add_argument("--metric", action="append", default=None,
+                        help="only these metrics (repeat or comma-separate; default all the runs have)")
+
+
+def metric_names(requested: Optional[list[str]]) -> Optional[list[str]]:
+    """--metric values (repeated and/or comma-separated) as one list; None when none were given."""
+    names = [m.strip() for item in requested or [] for m in item.split(",") if m.strip()]
+    return names or None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from playground import PlaygroundError
-from playground.cli.output import emit, workspace_for
+from playground.cli.output import add_metric_argument, emit, metric_names, workspace_for
 
 
 def register(subparsers, common) -> None:
@@ -16,7 +16,7 @@ def register(subparsers, common) -> None:
                     "--rate (binary metric; --discordance optional) or --sd (continuous metric), with --difference.",
     )
     parser.add_argument("runs", metavar="RUN", nargs="*", help="two pilot runs (answer or retrieval runs)")
-    parser.add_argument("--metric", action="append", default=None, help="only these metrics (repeatable)")
+    add_metric_argument(parser)
     parser.add_argument("--difference", type=float, default=None, help="the difference to detect")
     parser.add_argument("--rate", type=float, default=None, help="baseline rate of a 0/1 metric (no runs)")
     parser.add_argument("--discordance", type=float, default=None,
@@ -46,7 +46,7 @@ def power_command(args) -> int:
 
         with workspace_for(args, create=False) as workspace:
             runs = load_runs(workspace, args.runs)
-        metrics = [m.strip() for item in args.metric or [] for m in item.split(",") if m.strip()] or None
+        metrics = metric_names(args.metric)
         plans = power.plan_from_scores(question_scores(runs[0]["results"])[0], question_scores(runs[1]["results"])[0],
                                        metrics, args.difference, args.alpha, args.power)
         payload = {"runs": [run["id"] for run in runs], "alpha": args.alpha, "power": args.power, "metrics": plans}

@@ -20,6 +20,8 @@ GGUF_MAGIC = b"GGUF"
 # Prompt tokens per llama.cpp decode call: a whole rag prompt in one or two batches (bench/local_model.py).
 DEFAULT_N_BATCH = 512
 THREADS_ENV = "PLAYGROUND_THREADS"
+# llama.cpp's fused attention: prompt evaluation 1.2-1.3x faster on this CPU (bench/speed.py), same greedy answers.
+DEFAULT_FLASH_ATTN = True
 # Metadata keys worth recording with a run: what the file says it is.
 REPORTED_METADATA = (
     "general.name", "general.organization", "general.basename", "general.finetune", "general.size_label",
@@ -46,11 +48,12 @@ ARCHITECTURE_TEMPLATES = {
 
 
 def default_threads() -> int:
-    """$PLAYGROUND_THREADS, else the physical cores that the 1-minute load average leaves idle (at least one).
+    """$PLAYGROUND_THREADS, else every physical core this process may use (hyper-threads do not help).
 
-    llama.cpp's threads spin at every barrier: one more thread than the free cores stalls each step on a busy
-    machine (measured here: 2 threads at load 9 on 2 cores were 5x slower than 1), while on an idle machine all
-    physical cores are used (hyper-threads do not help)."""
+    Not fewer when the machine looks busy: a load average counts this process's own threads too, so a run would
+    talk itself down to one thread (measured: the default then ran 2x slower on an idle 2-core machine). On a
+    machine shared with other heavy jobs, set $PLAYGROUND_THREADS (llama.cpp's threads spin at each barrier, so
+    more threads than free cores is slow)."""
     value = os.environ.get(THREADS_ENV, "").strip()
     if value:
         try:
@@ -59,14 +62,7 @@ def default_threads() -> int:
         except ValueError:
             pass
         raise ModelSpecError(f"${THREADS_ENV}={value!r} is not a positive whole number of threads")
-    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return idle_threads(physical_cores(), usable, busy)
-
-
-def idle_threads(cores: int, usable: int, load: float) -> int:
-    """The physical cores left idle by `load` runnable processes on `usable` CPUs, at least one."""
-    return max(1, min(cores, int(usable - load + 0.5)))
+    return physical_cores()
 
 
 def gpu_layers() -> int:
@@ -83,7 +79,8 @@ class LocalModel:
     provider = "local"
 
     def __init__(self, path: str | os.PathLike, spec: Optional[str] = None, n_ctx: int = DEFAULT_N_CTX,
-                 n_threads: Optional[int] = None, n_batch: int = DEFAULT_N_BATCH, n_gpu_layers: Optional[int] = None):
+                 n_threads: Optional[int] = None, n_batch: int = DEFAULT_N_BATCH, n_gpu_layers: Optional[int] = None,
+                 flash_attn: bool = DEFAULT_FLASH_ATTN):
         """n_threads defaults to default_threads() for generation and prompt evaluation alike; all layers go to the
         GPU when llama.cpp was built with one (n_gpu_layers overrides)."""
         import llama_cpp
@@ -94,10 +91,11 @@ class LocalModel:
         self.n_threads = int(n_threads or default_threads())
         self.n_gpu_layers = gpu_layers() if n_gpu_layers is None else int(n_gpu_layers)
         self.n_batch = max(1, min(int(n_batch), n_ctx))
+        self.flash_attn = bool(flash_attn)
         try:
             self.llama = llama_cpp.Llama(str(self.path), n_ctx=n_ctx, n_threads=self.n_threads,
-                                         n_threads_batch=self.n_threads, n_batch=self.n_batch,
-                                         n_gpu_layers=self.n_gpu_layers, verbose=False)
+                                         n_threads_batch=self.n_threads, n_batch=self.n_batch, n_ubatch=self.n_batch,
+                                         n_gpu_layers=self.n_gpu_layers, flash_attn=self.flash_attn, verbose=False)
         except (ValueError, RuntimeError) as error:
             raise ModelError(f"llama.cpp could not load {self.path}: {error}") from None
         self.context_window = int(self.llama.n_ctx())
@@ -112,7 +110,7 @@ class LocalModel:
             "trained_context": _int_or_none(self.llama.metadata.get(f"{self.metadata.get('general.architecture', 'llama')}.context_length")),
             "chat_template": self._formatter is not None, "llama_cpp_version": llama_cpp.__version__,
             "metadata": self.metadata, "n_threads": self.n_threads, "n_batch": self.n_batch,
-            "n_gpu_layers": self.n_gpu_layers,
+            "n_gpu_layers": self.n_gpu_layers, "flash_attn": self.flash_attn,
         }
         record = read_record(self.path)
         if record and record.get("sha256") == self.sha256:

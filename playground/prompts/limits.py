@@ -8,7 +8,6 @@ with the template's line and column. Size checks (`check_size`) refuse an operat
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
@@ -16,7 +15,7 @@ from typing import Iterator, Optional
 
 from jinja2.exceptions import SecurityError
 
-from playground import PlaygroundError
+from playground.config import env_number
 
 MAX_STRING = 1_000_000  # characters any one operation may build (the output cap's default)
 MAX_REPEAT_LENGTH = 100_000  # characters or items a `*` may produce
@@ -50,12 +49,9 @@ class RenderBudget:
         values = {}
         for name, kind in (("seconds", float), ("max_output", int), ("max_steps", int), ("max_depth", int),
                            ("memory_mb", int)):
-            raw = os.environ.get(ENV_PREFIX + name.upper())
-            if raw:
-                try:
-                    values[name] = kind(raw)
-                except ValueError:
-                    raise PlaygroundError(f"{ENV_PREFIX}{name.upper()}={raw!r} is not a number") from None
+            value = env_number(ENV_PREFIX + name.upper(), kind)
+            if value is not None:
+                values[name] = value
         return replace(cls(**values), **{k: v for k, v in overrides.items() if v is not None})
 
     def to_dict(self) -> dict:

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
 from playground.redaction import redact, redact_row
-from playground.store.db import Workspace, now, to_json
+from playground.store.db import Workspace, now, resolve_id, to_json
 
 JUDGMENT_KINDS = ("pointwise", "reference", "pairwise")
 
@@ -42,14 +42,8 @@ def _judge_row(row) -> dict:
 
 def get_judge(workspace: Workspace, judge_id: str) -> dict:
     """A judge version by id or unique id prefix."""
-    rows = list(workspace.db.query("SELECT * FROM judges WHERE substr(id, 1, length(?)) = ? ORDER BY id",
-                                   [judge_id, judge_id])) if judge_id else []
-    exact = [row for row in rows if row["id"] == judge_id]
-    if exact or len(rows) == 1:
-        return _judge_row((exact or rows)[0])
-    if not rows:
-        raise PlaygroundError(f"no judge {judge_id!r} in {workspace.path}")
-    raise PlaygroundError(f"judge id prefix {judge_id!r} is ambiguous: {', '.join(r['id'] for r in rows[:5])}")
+    full = resolve_id(workspace, "judges", judge_id, "judge")
+    return _judge_row(next(workspace.db.query("SELECT * FROM judges WHERE id = ?", [full])))
 
 
 def list_judges(workspace: Workspace) -> list[dict]:

@@ -11,7 +11,7 @@ import uuid
 from typing import Optional
 
 from playground import PlaygroundError
-from playground.store.db import Workspace, now
+from playground.store.db import Workspace, now, resolve_id
 
 KINDS = ("pointwise", "pairwise")
 PAIRWISE_VALUES = (0.0, 0.5, 1.0)
@@ -19,16 +19,8 @@ MAX_NOTE_CHARS = 10_000
 
 
 def _run(workspace: Workspace, run_id: str) -> dict:
-    rows = list(workspace.db.query("SELECT id, session_id FROM runs WHERE substr(id, 1, length(?)) = ? ORDER BY id",
-                                   [run_id, run_id])) if run_id else []
-    exact = [r for r in rows if r["id"] == run_id]
-    if exact:
-        return dict(exact[0])
-    if len(rows) == 1:
-        return dict(rows[0])
-    if not rows:
-        raise PlaygroundError(f"no run {run_id!r} in {workspace.path}")
-    raise PlaygroundError(f"run id prefix {run_id!r} is ambiguous: {', '.join(r['id'] for r in rows[:5])}")
+    full = resolve_id(workspace, "runs", run_id, "run")
+    return dict(next(workspace.db.query("SELECT id, session_id FROM runs WHERE id = ?", [full])))
 
 
 def _has_result(workspace: Workspace, run_id: str, question_id: str) -> bool:

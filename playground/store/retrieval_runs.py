@@ -7,8 +7,7 @@ import json
 import uuid
 from typing import Iterable, Optional
 
-from playground import PlaygroundError
-from playground.store.db import Workspace, now, to_json
+from playground.store.db import Workspace, now, resolve_id, to_json
 
 
 def create_retrieval_run(workspace: Workspace, config: dict, rows: Iterable[dict], metrics: dict,
@@ -39,15 +38,7 @@ def _run(row) -> dict:
 
 
 def resolve_retrieval_run_id(workspace: Workspace, run_id: str) -> str:
-    rows = [r["id"] for r in workspace.db.query(
-        "SELECT id FROM retrieval_runs WHERE substr(id, 1, length(?)) = ? ORDER BY id", [run_id, run_id])]
-    if run_id in rows:
-        return run_id
-    if not rows:
-        raise PlaygroundError(f"no retrieval run {run_id!r} in {workspace.path} (see `playground eval-retrieval`)")
-    if len(rows) > 1:
-        raise PlaygroundError(f"retrieval run id prefix {run_id!r} is ambiguous: {', '.join(rows[:5])}")
-    return rows[0]
+    return resolve_id(workspace, "retrieval_runs", run_id, "retrieval run", " (see `playground eval-retrieval`)")
 
 
 def get_retrieval_run(workspace: Workspace, run_id: str) -> dict:

@@ -18,7 +18,7 @@ from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
 from playground.redaction import redact_row, redact_value
-from playground.store.db import Workspace, now, to_json
+from playground.store.db import Workspace, now, resolve_id, to_json
 
 RUN_STATUSES = ("running", "stopped", "failed", "done", "interrupted")
 BEAT_EVERY_S = 5.0  # a worker writes its heartbeat this often
@@ -226,17 +226,7 @@ def refresh_statuses(workspace: Workspace) -> None:
 
 def resolve_run_id(workspace: Workspace, run_id: str) -> str:
     """The full id of a run given its id or a unique prefix of it."""
-    if not run_id:
-        raise PlaygroundError("no run id given")
-    rows = [r["id"] for r in workspace.db.query(
-        "SELECT id FROM runs WHERE substr(id, 1, length(?)) = ? ORDER BY id", [run_id, run_id])]
-    if run_id in rows:
-        return run_id
-    if not rows:
-        raise PlaygroundError(f"no run {run_id!r} in {workspace.path} (see `playground runs`)")
-    if len(rows) > 1:
-        raise PlaygroundError(f"run id prefix {run_id!r} is ambiguous: {', '.join(rows[:5])}")
-    return rows[0]
+    return resolve_id(workspace, "runs", run_id, "run", " (see `playground runs`)")
 
 
 def get_run(workspace: Workspace, run_id: str) -> dict:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
+from playground.config import env_number
 from playground.redaction import REDACTED, known_secrets as secret_values, redact_value as redact_secrets  # noqa: F401
 
 FORMAT_NAME = "playground-session"
@@ -83,14 +84,8 @@ class ImportLimits:
     @classmethod
     def from_env(cls) -> "ImportLimits":
         """Defaults, with the byte cap taken from $PLAYGROUND_IMPORT_MAX_MB when set."""
-        raw = os.environ.get("PLAYGROUND_IMPORT_MAX_MB")
-        if not raw:
-            return cls()
-        try:
-            megabytes = float(raw)
-        except ValueError:
-            raise PlaygroundError(f"PLAYGROUND_IMPORT_MAX_MB={raw!r} is not a number") from None
-        return cls(max_bytes=int(megabytes * 1024 * 1024))
+        megabytes = env_number("PLAYGROUND_IMPORT_MAX_MB")
+        return cls() if megabytes is None else cls(max_bytes=int(megabytes * 1024 * 1024))
 
 
 # ---------------------------------------------------------------------------------------------------------------

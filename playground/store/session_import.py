@@ -17,7 +17,7 @@ from playground.store.datasets import corpus_fingerprint, corpus_of, get_passage
 from playground.store.db import Workspace, now, to_json
 from playground.store.judgments import judgment_id
 from playground.store.session_export import _in_chunks
-from playground.store.session_schema import validate_payload
+from playground.store.session_schema import validate
 from playground.store.session_format import (
     ImportLimits, SessionFormatError, record_to_row, row_to_record, section_records,
 )
@@ -114,7 +114,7 @@ def import_session(workspace: Workspace, payload: dict, name: Optional[str] = No
 
     Validation happens before any write and the writes are one transaction: a bad file leaves the workspace as it was.
     """
-    validate_payload(payload, limits)  # schema, content ids, digest
+    validate(payload, limits)  # schema, content ids, digest
     source = payload["session"]
     db = workspace.db
     run_map = {run["id"]: new_id() for run in payload["runs"]}

@@ -219,10 +219,7 @@ def validate(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
     span_ids = _unique(spans, "spans", lambda s: s["id"])
     for i, span in enumerate(spans):
         _reference(f"spans[{i}].run_id", span["run_id"], run_ids, "run")
-        parent = span.get("parent_id")
-        _reference(f"spans[{i}].parent_id", parent, span_ids, "span")
-        if parent is not None and spans[span_ids[parent]]["run_id"] != span["run_id"]:
-            raise SessionFormatError(f"spans[{i}].parent_id", f"span {parent!r} belongs to another run")
+        _check_parent(f"spans[{i}]", span, spans, span_ids, "run_id", "span", "run")
     version_ids = _unique(versions, "prompt_versions", lambda v: v["id"])
     for i, version in enumerate(versions):
         _reference(f"prompt_versions[{i}].parent", version.get("parent"), version_ids, "prompt version")
@@ -233,11 +230,7 @@ def validate(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
     for i, rating in enumerate(ratings):
         _reference(f"ratings[{i}].run_id", rating["run_id"], run_ids, "run")
         _reference(f"ratings[{i}].other_run_id", rating.get("other_run_id"), run_ids, "run")
-        if rating["kind"] not in RATING_KINDS:
-            raise SessionFormatError(f"ratings[{i}].kind", f"expected one of {', '.join(RATING_KINDS)}, "
-                                                           f"got {rating['kind']!r}")
-        if rating["kind"] == "pairwise" and not rating.get("other_run_id"):
-            raise SessionFormatError(f"ratings[{i}].other_run_id", "a pairwise rating needs the other run")
+        _check_kind(f"ratings[{i}]", rating, RATING_KINDS, "rating")
     n_questions = n_passages = 0
     for b, benchmark in enumerate(benchmarks):
         where = f"benchmarks[{b}]"
@@ -258,6 +251,22 @@ def validate(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
     check_payload_content_ids(payload)
     check_digest(payload)
     return payload
+
+
+def _check_kind(where: str, record: dict, kinds: tuple, noun: str) -> None:
+    """A rating's or judgment's kind is known, and a pairwise one names the other run."""
+    if record["kind"] not in kinds:
+        raise SessionFormatError(f"{where}.kind", f"expected one of {', '.join(kinds)}, got {record['kind']!r}")
+    if record["kind"] == "pairwise" and not record.get("other_run_id"):
+        raise SessionFormatError(f"{where}.other_run_id", f"a pairwise {noun} needs the other run")
+
+
+def _check_parent(where: str, span: dict, spans: list, span_ids: dict, owner: str, noun: str, owner_noun: str) -> None:
+    """A span's parent exists and belongs to the same run (or judgment)."""
+    parent = span.get("parent_id")
+    _reference(f"{where}.parent_id", parent, span_ids, noun)
+    if parent is not None and spans[span_ids[parent]][owner] != span[owner]:
+        raise SessionFormatError(f"{where}.parent_id", f"{noun} {parent!r} belongs to another {owner_noun}")
 
 
 def _optional_section(check: _Checker, payload: dict, name: str, fields: dict, cap: int) -> list:
@@ -282,20 +291,13 @@ def _validate_judgments(check: _Checker, payload: dict, run_ids: dict) -> None:
         _reference(f"{where}.judge_id", judgment["judge_id"], judge_ids, "judge")
         _reference(f"{where}.run_id", judgment["run_id"], run_ids, "run")
         _reference(f"{where}.other_run_id", judgment.get("other_run_id"), run_ids, "run")
-        if judgment["kind"] not in JUDGMENT_KINDS:
-            raise SessionFormatError(f"{where}.kind", f"expected one of {', '.join(JUDGMENT_KINDS)}, "
-                                                      f"got {judgment['kind']!r}")
-        if judgment["kind"] == "pairwise" and not judgment.get("other_run_id"):
-            raise SessionFormatError(f"{where}.other_run_id", "a pairwise judgment needs the other run")
+        _check_kind(where, judgment, JUDGMENT_KINDS, "judgment")
     span_ids = _unique(spans, "judge_spans", lambda s: s["id"])
     for i, span in enumerate(spans):
         where = f"judge_spans[{i}]"
         _reference(f"{where}.judgment_id", span["judgment_id"], judgment_ids, "judgment")
         _reference(f"{where}.run_id", span["run_id"], run_ids, "run")
-        parent = span.get("parent_id")
-        _reference(f"{where}.parent_id", parent, span_ids, "judge span")
-        if parent is not None and spans[span_ids[parent]]["judgment_id"] != span["judgment_id"]:
-            raise SessionFormatError(f"{where}.parent_id", f"judge span {parent!r} belongs to another judgment")
+        _check_parent(where, span, spans, span_ids, "judgment_id", "judge span", "judgment")
 
 
 def _validate_demonstration_sets(check: _Checker, payload: dict, run_ids: dict) -> None:
@@ -313,8 +315,3 @@ def _validate_demonstration_sets(check: _Checker, payload: dict, run_ids: dict) 
             if "answer" not in example:
                 raise SessionFormatError(f"{where}.examples[{e}].answer", "missing")
             check.depth(f"{where}.examples[{e}]", example)
-
-
-def validate_payload(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
-    """Check a parsed session file (see validate); returns it unchanged or raises SessionFormatError."""
-    return validate(payload, limits)

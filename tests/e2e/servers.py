@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import subprocess
 import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,7 +16,8 @@ from typing import Iterator, Optional
 
 from playground.app.launch import streamlit_command
 
-from tests.e2e.conftest import free_port, wait_healthy
+from tests.e2e.conftest import STARTUP_SECONDS
+from tests.processes import free_port, served
 
 RUN_PARAMS = {"max_tokens": 8}
 
@@ -114,17 +114,7 @@ def app_server(db: Path, log: Path, extra_env: Optional[dict] = None) -> Iterato
     port = free_port()
     env = {key: value for key, value in os.environ.items() if key not in ("PLAYGROUND_INDEXES",)}
     env.update(PLAYGROUND_DB=str(db), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", **(extra_env or {}))
-    with open(log, "w") as out:
-        server = subprocess.Popen(streamlit_command(db, port=port), env=env, stdout=out, stderr=subprocess.STDOUT,
-                                  cwd=db.parent)
     url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, server, log)
+    with served("streamlit", streamlit_command(db, port=port), f"{url}/_stcore/health", log, STARTUP_SECONDS,
+                env=env, cwd=db.parent):
         yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()

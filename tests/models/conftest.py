@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import sys
 import threading
-import time
-import urllib.error
-import urllib.request
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -17,6 +12,7 @@ import pytest
 
 from playground.models.local import smollm2_path
 from playground.models.registry import load_model
+from tests.processes import free_port, served
 
 SERVER_START_TIMEOUT_S = 120
 
@@ -24,12 +20,6 @@ SERVER_START_TIMEOUT_S = 120
 @pytest.fixture(scope="session")
 def smollm2():
     return load_model("local:smollm2")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -44,32 +34,13 @@ def llama_server(tmp_path_factory):
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path()), "--host", "127.0.0.1",
                "--port", str(port), "--n_ctx", "2048", "--api_key", key, "--model_alias", "smollm2",
                "--n_threads", "1", "--n_threads_batch", "1"]  # idle OpenMP threads spin on a busy 2-core machine
-    with log.open("wb") as log_file:
-        process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-            try:
-                request = urllib.request.Request(f"{url}/models", headers={"Authorization": f"Bearer {key}"})
-                with urllib.request.urlopen(request, timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not answer {url}/models within {SERVER_START_TIMEOUT_S} s")
-            time.sleep(0.25)
-        yield {"url": url, "key": key, "port": port}
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        with served("llama_cpp.server", command, f"{url}/models", log, SERVER_START_TIMEOUT_S,
+                    headers={"Authorization": f"Bearer {key}"}):
+            yield {"url": url, "key": key, "port": port}
+    except RuntimeError as error:
+        pytest.fail(str(error))
 
 
 def cohere_reply(text: str, input_tokens: int = 11, output_tokens: int = 3, finish_reason: str = "COMPLETE") -> dict:

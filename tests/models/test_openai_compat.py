@@ -8,7 +8,7 @@ from playground.models.base import GenerationParams
 from playground.models.errors import ModelError
 from playground.models.registry import load_model
 from playground.models.retry import RetryPolicy
-from tests.models.conftest import free_port
+from tests.processes import free_port
 
 MESSAGES = [{"role": "user", "content": "Name a colour."}]
 

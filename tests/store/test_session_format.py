@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from playground.store.session_schema import validate_payload
+from playground.store.session_schema import validate
 from playground.store.session_format import (
     ImportLimits, SessionFormatError, parse_session_bytes, read_session_file, redact_secrets,
     with_digest, write_session_file,
@@ -24,7 +24,7 @@ def exported(session_workspace):
 
 def test_export_is_valid_and_versioned(exported):
     assert exported["format"] == "playground-session" and exported["version"] == 3 and exported["digest"].startswith("sha256:")
-    assert validate_payload(exported) is exported
+    assert validate(exported) is exported
     assert len(exported["runs"]) == 2 and len(exported["results"]) == 12 and len(exported["spans"]) == 36
     assert isinstance(exported["runs"][0]["config"], dict)
     assert exported["benchmarks"][0]["name"] == "tiny"

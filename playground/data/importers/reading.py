@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
-from playground import PlaygroundError
+from playground.config import env_number
 from playground.data.records import DatasetFormatError
 
 MAX_INT_DIGITS = 19  # anything longer is no id, count or label: refused rather than carried as a huge integer
@@ -34,12 +33,9 @@ class InputLimits:
         for name, env, scale in (("max_file_bytes", "PLAYGROUND_IMPORT_MAX_FILE_MB", 1024 ** 2),
                                  ("max_line_bytes", "PLAYGROUND_IMPORT_MAX_LINE_MB", 1024 ** 2),
                                  ("max_depth", "PLAYGROUND_IMPORT_MAX_DEPTH", 1)):
-            raw = os.environ.get(env)
-            if raw:
-                try:
-                    values[name] = int(float(raw) * scale)
-                except ValueError:
-                    raise PlaygroundError(f"{env}={raw!r} is not a number") from None
+            value = env_number(env)
+            if value is not None:
+                values[name] = int(value * scale)
         return cls(**values)
 
 
