@@ -2,8 +2,9 @@
 
 Since format version 2 an export also carries the LLM judgments about the session's runs (with their judge versions,
 the judges' evaluation steps and the judge spans) and the demonstration sets its runs reference or were bootstrapped
-from. Since version 3 it carries a digest of its records. Secrets are removed (playground.redaction) before the
-digest is taken.
+from. Since version 3 it carries a digest of its records; since version 4 the session's retrieval runs with each
+question's ranking (and the questions and ranked passages they name). Secrets are removed (playground.redaction)
+before the digest is taken.
 """
 
 from __future__ import annotations
@@ -77,30 +78,52 @@ def _version_closure(workspace: Workspace, ids: set) -> list[dict]:
     return sorted(versions.values(), key=lambda v: (v.get("created_at") or "", v["id"]))
 
 
-def _benchmark_records(workspace: Workspace, runs: list[dict], results: list[dict], spans: list[dict]) -> list[dict]:
-    """Per benchmark the runs used: the questions they answered and the passages their traces and gold ids name."""
-    wanted: dict[str, set] = {}
-    run_benchmark = {run["id"]: run.get("benchmark") for run in runs}
+def _planned_questions(runs: list[dict], questions: dict) -> None:
+    """Each run's benchmark with the question ids its config planned; a benchmark goes in the file even when no
+    question was done, since the run's `benchmark` must refer to it."""
     for run in runs:
         if run.get("benchmark"):
             planned = run["config"].get("question_ids") or []
-            wanted.setdefault(run["benchmark"], set()).update(q for q in planned if isinstance(q, str))
+            questions.setdefault(run["benchmark"], set()).update(q for q in planned if isinstance(q, str))
+
+
+def _answer_run_needs(runs: list[dict], results: list[dict], spans: list[dict], questions: dict,
+                      passages: dict) -> None:
+    """Per benchmark, the questions answer runs planned or answered and the passage ids their traces mention."""
+    _planned_questions(runs, questions)
+    run_benchmark = {run["id"]: run.get("benchmark") for run in runs}
     for result in results:
         name = run_benchmark.get(result["run_id"])
         if name:
-            wanted.setdefault(name, set()).add(result["question_id"])
-    mentioned: dict[str, set] = {}
+            questions.setdefault(name, set()).add(result["question_id"])
     for span in spans:
         name = run_benchmark.get(span["run_id"])
         if name:
-            _passage_ids([span.get("inputs"), span.get("outputs")], mentioned.setdefault(name, set()))
+            _passage_ids([span.get("inputs"), span.get("outputs")], passages.setdefault(name, set()))
+
+
+def _retrieval_run_needs(runs: list[dict], results: list[dict], questions: dict, passages: dict) -> None:
+    """Per benchmark, the questions retrieval runs searched and the passages they ranked (so the rankings can be
+    read as text where the file is imported)."""
+    _planned_questions(runs, questions)
+    run_benchmark = {run["id"]: run.get("benchmark") for run in runs}
+    for result in results:
+        name = run_benchmark.get(result["run_id"])
+        if name:
+            questions.setdefault(name, set()).add(result["question_id"])
+            passages.setdefault(name, set()).update(p for p in result.get("ranked_ids") or [] if isinstance(p, str))
+
+
+def _benchmark_records(workspace: Workspace, questions_wanted: dict[str, set], passages_wanted: dict[str, set]
+                       ) -> list[dict]:
+    """Per benchmark the session used: the questions wanted, and the passages wanted plus the questions' gold ones."""
     records = []
-    for name in sorted(wanted):
+    for name in sorted(questions_wanted):
         bench = next(workspace.db.query("SELECT * FROM benchmarks WHERE name = ?", [name]))
         questions = _in_chunks(workspace, "questions", "SELECT * FROM questions WHERE benchmark = ? AND id IN ({marks})",
-                               sorted(wanted[name]), prefix=[name])
+                               sorted(questions_wanted[name]), prefix=[name])
         questions.sort(key=lambda q: q["position"])
-        passage_ids = set(mentioned.get(name, set()))
+        passage_ids = set(passages_wanted.get(name, set()))
         for question in questions:
             passage_ids.update(question.get("gold_passage_ids") or [])
         corpus = bench["corpus"]
@@ -118,6 +141,24 @@ def _benchmark_records(workspace: Workspace, runs: list[dict], results: list[dic
             "passages": passages,
         })
     return records
+
+
+def _mark_benchmark(workspace: Workspace, runs: list[dict]) -> None:
+    """Set each run's "benchmark" to its config's dataset when that benchmark is stored (and so goes in the file)."""
+    for run in runs:
+        dataset = (run.get("config") or {}).get("dataset") if isinstance(run.get("config"), dict) else None
+        exists = dataset and workspace.db["benchmarks"].count_where("name = ?", [dataset])
+        run["benchmark"] = dataset if exists else None
+
+
+def _retrieval_records(workspace: Workspace, session_id: str) -> dict[str, list[dict]]:
+    """The session's retrieval runs (each marked with its benchmark) and their per-question rankings."""
+    runs = _query(workspace, "retrieval_runs", "SELECT * FROM retrieval_runs WHERE session_id = ?"
+                  " ORDER BY created_at, id", [session_id])
+    _mark_benchmark(workspace, runs)
+    results = _in_chunks(workspace, "retrieval_results", "SELECT * FROM retrieval_results WHERE run_id IN ({marks})"
+                         " ORDER BY run_id, position", [run["id"] for run in runs])
+    return {"retrieval_runs": runs, "retrieval_results": results}
 
 
 def _has_tables(workspace: Workspace, *tables: str) -> bool:
@@ -180,7 +221,7 @@ def _demonstration_set_records(workspace: Workspace, runs: list[dict]) -> list[d
 
 
 def export_session(workspace: Workspace, id_or_name: str) -> dict:
-    """Everything needed to view a session elsewhere, as one JSON-ready dict (format version 2), secrets removed."""
+    """Everything needed to view a session elsewhere, as one JSON-ready dict (FORMAT_VERSION), secrets removed."""
     session = get_session(workspace, id_or_name)
     sid = session["id"]
     from playground.store.runs import refresh_statuses
@@ -188,10 +229,7 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
     refresh_statuses(workspace)  # a run whose worker is gone is exported as interrupted, not running
     runs = _query(workspace, "runs", "SELECT * FROM runs WHERE session_id = ? ORDER BY created_at, id", [sid])
     run_ids = [run["id"] for run in runs]
-    for run in runs:
-        dataset = (run.get("config") or {}).get("dataset") if isinstance(run.get("config"), dict) else None
-        exists = dataset and workspace.db["benchmarks"].count_where("name = ?", [dataset])
-        run["benchmark"] = dataset if exists else None
+    _mark_benchmark(workspace, runs)
     results = _in_chunks(workspace, "results",
                          "SELECT * FROM results WHERE run_id IN ({marks}) ORDER BY run_id, position, repeat", run_ids)
     spans = _in_chunks(workspace, "spans",
@@ -216,11 +254,17 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
         if template.get("latest_version") not in exported_versions:
             own = [v for v in versions if v["template"] == template["name"]]
             template["latest_version"] = own[-1]["id"] if own else None
+    retrieval = _retrieval_records(workspace, sid)
+    questions_wanted: dict[str, set] = {}
+    passages_wanted: dict[str, set] = {}
+    _answer_run_needs(runs, results, spans, questions_wanted, passages_wanted)
+    _retrieval_run_needs(retrieval["retrieval_runs"], retrieval["retrieval_results"], questions_wanted,
+                         passages_wanted)
     payload = {
         "format": FORMAT_NAME, "version": FORMAT_VERSION, "exported_at": now(), "playground_version": __version__,
         "session": {key: session[key] for key in ("id", "name", "notes", "created_at", "updated_at", "origin")},
         "runs": runs, "results": results, "spans": spans, "prompt_versions": versions, "templates": templates,
-        "ratings": ratings, "benchmarks": _benchmark_records(workspace, runs, results, spans),
-        **judged, "demonstration_sets": _demonstration_set_records(workspace, runs),
+        "ratings": ratings, "benchmarks": _benchmark_records(workspace, questions_wanted, passages_wanted),
+        **judged, "demonstration_sets": _demonstration_set_records(workspace, runs), **retrieval,
     }
     return with_digest(redact_value(payload))

@@ -3,7 +3,9 @@
 An imported file is untrusted: it is parsed as JSON only (never evaluated or unpickled), checked record by record
 against the schema in session_schema, and rejected with a message naming the record and field ("runs[3].config:
 expected an object") before anything is written. Version 3 adds `digest`: a SHA-256 of the records, so a file
-damaged or edited after export is refused (versions 1 and 2 are still read, without it).
+damaged or edited after export is refused (versions 1 and 2 are still read, without it). Version 4 adds the
+session's retrieval runs (`eval-retrieval`) and their per-question rankings; older files read as having none, and
+an older playground refuses a version-4 file instead of silently dropping those sections.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from playground.config import env_number
 from playground.redaction import REDACTED, known_secrets as secret_values, redact_value as redact_secrets  # noqa: F401
 
 FORMAT_NAME = "playground-session"
-FORMAT_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+FORMAT_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 # Keys of a file that are not its records: everything else is covered by the digest (version 3 on).
 ENVELOPE = ("format", "version", "exported_at", "playground_version", "digest")
 SECTIONS = ("session", "runs", "results", "spans", "prompt_versions", "templates", "ratings", "benchmarks")
 # Added in version 2; a version-1 file lacks them and reads as if they were empty.
 SECTIONS_V2 = ("judges", "judge_steps", "judgments", "judge_spans", "demonstration_sets")
+# Added in version 4; an older file lacks them and reads as if they were empty.
+SECTIONS_V4 = ("retrieval_runs", "retrieval_results")
 RATING_KINDS = ("pointwise", "pairwise")
 JUDGMENT_KINDS = ("pointwise", "reference", "pairwise")
 
@@ -45,6 +49,8 @@ JSON_COLUMNS = {
     "judgments": ("details",),
     "judge_spans": ("inputs", "outputs"),
     "demonstration_sets": ("examples", "metadata"),
+    "retrieval_runs": ("config", "metrics"),
+    "retrieval_results": ("ranked_ids", "scores", "gold_ids", "gold_ranks", "metrics"),
 }
 
 
@@ -76,6 +82,9 @@ class ImportLimits:
     max_judgments: int = 5_000_000
     max_judge_spans: int = 20_000_000
     max_demonstration_sets: int = 10_000
+    max_retrieval_runs: int = 10_000
+    max_retrieval_results: int = 1_000_000
+    max_ranking_items: int = 10_000  # entries in one retrieval result's ranked_ids, scores, gold_ids or gold_ranks
     max_id_chars: int = 256
     max_name_chars: int = 200
     max_text_chars: int = 10_000_000
@@ -211,5 +220,5 @@ def check_digest(payload: dict) -> None:
 
 
 def section_records(payload: dict, name: str) -> list:
-    """A section's records; a version-1 file's missing version-2 sections are empty."""
-    return (payload.get(name) or []) if name in SECTIONS_V2 else payload[name]
+    """A section's records; the sections a file's older version lacks (version 2's, version 4's) are empty."""
+    return (payload.get(name) or []) if name in SECTIONS_V2 + SECTIONS_V4 else payload[name]

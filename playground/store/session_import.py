@@ -1,9 +1,10 @@
 """Session import: validate the whole file, verify its content ids, then write it in one transaction under new ids.
 
-Runs, spans, ratings, judgments and judge spans get new ids; prompt versions, judge versions and demonstration sets
-keep their content-addressed ids (reused when identical, refused when the id is stored with other content, and
-refused when the id is not the hash of the record's content). Nothing already stored is overwritten, and a refused
-file leaves the workspace as it was. A judge's stored evaluation steps win over the file's, as when judging.
+Runs, retrieval runs, spans, ratings, judgments and judge spans get new ids; prompt versions, judge versions and
+demonstration sets keep their content-addressed ids (reused when identical, refused when the id is stored with other
+content, and refused when the id is not the hash of the record's content). Nothing already stored is overwritten,
+and a refused file leaves the workspace as it was. A judge's stored evaluation steps win over the file's, as when
+judging.
 """
 
 from __future__ import annotations
@@ -118,9 +119,11 @@ def import_session(workspace: Workspace, payload: dict, name: Optional[str] = No
     source = payload["session"]
     db = workspace.db
     run_map = {run["id"]: new_id() for run in payload["runs"]}
+    retrieval_map = {run["id"]: new_id() for run in section_records(payload, "retrieval_runs")}
     origin = {"kind": "import", "source_session_id": source["id"], "source_name": source["name"],
               "exported_at": payload.get("exported_at"), "imported_at": now(),
-              "run_ids": run_map}  # exported id -> id here: share links made before the export still resolve
+              "run_ids": run_map,  # exported id -> id here: share links made before the export still resolve
+              "retrieval_run_ids": retrieval_map}  # the same for retrieval runs
     with write_transaction(workspace):
         wanted = _check_name(name) if name is not None else source["name"]
         if name is not None and _name_taken(workspace, wanted):
@@ -165,9 +168,30 @@ def import_session(workspace: Workspace, payload: dict, name: Optional[str] = No
             r, id=uuid.uuid4().hex, session_id=session_id, run_id=run_map[r["run_id"]],
             other_run_id=run_map[r["other_run_id"]] if r.get("other_run_id") else None), rating_columns)
             for r in payload["ratings"]), batch_size=1000)
+        _import_retrieval_runs(workspace, payload, retrieval_map, session_id, benchmark_names)
         _import_judgments(workspace, payload, run_map)
         _import_demonstration_sets(workspace, payload, run_map, session_id, source["id"])
     return session_id
+
+
+def _import_retrieval_runs(workspace: Workspace, payload: dict, retrieval_map: dict, session_id: str,
+                           benchmark_names: dict) -> None:
+    """Retrieval runs and their rankings under new ids; a run whose benchmark was imported under another name
+    follows it (config dataset and corpus), so listing a benchmark's retrieval runs finds it."""
+    db = workspace.db
+    run_columns = _columns(workspace, "retrieval_runs")
+    for run in section_records(payload, "retrieval_runs"):
+        config = dict(run["config"])
+        benchmark = run.get("benchmark")
+        if benchmark and benchmark_names[benchmark] != benchmark:
+            config["dataset"] = benchmark_names[benchmark]
+            config["corpus"] = corpus_of(workspace, benchmark_names[benchmark])
+        record = dict(run, id=retrieval_map[run["id"]], session_id=session_id, config=config)
+        db["retrieval_runs"].insert(record_to_row("retrieval_runs", record, run_columns))
+    result_columns = _columns(workspace, "retrieval_results")
+    db["retrieval_results"].insert_all((record_to_row("retrieval_results", dict(r, run_id=retrieval_map[r["run_id"]]),
+                                                      result_columns)
+                                        for r in section_records(payload, "retrieval_results")), batch_size=1000)
 
 
 def _import_judgments(workspace: Workspace, payload: dict, run_map: dict) -> None:

@@ -3,8 +3,9 @@
 The current session is stored in table `settings` (key "current_session"); when there is none a session named
 "default" is created by `current_session` (a read-only listing never creates one). Names are unique within a
 workspace, and a workspace always keeps at least one session (deleting the last one is refused). Deleting removes,
-in one transaction, the session's runs with their results and spans, and every rating about those runs; prompt
-versions are content addressed and may be used by other sessions' runs, so they are only detached.
+in one transaction, the session's runs with their results and spans, every rating about those runs, and its
+retrieval runs with their rankings; prompt versions are content addressed and may be used by other sessions' runs,
+so they are only detached.
 """
 
 from __future__ import annotations
@@ -214,6 +215,16 @@ def _run_ids(workspace: Workspace, session_id: str) -> list[str]:
                                                 [session_id])]
 
 
+def _delete_retrieval_runs(workspace: Workspace, session_id: str) -> dict[str, int]:
+    """Delete a session's retrieval runs and rankings by name rather than through ON DELETE CASCADE, so they go even
+    on a connection without foreign keys on, and the counts can be reported."""
+    db = workspace.db
+    scope = "SELECT id FROM retrieval_runs WHERE session_id = ?"
+    results = db.execute(f"DELETE FROM retrieval_results WHERE run_id IN ({scope})", [session_id]).rowcount
+    runs = db.execute("DELETE FROM retrieval_runs WHERE session_id = ?", [session_id]).rowcount
+    return {"retrieval_runs": runs, "retrieval_results": results}
+
+
 def delete_session(workspace: Workspace, id_or_name: str) -> dict:
     """Delete a session and what belongs to it (see the module rules); returns what was removed."""
     session = get_session(workspace, id_or_name)
@@ -231,6 +242,7 @@ def delete_session(workspace: Workspace, id_or_name: str) -> dict:
         counts["spans"] = db.execute(f"DELETE FROM spans WHERE run_id IN ({scope})", args).rowcount
         counts["results"] = db.execute(f"DELETE FROM results WHERE run_id IN ({scope})", args).rowcount
         db.execute("DELETE FROM runs WHERE session_id = ?", args)
+        counts.update(_delete_retrieval_runs(workspace, session["id"]))
         counts["prompt_versions_detached"] = db.execute(
             "UPDATE prompt_versions SET session_id = NULL WHERE session_id = ?", args).rowcount
         db.execute("DELETE FROM sessions WHERE id = ?", args)

@@ -12,11 +12,13 @@ from typing import Any, Optional
 
 from playground.store.content_ids import check_payload_content_ids
 from playground.store.session_format import (
-    FORMAT_NAME, JUDGMENT_KINDS, RATING_KINDS, READABLE_VERSIONS, SECTIONS, SECTIONS_V2, ImportLimits,
+    FORMAT_NAME, JUDGMENT_KINDS, RATING_KINDS, READABLE_VERSIONS, SECTIONS, SECTIONS_V2, SECTIONS_V4, ImportLimits,
     SessionFormatError, _type_name, check_digest,
 )
 
 # field -> (kind, required). Kinds: id, name, short, text, int, number, object, json, strlist; "?" allows null.
+# A ranking's kinds, capped at ImportLimits.max_ranking_items entries: idlist (ids), numlist (finite numbers) and
+# ranks (an object of id -> rank, an integer from 1, or null); numbers is an object of finite numbers (metrics).
 SESSION_FIELDS = {"id": ("id", True), "name": ("name", True), "notes": ("notes?", False),
                   "created_at": ("short?", False), "updated_at": ("short?", False), "origin": ("json", False)}
 RUN_FIELDS = {"id": ("id", True), "session_id": ("id", True), "config": ("object", True), "label": ("text?", False),
@@ -69,6 +71,14 @@ DEMONSTRATION_SET_FIELDS = {"id": ("id", True), "name": ("name", True), "version
                             "program": ("text?", False), "source_run_id": ("id?", False),
                             "session_id": ("id?", False), "examples": ("list", True), "n": ("int?", False),
                             "metadata": ("object?", False), "created_at": ("short?", False)}
+RETRIEVAL_RUN_FIELDS = {"id": ("id", True), "session_id": ("id", True), "label": ("text?", False),
+                        "config": ("object", True), "metrics": ("object?", False), "created_at": ("short?", False),
+                        "benchmark": ("name?", False)}
+# The ranking columns are required and never null: comparing and showing a retrieval run reads every one of them.
+RETRIEVAL_RESULT_FIELDS = {"run_id": ("id", True), "question_id": ("id", True), "position": ("int?", False),
+                           "ranked_ids": ("idlist", True), "scores": ("numlist", True), "gold_ids": ("idlist", True),
+                           "gold_ranks": ("ranks", True), "latency_ms": ("number?", False),
+                           "metrics": ("numbers", True)}
 
 
 class _Checker:
@@ -112,6 +122,14 @@ class _Checker:
                 raise SessionFormatError(where, f"expected a list of strings, got {_type_name(value)}")
             for i, item in enumerate(value):
                 self.value(f"{where}[{i}]", "text", item)
+        elif kind in ("idlist", "numlist"):
+            self.items(where, value, "id" if kind == "idlist" else "number")
+        elif kind in ("numbers", "ranks"):
+            self.entries(where, value, "number" if kind == "numbers" else "rank", capped=kind == "ranks")
+        elif kind == "rank":
+            self.value(where, "int", value)
+            if value < 1:
+                raise SessionFormatError(where, f"expected a rank (1 or more), got {value}")
         elif kind == "notes":
             if not isinstance(value, list):
                 raise SessionFormatError(where, f"expected a list of notes, got {_type_name(value)}")
@@ -126,7 +144,33 @@ class _Checker:
     def _expected(kind: str) -> str:
         return {"id": "a string", "name": "a string", "short": "a string", "text": "a string",
                 "int": "an integer", "number": "a number", "object": "an object", "list": "a list",
-                "strlist": "a list of strings", "notes": "a list of notes"}.get(kind, kind)
+                "strlist": "a list of strings", "notes": "a list of notes", "idlist": "a list of ids",
+                "numlist": "a list of numbers", "numbers": "an object of numbers", "ranks": "an object of ranks",
+                "rank": "a rank"}.get(kind, kind)
+
+    def items(self, where: str, value: Any, item_kind: str) -> None:
+        """A list of `item_kind` values no longer than a ranking may be (a retrieval result's columns)."""
+        if not isinstance(value, list):
+            raise SessionFormatError(where, f"expected a list of {item_kind}s, got {_type_name(value)}")
+        self.cap_items(where, len(value))
+        for i, item in enumerate(value):
+            self.value(f"{where}[{i}]", item_kind, item)
+
+    def entries(self, where: str, value: Any, item_kind: str, capped: bool = False) -> None:
+        """An object of name -> `item_kind` (a null allowed for ranks: a gold passage not retrieved); `capped` when
+        it is a ranking's (one entry per gold passage), not a handful of named metrics."""
+        if not isinstance(value, dict):
+            raise SessionFormatError(where, f"expected an object of {item_kind}s, got {_type_name(value)}")
+        if capped:
+            self.cap_items(where, len(value))
+        for key, item in value.items():
+            self.value(f"{where}[{key!r}]", "id", key)
+            self.value(f"{where}[{key!r}]", item_kind + ("?" if item_kind == "rank" else ""), item)
+
+    def cap_items(self, where: str, count: int) -> None:
+        if count > self.limits.max_ranking_items:
+            raise SessionFormatError(where, f"{count} entries, over the import limit of "
+                                            f"{self.limits.max_ranking_items}")
 
     def depth(self, where: str, value: Any) -> None:
         stack = [(value, 1)]
@@ -181,7 +225,7 @@ def _reference(where: str, value: Optional[str], known, what: str) -> None:
 
 
 def validate(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
-    """Check a parsed session file (format version 1 to 3); returns it unchanged, or raises SessionFormatError."""
+    """Check a parsed session file (format version 1 to 4); returns it unchanged, or raises SessionFormatError."""
     limits = limits or ImportLimits.from_env()
     check = _Checker(limits)
     if not isinstance(payload, dict):
@@ -193,7 +237,7 @@ def validate(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
     if isinstance(version, bool) or version not in READABLE_VERSIONS:
         raise SessionFormatError("version", f"unsupported version {version!r}; this playground reads versions "
                                             f"{', '.join(map(str, READABLE_VERSIONS))}")
-    for section in SECTIONS + (SECTIONS_V2 if version >= 2 else ()):
+    for section in SECTIONS + (SECTIONS_V2 if version >= 2 else ()) + (SECTIONS_V4 if version >= 4 else ()):
         if section not in payload:
             raise SessionFormatError(section, "missing")
 
@@ -248,6 +292,7 @@ def validate(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
         _unique(benchmark["passages"], f"{where}.passages", lambda p: p["id"])
     _validate_judgments(check, payload, run_ids)
     _validate_demonstration_sets(check, payload, run_ids)
+    _validate_retrieval_runs(check, payload, session["id"], benchmark_names)
     check_payload_content_ids(payload)
     check_digest(payload)
     return payload
@@ -315,3 +360,30 @@ def _validate_demonstration_sets(check: _Checker, payload: dict, run_ids: dict) 
             if "answer" not in example:
                 raise SessionFormatError(f"{where}.examples[{e}].answer", "missing")
             check.depth(f"{where}.examples[{e}]", example)
+
+
+def _validate_retrieval_runs(check: _Checker, payload: dict, session_id: str, benchmark_names: dict) -> None:
+    """Retrieval runs belong to the file's session and name only benchmarks it holds; each per-question row belongs
+    to one of them, once per question, with a score for every ranked id."""
+    limits = check.limits
+    runs = _optional_section(check, payload, "retrieval_runs", RETRIEVAL_RUN_FIELDS, limits.max_retrieval_runs)
+    results = _optional_section(check, payload, "retrieval_results", RETRIEVAL_RESULT_FIELDS,
+                                limits.max_retrieval_results)
+    run_ids = _unique(runs, "retrieval_runs", lambda r: r["id"])
+    for i, run in enumerate(runs):
+        where = f"retrieval_runs[{i}]"
+        if run["session_id"] != session_id:
+            raise SessionFormatError(f"{where}.session_id", f"is {run['session_id']!r}, not the file's session "
+                                                            f"{session_id!r}")
+        benchmark = run.get("benchmark")
+        _reference(f"{where}.benchmark", benchmark, benchmark_names, "benchmark")
+        if benchmark is not None and run["config"].get("dataset") != benchmark:
+            raise SessionFormatError(f"{where}.benchmark", f"is {benchmark!r}, but config.dataset is "
+                                                           f"{run['config'].get('dataset')!r}")
+    _unique(results, "retrieval_results", lambda r: (r["run_id"], r["question_id"]))
+    for i, result in enumerate(results):
+        where = f"retrieval_results[{i}]"
+        _reference(f"{where}.run_id", result["run_id"], run_ids, "retrieval run")
+        if len(result["scores"]) != len(result["ranked_ids"]):
+            raise SessionFormatError(f"{where}.scores", f"{len(result['scores'])} scores for "
+                                                        f"{len(result['ranked_ids'])} ranked ids")

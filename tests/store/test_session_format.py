@@ -23,7 +23,7 @@ def exported(session_workspace):
 
 
 def test_export_is_valid_and_versioned(exported):
-    assert exported["format"] == "playground-session" and exported["version"] == 3 and exported["digest"].startswith("sha256:")
+    assert exported["format"] == "playground-session" and exported["version"] == 4 and exported["digest"].startswith("sha256:")
     assert validate(exported) is exported
     assert len(exported["runs"]) == 2 and len(exported["results"]) == 12 and len(exported["spans"]) == 36
     assert isinstance(exported["runs"][0]["config"], dict)
@@ -34,11 +34,11 @@ def _break(payload: dict, mutate) -> dict:
     """A changed copy whose digest is recomputed, so the change itself is what the import meets."""
     broken = copy.deepcopy(payload)
     mutate(broken)
-    return with_digest(broken) if broken.get("version") == 3 else broken
+    return with_digest(broken) if broken.get("version", 0) >= 3 else broken
 
 
 CASES = [
-    ("wrong version", lambda p: p.update(version=4), r"^version: unsupported version 4"),
+    ("wrong version", lambda p: p.update(version=5), r"^version: unsupported version 5"),
     ("missing version-2 section", lambda p: p.pop("judgments"), r"^judgments: missing$"),
     ("wrong format", lambda p: p.update(format="other"), r"^format: expected 'playground-session'"),
     ("missing section", lambda p: p.pop("spans"), r"^spans: missing$"),
