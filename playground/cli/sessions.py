@@ -100,7 +100,8 @@ def delete_command(args) -> int:
         removed = delete_session(workspace, args.session)
     emit(args, removed, f"deleted session {removed['deleted']['id']} ({removed['deleted']['name']}): "
                         f"{removed['runs']} runs, {removed['results']} results, {removed['spans']} spans, "
-                        f"{removed['ratings']} ratings; current session is {removed['current']}")
+                        f"{removed['ratings']} ratings, {removed['retrieval_runs']} retrieval runs; "
+                        f"current session is {removed['current']}")
     return 0
 
 
@@ -131,16 +132,18 @@ def export_command(args) -> int:
     summary = {"session_id": payload["session"]["id"], "name": payload["session"]["name"], "file": str(path),
                "bytes": path.stat().st_size, "runs": len(payload["runs"]), "results": len(payload["results"]),
                "spans": len(payload["spans"]), "prompt_versions": len(payload["prompt_versions"]),
-               "ratings": len(payload["ratings"]),
+               "ratings": len(payload["ratings"]), "retrieval_runs": len(payload["retrieval_runs"]),
+               "retrieval_results": len(payload["retrieval_results"]),
                "questions": sum(len(b["questions"]) for b in payload["benchmarks"]),
                "passages": sum(len(b["passages"]) for b in payload["benchmarks"])}
     emit(args, summary, f"exported session {summary['session_id']} ({summary['name']}) to {path}: "
-                        f"{summary['runs']} runs, {summary['results']} results, {summary['spans']} spans")
+                        f"{summary['runs']} runs, {summary['results']} results, {summary['spans']} spans, "
+                        f"{summary['retrieval_runs']} retrieval runs")
     return 0
 
 
 def import_command(args) -> int:
-    from playground.store.session_format import ImportLimits, SessionFormatError, read_session_file
+    from playground.store.session_format import ImportLimits, SessionFormatError, read_session_file, section_records
     from playground.store.sessions import get_session, import_session
 
     limits = ImportLimits.from_env()
@@ -156,8 +159,11 @@ def import_command(args) -> int:
         session = get_session(workspace, session_id)
     summary = {"session_id": session_id, "name": session["name"], "runs": len(payload["runs"]),
                "results": len(payload["results"]), "spans": len(payload["spans"]),
-               "prompt_versions": len(payload["prompt_versions"]), "ratings": len(payload["ratings"])}
+               "prompt_versions": len(payload["prompt_versions"]), "ratings": len(payload["ratings"]),
+               "retrieval_runs": len(section_records(payload, "retrieval_runs")),
+               "retrieval_results": len(section_records(payload, "retrieval_results"))}
     emit(args, summary, f"imported {args.file} as session {session_id} ({session['name']}): {summary['runs']} runs, "
-                        f"{summary['results']} results, {summary['spans']} spans "
+                        f"{summary['results']} results, {summary['spans']} spans, "
+                        f"{summary['retrieval_runs']} retrieval runs "
                         f"(`playground session use {session_id}` to switch to it)")
     return 0
