@@ -144,7 +144,8 @@ def resume_run(workspace: Workspace, run_id: str, on_progress: Optional[Progress
 
         hand_over(workspace, run_id, plan, execution=execution, api_keys=api_keys)
         return _summary(workspace, run_id)
-    run_store.claim_run(workspace, run_id, os.getpid(), execution.to_dict())
+    # A worker keeps a stop asked between its launch and now (a Stop clicked at once); any other resume clears it.
+    run_store.claim_run(workspace, run_id, os.getpid(), execution.to_dict(), clear_stop=not as_worker)
     run_store.recount(workspace, run_id)
     return _work(workspace, run_id, plan, execution, model=model, on_progress=on_progress, should_stop=should_stop,
                  notice=notice)

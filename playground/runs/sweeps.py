@@ -1,8 +1,15 @@
-"""Run a sweep: one stored run per value of k, of the number of shots, or of the example order."""
+"""Sweeps: one stored run per value of k, of the number of shots, or of the example order.
+
+`plan_sweep` builds the points (one RunConfig each) without running anything; `run_sweep` (the CLI's
+`playground sweep`) runs them one after another in this process, `start_sweep` (the app's) hands each to a worker
+process of its own (a detached run, see jobs.py) and returns at once; `sweep_points` reads the points back from the
+stored runs, as they are now.
+"""
 
 from __future__ import annotations
 
-from typing import Optional
+from dataclasses import dataclass
+from typing import Mapping, Optional, Sequence
 
 from playground import PlaygroundError
 from playground.models.base import Model
@@ -20,29 +27,86 @@ def point_config(config, parameter: str, value: int):
     return point
 
 
-def run_sweep(workspace, config, parameter: str, values: list[int], metric: str = "em",
-              on_progress: Optional[ProgressCallback] = None, model: Optional[Model] = None,
-              use_cache: bool = True, execution=None) -> list[dict]:
-    """Run `config` once per value; returns points {parameter, value, run_id, n, errors, metrics, metric, score}."""
+@dataclass(frozen=True)
+class SweepPoint:
+    """One point of a sweep: the swept setting's value and the run config that has it."""
+
+    parameter: str
+    value: int
+    config: RunConfig
+
+    @property
+    def label(self) -> str:
+        return f"sweep {self.parameter}={self.value}"
+
+
+def plan_sweep(config, parameter: str, values: Sequence[int]) -> list[SweepPoint]:
+    """The sweep's points, in the order given, without running them; a sweep that would change nothing is refused."""
     from playground.programs.sweeps import SWEEP_PARAMETERS, check_sweep
-    from playground.runs.execute import start_run
 
     if parameter not in SWEEP_PARAMETERS:
         raise PlaygroundError(f"cannot sweep {parameter!r} (known: {', '.join(SWEEP_PARAMETERS)})")
     if not values:
         raise PlaygroundError("a sweep needs at least one value")
     check_sweep(config, parameter)
+    return [SweepPoint(parameter, value, point_config(config, parameter, value)) for value in values]
+
+
+def _point(parameter: str, value: int, summary, metric: str) -> dict:
+    """A point as the sweep reports it: {parameter, value, run_id, n, errors, status, metrics, metric, score}."""
+    return {"parameter": parameter, "value": value, "run_id": summary.run_id, "n": summary.n,
+            "errors": summary.errors, "status": summary.status, "metrics": summary.metrics,
+            "metric": metric, "score": summary.metrics.get(metric)}
+
+
+def run_sweep(workspace, config, parameter: str, values: list[int], metric: str = "em",
+              on_progress: Optional[ProgressCallback] = None, model: Optional[Model] = None,
+              use_cache: bool = True, execution=None) -> list[dict]:
+    """Run `config` once per value, here; returns points {parameter, value, run_id, n, errors, metrics, metric, score}."""
+    from playground.runs.execute import start_run
+
+    planned = plan_sweep(config, parameter, values)
     if model is None:
         from playground.models.registry import load_model
 
         model = load_model(config.model)
     points = []
-    report(on_progress, 0, len(values), "")
-    for done, value in enumerate(values, start=1):
-        summary = start_run(workspace, point_config(config, parameter, value), use_cache=use_cache, model=model,
-                            label=f"sweep {parameter}={value}", execution=execution)
-        points.append({"parameter": parameter, "value": value, "run_id": summary.run_id, "n": summary.n,
-                       "errors": summary.errors, "status": summary.status, "metrics": summary.metrics,
-                       "metric": metric, "score": summary.metrics.get(metric)})
-        report(on_progress, done, len(values), f"{parameter}={value}")
+    report(on_progress, 0, len(planned), "")
+    for done, point in enumerate(planned, start=1):
+        summary = start_run(workspace, point.config, use_cache=use_cache, model=model, label=point.label,
+                            execution=execution)
+        points.append(_point(parameter, point.value, summary, metric))
+        report(on_progress, done, len(planned), f"{parameter}={point.value}")
     return points
+
+
+def start_sweep(workspace, config, parameter: str, values: list[int], metric: str = "em", *,
+                session_id: Optional[str] = None, use_cache: bool = True, execution=None,
+                api_keys: Optional[Mapping[str, str]] = None) -> list[dict]:
+    """Each point as a detached run (a worker process of its own, all at once); returns the points at once (status
+    running, nothing answered yet). Read them again with `sweep_points`."""
+    from playground.runs.execute import start_run
+
+    points = []
+    for point in plan_sweep(config, parameter, values):
+        summary = start_run(workspace, point.config, use_cache=use_cache, label=point.label, session_id=session_id,
+                            execution=execution, detach=True, api_keys=api_keys)
+        points.append(_point(parameter, point.value, summary, metric))
+    return points
+
+
+def sweep_points(workspace, points: Sequence[Mapping], metric: str) -> list[dict]:
+    """`points` (parameter, value, run_id) as their runs are stored now; a point still running has the mean scores of
+    the questions it has answered so far (a stored run has them once it ends)."""
+    from playground.evaluation.metrics import mean_scores
+    from playground.runs.summary import run_summary
+    from playground.store.runs import get_results
+
+    found = []
+    for point in points:
+        summary = run_summary(workspace, point["run_id"])
+        if summary.status == "running":
+            summary.metrics = mean_scores(r["scores"] for r in get_results(workspace, summary.run_id)
+                                          if not r["error"])
+        found.append(_point(point["parameter"], point["value"], summary, metric))
+    return found

@@ -114,15 +114,18 @@ def set_run_status(workspace: Workspace, run_id: str, status: str, reason: Optio
         workspace.db.execute("UPDATE runs SET status = ?, status_reason = ? WHERE id = ?", [status, reason, run_id])
 
 
-def claim_run(workspace: Workspace, run_id: str, pid: Optional[int] = None, execution: Optional[dict] = None) -> None:
-    """Make process `pid` on this host the run's worker: status running, a fresh beat, no stop pending."""
+def claim_run(workspace: Workspace, run_id: str, pid: Optional[int] = None, execution: Optional[dict] = None,
+              clear_stop: bool = True) -> None:
+    """Make process `pid` on this host the run's worker: status running, a fresh beat, no stop pending (unless
+    `clear_stop` is False: a worker taking the run it was started for keeps a stop asked while it started)."""
     values = [pid or os.getpid(), HOST, now(), run_id]
     extra = ", execution = ?" if execution is not None else ""
     if execution is not None:
         values.insert(3, to_json(execution))
+    stop = " stop_requested = 0," if clear_stop else ""
     with workspace.db.atomic():
         workspace.db.execute("UPDATE runs SET status = 'running', status_reason = NULL, finished_at = NULL,"
-                             f" stop_requested = 0, worker_pid = ?, worker_host = ?, heartbeat_at = ?{extra}"
+                             f"{stop} worker_pid = ?, worker_host = ?, heartbeat_at = ?{extra}"
                              " WHERE id = ?", values)
 
 

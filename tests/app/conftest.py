@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -114,3 +116,32 @@ def html_block(at: AppTest, css_class: str) -> str:
         if found:
             return html.unescape(found.group(1))
     raise AssertionError(f"no st.html block of class {css_class!r}")
+
+
+def until_finished(ws, run_ids, limit_s: float = 240.0) -> dict[str, dict]:
+    """{run id: run} once none of them is running (their workers end them), as the database has them then."""
+    from playground.store.runs import get_run
+
+    deadline = time.monotonic() + limit_s
+    while True:
+        runs = {run_id: get_run(ws, run_id) for run_id in run_ids}
+        if all(run["status"] != "running" for run in runs.values()) or time.monotonic() > deadline:
+            return runs
+        time.sleep(0.5)
+
+
+def assert_detached(ws, run: dict) -> None:
+    """The run belongs to a worker process, not to this process (which runs the page script): it is running under
+    the worker's pid, or already done, and the worker has its log (a run answered in the page has neither)."""
+    from playground.runs.jobs import log_path
+
+    assert run["status"] in ("running", "done"), run
+    if run["status"] == "running":
+        assert run["worker_pid"] and run["worker_pid"] != os.getpid(), run
+    assert log_path(ws, run["id"]).exists(), f"run {run['id']} has no worker log"
+
+
+def worker_log(ws, run_id: str) -> str:
+    from playground.runs.jobs import log_path
+
+    return log_path(ws, run_id).read_text()

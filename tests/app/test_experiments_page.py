@@ -1,8 +1,10 @@
-"""The Experiments page on a copy of the shared runs workspace: a real k sweep and a real pairwise judge with the
-local model, plus the page's Streamlit-free helpers (views/experiments.py)."""
+"""The Experiments page on a copy of the shared runs workspace: a real k sweep (each point a detached run of the
+local model) and a real pairwise judge, plus the page's Streamlit-free helpers (views/experiments.py)."""
 
 from __future__ import annotations
 
+import json
+import threading
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -10,11 +12,12 @@ from streamlit.testing.v1 import AppTest
 from playground import PlaygroundError
 from playground.app.state import page_file
 from playground.app.views import experiments as view
-from tests.app.conftest import plain
+from tests.app.conftest import assert_detached, plain, until_finished, worker_log
 from playground.evaluation.judges import HELPS_CRITERIA
 from playground.store import open_workspace
 from playground.store.judgments import list_judgments
 from playground.store.runs import get_run, list_runs
+from tests.openai_server import OpenAIServer
 
 
 @pytest.fixture
@@ -41,7 +44,7 @@ def test_the_page_renders_both_tabs_with_their_widgets(experiments_env):
     assert not at.error
 
 
-def test_a_k_sweep_stores_a_run_per_value_and_charts_it(experiments_env):
+def test_a_k_sweep_runs_each_point_in_a_worker_and_charts_the_stored_runs(experiments_env):
     at = page().run()
     before = {run["id"] for run in _runs(experiments_env)}
     at.number_input(key="experiments_sample").set_value(1)
@@ -52,16 +55,77 @@ def test_a_k_sweep_stores_a_run_per_value_and_charts_it(experiments_env):
     assert not at.error, [e.value for e in at.error]
     new = [run for run in _runs(experiments_env) if run["id"] not in before]
     assert sorted(run["config"]["k"] for run in new) == [0, 1]
-    assert all(run["status"] == "done" and run["config"]["program"] == "rag" for run in new)
-    points = at.session_state["experiments_sweep_result"]["points"]
-    assert {p["run_id"] for p in points} == {run["id"] for run in new}
+    assert sorted(run["label"] for run in new) == ["sweep k=0", "sweep k=1"]
+    ws = open_workspace(experiments_env["path"])
+    try:
+        for run in new:  # the click returned at once: every point is a job of its own worker process
+            assert_detached(ws, run)
+        points = at.session_state["experiments_sweep_result"]["points"]
+        assert {p["run_id"] for p in points} == {run["id"] for run in new}
+        rows = [plain(m.value) for m in at.markdown if plain(m.value).startswith("**k=")]
+        assert [row.split(" · ")[0] for row in rows] == ["**k=0**", "**k=1**"]
+        finished = until_finished(ws, [run["id"] for run in new])
+        assert all(run["status"] == "done" and run["config"]["program"] == "rag" for run in finished.values())
+        assert all("worker started" in worker_log(ws, run_id) for run_id in finished)
+    finally:
+        ws.close()
+    at.run()  # drawn again once the points ended: the chart and the table from the stored runs
+    assert not at.exception, at.exception
     table = next(t for t in at.dataframe if "run_id" in t.value.columns)
     assert list(table.value["value"]) == [0, 1] and set(table.value["run_id"]) == {run["id"] for run in new}
+    assert list(table.value["status"]) == ["done", "done"]
+    assert list(table.value["em"]) == [round(finished[rid]["metrics"]["em"], 4) for rid in table.value["run_id"]]
     chart = at.get("plotly_chart")
     assert len(chart) == 1 and '"lines+markers"' in chart[0].proto.spec
     compared = next(t for t in at.dataframe if "95% interval" in t.value.columns)  # k=1 against k=0, paired
     assert set(compared.value["metric"]) >= {"em", "f1"}
     assert any("paired percentile bootstrap over questions, 2000 resamples, seed 0" in c.value for c in at.caption)
+
+
+class _GatedServer(OpenAIServer):
+    """Answers at once, except the prompts that show a numbered passage (k >= 1): those wait for `gate`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+
+    def handle(self, handler, body: dict) -> None:
+        if any("[1] " in str(m.get("content") or "") for m in body.get("messages") or []):
+            self.gate.wait(120)
+        super().handle(handler, body)
+
+
+def test_a_sweep_is_charted_from_what_is_stored_while_its_points_run(experiments_env):
+    server = _GatedServer().start()
+    ws = open_workspace(experiments_env["path"])
+    try:
+        at = page()
+        at.session_state["experiments_model_spec"] = server.spec()
+        at.run()
+        at.number_input(key="experiments_sample").set_value(2)
+        at.text_input(key="experiments_values").set_value("0,1")
+        at.button(key="experiments_run_sweep").click().run()
+        assert not at.exception, at.exception
+        points = {p["value"]: p["run_id"] for p in at.session_state["experiments_sweep_result"]["points"]}
+        assert until_finished(ws, [points[0]], 120)[points[0]]["status"] == "done"
+        assert get_run(ws, points[1])["status"] == "running"  # held by the server
+        at.run()
+        assert not at.exception, at.exception
+        [chart] = at.get("plotly_chart")
+        data = json.loads(chart.proto.spec)["data"][0]
+        assert data["x"] == [0, 1] and data["y"] == [get_run(ws, points[0])["metrics"]["em"], None]
+        assert not any("run_id" in t.value.columns for t in at.dataframe)  # the table waits for the end
+        assert any("fills in" in c.value for c in at.caption)
+        server.gate.set()
+        assert until_finished(ws, [points[1]], 120)[points[1]]["status"] == "done"
+        at.run()
+        assert not at.exception, at.exception
+        table = next(t for t in at.dataframe if "run_id" in t.value.columns)
+        assert list(table.value["status"]) == ["done", "done"] and list(table.value["value"]) == [0, 1]
+    finally:
+        server.gate.set()
+        server.close()
+        ws.close()
 
 
 def test_a_bad_sweep_value_is_a_message(experiments_env):

@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 import time
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
-from playground.runs.execute import resume_run, start_run
+from playground.runs.execute import start_run
 from playground.store import open_workspace
 from playground.store.runs import get_results, get_run, list_runs
 from tests.conftest import tiny_dataset
@@ -109,38 +108,6 @@ def test_a_stopped_run_resumes_from_the_page(runs_env):
     assert any("resumed" in s.value for s in at.success)
     run = _until_finished(ws, stopped.run_id)
     assert (run["status"], run["n_done"]) == ("done", 3)
-
-
-class _BarThatIsClicked:
-    """An st.progress stand-in whose second update meets a rerun request, as when Stop is clicked mid-run."""
-
-    def __init__(self):
-        self.updates = 0
-
-    def progress(self, value, text=None):
-        from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
-        from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
-
-        self.updates += 1
-        if self.updates == 2:
-            raise RerunException(RerunData())
-
-
-def test_a_click_during_a_run_stops_it_cleanly_and_reruns_afterwards(runs_env):
-    from streamlit.runtime.scriptrunner_utils.exceptions import RerunException
-
-    from playground.app.views.interrupt import StoppableProgress
-
-    ws = open_workspace(runs_env["path"])
-    progress = StoppableProgress(_BarThatIsClicked())
-    summary = start_run(ws, run_config("direct"), on_progress=progress.on_progress, should_stop=progress.should_stop)
-    assert (summary.status, summary.n, summary.n_planned) == ("stopped", 1, 3)
-    assert progress.stopped_by_click
-    with pytest.raises(RerunException):
-        progress.release()
-    progress.release()  # released once only
-    resumed = resume_run(ws, summary.run_id)
-    assert (resumed.status, resumed.n) == ("done", 3)
 
 
 def test_a_bad_model_spec_is_a_message_next_to_the_selector(runs_env):

@@ -1,5 +1,6 @@
-"""Side by side on a seeded sample: after the variants run, the shared comparison panel compares them with A (the
-numbers `playground compare` prints) and the power panel says how many questions a difference would need."""
+"""Side by side on a seeded sample: once the variants' runs (detached workers) end, the shared comparison panel
+compares them with A (the numbers `playground compare` prints) and the power panel says how many questions a
+difference would need."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from playground.evaluation.compare import compare_runs
 from playground.store.runs import list_runs
-from tests.app.conftest import page_path
+from tests.app.conftest import page_path, until_finished
 
 
 def test_sample_variants_are_compared_with_intervals_and_a_power_panel(app_workspace):
@@ -20,6 +21,9 @@ def test_sample_variants_are_compared_with_intervals_and_a_power_panel(app_works
     run.click().run(timeout=300)
     assert not at.exception, at.exception
     runs = {run["label"]: run["id"] for run in list_runs(app_workspace)}
+    until_finished(app_workspace, runs.values())
+    at.run()
+    assert not at.exception, at.exception
     report = compare_runs(app_workspace, [runs["side by side A"], runs["side by side B"]])
     table = next(t for t in at.dataframe if "95% interval" in t.value.columns).value
     assert list(table["metric"]) == list(report["metrics"])

@@ -1,12 +1,17 @@
-"""The Side by side page on a real workspace: variants' settings compared, prompts diffed, two real answers."""
+"""The Side by side page on a real workspace: variants' settings compared, prompts diffed, each variant a detached
+run (a worker process) followed on the page, stopped, and read back from the database as the grid."""
 
 from __future__ import annotations
+
+import os
+import signal
+import time
 
 from streamlit.testing.v1 import AppTest
 
 from playground.app.components.diff import diff_rows, prompt_diff_html
-from playground.store.runs import get_results, list_runs
-from tests.app.conftest import ENTRY, html_block, page_path
+from playground.store.runs import get_results, get_run, list_runs
+from tests.app.conftest import ENTRY, assert_detached, html_block, page_path, until_finished, worker_log
 
 
 def _page() -> AppTest:
@@ -36,27 +41,42 @@ def test_more_variants_get_more_columns(app_workspace):
     assert [s.value for s in at.subheader] == ["Variant A", "Variant B", "Variant C", "Variant D"]
 
 
-def test_two_variants_on_one_question_show_a_grid_row_and_store_two_runs(app_workspace):
+def _run_all(at: AppTest) -> AppTest:
+    [run] = [button for button in at.button if button.label == "Run all variants"]
+    return run.click().run()
+
+
+def test_run_all_variants_starts_a_worker_per_variant_and_the_grid_comes_from_the_stored_runs(app_workspace):
     at = _page().run()
     for index in range(2):
-        at.number_input(key=f"sbs_{index}_model_max_tokens").set_value(12)
-    [run] = [button for button in at.button if button.label == "Run all variants"]
-    run.click().run(timeout=240)
-    assert not at.exception
+        at.number_input(key=f"sbs_{index}_model_max_tokens").set_value(8)
+    _run_all(at)
+    assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     runs = list_runs(app_workspace)
-    assert len(runs) == 2
     assert {run["label"] for run in runs} == {"side by side A", "side by side B"}
-    by_label = {run["label"][-1]: run for run in runs}
+    for run in runs:  # the click returned at once: each variant is a job of its own worker process
+        assert_detached(app_workspace, run)
+    by_label = {run["label"][-1]: run["id"] for run in runs}
+    assert at.query_params["runs"] == f"A:{by_label['A']},B:{by_label['B']}"  # a reload finds them again
+    rows = [m.value for m in at.markdown if m.value.startswith("**Variant ")]
+    assert [row.split(" · ")[1] for row in rows] == [f"run `{by_label['A']}`", f"run `{by_label['B']}`"]
+
+    finished = until_finished(app_workspace, by_label.values())
+    assert {run["status"] for run in finished.values()} == {"done"}
+    for run_id in by_label.values():
+        assert "worker started" in worker_log(app_workspace, run_id)
+    at.run()  # the page, drawn again once the runs ended, shows the grid from the stored runs
+    assert not at.exception, at.exception
     grid = next(t.value for t in at.dataframe if "A answer" in t.value.columns)
     assert list(grid["question_id"]) == ["q1"]
     for label in "AB":
-        [result] = get_results(app_workspace, by_label[label]["id"])
+        [result] = get_results(app_workspace, by_label[label])
         assert grid[f"{label} answer"][0] == result["prediction"]
         assert grid[f"{label} tokens"][0] == result["prompt_tokens"] + result["completion_tokens"]
         assert bool(grid[f"{label} cached"][0]) == bool(result["cached"])
-    assert html_block(at, "pg-answer") == get_results(app_workspace, by_label["A"]["id"])[0]["prediction"]
-    programs = {run["label"]: run["config"]["program"] for run in runs}
+    assert html_block(at, "pg-answer") == get_results(app_workspace, by_label["A"])[0]["prediction"]
+    programs = {run["label"]: run["config"]["program"] for run in list_runs(app_workspace)}
     assert programs == {"side by side A": "rag", "side by side B": "direct"}
     means = next(t.value for t in at.dataframe if "variant" in t.value.columns)
     assert "retrieval_recall" in means.columns and list(means["variant"]) == ["A", "B"]
@@ -65,7 +85,59 @@ def test_two_variants_on_one_question_show_a_grid_row_and_store_two_runs(app_wor
     at.run()
     assert not at.exception, at.exception
     assert at.session_state["sbs_cell_variant"] == "B"
-    assert html_block(at, "pg-answer") == get_results(app_workspace, by_label["B"]["id"])[0]["prediction"]
+    assert html_block(at, "pg-answer") == get_results(app_workspace, by_label["B"])[0]["prediction"]
+
+    # Another browser session (a reload) opened at the address shows the same comparison.
+    reloaded = _page()
+    reloaded.query_params["runs"] = f"A:{by_label['A']},B:{by_label['B']}"
+    reloaded.run()
+    assert not reloaded.exception, reloaded.exception
+    grid = next(t.value for t in reloaded.dataframe if "A answer" in t.value.columns)
+    assert list(grid["B answer"]) == [get_results(app_workspace, by_label["B"])[0]["prediction"]]
+
+
+def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_workspace):
+    from tests.openai_server import OpenAIServer
+
+    server = OpenAIServer(delay_s=2.0).start()  # every question in flight at once, each answered after 2 s
+    try:
+        at = _page()
+        for index in range(3):
+            at.session_state[f"sbs_{index}_model_spec"] = server.spec()
+        at.run()
+        at.number_input(key="sbs_count").set_value(3).run()
+        at.radio(key="sbs_mode").set_value("Seeded sample").run()
+        at.number_input(key="sbs_sample").set_value(6)
+        _run_all(at)
+        assert not at.exception, at.exception
+        assert not at.error, [e.value for e in at.error]
+        ids = {run["label"][-1]: run["id"] for run in list_runs(app_workspace)}
+        assert sorted(ids) == ["A", "B", "C"]
+        deadline = time.monotonic() + 120
+        while len(server.requests) < 18 and time.monotonic() < deadline:  # every worker is answering
+            time.sleep(0.2)
+        os.kill(get_run(app_workspace, ids["A"])["worker_pid"], signal.SIGKILL)  # A's worker dies (OOM, reboot)
+        at.run()
+        assert not at.exception, at.exception
+        rows = {m.value.split(" · ")[0]: m.value for m in at.markdown if m.value.startswith("**Variant ")}
+        assert "status `interrupted`" in rows["**Variant A**"], rows  # never `running` for a dead worker
+        assert "status `running`" in rows["**Variant B**"] and "status `running`" in rows["**Variant C**"]
+        assert any("is gone" in w.value for w in at.warning)
+        at.button(key=f"sbs_runs_stop_{ids['B']}").click().run()  # one variant...
+        assert not at.exception, at.exception
+        assert get_run(app_workspace, ids["B"])["stop_requested"] == 1
+        assert get_run(app_workspace, ids["C"])["stop_requested"] == 0
+        at.button(key="sbs_runs_stop_all").click().run()  # ... then all
+        assert not at.exception, at.exception
+        ended = until_finished(app_workspace, ids.values(), 60)
+        assert [ended[ids[label]]["status"] for label in "ABC"] == ["interrupted", "stopped", "stopped"]
+        at.run()  # nothing runs any more: the grid of what the variants answered, and Resume for the dead one
+        assert not at.exception, at.exception
+        grid = next(t.value for t in at.dataframe if "B answer" in t.value.columns)
+        assert len(grid) == ended[ids["B"]]["n_done"]
+        assert at.button(key=f"sbs_runs_resume_{ids['A']}").label == "Resume"
+    finally:
+        server.close()
 
 
 def test_the_grid_filters_and_means_on_plain_results():

@@ -1,10 +1,18 @@
-"""The app in a real headless Chromium: live template editing, a local-model run, side by side, share links."""
+"""The app in a real headless Chromium: live template editing, a local-model run, side by side, share links, and
+runs (a Runs page launch, a side by side comparison) that outlive the page that started them."""
 
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qs, urlparse
 
 import pytest
+
+from playground.runs.jobs import log_path
+from playground.store import open_workspace
+from playground.store.runs import get_run
+from tests.e2e.conftest import APP_DB
+from tests.e2e.helpers import go_to
 
 pytestmark = pytest.mark.e2e
 
@@ -136,6 +144,49 @@ def test_a_run_started_on_the_runs_page_outlives_the_tab(page, browser_context, 
         screenshot(reopened, "runs-job-finished")
     finally:
         reopened.close()
+
+
+def test_a_side_by_side_run_survives_leaving_the_page_and_a_reload(page, app_url, screenshot):
+    open_page(page, app_url + "/side-by-side", "Side by side")
+    page.get_by_text("Seeded sample", exact=True).click()
+    wait_until_idle(page)
+    set_number(page, "Sample size", 3)
+    for nth in range(2):
+        set_number(page, "max_tokens", 6, nth)
+    page.get_by_role("button", name="Run all variants").click()
+    ids = {}
+    for label in "AB":  # the page follows each variant's run (a worker process) with its progress
+        row = page.get_by_text(re.compile(rf"^Variant {label} · run [0-9a-f]{{12}} · status "))
+        row.wait_for(timeout=60_000)
+        ids[label] = re.search(r"run ([0-9a-f]{12})", row.inner_text()).group(1)
+    go_to(page, "Runs")  # leave at once: the page's script run ends, the workers go on
+    page.get_by_text(re.compile(r"^Runs \(\d+\)")).wait_for()
+
+    go_to(page, "Side by side")  # back: the same comparison, drawn from the stored runs once they end
+    page.get_by_text("Open a cell", exact=True).wait_for(timeout=300_000)
+    wait_until_idle(page)
+    page.get_by_role("heading", name=re.compile(r"^Questions x variants \(3 question")).wait_for()
+    grid = page.locator('[data-testid="stDataFrame"]').filter(has_text="A answer")
+    grid.scroll_into_view_if_needed()
+    assert "B answer" in grid.text_content()
+    ws = open_workspace(APP_DB["path"])
+    try:
+        for label, run_id in ids.items():
+            run = get_run(ws, run_id)
+            assert (run["label"], run["status"], run["n_done"]) == (f"side by side {label}", "done", 3)
+            assert "worker started" in log_path(ws, run_id).read_text()  # answered by a worker, not the page
+    finally:
+        ws.close()
+
+    # The address names the runs, so a reload (a new browser session) shows the same comparison.
+    assert parse_qs(urlparse(page.url).query).get("runs") == [f"A:{ids['A']},B:{ids['B']}"]
+    page.reload()
+    page.get_by_role("heading", name="Side by side", level=1).wait_for()
+    page.get_by_text("Open a cell", exact=True).wait_for(timeout=60_000)
+    wait_until_idle(page)
+    for label, run_id in ids.items():
+        assert page.get_by_text(re.compile(rf"^Variant {label} · run {run_id} · status done · 3/3")).count() == 1
+    screenshot(page, "side-by-side-jobs")
 
 
 def test_typing_while_a_playground_run_answers_keeps_the_answer(page, app_url):

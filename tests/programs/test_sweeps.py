@@ -13,7 +13,7 @@ from playground.programs.direct import direct
 from playground.programs.modifiers import permute, with_modifiers
 from playground.programs.registry import PROGRAMS
 from playground.programs.sweeps import parse_sweep, sweep_figure
-from playground.runs.sweeps import run_sweep
+from playground.runs.sweeps import plan_sweep, run_sweep, sweep_points
 from playground.runs import RunConfig
 from playground.store.demonstrations import save_demonstration_set
 from playground.store.runs import get_results, get_run, get_spans
@@ -56,6 +56,7 @@ def test_a_k_sweep_stores_one_run_per_value_on_the_same_questions_and_charts_the
             hits = next(s for s in get_spans(tiny_workspace, point["run_id"], result["question_id"])
                         if s["kind"] == "retrieve")["outputs"]["hits"]
             assert len(hits) == point["value"]
+    assert sweep_points(tiny_workspace, points, "f1") == points  # what the app reads back from the stored runs
     figure = sweep_figure(points, "f1")
     assert list(figure.data[0].x) == [0, 1, 2]
     assert list(figure.data[0].y) == [p["metrics"]["f1"] for p in points]
@@ -78,6 +79,19 @@ def test_an_order_sweep_permutes_the_examples_of_each_run(tiny_workspace, smollm
         assert shown == [e["question_id"] for e in permute(POOL, point["value"])]
         orders.append(shown)
     assert orders[0] != orders[1]
+
+
+def test_a_sweep_is_planned_without_running_anything():
+    """The points the CLI runs here and the app hands to workers: one config per value, the rest unchanged."""
+    planned = plan_sweep(_config(k=5), "k", [0, 2])
+    assert [(p.value, p.config.k, p.label) for p in planned] == [(0, 0, "sweep k=0"), (2, 2, "sweep k=2")]
+    assert all(p.config.to_dict() == {**_config().to_dict(), "k": p.value} for p in planned)
+    shots = plan_sweep(_config(options={"demonstrations": "pool"}), "shots", [1, 3])
+    assert [p.config.options for p in shots] == [{"demonstrations": "pool", "shots": n} for n in (1, 3)]
+    with pytest.raises(PlaygroundError, match="at least one value"):
+        plan_sweep(_config(), "k", [])
+    with pytest.raises(PlaygroundError, match="cannot sweep 'temperature'"):
+        plan_sweep(_config(), "temperature", [0])
 
 
 def test_sweeps_that_would_change_nothing_are_refused(tiny_workspace):

@@ -95,3 +95,25 @@ def test_a_run_imported_while_running_is_interrupted_in_the_new_workspace(worksp
         assert run["status"] == "interrupted" and run["worker_pid"] is None
     finally:
         other.close()
+
+
+def test_a_stop_asked_before_the_detached_worker_starts_is_kept(tiny_workspace):
+    """Stop clicked at once (before the worker process has taken its run) stops the run: the worker does not clear it."""
+    import time
+
+    from playground.models.base import GenerationParams
+    from playground.runs import Execution, RunConfig
+    from playground.runs.execute import start_run
+    from tests.openai_server import OpenAIServer
+
+    server = OpenAIServer(delay_s=0.3).start()
+    try:
+        config = RunConfig(dataset="tiny", program="direct", model=server.spec(), params=GenerationParams(max_tokens=8))
+        run_id = start_run(tiny_workspace, config, execution=Execution(concurrency=1), detach=True).run_id
+        assert request_stop(tiny_workspace, run_id)["stop_requested"] == 1  # the worker is still starting
+        deadline = time.monotonic() + 60
+        while (run := get_run(tiny_workspace, run_id))["status"] == "running" and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        server.close()
+    assert run["status"] == "stopped" and run["n_done"] < run["n_planned"] == 6

@@ -18,8 +18,11 @@
     ui.answer_templates(templates) -> {name: Template}  # templates that answer questions (no LLM-judge templates)
     ui.page_link(slug, label, **query)               # link to another page (e.g. "traces", run=..., question=...)
     ui.Variant(template, retriever, model, base)     # one setting of template text + retriever + model
-    ui.run_variant(ws, benchmark, variant, session_id, question_ids=[..] or sample=n, seed=s, api_keys=...)
-        -> VariantResult (stored run via runs.execute.start_run; answer/scores/run_id/metrics); runner.py
+    ui.start_variant(ws, benchmark, variant, session_id, question_ids=[..] or sample=n, seed=s, api_keys=...)
+        -> run id (a detached run: a worker process answers; runs.execute.start_run(detach=True)); runner.py
+    ui.run_variant(ws, benchmark, variant, session_id, question_ids=[..], api_keys=...)
+        -> VariantResult (a stored run answered in this process; answer/scores/run_id/metrics); runner.py
+    running = ui.follow_runs({label: run_id}, key)  # detached runs' progress, Stop/Resume, redrawn while they run
     ui.retrieve_passages(ws, corpus, retriever_choice, query) -> passage dicts (live preview)
 
 State (playground.app.state): workspace(), benchmark() (sidebar choice), current_session_id(), set_session(id)
@@ -35,10 +38,11 @@ Keys: every selector stores its widgets under f"{key}_..." in st.session_state, 
 from playground.app.components.diff import prompt_diff_html, show_prompt_diff
 from playground.app.components.editor import sync_editor, template_editor
 from playground.app.components.errors import errors_as_messages, show_error
+from playground.app.components.jobs import follow_runs, stored_runs
 from playground.app.components.links import page_link
 from playground.app.components.outputs import messages_text, passages_list, show_scores
 from playground.app.components.runner import (
-    Variant, VariantResult, retrieve_passages, run_typed_question, run_variant, variant_label,
+    Variant, VariantResult, retrieve_passages, run_typed_question, run_variant, start_variant, variant_label,
 )
 from playground.app.components.history import prompt_history
 from playground.app.components.templates import answer_templates
@@ -47,8 +51,8 @@ from playground.app.components.selectors import ModelChoice, RetrieverChoice, mo
 
 __all__ = [
     "answer_templates", "prompt_history", "md_escape", "passage_cards", "show_text", "text_html",
-    "ModelChoice", "RetrieverChoice", "Variant", "VariantResult", "errors_as_messages", "messages_text",
-    "model_selector", "page_link", "passages_list", "prompt_diff_html", "retrieve_passages", "retriever_selector",
+    "ModelChoice", "RetrieverChoice", "Variant", "VariantResult", "errors_as_messages", "follow_runs",
+    "messages_text", "model_selector", "page_link", "passages_list", "prompt_diff_html", "retrieve_passages", "retriever_selector",
     "run_typed_question", "run_variant", "show_error",
-    "show_prompt_diff", "show_scores", "sync_editor", "template_editor", "variant_label",
+    "show_prompt_diff", "show_scores", "start_variant", "stored_runs", "sync_editor", "template_editor", "variant_label",
 ]

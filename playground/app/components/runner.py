@@ -1,9 +1,11 @@
 """Run one variant (template text, retriever and k, model and parameters) through the engine the CLI uses.
 
 Benchmark questions go through `playground.runs.execute.start_run` (a stored run with its trace, scored against
-the reference answers); a typed question, which no benchmark holds, goes through the same per-question call
-(`playground.programs.answer.answer`) and is shown, not stored. Every run first saves the template text as a prompt version whose parent is the version
-it was edited from.
+the reference answers): `start_variant` hands the run to a worker process and returns its id at once (the Side by
+side page follows it from the database), `run_variant` answers here and returns the first result (the Playground's
+one benchmark question). A typed question, which no benchmark holds, goes through the same per-question call
+(`playground.programs.answer.answer`) and is shown, not stored. Every run first saves the template text as a prompt
+version whose parent is the version it was edited from.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from typing import Mapping, Optional
 
 from playground.app import resources
 from playground.app.components.selectors import ModelChoice, RetrieverChoice
-from playground.progress import ProgressCallback
 
 
 @dataclass
@@ -100,20 +101,29 @@ def _step_outputs(spans: list[dict], kind: str) -> list[dict]:
     return found
 
 
-def run_variant(workspace, benchmark: str, variant: Variant, session_id: str, *, question_ids: Optional[list] = None,
-                sample: Optional[int] = None, seed: int = 0, api_keys: Optional[Mapping[str, str]] = None,
-                on_progress: Optional[ProgressCallback] = None, should_stop=None,
-                label: Optional[str] = None) -> VariantResult:
-    """A stored run of the variant over benchmark questions (ids, or a seeded sample); the first result is returned
-    in full (answer, scores, prompt, passages) with the run's mean scores in `metrics`."""
+def start_variant(workspace, benchmark: str, variant: Variant, session_id: str, *,
+                  question_ids: Optional[list] = None, sample: Optional[int] = None, seed: int = 0,
+                  api_keys: Optional[Mapping[str, str]] = None, label: Optional[str] = None) -> str:
+    """The variant as a detached run over benchmark questions (ids, or a seeded sample): a worker process answers
+    them (it goes on when the page is left); returns the run's id at once."""
+    from playground.runs.execute import start_run
+
+    version = save_variant_version(workspace, variant, session_id)
+    config = _run_config(benchmark, variant, version, question_ids, sample, seed)
+    return start_run(workspace, config, label=label, session_id=session_id, detach=True, api_keys=api_keys).run_id
+
+
+def run_variant(workspace, benchmark: str, variant: Variant, session_id: str, *, question_ids: list,
+                api_keys: Optional[Mapping[str, str]] = None, label: Optional[str] = None) -> VariantResult:
+    """A stored run of the variant over benchmark questions, answered here; the first result is returned in full
+    (answer, scores, prompt, passages) with the run's mean scores in `metrics`."""
     from playground.runs.execute import start_run
     from playground.store.runs import get_results, get_spans
 
     version = save_variant_version(workspace, variant, session_id)
-    config = _run_config(benchmark, variant, version, question_ids, sample, seed)
+    config = _run_config(benchmark, variant, version, question_ids, None, 0)
     with resources.using_model(variant.model.spec, api_keys) as model:
-        summary = start_run(workspace, config, on_progress=on_progress, should_stop=should_stop, model=model,
-                            label=label, session_id=session_id)
+        summary = start_run(workspace, config, model=model, label=label, session_id=session_id)
     results = get_results(workspace, summary.run_id)
     first = results[0] if results else {}
     spans = get_spans(workspace, summary.run_id, first["question_id"]) if first else []

@@ -1,5 +1,10 @@
 """Experiments: sweeps (one stored run per value of k, shots or example order, charted) and LLM judges over runs
-(pointwise criteria, reference checks, pairwise with the swap rule) with their agreement with people."""
+(pointwise criteria, reference checks, pairwise with the swap rule) with their agreement with people.
+
+A sweep's points are jobs: each is a detached run (`runs.sweeps.start_sweep`, a worker process each) that the page
+follows from the database (ui.follow_runs: progress, Stop, Resume, the chart of what is stored so far); the chart,
+the table and the comparison are drawn from the stored runs once none is running.
+"""
 
 from __future__ import annotations
 
@@ -89,8 +94,8 @@ def _sweep_tab(ws) -> None:
 
 def _run_sweep(ws, benchmark, program, template, retriever, model, sample, seed, parameter, values_text,
                demonstrations, shots, metric) -> None:
-    from playground.runs.sweeps import run_sweep
     from playground.runs.config import RunConfig
+    from playground.runs.sweeps import start_sweep
 
     values = view.sweep_values(parameter, values_text)
     config = RunConfig(
@@ -99,29 +104,54 @@ def _run_sweep(ws, benchmark, program, template, retriever, model, sample, seed,
         k=retriever.k if retriever else 5, model=model.spec, params=model.params, sample=sample, seed=seed,
         options=view.sweep_options(parameter, demonstrations, shots),
     )
-    on_progress = _progress_callback(f"Sweep {parameter}")
-    with resources.using_model(model.spec, state.api_keys()) as loaded:
-        points = run_sweep(ws, config, parameter, values, metric=metric, on_progress=on_progress, model=loaded)
-    st.session_state[SWEEP_RESULT] = {"points": points, "metric": metric}
+    session_id, api_keys = state.current_session_id(), state.api_keys()
+    shown = st.session_state.setdefault(SWEEP_RESULT, {})
+    points = start_sweep(ws, config, parameter, values, metric=metric, session_id=session_id, api_keys=api_keys)
+    # In place, no Streamlit call: a click elsewhere (leaving the page) stops this script run at its next one, and
+    # the sweep's runs must still be found when the page is opened again.
+    shown.update(points=points, metric=metric)
+
+
+def _sweep_chart(launched: list[dict], metric: str, key: str, partial: bool = False) -> list[dict]:
+    """The sweep's chart from its stored runs (a running point: the questions it has answered so far; a partial
+    chart waits for a first value); returns the points as stored."""
+    from playground.programs.sweeps import sweep_figure
+    from playground.runs.sweeps import sweep_points
+
+    points = sweep_points(state.workspace(), launched, metric)
+    if not partial or any(p["metrics"].get(metric) is not None for p in points):
+        st.plotly_chart(sweep_figure(points, metric), key=key)
+    return points
 
 
 def _sweep_result(metric: str) -> None:
-    """The last sweep, charted on the metric chosen now (every point keeps all its run's metrics)."""
-    from playground.programs.sweeps import sweep_figure
-
+    """The last sweep's runs as they are now; once none runs, charted on the metric chosen now from the stored runs
+    (every point keeps all its run's metrics)."""
     result = st.session_state.get(SWEEP_RESULT)
     if not result:
         return
-    points = result["points"]
+    launched = result["points"]
     metric = metric or result["metric"]
-    st.subheader(f"Sweep of {points[0]['parameter']}: {len(points)} run(s)")
-    st.plotly_chart(sweep_figure(points, metric), key=f"experiments_sweep_chart_{metric}")
+    ws = state.workspace()
+    runs = ui.stored_runs(ws, {f"{p['parameter']}={p['value']}": p["run_id"] for p in launched})
+    launched = [p for p in launched if f"{p['parameter']}={p['value']}" in runs]
+    if not launched:
+        return
+    st.subheader(f"Sweep of {launched[0]['parameter']}: {len(launched)} run(s)")
+
+    def so_far(found: dict) -> None:
+        _sweep_chart(launched, metric, f"experiments_sweep_partial_{metric}", partial=True)
+
+    if ui.follow_runs(runs, key="experiments_sweep", while_running=so_far):
+        st.caption("The chart fills in as the points answer; the runs go on if you leave this page.")
+        return
+    points = _sweep_chart(launched, metric, f"experiments_sweep_chart_{metric}")
     st.dataframe(view.point_rows(points, metric), hide_index=True, key="experiments_sweep_points")
     if len(points) >= 2:
         from playground.app.views import comparison as compared
 
         st.markdown(f"**Each point against {points[0]['parameter']}={points[0]['value']}** (paired, every metric)")
-        compared.show_comparison(state.workspace(), [p["run_id"] for p in points], key="experiments_sweep_compare")
+        compared.show_comparison(ws, [p["run_id"] for p in points], key="experiments_sweep_compare")
     for point in sorted(points, key=lambda p: p["value"]):
         ui.page_link("runs", f"Open run {point['run_id']} ({point['parameter']}={point['value']})",
                      run=point["run_id"])

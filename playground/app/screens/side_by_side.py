@@ -1,6 +1,13 @@
 """Side by side: two to four variants (template version, retriever, k, model, parameters) on the same question or
 the same seeded sample: each variant's means with intervals, then a sortable question x variant grid (answer, score,
-latency, tokens, cached) whose cells open their passages, rendered prompt and trace."""
+latency, tokens, cached) whose cells open their passages, rendered prompt and trace.
+
+Each variant is a job: "Run all variants" hands every variant's run to a worker process of its own
+(`start_run(..., detach=True)`, through ui.start_variant) and the page follows them from the database (ui.follow_runs:
+progress, Stop, Resume). Their ids are kept in st.session_state and in the address (`?runs=A:ID,B:ID`, also in the
+share link), so coming back to the page, or reloading it, shows the same comparison; the grid is drawn from the
+stored runs once none is running.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +20,7 @@ from playground.app import state
 
 COUNT_KEY, MODE_KEY, QUESTION_KEY = "sbs_count", "sbs_mode", "sbs_question"
 SAMPLE_KEY, SEED_KEY, RESULTS_KEY = "sbs_sample", "sbs_seed", "_sbs_results"
+RUNS_PARAM = "runs"
 ONE_QUESTION, SAMPLE = "One question", "Seeded sample"
 DEFAULT_TEMPLATES = ["rag-short-answer", "direct-short-answer", "rag-citations", "rag-cot"]
 DEFAULT_RETRIEVERS = ["bm25", None, "bm25", "bm25"]
@@ -93,27 +101,51 @@ def prompt_diffs(ws, corpus, variants: list[ui.Variant], question) -> None:
                 ui.show_prompt_diff(texts[0], texts[index], "A", ui.variant_label(index))
 
 
-def run_all(ws, benchmark, variants, question_ids, sample, seed) -> list:
-    """Each variant as a stored run over the same questions (one, or the same seeded sample)."""
-    session_id = state.current_session_id()
-    results = []
-    bar = st.progress(0.0, text="Running the variants")
+def start_all(ws, benchmark, variants, question_ids, sample, seed) -> None:
+    """Each variant as a detached run over the same questions (one, or the same seeded sample), remembered as
+    {label: run id} in st.session_state[RESULTS_KEY]["runs"].
+
+    That dict is made first and filled in place: a click elsewhere (leaving the page) stops this script run at its
+    next Streamlit call, session-state writes included, and the runs started by then must still be found."""
+    session_id, api_keys = state.current_session_id(), state.api_keys()
+    shown = st.session_state.setdefault(RESULTS_KEY, {})
+    runs: dict[str, str] = {}
     for index, variant in enumerate(variants):
-        label = f"side by side {ui.variant_label(index)}"
+        label = ui.variant_label(index)
+        with ui.errors_as_messages(f"Variant {label}"):
+            runs[label] = ui.start_variant(ws, benchmark, variant, session_id, question_ids=question_ids,
+                                           sample=sample, seed=seed, api_keys=api_keys,
+                                           label=f"side by side {label}")
+            shown["runs"] = dict(runs)
 
-        def on_progress(done: int, total: int, message: str = "", index=index) -> None:
-            part = (done / total) if total else 0.0
-            bar.progress(min(1.0, (index + part) / len(variants)),
-                         text=f"Variant {ui.variant_label(index)}: {done}/{total}")
 
-        result = None
-        with ui.errors_as_messages(f"Variant {ui.variant_label(index)}"):
-            result = ui.run_variant(ws, benchmark, variant, session_id, question_ids=question_ids,
-                                    sample=sample, seed=seed, api_keys=state.api_keys(), on_progress=on_progress,
-                                    label=label)
-        results.append(result)
-    bar.empty()
-    return results
+def runs_param(runs: dict[str, str]) -> str:
+    """{label: run id} as the address keeps it: "A:ID,B:ID"."""
+    return ",".join(f"{label}:{run_id}" for label, run_id in runs.items())
+
+
+def linked_runs(ws, value: str) -> dict[str, str]:
+    """The runs a `?runs=A:ID,B:ID` link names (an id alone takes the label of its place); {} when one is unknown."""
+    from playground import PlaygroundError
+
+    runs = {}
+    for index, part in enumerate(p for p in value.split(",") if p.strip()):
+        label, _, run_id = part.strip().rpartition(":")
+        try:
+            runs[label or ui.variant_label(index)] = state.resolve_run_link(ws, run_id)
+        except PlaygroundError as error:
+            st.warning(ui.md_escape(f"Link: {error}"))
+            return {}
+    return runs
+
+
+def follow(ws, corpus, runs: dict[str, str], questions: dict) -> None:
+    """The variants' runs as they are now; the grid once none of them is running."""
+    st.subheader("Runs")
+    if ui.follow_runs({f"Variant {label}": run_id for label, run_id in runs.items()}, key="sbs_runs"):
+        st.caption("The grid appears when every variant has finished; the runs go on if you leave this page.")
+        return
+    show_grid(ws, corpus, runs, questions)
 
 
 def _cell_detail(ws, corpus, run_id: str, question, label: str) -> None:
@@ -156,13 +188,12 @@ def _follow_cell_click(event, shown: list[dict], labels: list[str]) -> None:
         st.session_state["sbs_cell_variant"] = label
 
 
-def show_grid(ws, corpus, stored: dict, questions: dict) -> None:
+def show_grid(ws, corpus, runs: dict[str, str], questions: dict) -> None:
     """Variant means with intervals (retrieval recall included), then the question x variant grid and a cell."""
     from playground.app import charts
     from playground.app.views import grid as view
     from playground.store.runs import get_results
 
-    runs = stored["runs"]
     results = {label: get_results(ws, run_id) for label, run_id in runs.items()}
     metric = view.main_metric(results)
     means = view.variant_means(results)
@@ -232,6 +263,11 @@ def main() -> None:
     link_question = state.link_param("q")
     if link_question:
         st.session_state[QUESTION_KEY] = link_question
+    link_runs = state.link_param(RUNS_PARAM)
+    if link_runs:
+        found = linked_runs(ws, link_runs)
+        if found:
+            st.session_state[RESULTS_KEY] = {"runs": found}
 
     top = st.columns([1, 2, 3])
     count = top[0].number_input("Variants", 2, 4, 2, 1, key=COUNT_KEY)
@@ -262,14 +298,14 @@ def main() -> None:
 
     if st.button("Run all variants", type="primary"):
         question_ids = [question.id] if mode == ONE_QUESTION else None
-        results = run_all(ws, benchmark, variants, question_ids, int(sample or 0) or None, int(seed))
-        runs = {ui.variant_label(i): r.run_id for i, r in enumerate(results) if r is not None and r.run_id}
-        if runs:
-            st.session_state[RESULTS_KEY] = {"runs": runs}
+        start_all(ws, benchmark, variants, question_ids, int(sample or 0) or None, int(seed))
     stored = st.session_state.get(RESULTS_KEY)
-    if isinstance(stored, dict) and stored.get("runs"):
-        show_grid(ws, corpus, stored, by_id)
-    link = state.share_link("side-by-side", q=question.id, variants=int(count))
+    runs = ui.stored_runs(ws, stored["runs"]) if isinstance(stored, dict) and stored.get("runs") else {}
+    if runs:
+        st.query_params[RUNS_PARAM] = runs_param(runs)  # a reload of this address shows the same comparison
+        follow(ws, corpus, runs, by_id)
+    link = state.share_link("side-by-side", q=question.id, variants=int(count),
+                            runs=runs_param(runs) if runs else None)
     st.caption("Share this view:")
     st.code(link, language=None)
 
