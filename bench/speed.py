@@ -11,6 +11,7 @@ Sections (each prints its own table):
 - embed: passages/s of the project's embedder against raw transformers (AutoModel + mean pooling) and raw
   sentence-transformers on the same texts, device, dtype and batch size; 10k / 100k times extrapolated. On a GPU
   machine also the CPU figure of the same machine, and sentence-transformers in fp16 at batch 1024.
+- onnx: the default embedder through ONNX Runtime (fp32 and int8) against the torch path (needs '.[bench]').
 - quality: EM, F1 and seconds per question of each local model (local:smollm2, local:gemma3-270m when the extra is
   installed) on the same seeded HotpotQA and SQuAD samples (rag + bm25, k=3).
 Datasets come from ../shared/datasets (HotpotQA, SQuAD); progress goes to stderr.
@@ -19,6 +20,7 @@ Datasets come from ../shared/datasets (HotpotQA, SQuAD); progress goes to stderr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -107,15 +109,19 @@ def local_section(folder: Path, n: int, max_tokens: int, rounds: int) -> None:
             "no newline stop (the previous setup)")
         old_summary, per_question = rag_run(workspace, "hotpot", old, n, max_tokens, {"stop_at_newline": False})
         old_s.append(per_question)
-    other_format = "q4_0" if default.path.name.endswith("Q8_0.gguf") else "q8_0"
-    log(f"local: the other derived format, local:smollm2-{other_format}")
-    other = load_model(f"local:smollm2-{other_format}")
-    other_summary, other_s = rag_run(workspace, "hotpot", other, n, max_tokens)
+    from playground.models.local_files import DEFAULT_DERIVED_FORMAT, DERIVED_FORMATS
+
+    others = []
+    for fmt in (f for f in DERIVED_FORMATS if f != DEFAULT_DERIVED_FORMAT):
+        log(f"local: the other derived format, local:smollm2-{fmt.lower()}")
+        other = load_model(f"local:smollm2-{fmt.lower()}")
+        others.append((fmt, other, *rag_run(workspace, "hotpot", other, n, max_tokens)))
     engine, reference, before = statistics.median(engine_s), statistics.median(raw_s), statistics.median(old_s)
     workspace.close()
-    table(f"Local generation: rag + bm25 (k=3, max_tokens {max_tokens}) over {summary.n} seeded HotpotQA questions", [
+    rows = [
         (f"default local:smollm2 ({default.path.name}, {default.n_threads} threads, batch {default.n_batch}, "
-         f"flash attention {'on' if default.flash_attn else 'off'}, {default.n_gpu_layers} GPU layers)", f"{engine:.3f} s/question",
+         f"flash attention {'on' if default.flash_attn else 'off'}, {default.n_gpu_layers} GPU layers)",
+         f"{engine:.3f} s/question",
          f"median of {rounds} runs; EM {summary.metrics.get('em', 0):.3f}, F1 {summary.metrics.get('f1', 0):.3f}"),
         ("raw llama-cpp-python, same file, settings, messages and params", f"{reference:.3f} s/question",
          f"engine / raw = {engine / reference:.3f} (target <= 1.1)"),
@@ -123,10 +129,65 @@ def local_section(folder: Path, n: int, max_tokens: int, rounds: int) -> None:
          f"{before:.3f} s/question", f"median of {rounds} runs, interleaved with the default's: the default is "
          f"{before / engine:.2f}x faster (target >= 3x); EM {old_summary.metrics.get('em', 0):.3f}, "
          f"F1 {old_summary.metrics.get('f1', 0):.3f}"),
-        (f"local:smollm2-{other_format} ({other.path.name}), same settings", f"{other_s:.3f} s/question",
-         f"{other_s / engine:.2f}x the default's time; EM {other_summary.metrics.get('em', 0):.3f}, "
-         f"F1 {other_summary.metrics.get('f1', 0):.3f}"),
-    ])
+    ]
+    for fmt, other, other_summary, other_s in others:
+        rows.append((f"local:smollm2-{fmt.lower()} ({other.path.name}), same settings", f"{other_s:.3f} s/question",
+                     f"{other_s / engine:.2f}x the default's time (one run); EM {other_summary.metrics.get('em', 0):.3f}, "
+                     f"F1 {other_summary.metrics.get('f1', 0):.3f}"))
+    table(f"Local generation: rag + bm25 (k=3, max_tokens {max_tokens}) over {summary.n} seeded HotpotQA questions",
+          rows)
+    fidelity_section(folder, [("bundled Q4_1", smollm2_path(), False)]
+                     + [(f"derived {fmt}", load_model(f"local:smollm2-{fmt.lower()}").path, default.flash_attn)
+                        for fmt in DERIVED_FORMATS])
+
+
+def fidelity_section(folder: Path, files: list[tuple[str, Path, bool]], prompts: int = 6) -> None:
+    """How close each file's next-token distributions are to the bundled weights dequantised exactly (F32): mean
+    KL divergence and top-1 agreement over every position of a few rag-sized HotpotQA prompts."""
+    import json
+
+    import llama_cpp
+    import numpy as np
+
+    from playground.models.local_files import derive, smollm2_path
+
+    rows_data = json.loads(HOTPOT.read_text(encoding="utf-8"))
+    rows_data = rows_data if isinstance(rows_data, list) else rows_data.get("data", [])
+    texts = []
+    for row in rows_data[:prompts]:
+        context = row["context"]
+        paragraphs = ([" ".join(s) for s in context["sentences"]] if isinstance(context, dict)
+                      else [" ".join(p[1]) for p in context])
+        texts.append("Answer from the passages.\n" + "\n".join(paragraphs[:3]) + f"\nQuestion: {row['question']}\nAnswer:")
+    log("fidelity: the exact dequantisation (F32) as the reference")
+    reference_path = derive(smollm2_path(), "F32", folder / "f32")
+
+    def log_probs(path: Path, flash_attn: bool) -> list:
+        llm = llama_cpp.Llama(str(path), n_ctx=2048, n_batch=512, n_ubatch=512, logits_all=True,
+                              flash_attn=flash_attn, verbose=False)
+        out = []
+        for text in texts:
+            tokens = llm.tokenize(text.encode("utf-8"))[:700]
+            llm.reset()
+            llm.eval(tokens)
+            scores = np.array(llm.scores[:len(tokens)], dtype=np.float64)
+            scores -= scores.max(axis=1, keepdims=True)
+            out.append(scores - np.log(np.exp(scores).sum(axis=1, keepdims=True)))
+        del llm
+        return out
+
+    reference = log_probs(reference_path, False)
+    rows = []
+    for name, path, flash_attn in files:
+        log(f"fidelity: {name}")
+        got = log_probs(path, flash_attn)
+        kl = np.concatenate([(np.exp(a) * (a - b)).sum(axis=1) for a, b in zip(reference, got)])
+        agree = np.concatenate([a.argmax(axis=1) == b.argmax(axis=1) for a, b in zip(reference, got)])
+        rows.append((f"{name} ({path.name}, flash attention {'on' if flash_attn else 'off'})",
+                     f"mean KL {kl.mean():.1e}", f"p99 KL {np.quantile(kl, 0.99):.1e}; top-1 agreement {agree.mean():.4f} "
+                     f"over {len(kl)} positions"))
+    table(f"Fidelity to the bundled weights: next-token distributions against their exact dequantisation (F32), "
+          f"{prompts} HotpotQA rag prompts", rows)
 
 
 # ---------------------------------------------------------------- cold start
@@ -330,9 +391,83 @@ def quality_section(folder: Path, n: int, max_tokens: int) -> None:
     table(f"Local models: rag + bm25 (k=3, max_tokens {max_tokens}) on {n} seeded questions each", rows)
 
 
+def onnx_section(n: int, repeats: int) -> None:
+    """The default embedder's BERT exported to ONNX and run by ONNX Runtime, in fp32 and dynamically quantised to
+    int8, against the project's torch path on the same texts, threads and batches: passages/s and the largest
+    cosine distance of a vector (an ONNX path becomes the default only at 2x within 1e-3)."""
+    import numpy as np
+
+    try:
+        import onnxruntime
+        import torch
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as missing:
+        table("Embedding through ONNX Runtime", [("skipped", "-", f"{missing.name} is not installed "
+                                                  "(pip install '.[bench]', as make bench does)")])
+        return
+    from playground.data.importers import read_dataset
+    from playground.retrieval.embedders import get_embedder
+    from playground.retrieval.registry import document_text
+
+    texts = [document_text(p.title, p.text) for p in read_dataset("squad", SQUAD).passages][:n]
+    embedder = get_embedder(device="cpu")
+    encoder = embedder.encoder
+
+    class Forward(torch.nn.Module):
+        def forward(self, ids, types, mask):
+            return encoder.forward(ids, types, mask)
+
+    with tempfile.TemporaryDirectory(prefix="bench-onnx-") as folder:
+        fp32, int8 = Path(folder) / "bert.onnx", Path(folder) / "bert.int8.onnx"
+        log("onnx: exporting the encoder")
+        batch, length = torch.export.Dim("batch"), torch.export.Dim("length", max=512)
+        with contextlib.redirect_stdout(sys.stderr):  # the exporter's progress lines, not the figures
+            torch.onnx.export(Forward(), encoder.tokenize(texts[:4]), str(fp32), dynamo=True, optimize=True,
+                              dynamic_shapes=({0: batch, 1: length},) * 3, input_names=["ids", "types", "mask"],
+                              output_names=["hidden"])
+        quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = torch.get_num_threads()
+        sessions = {name: onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+                    for name, path in (("fp32", fp32), ("int8", int8))}
+
+        def through(session):
+            order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+            out = np.empty((len(texts), embedder.dim), dtype=np.float32)
+            for start in range(0, len(order), embedder.batch_size):
+                rows = order[start:start + embedder.batch_size]
+                ids, types, mask = encoder.tokenize([texts[r].strip() for r in rows])
+                hidden = session.run(None, {"ids": ids.numpy(), "types": types.numpy(), "mask": mask.numpy()})[0]
+                weights = mask.numpy()[..., None].astype(np.float32)
+                pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+                out[rows] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+            return out
+
+        calls = {"torch": lambda: embedder.encode(texts), **{name: (lambda s=s: through(s))
+                                                              for name, s in sessions.items()}}
+        times: dict[str, list[float]] = {name: [] for name in calls}
+        vectors = {}
+        for repeat in range(repeats):
+            for name, call in (calls.items() if repeat % 2 == 0 else reversed(calls.items())):
+                started = time.perf_counter()
+                vectors[name] = call()
+                times[name].append(time.perf_counter() - started)
+    torch_rate = len(texts) / statistics.median(times["torch"])
+    rows = [(f"project embedder (torch, {embedder.dtype}, batch {embedder.batch_size}, "
+             f"{torch.get_num_threads()} threads)", f"{torch_rate:.1f} passages/s", "the reference")]
+    for name in ("fp32", "int8"):
+        rate = len(texts) / statistics.median(times[name])
+        distance = float(1 - (vectors["torch"] * vectors[name]).sum(axis=1).min())
+        verdict = "qualifies" if rate >= 2 * torch_rate and distance <= 1e-3 else "does not qualify"
+        rows.append((f"ONNX Runtime {onnxruntime.__version__}, {name}", f"{rate:.1f} passages/s",
+                     f"{rate / torch_rate:.2f}x; largest cosine distance {distance:.1e}: {verdict} as the default "
+                     "(needs 2x within 1e-3)"))
+    table(f"Embedding through ONNX Runtime: {len(texts)} SQuAD passages, interleaved, median of {repeats}", rows)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="local,cold,bm25,embed,quality", help="comma-separated sections")
+    parser.add_argument("--only", default="local,cold,bm25,embed,onnx,quality", help="comma-separated sections")
     parser.add_argument("--questions", type=int, default=20)
     parser.add_argument("--max-tokens", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=2, help="engine/raw rounds in the local section")
@@ -365,6 +500,8 @@ def main() -> int:
             import torch
 
             embed_section(args.embed or (10_000 if torch.cuda.is_available() else 1_000))
+        if "onnx" in sections:
+            onnx_section(400, args.repeats)
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
     return 0
 

@@ -159,7 +159,7 @@ def _load_local(spec: str, target: str, n_ctx: Optional[int] = None, **options) 
     from playground.models.local import DEFAULT_N_CTX, LocalModel, resolve_gguf
 
     path = resolve_gguf(target)
-    key = (str(path), int(n_ctx or DEFAULT_N_CTX))
+    key = (str(path), int(n_ctx or DEFAULT_N_CTX), options.get("n_threads"))
     with _local_lock:
         if key not in _local_models:
             _local_models[key] = LocalModel(path, spec=spec, n_ctx=key[1], **options)

@@ -32,10 +32,13 @@ class Execution:
     timeout_s: float = 300.0  # per question, retries included
     read_timeout_s: float = 60.0
     connect_timeout_s: float = 10.0
+    threads: Optional[int] = None  # the local model's threads; None: $PLAYGROUND_THREADS, else the physical cores
 
     def __post_init__(self) -> None:
         if self.concurrency is not None and not 1 <= int(self.concurrency) <= 256:
             raise PlaygroundError(f"--concurrency must be between 1 and 256, not {self.concurrency}")
+        if self.threads is not None and not 1 <= int(self.threads) <= 1024:
+            raise PlaygroundError(f"threads must be between 1 and 1024, not {self.threads}")
         for name in ("timeout_s", "read_timeout_s", "connect_timeout_s"):
             if float(getattr(self, name)) <= 0:
                 raise PlaygroundError(f"{name.replace('_s', '').replace('_', ' ')} must be positive seconds, "
@@ -178,7 +181,7 @@ def load_plan_model(spec: str, execution: Execution, api_key: Optional[str] = No
     from playground.models.retry import RetryPolicy
 
     if spec.startswith("local:"):
-        return load_model(spec)
+        return load_model(spec, n_threads=execution.threads) if execution.threads else load_model(spec)
     policy = RetryPolicy(timeout_s=execution.read_timeout_s, connect_timeout_s=execution.connect_timeout_s)
     return load_model(spec, api_key=api_key, retry=policy)
 

@@ -8,6 +8,7 @@ stored runs, as they are now.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
@@ -84,11 +85,21 @@ def start_sweep(workspace, config, parameter: str, values: list[int], metric: st
                 session_id: Optional[str] = None, use_cache: bool = True, execution=None,
                 api_keys: Optional[Mapping[str, str]] = None) -> list[dict]:
     """Each point as a detached run (a worker process of its own, all at once); returns the points at once (status
-    running, nothing answered yet). Read them again with `sweep_points`."""
-    from playground.runs.execute import start_run
+    running, nothing answered yet). Read them again with `sweep_points`.
 
+    Local-model workers share the physical cores (at least one thread each): llama.cpp's threads spin at every
+    barrier, so six workers of two threads each on two cores would each crawl."""
+    from playground.runs.execute import start_run
+    from playground.runs.plan import Execution
+
+    planned = plan_sweep(config, parameter, values)
+    execution = execution or Execution()
+    if str(config.model or "").startswith("local:") and execution.threads is None:
+        from playground.models.local import default_threads
+
+        execution = dataclasses.replace(execution, threads=max(1, default_threads() // len(planned)))
     points = []
-    for point in plan_sweep(config, parameter, values):
+    for point in planned:
         summary = start_run(workspace, point.config, use_cache=use_cache, label=point.label, session_id=session_id,
                             execution=execution, detach=True, api_keys=api_keys)
         points.append(_point(parameter, point.value, summary, metric))

@@ -87,15 +87,21 @@ def _planned_questions(runs: list[dict], questions: dict) -> None:
             questions.setdefault(run["benchmark"], set()).update(q for q in planned if isinstance(q, str))
 
 
-def _answer_run_needs(runs: list[dict], results: list[dict], spans: list[dict], questions: dict,
-                      passages: dict) -> None:
-    """Per benchmark, the questions answer runs planned or answered and the passage ids their traces mention."""
+def _questions_used(runs: list[dict], results: list[dict], questions: dict) -> dict:
+    """Add, per benchmark, the questions the runs planned or have results for; returns run id -> benchmark."""
     _planned_questions(runs, questions)
     run_benchmark = {run["id"]: run.get("benchmark") for run in runs}
     for result in results:
         name = run_benchmark.get(result["run_id"])
         if name:
             questions.setdefault(name, set()).add(result["question_id"])
+    return run_benchmark
+
+
+def _answer_run_needs(runs: list[dict], results: list[dict], spans: list[dict], questions: dict,
+                      passages: dict) -> None:
+    """Per benchmark, the questions answer runs planned or answered and the passage ids their traces mention."""
+    run_benchmark = _questions_used(runs, results, questions)
     for span in spans:
         name = run_benchmark.get(span["run_id"])
         if name:
@@ -105,12 +111,10 @@ def _answer_run_needs(runs: list[dict], results: list[dict], spans: list[dict], 
 def _retrieval_run_needs(runs: list[dict], results: list[dict], questions: dict, passages: dict) -> None:
     """Per benchmark, the questions retrieval runs searched and the passages they ranked (so the rankings can be
     read as text where the file is imported)."""
-    _planned_questions(runs, questions)
-    run_benchmark = {run["id"]: run.get("benchmark") for run in runs}
+    run_benchmark = _questions_used(runs, results, questions)
     for result in results:
         name = run_benchmark.get(result["run_id"])
         if name:
-            questions.setdefault(name, set()).add(result["question_id"])
             passages.setdefault(name, set()).update(p for p in result.get("ranked_ids") or [] if isinstance(p, str))
 
 

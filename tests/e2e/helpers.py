@@ -47,3 +47,13 @@ def set_number(tab, label: str, value: int, nth: int = 0) -> None:
     field.fill(str(value))
     field.press("Enter")
     wait_until_idle(tab)
+
+
+def side_by_side_sample(tab, app_url: str, sample: int, max_tokens: int, variants: int = 2) -> None:
+    """The Side by side page set to a seeded sample of `sample` questions, each variant at `max_tokens`."""
+    open_page(tab, app_url + "/side-by-side", "Side by side")
+    tab.get_by_text("Seeded sample", exact=True).click()
+    wait_until_idle(tab)
+    set_number(tab, "Sample size", sample)
+    for nth in range(variants):
+        set_number(tab, "max_tokens", max_tokens, nth)

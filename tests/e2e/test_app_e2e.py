@@ -12,32 +12,13 @@ from playground.runs.jobs import log_path
 from playground.store import open_workspace
 from playground.store.runs import get_run
 from tests.e2e.conftest import APP_DB
-from tests.e2e.helpers import go_to
+from tests.e2e.helpers import go_to, open_page, set_number, side_by_side_sample, wait_until_idle
 
 pytestmark = pytest.mark.e2e
 
 ACE = 'iframe[title$="playground_ace"]'
 PROMPT = '[data-testid="stCode"]'
 ANSWER = ".pg-answer"
-
-
-def open_page(tab, url: str, title: str) -> None:
-    tab.goto(url)
-    tab.get_by_role("heading", name=title, level=1).wait_for()
-    wait_until_idle(tab)
-
-
-def wait_until_idle(tab) -> None:
-    """Streamlit shows its status widget while a script run is going on."""
-    tab.wait_for_timeout(300)
-    tab.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=180_000)
-
-
-def set_number(tab, label: str, value: int, nth: int = 0) -> None:
-    field = tab.get_by_label(label, exact=True).nth(nth)
-    field.fill(str(value))
-    field.press("Enter")
-    wait_until_idle(tab)
 
 
 def test_typing_in_the_editor_changes_the_rendered_prompt(page, app_url, screenshot):
@@ -147,12 +128,7 @@ def test_a_run_started_on_the_runs_page_outlives_the_tab(page, browser_context, 
 
 
 def test_a_side_by_side_run_survives_leaving_the_page_and_a_reload(page, app_url, screenshot):
-    open_page(page, app_url + "/side-by-side", "Side by side")
-    page.get_by_text("Seeded sample", exact=True).click()
-    wait_until_idle(page)
-    set_number(page, "Sample size", 3)
-    for nth in range(2):
-        set_number(page, "max_tokens", 6, nth)
+    side_by_side_sample(page, app_url, sample=3, max_tokens=6)
     page.get_by_role("button", name="Run all variants").click()
     ids = {}
     for label in "AB":  # the page follows each variant's run (a worker process) with its progress

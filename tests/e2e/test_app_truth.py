@@ -8,7 +8,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.e2e.helpers import choose, go_to, open_page, selected, set_number, sidebar_text, wait_until_idle
+from tests.e2e.helpers import (choose, go_to, open_page, selected, set_number, side_by_side_sample, sidebar_text,
+                               wait_until_idle)
 
 pytestmark = pytest.mark.e2e
 
@@ -196,12 +197,7 @@ def test_ab_says_when_the_sample_is_too_small(page, runs_app):
 
 
 def test_side_by_side_grid_of_questions_and_variants(page, app_url):
-    open_page(page, app_url + "/side-by-side", "Side by side")
-    page.get_by_text("Seeded sample", exact=True).click()
-    wait_until_idle(page)
-    set_number(page, "Sample size", 2)
-    for nth in range(2):
-        set_number(page, "max_tokens", 8, nth)
+    side_by_side_sample(page, app_url, sample=2, max_tokens=8)
     for attempt in range(2):  # the second time every cell comes from the response cache
         page.get_by_role("button", name="Run all variants").click()
         page.get_by_text("Open a cell", exact=True).wait_for(timeout=300_000)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -121,3 +122,22 @@ def test_the_sweep_command_prints_points_and_writes_an_html_chart(tiny_workspace
     assert "demonstration set cli-set@1" in capsys.readouterr().out
     assert main(["demos", "show", "cli-set", "--db", db, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["source_run_id"] == payload["points"][1]["run_id"]
+
+
+def test_a_started_local_sweep_shares_the_cores_among_its_workers(tiny_workspace):
+    """Each point is a worker process: local ones get the physical cores divided among them, not all of them each."""
+    from playground.models.local import default_threads
+    from playground.runs.sweeps import start_sweep
+
+    points = start_sweep(tiny_workspace, _config(model="local:smollm2", sample=1), "k", [0, 1, 2])
+    deadline = time.monotonic() + 240
+    while any(get_run(tiny_workspace, p["run_id"])["status"] == "running" for p in points):
+        assert time.monotonic() < deadline, "the sweep's workers did not finish in 240 s"
+        time.sleep(0.5)
+    for point in points:
+        run = get_run(tiny_workspace, point["run_id"])
+        assert run["status"] == "done", run.get("status_reason")
+        assert run["execution"]["threads"] == max(1, default_threads() // 3)
+        generate = [span for result in get_results(tiny_workspace, run["id"])
+                    for span in get_spans(tiny_workspace, run["id"], result["question_id"]) if span["kind"] == "generate"]
+        assert generate
