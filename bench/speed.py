@@ -94,11 +94,12 @@ def local_section(folder: Path, n: int, max_tokens: int, rounds: int) -> None:
         log(f"local: round {round_index + 1}/{rounds}, engine (default model)")
         summary, per_question = rag_run(workspace, "hotpot", default, n, max_tokens)
         engine_s.append(per_question)
-        calls = []
+        calls, tokens = [], []
         for result in get_results(workspace, summary.run_id):
             for span in get_spans(workspace, summary.run_id, result["question_id"]):
                 if span["kind"] == "generate":
                     calls.append((span["inputs"]["messages"], span["inputs"]["params"]))
+                    tokens.append((span["prompt_tokens"] or 0, span["completion_tokens"] or 0))
         log(f"local: round {round_index + 1}/{rounds}, raw llama.cpp ({len(calls)} calls)")
         started = time.perf_counter()
         for messages, params in calls:
@@ -122,7 +123,9 @@ def local_section(folder: Path, n: int, max_tokens: int, rounds: int) -> None:
         (f"default local:smollm2 ({default.path.name}, {default.n_threads} threads, batch {default.n_batch}, "
          f"flash attention {'on' if default.flash_attn else 'off'}, {default.n_gpu_layers} GPU layers)",
          f"{engine:.3f} s/question",
-         f"median of {rounds} runs; EM {summary.metrics.get('em', 0):.3f}, F1 {summary.metrics.get('f1', 0):.3f}"),
+         f"median of {rounds} runs; EM {summary.metrics.get('em', 0):.3f}, F1 {summary.metrics.get('f1', 0):.3f}; "
+         f"{statistics.mean(t[0] for t in tokens):.0f} prompt + {statistics.mean(t[1] for t in tokens):.1f} "
+         "generated tokens a question"),
         ("raw llama-cpp-python, same file, settings, messages and params", f"{reference:.3f} s/question",
          f"engine / raw = {engine / reference:.3f} (target <= 1.1)"),
         (f"bundled Q4_1 at cores // 2 = {max(1, cores // 2)} threads, no flash attention, no newline stop",

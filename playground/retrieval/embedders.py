@@ -125,8 +125,10 @@ class Embedder:
     batch_size: int = 32
     backend: str = ""
 
-    def __init__(self):
+    def __init__(self, name: str, choice: DeviceChoice):
         self._lock = threading.RLock()
+        self.name = name
+        self.device, self.dtype, self.batch_size = choice.device, choice.dtype, choice.batch_size
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         raise NotImplementedError
@@ -186,11 +188,9 @@ class TorchBertEmbedder(Embedder):
     backend = "torch"
 
     def __init__(self, name: str, folder: Path, config: dict, choice: DeviceChoice):
-        super().__init__()
+        super().__init__(name, choice)
         from playground.retrieval.bert import BertEncoder
 
-        self.name = name
-        self.device, self.dtype, self.batch_size = choice.device, choice.dtype, choice.batch_size
         self.max_seq_length = config["max_seq_length"]
         self.encoder = BertEncoder(folder, self.max_seq_length, self.device, self.dtype)
         self.dim = self.encoder.hidden
@@ -206,14 +206,12 @@ class TransformersEmbedder(Embedder):
     backend = "transformers"
 
     def __init__(self, name: str, folder: Path, config: dict, choice: DeviceChoice):
-        super().__init__()
+        super().__init__(name, choice)
         import torch
         from transformers import AutoModel, AutoTokenizer
         from transformers.utils import logging as transformers_logging
 
         transformers_logging.disable_progress_bar()
-        self.name = name
-        self.device, self.dtype, self.batch_size = choice.device, choice.dtype, choice.batch_size
         self.max_seq_length = config["max_seq_length"]
         self.tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
         self.model = AutoModel.from_pretrained(str(folder), local_files_only=True,
@@ -236,11 +234,9 @@ class SentenceTransformerEmbedder(Embedder):
     backend = "sentence-transformers"
 
     def __init__(self, name: str, location: str, choice: DeviceChoice, offline: bool):
-        super().__init__()
+        super().__init__(name, choice)
         from sentence_transformers import SentenceTransformer
 
-        self.name = name
-        self.device, self.dtype, self.batch_size = choice.device, choice.dtype, choice.batch_size
         self.model = SentenceTransformer(location, device=self.device, local_files_only=offline)
         if self.dtype == "float16":
             self.model.half()

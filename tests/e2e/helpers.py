@@ -42,11 +42,13 @@ def sidebar_text(tab) -> str:
     return tab.locator(SIDEBAR).inner_text()
 
 
-def set_number(tab, label: str, value: int, nth: int = 0) -> None:
+def set_text(tab, label: str, value: str | int, nth: int = 0) -> None:
+    """Fill a text or number field and submit it (Enter), then wait for the script run it starts."""
     field = tab.get_by_label(label, exact=True).nth(nth)
     field.fill(str(value))
     field.press("Enter")
     wait_until_idle(tab)
+
 
 
 def side_by_side_sample(tab, app_url: str, sample: int, max_tokens: int, variants: int = 2) -> None:
@@ -54,6 +56,6 @@ def side_by_side_sample(tab, app_url: str, sample: int, max_tokens: int, variant
     open_page(tab, app_url + "/side-by-side", "Side by side")
     tab.get_by_text("Seeded sample", exact=True).click()
     wait_until_idle(tab)
-    set_number(tab, "Sample size", sample)
+    set_text(tab, "Sample size", sample)
     for nth in range(variants):
-        set_number(tab, "max_tokens", max_tokens, nth)
+        set_text(tab, "max_tokens", max_tokens, nth)

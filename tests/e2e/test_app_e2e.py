@@ -12,7 +12,7 @@ from playground.runs.jobs import log_path
 from playground.store import open_workspace
 from playground.store.runs import get_run
 from tests.e2e.conftest import APP_DB
-from tests.e2e.helpers import go_to, open_page, set_number, side_by_side_sample, wait_until_idle
+from tests.e2e.helpers import go_to, open_page, set_text, side_by_side_sample, wait_until_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -43,7 +43,7 @@ def test_typing_in_the_editor_changes_the_rendered_prompt(page, app_url, screens
 
 def test_run_with_the_local_model_shows_an_answer_and_a_trace_link(page, app_url, screenshot):
     open_page(page, app_url + "/", "Playground")  # the default page is served at the root
-    set_number(page, "max_tokens", 16)
+    set_text(page, "max_tokens", 16)
     page.get_by_role("button", name="Run", exact=True).click()
     answer = page.locator(ANSWER).first
     answer.wait_for(timeout=180_000)
@@ -58,7 +58,7 @@ def test_side_by_side_with_two_variants_shows_two_answers(page, app_url, screens
     open_page(page, app_url + "/side-by-side", "Side by side")
     page.get_by_role("heading", name="Variant B").wait_for()
     for nth in range(2):
-        set_number(page, "max_tokens", 12, nth)
+        set_text(page, "max_tokens", 12, nth)
     page.get_by_role("button", name="Run all variants").click()
     page.get_by_text("Open a cell", exact=True).wait_for(timeout=240_000)
     wait_until_idle(page)
@@ -73,7 +73,7 @@ def test_side_by_side_with_two_variants_shows_two_answers(page, app_url, screens
 
 def test_a_share_link_lands_on_the_same_view(page, browser_context, app_url, screenshot):
     open_page(page, app_url + "/side-by-side", "Side by side")
-    set_number(page, "Variants", 3)
+    set_text(page, "Variants", 3)
     page.get_by_role("heading", name="Variant C").wait_for()
     page.get_by_label("Question (also used for the prompt diff)").click()
     page.get_by_role("option", name="q3: Which river flows through Paris?").click()
@@ -100,12 +100,9 @@ def test_a_share_link_lands_on_the_same_view(page, browser_context, app_url, scr
 
 def test_a_run_started_on_the_runs_page_outlives_the_tab(page, browser_context, app_url, screenshot):
     open_page(page, app_url + "/runs", "Runs")
-    set_number(page, "Sample size", 3)
-    set_number(page, "max_tokens", 8)
-    label = page.get_by_label("Label", exact=True)
-    label.fill("outlives the tab")
-    label.press("Enter")
-    wait_until_idle(page)
+    set_text(page, "Sample size", 3)
+    set_text(page, "max_tokens", 8)
+    set_text(page, "Label", "outlives the tab")
     page.get_by_role("button", name="Start run").click()
     notice = page.get_by_text(re.compile(r"Run [0-9a-f]{12} started; it goes on if you leave this page"))
     notice.wait_for(timeout=60_000)
@@ -167,7 +164,7 @@ def test_a_side_by_side_run_survives_leaving_the_page_and_a_reload(page, app_url
 
 def test_typing_while_a_playground_run_answers_keeps_the_answer(page, app_url):
     open_page(page, app_url + "/", "Playground")
-    set_number(page, "max_tokens", 12)
+    set_text(page, "max_tokens", 12)
     page.get_by_role("button", name="Run", exact=True).click()
     user_editor = page.frame_locator(f"{ACE} >> nth=1")
     user_editor.locator(".ace_content").click()  # typing reruns the page while the answer is on its way
