@@ -7,10 +7,25 @@ import re
 SIDEBAR = '[data-testid="stSidebar"]'
 
 
-def wait_until_idle(tab, timeout: int = 180_000) -> None:
-    """Streamlit shows its status widget while a script run is going on."""
-    tab.wait_for_timeout(400)
-    tab.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=timeout)
+# The app root carries the script state. A widget change reaches the server and starts a run some time after the
+# click, so "not running" right after an action may be the state before the run: idle means a run was seen and
+# ended, or the state stayed "notRunning" for a quiet spell. (Streamlit's status widget shows only after a run has
+# lasted 500 ms, so waiting for it to go hides short runs and returns early.)
+_IDLE = """([quiet]) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const state = app ? app.getAttribute('data-test-script-state') : 'initial';
+  const watch = window.__playgroundIdle;
+  const now = performance.now();
+  if (state !== 'notRunning') { watch.sawRun = true; watch.idleSince = null; return false; }
+  if (watch.idleSince === null) watch.idleSince = now;
+  return now - watch.idleSince >= (watch.sawRun ? 150 : quiet);
+}"""
+
+
+def wait_until_idle(tab, timeout: int = 180_000, quiet: int = 800) -> None:
+    """Wait for the script run an action started (or for `quiet` ms with none) to end."""
+    tab.evaluate("() => { window.__playgroundIdle = {sawRun: false, idleSince: null}; }")
+    tab.wait_for_function(_IDLE, arg=[quiet], timeout=timeout, polling=50)
 
 
 def open_page(tab, url: str, title: str) -> None:
