@@ -103,7 +103,7 @@ def test_a_stopped_run_resumes_from_the_page(runs_env):
     at.session_state["runs_open"] = stopped.run_id
     at.run()
     assert not at.exception, at.exception
-    at.button(key="runs_resume").click().run()
+    at.button(key=f"runs_resume_{stopped.run_id}").click().run()
     assert not at.exception, at.exception
     assert any("resumed" in s.value for s in at.success)
     run = _until_finished(ws, stopped.run_id)
@@ -166,12 +166,12 @@ def test_a_running_job_is_followed_stopped_and_resumed_from_the_page(app_workspa
         assert any("status `running`" in m.value for m in at.markdown)
         latest = next(t for t in at.dataframe if "question_id" in t.value.columns and "trace" not in t.value.columns)
         assert "q1" in list(latest.value["question_id"])  # answers so far, while it runs
-        at.button(key="runs_stop").click().run()
+        at.button(key=f"runs_stop_{run_id}").click().run()
         assert not at.exception, at.exception
         run = _until_finished(ws, run_id, 30)
         assert run["status"] == "stopped" and 1 <= run["n_done"] < 18
         at.run()
-        at.button(key="runs_resume").click().run()
+        at.button(key=f"runs_resume_{run_id}").click().run()
         assert not at.exception, at.exception
         run = _until_finished(ws, run_id, 90)
         assert (run["status"], run["n_done"]) == ("done", 18)

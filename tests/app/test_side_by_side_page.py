@@ -135,7 +135,8 @@ def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_wo
         assert not at.exception, at.exception
         grid = next(t.value for t in at.dataframe if "B answer" in t.value.columns)
         assert len(grid) == ended[ids["B"]]["n_done"]
-        assert at.button(key=f"sbs_runs_resume_{ids['A']}").label == "Resume"
+        a = ended[ids["A"]]
+        assert at.button(key=f"sbs_runs_resume_{ids['A']}").label == f"Resume ({a['n_done']}/{a['n_planned']} done)"
     finally:
         server.close()
 

@@ -1,4 +1,4 @@
-"""Detached runs followed on a page (Side by side's variants, a sweep's points).
+"""Detached runs followed on a page (the Runs page's open run, Side by side's variants, a sweep's points).
 
 Each run's status and progress as the database has it now, redrawn every FOLLOW_EVERY_S seconds by a fragment while
 one of them runs, with Stop (one run, or all) and Resume. The runs belong to their worker processes: leaving the
@@ -16,6 +16,7 @@ from playground import PlaygroundError
 from playground.app import state
 from playground.app.components.errors import errors_as_messages
 from playground.app.components.text import md_escape
+from playground.app.views.runs import throughput_text
 
 FOLLOW_EVERY_S = 1.5
 
@@ -55,6 +56,9 @@ def _progress(runs: dict[str, str], key: str, while_running: Optional[Extra]) ->
 
     ws = state.workspace()  # this (fragment) script run's own connection
     found = {label: get_run(ws, run_id) for label, run_id in runs.items()}
+    notice = st.session_state.pop(f"_{key}_notice", None)
+    if notice:
+        st.success(notice)
     running = [run for run in found.values() if run["status"] == "running"]
     for label, run in found.items():
         _run_row(ws, label, run, key)
@@ -82,7 +86,8 @@ def _run_row(ws, label: str, run: dict, key: str) -> None:
     with text:
         st.markdown(f"**{md_escape(label)}** · run `{run['id']}` · status `{status}`"
                     + (" (stopping)" if stopping else "")
-                    + f" · {done}/{planned} answered · {run.get('errors') or 0} error(s)")
+                    + f" · {done}/{planned} answered · {run.get('errors') or 0} error(s)"
+                    + f" · {run.get('tokens') or 0} tokens · {throughput_text(run)}")
         if status == "running":
             st.progress(min(1.0, done / planned) if planned else 0.0, text=f"{label}: {done}/{planned}")
         if run.get("status_reason") and status != "done":
@@ -93,10 +98,13 @@ def _run_row(ws, label: str, run: dict, key: str) -> None:
                          help="Stops this run after the questions in flight; resume it later."):
                 request_stop(ws, run["id"])
                 st.rerun()
-        elif done < planned and st.button("Resume", key=f"{key}_resume_{run['id']}", icon=":material/play_arrow:",
+        elif done < planned and st.button(f"Resume ({done}/{planned} done)", key=f"{key}_resume_{run['id']}",
+                                          icon=":material/play_arrow:",
                                           help="A new worker answers only the questions this run is missing."):
             from playground.runs.execute import resume_run
 
             with errors_as_messages(f"Resume {label}"):
                 resume_run(ws, run["id"], detach=True, api_keys=state.api_keys())
+                st.session_state[f"_{key}_notice"] = (f"{label} (run {run['id']}) resumed: only its missing questions "
+                                                      "are answered.")
                 st.rerun()

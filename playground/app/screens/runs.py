@@ -16,7 +16,6 @@ from playground.app import components as ui
 from playground.app.views import runs as view
 
 DEFAULT_TEMPLATE = "(the program's default)"
-FOLLOW_EVERY_S = 1.5
 PROGRAM_PICKED_KEY = "_runs_program_picked"
 
 
@@ -101,59 +100,23 @@ def _launch_form(ws, benchmark: str) -> None:
         st.rerun()
 
 
-def _resume(ws, run: dict) -> None:
-    from playground.runs.execute import resume_run
-
-    with ui.errors_as_messages("Resume"):
-        resume_run(ws, run["id"], detach=True, api_keys=state.api_keys())
-        st.session_state["runs_notice"] = f"Run {run['id']} resumed: only its missing questions are answered."
-        st.rerun()
-
-
 def _notice() -> None:
     notice = st.session_state.pop("runs_notice", None)
     if notice:
         st.success(notice)
 
 
-def _progress(run_id: str) -> None:
-    """The open run as it is now in the database: status, progress, throughput, errors, Stop and Resume."""
-    from playground.store.runs import get_run, recent_results, request_stop
+def _latest_answers(runs: dict[str, dict]) -> None:
+    """While the open run goes on: the answers it stored last."""
+    from playground.store.runs import recent_results
 
-    ws = state.workspace()  # this (fragment) script run's own connection
-    run = get_run(ws, run_id)
-    done, planned = int(run.get("n_done") or 0), int(run.get("n_planned") or 0)
-    status = run["status"]
-    ui.show_text(f"{run.get('label') or run_id} · status {status}", css_class="pg-run-head", strong=True)
-    st.markdown(f"status `{status}` · {done}/{planned} answered · {run.get('errors') or 0} error(s) · "
-                f"{run.get('tokens') or 0} tokens · {view.throughput_text(run)}")
-    if run.get("status_reason") and status != "done":
-        (st.warning if status in ("stopped", "interrupted") else st.error)(ui.md_escape(run["status_reason"]))
-    if status == "running":
-        st.progress(min(1.0, done / planned) if planned else 0.0, text=f"{done}/{planned} answered")
-        if st.button("Stop", key="runs_stop", icon=":material/stop:",
-                     help="Stops the run after the questions in flight; resume it later."):
-            request_stop(ws, run_id)
-            st.rerun()
-        latest = recent_results(ws, run_id)
+    for run in runs.values():
+        latest = recent_results(state.workspace(), run["id"])
         if latest:
             st.caption("Latest answers")
             st.dataframe([{"question_id": r["question_id"], "prediction": r.get("prediction") or "",
                            "error": r.get("error") or "", "latency_s": round(float(r.get("latency_s") or 0), 2)}
                           for r in latest], hide_index=True, key="runs_latest")
-    elif done < planned and st.button(f"Resume ({done}/{planned} done)", key="runs_resume",
-                                      icon=":material/play_arrow:"):
-        _resume(ws, run)
-    if st.session_state.get("runs_following") == run_id and status != "running":
-        st.session_state.pop("runs_following", None)
-        st.rerun()  # the run ended: redraw the page with its scores and every result
-    if status == "running":
-        st.session_state["runs_following"] = run_id
-
-
-def _follow(run_id: str, running: bool) -> None:
-    """Draw the run's progress; while it runs, redraw it every FOLLOW_EVERY_S seconds on its own."""
-    st.fragment(run_every=FOLLOW_EVERY_S if running else None)(_progress)(run_id)
 
 
 def _run_list(ws) -> list[dict]:
@@ -192,7 +155,8 @@ def _open_run(ws, runs: list[dict]) -> None:
     run = by_id[run_id]
 
     settings = view.run_settings(run.get("config") or {})
-    _follow(run_id, run["status"] == "running")
+    ui.show_text(run.get("label") or run_id, css_class="pg-run-head", strong=True)
+    ui.follow_runs({run.get("label") or run_id: run_id}, key="runs", while_running=_latest_answers)
     ui.show_scores(run.get("metrics"))
     with st.expander("Settings"):
         st.json({k: v for k, v in settings.items() if v not in (None, {}, "")})
