@@ -49,7 +49,9 @@ def _run_all(at: AppTest) -> AppTest:
 def test_run_all_variants_starts_a_worker_per_variant_and_the_grid_comes_from_the_stored_runs(app_workspace):
     at = _page().run()
     for index in range(2):
-        at.number_input(key=f"sbs_{index}_model_max_tokens").set_value(8)
+        at.number_input(key=f"sbs_{index}_model_max_tokens").set_value(8 + index)
+    at.number_input(key="sbs_0_retriever_k").set_value(2)
+    at.number_input(key="sbs_1_model_seed").set_value(7)
     _run_all(at)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
@@ -94,6 +96,16 @@ def test_run_all_variants_starts_a_worker_per_variant_and_the_grid_comes_from_th
     assert not reloaded.exception, reloaded.exception
     grid = next(t.value for t in reloaded.dataframe if "A answer" in t.value.columns)
     assert list(grid["B answer"]) == [get_results(app_workspace, by_label["B"])[0]["prediction"]]
+    # ... with the variant columns set to what made those runs, not to the page's defaults.
+    configs = {label: get_run(app_workspace, run_id)["config"] for label, run_id in by_label.items()}
+    for index, label in enumerate("AB"):
+        assert reloaded.selectbox(key=f"sbs_{index}_template").value == configs[label]["templates"]["main"]
+    assert configs["A"]["templates"]["main"].startswith("rag-short-answer@")
+    assert reloaded.number_input(key="sbs_0_retriever_k").value == 2
+    assert [reloaded.number_input(key=f"sbs_{i}_model_max_tokens").value for i in range(2)] == [8, 9]
+    assert reloaded.number_input(key="sbs_1_model_seed").value == 7
+    assert reloaded.radio(key="sbs_mode").value == "One question"
+    assert "template" in _differs(reloaded) and "max_tokens" in _differs(reloaded)
 
 
 def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_workspace):

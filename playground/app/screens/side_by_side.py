@@ -5,8 +5,8 @@ latency, tokens, cached) whose cells open their passages, rendered prompt and tr
 Each variant is a job: "Run all variants" hands every variant's run to a worker process of its own
 (`start_run(..., detach=True)`, through ui.start_variant) and the page follows them from the database (ui.follow_runs:
 progress, Stop, Resume). Their ids are kept in st.session_state and in the address (`?runs=A:ID,B:ID`, also in the
-share link), so coming back to the page, or reloading it, shows the same comparison; the grid is drawn from the
-stored runs once none is running.
+share link), so coming back to the page, or reloading it, shows the same comparison, with the variant columns set to
+the settings that made those runs; the grid is drawn from the stored runs once none is running.
 """
 
 from __future__ import annotations
@@ -139,6 +139,31 @@ def linked_runs(ws, value: str) -> dict[str, str]:
     return runs
 
 
+def settings_of_runs(configs: list[dict]) -> dict[str, object]:
+    """The page's widget values that made these runs (variant columns in order, the question or the sample), so a
+    comparison opened from its address shows its own settings rather than the page's defaults."""
+    from playground.app.components.selectors import NO_RETRIEVER
+
+    values: dict[str, object] = {COUNT_KEY: min(4, max(2, len(configs)))}
+    for index, config in enumerate(configs):
+        params = config.get("params") or {}
+        template = (config.get("templates") or {}).get("main")
+        if template:
+            values[f"sbs_{index}_template"] = template
+        values[f"sbs_{index}_retriever_kind"] = config.get("retriever") or NO_RETRIEVER
+        values[f"sbs_{index}_retriever_k"] = int(config.get("k") or 3)
+        values[f"sbs_{index}_model_spec"] = config.get("model")
+        for name, kind in (("temperature", float), ("max_tokens", int), ("seed", int)):
+            if params.get(name) is not None:
+                values[f"sbs_{index}_model_{name}"] = kind(params[name])
+    first = configs[0] if configs else {}
+    if first.get("sample"):
+        values.update({MODE_KEY: SAMPLE, SAMPLE_KEY: int(first["sample"]), SEED_KEY: int(first.get("seed") or 0)})
+    elif len(first.get("question_ids") or []) == 1:
+        values.update({MODE_KEY: ONE_QUESTION, QUESTION_KEY: first["question_ids"][0]})
+    return values
+
+
 def follow(ws, corpus, runs: dict[str, str], questions: dict) -> None:
     """The variants' runs as they are now; the grid once none of them is running."""
     st.subheader("Runs")
@@ -266,6 +291,10 @@ def main() -> None:
     link_runs = state.link_param(RUNS_PARAM)
     if link_runs:
         found = linked_runs(ws, link_runs)
+        if found and (st.session_state.get(RESULTS_KEY) or {}).get("runs") != found:
+            from playground.store.runs import get_run
+
+            st.session_state.update(settings_of_runs([get_run(ws, run_id)["config"] for run_id in found.values()]))
         if found:
             st.session_state[RESULTS_KEY] = {"runs": found}
 
