@@ -181,7 +181,7 @@ def load_plan_model(spec: str, execution: Execution, api_key: Optional[str] = No
     from playground.models.retry import RetryPolicy
 
     if spec.startswith("local:"):
-        return load_model(spec, n_threads=execution.threads) if execution.threads else load_model(spec)
+        return load_model(spec, n_threads=execution.threads)  # None: the default threads
     policy = RetryPolicy(timeout_s=execution.read_timeout_s, connect_timeout_s=execution.connect_timeout_s)
     return load_model(spec, api_key=api_key, retry=policy)
 

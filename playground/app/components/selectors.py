@@ -76,6 +76,23 @@ def model_selector(key: str, default_spec: Optional[str] = None, container=None,
     return ModelChoice(spec.strip(), params)
 
 
+def model_selector_values(key: str, spec: str, params: dict) -> dict[str, object]:
+    """The session-state values that make `model_selector(key)` show `spec` and the GenerationParams dict `params`
+    (to draw the settings a stored run was made with)."""
+    values: dict[str, object] = {f"{key}_spec": spec}
+    for name, kind in (("temperature", float), ("max_tokens", int), ("seed", int), ("top_p", float)):
+        if params.get(name) is not None:
+            values[f"{key}_{name}"] = kind(params[name])
+    if params.get("stop"):
+        values[f"{key}_stop"] = ", ".join(s.replace("\n", "\\n") for s in params["stop"])
+    return values
+
+
+def retriever_selector_values(key: str, kind: Optional[str], k: int) -> dict[str, object]:
+    """The session-state values that make `retriever_selector(key)` show `kind` (None: no retriever) and `k`."""
+    return {f"{key}_kind": kind or NO_RETRIEVER, f"{key}_k": int(k)}
+
+
 def retriever_selector(key: str, allow_none: bool = True, default_kind: Optional[str] = "bm25", default_k: int = 3,
                        container=None) -> RetrieverChoice:
     """Kind (or none) and k; index parameters are the kind's defaults (the Retrievers page tunes them)."""

@@ -142,20 +142,16 @@ def linked_runs(ws, value: str) -> dict[str, str]:
 def settings_of_runs(configs: list[dict]) -> dict[str, object]:
     """The page's widget values that made these runs (variant columns in order, the question or the sample), so a
     comparison opened from its address shows its own settings rather than the page's defaults."""
-    from playground.app.components.selectors import NO_RETRIEVER
+    from playground.app.components.selectors import model_selector_values, retriever_selector_values
 
     values: dict[str, object] = {COUNT_KEY: min(4, max(2, len(configs)))}
     for index, config in enumerate(configs):
-        params = config.get("params") or {}
         template = (config.get("templates") or {}).get("main")
         if template:
             values[f"sbs_{index}_template"] = template
-        values[f"sbs_{index}_retriever_kind"] = config.get("retriever") or NO_RETRIEVER
-        values[f"sbs_{index}_retriever_k"] = int(config.get("k") or 3)
-        values[f"sbs_{index}_model_spec"] = config.get("model")
-        for name, kind in (("temperature", float), ("max_tokens", int), ("seed", int)):
-            if params.get(name) is not None:
-                values[f"sbs_{index}_model_{name}"] = kind(params[name])
+        values.update(retriever_selector_values(f"sbs_{index}_retriever", config.get("retriever"),
+                                                config.get("k") or 3))
+        values.update(model_selector_values(f"sbs_{index}_model", config.get("model"), config.get("params") or {}))
     first = configs[0] if configs else {}
     if first.get("sample"):
         values.update({MODE_KEY: SAMPLE, SAMPLE_KEY: int(first["sample"]), SEED_KEY: int(first.get("seed") or 0)})
