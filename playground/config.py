@@ -27,10 +27,23 @@ def indexes_dir(db_path: str | os.PathLike) -> Path:
     from_env = os.environ.get("PLAYGROUND_INDEXES")
     if from_env:
         return Path(from_env)
+    return workspace_root(db_path) / "indexes"
+
+
+def workspace_root(db_path: str | os.PathLike) -> Path:
+    """The folder a workspace's files sit in: `<root>` for `<root>/sessions/x.db`, else the file's folder."""
     parent = Path(db_path).resolve().parent
-    if parent.name == "sessions":
-        return parent.parent / "indexes"
-    return parent / "indexes"
+    return parent.parent if parent.name == "sessions" else parent
+
+
+def starter_templates_dir() -> Path:
+    """The starter templates shipped in the package ($PLAYGROUND_TEMPLATES overrides it)."""
+    return Path(os.environ.get("PLAYGROUND_TEMPLATES") or TEMPLATES_DIR)
+
+
+def own_templates_dir(db_path: str | os.PathLike) -> Path:
+    """Templates of your own, beside the workspace: `<root>/templates/NAME.jinja` (the starters stay in the package)."""
+    return workspace_root(db_path) / "templates"
 
 
 def env_number(name: str, kind: type = float) -> Optional[float]:

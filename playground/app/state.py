@@ -40,6 +40,7 @@ SESSION_KEY = "session_id"
 BENCHMARK_KEY = "benchmark"
 SIDEBAR_SESSION_KEY = "_sidebar_session"
 LINK_KEY = "_link_params"
+OWN_ADDRESS_KEY = "_own_address"
 LANDING_KEY = "_landing_page"
 BASE_URL_KEY = "share_base_url"
 BASE_URL_ENV = "PLAYGROUND_BASE_URL"
@@ -78,6 +79,9 @@ def take_link_params() -> dict[str, str]:
     browser session carried the same values.
     """
     params = {key: st.query_params.get(key) for key in st.query_params.keys()}
+    if params and params == st.session_state.get(OWN_ADDRESS_KEY):  # the page's own state, written by keep_in_address
+        st.session_state[LINK_KEY] = {}
+        return {}
     st.session_state[LINK_KEY] = params
     if params.get("page") in PAGE_SLUGS:
         st.session_state[LANDING_KEY] = params["page"]
@@ -88,10 +92,27 @@ def take_link_params() -> dict[str, str]:
     return params
 
 
+def keep_in_address(**params) -> None:
+    """Put the page's state in the address bar (a reload or a copied address reopens it): this browser session's
+    next script runs do not take it as a link, a reload (a new browser session) does."""
+    query = {key: str(value) for key, value in params.items() if value not in (None, "")}
+    st.session_state[OWN_ADDRESS_KEY] = query
+    if {key: st.query_params.get(key) for key in st.query_params.keys()} != query:
+        st.query_params.from_dict(query)
+
+
+def leave_own_address() -> None:
+    """On a page that keeps nothing in the address: drop what another page of this session put there."""
+    own = st.session_state.get(OWN_ADDRESS_KEY)
+    if own and {key: st.query_params.get(key) for key in st.query_params.keys()} == own:
+        st.query_params.clear()
+
+
 def link_param(name: str) -> Optional[str]:
     """A parameter of the link this script run was opened with (None after a click, or when it has none)."""
-    if LINK_KEY not in st.session_state:  # a page run alone (AppTest): read the URL as it is
-        return st.query_params.get(name)
+    if LINK_KEY not in st.session_state:  # a page run alone (AppTest): read the URL, unless the page wrote it
+        params = {key: st.query_params.get(key) for key in st.query_params.keys()}
+        return None if params == st.session_state.get(OWN_ADDRESS_KEY) else st.query_params.get(name)
     return st.session_state[LINK_KEY].get(name)
 
 

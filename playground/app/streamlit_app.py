@@ -124,6 +124,8 @@ def main() -> None:
     state.take_link_params()
     sidebar()
     navigation = st.navigation(pages())
+    if navigation.title != PAGE_TITLES["playground"][0]:
+        state.leave_own_address()
     navigation.run()
 
 

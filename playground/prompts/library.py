@@ -1,4 +1,5 @@
-"""Find templates: the starter files in templates/, saved versions in a workspace, or any template file."""
+"""Find templates: the starter files in the package, your own beside the workspace, saved versions in a workspace,
+or any template file."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 from typing import Optional
 
 from playground import PlaygroundError
-from playground.config import TEMPLATES_DIR
+from playground.config import starter_templates_dir
 from playground.prompts.template import NAME_PATTERN, Template
 
 SUFFIX = ".jinja"
@@ -15,15 +16,26 @@ SUFFIX = ".jinja"
 
 def templates_dir() -> Path:
     """The starter templates folder ($PLAYGROUND_TEMPLATES overrides it)."""
-    return Path(os.environ.get("PLAYGROUND_TEMPLATES") or TEMPLATES_DIR)
+    return starter_templates_dir()
 
 
-def list_templates() -> list[Template]:
-    """Every templates/*.jinja, sorted by name."""
+def list_templates(workspace=None) -> list[Template]:
+    """The starters (templates/*.jinja in the package), sorted by name; with `workspace`, then the templates of your
+    own beside it (a name a starter has is the starter's)."""
     folder = templates_dir()
-    if not folder.is_dir():
-        return []
-    return sorted((Template.from_file(path) for path in folder.glob(f"*{SUFFIX}")), key=lambda t: t.name)
+    starters = sorted((Template.from_file(path) for path in folder.glob(f"*{SUFFIX}")),
+                      key=lambda t: t.name) if folder.is_dir() else []
+    if workspace is None:
+        return starters
+    from playground.prompts.own_templates import list_own_templates
+
+    taken = {t.name for t in starters}
+    return starters + [t for t in list_own_templates(workspace) if t.name not in taken]
+
+
+def is_starter(template: Template) -> bool:
+    """Whether `template` is a starter file of the package (not a template of your own, nor a saved version)."""
+    return bool(template.path) and Path(template.path).resolve().parent == templates_dir().resolve()
 
 
 def _is_path(ref: str) -> bool:
@@ -40,7 +52,8 @@ def _from_version(workspace, version: str, expected_name: Optional[str]) -> Temp
 
 
 def load_template(ref: str, workspace=None) -> Template:
-    """A template by reference: "NAME" (templates/NAME.jinja, else the workspace's latest version of NAME),
+    """A template by reference: "NAME" (a starter, else a template of your own beside the workspace, else the
+    workspace's latest version of NAME),
     "NAME@VERSION" (a prompt version id prefix in `workspace`) or a file path."""
     ref = (ref or "").strip()
     if not ref:
@@ -60,8 +73,13 @@ def load_template(ref: str, workspace=None) -> Template:
     if path.is_file():
         return Template.from_file(path)
     if workspace is not None:
+        from playground.prompts.own_templates import load_own_template
+
+        own = load_own_template(workspace, name)
+        if own is not None:
+            return own
         row = next(workspace.db.query("SELECT latest_version FROM templates WHERE name = ?", [name]), None)
         if row is not None and row["latest_version"]:
             return _from_version(workspace, row["latest_version"], name)
-    known = ", ".join(template.name for template in list_templates()) or "none"
+    known = ", ".join(template.name for template in list_templates(workspace)) or "none"
     raise PlaygroundError(f"no template named {name!r} (known: {known})")

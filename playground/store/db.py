@@ -197,11 +197,18 @@ def _migration_retrieval_runs(db: sqlite_utils.Database) -> None:
             create_table(db, name)
 
 
+def _migration_editor_drafts(db: sqlite_utils.Database) -> None:
+    """The Playground editor's text per session and template, so a reload or a link shows what was there."""
+    if "editor_drafts" not in db.table_names():
+        create_table(db, "editor_drafts")
+
+
 # Append new migrations; never edit one that has shipped. Declare the change in playground/store/schema.py, then
 # append one function calling schema.create_table(db, NAME), schema.add_missing_columns(db, NAME) or
 # schema.rebuild_table(db, NAME).
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_retrieval_runs,
+    _migration_editor_drafts,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

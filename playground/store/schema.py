@@ -122,6 +122,9 @@ TABLES: dict[str, Table] = {t.name: t for t in (
                                 "metrics": TEXT}, pk=("run_id", "question_id"),
           json=("ranked_ids", "scores", "gold_ids", "gold_ranks", "metrics"),
           foreign_keys=(ForeignKey("run_id", "retrieval_runs"),)),
+    Table("editor_drafts", {"session_id": TEXT, "template": TEXT, "base_version": TEXT, "content": TEXT,
+                            "updated_at": TEXT}, pk=("session_id", "template"), indexes=(("session_id", "updated_at"),),
+          foreign_keys=(ForeignKey("session_id", "sessions"),)),
 )}
 
 

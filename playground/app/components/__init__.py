@@ -16,6 +16,8 @@
     ui.sync_editor(state_key)                        # call before reading the text, so what was just typed counts
     ui.prompt_history(ws, name, editor_template, load, current, on_saved)  # versions, diff vs editor, restore, save
     ui.answer_templates(templates) -> {name: Template}  # templates that answer questions (no LLM-judge templates)
+    choice = ui.prompt_picker(ws, key)               # editor text (default) | saved versions | templates -> PromptChoice;
+                                                     # views.prompts.version_to_run(ws, choice, session) -> config ref
     ui.page_link(slug, label, **query)               # link to another page (e.g. "traces", run=..., question=...)
     ui.Variant(template, retriever, model, base)     # one setting of template text + retriever + model
     ui.start_variant(ws, benchmark, variant, session_id, question_ids=[..] or sample=n, seed=s, api_keys=...)
@@ -45,12 +47,13 @@ from playground.app.components.runner import (
     Variant, VariantResult, retrieve_passages, run_typed_question, run_variant, start_variant, variant_label,
 )
 from playground.app.components.history import prompt_history
+from playground.app.components.prompt_picker import prompt_picker
 from playground.app.components.templates import answer_templates
 from playground.app.components.text import md_escape, passage_cards, show_text, text_html
 from playground.app.components.selectors import ModelChoice, RetrieverChoice, model_selector, retriever_selector
 
 __all__ = [
-    "answer_templates", "prompt_history", "md_escape", "passage_cards", "show_text", "text_html",
+    "answer_templates", "prompt_history", "prompt_picker", "md_escape", "passage_cards", "show_text", "text_html",
     "ModelChoice", "RetrieverChoice", "Variant", "VariantResult", "errors_as_messages", "follow_runs",
     "messages_text", "model_selector", "page_link", "passages_list", "prompt_diff_html", "retrieve_passages", "retriever_selector",
     "run_typed_question", "run_variant", "show_error",

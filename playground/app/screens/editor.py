@@ -1,10 +1,15 @@
 """Playground: a question, a template edited live (the rendered prompt updates as you type, no model call),
-a retriever and a model; Run answers through the engine, scores against the references, and links the trace."""
+a retriever and a model; Run answers through the engine, scores against the references, and links the trace.
+
+The editor's text is kept as a draft in the workspace (per session and template) and the view in the address, so a
+reload, `/` or a copied address shows what was there; the other pages' prompt pickers offer the same text.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from playground import PlaygroundError
 from playground.app import components as ui
 from playground.app import state
 from playground.app.views import background
@@ -14,15 +19,47 @@ SYSTEM_KEY, USER_KEY = "template_system", "template_user"
 STARTER_KEY, BASE_KEY, LOADED_KEY = "pg_starter", "_pg_base", "_pg_loaded"
 QUESTION_MODE_KEY, QUESTION_KEY, TYPED_KEY = "pg_question_mode", "pg_question", "pg_typed_question"
 RESULT_KEY, PENDING_KEY = "_pg_result", "_pg_pending"
+NEW_NAME_KEY, NEW_DESCRIPTION_KEY, NEW_NOTICE_KEY = "pg_new_template_name", "pg_new_template_description", "_pg_new_notice"
+PREVIEW_HEIGHT = 420
 FROM_BENCHMARK, TYPED = "From the benchmark", "Type a question"
 
 
-def load_into_editor(template) -> None:
-    """Put a template in the editors; it becomes the base the next saved version is edited from."""
-    st.session_state[SYSTEM_KEY] = template.system
-    st.session_state[USER_KEY] = template.user
+def load_into_editor(template, text=None) -> None:
+    """Put a template in the editors (or `text`, a draft of it); `template` becomes the base the next saved version
+    is edited from."""
+    shown = text if text is not None else template
+    st.session_state[SYSTEM_KEY] = shown.system
+    st.session_state[USER_KEY] = shown.user
     st.session_state[BASE_KEY] = template
     st.session_state[LOADED_KEY] = template.name
+
+
+def open_in_editor(template, text=None) -> None:
+    """load_into_editor, with the template picker set to its name (before the picker is drawn: links, restores,
+    callbacks)."""
+    load_into_editor(template, text)
+    st.session_state[STARTER_KEY] = template.name
+
+
+def with_draft(ws, template):
+    """The session's unsaved text of `template` when it was edited from this very text, else None."""
+    from playground.app.components.editor_state import draft_text
+    from playground.store.prompts import version_id
+
+    return draft_text(ws, state.current_session_id(), template.name, version_id(template.content))
+
+
+def reopen_latest_draft(ws) -> None:
+    """A new browser session without a link (a reload of `/`): the editor as the session left it."""
+    from playground.app.components.editor_state import draft_base
+    from playground.prompts.template import Template
+    from playground.store.drafts import latest_draft
+
+    draft = latest_draft(ws, state.current_session_id())
+    if draft is None:
+        return
+    with ui.errors_as_messages("Draft"):
+        open_in_editor(draft_base(ws, draft), Template.from_text(draft["content"], name=draft["template"]))
 
 
 def apply_share_link(ws, questions) -> None:
@@ -37,9 +74,7 @@ def apply_share_link(ws, questions) -> None:
     if template_name or version:
         with ui.errors_as_messages("Share link"):
             template = load_template(f"{template_name or ''}@{version}" if version else template_name, ws)
-            load_into_editor(template)
-            if template_name:
-                st.session_state[STARTER_KEY] = template_name
+            open_in_editor(template, with_draft(ws, template))
     retriever, k, model = state.link_param("retriever"), state.link_param("k"), state.link_param("model")
     if retriever:
         st.session_state["pg_retriever_kind"] = retriever if retriever != "none" else ui.selectors.NO_RETRIEVER
@@ -70,8 +105,7 @@ def apply_restored_version(ws) -> None:
     if version:
         with ui.errors_as_messages("Restore"):
             template = load_template(f"{st.session_state.get('template_name', '')}@{version}", ws)
-            load_into_editor(template)
-            st.session_state[STARTER_KEY] = template.name
+            open_in_editor(template)
 
 
 def question_picker(questions):
@@ -97,25 +131,84 @@ def question_picker(questions):
     return question, question.text
 
 
-def template_picker(ws):
-    """The starter template (templates/*.jinja) the editor starts from; picking another loads it."""
-    from playground.prompts.library import list_templates
+def _editor_templates(ws) -> dict:
+    """{name: (Template, what it is)}: the starters, your own templates, then names only saved as versions."""
+    from playground.prompts.library import is_starter, list_templates, load_template
+    from playground.store.prompts import list_saved_templates
 
-    starters = ui.answer_templates(list_templates())
-    if not starters:
-        st.error("No starter templates found (templates/*.jinja).")
+    found = {t.name: (t, "starter" if is_starter(t) else "your template")
+             for t in ui.answer_templates(list_templates(ws)).values()}
+    for row in list_saved_templates(ws):
+        if row["name"] not in found and row["latest_version"] and row.get("technique") != "llm-judge":
+            try:
+                found[row["name"]] = (load_template(f"{row['name']}@{row['latest_version']}", ws), "saved versions")
+            except PlaygroundError:
+                continue
+    return found
+
+
+def template_picker(ws):
+    """The template the editor holds (a starter, your own, or one only saved as versions); picking another loads it,
+    with the session's unsaved text of it."""
+    templates = _editor_templates(ws)
+    if not templates:
+        st.error("No templates found: the package's starters are missing.")
         st.stop()
-    if st.session_state.get(STARTER_KEY) not in starters:
-        st.session_state[STARTER_KEY] = "rag-short-answer" if "rag-short-answer" in starters else next(iter(starters))
+    if st.session_state.get(STARTER_KEY) not in templates:
+        st.session_state[STARTER_KEY] = "rag-short-answer" if "rag-short-answer" in templates else next(iter(templates))
     columns = st.columns([3, 1])
-    name = columns[0].selectbox("Starter template", list(starters), key=STARTER_KEY,
-                                format_func=lambda n: f"{n}: {starters[n].description}")
+
+    def label(name: str) -> str:
+        template, what = templates[name]
+        return f"{name} ({what})" + (f": {template.description}" if template.description else "")
+
+    name = columns[0].selectbox("Template", list(templates), key=STARTER_KEY, format_func=label)
     if st.session_state.get(LOADED_KEY) != name or BASE_KEY not in st.session_state:
-        load_into_editor(starters[name])
+        load_into_editor(templates[name][0], with_draft(ws, templates[name][0]))
     columns[1].write("")
-    if columns[1].button("Reset to starter", use_container_width=True):
-        load_into_editor(starters[name])
+    what = templates[name][1]
+    if columns[1].button("Reset to starter" if what == "starter" else "Reset to saved", use_container_width=True,
+                         help="Drops the editor's unsaved text"):
+        load_into_editor(templates[name][0])
     return st.session_state[BASE_KEY]
+
+
+def _save_new_template() -> None:
+    """"Save as new template": the editor's text under a new name, as templates/NAME.jinja beside the workspace and
+    as its first prompt version (parent: the version it was edited from)."""
+    from playground.prompts.own_templates import save_own_template
+    from playground.store.prompts import save_prompt_version
+
+    template, base = current_template()
+    if template is None:
+        st.session_state[NEW_NOTICE_KEY] = ("error", "Fix the template first: a template with an error is not saved.")
+        return
+    ws, session_id = state.workspace(), state.current_session_id()
+    try:
+        parent = save_prompt_version(ws, base, session_id=session_id) if base is not None else None
+        created, version = save_own_template(ws, template, st.session_state.get(NEW_NAME_KEY, ""),
+                                             st.session_state.get(NEW_DESCRIPTION_KEY, ""), parent=parent,
+                                             session_id=session_id)
+    except PlaygroundError as error:
+        st.session_state[NEW_NOTICE_KEY] = ("error", str(error))
+        return
+    open_in_editor(created)
+    st.session_state[NEW_NAME_KEY] = ""
+    st.session_state[NEW_DESCRIPTION_KEY] = ""
+    st.session_state[NEW_NOTICE_KEY] = ("success", f"Saved as new template {created.name} (version {version[:8]}, "
+                                                   f"file {created.path}).")
+
+
+def new_template_form() -> None:
+    notice = st.session_state.pop(NEW_NOTICE_KEY, None)
+    if notice:
+        (st.success if notice[0] == "success" else st.error)(ui.md_escape(notice[1]))
+    with st.expander("Save as new template"):
+        st.text_input("New template name", key=NEW_NAME_KEY, placeholder="my-short-answer",
+                      help="Letters, digits, '.', '_' or '-'; stored as templates/NAME.jinja beside the workspace")
+        st.text_input("Description", key=NEW_DESCRIPTION_KEY, placeholder="what it is for (optional)")
+        st.button("Save as new template", key="pg_new_template_save", icon=":material/note_add:",
+                  on_click=_save_new_template)
 
 
 def edited_template(base):
@@ -178,49 +271,19 @@ def show_result(result, question) -> None:
         st.caption(f"Run `{result.run_id}`")
 
 
-def main() -> None:
-    from playground.store.datasets import corpus_of, load_questions
+def _stored_version(ws, template) -> str | None:
+    """The id of `template`'s text when it is a stored prompt version (a link can name it), else None."""
+    from playground.store.prompts import get_prompt_version, version_id
 
-    st.title("Playground")
-    ws = state.workspace()
-    benchmark = state.require_benchmark()
-    questions = load_questions(ws, benchmark)
-    corpus = corpus_of(ws, benchmark)
-    apply_share_link(ws, questions)
-    apply_restored_version(ws)
+    try:
+        return get_prompt_version(ws, version_id(template.content))["id"]
+    except PlaygroundError:
+        return None
 
-    question, text = question_picker(questions)
-    base = template_picker(ws)
-    ui.sync_editor(SYSTEM_KEY)
-    ui.sync_editor(USER_KEY)
-    template, error = edited_template(base)
 
-    left, right = st.columns(2)
-    with left:
-        ui.template_editor(SYSTEM_KEY, "System part (Jinja)", error if error and error.part == "system" else None,
-                           min_lines=3)
-        ui.template_editor(USER_KEY, "User part (Jinja)", error if error and error.part == "user" else None,
-                           min_lines=8)
-        if error is not None:
-            ui.show_error(error, "Template")
-    with right:
-        retriever_choice = ui.retriever_selector("pg_retriever", allow_none=True,
-                                                 default_kind="bm25" if corpus else None, default_k=3)
-        messages, passages = (None, [])
-        if template is not None:
-            messages, passages = preview(ws, template, question, text, corpus, retriever_choice)
-        st.markdown("**Rendered prompt**")
-        if messages is not None:
-            st.code(ui.messages_text(messages), language=None, wrap_lines=True)
-        else:
-            st.caption("Fix the template to see the prompt.")
-        if retriever_choice.kind:
-            with st.expander(f"Retrieved passages ({len(passages)})", expanded=False):
-                ui.passages_list(passages, question.gold_passage_ids if question is not None else (), query=text)
-
-    st.divider()
-    model_choice = ui.model_selector("pg_model")
-    ready = template is not None and messages is not None and model_choice is not None and text.strip()
+def run_and_show(ws, benchmark, corpus, template, base, question, text, retriever_choice, model_choice,
+                 ready: bool):
+    """The Run button and the latest answer; returns the version id of the editor's text when that is what ran."""
     edited = template is not None and template.content != base.content
     run = st.button("Run", type="primary", disabled=not ready,
                     help="Saves the template as a new prompt version when edited, then answers the question")
@@ -244,18 +307,71 @@ def main() -> None:
         if finished["template"] is not None:
             st.session_state[BASE_KEY] = finished["template"]  # the next edit's parent is this version
     stored = st.session_state.get(RESULT_KEY)
-    version = None
-    if stored is not None:
-        result, question_id = stored
-        show_result(result, question if question is not None and question.id == question_id else None)
-        version = result.version_id if template is not None and result.version_id == ui.runner.version_of(template) else None
-    link = state.share_link("playground", q=question.id if question is not None else None, template=base.name,
-                            version=version, retriever=retriever_choice.kind or "none", k=retriever_choice.k,
-                            model=model_choice.spec if model_choice else None)
+    if stored is None:
+        return None
+    result, question_id = stored
+    show_result(result, question if question is not None and question.id == question_id else None)
+    return result.version_id if template is not None and result.version_id == ui.runner.version_of(template) else None
+
+
+def main() -> None:
+    from playground.app.components.editor_state import keep_draft
+    from playground.store.datasets import corpus_of, load_questions
+
+    st.title("Playground")
+    ws = state.workspace()
+    benchmark = state.require_benchmark()
+    questions = load_questions(ws, benchmark)
+    corpus = corpus_of(ws, benchmark)
+    apply_share_link(ws, questions)
+    apply_restored_version(ws)
+    if BASE_KEY not in st.session_state:
+        reopen_latest_draft(ws)
+
+    question, text = question_picker(questions)
+    base = template_picker(ws)
+    system_text, user_text = ui.sync_editor(SYSTEM_KEY), ui.sync_editor(USER_KEY)
+    keep_draft(ws, state.current_session_id(), base, system_text, user_text)
+    template, error = edited_template(base)
+
+    left, right = st.columns(2)
+    with right:
+        retriever_choice = ui.retriever_selector("pg_retriever", allow_none=True,
+                                                 default_kind="bm25" if corpus else None, default_k=3)
+        messages, passages = (None, [])
+        if template is not None:
+            messages, passages = preview(ws, template, question, text, corpus, retriever_choice)
+        st.markdown("**Rendered prompt**")
+        if messages is not None:
+            with st.container(height=PREVIEW_HEIGHT, key="pg_rendered_prompt"):
+                st.code(ui.messages_text(messages), language=None, wrap_lines=True)
+        else:
+            st.caption("Fix the template to see the prompt.")
+        if retriever_choice.kind:
+            with st.expander(f"Retrieved passages ({len(passages)})", expanded=False):
+                ui.passages_list(passages, question.gold_passage_ids if question is not None else (), query=text)
+    with left:
+        ui.template_editor(SYSTEM_KEY, "System part (Jinja)", error if error and error.part == "system" else None,
+                           min_lines=3)
+        ui.template_editor(USER_KEY, "User part (Jinja)", error if error and error.part == "user" else None,
+                           min_lines=8)
+        if error is not None:
+            ui.show_error(error, "Template")
+        new_template_form()
+        model_choice = ui.model_selector("pg_model")
+        ready = bool(template is not None and messages is not None and model_choice is not None and text.strip())
+        version = run_and_show(ws, benchmark, corpus, template, base, question, text, retriever_choice, model_choice,
+                               ready)
+
+    view = {"q": question.id if question is not None else None, "template": base.name,
+            "retriever": retriever_choice.kind or "none", "k": retriever_choice.k,
+            "model": model_choice.spec if model_choice else None}
+    state.keep_in_address(benchmark=benchmark, version=_stored_version(ws, base), **view)
+    link = state.share_link("playground", version=version, **view)
     st.caption("Share this view:")
     st.code(link, language=None)
     st.divider()
     st.subheader("Prompt history")
-    ui.prompt_history(ws, base.name, template, load_into_editor, current_template, saved_as_base)
+    ui.prompt_history(ws, base.name, template, open_in_editor, current_template, saved_as_base)
 
 main()

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from playground import PlaygroundError
 from playground.app import resources, state
 from playground.app import components as ui
 from playground.app.views import experiments as view
 from playground.app.views.runs import run_label
 
-DEFAULT_TEMPLATE = "(the program's default)"
 METRICS = ["em", "f1", "accuracy", "cover_em", "retrieval_recall"]
 SWEEP_RESULT = "experiments_sweep_result"
 JUDGE_RESULT = "experiments_judge_result"
@@ -30,16 +28,6 @@ def _progress_callback(what: str):
                      text=f"{what}: {done}/{total}" + (f" · {message}" if message else ""))
 
     return on_progress
-
-
-def _template_names() -> list[str]:
-    from playground.prompts.library import list_templates
-
-    try:
-        return list(ui.answer_templates(list_templates()))
-    except PlaygroundError as error:
-        ui.show_error(error, "Templates")
-        return []
 
 
 def _demonstration_picker(ws, parameter: str) -> tuple[str | None, int]:
@@ -69,7 +57,8 @@ def _sweep_tab(ws) -> None:
     names = sorted(PROGRAMS)
     program = left.selectbox("Program", names, index=names.index("rag") if "rag" in names else 0,
                              key="experiments_program", format_func=lambda n: f"{n}: {PROGRAMS[n].description}")
-    template = right.selectbox("Template", [DEFAULT_TEMPLATE] + _template_names(), key="experiments_template")
+    with right:
+        prompt = ui.prompt_picker(ws, "experiments_template", label="Prompt", program_default=True)
     retriever = ui.retriever_selector("experiments_retriever", allow_none=False, default_kind="bm25", default_k=3) \
         if PROGRAMS[program].needs_retriever else None
     model = ui.model_selector("experiments_model", compact=True)
@@ -87,19 +76,21 @@ def _sweep_tab(ws) -> None:
                           help="Changing it redraws the chart of the last sweep.")
     if st.button("Run sweep", key="experiments_run_sweep", type="primary", disabled=model is None):
         with ui.errors_as_messages("Sweep"):
-            _run_sweep(ws, benchmark, program, template, retriever, model, int(sample), int(seed), parameter,
+            _run_sweep(ws, benchmark, program, prompt, retriever, model, int(sample), int(seed), parameter,
                        values_text, demonstrations, shots, metric)
     _sweep_result(metric)
 
 
-def _run_sweep(ws, benchmark, program, template, retriever, model, sample, seed, parameter, values_text,
+def _run_sweep(ws, benchmark, program, prompt, retriever, model, sample, seed, parameter, values_text,
                demonstrations, shots, metric) -> None:
+    from playground.app.views.prompts import version_to_run
     from playground.runs.config import RunConfig
     from playground.runs.sweeps import start_sweep
 
     values = view.sweep_values(parameter, values_text)
     config = RunConfig(
-        dataset=benchmark, program=program, templates={"main": template} if template != DEFAULT_TEMPLATE else {},
+        dataset=benchmark, program=program,
+        templates={"main": version_to_run(ws, prompt, state.current_session_id())} if prompt is not None else {},
         retriever=retriever.kind if retriever else None, retriever_params=dict(retriever.params) if retriever else {},
         k=retriever.k if retriever else 5, model=model.spec, params=model.params, sample=sample, seed=seed,
         options=view.sweep_options(parameter, demonstrations, shots),

@@ -15,7 +15,6 @@ from playground.app import state
 from playground.app import components as ui
 from playground.app.views import runs as view
 
-DEFAULT_TEMPLATE = "(the program's default)"
 PROGRAM_PICKED_KEY = "_runs_program_picked"
 
 
@@ -37,7 +36,6 @@ def _benchmark_questions(ws, benchmark: str):
 def _launch_form(ws, benchmark: str) -> None:
     from playground.app.components.options import program_options_form
     from playground.programs.registry import PROGRAMS
-    from playground.prompts.library import list_templates
     from playground.runs.config import RunConfig
     from playground.runs.execute import start_run
     from playground.runs.plan import Execution
@@ -46,19 +44,16 @@ def _launch_form(ws, benchmark: str) -> None:
     with st.expander("Launch a run", expanded=True):
         ui.show_text(f"Benchmark {benchmark} · {len(questions)} questions", muted=True)
         left, right = st.columns(2)
-        try:
-            templates = ui.answer_templates(list_templates())
-        except PlaygroundError as error:
-            ui.show_error(error, "Templates")
-            templates = {}
-        template = right.selectbox("Template", [DEFAULT_TEMPLATE] + list(templates), key="runs_template",
-                                   on_change=_template_changed)
-        fitting = view.program_for_template(templates.get(template))
+        with right:
+            prompt = ui.prompt_picker(ws, "runs_template", label="Prompt", program_default=True,
+                                      on_change=_template_changed)
+        chosen = prompt.template if prompt is not None else None
+        fitting = view.program_for_template(chosen)
         if fitting and not st.session_state.get(PROGRAM_PICKED_KEY):
             st.session_state["runs_program"] = fitting
         program = left.selectbox("Program", sorted(PROGRAMS), key="runs_program", on_change=_program_picked,
                                  format_func=lambda name: f"{name}: {PROGRAMS[name].description}")
-        misfit = view.template_program_misfit(templates.get(template), PROGRAMS[program])
+        misfit = view.template_program_misfit(chosen, PROGRAMS[program])
         if misfit:
             st.warning(ui.md_escape(misfit), icon=":material/warning:")
         retriever = ui.retriever_selector("runs_retriever", allow_none=False, default_kind="bm25", default_k=3) \
@@ -81,8 +76,12 @@ def _launch_form(ws, benchmark: str) -> None:
                                                help="Longest wait for one answer from a remote server")
         if not st.button("Start run", key="runs_start", type="primary", disabled=model is None or not questions):
             return
+    from playground.app.views.prompts import version_to_run
+
+    session_id = state.current_session_id()
+    templates = {"main": version_to_run(ws, prompt, session_id)} if prompt is not None else {}
     config = RunConfig(
-        dataset=benchmark, program=program, templates={"main": template} if template != DEFAULT_TEMPLATE else {},
+        dataset=benchmark, program=program, templates=templates,
         retriever=retriever.kind if retriever else None, retriever_params=dict(retriever.params) if retriever else {},
         k=retriever.k if retriever else 5, model=model.spec, params=model.params, sample=int(sample), seed=int(seed),
         use_cache=use_cache, options=options,
@@ -92,7 +91,7 @@ def _launch_form(ws, benchmark: str) -> None:
     summary = None
     with ui.errors_as_messages("Run"):
         summary = start_run(ws, config, use_cache=use_cache, label=label.strip() or None,
-                            session_id=state.current_session_id(), execution=execution, detach=True,
+                            session_id=session_id, execution=execution, detach=True,
                             api_keys=state.api_keys())
     if summary is not None:
         st.session_state["runs_open"] = summary.run_id
@@ -134,6 +133,29 @@ def _run_list(ws) -> list[dict]:
     return runs
 
 
+def _prompt_that_ran(ws, run: dict) -> None:
+    """Which prompt version each of the run's template roles used, with its diff against its parent (or the
+    starter of its name) and a link that opens it in the Playground's editor."""
+    from playground.app.views.prompts import parent_text, version_label
+    from playground.store.prompts import get_prompt_version
+
+    for role, version_id in ((run.get("config") or {}).get("prompt_versions") or {}).items():
+        try:
+            version = get_prompt_version(ws, version_id)
+        except PlaygroundError as error:
+            ui.show_text(f"Prompt ({role}): {version_id} ({error})", muted=True)
+            continue
+        ui.show_text(f"Prompt ({role}): {version_label(version)}", css_class="pg-run-prompt")
+        parent = parent_text(ws, version)
+        with st.expander(f"Its text and what changed ({'against ' + parent[0] if parent else 'no parent'})"):
+            if parent:
+                ui.show_prompt_diff(parent[1], version["content"], parent[0], f"ran {version['id'][:8]}")
+            else:
+                st.code(version["content"], language=None, wrap_lines=True)
+            ui.page_link("playground", "Open it in the Playground", template=version["template"],
+                         version=version["id"])
+
+
 def _open_run(ws, runs: list[dict]) -> None:
     from playground.store.datasets import load_questions
     from playground.store.runs import get_results
@@ -156,6 +178,7 @@ def _open_run(ws, runs: list[dict]) -> None:
 
     settings = view.run_settings(run.get("config") or {})
     ui.show_text(run.get("label") or run_id, css_class="pg-run-head", strong=True)
+    _prompt_that_ran(ws, run)
     ui.follow_runs({run.get("label") or run_id: run_id}, key="runs", while_running=_latest_answers)
     ui.show_scores(run.get("metrics"))
     with st.expander("Settings"):

@@ -27,37 +27,49 @@ DEFAULT_RETRIEVERS = ["bm25", None, "bm25", "bm25"]
 
 
 def template_options(ws) -> dict[str, object]:
-    """Answer templates by name, then every saved version of one as NAME@ID (newest first); judge templates and
-    their versions are not offered: they judge answers, they do not answer."""
-    from playground.prompts.library import list_templates
-    from playground.prompts.template import Template
-    from playground.store.prompts import list_prompt_versions
+    """The prompt picker's choices by key (the editor's text, saved versions as NAME@ID with their messages, the
+    templates); judge templates are not offered: they judge answers, they do not answer."""
+    from playground.app.views.prompts import prompt_choices
 
-    options = dict(ui.answer_templates(list_templates()))
-    for row in list_prompt_versions(ws):
-        template = Template.from_text(row["content"], name=row["template"])
-        if ui.templates.is_answer_template(template):
-            options[f"{row['template']}@{row['id']}"] = template
-    return options
+    return {choice.key: choice for choice in prompt_choices(ws, state.current_session_id())}
+
+
+def _variant_base(ws, choice):
+    """The template the editor's text was edited from (its saved version), so a run records it as the parent."""
+    from playground import PlaygroundError
+    from playground.prompts.library import load_template
+
+    if choice.kind != "editor" or not choice.base_version:
+        return None
+    try:
+        return load_template(f"{choice.template.name}@{choice.base_version}", ws)
+    except PlaygroundError:
+        return None
 
 
 def variant_column(index: int, column, templates: dict, corpus) -> ui.Variant | None:
-    """One variant's settings in its column; None when its model spec is invalid."""
+    """One variant's settings in its column; None when its model spec is invalid. Variant A starts from the
+    editor's text; the others from a starter each, labelled as such."""
+    from playground.app.views.prompts import default_choice
+
     label = ui.variant_label(index)
     with column:
         st.subheader(f"Variant {label}")
         names = list(templates)
         template_key = f"sbs_{index}_template"
         if st.session_state.get(template_key) not in templates:
-            default = DEFAULT_TEMPLATES[index % len(DEFAULT_TEMPLATES)]
+            default = default_choice(list(templates.values())) if index == 0 else \
+                DEFAULT_TEMPLATES[index % len(DEFAULT_TEMPLATES)]
             st.session_state[template_key] = default if default in templates else names[0]
-        name = st.selectbox("Template (starter or saved version)", names, key=template_key)
+        name = st.selectbox("Prompt", names, key=template_key, format_func=lambda key: templates[key].label)
         default_kind = DEFAULT_RETRIEVERS[index % len(DEFAULT_RETRIEVERS)] if corpus else None
         retriever = ui.retriever_selector(f"sbs_{index}_retriever", default_kind=default_kind, default_k=3)
         model = ui.model_selector(f"sbs_{index}_model", compact=True)
     if model is None:
         return None
-    return ui.Variant(template=templates[name], retriever=retriever, model=model)
+    choice = templates[name]
+    return ui.Variant(template=choice.template, retriever=retriever, model=model,
+                      base=_variant_base(state.workspace(), choice))
 
 
 def settings_table(variants: list[ui.Variant]) -> list[str]:
