@@ -24,7 +24,8 @@ def register(subparsers, common) -> None:
 
     templates = subparsers.add_parser("templates", parents=[common], help="list templates and their saved versions")
     actions = templates.add_subparsers(dest="templates_action", metavar="ACTION")
-    listing = actions.add_parser("list", parents=[common], help="the starter templates")
+    listing = actions.add_parser("list", parents=[common],
+                                 help="the starter templates and your own (templates/NAME.jinja beside the workspace)")
     listing.set_defaults(handler=cmd_templates_list)
     versions = actions.add_parser("versions", parents=[common], help="prompt versions saved in the workspace")
     versions.add_argument("name", nargs="?", help="only this template's versions")
@@ -89,14 +90,20 @@ def cmd_render(args) -> int:
 
 
 def cmd_templates_list(args) -> int:
-    from playground.prompts.library import list_templates
+    from playground.config import workspace_path
+    from playground.prompts.library import is_starter, list_templates
 
-    templates = list_templates()
-    payload = [{"name": t.name, "description": t.description, "technique": t.technique,
+    if workspace_path(args.db).exists():
+        with workspace_for(args, create=False) as workspace:
+            templates = list_templates(workspace)
+    else:
+        templates = list_templates()
+    origins = {t.name: "starter" if is_starter(t) else "own" for t in templates}
+    payload = [{"name": t.name, "origin": origins[t.name], "description": t.description, "technique": t.technique,
                 "answer_format": t.answer_format, "variables": t.variables, "path": t.path} for t in templates]
     width = max((len(t.name) for t in templates), default=4)
-    text = "\n".join(f"{t.name:<{width}}  {t.answer_format:<6}  {', '.join(t.variables):<28}  {t.description}"
-                     for t in templates) or "no templates"
+    text = "\n".join(f"{t.name:<{width}}  {origins[t.name]:<7}  {t.answer_format:<6}  {', '.join(t.variables):<28}  "
+                     f"{t.description}" for t in templates) or "no templates"
     emit(args, payload, text)
     return 0
 

@@ -40,7 +40,7 @@ def list_own_templates(workspace, problems: Optional[list[str]] = None) -> list[
             template = Template.from_file(path)
         except TemplateError as error:
             if problems is not None:
-                problems.append(str(error))
+                problems.append(f"{path}: {error}")
             continue
         if template.name != path.stem:  # the file name is the name a run refers to
             template = template.with_changes(name=path.stem)

@@ -7,11 +7,12 @@ import time
 
 from streamlit.testing.v1 import AppTest
 
+from playground.app.components.prompt_picker import PROGRAM_DEFAULT
 from playground.runs.execute import start_run
 from playground.store import open_workspace
 from playground.store.runs import get_results, get_run, list_runs
 from tests.conftest import tiny_dataset
-from tests.app.conftest import page_test, run_config
+from tests.app.conftest import html_block, page_test, run_config
 
 
 def _column(table, name: str) -> list:
@@ -71,6 +72,7 @@ def test_launching_a_run_from_the_page_hands_it_to_a_worker_that_finishes_it(run
     before = {run["id"] for run in list_runs(open_workspace(runs_env["path"]))}
     at = page_test("runs")
     at.run()
+    at.selectbox(key="runs_template").set_value(PROGRAM_DEFAULT)
     at.selectbox(key="runs_program").set_value("direct")
     at.number_input(key="runs_model_max_tokens").set_value(8)
     at.number_input(key="runs_sample").set_value(3)
@@ -178,3 +180,35 @@ def test_a_running_job_is_followed_stopped_and_resumed_from_the_page(app_workspa
         assert len(server.requests) == 18  # the resumed worker answered only the missing questions
     finally:
         server.close()
+
+
+def test_the_run_started_after_restoring_v1_runs_v1_and_says_so(app_workspace):
+    """The prompt picker defaults to the text the editor holds (here: v1, restored), never silently a starter;
+    the run records v1's id and its page names the version with its message."""
+    from playground.prompts.library import load_template
+    from playground.store.drafts import save_draft
+    from playground.store.prompts import save_prompt_version
+    from playground.store.sessions import current_session
+
+    starter = load_template("rag-short-answer")
+    v1 = starter.with_changes(user="Question: {{ question }}\nAnswer:")
+    v1_id = save_prompt_version(app_workspace, v1, message="v1: no passages")
+    save_prompt_version(app_workspace, starter.with_changes(user="Q: {{ question }}"), message="v2")
+    save_draft(app_workspace, current_session(app_workspace)["id"], "rag-short-answer", v1.content, v1_id)
+
+    at = page_test("runs").run()
+    assert not at.exception, at.exception
+    picker = at.selectbox(key="runs_template")
+    assert picker.value == f"rag-short-answer@{v1_id}"
+    assert "v1: no passages" in picker.format_func(picker.value)
+    at.selectbox(key="runs_program").set_value("direct")
+    at.number_input(key="runs_model_max_tokens").set_value(4)
+    at.number_input(key="runs_sample").set_value(1)
+    at.button(key="runs_start").click().run()
+    assert not at.exception, at.exception
+    run = _until_finished(app_workspace, list_runs(app_workspace)[0]["id"])
+    assert run["status"] == "done"
+    assert run["config"]["prompt_versions"]["main"] == v1_id
+    at.run()
+    shown = html_block(at, "pg-run-prompt")
+    assert shown.startswith("Prompt (main): rag-short-answer · v1: no passages · ") and v1_id[:8] in shown

@@ -179,15 +179,15 @@ def test_enter_in_the_editor_inserts_a_newline(page, app_url):
 
 def test_runs_page_picks_the_program_from_the_template_and_offers_no_judge_template(page, app_url):
     open_page(page, app_url + "/runs", "Runs")
-    page.get_by_label("Template", exact=True).click()
+    page.get_by_label("Prompt", exact=True).click()
     options = page.get_by_role("option").all_inner_texts()
     assert options and not any(o.startswith("judge-") for o in options)
-    page.get_by_role("option", name="rag-short-answer", exact=True).click()
+    page.get_by_role("option", name=re.compile(r"^rag-short-answer \(starter\)")).click()
     wait_until_idle(page)
     expect(page.get_by_label("Program", exact=True)).to_have_value(re.compile("^rag"))
     choose(page, "Program", "direct")
     page.get_by_text(re.compile(r"reads `?passages`?, but program direct retrieves none")).wait_for()
-    choose(page, "Template", "direct-short-answer")
+    choose(page, "Prompt", "direct-short-answer (starter)")
     expect(page.get_by_label("Program", exact=True)).to_have_value(re.compile("^direct"))
 
 

@@ -150,6 +150,12 @@ def _editor_templates(ws) -> dict:
 def template_picker(ws):
     """The template the editor holds (a starter, your own, or one only saved as versions); picking another loads it,
     with the session's unsaved text of it."""
+    from playground.prompts.own_templates import list_own_templates
+
+    problems: list[str] = []
+    list_own_templates(ws, problems)
+    for problem in problems:
+        st.warning(ui.md_escape(f"Left out: {problem}"), icon=":material/warning:")
     templates = _editor_templates(ws)
     if not templates:
         st.error("No templates found: the package's starters are missing.")
