@@ -11,7 +11,6 @@ from playground.store import open_workspace
 from playground.store.datasets import save_dataset
 from playground.store.prompts import list_prompt_versions
 from playground.store.runs import get_run
-from tests.conftest import tiny_dataset
 from tests.e2e.conftest import warm
 from tests.e2e.helpers import go_to, open_page, set_text, wait_until_idle
 
@@ -23,13 +22,15 @@ PROMPT = '[data-testid="stCode"]'
 
 @pytest.fixture(scope="module")
 def fresh_app(tmp_path_factory, browser_context):
-    """(url, db): an app of its own over a new workspace with the tiny benchmark (no drafts, no versions)."""
-    from tests.e2e.servers import app_server
+    """(url, db): an app of its own over a new workspace with the tiny benchmark (no drafts, no versions), its
+    passages as long as a reference manual's sections (about 2,000 characters)."""
+    from tests.e2e.servers import app_server, tiny_with
 
     root = tmp_path_factory.mktemp("e2e-prompt")
     db = root / "sessions" / "playground.db"
     workspace = open_workspace(db)
-    save_dataset(workspace, "tiny", tiny_dataset())
+    filler = " It is described at length in the guide, street by street and season by season." * 25
+    save_dataset(workspace, "tiny", tiny_with(lambda kind: filler if kind == "passage" else ""))
     workspace.close()
     with app_server(db, root / "streamlit.log") as url:
         warm(browser_context, url)
@@ -93,3 +94,17 @@ def test_the_run_started_from_runs_after_restoring_v1_records_v1(page, fresh_app
     prompt = page.locator(PROMPT).first.inner_text()
     assert "v1-marker" in prompt and "v2-marker" not in prompt
     ws.close()
+
+
+def test_the_run_button_sits_under_the_editor_at_1400_by_900(page, fresh_app):
+    """With three full passages in the rendered prompt, Run is still within reach of the editor (it was about
+    4,700 px down the page, under the passages)."""
+    url, _ = fresh_app
+    page.set_viewport_size({"width": 1400, "height": 900})
+    open_page(page, url + "/", "Playground")
+    user_editor = page.frame_locator(f"{ACE} >> nth=1").locator(".ace_content")
+    run = page.get_by_role("button", name="Run", exact=True)
+    editor_box = page.locator(ACE).nth(1).bounding_box()
+    run_box = run.bounding_box()
+    assert user_editor.is_visible()
+    assert run_box["y"] - (editor_box["y"] + editor_box["height"]) < 900, (editor_box, run_box)
