@@ -137,9 +137,9 @@ def _stored_evaluation(ws, runs: dict) -> None:
     first = next(iter(runs.values()))
     session = get_session(ws, first["session_id"])["name"] if first.get("session_id") else "none"
     spec = first["metrics"].get("interval") or {}
-    st.caption(ui.md_escape(f"{first['metrics'].get('n')} question(s) with gold passages at k={first['config']['k']}, "
-                            f"stored as retrieval runs in session {session} (listed under Saved retrieval runs; "
-                            "`playground compare RUN_A RUN_B` pairs two)"))
+    st.caption(f"{first['metrics'].get('n')} question(s) with gold passages at k={first['config']['k']}, stored as "
+               f"retrieval runs in session {ui.md_escape(session)} (listed under Saved retrieval runs; "
+               "`playground compare RUN_A RUN_B` pairs two)")
     st.table(pd.DataFrame(view.run_rows(runs)).set_index("retriever"))
     st.caption(f"{spec.get('level', 0.95):.0%} intervals: {spec.get('method', 'percentile bootstrap')}, "
                f"{spec.get('resamples', 2000)} resamples, seed {spec.get('seed', 0)}. The same numbers from the CLI:")
