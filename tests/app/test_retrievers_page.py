@@ -12,7 +12,7 @@ from playground.cli import main
 from playground.retrieval.index import open_retriever
 from playground.store import open_workspace
 from playground.store.retrieval_runs import delete_retrieval_run, get_retrieval_results, list_retrieval_runs
-from playground.store.sessions import current_session
+from playground.store.sessions import current_session, export_session
 from tests.app.conftest import page_test
 from tests.conftest import TINY_QUESTIONS
 
@@ -93,7 +93,12 @@ def test_a_sample_is_evaluated_and_stored_as_eval_retrieval_does(app_workspace, 
     assert ranks[0][0] == (str(expected_rank) if expected_rank else "-")
     assert overlap["data"][0]["z"][0][0] == pytest.approx(1.0)  # a retriever shares all its top-k with itself
     assert any("pg-card" in h.value for h in at.html)  # the opened question's ranked lists
+    # stored runs travel with the session's export and pair in `playground compare`
+    assert {run["id"] for run in export_session(ws, session)["retrieval_runs"]} == {run["id"] for run in runs.values()}
     ws.close()
+    capsys.readouterr()
+    assert main(["compare", runs["bm25"]["id"], runs["bm25-rank"]["id"], "--db", str(app_workspace.path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 6  # the six sampled questions, paired
 
 
 def test_a_deleted_evaluation_is_no_longer_shown(app_workspace):
