@@ -81,11 +81,13 @@ def _evaluate(ws, benchmark: str, corpus: str, kinds: list[str], k: int, size: i
               questions_by_id: dict) -> dict:
     """Each retriever evaluated and stored as `playground eval-retrieval` does it, then the stored sample searched
     once more at depth MAX_K for the recall curves and gold ranks (a stored run ranks only its top k)."""
+    from playground.store.retrieval_runs import get_retrieval_run
+
     bar = st.progress(0.0, text="Evaluating")
     run_ids = view.evaluate_sample(ws, benchmark, kinds, k, size, seed, state.current_session_id(),
                                    on_progress=lambda share, text: bar.progress(share / 2, text=f"Evaluating {text}"))
-    stored = view.stored_runs(ws, run_ids) or {}
-    chosen = [questions_by_id[qid] for qid in next(iter(stored.values()))["config"]["question_ids"]]
+    sampled = get_retrieval_run(ws, next(iter(run_ids.values())))["config"]["question_ids"]
+    chosen = [questions_by_id[qid] for qid in sampled]
 
     def on_curves(done: int, total: int, message: str = "") -> None:
         bar.progress(0.5 + (done / total if total else 0.0) / 2,
@@ -132,10 +134,14 @@ def _stored_evaluation(ws, runs: dict) -> None:
     """The stored runs' metrics with intervals, as `playground eval-retrieval` prints them, and its command lines."""
     import pandas as pd
 
+    from playground import PlaygroundError
     from playground.store.sessions import get_session
 
     first = next(iter(runs.values()))
-    session = get_session(ws, first["session_id"])["name"] if first.get("session_id") else "none"
+    try:
+        session = get_session(ws, first["session_id"])["name"]
+    except PlaygroundError:  # stored without a session, or its session is gone
+        session = str(first.get("session_id") or "none")
     spec = first["metrics"].get("interval") or {}
     st.caption(f"{first['metrics'].get('n')} question(s) with gold passages at k={first['config']['k']}, stored as "
                f"retrieval runs in session {ui.md_escape(session)} (listed under Saved retrieval runs; "
