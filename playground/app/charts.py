@@ -22,9 +22,27 @@ RUN_COLOURS = ("#1f77b4", "#ff7f0e")
 INDENT = "\u00a0\u00a0"  # non-breaking spaces: plotly keeps them in axis labels
 
 
+# A horizontal legend goes under the x axis by default, on its title and tick labels: it sits above the plot area
+# instead, in a band of the top margin below the title.
+TITLE = {"x": 0, "xref": "container", "xanchor": "left", "y": 1, "yref": "container", "yanchor": "top",
+         "pad": {"l": 10, "t": 12}}
+LEGEND = {"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"}
+TOP_MARGIN, LEGEND_BAND = 50, 30
+
+
+def _shows_legend(figure: go.Figure, extra: Mapping) -> bool:
+    """Whether plotly draws a legend: asked for, or more than one trace that does not hide itself from it."""
+    if "showlegend" in extra:
+        return bool(extra["showlegend"])
+    return sum(1 for trace in figure.data if trace.showlegend is not False) > 1
+
+
 def _layout(figure: go.Figure, title: str, **extra) -> go.Figure:
-    figure.update_layout(title=title, margin={"l": 10, "r": 10, "t": 50, "b": 10}, legend={"orientation": "h"},
-                         **extra)
+    band = LEGEND_BAND if _shows_legend(figure, extra) else 0
+    if band and "height" in extra:
+        extra["height"] += band
+    figure.update_layout(title={**TITLE, "text": title}, legend=LEGEND,
+                         margin={"l": 10, "r": 10, "t": TOP_MARGIN + band, "b": 10}, **extra)
     return figure
 
 

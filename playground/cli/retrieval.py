@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from playground import PlaygroundError
 from playground.cli.output import emit, open_workspace_for, progress_bar
 from playground.retrieval.registry import RETRIEVER_KINDS
@@ -83,7 +85,7 @@ def cmd_retrieve(args) -> int:
 
 
 def cmd_eval_retrieval(args) -> int:
-    from playground.evaluation.retrieval import evaluate_retriever
+    from playground.evaluation.retrieval import evaluate_retriever, metric_cell
     from playground.store.sessions import current_session
 
     workspace = open_workspace_for(args, create=False)
@@ -94,10 +96,7 @@ def cmd_eval_retrieval(args) -> int:
                                     session_id=None if args.no_store else current_session(workspace)["id"])
     finally:
         close()
-    def cell(name: str) -> str:
-        interval = result["intervals"].get(f"{name}@k")
-        return f"{result[f'{name}@k']:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
-
+    cell = partial(metric_cell, result)
     spec = result["interval"]
     text = (f"{args.retriever} on {args.dataset} (n={result['n']}, k={args.k}): recall@{args.k} {cell('recall')}  "
             f"mrr@{args.k} {cell('mrr')}  ndcg@{args.k} {cell('ndcg')}  "

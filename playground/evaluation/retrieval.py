@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Optional
+from typing import Mapping, Optional
 
 import numpy as np
 
@@ -49,6 +49,13 @@ def gold_ranks(ranked_ids: list[str], gold_ids: list[str]) -> dict[str, Optional
     """Each gold passage's 1-based rank in the ranking, None when it was not retrieved."""
     ranks = {pid: rank for rank, pid in reversed(list(enumerate(dict.fromkeys(ranked_ids), 1)))}
     return {gold: ranks.get(gold) for gold in gold_ids}
+
+
+def metric_cell(result: Mapping, name: str) -> str:
+    """A mean with its 95% interval as `eval-retrieval` prints it, "0.833 [0.500, 1.000]" (no interval under two
+    questions); the CLI and the Retrievers page both print with it, so their numbers read the same."""
+    interval = (result.get("intervals") or {}).get(f"{name}@k")
+    return f"{result[f'{name}@k']:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
 
 
 def evaluate_retriever(workspace, dataset: str, kind: str, k: int, sample: Optional[int], seed: int,

@@ -113,3 +113,15 @@ def test_the_chart_module_does_not_import_streamlit():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("figure", [
+    charts.recall_at_k_figure({"bm25": [0.2, 0.5], "dense": [0.4, 0.6]}),
+    charts.waterfall_figure(SPANS),
+    charts.metric_means_figure([{"metric": "em", "run": "A", "mean": 0.5}, {"metric": "em", "run": "B", "mean": 0.7}]),
+], ids=["recall", "waterfall", "means"])
+def test_a_legend_sits_above_the_plot_not_on_the_axis_labels(figure):
+    legend = figure.layout.legend
+    assert legend.yanchor == "bottom" and legend.y >= 1  # plotly's default puts a horizontal legend under the x axis
+    assert figure.layout.title.yref == "container" and figure.layout.title.y == 1  # the title keeps the top line
+    assert figure.layout.margin.t >= charts.TOP_MARGIN + charts.LEGEND_BAND  # room for both above the plot

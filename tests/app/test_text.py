@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from playground.app.components.text import highlight_html, md_escape, passage_card_html, query_terms, text_html
+from playground.app.components.text import STYLE, highlight_html, md_escape, passage_card_html, query_terms, text_html
 
 BEACON = "![x](http://127.0.0.1:9/beacon.png) [click](http://127.0.0.1:9/) <img src=x onerror=alert(1)> # Title"
 
@@ -57,3 +57,16 @@ def test_a_run_link_resolves_to_its_copy_after_an_import(private_runs_env):
         assert resolve_session_link(ws, source["id"]) == source["id"]
     finally:
         ws.close()
+
+
+def test_a_long_passage_opens_to_all_of_it_and_a_short_one_is_shown_whole():
+    words = " ".join(f"word{index}" for index in range(200)) + " the Seine END"
+    card = passage_card_html({"id": "p1", "title": "Long", "text": words, "rank": 1, "score": 2.0}, gold=False,
+                             terms=["seine"], note="also found by bm25-rank, dense, faiss-hnsw")
+    body = card.split("<div class='pg-body'>")[1]
+    assert "<details class='pg-more'>" in body and f"show all {len(words)} characters" in body
+    assert "<mark>Seine</mark> END" in body.split("</summary>")[1]  # every word of it, the last ones too
+    assert body.split("</summary>")[0].count("word") < 100  # closed, a few lines of it
+    assert "text-overflow: ellipsis" not in STYLE.split(".pg-head")[1].split("}")[0]  # the head wraps, not cut
+    short = passage_card_html({"id": "p2", "text": "Short text.", "rank": 2}, gold=False)
+    assert "<details" not in short and "Short text." in short

@@ -22,9 +22,13 @@ STYLE = """<style>
   border-left: 5px solid #d0d7de; border-radius: 4px; padding: 4px 8px; overflow: hidden;}
 .pg-card.pg-gold {border-left-color: #1a7f37;}
 .pg-card .pg-rank {grid-row: span 2; font-weight: 700; font-size: 1.1rem; color: #444;}
-.pg-card .pg-head {font-size: 0.85rem; white-space: nowrap; overflow: hidden; text-overflow: ellipsis;}
-.pg-card .pg-body {font-size: 0.85rem; white-space: pre-wrap; word-break: break-word; max-height: 9.5em;
-  overflow: hidden;}
+.pg-card .pg-head {font-size: 0.85rem; overflow-wrap: anywhere;}
+.pg-card .pg-body {font-size: 0.85rem; white-space: pre-wrap; word-break: break-word;}
+.pg-card .pg-more summary {cursor: pointer; list-style: none;}
+.pg-card .pg-more summary::-webkit-details-marker {display: none;}
+.pg-card .pg-toggle {display: block; color: #0969da; font-size: 0.8rem;}
+.pg-card .pg-more[open] .pg-preview, .pg-card .pg-more[open] .pg-all, .pg-card .pg-more:not([open]) .pg-less
+  {display: none;}
 .pg-card .pg-id {font-family: monospace; padding: 0 4px; border-radius: 6px; background: #eee;}
 .pg-card .pg-goldmark {color: #1a7f37; font-weight: 700;}
 .pg-card mark {background: #fff3a3; padding: 0;}
@@ -83,13 +87,27 @@ def highlight_html(text, terms: Iterable[str]) -> str:
     return "".join(parts)
 
 
+PREVIEW_CHARS = 200  # about five lines of a card in a third of a 1400-pixel page
+
+
+def passage_body_html(text: str, terms: Iterable[str], preview_chars: int = PREVIEW_CHARS) -> str:
+    """A passage's text with query terms marked; a long one shows its first few lines and opens to all of it (a
+    <details>, so no script is needed)."""
+    terms = list(terms)
+    if len(text) <= preview_chars:
+        return highlight_html(text, terms)
+    cut = text.rfind(" ", 0, preview_chars)
+    preview = text[:cut if cut > preview_chars // 2 else preview_chars].rstrip()
+    return (f"<details class='pg-more'><summary><span class='pg-preview'>{highlight_html(preview, terms)} …</span>"
+            f"<span class='pg-toggle pg-all'>show all {len(text)} characters</span>"
+            f"<span class='pg-toggle pg-less'>show less</span></summary>{highlight_html(text, terms)}</details>")
+
+
 def passage_card_html(passage: Mapping, gold: bool, terms: Iterable[str] = (), colour: Optional[str] = None,
-                      note: str = "", max_chars: int = 600) -> str:
+                      note: str = "") -> str:
     """One passage as a fixed-layout card: rank, id, title, retriever score, gold mark, text with query terms
-    marked; everything stored is escaped, so a passage cannot break the card or the page."""
-    text = str(passage.get("text") or "")
-    if len(text) > max_chars:
-        text = text[:max_chars] + " ..."
+    marked; everything stored is escaped, so a passage cannot break the card or the page. The head wraps rather
+    than cutting the score and note off in a narrow column."""
     score = passage.get("score")
     score_text = f" · score {float(score):.3f}" if isinstance(score, (int, float)) and score == score else ""
     badge = f" style='background:{html.escape(colour)}'" if colour else ""
@@ -102,7 +120,7 @@ def passage_card_html(passage: Mapping, gold: bool, terms: Iterable[str] = (), c
         f"<span class='pg-id'{badge}>{text_html(passage.get('id'))}</span> "
         f"<b>{highlight_html(passage.get('title') or '', terms)}</b>{score_text}"
         f"{' · ' + text_html(note) if note else ''}</div>"
-        f"<div class='pg-body'>{highlight_html(text, terms)}</div></div>"
+        f"<div class='pg-body'>{passage_body_html(str(passage.get('text') or ''), terms)}</div></div>"
     )
 
 

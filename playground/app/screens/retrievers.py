@@ -1,5 +1,7 @@
 """Retrievers: one query against two to four retrievers side by side (gold passages marked, passages found by
-several retrievers share a colour), and over a seeded sample, recall@k for k = 1..20 and search latency."""
+several retrievers share a colour), and over a seeded sample each retriever evaluated as `playground eval-retrieval`
+evaluates it (recall, MRR and nDCG at k with intervals, stored as retrieval runs), recall@k for k = 1..20 and
+search latency."""
 
 from __future__ import annotations
 
@@ -75,9 +77,28 @@ def _side_by_side(ws, corpus: str, kinds: list[str], query: str, k: int, gold_id
                       {label: found["ms"] for label, found in searches.items()})
 
 
-def _sample_evaluation(ws, benchmark: str, corpus: str, kinds: list[str], questions: list) -> None:
-    from playground.data.sampling import sample_questions
+def _evaluate(ws, benchmark: str, corpus: str, kinds: list[str], k: int, size: int, seed: int,
+              questions_by_id: dict) -> dict:
+    """Each retriever evaluated and stored as `playground eval-retrieval` does it, then the stored sample searched
+    once more at depth MAX_K for the recall curves and gold ranks (a stored run ranks only its top k)."""
+    from playground.store.retrieval_runs import get_retrieval_run
 
+    bar = st.progress(0.0, text="Evaluating")
+    run_ids = view.evaluate_sample(ws, benchmark, kinds, k, size, seed, state.current_session_id(),
+                                   on_progress=lambda share, text: bar.progress(share / 2, text=f"Evaluating {text}"))
+    sampled = get_retrieval_run(ws, next(iter(run_ids.values())))["config"]["question_ids"]
+    chosen = [questions_by_id[qid] for qid in sampled]
+
+    def on_curves(done: int, total: int, message: str = "") -> None:
+        bar.progress(0.5 + (done / total if total else 0.0) / 2,
+                     text=f"Recall@1..{view.MAX_K}: {done}/{total} {message}")
+
+    curves = view.recall_curves(_retrievers(ws, corpus, kinds), chosen, view.MAX_K, on_progress=on_curves)
+    bar.empty()
+    return {"runs": run_ids, "curves": curves}
+
+
+def _sample_evaluation(ws, benchmark: str, corpus: str, kinds: list[str], k: int, questions: list) -> None:
     st.subheader("Over a sample")
     with_gold = [q for q in questions if q.gold_passage_ids]
     if not with_gold:
@@ -86,32 +107,49 @@ def _sample_evaluation(ws, benchmark: str, corpus: str, kinds: list[str], questi
     columns = st.columns(3)
     size = columns[0].number_input("Sample size", 1, len(with_gold), min(50, len(with_gold)), key="retrievers_sample")
     seed = columns[1].number_input("Seed", 0, 2**31 - 1, 0, key="retrievers_seed")
-    request = (benchmark, corpus, tuple(kinds), int(size), int(seed))
+    request = (benchmark, corpus, tuple(kinds), k, int(size), int(seed))
     columns[2].write("")
+    questions_by_id = {q.id: q for q in with_gold}
     if columns[2].button("Evaluate", key="retrievers_evaluate"):
-        chosen = sample_questions(with_gold, int(size), int(seed))
         with ui.errors_as_messages("Evaluation"):
-            retrievers = _retrievers(ws, corpus, kinds)
-            bar = st.progress(0.0, text="Evaluating")
-
-            def on_progress(done: int, total: int, message: str = "") -> None:
-                bar.progress(done / total if total else 0.0, text=f"Evaluating: {done}/{total} {message}")
-
-            curves = view.recall_curves(retrievers, chosen, view.MAX_K, on_progress=on_progress)
-            bar.empty()
-            st.session_state["retrievers_curves"] = (request, curves)
-    held = st.session_state.get("retrievers_curves")
-    if not held or held[0] != request:
-        st.caption(f"Evaluate recall@1..{view.MAX_K} of each retriever on {int(size)} sampled question(s).")
+            evaluation = _evaluate(ws, benchmark, corpus, kinds, k, int(size), int(seed), questions_by_id)
+            st.session_state["retrievers_evaluation"] = (request, evaluation)
+    held = st.session_state.get("retrievers_evaluation")
+    runs = view.stored_runs(ws, held[1]["runs"]) if held and held[0] == request else None
+    if not runs:
+        st.caption(f"Evaluate recall, MRR and nDCG at k={k} of each retriever on {int(size)} sampled question(s), "
+                   "as `playground eval-retrieval` does: each retriever's evaluation is stored as a retrieval run in "
+                   f"the current session; recall@1..{view.MAX_K} is drawn as a curve.")
         return
-    curves = held[1]
-    st.caption(f"{curves['n']} question(s) with gold passages, each searched once at depth {view.MAX_K}")
+    curves = held[1]["curves"]
+    _stored_evaluation(ws, runs)
     left, right = st.columns(2)
     left.plotly_chart(charts.recall_at_k_figure(curves["recall"], curves["ks"]), key="retrievers_recall")
-    right.plotly_chart(charts.latency_figure(curves["latency_ms"]), key="retrievers_latency")
-    st.dataframe(view.curve_summary(curves), hide_index=True, key="retrievers_summary")
+    right.plotly_chart(charts.latency_figure(view.run_latencies(runs)), key="retrievers_latency")
     if curves.get("ranked"):
-        _per_question(ws, corpus, curves, questions_by_id={q.id: q for q in with_gold})
+        _per_question(ws, corpus, curves, questions_by_id=questions_by_id)
+
+
+def _stored_evaluation(ws, runs: dict) -> None:
+    """The stored runs' metrics with intervals, as `playground eval-retrieval` prints them, and its command lines."""
+    import pandas as pd
+
+    from playground import PlaygroundError
+    from playground.store.sessions import get_session
+
+    first = next(iter(runs.values()))
+    try:
+        session = get_session(ws, first["session_id"])["name"]
+    except PlaygroundError:  # stored without a session, or its session is gone
+        session = str(first.get("session_id") or "none")
+    spec = first["metrics"].get("interval") or {}
+    st.caption(f"{first['metrics'].get('n')} question(s) with gold passages at k={first['config']['k']}, stored as "
+               f"retrieval runs in session {ui.md_escape(session)} (listed under Saved retrieval runs; "
+               "`playground compare RUN_A RUN_B` pairs two)")
+    st.table(pd.DataFrame(view.run_rows(runs)).set_index("retriever"))
+    st.caption(f"{spec.get('level', 0.95):.0%} intervals: {spec.get('method', 'percentile bootstrap')}, "
+               f"{spec.get('resamples', 2000)} resamples, seed {spec.get('seed', 0)}. The same numbers from the CLI:")
+    st.code(view.eval_commands(runs), language="bash")
 
 
 def _per_question(ws, corpus: str, curves: dict, questions_by_id: dict) -> None:
@@ -163,7 +201,7 @@ def render() -> None:
     st.caption(ui.md_escape(f"Corpus {corpus} · benchmark {benchmark} · default index parameters"))
     query, gold_ids = _query_inputs(questions)
     _side_by_side(ws, corpus, kinds, query, int(k), gold_ids)
-    _sample_evaluation(ws, benchmark, corpus, kinds, questions)
+    _sample_evaluation(ws, benchmark, corpus, kinds, int(k), questions)
     comparison_views.show_retrieval_runs(ws, benchmark)
 
 

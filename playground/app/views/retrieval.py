@@ -1,9 +1,10 @@
-"""The Retrievers page's data: one query against several retrievers, and recall@k curves over a sample."""
+"""The Retrievers page's data: one query against several retrievers, and over a sample each retriever evaluated
+as `playground eval-retrieval` evaluates it (stored as retrieval runs) with recall@k curves to depth 20."""
 
 from __future__ import annotations
 
 import time
-from typing import Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -66,9 +67,72 @@ def found_by(searches: Mapping[str, Mapping]) -> dict[str, list[str]]:
     return by_id
 
 
+def evaluate_sample(workspace, benchmark: str, kinds: Sequence[str], k: int, size: int, seed: int, session_id: str,
+                    on_progress: Optional[Callable[[float, str], None]] = None) -> dict[str, str]:
+    """Each retriever evaluated by the engine call `playground eval-retrieval` makes (the same sample, seed and k give
+    the same numbers) and stored as a retrieval run in `session_id`: {kind: run id}. on_progress(fraction, text)."""
+    from playground.evaluation.retrieval import evaluate_retriever
+
+    run_ids = {}
+    for index, kind in enumerate(kinds):
+        def step(done: int, total: int, message: str = "", index: int = index, kind: str = kind) -> None:
+            if on_progress is not None:
+                share = min(1.0, done / total) if total else 0.0
+                on_progress((index + share) / len(kinds), f"{kind} ({index + 1}/{len(kinds)}): {message} {done}/{total}")
+
+        result = evaluate_retriever(workspace, benchmark, kind, k, size, seed, on_progress=step, store=True,
+                                    session_id=session_id)
+        run_ids[kind] = result["run_id"]
+    return run_ids
+
+
+def stored_runs(workspace, run_ids: Mapping[str, str]) -> Optional[dict[str, dict]]:
+    """{kind: stored retrieval run with its per-question results}, or None once any of them has been deleted."""
+    from playground import PlaygroundError
+    from playground.store.retrieval_runs import get_retrieval_results, get_retrieval_run
+
+    try:
+        return {kind: {**get_retrieval_run(workspace, run_id), "results": get_retrieval_results(workspace, run_id)}
+                for kind, run_id in run_ids.items()}
+    except PlaygroundError:
+        return None
+
+
+def run_rows(runs: Mapping[str, Mapping]) -> list[dict]:
+    """A row per stored run: recall, MRR and nDCG at its k with 95% intervals, printed as `eval-retrieval` prints
+    them, and latency p50/p95."""
+    from playground.evaluation.retrieval import metric_cell
+
+    rows = []
+    for kind, run in runs.items():
+        metrics, k = run["metrics"], run["config"].get("k")
+        rows.append({"retriever": kind, "run": run["id"], "n": metrics.get("n"),
+                     f"recall@{k}": metric_cell(metrics, "recall"), f"MRR@{k}": metric_cell(metrics, "mrr"),
+                     f"nDCG@{k}": metric_cell(metrics, "ndcg"), "p50 ms": f"{metrics.get('p50_ms', 0.0):.2f}",
+                     "p95 ms": f"{metrics.get('p95_ms', 0.0):.2f}"})
+    return rows
+
+
+def run_latencies(runs: Mapping[str, Mapping]) -> dict[str, list[float]]:
+    """Each stored run's per-question search latency in ms, in sample order."""
+    return {kind: [float(row["latency_ms"]) for row in run["results"]] for kind, run in runs.items()}
+
+
+def eval_commands(runs: Mapping[str, Mapping]) -> str:
+    """The `playground eval-retrieval` command lines that give the same numbers as these stored runs."""
+    lines = []
+    for kind, run in runs.items():
+        config = run["config"]
+        sample = f" --sample {config['sample']}" if config.get("sample") is not None else ""
+        lines.append(f"playground eval-retrieval --dataset {config.get('dataset')} --retriever {kind} "
+                     f"-k {config.get('k')}{sample} --seed {config.get('seed')}")
+    return "\n".join(lines)
+
+
 def recall_curves(retrievers: Mapping[str, object], questions: Sequence, max_k: int = MAX_K,
                   on_progress: Optional[ProgressCallback] = None) -> dict:
-    """Search each question once per retriever at depth max_k; mean recall@k for k = 1..max_k and per-query ms.
+    """Search each question once per retriever at depth max_k: mean recall@k for k = 1..max_k, and each question's
+    ranked ids and scores (for the gold-rank map, the overlap and one question opened).
 
     Questions without gold passages are skipped (nothing to recall).
     """
@@ -77,18 +141,14 @@ def recall_curves(retrievers: Mapping[str, object], questions: Sequence, max_k: 
     scored = [q for q in questions if q.gold_passage_ids]
     ks = list(range(1, max_k + 1))
     recall: dict[str, list[float]] = {}
-    latency: dict[str, list[float]] = {}
     ranked_by: dict[str, dict[str, list[str]]] = {}
     scores_by: dict[str, dict[str, list[float]]] = {}
     total = len(scored) * len(retrievers)
     done = 0
     for label, retriever in retrievers.items():
         sums = np.zeros(max_k)
-        latency[label] = []
         for question in scored:
-            started = time.perf_counter()
             hits = retriever.search(question.text, max_k)
-            latency[label].append((time.perf_counter() - started) * 1000.0)
             ranked = [hit.passage_id for hit in hits]
             ranked_by.setdefault(label, {})[question.id] = ranked
             scores_by.setdefault(label, {})[question.id] = [float(hit.score) for hit in hits]
@@ -96,23 +156,8 @@ def recall_curves(retrievers: Mapping[str, object], questions: Sequence, max_k: 
             done += 1
             report(on_progress, done, total, f"{label}: {question.id}")
         recall[label] = (sums / len(scored)).tolist() if scored else [0.0] * max_k
-    return {"ks": ks, "recall": recall, "latency_ms": latency, "n": len(scored), "ranked": ranked_by, "scores": scores_by,
+    return {"ks": ks, "recall": recall, "n": len(scored), "ranked": ranked_by, "scores": scores_by,
             "gold": {q.id: list(q.gold_passage_ids) for q in scored}}
-
-
-def curve_summary(curves: Mapping) -> list[dict]:
-    """A table row per retriever: recall at 1, 5, 10 and 20 and latency p50/p95."""
-    rows = []
-    for label, values in curves["recall"].items():
-        row = {"retriever": label}
-        for k in (1, 5, 10, 20):
-            if k <= len(values):
-                row[f"recall@{k}"] = round(values[k - 1], 3)
-        ms = curves["latency_ms"].get(label) or [0.0]
-        row["p50 ms"] = round(float(np.percentile(ms, 50)), 2)
-        row["p95 ms"] = round(float(np.percentile(ms, 95)), 2)
-        rows.append(row)
-    return rows
 
 
 def gold_rank(ranked: Sequence[str], gold_ids: Sequence[str]) -> Optional[int]:
