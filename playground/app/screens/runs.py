@@ -199,9 +199,10 @@ def _open_run(ws, runs: list[dict]) -> None:
     st.dataframe(
         shown, hide_index=True, key="runs_results", row_height=RESULTS_ROW_HEIGHT,
         column_config={"question_id": st.column_config.TextColumn("question_id", width="small"),
-                       "question": st.column_config.TextColumn("question", width=260),
-                       "answer": st.column_config.TextColumn("answer", width=320),
-                       "gold": st.column_config.TextColumn("gold", width="medium"),
+                       "question": st.column_config.TextColumn("question", width=230),
+                       "answer": st.column_config.TextColumn("answer", width=310),
+                       "gold": st.column_config.TextColumn("gold", width=160),
+                       "outcome": st.column_config.TextColumn("outcome", width="small"),
                        "trace": st.column_config.LinkColumn("trace", display_text="open trace"),
                        "score": st.column_config.NumberColumn(metric, format="%.3f")},
     )

@@ -1,6 +1,7 @@
 """Side by side: two to four variants (template version, retriever, k, model, parameters) on the same question or
-the same seeded sample: each variant's means with intervals, then a sortable question x variant grid (answer, score,
-latency, tokens, cached) whose cells open their passages, rendered prompt and trace.
+the same seeded sample: each variant's means with intervals, then a sortable grid with a row per question (the
+variants' answers side by side, then their scores, latencies, tokens and cache hits) whose cells open their
+passages, rendered prompt and trace.
 
 Each variant is a job: "Run all variants" hands every variant's run to a worker process of its own
 (`start_run(..., detach=True)`, through ui.start_variant) and the page follows them from the database (ui.follow_runs:
@@ -231,9 +232,9 @@ def _grid_metric(results: dict) -> tuple[str | None, float]:
 def _grid_columns(labels: list[str]) -> dict:
     """The grid's columns: the question, the answers side by side and wide enough to read (wrapped, see
     GRID_ROW_HEIGHT), the numbers narrow after them."""
-    answer_width = max(180, min(360, 720 // max(1, len(labels))))
+    answer_width = max(160, min(300, 600 // max(1, len(labels))))  # two variants' answers fit beside the question
     config = {"question_id": st.column_config.TextColumn("question_id", width="small"),
-              "question": st.column_config.TextColumn("question", width=220)}
+              "question": st.column_config.TextColumn("question", width=200)}
     for label in labels:
         config[f"{label} answer"] = st.column_config.TextColumn(f"{label} answer", width=answer_width)
         config[f"{label} score"] = st.column_config.NumberColumn(f"{label} score", format="%.2f", width="small")
@@ -261,12 +262,13 @@ def show_grid(ws, corpus, runs: dict[str, str], questions: dict) -> None:
     metric, threshold = _grid_metric(results)
     rows = view.grid_rows(question_ids, questions, results, metric, threshold)
     st.subheader(f"Questions x variants ({len(rows)} question(s) · score = {metric or 'none'})")
-    filters = st.columns(4)
-    disagree = filters[0].checkbox("Only where the variants disagree", key="sbs_filter_disagree",
+    filters = st.columns([3, 3, 3, 2])
+    disagree = filters[0].checkbox("Only where they disagree", key="sbs_filter_disagree",
                                    help=f"One variant is correct by {metric or 'the metric'} (at least {threshold:g}) "
                                         "where another is not; an error is not correct")
-    differs = filters[1].checkbox("Only where the answer text differs", key="sbs_filter_text",
-                                  help="Compared lowercased, punctuation ignored, whatever the scores")
+    differs = filters[1].checkbox("Only where answers differ", key="sbs_filter_text",
+                                  help="The answer text differs (compared lowercased, punctuation ignored), whatever "
+                                       "the scores")
     failing = filters[2].checkbox("Only where all variants fail", key="sbs_filter_fail")
     shown = view.filter_grid(rows, disagree, failing, differs)
     filters[3].caption(f"{len(shown)} of {len(rows)} question(s) · click a column header to sort")
