@@ -29,7 +29,9 @@ def register(subparsers, common) -> None:
 
 
 def _line(name: str, plan: dict) -> str:
-    needed = "-" if plan.get("n_needed") is None else str(plan["n_needed"])
+    from playground.evaluation.power import needed_text
+
+    needed = needed_text(plan.get("n_needed"))
     detectable = "-" if plan.get("detectable") is None else f"{plan['detectable']:.3f}"
     return (f"{name:<16} {plan['method']:<26} n={plan['n']:<5} target {plan['target_diff']:+.3f}  "
             f"needed {needed:>6}  detectable now {detectable:>6}\n  {plan['verdict']}")

@@ -21,6 +21,9 @@ from playground import PlaygroundError
 
 ALPHA = 0.05
 POWER = 0.80
+# Beyond this many questions a sample size is no plan (larger than any QA benchmark's test split): the difference
+# is too small to detect in practice, and the number is said as such rather than printed.
+REASONABLE_N = 100_000
 _Z = NormalDist()
 
 
@@ -117,25 +120,43 @@ def _metric_plan(values_a: Sequence[float], values_b: Sequence[float], differenc
                     detectable=mcnemar_detectable_difference(n, discordance, alpha, power))
     else:
         sd = math.sqrt(sum((d - observed) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
+        detectable = paired_detectable_difference(n, sd, alpha, power)
+        if detectable is not None and detectable >= 1.0 and all(0.0 <= v <= 1.0 for v in (*values_a, *values_b)):
+            detectable = None  # scores in 0..1 differ in mean by at most 1: nothing in range is detectable
         plan.update(method="paired t (Guenther 1981)", sd_diff=sd,
-                    n_needed=paired_sample_size(target, sd, alpha, power),
-                    detectable=paired_detectable_difference(n, sd, alpha, power))
+                    n_needed=paired_sample_size(target, sd, alpha, power), detectable=detectable)
     plan["verdict"] = verdict(plan)
     return plan
+
+
+def needed_text(n_needed: Optional[int]) -> str:
+    """A sample size as a person reads it: "-" for none, "more than 100,000" beyond any practical sample."""
+    if n_needed is None:
+        return "-"
+    return f"more than {REASONABLE_N:,}" if n_needed > REASONABLE_N else str(n_needed)
+
+
+def detectable_text(plan: Mapping) -> str:
+    """The smallest difference the plan's sample detects, or that it detects none (within the metric's range)."""
+    detectable = plan.get("detectable")
+    return f"{detectable:.3f}" if detectable is not None else f"none with {plan.get('n') or 0} questions"
 
 
 def verdict(plan: Mapping) -> str:
     """One plain sentence: is this sample big enough to conclude anything about the difference it targets?"""
     needed, n = plan.get("n_needed"), plan["n"]
-    detectable = plan.get("detectable")
-    smallest = f"{detectable:.3f}" if detectable is not None else "no difference"
+    reach = (f"these detect {plan['detectable']:.3f} or more" if plan.get("detectable") is not None
+             else f"no difference is detectable with {n} questions")
     if needed is None:
-        return f"no difference to detect; {n} questions detect differences of {smallest} or more"
+        return f"no difference to detect; {reach}"
+    target = abs(plan["target_diff"])
+    if needed > REASONABLE_N:
+        return (f"too small to conclude, and no practical sample would be: detecting {target:.3f} needs "
+                f"{needed_text(needed)} questions ({n} now; {reach} at {plan['power']:.0%} power)")
     if n >= needed:
-        return (f"large enough: {needed} questions detect {abs(plan['target_diff']):.3f} with "
-                f"{plan['power']:.0%} power, and there are {n}")
-    return (f"too small to conclude: detecting {abs(plan['target_diff']):.3f} needs about {needed} questions "
-            f"({n} now; these detect {smallest} or more at {plan['power']:.0%} power)")
+        return f"large enough: {needed} questions detect {target:.3f} with {plan['power']:.0%} power, and there are {n}"
+    return (f"too small to conclude: detecting {target:.3f} needs about {needed} questions "
+            f"({n} now; {reach} at {plan['power']:.0%} power)")
 
 
 def plan_from_scores(scores_a: Mapping[str, Mapping[str, float]], scores_b: Mapping[str, Mapping[str, float]],

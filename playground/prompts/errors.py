@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import traceback
-from typing import Optional
+from typing import Iterator, Optional
 
 from jinja2 import TemplateSyntaxError, UndefinedError
 from jinja2.exceptions import SecurityError
@@ -119,15 +119,80 @@ def _quoted(message: str) -> list[str]:
     return re.findall(r"'([^']*)'", message)
 
 
+def _located_tokens(source: str, starts: list, failed: list) -> Iterator[tuple[int, str, str]]:
+    """Jinja's raw tokens of `source`, noting where each starts (`starts`) and, when the lexer itself fails, the
+    offset it stopped at (`failed`). A token's text is found searching on from the last one: whitespace the
+    environment strips around block tags is the only text between them that no token carries."""
+    from playground.prompts.environment import get_environment
+
+    position = 0
+    tokens = get_environment().lexer.tokeniter(source, None)
+    while True:
+        try:
+            lineno, kind, value = next(tokens)
+        except StopIteration:
+            return
+        except TemplateSyntaxError:
+            rest = source[position:]
+            failed.append(position + len(rest) - len(rest.lstrip()))  # the first text it could not read
+            raise
+        found = source.find(value, position)
+        if found < 0:  # text the lexer rewrote (line endings): positions from here on are unknown
+            return
+        starts.append(found)
+        position = found + len(value)
+        yield lineno, kind, value
+
+
+def _failing_offset(source: str, message: str) -> Optional[int]:
+    """Offset of the token Jinja's parser stopped at (or of the text its lexer could not read), from a second
+    parse over a token stream that knows where each token starts; None at the end of the template or when the
+    source parses (an error found after parsing). "expected name or number" is about the token after a dot,
+    which the parser has already read past."""
+    from jinja2.lexer import TokenStream
+    from jinja2.parser import Parser
+
+    from playground.prompts.environment import get_environment
+
+    environment = get_environment()
+    starts: list[int] = []
+    failed: list[int] = []
+    located: list[tuple[object, int]] = []
+
+    def tokens():
+        for token in environment.lexer.wrap(_located_tokens(source, starts, failed)):
+            located.append((token, starts[-1]))
+            yield token
+
+    parser = Parser(environment, source)
+    parser.stream = TokenStream(tokens(), None, None)
+    try:
+        parser.parse()
+    except TemplateSyntaxError:
+        if failed:
+            return failed[0] if failed[0] < len(source) else None
+        current = parser.stream.current
+        at_end = len(located) if current.type == "eof" else None
+        index = next((i for i, (token, _) in enumerate(located) if token is current), at_end)
+        if index is not None and message == "expected name or number":
+            index -= 1
+        return located[index][1] if index is not None and 0 <= index < len(located) else None
+    return None
+
+
 def _syntax_location(error: TemplateSyntaxError, source: str) -> tuple[int, int]:
+    """Where Jinja stopped: the token its parser failed on, found by position, not by searching for its text."""
     message = error.message or ""
     line = error.lineno or 1
     char = re.search(r"unexpected char .* at (\d+)$", message)
     if char:
         return _position(source, int(char.group(1)))
+    failing = _failing_offset(source, message)
     unclosed = _unclosed_opener(source)
-    if unclosed is not None:
+    if unclosed is not None and (failing is None or failing > unclosed):  # the tag left open is the cause
         return _position(source, unclosed)
+    if failing is not None:
+        return _position(source, failing)
     if message.lower().startswith("unexpected end of template"):
         block = _unclosed_block(source)
         if block is not None:

@@ -79,3 +79,34 @@ def test_verdicts_count_from_either_side_and_pairs_default_to_the_newest_runs():
             {"id": "old", "config": {"dataset": "x"}}]
     assert default_pair(runs) == ("old", "new")
     assert default_pair(runs[:1]) == ("new", None)
+
+
+def test_the_settings_that_differ_are_what_a_person_set(runs_env):
+    at = _open(runs_env)
+    assert not at.exception, at.exception
+    chosen = next(t.value for t in at.dataframe if list(t.value.columns) == ["setting", "A", "B"])
+    settings = list(chosen["setting"])
+    assert {"template", "program", "retriever", "k"} <= set(settings)  # direct vs rag with bm25, k=2
+    assert not [s for s in settings if "manifest" in s or "." in s]
+    row = chosen[chosen["setting"] == "retriever"].iloc[0]
+    assert (row["A"], row["B"]) == ("none", "bm25")
+    recorded = next(t.value for t in at.dataframe if "field" in t.value.columns)  # the index manifest, apart
+    assert recorded["field"].str.startswith("retriever_manifest.").any()
+    assert any(e.label.startswith("Recorded details that differ") for e in at.expander)
+
+
+def test_settings_rows_name_template_versions_parameters_and_questions():
+    from playground.app.views.ab import recorded_changes, settings_rows
+
+    a = {"dataset": "tiny", "program": "rag", "templates": {"main": "rag-short-answer"},
+         "prompt_versions": {"main": "aaaaaaaaaaaa"}, "template_names": {"main": "rag-short-answer"},
+         "retriever": "bm25", "k": 3, "model": "local:smollm2", "params": {"temperature": 0.0, "seed": 1},
+         "sample": 2, "seed": 0, "question_ids": ["q1", "q2"],
+         "retriever_manifest": {"kind": "bm25", "fingerprint": "f1", "built_at": "t1"}}
+    b = {**a, "prompt_versions": {"main": "bbbbbbbbbbbb"}, "templates": {"main": "rag-short-answer@bbbbbbbb"},
+         "params": {"temperature": 0.7, "seed": 1}, "question_ids": ["q1", "q3"],
+         "retriever_manifest": {"kind": "bm25", "fingerprint": "f2", "built_at": "t2"}}
+    differing = {row["setting"]: (row["A"], row["B"]) for row in settings_rows(a, b) if row["differs"]}
+    assert differing == {"template": ("rag-short-answer @ aaaaaaaa", "rag-short-answer @ bbbbbbbb"),
+                         "temperature": ("0.0", "0.7"), "questions": ("2 (1 not in B)", "2 (1 not in A)")}
+    assert recorded_changes(a, b) == [{"field": "retriever_manifest.fingerprint", "A": "f1", "B": "f2"}]

@@ -212,3 +212,52 @@ def test_the_run_started_after_restoring_v1_runs_v1_and_says_so(app_workspace):
     at.run()
     shown = html_block(at, "pg-run-prompt")
     assert shown.startswith("Prompt (main): rag-short-answer · v1: no passages · ") and v1_id[:8] in shown
+
+def _label_the_browser_shows(picker, shown: str | None) -> str | None:
+    """What a browser's selectbox shows: the label it was last sent for its value (Streamlit sends one when code
+    sets the value), else the one it showed already, else at first its default option."""
+    if picker.proto.set_value:
+        return picker.proto.raw_value
+    return shown if shown is not None else picker.proto.options[picker.proto.default]
+
+
+def test_the_open_run_picker_label_follows_the_stored_status(app_workspace):
+    from playground.store.runs import create_run, finish_run, save_result
+    from playground.store.sessions import current_session
+
+    ws = app_workspace
+    run_id = create_run(ws, run_config("direct").to_dict(), current_session(ws)["id"], label="followed", n_planned=2)
+    at = page_test("runs")
+    at.session_state["runs_open"] = run_id
+    at.run()
+    assert not at.exception, at.exception
+    shown = _label_the_browser_shows(at.selectbox(key="runs_open"), None)
+    assert shown == f"{run_id} · followed · running"
+    assert "No answers yet." in [c.value for c in at.caption]  # not "no reference answer": nothing is answered
+    for question_id in ("q1", "q2"):  # its worker answers both, then ends the run
+        save_result(ws, {"run_id": run_id, "question_id": question_id, "prediction": "x", "scores": {"em": 0.0}}, [])
+    finish_run(ws, run_id, "done", {"em": 0.0})
+    at.run()  # the page drawn again (the following fragment does this when the run ends)
+    assert not at.exception, at.exception
+    shown = _label_the_browser_shows(at.selectbox(key="runs_open"), shown)
+    assert shown == f"{run_id} · followed · done · 2/2"
+
+
+def test_a_run_without_scores_says_why():
+    from playground.app.views.runs import scores_note
+
+    assert scores_note({"status": "running", "n_done": 0, "metrics": {}}) == "No answers yet."
+    assert scores_note({"status": "done", "n_done": 4, "errors": 4, "metrics": {}}) == \
+        "No scores: all 4 answer(s) failed (see the error column)."
+    assert "3 answered so far (1 of 3 failed)" in scores_note({"status": "interrupted", "n_done": 3, "errors": 1,
+                                                                "metrics": {}})
+    assert scores_note({"status": "done", "n_done": 2, "errors": 0, "metrics": {}}) == \
+        "No reference answer to score against."
+    assert scores_note({"status": "done", "n_done": 2, "metrics": {"em": 0.5}}) is None
+
+
+def test_the_results_table_puts_the_answer_right_after_the_question():
+    from playground.app.views.runs import question_rows
+
+    rows = question_rows([{"question_id": "q1", "prediction": "Paris", "scores": {"em": 1.0}}], {}, "em", 1.0)
+    assert list(rows[0])[:3] == ["question_id", "question", "answer"] and rows[0]["answer"] == "Paris"

@@ -163,10 +163,12 @@ def test_the_grid_filters_and_means_on_plain_results():
               {"question_id": "q2", "prediction": None, "error": "timeout", "scores": {}}],
     }
     rows = grid.grid_rows(["q1", "q2"], {}, results, grid.main_metric(results))
-    assert [r["disagree"] for r in rows] == [False, True]  # "Paris" and "paris!" are the same answer
+    assert [r["answers differ"] for r in rows] == [False, True]  # "Paris" and "paris!" are the same answer
+    assert [r["disagree"] for r in rows] == [False, False]  # q2: a wrong answer and an error both fail on em
     assert [r["all fail"] for r in rows] == [False, True]
     assert rows[1]["A cached"] is True and rows[0]["A ms"] == 500.0
-    assert [r["question_id"] for r in grid.filter_grid(rows, disagree=True)] == ["q2"]
+    assert [r["question_id"] for r in grid.filter_grid(rows, text_differs=True)] == ["q2"]
+    assert grid.filter_grid(rows, disagree=True) == []
     means = {(m["run"], m["metric"]): m["mean"] for m in grid.variant_means(results)}
     assert means[("A", "em")] == 0.5 and means[("B", "em")] == 0.5  # a failed question counts as 0
 
@@ -193,3 +195,20 @@ def test_the_prompt_diff_marks_changed_words_and_lines():
     assert "pg-add" in page and "Be brief." in page
     assert "identical" in prompt_diff_html(a, a)
     assert "&lt;b&gt;" in prompt_diff_html("<b>", "<i>")  # prompt text is escaped, never HTML
+
+
+def test_the_grid_reads_as_a_comparison_and_disagrees_by_the_metric():
+    from playground.app.views import grid
+
+    results = {  # every score 0, every answer different: the variants agree that all of them are wrong
+        "A": [{"question_id": f"q{i}", "prediction": f"a{i}", "scores": {"em": 0.0, "f1": 0.2}} for i in range(3)],
+        "B": [{"question_id": f"q{i}", "prediction": f"b{i}", "scores": {"em": 0.0, "f1": 0.2 * i}} for i in range(3)],
+    }
+    rows = grid.grid_rows(["q0", "q1", "q2"], {}, results, "em")
+    assert list(rows[0]) == ["question_id", "question", "A answer", "B answer", "A score", "B score", "A ms", "B ms",
+                             "A tokens", "B tokens", "A cached", "B cached", "disagree", "answers differ", "all fail"]
+    assert [r["disagree"] for r in rows] == [False, False, False]
+    assert [r["answers differ"] for r in rows] == [True, True, True]
+    by_f1 = grid.grid_rows(["q0", "q1", "q2"], {}, results, "f1", threshold=0.3)
+    assert [r["disagree"] for r in by_f1] == [False, False, True]  # B's 0.4 is correct at 0.3 where A's 0.2 is not
+    assert [r["question_id"] for r in grid.filter_grid(by_f1, disagree=True)] == ["q2"]

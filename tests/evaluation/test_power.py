@@ -11,8 +11,8 @@ import pytest
 
 from playground.cli import main
 from playground.evaluation.power import (
-    mcnemar_detectable_difference, mcnemar_power, mcnemar_sample_size, paired_detectable_difference,
-    paired_sample_size, plan_from_baseline, plan_from_scores,
+    REASONABLE_N, detectable_text, mcnemar_detectable_difference, mcnemar_power, mcnemar_sample_size, needed_text,
+    paired_detectable_difference, paired_sample_size, plan_from_baseline, plan_from_scores,
 )
 
 
@@ -71,3 +71,25 @@ def test_power_command_from_a_stated_baseline(capsys):
     assert main(["power", "--difference", "0.1"]) == 1
     assert "baseline rate" in capsys.readouterr().err
     assert plan_from_baseline(0.1, rate=0.5)["discordance"] == pytest.approx(0.5 * 0.4 + 0.5 * 0.6)
+
+
+def test_a_detectable_difference_stays_within_the_metric_range():
+    # 4 questions whose f1 differences swing by up to 1: the paired t's smallest detectable difference is over 1,
+    # which no two means of 0..1 scores can differ by.
+    a = {"q1": {"f1": 0.0}, "q2": {"f1": 1.0}, "q3": {"f1": 0.0}, "q4": {"f1": 1.0}}
+    b = {"q1": {"f1": 1.0}, "q2": {"f1": 0.0}, "q3": {"f1": 1.0}, "q4": {"f1": 0.5}}
+    plan = plan_from_scores(a, b)["f1"]
+    assert paired_detectable_difference(4, plan["sd_diff"]) > 1.0
+    assert plan["detectable"] is None
+    assert detectable_text(plan) == "none with 4 questions"
+    assert "no difference is detectable with 4 questions" in plan["verdict"]
+
+
+def test_a_sample_beyond_reason_is_said_as_such():
+    a = {f"q{i}": {"f1": 0.5} for i in range(30)}
+    b = {f"q{i}": {"f1": 0.5 + (0.101 if i % 2 else -0.1)} for i in range(30)}  # means 0.0005 apart
+    plan = plan_from_scores(a, b)["f1"]
+    assert plan["n_needed"] > REASONABLE_N
+    assert needed_text(plan["n_needed"]) == "more than 100,000"
+    assert plan["verdict"].startswith("too small to conclude, and no practical sample would be")
+    assert needed_text(73) == "73" and needed_text(None) == "-"

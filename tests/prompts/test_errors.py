@@ -117,3 +117,27 @@ def test_error_dict_for_the_app():
     data = _error("{{ nope }}").to_dict()
     assert data["part"] == "user" and data["line"] == 1 and data["column"] == 4
     assert data["message"].startswith("template 't', user part, line 1, column 4")
+
+
+def _column_of(source: str, needle: str, occurrence: int = -1) -> int:
+    """1-based column of the given occurrence of `needle` on a one-line source (the last one by default)."""
+    starts = [i for i in range(len(source)) if source.startswith(needle, i)]
+    return starts[occurrence] + 1
+
+
+@pytest.mark.parametrize("source, needle, occurrence", [
+    # the issue's case: the '}}' Jinja got where a filter name belongs, not the first tag on the line (column 11)
+    ("Passages: {{ passages }} Question: {{ question | }}", "}}", -1),
+    ("Context {{ passages }} and {{ question + }}", "}}", -1),
+    ("Hi {{ a }} {{ b }} {{ }}", "}}", -1),
+    ("Hi {{ x }} {{ q q }}", "q", -1),  # the second q, the one Jinja did not expect
+    ("Answer {{ x }} then {{ question.upper() ) }}", ")", -1),
+    ("Hi {{ x }} {%- if q %}a{% else %}b{% else %}c{% endif %}", "else", -1),
+    ("Hello {{ x }} {% for p in %}{% endfor %}", "%}", 0),
+    ("Hello {{ x }}  {{ x.y. }}", "}}", -1),
+    ("Context {{ x }} {{ question | join( }}", "}}", -1),  # the lexer's own error: the '}' it cannot balance
+    ("Hi {{ a b }} {{ c", "b", 0),  # the first error Jinja meets, before the tag left open
+])
+def test_syntax_error_column_is_the_token_jinja_stopped_at(source, needle, occurrence):
+    error = _error(source)
+    assert (error.line, error.column) == (1, _column_of(source, needle, occurrence)), error.problem

@@ -8,6 +8,7 @@ import streamlit as st
 from playground import PlaygroundError
 from playground.app import charts, state
 from playground.app import components as ui
+from playground.app.components.labels import relabel
 from playground.app.views import ab as view
 from playground.app.views import comparison as compared
 from playground.app.views.runs import default_metric, run_label
@@ -21,6 +22,7 @@ def _pick(label: str, key: str, ids: list[str], linked, default, labels: dict) -
         st.session_state[key] = linked
     if st.session_state.get(key) not in ids:
         st.session_state[key] = default if default in ids else ids[0]
+    relabel(key, labels.get)
     return st.selectbox(label, ids, key=key, format_func=lambda rid: labels.get(rid, rid))
 
 
@@ -36,20 +38,27 @@ def _linked(ws, name: str):
 
 
 def _settings_diff(run_a: dict, run_b: dict) -> None:
+    """What a person set that differs between the runs; the details the engine recorded (the index manifest) apart."""
     from playground.evaluation.config_diff import confound_warning, diff_configs
 
     config_a, config_b = run_a.get("config") or {}, run_b.get("config") or {}
     warning = confound_warning(config_a, config_b)
     if warning:
         st.warning(ui.md_escape(f"These runs are not a clean A/B: {warning}."), icon=":material/warning:")
-    differences = diff_configs(config_a, config_b)
-    if not differences:
+    if not diff_configs(config_a, config_b):
         st.info("The two runs have the same settings (a repeat): differences are noise.")
         return
-    with st.expander(ui.md_escape(f"Settings that differ: {', '.join(d['setting'] for d in differences)}"),
-                     expanded=not warning):
-        st.dataframe([{"setting": d["setting"], "field": c["path"], "A": str(c["a"]), "B": str(c["b"])}
-                      for d in differences for c in d["changes"]], hide_index=True)
+    differing = [{key: row[key] for key in ("setting", "A", "B")}
+                 for row in view.settings_rows(config_a, config_b) if row["differs"]]
+    recorded = view.recorded_changes(config_a, config_b)
+    if differing:
+        with st.expander(ui.md_escape(f"Settings that differ: {', '.join(row['setting'] for row in differing)}"),
+                         expanded=not warning):
+            st.dataframe(differing, hide_index=True, key="ab_settings")
+    if recorded:
+        with st.expander(f"Recorded details that differ ({len(recorded)}: index manifest, template names)",
+                         expanded=not differing):
+            st.dataframe(recorded, hide_index=True, key="ab_recorded")
 
 
 def _trace_summary(ws, run_id: str, question_id: str) -> None:

@@ -13,9 +13,12 @@ import streamlit as st
 from playground import PlaygroundError
 from playground.app import state
 from playground.app import components as ui
+from playground.app.components.labels import relabel
 from playground.app.views import runs as view
 
 PROGRAM_PICKED_KEY = "_runs_program_picked"
+# Rows tall enough for three lines: Streamlit wraps a cell's text only in rows over 4rem.
+RESULTS_ROW_HEIGHT = 72
 
 
 def _template_changed() -> None:
@@ -173,6 +176,7 @@ def _open_run(ws, runs: list[dict]) -> None:
     if st.session_state.get("runs_open") not in ids:
         st.session_state.pop("runs_open", None)
     by_id = {run["id"]: run for run in runs}
+    relabel("runs_open", lambda rid: view.run_label(by_id[rid]) if rid in by_id else None)
     run_id = st.selectbox("Open a run", ids, key="runs_open", format_func=lambda rid: view.run_label(by_id[rid]))
     run = by_id[run_id]
 
@@ -180,7 +184,11 @@ def _open_run(ws, runs: list[dict]) -> None:
     ui.show_text(run.get("label") or run_id, css_class="pg-run-head", strong=True)
     _prompt_that_ran(ws, run)
     ui.follow_runs({run.get("label") or run_id: run_id}, key="runs", while_running=_latest_answers)
-    ui.show_scores(run.get("metrics"))
+    note = view.scores_note(run)
+    if note:
+        st.caption(note)
+    else:
+        ui.show_scores(run.get("metrics"))
     with st.expander("Settings"):
         st.json({k: v for k, v in settings.items() if v not in (None, {}, "")})
         st.caption("Full config")
@@ -200,8 +208,8 @@ def _open_run(ws, runs: list[dict]) -> None:
     columns = st.columns([2, 2, 3, 3])
     metric = columns[0].selectbox("Correct means", metric_names or ["(no scores)"], key="runs_metric",
                                   index=metric_names.index(view.default_metric(metric_names)) if metric_names else 0)
-    threshold = columns[1].slider("at least", 0.0, 1.0, 1.0 if metric in ("em", "accuracy", "cover_em") else 0.5,
-                                  0.05, key=f"runs_threshold_{metric}")
+    threshold = columns[1].slider("at least", 0.0, 1.0, view.default_threshold(metric), 0.05,
+                                  key=f"runs_threshold_{metric}")
     rows = view.question_rows(results, questions, metric if metric_names else None, threshold,
                               trace_link=lambda qid, repeat: state.share_link("traces", run=run_id, question=qid))
     counts = view.outcome_counts(rows)
@@ -212,8 +220,13 @@ def _open_run(ws, runs: list[dict]) -> None:
     shown = view.filter_rows(rows, outcomes, tags)
     st.caption(f"{len(shown)} of {len(rows)} result(s) · open a row's trace with its link")
     st.dataframe(
-        shown, hide_index=True, key="runs_results",
-        column_config={"trace": st.column_config.LinkColumn("trace", display_text="open trace"),
+        shown, hide_index=True, key="runs_results", row_height=RESULTS_ROW_HEIGHT,
+        column_config={"question_id": st.column_config.TextColumn("question_id", width="small"),
+                       "question": st.column_config.TextColumn("question", width=230),
+                       "answer": st.column_config.TextColumn("answer", width=310),
+                       "gold": st.column_config.TextColumn("gold", width=160),
+                       "outcome": st.column_config.TextColumn("outcome", width="small"),
+                       "trace": st.column_config.LinkColumn("trace", display_text="open trace"),
                        "score": st.column_config.NumberColumn(metric, format="%.3f")},
     )
     if shown:

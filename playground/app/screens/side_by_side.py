@@ -1,6 +1,7 @@
 """Side by side: two to four variants (template version, retriever, k, model, parameters) on the same question or
-the same seeded sample: each variant's means with intervals, then a sortable question x variant grid (answer, score,
-latency, tokens, cached) whose cells open their passages, rendered prompt and trace.
+the same seeded sample: each variant's means with intervals, then a sortable grid with a row per question (the
+variants' answers side by side, then their scores, latencies, tokens and cache hits) whose cells open their
+passages, rendered prompt and trace.
 
 Each variant is a job: "Run all variants" hands every variant's run to a worker process of its own
 (`start_run(..., detach=True)`, through ui.start_variant) and the page follows them from the database (ui.follow_runs:
@@ -24,6 +25,8 @@ RUNS_PARAM = "runs"
 ONE_QUESTION, SAMPLE = "One question", "Seeded sample"
 DEFAULT_TEMPLATES = ["rag-short-answer", "direct-short-answer", "rag-citations", "rag-cot"]
 DEFAULT_RETRIEVERS = ["bm25", None, "bm25", "bm25"]
+# Rows tall enough for three lines of an answer: Streamlit wraps a cell's text only in rows over 4rem.
+GRID_ROW_HEIGHT = 72
 
 
 def template_options(ws) -> dict[str, object]:
@@ -221,6 +224,39 @@ def _follow_cell_click(event, shown: list[dict], labels: list[str]) -> None:
         st.session_state["sbs_cell_variant"] = label
 
 
+def _grid_metric(results: dict) -> tuple[str | None, float]:
+    """The metric the grid scores by and the threshold at which a score counts as correct (the Runs page's)."""
+    from playground.app.views import grid as view
+    from playground.app.views.runs import default_threshold
+
+    names = view.metric_names(results)
+    if not names:
+        return None, 1.0
+    if st.session_state.get("sbs_grid_metric") not in names:
+        st.session_state["sbs_grid_metric"] = names[0]
+    picks = st.columns([1, 2, 3])
+    metric = picks[0].selectbox("Score by", names, key="sbs_grid_metric")
+    threshold = picks[1].slider("Correct at", 0.0, 1.0, default_threshold(metric), 0.05,
+                                key=f"sbs_grid_threshold_{metric}")
+    return metric, float(threshold)
+
+
+def _grid_columns(labels: list[str]) -> dict:
+    """The grid's columns: the question, the answers side by side and wide enough to read (wrapped, see
+    GRID_ROW_HEIGHT), the numbers narrow after them."""
+    answer_width = max(160, min(300, 600 // max(1, len(labels))))  # two variants' answers fit beside the question
+    config = {"question_id": st.column_config.TextColumn("question_id", width="small"),
+              "question": st.column_config.TextColumn("question", width=200)}
+    for label in labels:
+        config[f"{label} answer"] = st.column_config.TextColumn(f"{label} answer", width=answer_width)
+        config[f"{label} score"] = st.column_config.NumberColumn(f"{label} score", format="%.2f", width="small")
+        config[f"{label} ms"] = st.column_config.NumberColumn(f"{label} ms", width="small")
+        config[f"{label} tokens"] = st.column_config.NumberColumn(f"{label} tokens", width="small")
+        config[f"{label} cached"] = st.column_config.CheckboxColumn(f"{label} cached", help="answered from the cache",
+                                                                    width="small")
+    return config
+
+
 def show_grid(ws, corpus, runs: dict[str, str], questions: dict) -> None:
     """Variant means with intervals (retrieval recall included), then the question x variant grid and a cell."""
     from playground.app import charts
@@ -228,7 +264,6 @@ def show_grid(ws, corpus, runs: dict[str, str], questions: dict) -> None:
     from playground.store.runs import get_results
 
     results = {label: get_results(ws, run_id) for label, run_id in runs.items()}
-    metric = view.main_metric(results)
     means = view.variant_means(results)
     st.subheader("Variant means (95% intervals)")
     if means:
@@ -236,19 +271,21 @@ def show_grid(ws, corpus, runs: dict[str, str], questions: dict) -> None:
         left.plotly_chart(charts.metric_means_figure(means), key="sbs_means")
         right.dataframe(view.means_table(means), hide_index=True, key="sbs_means_table")
     question_ids = list(dict.fromkeys(r["question_id"] for found in results.values() for r in found))
-    rows = view.grid_rows(question_ids, questions, results, metric)
+    metric, threshold = _grid_metric(results)
+    rows = view.grid_rows(question_ids, questions, results, metric, threshold)
     st.subheader(f"Questions x variants ({len(rows)} question(s) · score = {metric or 'none'})")
-    filters = st.columns(3)
-    disagree = filters[0].checkbox("Only where the variants disagree", key="sbs_filter_disagree")
-    failing = filters[1].checkbox("Only where all variants fail", key="sbs_filter_fail")
-    shown = view.filter_grid(rows, disagree, failing)
-    filters[2].caption(f"{len(shown)} of {len(rows)} question(s) · click a column header to sort")
-    config = {}
-    for label in runs:
-        config[f"{label} score"] = st.column_config.NumberColumn(f"{label} score", format="%.2f")
-        config[f"{label} cached"] = st.column_config.CheckboxColumn(f"{label} cached", help="answered from the cache")
-    event = st.dataframe(shown, hide_index=True, key="sbs_grid", column_config=config, on_select="rerun",
-                         selection_mode="single-cell")
+    filters = st.columns([3, 3, 3, 2])
+    disagree = filters[0].checkbox("Only where they disagree", key="sbs_filter_disagree",
+                                   help=f"One variant is correct by {metric or 'the metric'} (at least {threshold:g}) "
+                                        "where another is not; an error is not correct")
+    differs = filters[1].checkbox("Only where answers differ", key="sbs_filter_text",
+                                  help="The answer text differs (compared lowercased, punctuation ignored), whatever "
+                                       "the scores")
+    failing = filters[2].checkbox("Only where all variants fail", key="sbs_filter_fail")
+    shown = view.filter_grid(rows, disagree, failing, differs)
+    filters[3].caption(f"{len(shown)} of {len(rows)} question(s) · click a column header to sort")
+    event = st.dataframe(shown, hide_index=True, key="sbs_grid", column_config=_grid_columns(list(runs)),
+                         on_select="rerun", selection_mode="single-cell", row_height=GRID_ROW_HEIGHT)
     if not shown:
         return
     by_id = {row["question_id"]: row for row in shown}

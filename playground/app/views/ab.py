@@ -86,3 +86,62 @@ def sample_verdict(comparison: Mapping, min_n: int = MIN_CONCLUSIVE_N) -> Option
         return (f"Too small to conclude: on {n} questions every metric's 95% interval for B - A contains 0, so "
                 "neither run is shown better. A larger sample may tell them apart.")
     return None
+
+
+# Config keys a person sets (the launch form, a Side by side column, `playground run`); the rest is recorded by the
+# engine (the retriever's index manifest, template names, package versions) and shown apart.
+CHOSEN_KEYS = ("templates", "prompt_versions", "program", "options", "retriever", "retriever_params", "k", "model",
+               "params", "dataset", "sample", "seed", "question_ids", "repeats")
+
+
+def _pairs(values: Optional[Mapping]) -> str:
+    return ", ".join(f"{key}={value}" for key, value in (values or {}).items()) or "none"
+
+
+def chosen_settings(config: Mapping) -> dict[str, object]:
+    """What a person set for a run, by name: template (name @ version), program and options, retriever with its
+    parameters and k, model and each generation parameter, and the sample."""
+    templates = config.get("templates") or {}
+    templates = {"main": templates} if isinstance(templates, str) else templates
+    names, versions = config.get("template_names") or {}, config.get("prompt_versions") or {}
+    settings: dict[str, object] = {}
+    for role in dict.fromkeys([*templates, *versions]) or ["main"]:
+        name = names.get(role) or str(templates.get(role) or "").split("@")[0] or "(the program's default)"
+        version = versions.get(role)
+        settings["template" if role == "main" else f"template ({role})"] = \
+            f"{name} @ {str(version)[:8]}" if version else name
+    settings["program"] = config.get("program")
+    settings["options"] = _pairs(config.get("options"))
+    settings["retriever"] = config.get("retriever") or "none"
+    if config.get("retriever"):
+        settings["retriever parameters"] = _pairs(config.get("retriever_params"))
+        settings["k"] = config.get("k")
+    settings["model"] = config.get("model")
+    for name, value in (config.get("params") or {}).items():
+        settings["model seed" if name == "seed" else name] = value
+    settings.update({"dataset": config.get("dataset"), "sample": config.get("sample") or "all",
+                     "sample seed": config.get("seed"), "repeats": config.get("repeats") or 1})
+    return settings
+
+
+def settings_rows(config_a: Mapping, config_b: Mapping) -> list[dict]:
+    """Both runs' chosen settings side by side, {setting, A, B, differs}; the questions row counts the questions
+    one run answered and the other did not."""
+    a, b = chosen_settings(config_a), chosen_settings(config_b)
+    rows = [{"setting": name, "A": str(a.get(name, "—")), "B": str(b.get(name, "—")),
+             "differs": repr(a.get(name)) != repr(b.get(name))} for name in dict.fromkeys([*a, *b])]
+    ids_a, ids_b = list(config_a.get("question_ids") or []), list(config_b.get("question_ids") or [])
+    only_a, only_b = len(set(ids_a) - set(ids_b)), len(set(ids_b) - set(ids_a))
+    rows.append({"setting": "questions", "A": f"{len(ids_a)}" + (f" ({only_a} not in B)" if only_a else ""),
+                 "B": f"{len(ids_b)}" + (f" ({only_b} not in A)" if only_b else ""), "differs": bool(only_a or only_b)})
+    return rows
+
+
+def recorded_changes(config_a: Mapping, config_b: Mapping) -> list[dict]:
+    """What differs among the details the engine recorded, not a person ({field, A, B}): the retriever's index
+    manifest, template names; build times, paths and package versions are left out (config_diff)."""
+    from playground.evaluation.config_diff import diff_configs
+
+    return [{"field": change["path"], "A": str(change["a"]), "B": str(change["b"])}
+            for entry in diff_configs(dict(config_a), dict(config_b)) for change in entry["changes"]
+            if change["path"].split(".", 1)[0] not in CHOSEN_KEYS]

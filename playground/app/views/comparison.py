@@ -88,6 +88,16 @@ def show_comparison(ws, run_ids: Sequence[str], key: str) -> Optional[dict]:
     return report
 
 
+def power_rows(plans: Mapping[str, Mapping]) -> list[dict]:
+    """The power table: per metric, the questions needed and the smallest difference detectable now, in words
+    where a number would mislead (none detectable in the metric's range, a sample beyond any practical size)."""
+    from playground.evaluation.power import detectable_text, needed_text
+
+    return [{"metric": metric, "method": plan["method"], "n": plan["n"], "target": round(plan["target_diff"], 4),
+             "questions needed": needed_text(plan["n_needed"]), "detectable now": detectable_text(plan)}
+            for metric, plan in plans.items()]
+
+
 def show_power(ws, run_a: str, run_b: str, key: str, metrics: Optional[Sequence[str]] = None) -> None:
     """How many questions? From the two runs as pilots: per metric, the questions needed to detect a difference
     at 80% power and the smallest difference this sample detects; says plainly when it is too small to conclude."""
@@ -104,11 +114,7 @@ def show_power(ws, run_a: str, run_b: str, key: str, metrics: Optional[Sequence[
         if not plans:
             st.caption("No metric scored in both runs.")
             return
-        st.dataframe([{"metric": metric, "method": plan["method"], "n": plan["n"],
-                       "target": round(plan["target_diff"], 4),
-                       "questions needed": plan["n_needed"],
-                       "detectable now": None if plan["detectable"] is None else round(plan["detectable"], 4)}
-                      for metric, plan in plans.items()], hide_index=True, key=f"{key}_table")
+        st.dataframe(power_rows(plans), hide_index=True, key=f"{key}_table")
         small = [metric for metric, plan in plans.items() if plan["verdict"].startswith("too small")]
         for metric in small[:3]:
             st.warning(f"{metric}: {plans[metric]['verdict']}", icon=":material/warning:")

@@ -1,5 +1,6 @@
-"""The Side by side grid's data: one row per question, one column group per variant (answer, score, latency,
-tokens, cached), the filters (variants disagree, all fail) and each variant's means with 95% intervals.
+"""The Side by side grid's data: one row per question that reads as a comparison (the question, then the variants'
+answers side by side, then their scores, latencies, tokens and cache hits), the filters (the variants disagree by
+the chosen metric, the answer text differs, all fail) and each variant's means with 95% intervals.
 
 No Streamlit here: the page draws what these return.
 """
@@ -11,74 +12,93 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 MEAN_METRICS = ("accuracy", "em", "f1", "cover_em", "retrieval_recall")
 CORRECTNESS = ("accuracy", "em", "cover_em", "f1")
+# The numbers after the answers, each as one column per variant ("A score", "B score", "A ms", ...).
+NUMBER_FIELDS = ("score", "ms", "tokens", "cached")
+FLAGS = ("disagree", "answers differ", "all fail")
+
+
+def metric_names(results_by_variant: Mapping[str, Sequence[Mapping]]) -> list[str]:
+    """The scores the results carry: accuracy, em, cover_em, f1 first (the ones "correct" is read from)."""
+    names = {name for results in results_by_variant.values() for r in results for name in (r.get("scores") or {})}
+    return [m for m in CORRECTNESS if m in names] + sorted(names - set(CORRECTNESS))
 
 
 def main_metric(results_by_variant: Mapping[str, Sequence[Mapping]]) -> Optional[str]:
-    """The score a cell shows: the first of accuracy, em, cover_em, f1 that the results carry."""
-    names = {name for results in results_by_variant.values() for r in results for name in (r.get("scores") or {})}
-    return next((m for m in CORRECTNESS if m in names), sorted(names)[0] if names else None)
+    """The score a cell shows by default: the first of accuracy, em, cover_em, f1 that the results carry."""
+    names = metric_names(results_by_variant)
+    return names[0] if names else None
 
 
 def _normalised(answer) -> str:
     return re.sub(r"\W+", " ", str(answer or "").lower()).strip()
 
 
-def cell(result: Optional[Mapping], metric: Optional[str]) -> dict:
-    """What one grid cell shows for a variant's result on a question (empty when the variant has none)."""
+def cell(result: Optional[Mapping], metric: Optional[str], threshold: float = 1.0) -> dict:
+    """What one grid cell shows for a variant's result on a question (empty when the variant has none); `correct`
+    is the score at `threshold` (an error is not correct, a result without that score is neither)."""
     if result is None:
-        return {"answer": None, "score": None, "ms": None, "tokens": None, "cached": None, "error": None}
+        return {"answer": None, "score": None, "ms": None, "tokens": None, "cached": None, "error": None,
+                "correct": None}
     scores = result.get("scores") or {}
+    score = None if result.get("error") or metric is None else scores.get(metric)
     return {
         "answer": result.get("prediction") if not result.get("error") else f"error: {result['error']}",
-        "score": None if result.get("error") or metric is None else scores.get(metric),
+        "score": score,
         "ms": round(float(result.get("latency_s") or 0.0) * 1000.0, 1),
         "tokens": int(result.get("prompt_tokens") or 0) + int(result.get("completion_tokens") or 0),
         "cached": bool(result.get("cached")), "error": result.get("error"),
+        "correct": False if result.get("error") else None if score is None else float(score) >= threshold,
     }
 
 
 def grid_rows(question_ids: Sequence[str], questions: Mapping[str, object],
-              results_by_variant: Mapping[str, Sequence[Mapping]], metric: Optional[str]) -> list[dict]:
-    """A row per question: its id and text, then per variant label L the columns "L answer", "L score", "L ms",
-    "L tokens", "L cached"; plus "disagree" and "all fail" flags for the filters."""
+              results_by_variant: Mapping[str, Sequence[Mapping]], metric: Optional[str],
+              threshold: float = 1.0) -> list[dict]:
+    """A row per question in reading order: its id and text, every variant's answer ("A answer", "B answer", ...),
+    then per field the variants' numbers ("A score", "B score", "A ms", ...), then the flags the filters use."""
     by_variant = {label: {r["question_id"]: r for r in results if not r.get("repeat")}
                   for label, results in results_by_variant.items()}
     rows = []
     for qid in question_ids:
         question = questions.get(qid)
+        cells = {label: cell(found.get(qid), metric, threshold) for label, found in by_variant.items()}
         row = {"question_id": qid, "question": getattr(question, "text", "") if question else ""}
-        cells = {}
-        for label, found in by_variant.items():
-            cells[label] = cell(found.get(qid), metric)
-            for field in ("answer", "score", "ms", "tokens", "cached"):
-                row[f"{label} {field}"] = cells[label][field]
+        row.update({f"{label} answer": c["answer"] for label, c in cells.items()})
+        for field in NUMBER_FIELDS:
+            row.update({f"{label} {field}": c[field] for label, c in cells.items()})
         row["disagree"] = variants_disagree(cells.values())
+        row["answers differ"] = answers_differ(cells.values())
         row["all fail"] = all_fail(cells.values())
         rows.append(row)
     return rows
 
 
 def variants_disagree(cells: Iterable[Mapping]) -> bool:
-    """The variants gave different answers (compared lowercased, punctuation ignored) or different scores."""
+    """By the chosen metric: one variant is correct at the threshold where another is not (an error counts as not
+    correct; for a 0/1 metric, their scores differ). Variants without that score take no side."""
+    verdicts = {c["correct"] for c in cells if c["correct"] is not None}
+    return len(verdicts) > 1
+
+
+def answers_differ(cells: Iterable[Mapping]) -> bool:
+    """The variants' answer texts differ (compared lowercased, punctuation ignored), whatever their scores."""
     present = [c for c in cells if c["answer"] is not None]
-    if len(present) < 2:
-        return False
-    answers = {_normalised(c["answer"]) for c in present}
-    scores = {c["score"] for c in present}
-    return len(answers) > 1 or len(scores) > 1
+    return len({_normalised(c["answer"]) for c in present}) > 1
 
 
-def all_fail(cells: Iterable[Mapping], threshold: float = 1.0) -> bool:
-    """Every variant failed this question: an error, no answer, or a score below `threshold`."""
+def all_fail(cells: Iterable[Mapping]) -> bool:
+    """Every variant failed this question: an error, no answer, or not correct at the threshold."""
     present = list(cells)
     if not present:
         return False
-    return all(c["error"] or c["answer"] is None or c["score"] is None or float(c["score"]) < threshold
-               for c in present)
+    return all(c["answer"] is None or not c["correct"] for c in present)
 
 
-def filter_grid(rows: Sequence[Mapping], disagree: bool = False, failing: bool = False) -> list[dict]:
-    return [dict(r) for r in rows if (not disagree or r["disagree"]) and (not failing or r["all fail"])]
+def filter_grid(rows: Sequence[Mapping], disagree: bool = False, failing: bool = False,
+                text_differs: bool = False) -> list[dict]:
+    """The rows every ticked filter keeps."""
+    return [dict(r) for r in rows if (not disagree or r["disagree"]) and (not failing or r["all fail"])
+            and (not text_differs or r["answers differ"])]
 
 
 def variant_means(results_by_variant: Mapping[str, Sequence[Mapping]], metrics: Sequence[str] = MEAN_METRICS,

@@ -7,6 +7,7 @@ from typing import Callable, Iterable, Mapping, Optional, Sequence
 OUTCOMES = ("correct", "wrong", "error", "unscored")
 # Which score decides "correct" by default: the first of these a run has.
 CORRECTNESS_METRICS = ("accuracy", "em", "cover_em", "f1", "rougeL")
+BINARY_METRICS = ("em", "accuracy", "cover_em")
 SETTING_COLUMNS = ("program", "template", "retriever", "k", "model", "temperature", "max_tokens", "sample", "seed")
 LIST_METRICS = ("accuracy", "em", "f1", "cover_em", "retrieval_recall")
 
@@ -14,6 +15,11 @@ LIST_METRICS = ("accuracy", "em", "f1", "cover_em", "retrieval_recall")
 def default_metric(metric_names: Iterable[str]) -> Optional[str]:
     names = list(metric_names)
     return next((m for m in CORRECTNESS_METRICS if m in names), names[0] if names else None)
+
+
+def default_threshold(metric: Optional[str]) -> float:
+    """The score at which an answer counts as correct, to start with: 1 for the 0/1 metrics, 0.5 for the others."""
+    return 1.0 if metric in BINARY_METRICS else 0.5
 
 
 def run_settings(config: Mapping) -> dict:
@@ -47,9 +53,30 @@ def throughput_text(run: Mapping, now: Optional[str] = None) -> str:
 
 
 def run_label(run: Mapping) -> str:
+    """A run as a picker shows it: id, name, stored status and, once it has ended, how much it answered (a running
+    run's count would be stale at once: the page follows its progress below the picker)."""
     settings = run_settings(run.get("config") or {})
     name = run.get("label") or f"{settings.get('program')} / {settings.get('template')}"
-    return f"{run['id']} · {name} · {run.get('status')} · {run.get('n_done')}/{run.get('n_planned')}"
+    status = run.get("status")
+    progress = "" if status == "running" else f" · {run.get('n_done') or 0}/{run.get('n_planned') or 0}"
+    return f"{run['id']} · {name} · {status}{progress}"
+
+
+def scores_note(run: Mapping) -> Optional[str]:
+    """What stands where a run's mean scores go when it has none, saying why: no answer yet, every answer failed,
+    the means come when it ends, or its questions have no reference answer. None when it has scores."""
+    if run.get("metrics"):
+        return None
+    done, errors = int(run.get("n_done") or 0), int(run.get("errors") or 0)
+    if done == 0:
+        return "No answers yet." if run.get("status") == "running" else \
+            f"No answers: the run is {run.get('status')} and answered no question."
+    if errors >= done:
+        return f"No scores: all {done} answer(s) failed (see the error column)."
+    failed = f" ({errors} of {done} failed)" if errors else ""
+    if run.get("status") != "done":
+        return f"{done} answered so far{failed}: the mean scores are stored when the run finishes."
+    return f"No reference answer to score against{failed}."
 
 
 def run_rows(runs: Sequence[Mapping]) -> list[dict]:
@@ -86,22 +113,23 @@ def tag_labels(question) -> list[str]:
 
 def question_rows(results: Sequence[Mapping], questions: Mapping[str, object], metric: Optional[str],
                   threshold: float, trace_link: Optional[Callable[[str, int], str]] = None) -> list[dict]:
-    """A row per result: question, gold answers, prediction, the outcome, main scores, tags, cost, trace link."""
+    """A row per result in reading order: the question and the answer side by side, the reference answers, then
+    the outcome, the score, cost, tags, error, and the trace link."""
     rows = []
     for result in results:
         question = questions.get(result["question_id"])
         scores = result.get("scores") or {}
         row = {
-            "question_id": result["question_id"], "repeat": result.get("repeat", 0),
-            "outcome": outcome(result, metric, threshold),
+            "question_id": result["question_id"],
             "question": getattr(question, "text", "") if question else "",
+            "answer": result.get("prediction") or "",
             "gold": " | ".join(getattr(question, "answers", []) or []) if question else "",
-            "prediction": result.get("prediction") or "",
+            "outcome": outcome(result, metric, threshold),
             "score": scores.get(metric) if metric else None,
-            "tags": ", ".join(tag_labels(question)) if question else "",
             "tokens": (result.get("prompt_tokens") or 0) + (result.get("completion_tokens") or 0),
             "latency_s": round(float(result.get("latency_s") or 0.0), 3), "cached": bool(result.get("cached")),
-            "error": result.get("error") or "",
+            "tags": ", ".join(tag_labels(question)) if question else "",
+            "error": result.get("error") or "", "repeat": result.get("repeat", 0),
         }
         if trace_link is not None:
             row["trace"] = trace_link(result["question_id"], int(result.get("repeat") or 0))
