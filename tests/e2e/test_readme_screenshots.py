@@ -45,7 +45,8 @@ def demo_app(tmp_path_factory, browser_context):
         db = ws.path
     finally:
         ws.close()
-    with app_server(db, root / "streamlit.log", cwd=root) as url:
+    links = {"PLAYGROUND_BASE_URL": "http://localhost:8501"}  # share links as on a reader's machine, not a test port
+    with app_server(db, root / "streamlit.log", extra_env=links, cwd=root) as url:
         warm(browser_context, url)
         yield url, {"direct": direct.run_id, "rag": rag.run_id, "question": question}
 

@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.helpers import choose, go_to, open_page, sidebar_text, wait_until_idle
 
@@ -37,7 +38,8 @@ def ab_numbers(tab) -> dict:
     }
 
 
-def test_a_shared_session_opens_in_a_new_workspace_with_the_same_numbers(page, runs_app, browser_context, tmp_path):
+def test_a_shared_session_opens_in_a_new_workspace_with_the_same_numbers(page, runs_app, browser_context, tmp_path,
+                                                                         screenshot):
     from playground.store import open_workspace
     from playground.store.sessions import export_session, list_sessions
     from tests.e2e.conftest import warm
@@ -57,6 +59,7 @@ def test_a_shared_session_opens_in_a_new_workspace_with_the_same_numbers(page, r
     cwd.mkdir()
     fresh = tmp_path / "fresh" / "sessions" / "playground.db"  # neither the file nor its folder exists
     with cli_app_server(fresh, tmp_path / "fresh.log", cwd) as fresh_url:
+        assert fresh.is_file()  # `playground app` made it (and its folders), empty
         warm(browser_context, fresh_url)
         tab = browser_context.new_page()
         try:
@@ -68,19 +71,21 @@ def test_a_shared_session_opens_in_a_new_workspace_with_the_same_numbers(page, r
             wait_until_idle(tab)
             tab.get_by_role("button", name="Import", exact=True).click()
             wait_until_idle(tab)
+            tab.get_by_text(re.compile(r"^Imported ")).wait_for()
+            screenshot(tab, "shared-session-imported")
             ws = open_workspace(fresh, create=False)
             try:
                 imported = next(s for s in list_sessions(ws) if (s.get("origin") or {}).get("kind") == "import")
             finally:
                 ws.close()
-            tab.get_by_text(re.compile(r"^Imported shared\.playground-session\.json as session")).wait_for()
 
+            listed = tab.get_by_role("option", name=re.compile(re.escape(imported["id"][:8])))
             tab.get_by_label("Session", exact=True).click()  # the sidebar's picker lists it already
-            assert tab.get_by_role("option", name=re.compile(re.escape(imported["id"][:8]))).count() == 1
+            expect(listed).to_have_count(1)
             tab.keyboard.press("Escape")
             tab.get_by_role("tab", name="Switch").click()
             tab.get_by_label("Session to switch to", exact=True).click()  # and so does the Switch tab
-            assert tab.get_by_role("option", name=re.compile(re.escape(imported["id"][:8]))).count() == 1
+            expect(listed).to_have_count(1)
             tab.keyboard.press("Escape")
 
             tab.get_by_role("button", name="Switch to it").click()
