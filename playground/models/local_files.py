@@ -52,8 +52,8 @@ def remember_sha256(path: Path, sha256: str) -> None:
 
 
 def models_dir() -> Path:
-    """Where derived model files are cached: $PLAYGROUND_MODELS, else `_models` in the default workspace's indexes
-    folder (a name no corpus folder can take)."""
+    """Where derived model files are cached: $PLAYGROUND_MODELS, else `_models` in the indexes folder of the
+    process's workspace (config.use_workspace: the CLI's or the app's --db; a name no corpus folder can take)."""
     from_env = os.environ.get(MODELS_ENV)
     if from_env:
         return Path(from_env).expanduser()
