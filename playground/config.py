@@ -1,15 +1,11 @@
-"""Where the workspace and its indexes live: --db, else $PLAYGROUND_DB, else sessions/playground.db.
-
-What has no workspace handed to it (the local model's derived files, in `<indexes>/_models`) follows the process's
-workspace: the CLI and the app make their --db that (use_workspace), so nothing lands in the current folder.
-"""
+"""Where the workspace and its files live: --db, else $PLAYGROUND_DB, else sessions/playground.db; its indexes and
+your own templates beside it. Nothing is written to the current folder unless the workspace is there."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 DB_ENV = "PLAYGROUND_DB"
 DEFAULT_DB = Path("sessions") / "playground.db"
@@ -23,31 +19,6 @@ def workspace_path(explicit: Optional[str | os.PathLike] = None) -> Path:
     if from_env:
         return Path(from_env)
     return DEFAULT_DB
-
-
-def use_workspace(db_path: str | os.PathLike) -> Path:
-    """Make `db_path` this process's workspace (and its children's): workspace_path() with no --db, and so the
-    model files kept beside it, follow it instead of $PLAYGROUND_DB or ./sessions/playground.db."""
-    resolved = Path(db_path).expanduser().resolve()
-    os.environ[DB_ENV] = str(resolved)
-    return resolved
-
-
-@contextlib.contextmanager
-def using_workspace(db_path: Optional[str | os.PathLike]) -> Iterator[None]:
-    """use_workspace(db_path) while a block runs (one CLI command), then the environment as it was; None: no change."""
-    if not db_path:
-        yield
-        return
-    before = os.environ.get(DB_ENV)
-    use_workspace(db_path)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(DB_ENV, None)
-        else:
-            os.environ[DB_ENV] = before
 
 
 def shown_path(path: str | os.PathLike) -> str:

@@ -1,30 +1,33 @@
-"""Where things live: the process's workspace (which derived model files follow) and paths as the app shows them."""
+"""Where things live: files beside the workspace, derived model files in the user's cache, paths as the app shows
+them."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from playground.config import indexes_dir, shown_path, using_workspace, workspace_path
+from playground.config import indexes_dir, own_templates_dir, shown_path, workspace_path
 from playground.models.local_files import models_dir
 
 
-def test_using_workspace_points_the_defaults_at_it_for_the_block_only(tmp_path, monkeypatch):
+def test_derived_model_files_go_to_the_user_cache_never_the_current_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("PLAYGROUND_DB", str(tmp_path / "from-env.db"))
-    for name in ("PLAYGROUND_INDEXES", "PLAYGROUND_MODELS"):
-        monkeypatch.delenv(name, raising=False)
-    with using_workspace("elsewhere/ws.db"):
-        assert workspace_path() == tmp_path / "elsewhere" / "ws.db"
-        assert models_dir() == indexes_dir(tmp_path / "elsewhere" / "ws.db") / "_models"
-        assert models_dir() == tmp_path / "elsewhere" / "indexes" / "_models"
-    assert os.environ["PLAYGROUND_DB"] == str(tmp_path / "from-env.db")
-    monkeypatch.delenv("PLAYGROUND_DB")
-    with using_workspace("ws.db"):
-        assert workspace_path() == tmp_path / "ws.db"
-    assert "PLAYGROUND_DB" not in os.environ
-    with using_workspace(None):  # no --db: nothing changes
-        assert workspace_path() == Path("sessions") / "playground.db"
+    monkeypatch.delenv("PLAYGROUND_MODELS", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert models_dir() == tmp_path / "cache" / "playground" / "models"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert models_dir() == tmp_path / "home" / ".cache" / "playground" / "models"
+    monkeypatch.setenv("PLAYGROUND_MODELS", str(tmp_path / "models"))
+    assert models_dir() == tmp_path / "models"
+
+
+def test_indexes_and_own_templates_sit_beside_the_workspace(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    assert indexes_dir("elsewhere/sessions/ws.db") == tmp_path / "elsewhere" / "indexes"
+    assert indexes_dir("elsewhere/ws.db") == tmp_path / "elsewhere" / "indexes"
+    assert own_templates_dir("elsewhere/sessions/ws.db") == tmp_path / "elsewhere" / "templates"
+    assert workspace_path(None) == Path("sessions") / "playground.db"
 
 
 def test_shown_path_is_relative_to_the_current_folder_else_under_home_else_absolute(tmp_path, monkeypatch):

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from playground.config import DB_ENV, use_workspace, workspace_path
+from playground.config import workspace_path
 from playground.redaction import APP_KEY_VARS
 from playground.store import Workspace, open_workspace
 
@@ -69,12 +69,7 @@ _per_thread = threading.local()
 
 
 def workspace() -> Workspace:
-    """The workspace for this script run: one connection per script thread (Streamlit runs each rerun in its own).
-
-    A --db after `--` becomes the process's workspace, so the model files kept beside it go there too."""
-    named = _db_in_argv()
-    if named is not None and os.environ.get(DB_ENV) != str(named.expanduser().resolve()):
-        use_workspace(named)
+    """The workspace for this script run: one connection per script thread (Streamlit runs each rerun in its own)."""
     path = str(db_path_from_argv())
     opened = getattr(_per_thread, "workspaces", None)
     if opened is None:

@@ -41,7 +41,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    from playground.config import using_workspace
     from playground.redaction import install_log_redaction
 
     install_log_redaction()
@@ -58,8 +57,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from playground.retrieval.embedders import DEVICE_ENV, check_device
 
             os.environ[DEVICE_ENV] = check_device(args.device, "--device")
-        with using_workspace(args.db):  # files kept beside the workspace follow --db, whatever the current folder
-            return int(handler(args) or 0)
+        return int(handler(args) or 0)
     except PlaygroundError as error:
         from playground.redaction import redact
 

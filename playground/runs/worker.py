@@ -8,12 +8,10 @@ import time
 
 def main(argv: list[str]) -> int:
     from playground import PlaygroundError
-    from playground.config import use_workspace
     from playground.runs.execute import resume_run
     from playground.store.db import open_workspace
 
     path, run_id = argv
-    use_workspace(path)  # the model files it derives go beside its workspace, whatever folder it was started in
     stamp = lambda: time.strftime("%Y-%m-%d %H:%M:%S")  # noqa: E731
 
     def say(text: str) -> None:

@@ -1,5 +1,5 @@
 """`playground app` on a workspace file that does not exist yet, and where a command run from another folder writes
-its indexes and derived model files (beside the workspace, never in the current folder)."""
+its indexes (beside the workspace) and derived model files (the user cache), never in the current folder."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_app_creates_a_workspace_that_does_not_exist_and_serves_it(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_run_from_another_folder_writes_indexes_and_model_files_beside_the_workspace(tmp_path):
+def test_a_run_from_another_folder_writes_indexes_beside_the_workspace_and_nothing_here(tmp_path):
     elsewhere = tmp_path / "elsewhere" / "ws.db"
     ws = open_workspace(elsewhere)
     save_dataset(ws, "tiny", tiny_dataset())
@@ -68,4 +68,4 @@ def test_a_run_from_another_folder_writes_indexes_and_model_files_beside_the_wor
     assert not (cwd / "indexes").exists(), sorted(str(p) for p in (cwd / "indexes").rglob("*"))
     beside = tmp_path / "elsewhere" / "indexes"
     assert list((beside / "tiny").glob("bm25-*")), "the bm25 index is not beside the workspace"
-    assert list((beside / "_models").glob("*.gguf")), "the derived model file is not beside the workspace"
+    assert not list(cwd.rglob("*.gguf")), "a derived model file was written to the current folder"
