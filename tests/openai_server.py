@@ -186,8 +186,8 @@ class OpenAIServer:
         """A valid answer, one byte every `trickle_every_s` (the headers at once, or they too); the connection is
         dropped after `trickle_for_s`."""
         payload = json.dumps(completion).encode()
-        head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
-                .encode())
+        head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
+                "Connection: close\r\n\r\n").encode()
         if not headers_too:
             handler.wfile.write(head)
             handler.wfile.flush()
@@ -210,6 +210,7 @@ class OpenAIServer:
         handler.send_response(200)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", str(self.huge_bytes))
+        handler.send_header("Connection", "close")
         handler.end_headers()
         handler.wfile.write(head)
         block = b"a" * MB
@@ -224,6 +225,7 @@ class OpenAIServer:
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Encoding", "gzip")
         handler.send_header("Content-Length", str(len(body)))
+        handler.send_header("Connection", "close")
         handler.end_headers()
         for start in range(0, len(body), MB):
             handler.wfile.write(body[start:start + MB])

@@ -265,3 +265,57 @@ def test_the_app_lists_a_cut_off_answer_among_the_runs_errors(hostile, tiny_work
     table = next(frame.value for frame in at.dataframe if "trace" in frame.value.columns)
     assert list(table["outcome"]) == ["error"]
     assert "no complete answer within 2 s (" in table["error"].iloc[0]
+
+
+class ForwardProxy:
+    """A plain-HTTP forward proxy on 127.0.0.1 (absolute-form requests), recording the URLs it forwards."""
+
+    def __init__(self):
+        import urllib.request
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        proxy = self
+        self.forwarded: list[str] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 - http.server naming
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                proxy.forwarded.append(self.path)
+                request = urllib.request.Request(self.path, data=body, method="POST",
+                                                 headers={"Content-Type": "application/json"})
+                with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request, timeout=10) as answer:
+                    data = answer.read()
+                self.send_response(answer.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_an_http_proxy_from_the_environment_is_used_and_no_proxy_skips_it(server, monkeypatch):
+    from playground.models.base import GenerationParams
+    from playground.models.registry import load_model
+
+    proxy = ForwardProxy()
+    try:
+        for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTP_PROXY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("http_proxy", proxy.url)
+        assert load_model(server.spec()).generate(MESSAGES, GenerationParams(max_tokens=8)).text == "Paris"
+        assert proxy.forwarded == [f"{server.url}/chat/completions"]
+        monkeypatch.setenv("no_proxy", "127.0.0.1")
+        assert load_model(server.spec()).generate(MESSAGES, GenerationParams(max_tokens=8)).text == "Paris"
+        assert len(proxy.forwarded) == 1 and len(server.requests) == 2
+    finally:
+        proxy.close()
