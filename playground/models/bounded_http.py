@@ -230,8 +230,7 @@ class BoundedTransport:
                                          "proxy; playground reaches servers directly or through an HTTP proxy")
                     auth = ((urllib.parse.unquote(parts.username), urllib.parse.unquote(parts.password or ""))
                             if parts.username else None)
-                    url = urllib.parse.urlunsplit((parts.scheme, parts.hostname + (f":{parts.port}" if parts.port
-                                                                                   else ""), "", "", ""))
+                    url = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"  # the credentials go as proxy_auth
                     self._pools[key] = self._core.HTTPProxy(proxy_url=url, proxy_auth=auth, **options)
             return self._pools[key]
 
@@ -318,13 +317,15 @@ _hub_bounded = threading.Event()
 
 def bound_hub_session() -> bool:
     """Route huggingface_hub's shared client (the one InferenceClient sends through) over BoundedTransport, keeping
-    its event hooks (offline mode, request ids); False where the hub's client is not httpx-like (before 1.0)."""
+    its event hooks (offline mode, request ids); False where the hub's client is not httpx (before 1.0)."""
     if _hub_bounded.is_set():
         return True
     import importlib
 
-    from huggingface_hub import get_session, set_client_factory
-
+    try:
+        from huggingface_hub import get_session, set_client_factory
+    except ImportError:  # huggingface_hub before 1.0 sends through requests: its own timeouts only
+        return False
     session = get_session()
     library = type(session).__module__.split(".")[0]
     if library not in ("httpx", "httpx2"):

@@ -319,3 +319,19 @@ def test_an_http_proxy_from_the_environment_is_used_and_no_proxy_skips_it(server
         assert len(proxy.forwarded) == 1 and len(server.requests) == 2
     finally:
         proxy.close()
+
+
+def test_playground_judge_takes_a_timeout_per_judgment(hostile, tmp_path):
+    from tests.evaluation.judges.conftest import make_run
+
+    workspace = open_workspace(tmp_path / "judge.db")
+    save_dataset(workspace, "tiny", tiny_dataset())
+    run_id = make_run(workspace, {"q1": "Paris"})
+    workspace.close()
+    done = cli(tmp_path / "judge.db", "judge", "reference", run_id, "--judge-model", f"openai:trickle@{hostile}",
+               "--timeout", "2", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["n_failed"] == 1 and "no complete answer within 2 s (" in report["items"][0]["reasons"][0]
+    refused = cli(tmp_path / "judge.db", "judge", "reference", run_id, "--timeout", "0")
+    assert refused.returncode != 0 and "timeout must be positive seconds, not 0" in refused.stderr
