@@ -51,6 +51,12 @@ def _from_version(workspace, version: str, expected_name: Optional[str]) -> Temp
     return Template.from_text(row["content"])
 
 
+def is_version_ref(ref: str) -> bool:
+    """Whether `ref` names a stored prompt version (NAME@VERSION or @VERSION), not a template or a file."""
+    ref = (ref or "").strip()
+    return "@" in ref and not Path(ref).is_file() and not _is_path(ref)
+
+
 def load_template(ref: str, workspace=None) -> Template:
     """A template by reference: "NAME" (a starter, else a template of your own beside the workspace, else the
     workspace's latest version of NAME),
