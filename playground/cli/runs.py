@@ -202,10 +202,10 @@ def handle_run(args) -> int:
 
 
 def handle_stop(args) -> int:
-    from playground.store.runs import request_stop
+    from playground.runs.jobs import stop_run
 
     with workspace_for(args, create=False) as workspace:
-        run = request_stop(workspace, args.run_id)
+        run = stop_run(workspace, args.run_id)
     asked = run["status"] == "running"
     emit(args, {"run_id": run["id"], "status": run["status"], "stop_requested": bool(run.get("stop_requested"))},
          f"run {run['id']}: " + ("asked to stop; it stops after the questions in flight" if asked
@@ -247,10 +247,10 @@ def _table(rows: list[list[str]]) -> str:
 
 
 def handle_runs(args) -> int:
-    from playground.store.runs import list_runs
+    from playground.runs.jobs import checked_runs
 
     with workspace_for(args, create=False) as workspace:
-        rows = [run_row(run) for run in list_runs(workspace, session_id=args.session)]
+        rows = [run_row(run) for run in checked_runs(workspace, session_id=args.session)]
     header = ["id", "created", "status", "dataset", "program", "template", "retriever", "k", "model", "n",
               "em", "f1", "errors", "label"]
     table = [header]

@@ -110,11 +110,13 @@ def sweep_points(workspace, points: Sequence[Mapping], metric: str) -> list[dict
     """`points` (parameter, value, run_id) as their runs are stored now; a point still running has the mean scores of
     the questions it has answered so far (a stored run has them once it ends)."""
     from playground.evaluation.metrics import mean_scores
+    from playground.runs.jobs import checked_run
     from playground.runs.summary import run_summary
     from playground.store.runs import get_results
 
     found = []
     for point in points:
+        checked_run(workspace, point["run_id"])  # a point whose worker is gone reads interrupted, not running
         summary = run_summary(workspace, point["run_id"])
         if summary.status == "running":
             summary.metrics = mean_scores(r["scores"] for r in get_results(workspace, summary.run_id)

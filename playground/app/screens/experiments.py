@@ -159,9 +159,9 @@ def _run_picker(label: str, runs: list[dict], key: str, skip: str | None = None)
 
 def _judges_tab(ws) -> None:
     from playground.evaluation.judges import HELPS_CRITERIA, self_judging_warning
-    from playground.store.runs import list_runs
+    from playground.runs.jobs import checked_runs
 
-    runs = list_runs(ws)
+    runs = checked_runs(ws)
     if not runs:
         st.info("No runs yet: launch one on the Runs page (or sweep above), then judge it here.")
         return

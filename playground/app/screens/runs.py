@@ -122,10 +122,10 @@ def _latest_answers(runs: dict[str, dict]) -> None:
 
 
 def _run_list(ws) -> list[dict]:
-    from playground.store.runs import list_runs
+    from playground.runs.jobs import checked_runs
 
     everything = st.toggle("Runs of every session", False, key="runs_all_sessions")
-    runs = list_runs(ws, None if everything else state.current_session_id())
+    runs = checked_runs(ws, None if everything else state.current_session_id())
     st.subheader(f"Runs ({len(runs)})")
     if not runs:
         st.info("No runs in this session yet.")
