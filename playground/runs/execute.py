@@ -21,7 +21,7 @@ from playground.runs.config import RunConfig
 from playground.runs.executor import Outcome, ShouldStop, execute
 from playground.runs.plan import Bound, Execution, RunPlan, bind, resolve_plan
 from playground.runs.recorder import BEAT_EVERY_S, Recorder, write_patiently
-from playground.runs.summary import RunSummary, _summary, repeat_spread, run_summary  # noqa: F401
+from playground.runs.summary import RunSummary, _summary
 from playground.store import runs as run_store
 from playground.store.db import Workspace
 

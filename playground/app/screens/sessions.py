@@ -14,21 +14,15 @@ import streamlit as st
 from playground import PlaygroundError
 from playground.app import state
 from playground.app import components as ui
+from playground.app.components.errors import error_text
 from playground.app.views import sessions as view
 
 MESSAGE_KEY = "sessions_message"
 PLAYGROUND_PAGE = state.page_file("playground")
-RESTORE_KEYS = ("template_system", "template_user", "template_name")
 
 
 def _say(kind: str, text: str) -> None:
     st.session_state[MESSAGE_KEY] = (kind, text)
-
-
-def _error_text(error: Exception) -> str:
-    from playground.app.components.errors import error_text
-
-    return error_text(error)
 
 
 PICKER_KEYS = ("sessions_switch_to", "sessions_rename_which", "sessions_delete_which", "sessions_export_which")
@@ -51,7 +45,7 @@ def _create() -> None:
         st.session_state["sessions_new_name"] = ""
         _say("success", f"Created session {session['name']!r} and switched to it.")
     except PlaygroundError as error:
-        _say("error", _error_text(error))
+        _say("error", error_text(error))
 
 
 def _switch() -> None:
@@ -60,7 +54,7 @@ def _switch() -> None:
         _switch_to(st.session_state["sessions_switch_to"])
         _say("success", "Switched session.")
     except (PlaygroundError, KeyError) as error:
-        _say("error", _error_text(error))
+        _say("error", error_text(error))
 
 
 def _rename() -> None:
@@ -72,7 +66,7 @@ def _rename() -> None:
         st.session_state["sessions_rename_to"] = ""
         _say("success", f"Renamed to {session['name']!r}.")
     except (PlaygroundError, KeyError) as error:
-        _say("error", _error_text(error))
+        _say("error", error_text(error))
 
 
 def _delete() -> None:
@@ -91,7 +85,7 @@ def _delete() -> None:
         _say("success", f"Deleted {removed['deleted']['name']!r}: {removed['runs']} run(s), "
                         f"{removed['results']} result(s), {removed['ratings']} rating(s).")
     except PlaygroundError as error:
-        _say("error", _error_text(error))
+        _say("error", error_text(error))
 
 
 def _message() -> None:
