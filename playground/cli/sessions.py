@@ -124,10 +124,12 @@ def export_command(args) -> int:
     import json
     import sys
 
+    from playground.runs.jobs import mark_lost_workers
     from playground.store.session_format import write_session_file
     from playground.store.sessions import export_session
 
     with workspace_for(args, create=False) as workspace:
+        mark_lost_workers(workspace)  # a run whose worker is gone is exported as interrupted, not running
         payload = export_session(workspace, args.session)
     if args.output == "-":
         json.dump(payload, sys.stdout, ensure_ascii=False)

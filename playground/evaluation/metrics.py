@@ -17,7 +17,6 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from playground.data.answers import normalize_answer
 
-TEXT_METRICS = ["em", "f1", "cover_em", "bleu", "chrf", "rougeL"]
 HOTPOTQA_FORMATS = ("hotpotqa",)
 
 

@@ -156,7 +156,8 @@ def key_env_for(spec: str) -> Optional[str]:
 
 
 def _load_local(spec: str, target: str, n_ctx: Optional[int] = None, **options) -> Model:
-    from playground.models.local import DEFAULT_N_CTX, LocalModel, resolve_gguf
+    from playground.models.local import DEFAULT_N_CTX, LocalModel
+    from playground.models.local_files import resolve_gguf
 
     path = resolve_gguf(target)
     key = (str(path), int(n_ctx or DEFAULT_N_CTX), options.get("n_threads"))

@@ -9,8 +9,8 @@ from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
 from playground.models.base import GenerationParams, Model
+from playground.models.registry import DEFAULT_MODEL_SPEC
 
-DEFAULT_JUDGE_MODEL = "local:smollm2"
 DEFAULT_JUDGE_TEMPLATES = {
     "steps": "judge-criterion-steps",
     "pointwise": "judge-pointwise",
@@ -29,7 +29,7 @@ def default_judge_params() -> GenerationParams:
 class JudgeConfig:
     """A judge before it is loaded: model spec, params, and a template ref per role (NAME, NAME@VERSION, path)."""
 
-    model: str = DEFAULT_JUDGE_MODEL
+    model: str = DEFAULT_MODEL_SPEC
     params: GenerationParams = field(default_factory=default_judge_params)
     templates: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_JUDGE_TEMPLATES))
 
@@ -47,7 +47,7 @@ class JudgeConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "JudgeConfig":
-        return cls(model=data.get("model") or DEFAULT_JUDGE_MODEL, params=data.get("params") or {},
+        return cls(model=data.get("model") or DEFAULT_MODEL_SPEC, params=data.get("params") or {},
                    templates=data.get("templates") or {})
 
 
