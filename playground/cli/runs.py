@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from playground import PlaygroundError
-from playground.cli.output import emit, open_workspace_for, progress_bar, text_table, workspace_for
+from playground.cli.output import emit, open_workspace_for, progress_bar, say, text_table, workspace_for
 from playground.models.registry import DEFAULT_MODEL_SPEC
 from playground.models.retry import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S
 from playground.programs.options import options_help
@@ -156,7 +155,7 @@ def lazy_progress_bar(description: str):
 
 
 def _notice(text: str) -> None:
-    print(f"playground: {text}", file=sys.stderr, flush=True)
+    say(f"playground: {text}")
 
 
 def handle_run(args) -> int:

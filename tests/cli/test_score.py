@@ -55,7 +55,7 @@ def test_score_text_output(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("lines, where, problem", [
-    (['{"prediction": "x", "answers": ["x"]}', '{"prediction": "x", "answers": ["x"]', ''], "line 2, column",
+    (['{"prediction": "x", "answers": ["x"]}', '{"prediction": "x", "answers": ["x"]', ''], "line 2: invalid JSON at column",
      "invalid JSON"),
     (['{"prediction": "x", "answers": ["x"]}', '', '{"answers": ["x"]}'], "line 3", 'missing "prediction"'),
     (['{"prediction": "x"}'], "line 1", 'missing "answers"'),
