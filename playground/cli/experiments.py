@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from playground import PlaygroundError
 from playground.cli.output import add_output_argument, emit, open_workspace_for, progress_bar, say, workspace_for
+from playground.terminal_text import one_line
 from playground.cli.runs import add_run_options, config_from_args
 
 
@@ -110,7 +111,7 @@ def handle_sweep(args) -> int:
 
 
 def _set_text(found: dict) -> str:
-    return (f"demonstration set {found['name']}@{found['version']} ({found['id']}): {found['n']} example(s)"
+    return (f"demonstration set {one_line(found['name'])}@{found['version']} ({found['id']}): {found['n']} example(s)"
             f" from run {found['source_run_id'] or '-'} of program {found['program'] or '-'}")
 
 
@@ -142,7 +143,7 @@ def handle_list(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         sets = list_demonstration_sets(workspace)
-    text = "\n".join(f"{s['name']}@{s['version']}  {s['id']}  {s['n']:>3} example(s)  program {s['program'] or '-'}  "
+    text = "\n".join(f"{one_line(s['name'])}@{s['version']}  {s['id']}  {s['n']:>3} example(s)  program {s['program'] or '-'}  "
                      f"run {s['source_run_id'] or '-'}  {s['created_at'][:19]}" for s in sets)
     emit(args, sets, text or "no demonstration sets yet (make one with `playground demos bootstrap`)")
     return 0
@@ -153,7 +154,7 @@ def handle_show(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         found = get_demonstration_set(workspace, args.ref)
-    lines = [_set_text(found)] + [f"  {e.get('question_id', '-')}: {e['question']} -> {e['answer']}"
+    lines = [_set_text(found)] + [f"  {one_line(e.get('question_id', '-'))}: {one_line(e['question'])} -> {one_line(e['answer'])}"
                                   for e in found["examples"]]
     emit(args, found, "\n".join(lines))
     return 0
