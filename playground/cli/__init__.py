@@ -46,10 +46,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     install_log_redaction()
     parser = build_parser()
     args = parser.parse_args(argv)
-    handler = getattr(args, "handler", None)
-    if handler is None:
+    if getattr(args, "handler", None) is None:
         parser.print_help()
         return 2
+    return run_command(args)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the parsed command's handler: the project's errors as one `error:` line, anything else as one
+    `internal error:` line naming a file with the traceback (exit 70), or the traceback with $PLAYGROUND_DEBUG=1."""
+    from playground.terminal_text import one_line
+
     try:
         if args.device:  # the embedders read it (retrieval/embedders.py), wherever a command embeds
             import os
@@ -57,14 +64,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from playground.retrieval.embedders import DEVICE_ENV, check_device
 
             os.environ[DEVICE_ENV] = check_device(args.device, "--device")
-        return int(handler(args) or 0)
+        return int(args.handler(args) or 0)
     except PlaygroundError as error:
         from playground.redaction import redact
 
-        print(f"error: {redact(str(error))}", file=sys.stderr)
+        print(f"error: {one_line(redact(str(error)))}", file=sys.stderr)
         return 1
     except sqlite3.OperationalError as error:  # e.g. another program held the database past the busy timeout
-        print(f"error: the workspace database refused the command ({error}); nothing stored was lost, "
+        print(f"error: the workspace database refused the command ({one_line(error)}); nothing stored was lost, "
               "try again when the other writer has finished", file=sys.stderr)
         return 1
     except BrokenPipeError:  # output piped into `head` and closed early
@@ -75,6 +82,33 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as error:  # noqa: BLE001 - the last resort: one line, the traceback kept in a file
+        return _internal_error(error, args)
+
+
+def _internal_error(error: Exception, args: argparse.Namespace) -> int:
+    import traceback
+
+    from playground.crash_reports import (
+        EXIT_INTERNAL_ERROR, debug_requested, internal_error_line, save_traceback,
+    )
+
+    if debug_requested():
+        traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
+    print(internal_error_line(error, save_traceback(error, _workspace_folder(args))), file=sys.stderr)
+    return EXIT_INTERNAL_ERROR
+
+
+def _workspace_folder(args: argparse.Namespace) -> Optional[str]:
+    """The folder of the command's workspace when it exists (the traceback goes beside it), else None."""
+    try:
+        from playground.config import workspace_path
+
+        folder = workspace_path(getattr(args, "db", None)).parent
+        return str(folder) if folder.is_dir() else None
+    except Exception:  # noqa: BLE001 - a bad --db must not hide the error being reported
+        return None
 
 
 if __name__ == "__main__":

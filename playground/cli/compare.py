@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Optional
 
-from playground.cli.output import add_metric_argument, emit, metric_names, workspace_for
+from playground.cli.output import add_metric_argument, emit, metric_names, say, workspace_for
 
 
 def register(subparsers, common) -> None:
@@ -96,6 +95,6 @@ def compare_command(args) -> int:
                               n_resamples=args.resamples)
     if not getattr(args, "json", False):
         for warning in report["warnings"]:
-            print(f"warning: {warning}", file=sys.stderr)
+            say(f"warning: {warning}")
     emit(args, report, report_text(report))
     return 0

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from playground import PlaygroundError
-from playground.cli.output import emit, open_workspace_for, workspace_for, progress_bar
+from playground.cli.output import add_output_argument, emit, open_workspace_for, progress_bar, say, workspace_for
+from playground.terminal_text import one_line
 from playground.cli.runs import add_run_options, config_from_args
 
 
@@ -17,7 +18,7 @@ def register(subparsers, common) -> None:
     sweep.add_argument("--selection", choices=("knn", "first"), help="how examples are picked from --demos (default knn)")
     sweep.add_argument("--shots", type=int, help="examples per prompt when sweeping order (default 3)")
     sweep.add_argument("--metric", default="em", help="metric to chart (default em)")
-    sweep.add_argument("-o", "--output", metavar="FILE.html", help="write the plotly chart to this HTML file")
+    add_output_argument(sweep, "write the plotly chart to this HTML file", metavar="FILE.html")
     sweep.set_defaults(handler=handle_sweep)
 
     demos = subparsers.add_parser("demos", parents=[common], help="demonstration sets for few-shot prompts")
@@ -69,6 +70,10 @@ def handle_sweep(args) -> int:
     from playground.runs.sweeps import parse_sweep, run_sweep
 
     parameter, values = parse_sweep(args.sweep)
+    if args.output:  # before the sweep: a bad path must not cost the runs
+        from playground.output_files import check_output_path
+
+        check_output_path(args.output, args.force)
     extra = {}
     if args.demos:
         if args.selection:
@@ -87,20 +92,26 @@ def handle_sweep(args) -> int:
         workspace.close()
     if args.output:
         from playground.app.charts import sweep_figure
+        from playground.output_files import write_output
 
-        sweep_figure(points, args.metric).write_html(args.output, include_plotlyjs=True)
+        html = sweep_figure(points, args.metric).to_html(include_plotlyjs=True)
+        write_output(args.output, lambda handle: handle.write(html), force=args.force)
     text = _points_text(points, args.metric, args.output)
     if comparison:
         from playground.cli.compare import report_text
 
         text += f"\n\neach point against {parameter}={points[0]['value']} (A):\n" + report_text(comparison)
-    emit(args, {"parameter": parameter, "metric": args.metric, "points": points, "chart": args.output,
-                "comparison": comparison}, text)
+    payload = {"parameter": parameter, "metric": args.metric, "points": points, "chart": args.output,
+               "comparison": comparison}
+    if args.output == "-":  # the chart is stdout: the summary goes to stderr
+        say(text)
+        return 0
+    emit(args, payload, text)
     return 0
 
 
 def _set_text(found: dict) -> str:
-    return (f"demonstration set {found['name']}@{found['version']} ({found['id']}): {found['n']} example(s)"
+    return (f"demonstration set {one_line(found['name'])}@{found['version']} ({found['id']}): {found['n']} example(s)"
             f" from run {found['source_run_id'] or '-'} of program {found['program'] or '-'}")
 
 
@@ -132,7 +143,7 @@ def handle_list(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         sets = list_demonstration_sets(workspace)
-    text = "\n".join(f"{s['name']}@{s['version']}  {s['id']}  {s['n']:>3} example(s)  program {s['program'] or '-'}  "
+    text = "\n".join(f"{one_line(s['name'])}@{s['version']}  {s['id']}  {s['n']:>3} example(s)  program {s['program'] or '-'}  "
                      f"run {s['source_run_id'] or '-'}  {s['created_at'][:19]}" for s in sets)
     emit(args, sets, text or "no demonstration sets yet (make one with `playground demos bootstrap`)")
     return 0
@@ -143,7 +154,7 @@ def handle_show(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         found = get_demonstration_set(workspace, args.ref)
-    lines = [_set_text(found)] + [f"  {e.get('question_id', '-')}: {e['question']} -> {e['answer']}"
+    lines = [_set_text(found)] + [f"  {one_line(e.get('question_id', '-'))}: {one_line(e['question'])} -> {one_line(e['answer'])}"
                                   for e in found["examples"]]
     emit(args, found, "\n".join(lines))
     return 0

@@ -7,6 +7,7 @@ import argparse
 
 from playground import PlaygroundError
 from playground.cli.output import emit, workspace_for, progress_bar
+from playground.terminal_text import one_line
 from playground.models.registry import DEFAULT_MODEL_SPEC
 
 
@@ -118,8 +119,9 @@ def pointwise_command(args) -> int:
         lines.append(f"  {criterion['name']:<14} weight {criterion['weight']:.2f}  "
                      f"{_mean_std(report['criteria_scores'][criterion['name']])}")
     for item in report["items"]:
-        reasons = "; ".join(f"{c['name']} {_fmt(c['score'], 2)}: {c['reason'] or c['error']}" for c in item["criteria"])
-        lines.append(f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  {reasons or item['error']}"[:240])
+        reasons = one_line("; ".join(f"{c['name']} {_fmt(c['score'], 2)}: {c['reason'] or c['error']}"
+                                     for c in item["criteria"]))
+        lines.append(f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  {reasons or one_line(item['error'])}"[:240])
     emit(args, report, "\n".join(lines + _skipped(report)))
     return 0
 

@@ -8,24 +8,45 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from playground.progress import ProgressCallback
+from playground.terminal_text import one_line, safe_json, safe_text
 
 
 def emit(args, payload: Any, text: Optional[str] = None) -> None:
+    """JSON (valid, with every control character escaped) or the command's text with no raw control character.
+
+    A command places values from files, models or users in its text through `one_line` (so they add no lines);
+    `safe_text` here is the net for the rest.
+    """
     from playground.redaction import redact
 
     if getattr(args, "json", False) or text is None:
-        print(redact(json.dumps(payload, ensure_ascii=False, indent=2, default=str)))
+        print(safe_json(redact(json.dumps(payload, ensure_ascii=False, indent=2, default=str))))
     else:
-        print(redact(text))
+        print(safe_text(redact(text)))
+
+
+def say(text: str) -> None:
+    """A note on stderr (a warning, a progress line), made safe like `emit`'s text."""
+    from playground.redaction import redact
+
+    print(safe_text(redact(text)), file=sys.stderr, flush=True)
+
+
+def add_output_argument(parser, help_text: str, required: bool = False, metavar: str = "FILE") -> None:
+    """-o FILE ('-' for stdout) and --force, the same for every command that writes a file."""
+    parser.add_argument("-o", "--output", required=required, metavar=metavar, help=f"{help_text} ('-' for stdout)")
+    parser.add_argument("--force", action="store_true", help="replace the -o file if it exists")
 
 
 def text_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     """Rows under a header in left-aligned columns two spaces apart: what `runs`, `data list` and `score` print.
 
-    A cell prints as text; None as nothing and whole numbers with thousands separators (1,234).
+    A cell prints as one line of text (control characters escaped, so a value cannot forge a row); None as nothing
+    and whole numbers with thousands separators (1,234).
     """
-    cells = [list(header)] + [["" if value is None else f"{value:,}" if isinstance(value, int)
-                                and not isinstance(value, bool) else str(value) for value in row] for row in rows]
+    cells = [[one_line(name) for name in header]] + [
+        ["" if value is None else f"{value:,}" if isinstance(value, int) and not isinstance(value, bool)
+         else one_line(value) for value in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in cells)
 
@@ -57,7 +78,7 @@ def progress_bar(description: str) -> tuple[ProgressCallback, Callable[[], None]
             bar.total = total
         bar.n = done
         if message:
-            bar.set_postfix_str(message, refresh=False)
+            bar.set_postfix_str(one_line(message), refresh=False)
         bar.refresh()
 
     return on_progress, bar.close

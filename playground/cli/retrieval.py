@@ -6,6 +6,7 @@ from functools import partial
 
 from playground import PlaygroundError
 from playground.cli.output import emit, open_workspace_for, progress_bar
+from playground.terminal_text import one_line
 from playground.retrieval.registry import RETRIEVER_KINDS
 
 
@@ -79,7 +80,8 @@ def cmd_retrieve(args) -> int:
              "score": hit.score, "rank": hit.rank} for hit in found]
     payload = {"query": args.query, "dataset": args.dataset, "corpus": corpus, "retriever": args.retriever,
                "params": retriever.manifest.get("params", {}), "k": args.k, "hits": hits}
-    lines = [f"{h['rank']:>3}. [{h['id']}] {h['title']} (score {h['score']:.4f})\n     {h['text'][:300]}" for h in hits]
+    lines = [f"{h['rank']:>3}. [{one_line(h['id'])}] {one_line(h['title'])} (score {h['score']:.4f})\n"
+             f"     {one_line(h['text'][:300])}" for h in hits]
     emit(args, payload, "\n".join(lines) if lines else "no passage matched")
     return 0
 

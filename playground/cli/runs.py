@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from playground import PlaygroundError
-from playground.cli.output import emit, open_workspace_for, progress_bar, text_table, workspace_for
+from playground.cli.output import emit, open_workspace_for, progress_bar, say, text_table, workspace_for
+from playground.terminal_text import one_line
 from playground.models.registry import DEFAULT_MODEL_SPEC
 from playground.models.retry import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S
 from playground.programs.options import options_help
@@ -156,7 +156,7 @@ def lazy_progress_bar(description: str):
 
 
 def _notice(text: str) -> None:
-    print(f"playground: {text}", file=sys.stderr, flush=True)
+    say(f"playground: {text}")
 
 
 def handle_run(args) -> int:
@@ -297,7 +297,8 @@ def format_tree(nodes: list[dict], depth: int = 0) -> list[str]:
         if node["outputs"].get("truncation"):
             tags.append(f"truncated -{node['outputs']['truncation'].get('dropped_tokens')} tok")
         tag_text = f" [{', '.join(tags)}]" if tags else ""
-        lines.append(f"{'  ' * depth}{node['kind']} {node['name']} {node['duration_s'] * 1000:.1f}ms{tag_text}  {_brief(node)}")
+        lines.append(f"{'  ' * depth}{node['kind']} {one_line(node['name'])} {node['duration_s'] * 1000:.1f}ms{tag_text}  "
+                     f"{one_line(_brief(node))}")
         lines.extend(format_tree(node["children"], depth + 1))
     return lines
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from playground import PlaygroundError
 from playground.cli.output import emit, text_table
@@ -57,17 +56,41 @@ def _choices(value: Any, where: str) -> list:
     return value
 
 
-def read_predictions(path: str | Path) -> list[dict]:
-    """The file's records as {"line", "id", "prediction", "answers", "choices"}; a bad line raises with its place."""
-    path = Path(path)
+def _raw_lines(path: Path, limits) -> Iterator[tuple[int, bytes]]:
+    """(1-based number, bytes) of each line, read one at a time within the importers' caps on file and line size,
+    so a file of one 200 MB line is refused after reading the cap, not held whole."""
     try:
-        raw_lines = path.read_bytes().splitlines()
+        size = path.stat().st_size
+        handle = open(path, "rb")
     except FileNotFoundError:
         raise PlaygroundError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise PlaygroundError(f"{path}: is a folder, expected a JSONL file") from None
+    except OSError as error:
+        raise PlaygroundError(f"{path}: cannot read ({error.strerror})") from None
+    if size > limits.max_file_bytes:
+        handle.close()
+        raise PlaygroundError(f"{path}: file is {size / 1024 ** 2:.1f} MB, over the limit of "
+                              f"{limits.max_file_bytes / 1024 ** 2:.1f} MB (PLAYGROUND_IMPORT_MAX_FILE_MB)")
+    with handle:
+        for number, raw in enumerate(iter(lambda: handle.readline(limits.max_line_bytes + 1), b""), start=1):
+            if len(raw.rstrip(b"\r\n")) > limits.max_line_bytes:
+                raise PlaygroundError(f"{path}, line {number}: longer than the limit of {limits.max_line_bytes:,} "
+                                      "bytes (PLAYGROUND_IMPORT_MAX_LINE_MB)")
+            yield number, raw.rstrip(b"\r\n")
+
+
+def read_predictions(path: str | Path) -> list[dict]:
+    """The file's records as {"line", "id", "prediction", "answers", "choices"}; a bad line raises with its place.
+
+    Read with the dataset importers' limits (file and line size, nesting depth, integer size, valid Unicode)."""
+    from playground.data.importers.reading import InputLimits, parse_json
+    from playground.data.records import DatasetFormatError
+
+    path = Path(path)
+    limits = InputLimits.from_env()
     records = []
-    for number, raw in enumerate(raw_lines, start=1):
+    for number, raw in _raw_lines(path, limits):
         where = f"{path}, line {number}"
         try:
             line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
@@ -76,9 +99,9 @@ def read_predictions(path: str | Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise PlaygroundError(f"{where}, column {error.colno}: invalid JSON ({error.msg})") from None
+            record = parse_json(line, path, number, limits)
+        except DatasetFormatError as error:
+            raise PlaygroundError(f"{where}: {error.problem}") from None
         if not isinstance(record, dict):
             raise PlaygroundError(f"{where}: expected a JSON object, got {_kind(record)}")
         if "prediction" not in record:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from playground.cli.output import emit, workspace_for
+from playground.cli.output import add_output_argument, emit, workspace_for
+from playground.terminal_text import one_line
 
 
 def register(subparsers, common) -> None:
@@ -44,7 +45,7 @@ def register(subparsers, common) -> None:
 
     export = actions.add_parser("export", parents=[common], help="write a session to one JSON file")
     export.add_argument("session", metavar="ID")
-    export.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write ('-' for stdout)")
+    add_output_argument(export, "file to write", required=True)
     export.set_defaults(handler=export_command)
 
     load = actions.add_parser("import", parents=[common], help="load a session file under new ids")
@@ -57,7 +58,7 @@ def register(subparsers, common) -> None:
 
 def _line(session: dict) -> str:
     mark = "*" if session.get("current") else " "
-    return (f"{mark} {session['id']}  {session['name']:<24} runs {session['n_runs']:>4}  "
+    return (f"{mark} {one_line(session['id'])}  {one_line(session['name']):<24} runs {session['n_runs']:>4}  "
             f"prompt versions {session['n_prompt_versions']:>3}  ratings {session['n_ratings']:>4}  "
             f"created {session['created_at'][:19]}")
 
@@ -76,7 +77,7 @@ def new_command(args) -> int:
 
     with workspace_for(args) as workspace:
         session = new_session(workspace, args.name)
-    emit(args, session, f"created session {session['id']} ({session['name']}); it is now current")
+    emit(args, session, f"created session {session['id']} ({one_line(session['name'])}); it is now current")
     return 0
 
 
@@ -85,7 +86,7 @@ def use_command(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         session = use_session(workspace, args.session)
-    emit(args, session, f"current session: {session['id']} ({session['name']})")
+    emit(args, session, f"current session: {session['id']} ({one_line(session['name'])})")
     return 0
 
 
@@ -103,7 +104,7 @@ def delete_command(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         removed = delete_session(workspace, args.session)
-    emit(args, removed, f"deleted session {removed['deleted']['id']} ({removed['deleted']['name']}): "
+    emit(args, removed, f"deleted session {removed['deleted']['id']} ({one_line(removed['deleted']['name'])}): "
                         f"{removed['runs']} runs, {removed['results']} results, {removed['spans']} spans, "
                         f"{removed['ratings']} ratings, {removed['retrieval_runs']} retrieval runs; "
                         f"current session is {removed['current']}")
@@ -121,21 +122,18 @@ def note_command(args) -> int:
 
 
 def export_command(args) -> int:
-    import json
-    import sys
-
+    from playground.output_files import check_output_path
     from playground.runs.jobs import mark_lost_workers
     from playground.store.session_format import write_session_file
     from playground.store.sessions import export_session
 
+    check_output_path(args.output, args.force)  # before reading the workspace: a bad -o costs nothing
     with workspace_for(args, create=False) as workspace:
         mark_lost_workers(workspace)  # a run whose worker is gone is exported as interrupted, not running
         payload = export_session(workspace, args.session)
-    if args.output == "-":
-        json.dump(payload, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+    path = write_session_file(payload, args.output, force=args.force)
+    if path is None:  # written to stdout
         return 0
-    path = write_session_file(payload, args.output)
     summary = {"session_id": payload["session"]["id"], "name": payload["session"]["name"], "file": str(path),
                "bytes": path.stat().st_size, "runs": len(payload["runs"]), "results": len(payload["results"]),
                "spans": len(payload["spans"]), "prompt_versions": len(payload["prompt_versions"]),
@@ -143,7 +141,7 @@ def export_command(args) -> int:
                "retrieval_results": len(payload["retrieval_results"]),
                "questions": sum(len(b["questions"]) for b in payload["benchmarks"]),
                "passages": sum(len(b["passages"]) for b in payload["benchmarks"])}
-    emit(args, summary, f"exported session {summary['session_id']} ({summary['name']}) to {path}: "
+    emit(args, summary, f"exported session {summary['session_id']} ({one_line(summary['name'])}) to {one_line(path)}: "
                         f"{summary['runs']} runs, {summary['results']} results, {summary['spans']} spans, "
                         f"{summary['retrieval_runs']} retrieval runs")
     return 0
@@ -169,7 +167,8 @@ def import_command(args) -> int:
                "prompt_versions": len(payload["prompt_versions"]), "ratings": len(payload["ratings"]),
                "retrieval_runs": len(section_records(payload, "retrieval_runs")),
                "retrieval_results": len(section_records(payload, "retrieval_results"))}
-    emit(args, summary, f"imported {args.file} as session {session_id} ({session['name']}): {summary['runs']} runs, "
+    emit(args, summary, f"imported {one_line(args.file)} as session {session_id} ({one_line(session['name'])}): "
+                        f"{summary['runs']} runs, "
                         f"{summary['results']} results, {summary['spans']} spans, "
                         f"{summary['retrieval_runs']} retrieval runs "
                         f"(`playground session use {session_id}` to switch to it)")
@@ -187,13 +186,13 @@ def open_command(args) -> int:
     named += [(f"runs {label}", found) for label, found in (opened.get("runs") or {}).items()]
     for key, found in named:
         if found.get("id") is None:
-            lines.append(f"{key}: {found['linked']} not found ({found['error']})")
+            lines.append(f"{key}: {one_line(found['linked'])} not found ({one_line(found['error'])})")
         else:
-            copied = f" (imported copy of {found['linked']})" if found.get("copied") else ""
-            lines.append(f"{key}: {found['id']}{copied}")
+            copied = f" (imported copy of {one_line(found['linked'])})" if found.get("copied") else ""
+            lines.append(f"{key}: {one_line(found['id'])}{copied}")
     for key in ("question", "q", "template", "benchmark"):
         if opened["params"].get(key):
-            lines.append(f"{key}: {opened['params'][key]}")
+            lines.append(f"{key}: {one_line(opened['params'][key])}")
     emit(args, opened, "\n".join(lines))
     missing = [key for key, found in named if found.get("id") is None]
     return 1 if missing else 0

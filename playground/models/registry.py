@@ -57,7 +57,11 @@ def _expected() -> str:
 
 
 def _check_url(url: str, spec: str) -> str:
-    parsed = urlparse(url)
+    try:
+        parsed = urlparse(url)
+        parsed.port  # noqa: B018 - a port out of range or not a number raises here, not later in a client
+    except ValueError as error:  # "Invalid IPv6 URL", "Port out of range 0-65535"
+        raise ModelSpecError(f"bad base URL '{url}' in model spec '{spec}': {error}") from None
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise ModelSpecError(f"bad base URL '{url}' in model spec '{spec}': expected http(s)://HOST[:PORT][/PATH]")
     if parsed.username or parsed.password:

@@ -32,6 +32,17 @@ def is_starter(template: Template) -> bool:
     return bool(template.path) and Path(template.path).resolve().parent == starter_templates_dir().resolve()
 
 
+MAX_NAME_CHARS = 200  # a longer name is no template's, and the file system refuses such file names
+
+
+def _is_file(ref: str) -> bool:
+    """Path.is_file, except that a path the system refuses (a name too long) is a one-line error, not OSError."""
+    try:
+        return Path(ref).is_file()
+    except OSError as error:
+        raise PlaygroundError(f"template {ref[:60]!r}... cannot be read: {error.strerror}") from None
+
+
 def _is_path(ref: str) -> bool:
     return ref.endswith(SUFFIX) or os.sep in ref or "/" in ref
 
@@ -48,7 +59,7 @@ def _from_version(workspace, version: str, expected_name: Optional[str]) -> Temp
 def is_version_ref(ref: str) -> bool:
     """Whether `ref` names a stored prompt version (NAME@VERSION or @VERSION), not a template or a file."""
     ref = (ref or "").strip()
-    return "@" in ref and not Path(ref).is_file() and not _is_path(ref)
+    return "@" in ref and not _is_path(ref) and not _is_file(ref)
 
 
 def load_template(ref: str, workspace=None) -> Template:
@@ -58,7 +69,9 @@ def load_template(ref: str, workspace=None) -> Template:
     ref = (ref or "").strip()
     if not ref:
         raise PlaygroundError("no template given")
-    if Path(ref).is_file():
+    if not _is_path(ref) and len(ref) > MAX_NAME_CHARS:
+        raise PlaygroundError(f"template name of {len(ref):,} characters is too long (at most {MAX_NAME_CHARS})")
+    if _is_file(ref):
         return Template.from_file(ref)
     if _is_path(ref):
         raise PlaygroundError(f"template file {ref} does not exist")

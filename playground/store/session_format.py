@@ -157,15 +157,16 @@ def parse_session_bytes(data: bytes, limits: Optional[ImportLimits] = None) -> d
     return payload
 
 
-def write_session_file(payload: dict, path: str | os.PathLike) -> Path:
-    """Write atomically (a temporary file renamed into place), so a failed export leaves no half file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(payload, handle, ensure_ascii=False)
-    os.replace(tmp, path)
-    return path
+def write_session_file(payload: dict, path: str | os.PathLike, force: bool = False) -> Optional[Path]:
+    """Write through playground.output_files (a regular file or '-', no .part left on failure, an existing file
+    kept unless `force`); the path written, or None for stdout."""
+    from playground.output_files import STDOUT, write_output
+    from playground.terminal_text import safe_json
+
+    if os.fspath(path) == STDOUT:  # a terminal may show it: C1 controls and bidi marks escaped (same JSON value)
+        return write_output(path, lambda handle: handle.write(safe_json(json.dumps(payload, ensure_ascii=False))
+                                                              + "\n"))
+    return write_output(path, lambda handle: json.dump(payload, handle, ensure_ascii=False), force=force)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -119,3 +119,15 @@ def test_templates_versions(tiny_workspace, capsys):
     assert rows[0]["parent"] == first and rows[1]["message"] == "start"
     code, out, _ = _run(capsys, "templates", "versions", "--db", str(tiny_workspace.path))
     assert code == 0 and len(out.strip().splitlines()) == 3
+
+
+def test_a_template_name_too_long_for_a_file_name_is_one_line(tiny_workspace, capsys):
+    name = "a" * 310  # the file system refuses names over 255 bytes ("File name too long")
+    code, _, err = _run(capsys, "render", "--db", str(tiny_workspace.path), "--template", name,
+                        "--dataset", "tiny", "--question", "q1")
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith("error: template name of 310 characters is too long (at most 200)")
+    long_path = "/tmp/" + "b" * 300 + ".jinja"
+    code, _, err = _run(capsys, "render", "--db", str(tiny_workspace.path), "--template", long_path,
+                        "--dataset", "tiny", "--question", "q1")
+    assert code == 1 and err.startswith("error: template ") and "File name too long" in err

@@ -55,7 +55,7 @@ def test_score_text_output(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("lines, where, problem", [
-    (['{"prediction": "x", "answers": ["x"]}', '{"prediction": "x", "answers": ["x"]', ''], "line 2, column",
+    (['{"prediction": "x", "answers": ["x"]}', '{"prediction": "x", "answers": ["x"]', ''], "line 2: invalid JSON at column",
      "invalid JSON"),
     (['{"prediction": "x", "answers": ["x"]}', '', '{"answers": ["x"]}'], "line 3", 'missing "prediction"'),
     (['{"prediction": "x"}'], "line 1", 'missing "answers"'),
@@ -143,3 +143,26 @@ def test_score_by_the_hotpotqa_rule_and_corpus_bleu_with_its_signature(tmp_path,
     assert report["corpus"]["bleu"] == pytest.approx(expected)
     assert main(["score", path]) == 0
     assert "corpus bleu" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content, problem", [
+    ("[" * 100_000, "JSON nested deeper than 64 levels"),
+    ('{"prediction": "x", "answers": "x", "id": ' + "9" * 5000 + "}", "integer of 5000 digits is too large"),
+    ('{"prediction": "\\ud800", "answers": "x"}', "lone surrogate"),
+    ('{"prediction": NaN, "answers": "x"}', "NaN is not a number JSON allows"),
+])
+def test_hostile_lines_get_the_importers_limits(tmp_path, capsys, content, problem):
+    path = tmp_path / "hostile.jsonl"
+    path.write_text(content + "\n", encoding="utf-8")
+    assert main(["score", str(path)]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith(f"error: {path}, line 1: ") and problem in error and error.count("\n") == 1
+
+
+def test_a_line_over_the_cap_is_refused_without_reading_it_whole(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PLAYGROUND_IMPORT_MAX_LINE_MB", "1")
+    path = tmp_path / "long.jsonl"
+    path.write_text('{"prediction": "x", "answers": "x"}\n{"prediction": "' + "x" * 2 * 1024 ** 2 + '"}\n')
+    assert main(["score", str(path)]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith(f"error: {path}, line 2: longer than the limit of 1,048,576 bytes")

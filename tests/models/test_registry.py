@@ -25,6 +25,8 @@ from playground.models.registry import DEFAULT_MODEL_SPEC, load_model, parse_spe
     ("hf:org/model:nosuchprovider", "unknown Hugging Face inference provider 'nosuchprovider'"),
     ("cohere:", "names no model"),
     ("cohere:m@http://127.0.0.1:1", "cohere takes no URL"),
+    ("openai:x@http://[::1", "bad base URL 'http://[::1' in model spec 'openai:x@http://[::1': Invalid IPv6 URL"),
+    ("openai:x@http://host:99999/v1", "Port out of range"),
 ])
 def test_bad_specs_give_clear_errors(spec, expected):
     with pytest.raises(ModelSpecError) as caught:

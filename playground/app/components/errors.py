@@ -14,12 +14,25 @@ log = logging.getLogger("playground.app")
 
 
 def error_text(error: BaseException) -> str:
-    """One line: the engine's message for its own errors, the type and message for anything else."""
+    """One line: the engine's message for its own errors; for anything else `internal error: ...` naming the file
+    that holds its traceback (beside the workspace, else in the temp folder), as the CLI's last resort does."""
     from playground.redaction import redact
 
     if isinstance(error, PlaygroundError):
         return redact(str(error))
-    return redact(f"unexpected {type(error).__name__}: {error}")
+    from playground.crash_reports import internal_error_line, save_traceback
+
+    return internal_error_line(error, save_traceback(error, _workspace_folder()))
+
+
+def _workspace_folder() -> Optional[str]:
+    try:
+        from playground.app.state import db_path_from_argv
+
+        folder = db_path_from_argv().parent
+        return str(folder) if folder.is_dir() else None
+    except Exception:  # noqa: BLE001 - reporting one error must not raise another
+        return None
 
 
 def show_error(error: BaseException, where: Optional[str] = None, container=None) -> None:
