@@ -113,7 +113,9 @@ def score_file(path: str | Path, benchmark: str | None = None) -> dict:
 
 
 def _format_table(report: dict) -> str:
-    metrics = list(report["mean"])
+    from playground.evaluation.scoring import metric_order
+
+    metrics = metric_order(report["mean"])
     headers = ["line", "id"] + metrics
     rows = [[str(item["line"]), "" if item["id"] is None else str(item["id"])]
             + [f"{item['scores'][m]:.3f}" if m in item["scores"] else "-" for m in metrics] for item in report["items"]]

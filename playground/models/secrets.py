@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from playground.redaction import (  # noqa: F401  (re-exported)
-    MIN_SECRET_LENGTH, REDACTED, SECRET_ENV_VARS, env_secret, known_secrets, redact, register,
+    MIN_SECRET_LENGTH, REDACTED, env_secret, known_secrets, redact, register,
 )
 
 

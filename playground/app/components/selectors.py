@@ -96,10 +96,10 @@ def retriever_selector_values(key: str, kind: Optional[str], k: int) -> dict[str
 def retriever_selector(key: str, allow_none: bool = True, default_kind: Optional[str] = "bm25", default_k: int = 3,
                        container=None) -> RetrieverChoice:
     """Kind (or none) and k; index parameters are the kind's defaults (the Retrievers page tunes them)."""
-    from playground.retrieval.registry import RETRIEVER_KINDS
+    from playground.retrieval.registry import retriever_kinds
 
     target = container if container is not None else st
-    options = ([NO_RETRIEVER] if allow_none else []) + list(RETRIEVER_KINDS)
+    options = ([NO_RETRIEVER] if allow_none else []) + retriever_kinds()
     kind_key = f"{key}_kind"
     if kind_key not in st.session_state:
         st.session_state[kind_key] = default_kind if default_kind in options else options[0]
