@@ -99,7 +99,8 @@ def read_predictions(path: str | Path) -> list[dict]:
 
 def score_file(path: str | Path, benchmark: str | None = None) -> dict:
     """{"n", "mean": {metric: mean}, "corpus": {bleu, chrf, signatures}, "items": [{"line", "id", "scores"}]}."""
-    from playground.evaluation.metrics import mean_scores, score_prediction
+    from playground.evaluation.metrics import mean_scores
+    from playground.evaluation.scoring import score_prediction
     from playground.evaluation.text_metrics import corpus_text_scores
 
     records = read_predictions(path)

@@ -174,24 +174,6 @@ def choice_accuracy(prediction: str, answers: str | Iterable[str], choices: Iter
 
 # Putting it together
 
-def score_prediction(prediction: str, answers: str | Iterable[str] | None, choices: Optional[list] = None,
-                     benchmark_format: Optional[str] = None, gold_facts: Optional[list] = None,
-                     predicted_facts: Optional[list] = None) -> dict[str, float]:
-    """Every registered metric for one prediction (built-ins: em, f1, cover_em, bleu, chrf, rougeL, and accuracy
-    with choices; plugins add theirs).
-
-    With choices, `answers` hold the correct label(s); the text metrics then also accept the correct choice's
-    text as a reference. For a HotpotQA benchmark, f1 follows the official HotpotQA script, and the
-    supporting-fact metrics are added when the program named facts (`predicted_facts`: titles or
-    [title, sentence] pairs). No answers (reference-free) gives {}.
-    """
-    from playground.evaluation.scoring import score_item, scoring_item
-
-    if not _as_list(answers):
-        return {}
-    return score_item(scoring_item(prediction, answers, choices, benchmark_format, gold_facts, predicted_facts))
-
-
 def mean_scores(score_dicts: Iterable[Mapping[str, float]]) -> dict[str, float]:
     """Per metric, the mean over the dicts that have it (reference-free {} and missing keys are left out)."""
     totals: dict[str, float] = {}

@@ -50,6 +50,21 @@ def scoring_item(prediction: Optional[str], answers: Any, choices: Optional[list
                        gold_passage_ids=list(gold_passage_ids or []))
 
 
+def score_prediction(prediction: str, answers: Any, choices: Optional[list] = None,
+                     benchmark_format: Optional[str] = None, gold_facts: Optional[list] = None,
+                     predicted_facts: Optional[list] = None) -> dict[str, float]:
+    """Every registered metric for one prediction (built-ins: em, f1, cover_em, bleu, chrf, rougeL, and accuracy
+    with choices; plugins add theirs).
+
+    With choices, `answers` hold the correct label(s); the text metrics then also accept the correct choice's
+    text as a reference. For a HotpotQA benchmark, f1 follows the official HotpotQA script, and the
+    supporting-fact metrics are added when the program named facts (`predicted_facts`: titles or
+    [title, sentence] pairs). No answers (reference-free) gives {}.
+    """
+    item = scoring_item(prediction, answers, choices, benchmark_format, gold_facts, predicted_facts)
+    return score_item(item) if item.references else {}
+
+
 def metric_records() -> dict:
     """Metric name -> its registration (playground.plugins.Metric), in registration order (built-ins first)."""
     from playground.plugins import registry

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from playground import PlaygroundError, __version__
-from playground.plugins import hookspecs
+import playground.plugins.hookspecs as hookspecs
 from playground.plugins.records import KINDS, Kind, ProgramKind
 
 GROUP = "playground.plugins"

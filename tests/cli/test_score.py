@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from playground.cli import main
-from playground.evaluation.metrics import score_prediction
+from playground.evaluation.scoring import score_prediction
 from tests.conftest import shared_dataset
 from tests.evaluation.test_metrics import reference_em, reference_f1
 

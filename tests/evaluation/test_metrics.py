@@ -6,8 +6,9 @@ import pytest
 from playground.data.records import Choice
 from playground.evaluation.metrics import (
     choice_accuracy, cover_exact_match, exact_match, gold_labels, mean_scores, normalize_answer,
-    parse_choice, retrieval_recall, score_prediction, token_f1,
+    parse_choice, retrieval_recall, token_f1,
 )
+from playground.evaluation.scoring import score_prediction
 
 
 # An independent re-derivation of the official SQuAD v1.1 evaluation, character by character: lower-case, drop

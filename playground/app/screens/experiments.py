@@ -14,8 +14,8 @@ from playground.app import resources, state
 from playground.app import components as ui
 from playground.app.views import experiments as view
 from playground.app.views.runs import run_label
+from playground.evaluation.scoring import summary_metrics
 
-METRICS = ["em", "f1", "accuracy", "cover_em", "retrieval_recall"]
 SWEEP_RESULT = "experiments_sweep_result"
 JUDGE_RESULT = "experiments_judge_result"
 
@@ -72,7 +72,7 @@ def _sweep_tab(ws) -> None:
     demonstrations, shots = (None, 3)
     if parameter in ("shots", "order"):
         demonstrations, shots = _demonstration_picker(ws, parameter)
-    metric = st.selectbox("Metric to chart", METRICS, key="experiments_metric", accept_new_options=True,
+    metric = st.selectbox("Metric to chart", summary_metrics(), key="experiments_metric", accept_new_options=True,
                           help="Changing it redraws the chart of the last sweep.")
     if st.button("Run sweep", key="experiments_run_sweep", type="primary", disabled=model is None):
         with ui.errors_as_messages("Sweep"):

@@ -15,6 +15,7 @@ from playground.app import state
 from playground.app import components as ui
 from playground.app.components.labels import relabel
 from playground.app.views import runs as view
+from playground.evaluation.scoring import default_metric, higher_is_better, metric_order
 
 PROGRAM_PICKED_KEY = "_runs_program_picked"
 # Rows tall enough for three lines: Streamlit wraps a cell's text only in rows over 4rem.
@@ -131,7 +132,7 @@ def _run_list(ws) -> list[dict]:
         st.info("No runs in this session yet.")
         return runs
     rows = view.run_rows(runs)
-    metric_columns = {name: st.column_config.NumberColumn(name, format="%.3f") for name in view.LIST_METRICS}
+    metric_columns = {name: st.column_config.NumberColumn(name, format="%.3f") for name in view.list_metrics()}
     st.dataframe(rows, hide_index=True, key="runs_table", column_config=metric_columns)
     return runs
 
@@ -204,11 +205,11 @@ def _open_run(ws, runs: list[dict]) -> None:
     except PlaygroundError as error:
         ui.show_error(error, "Benchmark")
         questions = {}
-    metric_names = sorted({name for r in results for name in (r.get("scores") or {})})
+    metric_names = metric_order({name for r in results for name in (r.get("scores") or {})})
     columns = st.columns([2, 2, 3, 3])
     metric = columns[0].selectbox("Correct means", metric_names or ["(no scores)"], key="runs_metric",
-                                  index=metric_names.index(view.default_metric(metric_names)) if metric_names else 0)
-    threshold = columns[1].slider("at least", 0.0, 1.0, view.default_threshold(metric), 0.05,
+                                  index=metric_names.index(default_metric(metric_names)) if metric_names else 0)
+    threshold = columns[1].slider("at least" if higher_is_better(metric) else "at most", 0.0, 1.0, view.default_threshold(metric), 0.05,
                                   key=f"runs_threshold_{metric}")
     rows = view.question_rows(results, questions, metric if metric_names else None, threshold,
                               trace_link=lambda qid, repeat: state.share_link("traces", run=run_id, question=qid))
