@@ -29,7 +29,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends libgomp1 && rm 
     && useradd --create-home --uid 10001 playground && mkdir -p /data && chown playground:playground /data
 COPY --from=build /opt/venv /opt/venv
 
-ENV PATH=/opt/venv/bin:$PATH PLAYGROUND_DB=/data/sessions/playground.db PLAYGROUND_INDEXES=/data/indexes
+ENV PATH=/opt/venv/bin:$PATH PLAYGROUND_DB=/data/sessions/playground.db PLAYGROUND_INDEXES=/data/indexes \
+    PLAYGROUND_MODELS=/data/models
 USER playground
 WORKDIR /home/playground
 VOLUME ["/data"]

@@ -1,4 +1,5 @@
-"""Where the workspace and its indexes live: --db, else $PLAYGROUND_DB, else sessions/playground.db."""
+"""Where the workspace and its files live: --db, else $PLAYGROUND_DB, else sessions/playground.db; its indexes and
+your own templates beside it. Nothing is written to the current folder unless the workspace is there."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
+DB_ENV = "PLAYGROUND_DB"
 DEFAULT_DB = Path("sessions") / "playground.db"
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"  # shipped inside the package (package data)
 
@@ -13,10 +15,22 @@ TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"  # shipped inside 
 def workspace_path(explicit: Optional[str | os.PathLike] = None) -> Path:
     if explicit:
         return Path(explicit)
-    from_env = os.environ.get("PLAYGROUND_DB")
+    from_env = os.environ.get(DB_ENV)
     if from_env:
         return Path(from_env)
     return DEFAULT_DB
+
+
+def shown_path(path: str | os.PathLike) -> str:
+    """A path as a person reads it: relative to the current folder when inside it, else under ~ when in the home
+    folder, else absolute (the app's sidebar; screenshots then show no machine's temporary folders)."""
+    resolved = Path(path).expanduser().resolve()
+    for prefix, base in (("", Path.cwd), ("~/", Path.home)):
+        try:
+            return prefix + str(resolved.relative_to(base().resolve()))
+        except (ValueError, RuntimeError, OSError):  # not under it, or no home folder known
+            continue
+    return str(resolved)
 
 
 def indexes_dir(db_path: str | os.PathLike) -> Path:

@@ -5,20 +5,34 @@ else a word derived from the prompt). A mode misbehaves the way real servers and
 (the model name is the mode: `openai:empty@URL`) or for prompts holding a trigger word (`triggers`):
 empty (choices: []), null (content null), html (an HTML page with status 200), html502, badjson, reset (the
 connection dropped mid-body), 429 (Too Many Requests with Retry-After, `rate_limited` times, then answers).
+Some modes are hostile the way a broken gateway or a hostile endpoint can be, each bounded in time and never held
+in the server's memory: trickle (the headers, then one byte of the answer every `trickle_every_s`, for at most
+`trickle_for_s`), slowheaders (the same, a byte of the headers at a time), huge (a valid answer of `huge_bytes`,
+streamed a megabyte at a time) and gzipbomb (about 1 MB of gzip that inflates to 1 GiB). gzip and deflate send
+the usual answer compressed.
+
+`python -m tests.openai_server --port PORT` serves until it is stopped (GET /health answers 200), so a test can
+count its own threads and sockets apart from the server's.
 """
 
 from __future__ import annotations
 
+import argparse
+import gzip
 import hashlib
 import json
 import socket
+import struct
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ANSWERS = {"France": "Paris", "Germany": "Berlin", "Seine": "Seine", "Paris?": "the Seine", "Python": "Guido van Rossum",
            "Rhine": "the North Sea", "Prado": "B"}
-MODES = ("ok", "empty", "null", "html", "html502", "badjson", "reset", "429")
+MODES = ("ok", "empty", "null", "html", "html502", "badjson", "reset", "429", "trickle", "slowheaders", "huge",
+         "gzipbomb", "gzip", "deflate")
+MB = 1024 * 1024
 
 
 def reply_for(prompt: str) -> str:
@@ -32,8 +46,11 @@ class OpenAIServer:
     """Start with `OpenAIServer(delay_s=0.3).start()`; `.url` is the base URL (…/v1); `.close()` stops it."""
 
     def __init__(self, delay_s: float = 0.0, triggers: dict[str, str] | None = None, retry_after: float = 1.0,
-                 rate_limited: int = 1):
+                 rate_limited: int = 1, port: int = 0):
         self.delay_s = delay_s
+        self.trickle_every_s = 2.0
+        self.trickle_for_s = 60.0
+        self.huge_bytes = 300 * MB
         self.triggers = dict(triggers or {})
         self.retry_after = retry_after
         self.rate_limited = rate_limited
@@ -54,10 +71,13 @@ class OpenAIServer:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 server.handle(self, body)
 
+            def do_GET(self):  # noqa: N802 - the readiness check of `python -m tests.openai_server`
+                server._send(self, 200 if self.path == "/health" else 404, b"ok", "text/plain")
+
             def log_message(self, *args):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.httpd.handle_error = lambda request, address: None  # a reset connection is the point, not news
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
@@ -146,6 +166,98 @@ class OpenAIServer:
             handler.connection.close()
             handler.close_connection = True
             return
+        elif mode in ("gzip", "deflate"):
+            payload = json.dumps(completion).encode()
+            packed = gzip.compress(payload) if mode == "gzip" else zlib.compress(payload)
+            self._send(handler, 200, packed, headers={"Content-Encoding": mode})
+            return
+        elif mode in ("trickle", "slowheaders", "huge", "gzipbomb"):
+            try:
+                getattr(self, f"_{mode}")(handler, completion)
+            except OSError:  # the client hung up, as it should
+                pass
+            handler.close_connection = True
+            return
         with self._lock:
             self.answered_at.append(time.monotonic())
         self._send(handler, 200, json.dumps(completion).encode())
+
+    def _trickle(self, handler, completion: dict, headers_too: bool = False) -> None:
+        """A valid answer, one byte every `trickle_every_s` (the headers at once, or they too); the connection is
+        dropped after `trickle_for_s`."""
+        payload = json.dumps(completion).encode()
+        head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
+                "Connection: close\r\n\r\n").encode()
+        if not headers_too:
+            handler.wfile.write(head)
+            handler.wfile.flush()
+        until = time.monotonic() + self.trickle_for_s
+        for byte in (head + payload if headers_too else payload):
+            if time.monotonic() > until:
+                break
+            time.sleep(self.trickle_every_s)
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+
+    def _slowheaders(self, handler, completion: dict) -> None:
+        self._trickle(handler, completion, headers_too=True)
+
+    def _huge(self, handler, completion: dict) -> None:
+        """A valid answer `huge_bytes` long: its text is padding, written a megabyte at a time."""
+        head, tail = json.dumps(completion).encode().split(b'"content": "', 1)
+        head += b'"content": "'
+        padding = self.huge_bytes - len(head) - len(tail)
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(self.huge_bytes))
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        handler.wfile.write(head)
+        block = b"a" * MB
+        while padding > 0:
+            handler.wfile.write(block[:padding])
+            padding -= MB
+        handler.wfile.write(tail)
+
+    def _gzipbomb(self, handler, completion: dict) -> None:
+        body = gzip_bomb()
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Encoding", "gzip")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        for start in range(0, len(body), MB):
+            handler.wfile.write(body[start:start + MB])
+
+
+_bomb: list[bytes] = []
+
+
+def gzip_bomb(megabytes: int = 1024) -> bytes:
+    """About 1 MB of gzip inflating to `megabytes` MB of spaces, built in a fraction of a second: after a full
+    flush the compressor starts afresh, so every megabyte of spaces compresses to the same bytes."""
+    if not _bomb:
+        compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+        block = b" " * MB
+        repeated = compressor.compress(block) + compressor.flush(zlib.Z_FULL_FLUSH)
+        end = compressor.flush()
+        crc = 0
+        for _ in range(megabytes):
+            crc = zlib.crc32(block, crc)
+        header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
+        _bomb.append(header + repeated * megabytes + end + struct.pack("<II", crc, (megabytes * MB) & 0xFFFFFFFF))
+    return _bomb[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="serve the test chat-completions API on 127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--delay", type=float, default=0.0)
+    args = parser.parse_args()
+    server = OpenAIServer(delay_s=args.delay, port=args.port)
+    server.httpd.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

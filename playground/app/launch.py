@@ -1,4 +1,5 @@
-"""Start the Streamlit app on a workspace: `playground app` and `playground demo` call this."""
+"""Start the Streamlit app on a workspace: `playground app`, `playground demo` (the Docker image's command) and the
+end-to-end tests' servers all start it through streamlit_command, so they share one set of server options."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ def streamlit_command(db_path: str | os.PathLike, host: str = "127.0.0.1", port:
         "--server.address", host, "--server.port", str(port),
         "--server.headless", "true" if headless else "false",
         "--browser.gatherUsageStats", "false",
+        "--client.toolbarMode", "minimal",  # no Deploy button or developer menu, wherever the app is launched from
         "--", "--db", str(Path(db_path).resolve()),
     ]
 

@@ -42,17 +42,25 @@ OWN_ADDRESS_KEY = "_own_address"
 LANDING_KEY = "_landing_page"
 BASE_URL_KEY = "share_base_url"
 BASE_URL_ENV = "PLAYGROUND_BASE_URL"
+# What a page with no benchmark says (a first start on a new workspace file): where a benchmark comes from.
+GET_DATA = "import a shared session on the Sessions page, or run `playground demo` or `playground data import`"
+NO_BENCHMARK = f"No benchmark yet: {GET_DATA}."
 
 
 def db_path_from_argv(argv: list[str] | None = None) -> Path:
     """`streamlit run app.py -- --db PATH` (or `--db=PATH`), else $PLAYGROUND_DB, else sessions/playground.db."""
+    named = _db_in_argv(argv)
+    return named if named is not None else workspace_path(None)
+
+
+def _db_in_argv(argv: list[str] | None = None) -> Optional[Path]:
     argv = list(sys.argv if argv is None else argv)
     for index, arg in enumerate(argv):
         if arg == "--db" and index + 1 < len(argv):
             return Path(argv[index + 1])
         if arg.startswith("--db="):
             return Path(arg.split("=", 1)[1])
-    return workspace_path(None)
+    return None
 
 
 _per_thread = threading.local()
@@ -159,7 +167,7 @@ def require_benchmark() -> str:
     """The page's benchmark; when the workspace has none, say how to get one and stop the page."""
     name = benchmark()
     if name is None:
-        st.info("This workspace has no benchmark yet: run `playground demo` or `playground data import`.")
+        st.info(NO_BENCHMARK)
         st.stop()
     return name
 

@@ -75,7 +75,7 @@ def benchmark_picker(ws) -> None:
 
     benchmarks = list_datasets(ws)["benchmarks"]
     if not benchmarks:
-        st.info("No benchmark yet: run `playground demo` or `playground data import`.")
+        st.info(state.NO_BENCHMARK)
         return
     names = [b["name"] for b in benchmarks]
     sizes = {b["name"]: b["n_questions"] for b in benchmarks}
@@ -110,11 +110,12 @@ def settings_expander() -> None:
 def sidebar() -> None:
     from playground.app.components import errors_as_messages
     from playground.app.components.text import show_text
+    from playground.config import shown_path
 
     with st.sidebar:
         with errors_as_messages("Workspace"):
             ws = state.workspace()
-            show_text(f"Workspace {ws.path.resolve()}", muted=True)
+            show_text(f"Workspace {shown_path(ws.path)}", muted=True, css_class="pg-workspace-path")
             session_picker(ws)
             benchmark_picker(ws)
         settings_expander()

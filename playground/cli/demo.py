@@ -21,7 +21,8 @@ def register(subparsers, common) -> None:
     _add_server_options(demo)
     demo.set_defaults(handler=run_demo)
 
-    app = subparsers.add_parser("app", parents=[common], help="open the app on an existing workspace")
+    app = subparsers.add_parser("app", parents=[common],
+                                help="open the app on a workspace (a file that does not exist yet starts empty)")
     _add_server_options(app)
     app.set_defaults(handler=run_app)
 
@@ -67,9 +68,18 @@ def run_demo(args) -> int:
 
 
 def run_app(args) -> int:
-    from playground.app.launch import launch_app
+    """Open the app; a workspace file that does not exist yet (nor its folder) is created empty, so a first start
+    can import a shared session or data from the page."""
+    import sys
 
-    workspace = open_workspace_for(args, create=False)
+    from playground.app.launch import launch_app
+    from playground.config import workspace_path
+
+    is_new = not workspace_path(getattr(args, "db", None)).exists()
+    workspace = open_workspace_for(args, create=True)
     db_path = workspace.path
     workspace.close()
+    if is_new:
+        print(f"new empty workspace at {db_path}: import a session on the Sessions page, or data with "
+              "`playground data import`", file=sys.stderr)
     return launch_app(db_path, args.host, args.port)

@@ -29,6 +29,8 @@ def register(subparsers, common) -> None:
     settings.add_argument("--answer-field", choices=("prediction", "output"), default="prediction",
                           help="judge the parsed prediction (default) or the model's whole output")
     settings.add_argument("--no-cache", action="store_true", help="call the judge model even for cached requests")
+    settings.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                          help="give up on one judgment after this long, retries included (default 300)")
 
     pointwise = commands.add_parser("pointwise", parents=[common, settings],
                                     help="G-Eval-style weighted criteria, each scored 0-1 with a reason")
@@ -118,7 +120,7 @@ def pointwise_command(args) -> int:
     with workspace_for(args, create=False) as workspace:
         report = _run_with_progress("judging", lambda progress: judge_run_pointwise(
             workspace, args.run, criteria, config, repeat=args.repeat, answer_field=args.answer_field,
-            use_cache=not args.no_cache, on_progress=progress))
+            use_cache=not args.no_cache, on_progress=progress, deadline_s=args.timeout))
     lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
     lines.append(f"score {_mean_std(report['score'])}  ({report['n_failed']} judgment(s) unreadable)")
     for criterion in report["criteria"]:
@@ -138,7 +140,7 @@ def reference_command(args) -> int:
     with workspace_for(args, create=False) as workspace:
         report = _run_with_progress("judging", lambda progress: judge_run_reference(
             workspace, args.run, config, repeat=args.repeat, answer_field=args.answer_field,
-            use_cache=not args.no_cache, on_progress=progress))
+            use_cache=not args.no_cache, on_progress=progress, deadline_s=args.timeout))
     lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
     lines.append(f"implies the reference: {_mean_std(report['implied'])}  ({report['n_failed']} judgment(s) unreadable)")
     for item in report["items"]:
@@ -155,7 +157,7 @@ def pairwise_command(args) -> int:
     with workspace_for(args, create=False) as workspace:
         report = _run_with_progress("judging", lambda progress: judge_runs_pairwise(
             workspace, args.run_a, args.run_b, config, repeat=args.repeat, answer_field=args.answer_field,
-            use_cache=not args.no_cache, on_progress=progress))
+            use_cache=not args.no_cache, on_progress=progress, deadline_s=args.timeout))
     summary = report["summary"]
     lines = _header(report) + [
         f"A = run {report['run_a']} ({report['model_a']}), B = run {report['run_b']} ({report['model_b']}): "

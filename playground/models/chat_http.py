@@ -3,6 +3,8 @@
 Straight HTTP rather than the Hugging Face client: a user's own server is reachable whatever HF_HUB_OFFLINE says,
 connect and read timeouts are set per attempt, and every way a server can answer badly (an HTML page, invalid
 JSON, no choices, null content, a connection reset mid-body) becomes a BadResponse carrying the server's words.
+The exchange goes through playground.models.bounded_http: it ends by the question's deadline and its body stops at
+the response size cap, whatever the server sends.
 """
 
 from __future__ import annotations
@@ -10,13 +12,11 @@ from __future__ import annotations
 import html
 import json
 import re
-import threading
 from typing import Optional
 
+from playground.models.bounded_http import bounded_client, max_response_bytes
 from playground.models.remote import http_failure, short
 from playground.models.retry import Failure, RetryPolicy, attempt_timeouts
-
-_sessions = threading.local()
 
 
 class BadResponse(Exception):
@@ -37,15 +37,6 @@ def chat_url(base_url: str) -> str:
     if not path.endswith("/chat/completions"):
         path = (path if path.endswith("/v1") else path + "/v1") + "/chat/completions"
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
-
-
-def _session():
-    import requests
-
-    session = getattr(_sessions, "session", None)
-    if session is None:
-        session = _sessions.session = requests.Session()
-    return session
 
 
 def _page_words(text: str) -> str:
@@ -75,20 +66,27 @@ def _error_words(text: str, content_type: str) -> str:
 
 
 class ChatHTTPClient:
-    """POST /chat/completions; returns the parsed JSON of a usable answer or raises BadResponse / requests errors."""
+    """POST /chat/completions; returns the parsed JSON of a usable answer or raises BadResponse / httpx errors (or a
+    ResponseRefused when a bound cut the answer off). One connection pool per client, shared by its threads."""
 
     def __init__(self, base_url: str, api_key: Optional[str], policy: RetryPolicy):
         self.base_url = base_url
         self.url = chat_url(base_url)
         self.api_key = api_key
         self.policy = policy
+        max_response_bytes()  # a bad $PLAYGROUND_MAX_RESPONSE_BYTES is refused when the model loads
+        self._client = bounded_client(follow_redirects=True)
 
     def chat_completion(self, payload: dict) -> dict:
+        import httpx
+
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        response = _session().post(self.url, json=payload, headers=headers, timeout=attempt_timeouts(self.policy))
-        text = response.text  # a reset mid-body raises here (ChunkedEncodingError / ConnectionError)
+        connect, read = attempt_timeouts(self.policy)
+        response = self._client.post(self.url, json=payload, headers=headers,
+                                     timeout=httpx.Timeout(read, connect=connect))
+        text = response.text  # the body was read (and bounded) by post; a reset mid-body raised there
         content_type = response.headers.get("content-type", "").lower()
         if response.status_code >= 400:
             raise BadResponse(http_failure(response.status_code, _error_words(text, content_type),

@@ -7,6 +7,7 @@ import time
 from typing import Any, Optional
 
 from playground.models.base import Completion, GenerationParams, Message
+from playground.models.bounded_http import bounded_client, max_response_bytes
 from playground.models.errors import ModelError
 from playground.models.remote import (
     DEFAULT_REMOTE_CONTEXT, estimate_prompt_tokens, estimate_tokens, http_failure, is_transport_error, short,
@@ -31,7 +32,8 @@ def classify_cohere_error(error: BaseException) -> Failure:
 
 
 class CohereModel:
-    """Chat with a Cohere model; the SDK's own retries are off so RetryPolicy alone decides."""
+    """Chat with a Cohere model; the SDK's own retries are off so RetryPolicy alone decides, and it sends through
+    our bounded HTTP client (the question's deadline, the response size cap)."""
 
     provider = "cohere"
 
@@ -49,8 +51,10 @@ class CohereModel:
         self.retry = retry or RetryPolicy()
         self.context_window = int(context_window or DEFAULT_REMOTE_CONTEXT)
         self.fingerprint = ""
+        max_response_bytes()  # a bad $PLAYGROUND_MAX_RESPONSE_BYTES is refused when the model loads
         self.client = cohere.ClientV2(api_key=key, base_url=self.base_url, timeout=self.retry.timeout_s,
-                                      max_retries=0, log_warning_experimental_features=False)
+                                      max_retries=0, log_warning_experimental_features=False,
+                                      httpx_client=bounded_client(follow_redirects=True))
         self.info = {"spec": self.spec, "provider": self.provider, "model": model, "base_url": self.base_url,
                      "context_window": self.context_window,
                      "context_window_source": "param" if context_window else "default", "key_from": key_from}

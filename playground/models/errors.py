@@ -17,3 +17,26 @@ class ModelError(PlaygroundError):
 
 class ModelSpecError(ModelError):
     """A model spec string that does not name a model this playground can load."""
+
+
+class ResponseRefused(Exception):
+    """An HTTP answer cut off by a bound (the question's deadline, the response size cap) or in a form not read; the
+    call ends with it at once, as a ModelError naming the model (see call_with_retry)."""
+
+    retryable = False
+
+
+class AnswerIncomplete(ResponseRefused):
+    """The question's deadline passed before the whole answer arrived."""
+
+    retryable = True
+
+    def __init__(self, seconds: float, received: int):
+        super().__init__(f"no complete answer within {seconds:g} s ({received} bytes received); gave up at the "
+                         "deadline")
+        self.seconds = seconds
+        self.received = received
+
+
+class ResponseTooLarge(ResponseRefused):
+    """The answer, counted as it was read and inflated, went over the response size cap."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from playground.models.bounded_http import bound_hub_session, max_response_bytes
 from playground.models.chat_http import ChatHTTPClient
 from playground.models.openai_compat import ChatCompletionsModel
 from playground.models.retry import RetryPolicy
@@ -49,8 +50,11 @@ class HuggingFaceModel(ChatCompletionsModel):
 
 
 def _router_client(provider: Optional[str], token: Optional[str], retry: RetryPolicy):
+    """InferenceClient for the router; it sends through huggingface_hub's shared client, bounded first."""
     from huggingface_hub import InferenceClient
 
+    max_response_bytes()
+    bound_hub_session()
     routed = "auto" if provider in SUFFIX_POLICIES else provider
     return InferenceClient(provider=routed, api_key=token, timeout=retry.timeout_s)
 

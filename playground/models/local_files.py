@@ -1,5 +1,6 @@
 """Which GGUF file a local alias names: the bundled SmolLM2 file, a faster format derived from it once and cached,
-or Gemma 3 270M from the optional `gemma` extra. Derived and assembled files live in `<indexes>/_models/`.
+or Gemma 3 270M from the optional `gemma` extra. Derived and assembled files live in the user cache
+(`~/.cache/playground/models`, or $PLAYGROUND_MODELS), shared by every workspace.
 
 A derived file has a JSON record beside it (its source's SHA-256, the format, its own SHA-256), so a run can say
 which file answered and a changed source makes a fresh derivation instead of a stale one.
@@ -52,14 +53,14 @@ def remember_sha256(path: Path, sha256: str) -> None:
 
 
 def models_dir() -> Path:
-    """Where derived model files are cached: $PLAYGROUND_MODELS, else `_models` in the default workspace's indexes
-    folder (a name no corpus folder can take)."""
+    """Where derived model files are cached: $PLAYGROUND_MODELS, else the user's cache folder
+    ($XDG_CACHE_HOME/playground/models, ~/.cache/playground/models): derived once per machine and shared by every
+    workspace, never written to the current folder."""
     from_env = os.environ.get(MODELS_ENV)
     if from_env:
         return Path(from_env).expanduser()
-    from playground.config import indexes_dir, workspace_path
-
-    return indexes_dir(workspace_path()) / "_models"
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache).expanduser() / "playground" / "models"
 
 
 def physical_cores() -> int:

@@ -1,5 +1,6 @@
 """Retries with exponential backoff and jitter, a rate-limit gate shared by every request to one server, and the
-per-question deadline every attempt and every wait stays inside."""
+per-question deadline every attempt, every wait and every socket operation stays inside (the socket operations
+through playground.models.bounded_http, which reads it before each one)."""
 
 from __future__ import annotations
 
@@ -11,19 +12,20 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterator, Optional, TypeVar
 
-from playground.models.errors import ModelError
+from playground.models.errors import ModelError, ResponseRefused
 
 T = TypeVar("T")
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 DEFAULT_TIMEOUT_S = 60.0  # read timeout: the longest silence one attempt waits for
 DEFAULT_CONNECT_TIMEOUT_S = 10.0
-DEFAULT_DEADLINE_S = 300.0  # one question, every call and retry included
+DEFAULT_DEADLINE_S = 300.0  # one question, every call and retry included; also a call made outside any question
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How often and how patiently a remote call is retried; `timeout_s` bounds each attempt's reads."""
+    """How often and how patiently a remote call is retried; `timeout_s` bounds each silence within an attempt,
+    `deadline_s` a whole call (retries included) made outside any question's deadline (a judge's, a script's)."""
 
     max_attempts: int = 4
     base_delay_s: float = 0.5
@@ -31,6 +33,7 @@ class RetryPolicy:
     timeout_s: float = DEFAULT_TIMEOUT_S
     connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S
     max_retry_after_s: float = 120.0  # a server's Retry-After is honoured up to this
+    deadline_s: float = DEFAULT_DEADLINE_S
 
     def delay(self, attempt: int, retry_after: Optional[float] = None, rng: random.Random | None = None) -> float:
         """Seconds to wait before attempt `attempt + 1`: the server's Retry-After, else capped backoff with jitter."""
@@ -96,6 +99,12 @@ def time_left() -> Optional[float]:
     return None if current is None else current[0] - time.monotonic()
 
 
+def deadline_seconds() -> Optional[float]:
+    """The length of the current deadline, as it was set (for messages); None when there is none."""
+    current = _deadline.get()
+    return None if current is None else current[1]
+
+
 def attempt_timeouts(policy: RetryPolicy) -> tuple[float, float]:
     """(connect, read) timeouts for one attempt, cut to what the question's deadline leaves."""
     left = time_left()
@@ -136,7 +145,11 @@ def call_with_retry(
     gate: Optional[RateGate] = None,
 ) -> T:
     """Run `call`; retry what `classify` calls retryable; raise ModelError at once otherwise, when attempts run out,
-    or when the question's deadline passes. A Retry-After holds back `gate` (every request to that server)."""
+    or when the question's deadline passes (`policy.deadline_s` when the call is made outside any). A Retry-After
+    holds back `gate` (every request to that server); an answer cut off by a bound (ResponseRefused) is not retried."""
+    if time_left() is None and policy.deadline_s > 0:
+        with question_deadline(policy.deadline_s):
+            return call_with_retry(call, classify, policy, what, sleep, gate)
     attempt = 0
     last: Optional[Failure] = None
     while True:
@@ -150,6 +163,8 @@ def call_with_retry(
             return call()
         except ModelError:
             raise
+        except ResponseRefused as error:
+            raise ModelError(f"{what}: {error}", retryable=error.retryable) from None
         except Exception as error:  # noqa: BLE001 - every provider error is classified, then re-raised as ModelError
             failure = classify(error)
             last = failure

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import threading
 import uuid
 
@@ -50,3 +51,40 @@ def test_concurrent_sessions_use_their_own_keys_without_touching_the_environment
     assert not errors, errors
     assert sorted(r["headers"]["Authorization"] for r in stub.requests) == sorted(f"Bearer {k}" for k in keys)
     assert "CO_API_KEY" not in os.environ
+
+
+def test_the_app_s_db_is_where_model_files_and_indexes_go_whatever_the_current_folder(tmp_path, monkeypatch):
+    """`streamlit run streamlit_app.py -- --db PATH` from another folder: the local model's derived file and the
+    retriever's index are written beside PATH, never under the current folder's indexes/."""
+    import sys
+
+    from streamlit.testing.v1 import AppTest
+
+    from playground.store import open_workspace
+    from playground.store.datasets import save_dataset
+    from tests.app.conftest import ENTRY
+    from tests.conftest import tiny_dataset
+
+    db = tmp_path / "elsewhere" / "ws.db"
+    ws = open_workspace(db)
+    save_dataset(ws, "tiny", tiny_dataset())
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    for name in ("PLAYGROUND_DB", "PLAYGROUND_INDEXES", "PLAYGROUND_MODELS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(sys, "argv", [str(ENTRY), "--db", str(db)])
+    at = AppTest.from_file(str(ENTRY), default_timeout=60).run()
+    assert not at.exception, at.exception
+    resources.model.clear()  # a model loaded by an earlier test would hide where this one's file goes
+    try:
+        loaded = resources.model("local:smollm2")
+        index = resources.retriever(ws, "tiny", "bm25")
+    finally:
+        resources.model.clear()
+        ws.close()
+    beside = tmp_path / "elsewhere" / "indexes"
+    assert Path(loaded.path).parent == beside / "_models"
+    assert Path(index.manifest["path"]).parent == beside / "tiny"
+    assert not (cwd / "indexes").exists()

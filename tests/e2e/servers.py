@@ -109,12 +109,30 @@ def build_runs_workspace(db: Path, beacon: Optional[Beacon] = None) -> dict:
 
 
 @contextmanager
-def app_server(db: Path, log: Path, extra_env: Optional[dict] = None) -> Iterator[str]:
-    """`streamlit run` (as `playground app` does) over `db` on a free port; yields its base URL."""
+def app_server(db: Path, log: Path, extra_env: Optional[dict] = None, cwd: Optional[Path] = None) -> Iterator[str]:
+    """`streamlit run` (as `playground app` does) over `db` on a free port, from `cwd` (default the workspace's
+    folder); yields its base URL."""
     port = free_port()
     env = {key: value for key, value in os.environ.items() if key not in ("PLAYGROUND_INDEXES",)}
     env.update(PLAYGROUND_DB=str(db), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", **(extra_env or {}))
     url = f"http://127.0.0.1:{port}"
     with served("streamlit", streamlit_command(db, port=port), f"{url}/_stcore/health", log, STARTUP_SECONDS,
-                env=env, cwd=db.parent):
+                env=env, cwd=cwd or db.parent):
+        yield url
+
+
+@contextmanager
+def cli_app_server(db: Path, log: Path, cwd: Path) -> Iterator[str]:
+    """`playground app --db DB` as a person types it in `cwd` (no $PLAYGROUND_DB, _INDEXES or _MODELS); yields its
+    base URL."""
+    import sys
+
+    port = free_port()
+    repo = Path(__file__).resolve().parents[2]
+    places = ("PLAYGROUND_DB", "PLAYGROUND_INDEXES", "PLAYGROUND_MODELS")
+    env = {key: value for key, value in os.environ.items() if key not in places}
+    env.update(PYTHONPATH=str(repo), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")
+    url = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "playground", "app", "--db", str(db), "--port", str(port)]
+    with served("playground app", command, f"{url}/_stcore/health", log, STARTUP_SECONDS, env=env, cwd=cwd):
         yield url

@@ -1,6 +1,9 @@
 """The README's screenshots, taken from the demo workspace in a real Chromium once each page has finished (no
 spinner, no running script). They go to artifacts/screenshots/readme; with PLAYGROUND_README_SCREENSHOTS=1 (what
-docs/make_screenshots.py sets) they replace docs/screenshots, which the README shows."""
+docs/make_screenshots.py sets) they replace docs/screenshots, which the README shows.
+
+The app runs as `playground demo` leaves it for a reader: from the folder holding sessions/playground.db (so the
+sidebar reads that path, not a test's temporary folder) and with Streamlit's toolbar minimal (no Deploy button)."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ pytestmark = pytest.mark.e2e
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 SPINNERS = '[data-testid="stSpinner"], [data-testid="stStatusWidget"], .stSpinner'
+DEPLOY = '[data-testid="stAppDeployButton"], [data-testid="stToolbar"] button:has-text("Deploy")'
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +45,8 @@ def demo_app(tmp_path_factory, browser_context):
         db = ws.path
     finally:
         ws.close()
-    with app_server(db, root / "streamlit.log") as url:
+    links = {"PLAYGROUND_BASE_URL": "http://localhost:8501"}  # share links as on a reader's machine, not a test port
+    with app_server(db, root / "streamlit.log", extra_env=links, cwd=root) as url:
         warm(browser_context, url)
         yield url, {"direct": direct.run_id, "rag": rag.run_id, "question": question}
 
@@ -51,6 +56,9 @@ def _settled(page) -> None:
     page.wait_for_timeout(1500)  # plotly finishes drawing
     wait_until_idle(page)
     assert page.locator(SPINNERS).count() == 0, "a spinner is still showing"
+    assert page.locator(DEPLOY).count() == 0, "Streamlit's Deploy button is showing"
+    workspace = page.locator(".pg-workspace-path").inner_text().strip()
+    assert workspace == "Workspace sessions/playground.db", f"the sidebar shows {workspace!r}"
 
 
 def test_readme_screenshots_from_the_demo(page, demo_app):

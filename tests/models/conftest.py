@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -60,11 +61,13 @@ class CohereStub:
     """A loopback HTTP server for POST /v2/chat that plays a script of (status, body, headers) replies.
 
     When the script runs out, the last reply repeats (so [(500, ...)] means 500 forever). Requests are recorded.
+    With `trickle_every_s` set, the body goes out one byte at a time, that far apart.
     """
 
     def __init__(self):
         self.script: list[tuple[int, dict, dict]] = [(200, cohere_reply("Paris"), {})]
         self.requests: list[dict] = []
+        self.trickle_every_s: float | None = None
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -84,7 +87,17 @@ class CohereStub:
                 for name, value in headers.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(data)
+                if stub.trickle_every_s is None:
+                    self.wfile.write(data)
+                    return
+                try:
+                    for byte in data[:30]:  # bounded: 30 bytes, then the connection closes
+                        time.sleep(stub.trickle_every_s)
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                except OSError:
+                    pass
+                self.close_connection = True
 
             def log_message(self, *args):
                 pass

@@ -50,7 +50,7 @@ def _sweep_tab(ws) -> None:
 
     benchmark = state.benchmark()
     if benchmark is None:
-        st.info("No benchmark yet: run `playground demo` or `playground data import`.")
+        st.info(state.NO_BENCHMARK)
         return
     st.caption(ui.md_escape(f"Benchmark {benchmark} · every point is a stored run on the same seeded sample"))
     left, right = st.columns(2)

@@ -241,7 +241,7 @@ def render() -> None:
     benchmark = state.benchmark()
     _notice()
     if benchmark is None:
-        st.info("No benchmark yet: run `playground demo` or `playground data import`.")
+        st.info(state.NO_BENCHMARK)
     else:
         _launch_form(ws, benchmark)
     runs = _run_list(ws)

@@ -1,8 +1,9 @@
 """Sessions: create, rename, switch and delete; export to a file and import one; share links; prompt history
 with diffs and restore into the Playground editor.
 
-Session changes run in button callbacks (before the page and the sidebar draw), so the sidebar's session picker
-shows the new session in the same rerun; their messages are kept in st.session_state and shown once.
+Session changes, imports included, run in button callbacks (before the page and the sidebar draw), so the sidebar's
+session picker and the Switch tab list a new session in the same rerun; their messages are kept in st.session_state
+and shown once (an import's with a "Switch to it" button).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from playground.app import components as ui
 from playground.app.views import sessions as view
 
 MESSAGE_KEY = "sessions_message"
+IMPORTED_KEY = "_sessions_imported"  # the session the last import made, offered by "Switch to it" until switched
 PLAYGROUND_PAGE = state.page_file("playground")
 RESTORE_KEYS = ("template_system", "template_user", "template_name")
 
@@ -63,6 +65,35 @@ def _switch() -> None:
         _say("error", _error_text(error))
 
 
+def _import() -> None:
+    """Import the uploaded file (read at click time) before anything is drawn, so every picker lists the session."""
+    from playground.store.sessions import list_sessions
+
+    upload = st.session_state.get("sessions_upload")
+    if upload is None:
+        _say("error", "Import: choose a session file first.")
+        return
+    try:
+        ws = state.workspace()
+        session_id = view.import_file(ws, upload.getvalue(), upload.name)
+        session = next(s for s in list_sessions(ws) if s["id"] == session_id)
+    except PlaygroundError as error:
+        _say("error", f"Import: {_error_text(error)}")
+        return
+    st.session_state[IMPORTED_KEY] = session["id"]
+    _say("success", f"Imported {upload.name} as session {session['name']!r} ({session['id']}), "
+                    f"with {session['n_runs']} run(s).")
+
+
+def _switch_to_imported() -> None:
+    session_id = st.session_state.pop(IMPORTED_KEY, None)
+    try:
+        _switch_to(session_id)
+        _say("success", "Switched to the imported session.")
+    except (PlaygroundError, KeyError) as error:
+        _say("error", _error_text(error))
+
+
 def _rename() -> None:
     from playground.store.sessions import rename_session
 
@@ -94,11 +125,17 @@ def _delete() -> None:
         _say("error", _error_text(error))
 
 
-def _message() -> None:
+def _message(current: str) -> None:
     held = st.session_state.pop(MESSAGE_KEY, None)
     if held:
         kind, text = held
         (st.success if kind == "success" else st.error)(ui.md_escape(text))
+    imported = st.session_state.get(IMPORTED_KEY)
+    if imported == current:  # switched to by other means (the sidebar, the Switch tab)
+        st.session_state.pop(IMPORTED_KEY, None)
+    elif imported and held:
+        st.button("Switch to it", key="sessions_switch_imported", on_click=_switch_to_imported,
+                  icon=":material/swap_horiz:", type="primary")
 
 
 def _session_select(label: str, key: str, ids: list[str], names: dict, default: str) -> str:
@@ -142,12 +179,7 @@ def _export_import(ws, sessions: list[dict], current: str) -> None:
                    "API keys are never included. The file is made when you click.")
     with right:
         upload = st.file_uploader("Session file to import", type=["json"], key="sessions_upload")
-        if st.button("Import", key="sessions_import", disabled=upload is None):
-            try:
-                session_id = view.import_file(ws, upload.getvalue(), upload.name)
-                st.success(f"Imported as session {session_id}: switch to it in the Switch tab or the sidebar.")
-            except PlaygroundError as error:
-                ui.show_error(error, "Import")
+        st.button("Import", key="sessions_import", disabled=upload is None, on_click=_import)
 
 
 def _share(ws, current: str) -> None:
@@ -228,8 +260,8 @@ def render() -> None:
             st.switch_page(str(PLAYGROUND_PAGE))
         except st.errors.StreamlitAPIException:  # the page runs alone (tests) or is not registered
             pass
-    _message()
     current = state.current_session_id()
+    _message(current)
     sessions = list_sessions(ws)
     ui.show_text(f"Current session: {next((s['name'] for s in sessions if s['id'] == current), current)} ({current})",
                  css_class="pg-session-current")

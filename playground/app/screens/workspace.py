@@ -22,7 +22,7 @@ def render() -> None:
             hide_index=True,
         )
     else:
-        st.info("No corpus yet: run `playground demo` or `playground data import`.")
+        st.info(f"No corpus yet: {state.GET_DATA}.")
     st.subheader("Benchmarks")
     if datasets["benchmarks"]:
         st.dataframe(
@@ -32,7 +32,7 @@ def render() -> None:
             hide_index=True,
         )
     else:
-        st.info("No benchmark yet: run `playground demo` or `playground data import`.")
+        st.info(state.NO_BENCHMARK)
 
 
 render()

@@ -91,10 +91,11 @@ def judge_each(workspace, judge, run: dict, items: list, repeat: int, kind: str,
     """Judge every item `repeat` times, each in a traced "judge" span, storing each judgment as it goes.
 
     `span_inputs(item)` adds to what the judge span records. `judge_one(item, tracer, sample_index) -> outcome` (a dict with "error"); a model or judge-output failure
-    becomes the outcome's error. `judgment_fields(item, outcome) -> {score, verdict, reason, details}`.
+    becomes the outcome's error, and so does `judge.deadline_s` passing (each judgment has that long). `judgment_fields(item, outcome) -> {score, verdict, reason, details}`.
     Returns [(sample_index, item, outcome)] in order, and the tokens that cache hits did not cover.
     """
     from playground.models.errors import ModelError
+    from playground.models.retry import question_deadline
     from playground.programs.tracing import describe_error
     from playground.progress import report
     from playground.store.judgments import save_judgment
@@ -108,7 +109,8 @@ def judge_each(workspace, judge, run: dict, items: list, repeat: int, kind: str,
                       "sample_index": sample_index, **(span_inputs(item) if span_inputs else {})}
             with tracer.span("judge", kind, inputs) as root:
                 try:
-                    outcome = judge_one(item, tracer, sample_index)
+                    with question_deadline(judge.deadline_s):
+                        outcome = judge_one(item, tracer, sample_index)
                 except (JudgeOutputError, ModelError) as error:
                     outcome = {"error": describe_error(error)}
                 fields = judgment_fields(item, outcome)

@@ -12,6 +12,7 @@ from playground import PlaygroundError
 from playground.models.base import GenerationParams, Model
 
 DEFAULT_JUDGE_MODEL = "local:smollm2"
+DEFAULT_JUDGE_DEADLINE_S = 300.0  # as a run's question (Execution.timeout_s)
 
 
 def judge_kinds() -> dict:
@@ -84,6 +85,7 @@ class Judge:
     templates: dict[str, Any]
     prompt_versions: dict[str, str]
     use_cache: bool = True
+    deadline_s: float = DEFAULT_JUDGE_DEADLINE_S  # one judgment, every model call and retry included
 
     def describe(self) -> dict:
         return {"id": self.id, "kind": self.kind, "model": self.model.spec, "params": self.config.params.to_dict(),
@@ -102,11 +104,14 @@ def judge_version(kind: str, model_spec: str, model_fingerprint: str, params: Ge
 
 
 def resolve_judge(workspace, kind: str, config: Optional[JudgeConfig] = None, model: Optional[Model] = None,
-                  use_cache: bool = True) -> Judge:
+                  use_cache: bool = True, deadline_s: Optional[float] = None) -> Judge:
     """Load the judge's model and templates, save the templates as prompt versions, record the judge version.
 
     `model` overrides loading config.model (a scripted model in tests, an already loaded one in the app).
+    `deadline_s` bounds each judgment (default 300 s): a judge model that never answers in full is an error then.
     """
+    if deadline_s is not None and not deadline_s > 0:
+        raise PlaygroundError(f"the judge's timeout must be positive seconds, not {deadline_s}")
     from playground.prompts.library import load_template
     from playground.store.judgments import save_judge
     from playground.store.prompts import save_prompt_version
@@ -128,7 +133,7 @@ def resolve_judge(workspace, kind: str, config: Optional[JudgeConfig] = None, mo
     save_judge(workspace, judge_id, kind, model.spec, fingerprint, config.params.to_dict(),
                {role: config.templates[role] for role in templates}, versions)
     return Judge(id=judge_id, kind=kind, config=config, model=model, templates=templates,
-                 prompt_versions=versions, use_cache=use_cache)
+                 prompt_versions=versions, use_cache=use_cache, deadline_s=deadline_s or DEFAULT_JUDGE_DEADLINE_S)
 
 
 def _model_name(spec: str) -> str:

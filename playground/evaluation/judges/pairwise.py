@@ -116,12 +116,14 @@ def compare_answers(workspace, judge: Judge, question: str, answer_a: str, answe
 
 def judge_runs_pairwise(workspace, run_a: str, run_b: str, config: Optional[JudgeConfig] = None, repeat: int = 1,
                         answer_field: str = "prediction", model=None, use_cache: bool = True,
-                        on_progress: Optional[ProgressCallback] = None) -> dict:
-    """Compare two runs' answers to the questions both answered, `repeat` times, with the swap rule.
+                        on_progress: Optional[ProgressCallback] = None, deadline_s: Optional[float] = None) -> dict:
+    """Compare two runs' answers to the questions both answered, `repeat` times, with the swap rule; each judgment
+    within `deadline_s` (default 300 s).
 
     Returns win/tie/loss of run A, the flip rate, per-repeat preference scores (mean, std) and the items.
     """
     from playground.models.errors import ModelError
+    from playground.models.retry import question_deadline
     from playground.store.judgments import save_judgment
 
     repeat = check_repeat(repeat)
@@ -139,7 +141,7 @@ def judge_runs_pairwise(workspace, run_a: str, run_b: str, config: Optional[Judg
     answers_b = {(item.question_id, item.repeat): item for item in items_b}
     pairs = [(item, answers_b[(item.question_id, item.repeat)]) for item in items_a
              if (item.question_id, item.repeat) in answers_b]
-    judge = resolve_judge(workspace, "pairwise", config, model=model, use_cache=use_cache)
+    judge = resolve_judge(workspace, "pairwise", config, model=model, use_cache=use_cache, deadline_s=deadline_s)
     warning = self_judging_warning(judge.model.spec, [run_model(first), run_model(second)])
     outcomes, per_repeat, per_repeat_flips, items_report = [], [[] for _ in range(repeat)], [], {}
     total, done, fresh_tokens = len(pairs) * repeat, 0, 0
@@ -152,8 +154,9 @@ def judge_runs_pairwise(workspace, run_a: str, run_b: str, config: Optional[Judg
                                                    "question": item_a.question, "answer_a": item_a.answer,
                                                    "answer_b": item_b.answer, "sample_index": sample_index}) as root:
                 try:
-                    outcome = compare_answers(workspace, judge, item_a.question, item_a.answer, item_b.answer,
-                                              tracer, sample_index)
+                    with question_deadline(judge.deadline_s):
+                        outcome = compare_answers(workspace, judge, item_a.question, item_a.answer, item_b.answer,
+                                                  tracer, sample_index)
                 except ModelError as error:
                     outcome = {"verdict": None, "flipped": None, "position": None, "orders": [],
                                "error": describe_error(error)}

@@ -191,8 +191,9 @@ def score_answer(workspace, judge: Judge, question: str, answer: str, criteria: 
 def judge_run_pointwise(workspace, run_id: str, criteria: Optional[list[Criterion]] = None,
                         config: Optional[JudgeConfig] = None, repeat: int = 1, answer_field: str = "prediction",
                         model=None, use_cache: bool = True,
-                        on_progress: Optional[ProgressCallback] = None) -> dict:
-    """Score every answer of a run on the criteria, `repeat` times; store each judgment with its spans.
+                        on_progress: Optional[ProgressCallback] = None, deadline_s: Optional[float] = None) -> dict:
+    """Score every answer of a run on the criteria, `repeat` times; store each judgment with its spans. Each
+    judgment has `deadline_s` (default 300 s).
 
     Returns the report: judge, criteria, score {mean, std, per_repeat}, per-criterion scores, items, warnings.
     """
@@ -200,7 +201,7 @@ def judge_run_pointwise(workspace, run_id: str, criteria: Optional[list[Criterio
     criteria = list(criteria or HELPS_CRITERIA)
     weights = normalised_weights(criteria)
     run, items, skipped = run_items(workspace, run_id, answer_field)
-    judge = resolve_judge(workspace, "pointwise", config, model=model, use_cache=use_cache)
+    judge = resolve_judge(workspace, "pointwise", config, model=model, use_cache=use_cache, deadline_s=deadline_s)
     warning = self_judging_warning(judge.model.spec, [run_model(run)])
 
     def judge_one(item, tracer, sample_index):

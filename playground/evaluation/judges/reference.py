@@ -71,14 +71,15 @@ def check_answer(workspace, judge: Judge, question: str, answer: str, references
 
 def judge_run_reference(workspace, run_id: str, config: Optional[JudgeConfig] = None, repeat: int = 1,
                         answer_field: str = "prediction", model=None, use_cache: bool = True,
-                        on_progress: Optional[ProgressCallback] = None) -> dict:
-    """Check every answer of a run against its reference, `repeat` times; the score is the share implied."""
+                        on_progress: Optional[ProgressCallback] = None, deadline_s: Optional[float] = None) -> dict:
+    """Check every answer of a run against its reference, `repeat` times; the score is the share implied. Each
+    judgment has `deadline_s` (default 300 s)."""
     repeat = check_repeat(repeat)
     run, items, skipped = run_items(workspace, run_id, answer_field)
     skipped += [{"question_id": item.question_id, "repeat": item.repeat, "why": "no reference answer"}
                 for item in items if not item.references]
     items = [item for item in items if item.references]
-    judge = resolve_judge(workspace, "reference", config, model=model, use_cache=use_cache)
+    judge = resolve_judge(workspace, "reference", config, model=model, use_cache=use_cache, deadline_s=deadline_s)
     warning = self_judging_warning(judge.model.spec, [run_model(run)])
 
     def judge_one(item, tracer, sample_index):
