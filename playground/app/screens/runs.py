@@ -39,11 +39,12 @@ def _benchmark_questions(ws, benchmark: str):
 
 def _launch_form(ws, benchmark: str) -> None:
     from playground.app.components.options import program_options_form
-    from playground.programs.registry import PROGRAMS
+    from playground.programs.registry import programs
     from playground.runs.config import RunConfig
     from playground.runs.execute import start_run
     from playground.runs.plan import Execution
 
+    known_programs = programs()
     questions = _benchmark_questions(ws, benchmark)
     with st.expander("Launch a run", expanded=True):
         ui.show_text(f"Benchmark {benchmark} · {len(questions)} questions", muted=True)
@@ -55,14 +56,14 @@ def _launch_form(ws, benchmark: str) -> None:
         fitting = view.program_for_template(chosen)
         if fitting and not st.session_state.get(PROGRAM_PICKED_KEY):
             st.session_state["runs_program"] = fitting
-        program = left.selectbox("Program", sorted(PROGRAMS), key="runs_program", on_change=_program_picked,
-                                 format_func=lambda name: f"{name}: {PROGRAMS[name].description}")
-        misfit = view.template_program_misfit(chosen, PROGRAMS[program])
+        program = left.selectbox("Program", sorted(known_programs), key="runs_program", on_change=_program_picked,
+                                 format_func=lambda name: f"{name}: {known_programs[name].description}")
+        misfit = view.template_program_misfit(chosen, known_programs[program])
         if misfit:
             st.warning(ui.md_escape(misfit), icon=":material/warning:")
         retriever = ui.retriever_selector("runs_retriever", allow_none=False, default_kind="bm25", default_k=3) \
-            if PROGRAMS[program].needs_retriever else None
-        options = program_options_form(PROGRAMS[program], "runs_option")
+            if known_programs[program].needs_retriever else None
+        options = program_options_form(known_programs[program], "runs_option")
         model = ui.model_selector("runs_model", compact=True)
         columns = st.columns(4)
         sample = columns[0].number_input("Sample size", 1, max(1, len(questions)), min(20, max(1, len(questions))),
