@@ -30,6 +30,17 @@ def test_params_are_checked_and_coerced_from_text():
         resolve_params("tfidf")
 
 
+def test_a_new_kinds_parameter_named_like_another_kinds_keeps_its_own_bounds():
+    from playground.plugins import Option, RetrieverKind
+    from tests.plugins.helpers import registered
+
+    offset = RetrieverKind("offset", "x:y", options=(Option("c", -3, "an offset, any sign"), Option("m", 0, "")))
+    with registered(offset, name="offset"):
+        assert resolve_params("offset", {"c": -5, "m": 0}) == {"c": -5, "m": 0}  # hybrid's c >= 0, IVFPQ's m >= 1
+        with pytest.raises(PlaygroundError, match=r"'c'=-1 is outside \[0, inf\]"):
+            resolve_params("hybrid", {"c": -1})
+
+
 def test_manifest_records_what_built_the_index(tiny_workspace):
     manifest = build_index(tiny_workspace, "tiny", "bm25")
     path = index_path(tiny_workspace, "tiny", "bm25")
