@@ -25,11 +25,9 @@ def _is_hotpotqa(item) -> bool:
 
 
 def accuracy(item) -> Optional[float]:
-    """Multiple choice: the label the answer chose is a correct one (None for open questions)."""
+    """Multiple choice: the label the answer chose is a correct one."""
     from playground.evaluation.metrics import parse_choice
 
-    if not item.choices:
-        return None
     chosen = parse_choice(item.prediction, item.choices)
     return float(chosen is not None and chosen in item.correct_labels)
 
@@ -108,7 +106,7 @@ def _supporting_fact(name: str):
 sp_em, sp_f1, joint_em, joint_f1 = (_supporting_fact(name) for name in ("sp_em", "sp_f1", "joint_em", "joint_f1"))
 
 BUILTIN_METRICS = (
-    Metric("accuracy", f"{_HERE}:accuracy", "accuracy", binary=True,
+    Metric("accuracy", f"{_HERE}:accuracy", "accuracy", binary=True, needs_choices=True,
            description="multiple choice: the chosen label is correct"),
     Metric("em", f"{_HERE}:exact_match", "exact match", binary=True,
            description="the normalised answer equals a reference (SQuAD v1.1)"),

@@ -78,7 +78,7 @@ def score_item(item: ScoringItem) -> dict[str, float]:
 
     scores: dict[str, float] = {}
     for name, metric in metric_records().items():
-        if metric.needs_reference and not item.references:
+        if (metric.needs_reference and not item.references) or (metric.needs_choices and not item.choices):
             continue
         score = load_ref(metric.score, f"metric {name!r}")
         try:
@@ -107,6 +107,13 @@ def summary_metrics() -> list[str]:
 def answer_metrics() -> list[str]:
     """The metrics that can say an answer is correct, in the order a default is picked from."""
     return [name for name, metric in metric_records().items() if metric.judges_answer]
+
+
+def general_metric() -> Optional[str]:
+    """The first headline answer metric every question with a reference gets (none that needs choices): the
+    default where no results say yet which metrics a benchmark has."""
+    return next((name for name, metric in metric_records().items()
+                 if metric.summary and metric.judges_answer and not metric.needs_choices), None)
 
 
 def is_binary(name: Optional[str]) -> bool:

@@ -83,7 +83,7 @@ class Metric:
     higher_is_better: the direction comparisons count wins by. binary: scores are 0 or 1 (correct at 1).
     judges_answer: it can say whether an answer is correct (False for retrieval or supporting-fact metrics).
     summary: shown among a run's headline scores (lists, grids, charts, `playground runs`).
-    needs_reference: scored only for questions with reference answers.
+    needs_reference: scored only for questions with reference answers; needs_choices: only for multiple choice.
     """
 
     name: str
@@ -94,6 +94,7 @@ class Metric:
     judges_answer: bool = True
     summary: bool = True
     needs_reference: bool = True
+    needs_choices: bool = False
     description: str = ""
 
     @property

@@ -14,7 +14,7 @@ from playground.app import resources, state
 from playground.app import components as ui
 from playground.app.views import experiments as view
 from playground.app.views.runs import run_label
-from playground.evaluation.scoring import summary_metrics
+from playground.evaluation.scoring import general_metric, summary_metrics
 
 SWEEP_RESULT = "experiments_sweep_result"
 JUDGE_RESULT = "experiments_judge_result"
@@ -73,7 +73,9 @@ def _sweep_tab(ws) -> None:
     demonstrations, shots = (None, 3)
     if parameter in ("shots", "order"):
         demonstrations, shots = _demonstration_picker(ws, parameter)
-    metric = st.selectbox("Metric to chart", summary_metrics(), key="experiments_metric", accept_new_options=True,
+    chartable = summary_metrics()
+    metric = st.selectbox("Metric to chart", chartable, key="experiments_metric", accept_new_options=True,
+                          index=chartable.index(general_metric()) if general_metric() in chartable else 0,
                           help="Changing it redraws the chart of the last sweep.")
     if st.button("Run sweep", key="experiments_run_sweep", type="primary", disabled=model is None):
         with ui.errors_as_messages("Sweep"):
