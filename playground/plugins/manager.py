@@ -145,7 +145,7 @@ def _register_plugins(manager, registry: Registry) -> dict[str, Origin]:
         origins[plugin_name] = Origin(entry_point.name, distribution, version, builtin=False)
     for name, plugin in _in_process.items():
         manager.register(plugin, name=f"in-process:{name}")
-        origins[f"in-process:{name}"] = Origin(name, "(in-process)", "", builtin=False)
+        origins[f"in-process:{name}"] = Origin(name, "in-process", "", builtin=False)
     return origins
 
 

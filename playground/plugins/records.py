@@ -6,7 +6,7 @@ when first used, so loading the registry never imports torch, faiss or a metric 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
 from playground import PlaygroundError
@@ -154,7 +154,7 @@ class Kind:
     name: str
     hook: str
     record: type
-    title: str = field(default="")
+    title: str
 
 
 KINDS: tuple[Kind, ...] = (

@@ -67,7 +67,7 @@ def test_a_broken_plugin_is_named_and_left_out_while_the_rest_works():
     try:
         loaded = registry()
         problems = "\n".join(loaded.problems)
-        assert "plugin 'broken' ((in-process)) failed in register_retrievers: RuntimeError: the plugin's own bug" \
+        assert "plugin 'broken' (in-process) failed in register_retrievers: RuntimeError: the plugin's own bug" \
             in problems
         assert "registers metrics 'em', already registered by plugin 'playground.evaluation.plugin'" in problems
         assert "register_metrics registers Metric records, not RetrieverKind" in problems
