@@ -61,6 +61,7 @@ bench: install
 	$(BIN)/python bench/concurrency.py
 	$(BIN)/python bench/render_budget.py
 	$(BIN)/python bench/http_bounds.py
+	$(BIN)/python bench/imports.py
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
 lock: $(BIN)/python

@@ -73,7 +73,8 @@ def demo_copy(source: Path, folder: Path) -> tuple[object, str, str]:
 
 def bench_generation(workspace, dataset: str, model, n_prompts: int, max_tokens: int, rounds: int) -> dict:
     """Tokens/s through the engine vs raw llama.cpp on the same prompts, alternating order each round."""
-    from playground.programs.base import StepContext, question_variables
+    from playground.programs.base import StepContext
+    from playground.prompts.render import question_variables
     from playground.prompts.library import load_template
     from playground.prompts.render import render_messages
     from playground.store.datasets import load_questions
@@ -127,7 +128,8 @@ def bench_generation(workspace, dataset: str, model, n_prompts: int, max_tokens:
 
 def bench_render(workspace, dataset: str, model, repeats: int) -> dict:
     """render_messages of rag-short-answer with 10 real passages, and the whole traced render step."""
-    from playground.programs.base import StepContext, question_variables
+    from playground.programs.base import StepContext
+    from playground.prompts.render import question_variables
     from playground.prompts.library import load_template
     from playground.prompts.render import render_messages
     from playground.retrieval.index import open_retriever

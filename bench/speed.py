@@ -77,7 +77,8 @@ def rag_run(workspace, dataset: str, model, n: int, max_tokens: int, options: di
 def local_section(folder: Path, n: int, max_tokens: int, rounds: int) -> None:
     import llama_cpp
 
-    from playground.models.local import LocalModel, smollm2_path
+    from playground.models.local import LocalModel
+    from playground.models.local_files import smollm2_path
     from playground.models.registry import load_model
     from playground.store.runs import get_results, get_spans
 

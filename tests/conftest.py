@@ -56,6 +56,14 @@ def tiny_dataset() -> Dataset:
                    questions=copy.deepcopy(TINY_QUESTIONS))
 
 
+@pytest.fixture(scope="session")
+def smollm2():
+    """The real local model, loaded once per process (programs, sweeps and judges share it)."""
+    from playground.models.registry import load_model
+
+    return load_model("local:smollm2")
+
+
 @pytest.fixture
 def tiny_workspace(workspace):
     """A workspace holding corpus and benchmark `tiny` (6 passages, 6 questions with gold passages)."""

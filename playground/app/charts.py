@@ -1,7 +1,8 @@
 """Plotly figure builders for the app's pages: pure functions from plain data to a figure (no Streamlit here).
 
 recall@k curves and search latency (Retrievers), per-metric means with 95% intervals, paired differences and a
-per-question scatter (A/B), and a trace's timing waterfall (Traces).
+per-question scatter (A/B), a trace's timing waterfall (Traces), and a sweep's metric against its values
+(Experiments, and the HTML file of `playground sweep -o`).
 """
 
 from __future__ import annotations
@@ -223,3 +224,23 @@ def overlap_figure(overlap: Mapping) -> go.Figure:
     ))
     return _layout(figure, f"Top-{overlap['k']} overlap (share of passages both found)",
                    yaxis={"autorange": "reversed"}, height=320)
+
+
+def sweep_figure(points: Sequence[Mapping], metric: str) -> go.Figure:
+    """`metric` against the swept value, one marker per run (hover shows the run id); points as runs.sweeps gives."""
+    from playground import PlaygroundError
+    from playground.runs.sweeps import SWEEP_PARAMETERS
+
+    if not points:
+        raise PlaygroundError("no sweep points to chart")
+    parameter = points[0]["parameter"]
+    ordered = sorted(points, key=lambda p: p["value"])
+    figure = go.Figure(go.Scatter(
+        x=[p["value"] for p in ordered], y=[p["metrics"].get(metric) for p in ordered], mode="lines+markers",
+        name=metric, customdata=[p["run_id"] for p in ordered],
+        hovertemplate=f"{parameter}=%{{x}}<br>{metric}=%{{y:.3f}}<br>run %{{customdata}}<extra></extra>",
+    ))
+    figure.update_layout(title=f"{metric} against {SWEEP_PARAMETERS.get(parameter, parameter)}",
+                         xaxis_title=parameter, yaxis_title=metric, template="plotly_white")
+    figure.update_xaxes(tickmode="array", tickvals=[p["value"] for p in ordered])
+    return figure

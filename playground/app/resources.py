@@ -62,8 +62,13 @@ def retriever(ws: Workspace, corpus: str, kind: str, params_key: tuple = ()):
 
 
 def _fingerprint(ws: Workspace, corpus: str) -> str:
-    row = next(ws.db.query("SELECT fingerprint FROM corpora WHERE name = ?", [corpus]), None)
-    return row["fingerprint"] if row else ""
+    from playground import PlaygroundError
+    from playground.store.datasets import get_corpus
+
+    try:
+        return get_corpus(ws, corpus)["fingerprint"] or ""
+    except PlaygroundError:
+        return ""
 
 
 @st.cache_resource(show_spinner="Loading the index (built once, then reused)...")

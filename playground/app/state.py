@@ -227,48 +227,17 @@ def share_link(page: str, **params) -> str:
 
 
 def resolve_session_link(ws, wanted: str) -> str:
-    """A session id from a link: the session itself, else the newest session imported from it."""
-    from playground.store.sessions import get_session
+    """A session id from a link (the session, else its imported copy): store.share_links, as `playground open`."""
+    from playground.store.share_links import resolve_session_link as resolve
 
-    try:
-        return get_session(ws, wanted)["id"]
-    except Exception:
-        imported = [s for s in _imported_sessions(ws) if s["origin"].get("source_session_id") == wanted]
-        if not imported:
-            raise
-        return imported[0]["id"]
+    return resolve(ws, wanted)
 
 
 def resolve_run_link(ws, wanted: str) -> str:
-    """A run id from a link: the run itself (or a unique prefix), else its copy in the newest imported session."""
-    from playground import PlaygroundError
-    from playground.store.runs import resolve_run_id
+    """A run id from a link (the run or a unique prefix, else its imported copy): store.share_links."""
+    from playground.store.share_links import resolve_run_link as resolve
 
-    try:
-        return resolve_run_id(ws, wanted)
-    except PlaygroundError:
-        for session in _imported_sessions(ws):
-            copied = (session["origin"].get("run_ids") or {}).get(wanted)
-            if copied and next(ws.db.query("SELECT 1 FROM runs WHERE id = ?", [copied]), None):
-                return copied
-        raise
-
-
-def _imported_sessions(ws) -> list[dict]:
-    """Sessions that came from `session import`, newest first, with their origin parsed."""
-    import json
-
-    rows = ws.db.query("SELECT id, origin, created_at FROM sessions WHERE origin LIKE '%\"import\"%' "
-                       "ORDER BY rowid DESC")
-    found = []
-    for row in rows:
-        try:
-            origin = json.loads(row["origin"] or "{}")
-        except ValueError:
-            continue
-        if isinstance(origin, dict) and origin.get("kind") == "import":
-            found.append({"id": row["id"], "origin": origin})
-    return found
+    return resolve(ws, wanted)
 
 
 def api_keys() -> dict[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from playground.cli.output import emit, workspace_for
+from playground.cli.output import emit, text_table, workspace_for
 
 
 def register(subparsers, common) -> None:
@@ -50,13 +50,6 @@ def import_command(args) -> int:
     return 0
 
 
-def _table(headers: list[str], rows: list[list]) -> str:
-    cells = [headers] + [["" if value is None else f"{value:,}" if isinstance(value, int) else str(value) for value in row]
-                         for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in cells)
-
-
 def list_command(args) -> int:
     from playground.store.datasets import list_datasets
 
@@ -67,10 +60,10 @@ def list_command(args) -> int:
     else:
         text = "\n".join([
             "corpora:",
-            _table(["name", "format", "passages"], [[c["name"], c["format"], c["n_passages"]] for c in listing["corpora"]]),
+            text_table(["name", "format", "passages"], [[c["name"], c["format"], c["n_passages"]] for c in listing["corpora"]]),
             "",
             "benchmarks:",
-            _table(["name", "corpus", "format", "questions"],
+            text_table(["name", "corpus", "format", "questions"],
                    [[b["name"], b["corpus"] or "-", b["format"], b["n_questions"]] for b in listing["benchmarks"]]),
         ])
     emit(args, listing, text)

@@ -66,8 +66,7 @@ def _sweep_comparison(workspace, points: list[dict], metric: str):
 
 
 def handle_sweep(args) -> int:
-    from playground.programs.sweeps import parse_sweep, sweep_figure
-    from playground.runs.sweeps import run_sweep
+    from playground.runs.sweeps import parse_sweep, run_sweep
 
     parameter, values = parse_sweep(args.sweep)
     extra = {}
@@ -87,6 +86,8 @@ def handle_sweep(args) -> int:
         close()
         workspace.close()
     if args.output:
+        from playground.app.charts import sweep_figure
+
         sweep_figure(points, args.metric).write_html(args.output, include_plotlyjs=True)
     text = _points_text(points, args.metric, args.output)
     if comparison:

@@ -8,6 +8,7 @@ import argparse
 
 from playground import PlaygroundError
 from playground.cli.output import emit, workspace_for, progress_bar
+from playground.models.registry import DEFAULT_MODEL_SPEC
 
 
 def register(subparsers, common) -> None:
@@ -17,7 +18,7 @@ def register(subparsers, common) -> None:
     commands = parser.add_subparsers(dest="judge_command", metavar="JUDGE", required=True)
     settings = argparse.ArgumentParser(add_help=False)
     settings.add_argument("--judge-model", default=None, metavar="SPEC",
-                          help="the judge's model spec (default local:smollm2)")
+                          help=f"the judge's model spec (default {DEFAULT_MODEL_SPEC})")
     settings.add_argument("--temperature", type=float, default=0.0, help="judge sampling temperature (default 0)")
     settings.add_argument("--max-tokens", type=int, default=128, help="judge reply length limit (default 128)")
     settings.add_argument("--seed", type=int, default=0, help="judge seed; repeat r uses seed + r (default 0)")
@@ -65,7 +66,7 @@ def register(subparsers, common) -> None:
 
 def judge_config(args):
     """The JudgeConfig the options describe."""
-    from playground.evaluation.judges.judge_config import DEFAULT_JUDGE_MODEL, JudgeConfig
+    from playground.evaluation.judges.judge_config import JudgeConfig
     from playground.models.base import GenerationParams
 
     if args.max_tokens < 1:
@@ -79,7 +80,7 @@ def judge_config(args):
             raise PlaygroundError(f"--judge-template {item!r}: expected ROLE=REF, e.g. pairwise=my-judge.jinja")
         templates[role.strip()] = ref.strip()
     params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed)
-    return JudgeConfig(model=args.judge_model or DEFAULT_JUDGE_MODEL, params=params, templates=templates)
+    return JudgeConfig(model=args.judge_model or DEFAULT_MODEL_SPEC, params=params, templates=templates)
 
 
 def _run_with_progress(description: str, work):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from playground.cli.output import emit
+from playground.models.registry import DEFAULT_MODEL_SPEC
 
 
 def register(subparsers, common) -> None:
@@ -15,7 +16,7 @@ def register(subparsers, common) -> None:
 
     trier = commands.add_parser("try", parents=[common], help="generate once from a model spec (no cache)")
     trier.add_argument("prompt", help="the user message")
-    trier.add_argument("--model", default=None, metavar="SPEC", help="model spec (default local:smollm2)")
+    trier.add_argument("--model", default=None, metavar="SPEC", help=f"model spec (default {DEFAULT_MODEL_SPEC})")
     trier.add_argument("--system", default=None, help="an optional system message")
     trier.add_argument("--max-tokens", type=int, default=64, help="tokens to generate at most (default 64)")
     trier.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
@@ -28,8 +29,8 @@ def register(subparsers, common) -> None:
 
 def list_command(args) -> int:
     from playground.models.local_files import LOCAL_ALIASES, alias_status
-    from playground.models.registry import DEFAULT_MODEL_SPEC, providers as registered
-    from playground.models.secrets import env_secret
+    from playground.models.registry import providers as registered
+    from playground.redaction import env_secret
 
     providers = [
         {"provider": p.name, "pattern": p.pattern, "example": p.example, "key_env": p.key_env,
@@ -52,7 +53,7 @@ def list_command(args) -> int:
 
 def try_command(args) -> int:
     from playground.models.base import GenerationParams
-    from playground.models.registry import DEFAULT_MODEL_SPEC, load_model
+    from playground.models.registry import load_model
 
     spec = args.model or DEFAULT_MODEL_SPEC
     model = load_model(spec)

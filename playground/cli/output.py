@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from playground.progress import ProgressCallback
 
@@ -17,6 +17,17 @@ def emit(args, payload: Any, text: Optional[str] = None) -> None:
         print(redact(json.dumps(payload, ensure_ascii=False, indent=2, default=str)))
     else:
         print(redact(text))
+
+
+def text_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """Rows under a header in left-aligned columns two spaces apart: what `runs`, `data list` and `score` print.
+
+    A cell prints as text; None as nothing and whole numbers with thousands separators (1,234).
+    """
+    cells = [list(header)] + [["" if value is None else f"{value:,}" if isinstance(value, int)
+                                and not isinstance(value, bool) else str(value) for value in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in cells)
 
 
 def open_workspace_for(args, create: bool = True):

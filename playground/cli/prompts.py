@@ -67,7 +67,8 @@ def _retrieved_passages(workspace, benchmark: str, query: str, kind: str, k: int
 
 def cmd_render(args) -> int:
     from playground.prompts.library import load_template
-    from playground.prompts.render import question_variables, render_messages, required_variables
+    from playground.prompts.render import question_variables, render_messages
+    from playground.prompts.variables import required_variables
     from playground.prompts.template import Template
     from playground.store.datasets import get_question
 

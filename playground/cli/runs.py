@@ -7,7 +7,9 @@ import json
 import sys
 
 from playground import PlaygroundError
-from playground.cli.output import emit, open_workspace_for, progress_bar, workspace_for
+from playground.cli.output import emit, open_workspace_for, progress_bar, text_table, workspace_for
+from playground.models.registry import DEFAULT_MODEL_SPEC
+from playground.models.retry import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S
 from playground.programs.options import options_help
 
 
@@ -27,9 +29,9 @@ def add_run_options(parser, *, program_default: str = "direct", dataset_required
     parser.add_argument("--retriever", help=f"retriever kind for programs that retrieve: {', '.join(retriever_kinds())} "
                                             "(default bm25)")
     parser.add_argument("-k", type=int, default=5, help="passages to retrieve (default 5)")
-    parser.add_argument("--model", default="local:smollm2",
-                        help=f"model spec PROVIDER:..., providers: {', '.join(providers())} (default local:smollm2; "
-                             "`playground models list` shows each one's pattern)")
+    parser.add_argument("--model", default=DEFAULT_MODEL_SPEC,
+                        help=f"model spec PROVIDER:..., providers: {', '.join(providers())} (default "
+                             f"{DEFAULT_MODEL_SPEC}; `playground models list` shows each one's pattern)")
     parser.add_argument("--sample", type=int, help="number of questions (seeded sample; default all)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--temperature", type=float, default=0.0)
@@ -57,11 +59,11 @@ def add_execution_options(parser) -> None:
     parser.add_argument("--concurrency", type=int, metavar="N",
                         help="questions answered at once (default 8 for remote models, 1 for the local model)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="give up on a question after this long, retries included (default 300)")
+                        help=f"give up on a question after this long, retries included (default {DEFAULT_DEADLINE_S:g})")
     parser.add_argument("--read-timeout", type=float, metavar="SECONDS",
-                        help="longest wait for a remote server's answer to one request (default 60)")
+                        help=f"longest wait for a remote server's answer to one request (default {DEFAULT_TIMEOUT_S:g})")
     parser.add_argument("--connect-timeout", type=float, metavar="SECONDS",
-                        help="longest wait to connect to a remote server (default 10)")
+                        help=f"longest wait to connect to a remote server (default {DEFAULT_CONNECT_TIMEOUT_S:g})")
 
 
 def execution_from_args(args):
@@ -211,10 +213,10 @@ def handle_run(args) -> int:
 
 
 def handle_stop(args) -> int:
-    from playground.store.runs import request_stop
+    from playground.runs.jobs import stop_run
 
     with workspace_for(args, create=False) as workspace:
-        run = request_stop(workspace, args.run_id)
+        run = stop_run(workspace, args.run_id)
     asked = run["status"] == "running"
     emit(args, {"run_id": run["id"], "status": run["status"], "stop_requested": bool(run.get("stop_requested"))},
          f"run {run['id']}: " + ("asked to stop; it stops after the questions in flight" if asked
@@ -250,29 +252,24 @@ def _cell(value) -> str:
     return str(value)
 
 
-def _table(rows: list[list[str]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
-
-
 def handle_runs(args) -> int:
     from playground.evaluation.scoring import summary_metrics
-    from playground.store.runs import list_runs
+    from playground.runs.jobs import checked_runs
 
     with workspace_for(args, create=False) as workspace:
-        rows = [run_row(run) for run in list_runs(workspace, session_id=args.session)]
+        rows = [run_row(run) for run in checked_runs(workspace, session_id=args.session)]
     scored = {name for row in rows for name in row["metrics"]}
     metrics = [name for name in summary_metrics() if name in scored]  # the registry's headline metrics these runs have
     header = ["id", "created", "status", "dataset", "program", "template", "retriever", "k", "model", "n",
               *metrics, "errors", "label"]
-    table = [header]
+    table = []
     for row in rows:
         s = row["settings"]
         table.append([row["id"], row["created_at"][:19], row["status"], _cell(s.get("dataset")), _cell(s.get("program")),
                       _cell(s.get("templates")), _cell(s.get("retriever")), _cell(s.get("k")), _cell(s.get("model")),
                       f"{row['n_done']}/{row['n_planned']}", *[_cell(row["metrics"].get(name)) for name in metrics],
                       str(row["errors"]), row["label"] or ""])
-    emit(args, rows, _table(table) if rows else "no runs yet (start one with `playground run`)")
+    emit(args, rows, text_table(header, table) if rows else "no runs yet (start one with `playground run`)")
     return 0
 
 

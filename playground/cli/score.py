@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from playground import PlaygroundError
-from playground.cli.output import emit
+from playground.cli.output import emit, text_table
 
 _JSON_TYPES = {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number",
                bool: "a boolean", type(None): "null"}
@@ -121,8 +121,7 @@ def _format_table(report: dict) -> str:
     rows = [[str(item["line"]), "" if item["id"] is None else str(item["id"])]
             + [f"{item['scores'][m]:.3f}" if m in item["scores"] else "-" for m in metrics] for item in report["items"]]
     rows.append(["mean", f"n={report['n']}"] + [f"{report['mean'][m]:.3f}" for m in metrics])
-    widths = [max(len(row[i]) for row in [headers] + rows) for i in range(len(headers))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in [headers] + rows]
+    lines = [text_table(headers, rows)]
     corpus = report.get("corpus") or {}
     for name in ("bleu", "chrf"):
         if corpus.get(name) is not None:

@@ -11,6 +11,11 @@ def register(subparsers, common) -> None:
     parser = subparsers.add_parser("session", parents=[common], help="list, create, switch, export and import sessions")
     actions = parser.add_subparsers(dest="session_command", metavar="ACTION", required=True)
 
+    opener = subparsers.add_parser("open", parents=[common],
+                                   help="what a share link points to in this workspace (its page, session, runs)")
+    opener.add_argument("url", metavar="URL", help="a link copied from the app (http://HOST:PORT/PAGE?session=..)")
+    opener.set_defaults(handler=open_command)
+
     listing = actions.add_parser("list", parents=[common], help="sessions with their runs, prompt versions, ratings")
     listing.set_defaults(handler=list_command)
 
@@ -119,10 +124,12 @@ def export_command(args) -> int:
     import json
     import sys
 
+    from playground.runs.jobs import mark_lost_workers
     from playground.store.session_format import write_session_file
     from playground.store.sessions import export_session
 
     with workspace_for(args, create=False) as workspace:
+        mark_lost_workers(workspace)  # a run whose worker is gone is exported as interrupted, not running
         payload = export_session(workspace, args.session)
     if args.output == "-":
         json.dump(payload, sys.stdout, ensure_ascii=False)
@@ -167,3 +174,26 @@ def import_command(args) -> int:
                         f"{summary['retrieval_runs']} retrieval runs "
                         f"(`playground session use {session_id}` to switch to it)")
     return 0
+
+
+def open_command(args) -> int:
+    """The link's page and each id it names, found here (directly, or as the copy a session import made)."""
+    from playground.store.share_links import describe_link
+
+    with workspace_for(args, create=False) as workspace:
+        opened = describe_link(workspace, args.url)
+    lines = [f"page: {opened['page']}"]
+    named = [(key, opened[key]) for key in ("session", "run", "other", "version") if key in opened]
+    named += [(f"runs {label}", found) for label, found in (opened.get("runs") or {}).items()]
+    for key, found in named:
+        if found.get("id") is None:
+            lines.append(f"{key}: {found['linked']} not found ({found['error']})")
+        else:
+            copied = f" (imported copy of {found['linked']})" if found.get("copied") else ""
+            lines.append(f"{key}: {found['id']}{copied}")
+    for key in ("question", "q", "template", "benchmark"):
+        if opened["params"].get(key):
+            lines.append(f"{key}: {opened['params'][key]}")
+    emit(args, opened, "\n".join(lines))
+    missing = [key for key, found in named if found.get("id") is None]
+    return 1 if missing else 0

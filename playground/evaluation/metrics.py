@@ -1,12 +1,12 @@
 """Answer metrics by benchmark: SQuAD v1.1 exact match and token F1 (HotpotQA's official variant for HotpotQA),
-cover-EM, OpenBookQA-style multiple-choice accuracy, BLEU and chrF (sacrebleu), ROUGE-L (rouge-score), and
+cover-EM, OpenBookQA-style multiple-choice accuracy, BLEU and chrF (sacrebleu), ROUGE-L (rouge-score's), and
 retrieval recall. All scores are in [0, 1]; text metrics take the best reference (BLEU and chrF pool them).
 
 Normalisation is the official SQuAD v1.1 one (playground.data.answers), in its order: lower-case, delete ASCII punctuation, replace the
 words a/an/the (on regex word boundaries) by a space, collapse whitespace. Like the official script, token F1 is 0
 when either side has no tokens (so "" against "" has EM 1 but F1 0).
 
-BLEU, chrF and ROUGE-L come from the reference libraries (see playground.evaluation.text_metrics).
+BLEU and chrF come from sacrebleu, ROUGE-L equals rouge-score's (see playground.evaluation.text_metrics).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from playground.data.answers import normalize_answer
 
-TEXT_METRICS = ["em", "f1", "cover_em", "bleu", "chrf", "rougeL"]
 HOTPOTQA_FORMATS = ("hotpotqa",)
 
 

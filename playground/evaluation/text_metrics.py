@@ -1,16 +1,18 @@
-"""BLEU and chrF through sacrebleu, ROUGE-L through rouge-score: the reference implementations, so the numbers
-compare with papers. Each score's signature (sacrebleu's, or rouge-score's settings) says how it was computed.
+"""BLEU and chrF through sacrebleu, ROUGE-L as rouge-score computes it: the reference implementations, so the
+numbers compare with papers. Each score's signature (sacrebleu's, or rouge-score's settings) says how it was computed.
 
 Per question: sacrebleu's sentence BLEU (exponential smoothing, effective order: its defaults) and sentence chrF,
 over the raw texts (sacrebleu tokenises itself), divided by 100 so every stored score is in [0, 1]; ROUGE-L is
-rouge-score's F-measure (its own tokeniser, no stemming), the best over the references. Over a whole set of
+rouge-score's F-measure (its own tokeniser, no stemming), the best over the references, computed by
+playground.evaluation.rouge (equal to rouge-score, without its 2 s of nltk and scipy imports). Over a whole set of
 answers, corpus BLEU and chrF pool the n-gram statistics (the figure papers report): `corpus_text_scores`.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Iterable, Sequence
+
+from playground.evaluation.rouge import rouge_l_fmeasure
 
 ROUGE_SIGNATURE = "rouge-score:{version}|rougeL|fmeasure|stemmer:no|max-over-refs"
 
@@ -26,13 +28,6 @@ def _chrf():
     from sacrebleu.metrics import CHRF
 
     return CHRF()
-
-
-@lru_cache(maxsize=1)
-def _rouge():
-    from rouge_score import rouge_scorer
-
-    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
 
 
 def _unit(score: float) -> float:
@@ -55,8 +50,7 @@ def sentence_chrf(prediction: str, references: Sequence[str]) -> float:
 
 def rouge_l(prediction: str, references: Sequence[str]) -> float:
     """rouge-score's ROUGE-L F-measure, the maximum over the references."""
-    scorer = _rouge()
-    return max((scorer.score(reference, prediction or "")["rougeL"].fmeasure for reference in references), default=0.0)
+    return max((rouge_l_fmeasure(reference, prediction or "") for reference in references), default=0.0)
 
 
 def text_scores(prediction: str, references: Sequence[str]) -> dict[str, float]:

@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 from playground.models.base import Completion, GenerationParams, Message
 from playground.models.errors import ModelError
-from playground.models.secrets import known_secrets
+from playground.redaction import known_secrets
 
 CACHE_FORMAT = 1
 STORED_FIELDS = ("text", "finish_reason", "prompt_tokens", "completion_tokens", "latency_s", "model_id", "samples")

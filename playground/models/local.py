@@ -12,12 +12,11 @@ from typing import Optional
 
 from playground.models.base import Completion, GenerationParams, Message
 from playground.models.errors import ModelError, ModelSpecError
-from playground.models.local_files import (LOCAL_ALIASES, file_sha256, physical_cores, read_record,  # noqa: F401
-                                           resolve_gguf, smollm2_path)
+from playground.models.local_files import file_sha256, physical_cores, read_record
 
 DEFAULT_N_CTX = 2048
 GGUF_MAGIC = b"GGUF"
-# Prompt tokens per llama.cpp decode call: a whole rag prompt in one or two batches (bench/local_model.py).
+# Prompt tokens per llama.cpp decode call: a whole rag prompt in one or two batches.
 DEFAULT_N_BATCH = 512
 THREADS_ENV = "PLAYGROUND_THREADS"
 # llama.cpp's fused attention: prompt evaluation 1.15-1.3x faster on a 2-core AVX2 CPU; the default file's next-token

@@ -58,7 +58,8 @@ def parse_cohere(rest: str, spec: str) -> ParsedSpec:
 
 def load_local(parsed: ParsedSpec, spec: str, api_key: Optional[str] = None, n_ctx: Optional[int] = None,
                **options):
-    from playground.models.local import DEFAULT_N_CTX, LocalModel, resolve_gguf
+    from playground.models.local import DEFAULT_N_CTX, LocalModel
+    from playground.models.local_files import resolve_gguf
 
     path = resolve_gguf(parsed.model)
     key = (str(path), int(n_ctx or DEFAULT_N_CTX), options.get("n_threads"))

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from playground.redaction import (  # noqa: F401  (re-exported)
-    MIN_SECRET_LENGTH, REDACTED, env_secret, known_secrets, redact, register,
-)
+from playground.redaction import env_secret, register
 
 
 def key_or_env(api_key: Optional[str], env_name: str) -> tuple[Optional[str], Optional[str]]:

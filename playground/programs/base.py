@@ -23,7 +23,6 @@ from playground.data.records import Choice, Question
 from playground.models.base import Completion, GenerationParams, Message, Model
 from playground.programs.options import NoOptions
 from playground.programs.tracing import Span, Tracer
-from playground.prompts.render import question_variables  # noqa: F401  (re-exported for programs)
 from playground.retrieval.base import Retriever
 from playground.store.db import Workspace
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from playground.data.records import Question
-from playground.programs.base import ProgramOutput, StepContext, program, question_variables
+from playground.programs.base import ProgramOutput, StepContext, program
+from playground.prompts.render import question_variables
 
 
 @program("direct", default_templates={"main": "direct-short-answer"})

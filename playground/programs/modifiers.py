@@ -89,7 +89,7 @@ def nearest_examples(question_text: str, pool: list[dict], n: int, embedder_name
     """
     import numpy as np
 
-    from playground.retrieval.embeddings import get_embedder
+    from playground.retrieval.embedders import get_embedder
 
     if n <= 0 or not pool:
         return []
@@ -120,7 +120,7 @@ def _pool(context: StepContext, options: ModifierOptions) -> tuple[list[dict], s
 
 
 def _check_templates_read_examples(context: StepContext) -> None:
-    from playground.prompts.render import required_variables
+    from playground.prompts.variables import required_variables
 
     if not any("examples" in required_variables(template) for template in context.templates.values()):
         names = ", ".join(sorted(getattr(t, "name", "?") for t in context.templates.values()))

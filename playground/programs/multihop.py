@@ -13,7 +13,8 @@ from typing import Optional
 
 from playground.data.records import Question
 from playground.models.base import GenerationParams
-from playground.programs.base import ProgramOutput, StepContext, program, question_variables
+from playground.programs.base import ProgramOutput, StepContext, program
+from playground.prompts.render import question_variables
 from playground.programs.options import StepOptions, option, read_options
 
 _NOT_APPLICABLE = re.compile(r"^\W*(?:n\s*/\s*a|none|no more search(?:es)?|nothing)\W*$", re.I)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from playground.data.records import Question
-from playground.programs.base import ProgramOutput, StepContext, program, question_variables
+from playground.programs.base import ProgramOutput, StepContext, program
+from playground.prompts.render import question_variables
 
 
 @program("rag", needs_retriever=True, default_templates={"main": "rag-short-answer"})

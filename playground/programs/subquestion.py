@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from playground.data.records import Question
-from playground.programs.base import ProgramOutput, StepContext, program, question_variables
+from playground.programs.base import ProgramOutput, StepContext, program
+from playground.prompts.render import question_variables
 from playground.programs.multihop import accumulate_passages, step_params
 from playground.programs.options import StepOptions, option, read_options
 from playground.prompts.parse import first_json_object

@@ -9,20 +9,14 @@ from typing import Optional
 
 from playground import PlaygroundError
 from playground.config import starter_templates_dir
-from playground.prompts.template import NAME_PATTERN, Template
+from playground.prompts.template import NAME_PATTERN, SUFFIX, Template
 
-SUFFIX = ".jinja"
-
-
-def templates_dir() -> Path:
-    """The starter templates folder ($PLAYGROUND_TEMPLATES overrides it)."""
-    return starter_templates_dir()
 
 
 def list_templates(workspace=None) -> list[Template]:
     """The starters (templates/*.jinja in the package), sorted by name; with `workspace`, then the templates of your
     own beside it (a name a starter has is the starter's)."""
-    folder = templates_dir()
+    folder = starter_templates_dir()
     starters = sorted((Template.from_file(path) for path in folder.glob(f"*{SUFFIX}")),
                       key=lambda t: t.name) if folder.is_dir() else []
     if workspace is None:
@@ -35,7 +29,7 @@ def list_templates(workspace=None) -> list[Template]:
 
 def is_starter(template: Template) -> bool:
     """Whether `template` is a starter file of the package (not a template of your own, nor a saved version)."""
-    return bool(template.path) and Path(template.path).resolve().parent == templates_dir().resolve()
+    return bool(template.path) and Path(template.path).resolve().parent == starter_templates_dir().resolve()
 
 
 def _is_path(ref: str) -> bool:
@@ -49,6 +43,12 @@ def _from_version(workspace, version: str, expected_name: Optional[str]) -> Temp
     if expected_name and row["template"] != expected_name:
         raise PlaygroundError(f"prompt version {row['id']} belongs to template {row['template']!r}, not {expected_name!r}")
     return Template.from_text(row["content"])
+
+
+def is_version_ref(ref: str) -> bool:
+    """Whether `ref` names a stored prompt version (NAME@VERSION or @VERSION), not a template or a file."""
+    ref = (ref or "").strip()
+    return "@" in ref and not Path(ref).is_file() and not _is_path(ref)
 
 
 def load_template(ref: str, workspace=None) -> Template:
@@ -69,7 +69,7 @@ def load_template(ref: str, workspace=None) -> Template:
         return _from_version(workspace, version, name or None)
     if not NAME_PATTERN.match(name):
         raise PlaygroundError(f"{ref!r} is not a template name or file")
-    path = templates_dir() / f"{name}{SUFFIX}"
+    path = starter_templates_dir() / f"{name}{SUFFIX}"
     if path.is_file():
         return Template.from_file(path)
     if workspace is not None:

@@ -15,9 +15,8 @@ from typing import Optional
 from playground import PlaygroundError
 from playground.config import own_templates_dir, starter_templates_dir
 from playground.prompts.errors import TemplateError
-from playground.prompts.template import Template, check_name
+from playground.prompts.template import SUFFIX, Template, check_name
 
-SUFFIX = ".jinja"
 
 
 def templates_folder(workspace) -> Path:

@@ -11,15 +11,11 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable, Mapping, Optional
 
-
 from playground.models.base import Message
-from playground.prompts.compiled import (  # noqa: F401  (re-exported)
-    check_template, compile_part, compile_source, render_source,
-)
-from playground.prompts.errors import TemplateError, template_error  # noqa: F401  (TemplateError re-exported)
+from playground.prompts.compiled import compile_source, render_source
 from playground.prompts.limits import RenderBudget
 from playground.prompts.template import Template
-from playground.prompts.variables import PARTS, file_line, part_filename, required_variables  # noqa: F401
+from playground.prompts.variables import PARTS, file_line
 
 ISOLATION_ENV = "PLAYGROUND_RENDER_ISOLATION"
 
@@ -41,11 +37,6 @@ def render_parts(template: Template, variables: Mapping[str, Any], budget: Optio
         return render_in_worker(sources, variables, budget, template.name)
     return {part: render_source(source, part, variables, budget, template.name, first)
             for part, source, first in sources}
-
-
-def render_part(template: Template, part: str, variables: Mapping[str, Any],
-                budget: Optional[RenderBudget] = None) -> str:
-    return render_parts(template, variables, budget, (part,))[part]
 
 
 def render_messages(template: Template, variables: Mapping[str, Any],

@@ -31,6 +31,7 @@ from playground.prompts.variables import PARTS, required_variables
 
 ANSWER_FORMATS = ("short", "letter", "json", "cot")
 HEADER_KEYS = ("name", "description", "technique", "variables", "answer_format")
+SUFFIX = ".jinja"  # a template file's name is NAME.jinja
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _MARKER = re.compile(r"^###[ \t]*(system|user)[ \t]*$", re.I)
 _HEADER_OPEN = re.compile(r"^\{#-?[ \t]*$")

@@ -40,7 +40,7 @@ class AnnoyRetriever(VectorRetriever):
     def load(cls, source, params: dict, path: Path) -> "AnnoyRetriever":
         from annoy import AnnoyIndex
 
-        from playground.retrieval.embeddings import get_embedder
+        from playground.retrieval.embedders import get_embedder
 
         index = AnnoyIndex(json.loads((path / "dim.json").read_text(encoding="utf-8")), "dot")
         index.load(str(path / "index.ann"))

@@ -16,7 +16,6 @@ from playground.retrieval.tokenize import tokenize, tokenize_to_ids
 
 class BM25Retriever(LexicalIndex):
     kind = "bm25"
-    family = "text"
 
     def __init__(self, model, ids: list[str], params: dict):
         self.model = model

@@ -18,7 +18,6 @@ class RankBM25Retriever(LexicalIndex):
     """rank-bm25 has no on-disk format: the index folder keeps the tokens (JSON) and the model is refit on load."""
 
     kind = "bm25-rank"
-    family = "text"
 
     def __init__(self, tokens: list[list[str]], ids: list[str], params: dict):
         from rank_bm25 import BM25Okapi

@@ -18,8 +18,6 @@ from playground.packages import package_versions
 
 
 class VectorRetriever:
-    family = "vector"
-
     kind: str
     ids: list[str]
     embedder = None
@@ -92,7 +90,7 @@ class DenseRetriever(VectorRetriever):
 
     @classmethod
     def load(cls, source, params: dict, path: Path) -> "DenseRetriever":
-        from playground.retrieval.embeddings import get_embedder
+        from playground.retrieval.embedders import get_embedder
 
         embeddings = source.embeddings(params["embedder"])
         return cls(embeddings.vectors, embeddings.ids, params, get_embedder(params["embedder"]))

@@ -23,8 +23,7 @@ import numpy as np
 from playground import PlaygroundError
 from playground.packages import package_versions
 from playground.progress import ProgressCallback, report
-from playground.retrieval.embedders import (_CHUNK, ALLOW_DOWNLOADS_ENV, DEVICE_ENV, Embedder,  # noqa: F401
-                                            choose_device, downloads_allowed, get_embedder, longest_first)
+from playground.retrieval.embedders import _CHUNK, Embedder, get_embedder, longest_first
 from playground.retrieval.manifest import embedder_fingerprint, file_digest, folder_files
 from playground.retrieval.registry import DEFAULT_EMBEDDER, corpus_root, document_text, params_hash
 

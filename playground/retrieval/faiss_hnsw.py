@@ -44,7 +44,7 @@ class FaissHNSWRetriever(VectorRetriever):
     def load(cls, source, params: dict, path: Path) -> "FaissHNSWRetriever":
         import faiss
 
-        from playground.retrieval.embeddings import get_embedder
+        from playground.retrieval.embedders import get_embedder
 
         return cls(faiss.read_index(str(path / "index.faiss")), cls.load_ids(path), params,
                    get_embedder(params["embedder"]))

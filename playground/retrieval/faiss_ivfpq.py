@@ -73,7 +73,7 @@ class FaissIVFPQRetriever(VectorRetriever):
     def load(cls, source, params: dict, path: Path) -> "FaissIVFPQRetriever":
         import faiss
 
-        from playground.retrieval.embeddings import get_embedder
+        from playground.retrieval.embedders import get_embedder
 
         ids = cls.load_ids(path)
         sizes = json.loads((path / "sizes.json").read_text(encoding="utf-8"))

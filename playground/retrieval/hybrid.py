@@ -24,7 +24,6 @@ class HybridRetriever:
     """Its index folder holds only the manifest; the two fused retrievers are ordinary indexes of their own."""
 
     kind = "hybrid"
-    family = "fusion"
 
     def __init__(self, first, second, params: dict):
         self.first = first

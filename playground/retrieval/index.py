@@ -19,9 +19,7 @@ from typing import Optional
 
 from playground import PlaygroundError, __version__
 from playground.progress import ProgressCallback
-from playground.retrieval.manifest import (  # noqa: F401 (INDEX_FORMAT re-exported)
-    INDEX_FORMAT, build_manifest, index_problem, rebuild_hint,
-)
+from playground.retrieval.manifest import build_manifest, index_problem, rebuild_hint
 from playground.retrieval.registry import corpus_root, implementation, params_hash, resolve_params
 
 _MAX_OPEN = 16
@@ -73,12 +71,6 @@ def read_manifest(path: Path) -> Optional[dict]:
         manifest["path"] = str(path)
         return manifest
     return None
-
-
-def is_current(manifest: Optional[dict], fingerprint: str, kind: str, params: dict) -> bool:
-    """The manifest describes this index (its files are checked by open_retriever and build_index)."""
-    return index_problem(manifest, Path(manifest["path"]) if manifest else Path("."), fingerprint, kind, params,
-                         check_files=False) is None
 
 
 def _folder_bytes(path: Path) -> int:

@@ -10,8 +10,8 @@ from typing import Any, Optional
 from playground import PlaygroundError, __version__
 from playground.packages import package_versions as versions_of
 from playground.models.base import GenerationParams
+from playground.models.registry import DEFAULT_MODEL_SPEC
 
-DEFAULT_MODEL = "local:smollm2"
 DEFAULT_RETRIEVER = "bm25"
 RECORDED_PACKAGES = ("llama-cpp-python", "jinja2", "sqlite-utils", "sentence-transformers", "faiss-cpu", "annoy",
                      "bm25s", "rank-bm25", "huggingface-hub", "cohere", "numpy", "torch")
@@ -41,7 +41,7 @@ class RunConfig:
     retriever_params: dict[str, Any] = field(default_factory=dict)
     retriever_manifest: Optional[dict[str, Any]] = None
     k: int = 5
-    model: str = DEFAULT_MODEL
+    model: str = DEFAULT_MODEL_SPEC
     params: GenerationParams = field(default_factory=GenerationParams)
     sample: Optional[int] = None
     seed: int = 0

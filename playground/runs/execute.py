@@ -20,8 +20,8 @@ from playground.progress import ProgressCallback
 from playground.runs.config import RunConfig
 from playground.runs.executor import Outcome, ShouldStop, execute
 from playground.runs.plan import Bound, Execution, RunPlan, bind, resolve_plan
-from playground.runs.recorder import Recorder, write_patiently
-from playground.runs.summary import RunSummary, _summary, repeat_spread, run_summary  # noqa: F401
+from playground.runs.recorder import BEAT_EVERY_S, Recorder, write_patiently
+from playground.runs.summary import RunSummary, _summary
 from playground.store import runs as run_store
 from playground.store.db import Workspace
 
@@ -43,7 +43,7 @@ def _finish(workspace: Workspace, run_id: str, outcome: Outcome, notice: Optiona
 def _work(workspace: Workspace, run_id: str, plan: RunPlan, execution: Execution, *, bound: Optional[Bound] = None,
           model: Optional[Model] = None, on_progress: Optional[ProgressCallback] = None,
           should_stop: Optional[ShouldStop] = None, notice: Optional[Notice] = None,
-          beat_every_s: float = run_store.BEAT_EVERY_S) -> RunSummary:
+          beat_every_s: float = BEAT_EVERY_S) -> RunSummary:
     """Execute a claimed run: heartbeat first (binding may take a while), then the missing questions, then its end."""
     started = time.perf_counter()
     recorder = Recorder(workspace.path, run_id, notice=notice, beat_every_s=beat_every_s).start()
@@ -130,7 +130,9 @@ def resume_run(workspace: Workspace, run_id: str, on_progress: Optional[Progress
 
     `as_worker` is the detached worker taking the run it was launched for (already marked running for it).
     """
-    run = run_store.get_run(workspace, run_id)
+    from playground.runs.jobs import checked_run
+
+    run = checked_run(workspace, run_id)
     run_id = run["id"]
     if run["status"] == "running" and not as_worker:
         raise PlaygroundError(f"run {run_id} is still running (worker pid {run.get('worker_pid')} on "

@@ -1,13 +1,18 @@
-"""Detached runs: a worker process owns the run, so it outlives the page or shell that started it.
+"""Detached runs and their supervision: a worker process owns the run, so it outlives the page or shell that started
+it, and whoever lists runs learns here whether each running one still has a worker.
 
 `launch` stores the planned run and starts `python -m playground.runs.worker DB RUN_ID` in its own session (its
 output goes to RUN_ID.log beside the workspace); `hand_over` does the same for a run to resume. Typed API keys
-reach only the worker's environment. The worker's heartbeat and pid (store.runs) tell readers whether it lives.
+reach only the worker's environment. The worker's pid and heartbeat (stored with the run) say whether it lives:
+`checked_runs`, `checked_run` and `mark_lost_workers` store `interrupted` for a running run whose worker is gone
+(store reads never do), and `stop_run` stops a run with or without a worker.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +21,10 @@ from typing import Mapping, Optional
 from playground.runs.plan import Execution, RunPlan
 from playground.store import runs as run_store
 from playground.store.db import Workspace
+
+# The recorder beats every few seconds (recorder.BEAT_EVERY_S): a worker that has missed several beats is gone.
+STALE_AFTER_S = 20.0  # a running run whose last beat is older than this has lost its worker
+LOCAL_STALE_AFTER_S = 900.0  # ...unless its worker's pid lives on this host (it may be waiting for the database)
 
 
 def log_path(workspace: Workspace, run_id: str) -> Path:
@@ -73,3 +82,71 @@ def hand_over(workspace: Workspace, run_id: str, plan: RunPlan, *, execution: Ex
     run_store.claim_run(workspace, run_id, os.getpid(), execution.to_dict())
     pid = spawn_worker(workspace, run_id, plan.config.model, api_keys)
     run_store.claim_run(workspace, run_id, pid)
+
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a killed child nobody has reaped yet is a zombie: dead
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+def worker_gone(run: dict) -> Optional[str]:
+    """Why a `running` run has no live worker (its process is gone, or its heartbeat stopped), else None."""
+    pid, host, beat_at = run.get("worker_pid"), run.get("worker_host"), run.get("heartbeat_at")
+    local = bool(pid) and host == run_store.HOST
+    if local and not _pid_alive(int(pid)):
+        return f"its worker (pid {pid}) is gone"
+    if not beat_at:
+        return "it has no worker"
+    age = (_dt.datetime.now(_dt.timezone.utc) - _dt.datetime.fromisoformat(beat_at)).total_seconds()
+    # A live local worker may be waiting for a locked database (no beat can be written meanwhile); its pid says
+    # it lives, and only a beat older than any such wait (a reused pid) gives it up.
+    if age > (LOCAL_STALE_AFTER_S if local else STALE_AFTER_S):
+        return f"its worker ({host} pid {pid}) has not reported for {age:.0f} s"
+    return None
+
+
+def _settled(workspace: Workspace, run: dict) -> dict:
+    """`run` as it stands: a running run whose worker is gone is interrupted, stored so (or, when the database is
+    busy or read-only, shown so and stored at the next look)."""
+    if run["status"] != "running":
+        return run
+    reason = worker_gone(run)
+    if reason is None:
+        return run
+    reason = f"interrupted: {reason}; resume it to finish"
+    try:
+        run_store.mark_interrupted(workspace, run["id"], reason, run.get("heartbeat_at"))
+    except sqlite3.OperationalError:
+        pass
+    return {**run, "status": "interrupted", "status_reason": reason}
+
+
+def checked_runs(workspace: Workspace, session_id: Optional[str] = None) -> list[dict]:
+    """The runs newest first (one session's when given), each running one whose worker is gone made interrupted."""
+    return [_settled(workspace, run) for run in run_store.list_runs(workspace, session_id)]
+
+
+def checked_run(workspace: Workspace, run_id: str) -> dict:
+    """One run by id or unique prefix, made interrupted when it is running and its worker is gone."""
+    return _settled(workspace, run_store.get_run(workspace, run_id))
+
+
+def mark_lost_workers(workspace: Workspace) -> None:
+    """Store `interrupted` for every running run whose worker is gone (before an export, say)."""
+    checked_runs(workspace)
+
+
+def stop_run(workspace: Workspace, run_id: str) -> dict:
+    """Ask a run's worker to stop after the questions in flight; a run with no live worker is marked stopped now."""
+    checked_run(workspace, run_id)
+    return run_store.request_stop(workspace, run_id)

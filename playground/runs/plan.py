@@ -1,9 +1,9 @@
 """A run's plan: everything that decides its results, resolved once and frozen, then bound to live objects.
 
 `resolve_plan` turns a RunConfig into a RunPlan (program, template versions saved and pinned, the exact question
-sample, model spec, retriever kind and options, package versions); `stored_plan` rebuilds the same plan from a
-stored run (resume, repeat, a detached worker). `bind` opens what a plan needs to execute: the retriever (its
-manifest checked against the plan's), the model and the step context the questions share.
+sample, model spec, retriever kind and options, package versions); with `stored=True` it rebuilds the same plan
+from a stored run's config (resume, repeat, a detached worker). `bind` opens what a plan needs to execute: the
+retriever (its manifest checked against the plan's), the model and the step context the questions share.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any, Mapping, Optional
 from playground import PlaygroundError
 from playground.data.records import Question
 from playground.models.base import Model
+from playground.models.retry import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S
 from playground.programs.base import Program, StepContext
 from playground.progress import ProgressCallback
 from playground.runs.config import DEFAULT_RETRIEVER, RunConfig, package_versions
@@ -29,9 +30,9 @@ class Execution:
     """How a run executes (not what it computes): requests in flight, the per-question deadline, HTTP timeouts."""
 
     concurrency: Optional[int] = None  # None: 8 for remote providers, 1 for the local model
-    timeout_s: float = 300.0  # per question, retries included
-    read_timeout_s: float = 60.0
-    connect_timeout_s: float = 10.0
+    timeout_s: float = DEFAULT_DEADLINE_S  # per question, retries included
+    read_timeout_s: float = DEFAULT_TIMEOUT_S
+    connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S
     threads: Optional[int] = None  # the local model's threads; None: $PLAYGROUND_THREADS, else the physical cores
 
     def __post_init__(self) -> None:
@@ -77,16 +78,18 @@ class RunPlan:
 
 
 def _saved_templates(workspace: Workspace, config: RunConfig, program: Program, session_id: Optional[str]) -> dict:
-    """Load each role's template from its ref and save it as a prompt version; record ids and names in config."""
-    from playground.prompts.library import load_template
-    from playground.store.prompts import save_prompt_version
+    """Load each role's template from its ref and save it as a prompt version (a ref to a stored version, NAME@ID,
+    is pinned as it is: saved once, by whoever stored it); record ids and names in config."""
+    from playground.prompts.library import is_version_ref, load_template
+    from playground.store.prompts import get_prompt_version, save_prompt_version
 
     refs = {**program.default_templates, **config.templates}
     templates = {}
     for role, ref in refs.items():
         template = load_template(ref, workspace)
         templates[role] = template
-        config.prompt_versions[role] = save_prompt_version(workspace, template, session_id=session_id)
+        config.prompt_versions[role] = get_prompt_version(workspace, ref.partition("@")[2])["id"] \
+            if is_version_ref(ref) else save_prompt_version(workspace, template, session_id=session_id)
         config.template_names[role] = template.name
     config.templates = refs
     return templates

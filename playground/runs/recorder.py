@@ -20,6 +20,7 @@ from playground.store.db import Workspace, open_workspace
 
 Notice = Callable[[str], None]
 BUSY_GIVE_UP_S = 600.0
+BEAT_EVERY_S = 5.0  # the heartbeat's period; runs.jobs gives a worker up after several missed beats
 STOP_POLL_S = 1.0  # how soon a stop asked from elsewhere (CLI, app) is seen
 RECORDER_BUSY_TIMEOUT_S = 1.0  # SQLite's own wait per attempt; write_patiently then reports and tries again
 _DONE = object()
@@ -64,7 +65,7 @@ class Recorder:
     """One writer thread for run `run_id` of the workspace at `path`; `save` and `store_cache` only enqueue."""
 
     def __init__(self, path: Path, run_id: str, *, notice: Optional[Notice] = None,
-                 beat_every_s: float = run_store.BEAT_EVERY_S, give_up_s: float = BUSY_GIVE_UP_S):
+                 beat_every_s: float = BEAT_EVERY_S, give_up_s: float = BUSY_GIVE_UP_S):
         self.path, self.run_id = path, run_id
         self.notice = notice
         self.beat_every_s = beat_every_s

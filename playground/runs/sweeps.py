@@ -1,14 +1,16 @@
 """Sweeps: one stored run per value of k, of the number of shots, or of the example order.
 
-`plan_sweep` builds the points (one RunConfig each) without running anything; `run_sweep` (the CLI's
-`playground sweep`) runs them one after another in this process, `start_sweep` (the app's) hands each to a worker
-process of its own (a detached run, see jobs.py) and returns at once; `sweep_points` reads the points back from the
-stored runs, as they are now.
+`parse_sweep` reads one ("k=0,1,2", "order=0..5"); `plan_sweep` builds the points (one RunConfig each) without
+running anything; `run_sweep` (the CLI's `playground sweep`) runs them one after another in this process,
+`start_sweep` (the app's) hands each to a worker process of its own (a detached run, see jobs.py) and returns at once;
+`sweep_points` reads the points back from the stored runs, as they are now. Every point is a stored run (the same
+seeded sample each time), labelled "sweep PARAM=VALUE"; app/charts.py draws a sweep's chart.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
@@ -16,6 +18,51 @@ from playground import PlaygroundError
 from playground.models.base import Model
 from playground.progress import ProgressCallback, report
 from playground.runs.config import RunConfig
+
+SWEEP_PARAMETERS = {
+    "k": "passages retrieved",
+    "shots": "few-shot examples",
+    "order": "example order (permutation number)",
+}
+_RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
+
+
+def parse_sweep(spec: str) -> tuple[str, list[int]]:
+    """"k=0,1,2", "shots=0..3", "order=0..5" -> (parameter, values); ranges include both ends."""
+    name, sep, raw = (spec or "").partition("=")
+    name = name.strip()
+    if not sep or name not in SWEEP_PARAMETERS:
+        raise PlaygroundError(f"--sweep {spec!r}: write PARAM=VALUES with PARAM one of {', '.join(SWEEP_PARAMETERS)} "
+                              f"(e.g. k=0,1,2 or order=0..5)")
+    values: list[int] = []
+    for part in raw.split(","):
+        span = _RANGE.match(part)
+        if span:
+            low, high = int(span.group(1)), int(span.group(2))
+            if high < low:
+                raise PlaygroundError(f"--sweep {spec!r}: range {part.strip()} runs backwards")
+            values.extend(range(low, high + 1))
+        elif part.strip().isdigit():
+            values.append(int(part))
+        else:
+            raise PlaygroundError(f"--sweep {spec!r}: {part.strip()!r} is not a whole number or a range like 0..5")
+    if len(set(values)) != len(values):
+        raise PlaygroundError(f"--sweep {spec!r}: a value is repeated")
+    return name, values
+
+
+def check_sweep(config, parameter: str) -> None:
+    """Refuse a sweep whose parameter would change nothing, saying why."""
+    from playground.programs.registry import get_program
+
+    program = get_program(config.program)
+    if parameter == "k" and not program.needs_retriever:
+        raise PlaygroundError(f"program {config.program!r} retrieves nothing, so sweeping k changes nothing "
+                              f"(use --program rag or another retrieving program)")
+    if parameter in ("shots", "order"):
+        if not (config.options.get("examples") or config.options.get("demonstrations")):
+            raise PlaygroundError(f"sweeping {parameter} needs a demonstration pool: --demos NAME "
+                                  f"(a set from `playground demos bootstrap`)")
 
 
 def point_config(config, parameter: str, value: int):
@@ -43,8 +90,6 @@ class SweepPoint:
 
 def plan_sweep(config, parameter: str, values: Sequence[int]) -> list[SweepPoint]:
     """The sweep's points, in the order given, without running them; a sweep that would change nothing is refused."""
-    from playground.programs.sweeps import SWEEP_PARAMETERS, check_sweep
-
     if parameter not in SWEEP_PARAMETERS:
         raise PlaygroundError(f"cannot sweep {parameter!r} (known: {', '.join(SWEEP_PARAMETERS)})")
     if not values:
@@ -110,11 +155,13 @@ def sweep_points(workspace, points: Sequence[Mapping], metric: str) -> list[dict
     """`points` (parameter, value, run_id) as their runs are stored now; a point still running has the mean scores of
     the questions it has answered so far (a stored run has them once it ends)."""
     from playground.evaluation.metrics import mean_scores
+    from playground.runs.jobs import checked_run
     from playground.runs.summary import run_summary
     from playground.store.runs import get_results
 
     found = []
     for point in points:
+        checked_run(workspace, point["run_id"])  # a point whose worker is gone reads interrupted, not running
         summary = run_summary(workspace, point["run_id"])
         if summary.status == "running":
             summary.metrics = mean_scores(r["scores"] for r in get_results(workspace, summary.run_id)

@@ -15,6 +15,7 @@ PROMPT_ID_LENGTH = 12
 
 
 def prompt_version_id(content: str) -> str:
+    """A prompt version's id: the first PROMPT_ID_LENGTH hex digits of its text's SHA-256."""
     return hashlib.sha256(content.encode("utf-8")).hexdigest()[:PROMPT_ID_LENGTH]
 
 

@@ -1,4 +1,9 @@
-"""Open a workspace file: WAL, foreign keys, and the schema brought up to date by numbered migrations."""
+"""Open a workspace file: WAL, foreign keys, and the schema brought up to date by named migrations.
+
+Each migration is a function registered with `@migration`; a workspace records the name of every one it has had,
+with the time, in table `_migrations` (as sqlite-utils' and llm's migrations do), so two branches that each append
+one never collide on a number. A file from before the names has only `PRAGMA user_version` = how many it had.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 
 def _import_sqlite_utils():
@@ -60,7 +65,112 @@ def to_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _migration_1(db: sqlite_utils.Database) -> None:
+Migration = Callable[["sqlite_utils.Database"], None]
+MIGRATIONS: list[Migration] = []
+
+
+def migration(function: Migration) -> Migration:
+    """Register `function` as the next migration; a workspace records it under its name once applied."""
+    MIGRATIONS.append(function)
+    return function
+
+
+# What `PRAGMA user_version` N meant before migrations were recorded by name: the first N of these had been applied.
+USER_VERSION_NAMES = ("create_first_schema", "add_llm_judges", "add_demonstration_sets", "add_foreign_keys",
+                      "add_run_workers", "add_retrieval_runs", "add_editor_drafts")
+
+
+def applied_migrations(db: sqlite_utils.Database) -> list[str]:
+    """Names of the migrations this file has had, in the order they were applied."""
+    if "_migrations" not in db.table_names():
+        return []
+    return [row[0] for row in db.execute("SELECT name FROM _migrations ORDER BY rowid")]
+
+
+def _record(db: sqlite_utils.Database, name: str, applied_at: Optional[str]) -> None:
+    db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, ?)", [name, applied_at])
+
+
+def _start_recording(db: sqlite_utils.Database) -> None:
+    """Create `_migrations` in a file that lacks it, recording what its user_version says it had (time unknown)."""
+    legacy = db.execute("PRAGMA user_version").fetchone()[0]
+    if legacy > len(USER_VERSION_NAMES):
+        raise PlaygroundError(f"workspace schema version {legacy} is newer than this playground "
+                              f"({len(USER_VERSION_NAMES)}); upgrade playground")
+    with db.atomic():
+        create_table(db, "_migrations")
+        for name in USER_VERSION_NAMES[:legacy]:
+            _record(db, name, None)
+
+
+def migrate(db: sqlite_utils.Database) -> list[str]:
+    """Apply the migrations this file has not had, in order, each in its own transaction with its record; returns
+    the names applied now.
+
+    Foreign keys are off while migrations run (SQLite's recipe for rebuilding a table) and checked before each
+    commit, so a migration that would leave a dangling reference is rolled back. A file that has had a migration
+    this code does not know was migrated by a newer playground, and is refused. `PRAGMA user_version` keeps the count
+    of migrations had, so a playground from before the names refuses a file it cannot read.
+    """
+    if "_migrations" not in db.table_names():
+        _start_recording(db)
+    names = [function.__name__ for function in MIGRATIONS]
+    applied = applied_migrations(db)
+    unknown = [name for name in applied if name not in names]
+    if unknown:
+        raise PlaygroundError(f"workspace has had migrations this playground does not know ({', '.join(unknown)}): "
+                              "it was opened by a newer playground; upgrade playground")
+    pending = [function for function in MIGRATIONS if function.__name__ not in applied]
+    if not pending:
+        return []
+    db.execute("PRAGMA foreign_keys = OFF")
+    try:
+        for function in pending:
+            with db.atomic():
+                function(db)
+                broken = db.execute("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    table, rowid, parent, _ = broken[0]
+                    raise PlaygroundError(f"migration {function.__name__} left {len(broken)} dangling reference(s), "
+                                          f"e.g. {table} row {rowid} -> {parent}")
+                _record(db, function.__name__, now())
+                db.execute(f"PRAGMA user_version = {len(applied_migrations(db))}")
+    finally:
+        db.execute("PRAGMA foreign_keys = ON")
+    return [function.__name__ for function in pending]
+
+
+@dataclass
+class Workspace:
+    """One SQLite workspace file and the folder its indexes are built in."""
+
+    path: Path
+    db: sqlite_utils.Database
+    indexes: Path
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def open_workspace(path: str | os.PathLike | None = None, create: bool = True) -> Workspace:
+    db_path = workspace_path(path)
+    if not create and not db_path.exists():
+        raise PlaygroundError(f"no workspace at {db_path} (run `playground demo` or `playground data import` first)")
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    conn_db = sqlite_utils.Database(db_path)
+    conn_db.conn.execute("PRAGMA busy_timeout = 10000")
+    conn_db.enable_wal()
+    conn_db.conn.execute("PRAGMA foreign_keys = ON")
+    migrate(conn_db)
+    return Workspace(path=db_path, db=conn_db, indexes=indexes_dir(db_path))
+
+
+# The migrations, oldest first. Declare a change in playground/store/schema.py, then append one function here, at the
+# end, calling schema.create_table(db, NAME), add_missing_columns(db, NAME) or rebuild_table(db, NAME); never edit
+# or rename one that has shipped (its name is what workspaces recorded).
+
+@migration
+def create_first_schema(db: sqlite_utils.Database) -> None:
     """The first schema: data, prompts, runs and their traces, sessions, the response cache."""
     db["settings"].create({"key": str, "value": str}, pk="key")
     db["corpora"].create(
@@ -132,7 +242,8 @@ def _migration_1(db: sqlite_utils.Database) -> None:
     db["prompt_versions"].create_index(["template", "created_at"])
 
 
-def _migration_2(db: sqlite_utils.Database) -> None:
+@migration
+def add_llm_judges(db: sqlite_utils.Database) -> None:
     """LLM judges: judge versions, their stored evaluation steps, judgments and their spans."""
     db["judges"].create(
         {"id": str, "kind": str, "model": str, "model_fingerprint": str, "params": str, "templates": str,
@@ -162,7 +273,8 @@ def _migration_2(db: sqlite_utils.Database) -> None:
     db["judge_spans"].create_index(["judgment_id"], if_not_exists=True)
 
 
-def _migration_3(db: sqlite_utils.Database) -> None:
+@migration
+def add_demonstration_sets(db: sqlite_utils.Database) -> None:
     """Named, versioned demonstration sets (bootstrapped few-shot examples)."""
     if "demonstration_sets" in db.table_names():
         return
@@ -174,7 +286,8 @@ def _migration_3(db: sqlite_utils.Database) -> None:
     db["demonstration_sets"].create_index(["name", "version"], unique=True)
 
 
-def _migration_4(db: sqlite_utils.Database) -> None:
+@migration
+def add_foreign_keys(db: sqlite_utils.Database) -> None:
     """Foreign keys with ON DELETE rules (playground.store.schema): every table rebuilt in its declared shape."""
     existing = set(db.table_names())
     for name in TABLES:
@@ -182,7 +295,8 @@ def _migration_4(db: sqlite_utils.Database) -> None:
             rebuild_table(db, name)
 
 
-def _migration_5(db: sqlite_utils.Database) -> None:
+@migration
+def add_run_workers(db: sqlite_utils.Database) -> None:
     """Runs as jobs: the worker's pid, host and heartbeat, a stop request, why it ended, how it executes, and the
     cache-hit count kept in the row (so saving a result never counts the results)."""
     add_missing_columns(db, "runs")
@@ -190,78 +304,16 @@ def _migration_5(db: sqlite_utils.Database) -> None:
                " (SELECT COALESCE(SUM(cached), 0) FROM results WHERE results.run_id = runs.id)")
 
 
-def _migration_retrieval_runs(db: sqlite_utils.Database) -> None:
+@migration
+def add_retrieval_runs(db: sqlite_utils.Database) -> None:
     """Retrieval runs (`eval-retrieval`) and each question's ranking, deleted with their run or session."""
     for name in ("retrieval_runs", "retrieval_results"):
         if name not in db.table_names():
             create_table(db, name)
 
 
-def _migration_editor_drafts(db: sqlite_utils.Database) -> None:
+@migration
+def add_editor_drafts(db: sqlite_utils.Database) -> None:
     """The Playground editor's text per session and template, so a reload or a link shows what was there."""
     if "editor_drafts" not in db.table_names():
         create_table(db, "editor_drafts")
-
-
-# Append new migrations; never edit one that has shipped. Declare the change in playground/store/schema.py, then
-# append one function calling schema.create_table(db, NAME), schema.add_missing_columns(db, NAME) or
-# schema.rebuild_table(db, NAME).
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
-    _migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_retrieval_runs,
-    _migration_editor_drafts,
-]
-SCHEMA_VERSION = len(MIGRATIONS)
-
-
-def migrate(db: sqlite_utils.Database) -> int:
-    """Apply the migrations this file has not had yet, each in its own transaction; returns the schema version.
-
-    Foreign keys are off while migrations run (SQLite's recipe for rebuilding a table) and checked before each
-    commit, so a migration that would leave a dangling reference is rolled back.
-    """
-    current = db.execute("PRAGMA user_version").fetchone()[0]
-    if current > SCHEMA_VERSION:
-        raise PlaygroundError(
-            f"workspace schema version {current} is newer than this playground ({SCHEMA_VERSION}); upgrade playground"
-        )
-    if current == SCHEMA_VERSION:
-        return current
-    db.execute("PRAGMA foreign_keys = OFF")
-    try:
-        for version in range(current + 1, SCHEMA_VERSION + 1):
-            with db.atomic():
-                MIGRATIONS[version - 1](db)
-                broken = db.execute("PRAGMA foreign_key_check").fetchall()
-                if broken:
-                    table, rowid, parent, _ = broken[0]
-                    raise PlaygroundError(f"migration {version} left {len(broken)} dangling reference(s), e.g. "
-                                          f"{table} row {rowid} -> {parent}")
-                db.execute(f"PRAGMA user_version = {version}")
-    finally:
-        db.execute("PRAGMA foreign_keys = ON")
-    return SCHEMA_VERSION
-
-
-@dataclass
-class Workspace:
-    """One SQLite workspace file and the folder its indexes are built in."""
-
-    path: Path
-    db: sqlite_utils.Database
-    indexes: Path
-
-    def close(self) -> None:
-        self.db.close()
-
-
-def open_workspace(path: str | os.PathLike | None = None, create: bool = True) -> Workspace:
-    db_path = workspace_path(path)
-    if not create and not db_path.exists():
-        raise PlaygroundError(f"no workspace at {db_path} (run `playground demo` or `playground data import` first)")
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    conn_db = sqlite_utils.Database(db_path)
-    conn_db.conn.execute("PRAGMA busy_timeout = 10000")
-    conn_db.enable_wal()
-    conn_db.conn.execute("PRAGMA foreign_keys = ON")
-    migrate(conn_db)
-    return Workspace(path=db_path, db=conn_db, indexes=indexes_dir(db_path))

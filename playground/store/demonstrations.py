@@ -13,18 +13,12 @@ from playground import PlaygroundError
 from playground.store.content_ids import check_content_id, demonstration_set_id
 from playground.store.db import Workspace, now, to_json
 
-ID_LENGTH = 12
-
 
 def _row(row) -> dict:
     data = dict(row)
     data["examples"] = json.loads(data["examples"] or "[]")
     data["metadata"] = json.loads(data["metadata"] or "{}")
     return data
-
-
-def _content_id(name: str, examples: list[dict]) -> str:
-    return demonstration_set_id(name, examples)
 
 
 def save_demonstration_set(workspace: Workspace, name: str, examples: list[dict], *, program: Optional[str] = None,
@@ -37,7 +31,7 @@ def save_demonstration_set(workspace: Workspace, name: str, examples: list[dict]
     for position, example in enumerate(examples, start=1):
         if not isinstance(example, dict) or not str(example.get("question", "")).strip() or "answer" not in example:
             raise PlaygroundError(f"demonstration {position} of set {name!r} needs a question and an answer")
-    set_id = _content_id(name, examples)
+    set_id = demonstration_set_id(name, examples)
     db = workspace.db
     with db.atomic():
         existing = next(db.query("SELECT * FROM demonstration_sets WHERE id = ?", [set_id]), None)

@@ -9,14 +9,8 @@ import re
 from typing import Optional
 
 from playground import PlaygroundError
-from playground.store.content_ids import check_content_id, prompt_version_id
+from playground.store.content_ids import PROMPT_ID_LENGTH, check_content_id, prompt_version_id
 from playground.store.db import Workspace, now, to_json
-
-ID_LENGTH = 12
-
-
-def version_id(content: str) -> str:
-    return prompt_version_id(content)
 
 
 def save_prompt_version(workspace: Workspace, template, parent: Optional[str] = None, message: Optional[str] = None,
@@ -26,7 +20,7 @@ def save_prompt_version(workspace: Workspace, template, parent: Optional[str] = 
     Without `parent`, the parent is the template name's latest version (when that is another text).
     """
     content = template.content
-    new_id = version_id(content)
+    new_id = prompt_version_id(content)
     db = workspace.db
     with db.atomic():
         existing = next(db.query("SELECT id FROM prompt_versions WHERE id = ?", [new_id]), None)
@@ -57,7 +51,7 @@ def get_prompt_version(workspace: Workspace, id_or_prefix: str) -> dict:
     if not re.fullmatch(r"[0-9a-f]{1,64}", prefix):
         raise PlaygroundError(f"{id_or_prefix!r} is not a prompt version id (hexadecimal, e.g. 3f2a9c)")
     rows = [dict(row) for row in workspace.db.query(
-        "SELECT * FROM prompt_versions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2", [prefix[:ID_LENGTH], prefix[:ID_LENGTH] + "g"])]
+        "SELECT * FROM prompt_versions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2", [prefix[:PROMPT_ID_LENGTH], prefix[:PROMPT_ID_LENGTH] + "g"])]
     if not rows:
         raise PlaygroundError(f"no prompt version with id {id_or_prefix!r} in {workspace.path}")
     if len(rows) > 1:

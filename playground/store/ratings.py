@@ -13,7 +13,7 @@ from typing import Optional
 from playground import PlaygroundError
 from playground.store.db import Workspace, now, resolve_id
 
-KINDS = ("pointwise", "pairwise")
+RATING_KINDS = ("pointwise", "pairwise")
 PAIRWISE_VALUES = (0.0, 0.5, 1.0)
 MAX_NOTE_CHARS = 10_000
 
@@ -31,8 +31,8 @@ def add_rating(workspace: Workspace, run_id: str, question_id: str, kind: str, v
                other_run_id: Optional[str] = None, rater: str = "human", note: Optional[str] = None,
                session_id: Optional[str] = None) -> dict:
     """Store one rating of a run's answer to a question; returns the stored rating."""
-    if kind not in KINDS:
-        raise PlaygroundError(f"rating kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if kind not in RATING_KINDS:
+        raise PlaygroundError(f"rating kind must be one of {', '.join(RATING_KINDS)}, not {kind!r}")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise PlaygroundError(f"a rating value must be a finite number, not {value!r}")
     value = float(value)

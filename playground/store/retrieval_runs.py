@@ -65,13 +65,6 @@ def get_retrieval_results(workspace: Workspace, run_id: str) -> list[dict]:
     return results
 
 
-def delete_retrieval_run(workspace: Workspace, run_id: str) -> None:
-    full = resolve_retrieval_run_id(workspace, run_id)
-    with workspace.db.atomic():
-        workspace.db.execute("DELETE FROM retrieval_results WHERE run_id = ?", [full])
-        workspace.db.execute("DELETE FROM retrieval_runs WHERE id = ?", [full])
-
-
 def settings(config: dict) -> dict:
     """The settings a person compares retrieval runs by."""
     return {key: config.get(key) for key in ("dataset", "retriever", "params", "k", "embedder", "sample", "seed")}

@@ -1,18 +1,17 @@
-"""Runs, their per-question results and the spans of each result's trace, and each run's worker.
+"""Runs, their per-question results and the spans of each result's trace.
 
 A question's result and its spans are written in one transaction, with the run row's counts (done, errors, cache
 hits, tokens, seconds): a run stopped or killed at any point keeps exactly the questions it finished, and saving
 costs the same at the first question as at the millionth. A running run names its worker (pid, host) and the
-worker's last heartbeat; reading a run whose worker is gone shows it `interrupted` and stores that.
+worker's last heartbeat; whether that worker still lives is runs.jobs' question, not the store's: reads here
+return the row as stored and never write.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import socket
-import sqlite3
 import uuid
 from typing import Any, Iterable, Optional
 
@@ -21,10 +20,7 @@ from playground.redaction import redact_row, redact_value
 from playground.store.db import Workspace, now, resolve_id, to_json
 
 RUN_STATUSES = ("running", "stopped", "failed", "done", "interrupted")
-BEAT_EVERY_S = 5.0  # a worker writes its heartbeat this often
-STALE_AFTER_S = 20.0  # a running run whose last beat is older than this has lost its worker
-LOCAL_STALE_AFTER_S = 900.0  # ...unless its worker's pid lives on this host (it may be waiting for the database)
-HOST = socket.gethostname()
+HOST = socket.gethostname()  # the host a worker is recorded on, with its pid
 
 
 def _loads(value: Optional[str], default: Any) -> Any:
@@ -146,15 +142,24 @@ def stop_requested(workspace: Workspace, run_id: str) -> bool:
 
 
 def request_stop(workspace: Workspace, run_id: str) -> dict:
-    """Ask a run's worker to stop after the questions in flight; a run with no live worker is marked stopped now."""
+    """Ask a running run's worker to stop after the questions in flight; an interrupted run (no worker) is marked
+    stopped now. Returns the stored run. Whether a `running` run's worker still lives is for the caller to settle
+    first (runs.jobs.stop_run does)."""
     full = resolve_run_id(workspace, run_id)
-    run = get_run(workspace, full)
     with workspace.db.atomic():
-        if run["status"] == "running":
-            workspace.db.execute("UPDATE runs SET stop_requested = 1 WHERE id = ?", [full])
-        elif run["status"] == "interrupted":
-            workspace.db.execute("UPDATE runs SET status = 'stopped', stop_requested = 1 WHERE id = ?", [full])
+        workspace.db.execute("UPDATE runs SET stop_requested = 1, status = CASE status WHEN 'interrupted'"
+                             " THEN 'stopped' ELSE status END WHERE id = ? AND status IN ('running', 'interrupted')",
+                             [full])
     return get_run(workspace, full)
+
+
+def mark_interrupted(workspace: Workspace, run_id: str, reason: str, heartbeat_at: Optional[str]) -> bool:
+    """Store a running run as interrupted, unless its worker has beaten since `heartbeat_at` was read (then it
+    lives after all). True when stored."""
+    with workspace.db.atomic():
+        cursor = workspace.db.execute("UPDATE runs SET status = 'interrupted', status_reason = ? WHERE id = ?"
+                                      " AND status = 'running' AND heartbeat_at IS ?", [reason, run_id, heartbeat_at])
+    return cursor.rowcount > 0
 
 
 def update_run_config(workspace: Workspace, run_id: str, config: dict) -> None:
@@ -173,60 +178,6 @@ def finish_run(workspace: Workspace, run_id: str, status: str, metrics: dict, re
     return get_run(workspace, run_id)
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a killed child nobody has reaped yet is a zombie: dead
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return True
-
-
-def worker_gone(run: dict) -> Optional[str]:
-    """Why a `running` run has no live worker (its process is gone, or its heartbeat stopped), else None."""
-    pid, host, beat_at = run.get("worker_pid"), run.get("worker_host"), run.get("heartbeat_at")
-    local = bool(pid) and host == HOST
-    if local and not _pid_alive(int(pid)):
-        return f"its worker (pid {pid}) is gone"
-    if not beat_at:
-        return "it has no worker"
-    age = (_dt.datetime.now(_dt.timezone.utc) - _dt.datetime.fromisoformat(beat_at)).total_seconds()
-    # A live local worker may be waiting for a locked database (no beat can be written meanwhile); its pid says
-    # it lives, and only a beat older than any such wait (a reused pid) gives it up.
-    if age > (LOCAL_STALE_AFTER_S if local else STALE_AFTER_S):
-        return f"its worker ({host} pid {pid}) has not reported for {age:.0f} s"
-    return None
-
-
-def _honest(workspace: Workspace, run: dict) -> dict:
-    """A running run whose worker is gone is interrupted: shown so, and stored so (when the database lets us)."""
-    if run["status"] != "running":
-        return run
-    reason = worker_gone(run)
-    if reason is None:
-        return run
-    run["status"], run["status_reason"] = "interrupted", f"interrupted: {reason}; resume it to finish"
-    try:
-        with workspace.db.atomic():
-            workspace.db.execute("UPDATE runs SET status = 'interrupted', status_reason = ? WHERE id = ?"
-                                 " AND status = 'running' AND heartbeat_at IS ?",
-                                 [run["status_reason"], run["id"], run.get("heartbeat_at")])
-    except sqlite3.OperationalError:  # busy or read-only: shown as interrupted anyway, stored next time
-        pass
-    return run
-
-
-def refresh_statuses(workspace: Workspace) -> None:
-    """Store `interrupted` for every running run whose worker is gone (before exporting, listing...)."""
-    for row in workspace.db.query("SELECT * FROM runs WHERE status = 'running'"):
-        _honest(workspace, _run_row(row))
-
-
 def resolve_run_id(workspace: Workspace, run_id: str) -> str:
     """The full id of a run given its id or a unique prefix of it."""
     return resolve_id(workspace, "runs", run_id, "run", " (see `playground runs`)")
@@ -235,16 +186,16 @@ def resolve_run_id(workspace: Workspace, run_id: str) -> str:
 def get_run(workspace: Workspace, run_id: str) -> dict:
     """One run (config and metrics parsed), by id or unique id prefix."""
     full = resolve_run_id(workspace, run_id)
-    return _honest(workspace, _run_row(next(workspace.db.query("SELECT * FROM runs WHERE id = ?", [full]))))
+    return _run_row(next(workspace.db.query("SELECT * FROM runs WHERE id = ?", [full])))
 
 
 def list_runs(workspace: Workspace, session_id: Optional[str] = None) -> list[dict]:
-    """Runs, newest first; only one session's when `session_id` is given."""
+    """Runs as stored, newest first; only one session's when `session_id` is given."""
     if session_id is None:
         rows = workspace.db.query("SELECT * FROM runs ORDER BY created_at DESC")
     else:
         rows = workspace.db.query("SELECT * FROM runs WHERE session_id = ? ORDER BY created_at DESC", [session_id])
-    return [_honest(workspace, _run_row(row)) for row in rows]
+    return [_run_row(row) for row in rows]
 
 
 def _result_row(row) -> dict:

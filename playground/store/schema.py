@@ -53,6 +53,8 @@ _SPAN_COLUMNS = {
 
 # Parents before children: migrations create and rebuild tables in this order.
 TABLES: dict[str, Table] = {t.name: t for t in (
+    # The migrations a file has had, by name (applied_at is NULL for those it had before names were recorded).
+    Table("_migrations", {"name": TEXT, "applied_at": TEXT}, pk="name"),
     Table("settings", {"key": TEXT, "value": TEXT}, pk="key"),
     Table("corpora", {"name": TEXT, "format": TEXT, "source": TEXT, "fingerprint": TEXT, "n_passages": INTEGER,
                       "metadata": TEXT, "created_at": TEXT}, pk="name", json=("metadata",)),
@@ -126,11 +128,6 @@ TABLES: dict[str, Table] = {t.name: t for t in (
                             "updated_at": TEXT}, pk=("session_id", "template"), indexes=(("session_id", "updated_at"),),
           foreign_keys=(ForeignKey("session_id", "sessions"),)),
 )}
-
-
-def json_columns() -> dict[str, tuple[str, ...]]:
-    """Table -> the columns stored as JSON text (what an export decodes and an import encodes)."""
-    return {name: table.json for name, table in TABLES.items() if table.json}
 
 
 def _quote(name: str) -> str:

@@ -225,12 +225,11 @@ def _demonstration_set_records(workspace: Workspace, runs: list[dict]) -> list[d
 
 
 def export_session(workspace: Workspace, id_or_name: str) -> dict:
-    """Everything needed to view a session elsewhere, as one JSON-ready dict (FORMAT_VERSION), secrets removed."""
+    """Everything needed to view a session elsewhere, as one JSON-ready dict (FORMAT_VERSION), secrets removed.
+
+    Runs go with their stored status: an exporter first settles runs whose worker is gone (runs.jobs)."""
     session = get_session(workspace, id_or_name)
     sid = session["id"]
-    from playground.store.runs import refresh_statuses
-
-    refresh_statuses(workspace)  # a run whose worker is gone is exported as interrupted, not running
     runs = _query(workspace, "runs", "SELECT * FROM runs WHERE session_id = ? ORDER BY created_at, id", [sid])
     run_ids = [run["id"] for run in runs]
     _mark_benchmark(workspace, runs)

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
 from playground.config import env_number
-from playground.redaction import REDACTED, known_secrets as secret_values, redact_value as redact_secrets  # noqa: F401
+from playground.store.schema import TABLES
 
 FORMAT_NAME = "playground-session"
 FORMAT_VERSION = 4
@@ -31,27 +31,6 @@ SECTIONS = ("session", "runs", "results", "spans", "prompt_versions", "templates
 SECTIONS_V2 = ("judges", "judge_steps", "judgments", "judge_spans", "demonstration_sets")
 # Added in version 4; an older file lacks them and reads as if they were empty.
 SECTIONS_V4 = ("retrieval_runs", "retrieval_results")
-RATING_KINDS = ("pointwise", "pairwise")
-JUDGMENT_KINDS = ("pointwise", "reference", "pairwise")
-
-# Table columns stored as JSON text in SQLite and exported as JSON values.
-JSON_COLUMNS = {
-    "sessions": ("notes", "origin"),
-    "runs": ("config", "metrics"),
-    "results": ("scores",),
-    "spans": ("inputs", "outputs"),
-    "templates": ("variables",),
-    "benchmarks": ("metadata",),
-    "questions": ("answers", "gold_passage_ids", "choices", "tags", "metadata"),
-    "passages": ("metadata",),
-    "judges": ("params", "templates", "prompt_versions"),
-    "judge_steps": ("steps",),
-    "judgments": ("details",),
-    "judge_spans": ("inputs", "outputs"),
-    "demonstration_sets": ("examples", "metadata"),
-    "retrieval_runs": ("config", "metrics"),
-    "retrieval_results": ("ranked_ids", "scores", "gold_ids", "gold_ranks", "metrics"),
-}
 
 
 class SessionFormatError(PlaygroundError):
@@ -111,8 +90,9 @@ def decode_json_column(text: Optional[str]) -> Any:
 
 
 def row_to_record(table: str, row: dict) -> dict:
+    """A stored row as a record: its table's JSON columns (declared in store.schema) decoded."""
     record = dict(row)
-    for column in JSON_COLUMNS.get(table, ()):
+    for column in TABLES[table].json:
         if column in record:
             record[column] = decode_json_column(record[column])
     return record
@@ -121,7 +101,7 @@ def row_to_record(table: str, row: dict) -> dict:
 def record_to_row(table: str, record: dict, columns: Iterable[str]) -> dict:
     """Only the table's known columns, JSON columns serialised (sorted keys, so equal content gives equal text)."""
     row = {}
-    json_columns = JSON_COLUMNS.get(table, ())
+    json_columns = TABLES[table].json
     for column in columns:
         value = record.get(column)
         if column in json_columns and value is not None:
@@ -175,11 +155,6 @@ def parse_session_bytes(data: bytes, limits: Optional[ImportLimits] = None) -> d
     if not isinstance(payload, dict):
         raise SessionFormatError("", f"expected a JSON object at the top, got {_type_name(payload)}")
     return payload
-
-
-def dump_session_bytes(payload: dict) -> bytes:
-    """A session as the bytes of its file (the app's download button)."""
-    return json.dumps(payload, ensure_ascii=False).encode("utf-8")
 
 
 def write_session_file(payload: dict, path: str | os.PathLike) -> Path:

@@ -48,8 +48,8 @@ def _same_benchmark(workspace: Workspace, name: str, benchmark: dict) -> bool:
             return False
         found = get_passages(workspace, corpus, [p["id"] for p in benchmark["passages"]])
         for passage in benchmark["passages"]:
-            stored = found.get(passage["id"])
-            if stored is None or (stored.title, stored.text) != (passage["title"], passage["text"]):
+            kept = found.get(passage["id"])
+            if kept is None or (kept.title, kept.text) != (passage["title"], passage["text"]):
                 return False
     return True
 

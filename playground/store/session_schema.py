@@ -11,9 +11,11 @@ import math
 from typing import Any, Optional
 
 from playground.store.content_ids import check_payload_content_ids
+from playground.store.judgments import JUDGMENT_KINDS
+from playground.store.ratings import RATING_KINDS
 from playground.store.session_format import (
-    FORMAT_NAME, JUDGMENT_KINDS, RATING_KINDS, READABLE_VERSIONS, SECTIONS, SECTIONS_V2, SECTIONS_V4, ImportLimits,
-    SessionFormatError, _type_name, check_digest,
+    FORMAT_NAME, READABLE_VERSIONS, SECTIONS, SECTIONS_V2, SECTIONS_V4, ImportLimits, SessionFormatError, _type_name,
+    check_digest,
 )
 
 # field -> (kind, required). Kinds: id, name, short, text, int, number, object, json, strlist; "?" allows null.

@@ -120,11 +120,11 @@ def html_block(at: AppTest, css_class: str) -> str:
 
 def until_finished(ws, run_ids, limit_s: float = 240.0) -> dict[str, dict]:
     """{run id: run} once none of them is running (their workers end them), as the database has them then."""
-    from playground.store.runs import get_run
+    from playground.runs.jobs import checked_run
 
     deadline = time.monotonic() + limit_s
     while True:
-        runs = {run_id: get_run(ws, run_id) for run_id in run_ids}
+        runs = {run_id: checked_run(ws, run_id) for run_id in run_ids}
         if all(run["status"] != "running" for run in runs.values()) or time.monotonic() > deadline:
             return runs
         time.sleep(0.5)

@@ -7,7 +7,8 @@ import os
 from streamlit.testing.v1 import AppTest
 
 from playground.prompts.library import load_template
-from playground.store.prompts import get_prompt_version, version_id
+from playground.store.content_ids import prompt_version_id
+from playground.store.prompts import get_prompt_version
 from playground.store.runs import get_results, list_runs
 from tests.app.conftest import ENTRY, html_block, page_path, plain
 
@@ -86,7 +87,7 @@ def test_run_with_the_local_model_answers_scores_and_stores_a_versioned_run(app_
     edited_id = runs[0]["config"]["prompt_versions"]["main"]
     edited = get_prompt_version(app_workspace, edited_id)
     assert edited["content"].rstrip().endswith("Be brief.")
-    assert edited["parent"] == version_id(starter.content)  # the edit's parent is the starter it came from
+    assert edited["parent"] == prompt_version_id(starter.content)  # the edit's parent is the starter it came from
     assert get_prompt_version(app_workspace, edited["parent"])["template"] == "rag-short-answer"
 
 

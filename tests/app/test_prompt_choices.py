@@ -7,7 +7,8 @@ from playground.app.views.prompts import EDITOR, default_choice, prompt_choices,
 from playground.prompts.library import load_template
 from playground.prompts.own_templates import save_own_template
 from playground.store.drafts import save_draft
-from playground.store.prompts import get_prompt_version, save_prompt_version, version_id
+from playground.store.content_ids import prompt_version_id
+from playground.store.prompts import get_prompt_version, save_prompt_version
 from playground.store.sessions import current_session
 
 
@@ -50,7 +51,7 @@ def test_unsaved_editor_text_comes_first_and_runs_as_a_new_version_with_its_pare
     assert choices[0].key == EDITOR == default_choice(choices)
     assert f"unsaved edits of {v1_id[:8]}" in choices[0].label
     ref = version_to_run(workspace, choices[0], session)
-    assert ref == f"rag-short-answer@{version_id(edited.content)}"
+    assert ref == f"rag-short-answer@{prompt_version_id(edited.content)}"
     assert get_prompt_version(workspace, ref.split("@")[1])["parent"] == v1_id
     assert prompt_choices(workspace, session)[0].key != EDITOR  # now saved: the version is the editor's
 
@@ -58,7 +59,7 @@ def test_unsaved_editor_text_comes_first_and_runs_as_a_new_version_with_its_pare
 def test_an_unchanged_starter_in_the_editor_marks_the_starter(workspace):
     session = current_session(workspace)["id"]
     starter = load_template("rag-cot")
-    save_draft(workspace, session, "rag-cot", starter.content, version_id(starter.content))
+    save_draft(workspace, session, "rag-cot", starter.content, prompt_version_id(starter.content))
     choices = prompt_choices(workspace, session)
     assert default_choice(choices) == "rag-cot"
     assert EDITOR not in {c.key for c in choices}

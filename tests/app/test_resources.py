@@ -53,9 +53,9 @@ def test_concurrent_sessions_use_their_own_keys_without_touching_the_environment
     assert "CO_API_KEY" not in os.environ
 
 
-def test_the_app_s_db_is_where_model_files_and_indexes_go_whatever_the_current_folder(tmp_path, monkeypatch):
-    """`streamlit run streamlit_app.py -- --db PATH` from another folder: the local model's derived file and the
-    retriever's index are written beside PATH, never under the current folder's indexes/."""
+def test_the_app_s_db_is_where_indexes_go_and_nothing_lands_in_the_current_folder(tmp_path, monkeypatch):
+    """`streamlit run streamlit_app.py -- --db PATH` from another folder: the retriever's index is written beside
+    PATH and the local model's derived file in the user cache, never under the current folder."""
     import sys
 
     from streamlit.testing.v1 import AppTest
@@ -73,6 +73,9 @@ def test_the_app_s_db_is_where_model_files_and_indexes_go_whatever_the_current_f
     monkeypatch.chdir(cwd)
     for name in ("PLAYGROUND_DB", "PLAYGROUND_INDEXES", "PLAYGROUND_MODELS"):
         monkeypatch.delenv(name, raising=False)
+    from playground.models.local_files import models_dir
+
+    cache = models_dir()
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr(sys, "argv", [str(ENTRY), "--db", str(db)])
     at = AppTest.from_file(str(ENTRY), default_timeout=60).run()
@@ -85,6 +88,6 @@ def test_the_app_s_db_is_where_model_files_and_indexes_go_whatever_the_current_f
         resources.model.clear()
         ws.close()
     beside = tmp_path / "elsewhere" / "indexes"
-    assert Path(loaded.path).parent == beside / "_models"
+    assert Path(loaded.path).parent == cache and not str(cache).startswith(str(cwd))
     assert Path(index.manifest["path"]).parent == beside / "tiny"
-    assert not (cwd / "indexes").exists()
+    assert not (cwd / "indexes").exists() and not list(cwd.rglob("*"))

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from playground.app.components.prompt_picker import PROGRAM_DEFAULT
 from playground.runs.execute import start_run
 from playground.store import open_workspace
+from playground.runs.jobs import checked_run
 from playground.store.runs import get_results, get_run, list_runs
 from tests.conftest import tiny_dataset
 from tests.app.conftest import html_block, page_test, run_config
@@ -63,7 +64,7 @@ def test_opening_a_run_shows_its_questions_with_trace_links_and_filters(runs_env
 
 def _until_finished(ws, run_id: str, limit_s: float = 180.0) -> dict:
     deadline = time.monotonic() + limit_s
-    while (run := get_run(ws, run_id))["status"] == "running" and time.monotonic() < deadline:
+    while (run := checked_run(ws, run_id))["status"] == "running" and time.monotonic() < deadline:
         time.sleep(0.5)
     return run
 

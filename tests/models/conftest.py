@@ -11,16 +11,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from playground.models.local import smollm2_path
-from playground.models.registry import load_model
+from playground.models.local_files import smollm2_path
 from tests.processes import free_port, served
 
 SERVER_START_TIMEOUT_S = 120
-
-
-@pytest.fixture(scope="session")
-def smollm2():
-    return load_model("local:smollm2")
 
 
 @pytest.fixture(scope="session")

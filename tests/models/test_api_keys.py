@@ -13,7 +13,7 @@ from playground.models.cache import generate
 from playground.models.errors import ModelError
 from playground.models.registry import load_model
 from playground.models.retry import RetryPolicy
-from playground.models.secrets import redact
+from playground.redaction import redact
 from tests.models.conftest import cohere_reply
 
 MESSAGES = [{"role": "user", "content": "Capital of France?"}]

@@ -1,19 +1,11 @@
-"""Program fixtures: the real local model (loaded once per process) and a step context over the tiny workspace."""
+"""Program fixtures: a step context over the tiny workspace (the real local model, `smollm2`, is tests/conftest.py's)."""
 
 from __future__ import annotations
 
-import pytest
-
 from playground.models.base import GenerationParams
-from playground.models.registry import load_model
 from playground.programs.base import StepContext
 from playground.prompts.library import load_template
 from playground.store.prompts import save_prompt_version
-
-
-@pytest.fixture(scope="session")
-def smollm2():
-    return load_model("local:smollm2")
 
 
 def make_context(workspace, model, template_name: str, max_tokens: int = 8, **fields) -> StepContext:

@@ -12,7 +12,7 @@ from playground.programs.direct import direct
 from playground.programs.modifiers import (ModifiedProgram, apply_modifiers, has_modifiers, nearest_examples,
                                            permute, shuffle, vote, with_modifiers)
 from playground.programs.rag import rag
-from playground.retrieval.embeddings import get_embedder
+from playground.retrieval.embedders import get_embedder
 from playground.retrieval.index import open_retriever
 from playground.store.datasets import get_question
 from tests.programs.scripted import ScriptedModel, children, named, program_context, queue

@@ -7,7 +7,8 @@ import pytest
 from playground import PlaygroundError
 from playground.programs.multihop import accumulate_passages, multihop, parse_hop
 from playground.prompts.library import load_template
-from playground.prompts.render import render_messages, required_variables
+from playground.prompts.render import render_messages
+from playground.prompts.variables import required_variables
 from playground.retrieval.index import open_retriever
 from playground.store.datasets import get_question
 from tests.programs.scripted import ScriptedModel, children, named, program_context, queue

@@ -4,7 +4,8 @@ import pytest
 
 from playground import PlaygroundError
 from playground.prompts.errors import TemplateError
-from playground.prompts.render import check_template, render_messages
+from playground.prompts.render import render_messages
+from playground.prompts.compiled import check_template
 from playground.prompts.template import Template
 
 VARIABLES = {"question": "Q?", "passages": [{"id": "p", "title": "T", "text": "x", "score": 1.0, "rank": 1}]}

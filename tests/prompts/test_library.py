@@ -5,7 +5,8 @@ import pytest
 from playground import PlaygroundError
 from playground.prompts.library import list_templates, load_template
 from playground.prompts.parse import parse_answer
-from playground.prompts.render import render_messages, required_variables
+from playground.prompts.render import render_messages
+from playground.prompts.variables import required_variables
 from playground.prompts.template import ANSWER_FORMATS
 from playground.store.prompts import save_prompt_version
 

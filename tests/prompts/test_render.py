@@ -5,9 +5,8 @@ import pytest
 from playground.data.records import Choice, Passage, Question
 from playground.prompts import compiled as compiled_module
 from playground.prompts.errors import TemplateError
-from playground.prompts.render import (
-    passage_variables, question_variables, render_messages, required_variables,
-)
+from playground.prompts.render import passage_variables, question_variables, render_messages
+from playground.prompts.variables import required_variables
 from playground.prompts.template import Template
 from playground.retrieval.base import Hit
 

@@ -16,7 +16,7 @@ WORDS = ("river city capital mountain museum language bridge castle forest harbo
 
 @pytest.fixture(scope="session")
 def embedder():
-    from playground.retrieval.embeddings import get_embedder
+    from playground.retrieval.embedders import get_embedder
 
     return get_embedder()
 

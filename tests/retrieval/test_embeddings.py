@@ -4,7 +4,8 @@ import pytest
 from playground import PlaygroundError
 from playground.data.records import Passage
 from playground.retrieval import embeddings as embeddings_module
-from playground.retrieval.embeddings import corpus_embeddings, embeddings_dir, get_embedder
+from playground.retrieval.embeddings import corpus_embeddings, embeddings_dir
+from playground.retrieval.embedders import get_embedder
 from playground.retrieval.index import open_retriever
 from playground.store.datasets import save_dataset
 from tests.conftest import TINY_PASSAGES, tiny_dataset

@@ -77,10 +77,10 @@ def test_retrieval_runs_go_with_their_session_and_an_old_workspace_migrates(tmp_
 
     path = tmp_path / "old.db"
     old = sqlite_utils.Database(path)
-    before = [m.__name__ for m in MIGRATIONS].index("_migration_retrieval_runs")
+    before = [m.__name__ for m in MIGRATIONS].index("add_retrieval_runs")
     for migration in MIGRATIONS[:before]:  # the workspace as the code before this change left it
         migration(old)
-    old.execute(f"PRAGMA user_version = {before}")
+    old.execute(f"PRAGMA user_version = {before}")  # numbered, as the code before named migrations left it
     old.close()
     ws = open_workspace(path)
     assert "retrieval_runs" in ws.db.table_names() and "retrieval_results" in ws.db.table_names()

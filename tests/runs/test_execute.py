@@ -22,11 +22,6 @@ from playground.store.runs import get_results, get_run, get_spans, list_runs
 from playground.store.sessions import current_session
 
 
-@pytest.fixture(scope="module")
-def smollm2():
-    return load_model("local:smollm2")
-
-
 def rag_config(**changes) -> RunConfig:
     values = dict(dataset="tiny", program="rag", templates={"main": "rag-short-answer"}, retriever="bm25", k=2,
                   params=GenerationParams(max_tokens=6), sample=3, seed=0)
@@ -247,7 +242,7 @@ def test_repeats_answer_each_question_again_with_the_next_seed(tiny_workspace, s
 
 
 def test_repeat_spread_is_the_std_of_each_repeats_mean():
-    from playground.runs.execute import repeat_spread
+    from playground.runs.summary import repeat_spread
 
     results = [
         {"repeat": 0, "error": None, "scores": {"em": 1.0, "f1": 1.0}},

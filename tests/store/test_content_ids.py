@@ -10,9 +10,9 @@ import pytest
 
 from playground import PlaygroundError
 from playground.prompts.library import load_template
-from playground.store.content_ids import ContentIdError
+from playground.store.content_ids import ContentIdError, prompt_version_id
 from playground.store.demonstrations import get_demonstration_set, save_demonstration_set
-from playground.store.prompts import get_prompt_version, version_id
+from playground.store.prompts import get_prompt_version
 from playground.store.session_format import SessionFormatError, with_digest
 from playground.store.sessions import export_session, import_session
 from tests.store.test_session_judgments import judged_workspace  # noqa: F401 (fixture)
@@ -44,7 +44,7 @@ def test_prompt_text_changed_under_a_kept_id_is_refused_and_nothing_is_imported(
         import_session(empty_workspace, tampered(exported, change))
     message = str(caught.value)
     assert "\n" not in message and f"prompt_versions[1] (prompt version {kept!r})" in message
-    assert f"hashes to {version_id(TAMPERED)!r}" in message
+    assert f"hashes to {prompt_version_id(TAMPERED)!r}" in message
     assert snapshot(empty_workspace) == before and empty_workspace.db["sessions"].count == 0
 
 

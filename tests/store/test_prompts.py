@@ -6,7 +6,8 @@ import pytest
 
 from playground import PlaygroundError
 from playground.prompts.template import Template
-from playground.store.prompts import get_prompt_version, list_prompt_versions, save_prompt_version, version_id
+from playground.store.content_ids import prompt_version_id
+from playground.store.prompts import get_prompt_version, list_prompt_versions, save_prompt_version
 
 BASE = Template(name="qa", system="Be brief.", user="Q: {{ question }}", description="d", technique="zero-shot",
                 variables=["question"])
@@ -14,7 +15,7 @@ BASE = Template(name="qa", system="Be brief.", user="Q: {{ question }}", descrip
 
 def test_id_is_the_content_hash_and_the_text_is_stored(workspace):
     saved = save_prompt_version(workspace, BASE, message="first")
-    assert saved == version_id(BASE.content) and len(saved) == 12
+    assert saved == prompt_version_id(BASE.content) and len(saved) == 12
     row = get_prompt_version(workspace, saved)
     assert row["content"] == BASE.content
     assert Template.from_text(row["content"]) == BASE

@@ -1,7 +1,9 @@
-"""The declared schema, the migrations that reach it, and the foreign keys that say what a deletion takes along.
+"""The declared schema, the named migrations that reach it, and the foreign keys that say what a deletion takes along.
 
 tests/fixtures/workspaces/v3.db was written by the code before foreign keys (schema version 3; make_v3.py says
-how): it must open, migrate in place and keep everything except what was already an orphan.
+how): it must open, migrate in place and keep everything except what was already an orphan. v7.db was written by the
+last code that numbered its migrations (PRAGMA user_version 7; make_v7.py): it must open with nothing to apply and
+its seven migrations recorded by name.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -17,10 +20,12 @@ import playground
 from playground import PlaygroundError
 from playground.store import db as store_db
 from playground.store import schema
-from playground.store.db import SCHEMA_VERSION, open_workspace
+from playground.store.db import MIGRATIONS, USER_VERSION_NAMES, applied_migrations, open_workspace
 from playground.store.sessions import delete_session
 
-V3 = Path(__file__).resolve().parent.parent / "fixtures" / "workspaces" / "v3.db"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "workspaces"
+V3, V7 = FIXTURES / "v3.db", FIXTURES / "v7.db"
+NAMES = [function.__name__ for function in MIGRATIONS]
 RECORD_TABLES = ("sessions", "runs", "results", "spans", "ratings", "judgments", "judge_spans", "prompt_versions",
                  "demonstration_sets", "judges", "judge_steps", "llm_cache", "corpora", "passages", "benchmarks",
                  "questions", "templates")
@@ -65,14 +70,19 @@ def declared_schema() -> dict:
             for name, table in schema.TABLES.items()}
 
 
-def test_a_new_workspace_has_exactly_the_declared_schema(workspace):
-    assert workspace.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+def recorded(db) -> list[tuple]:
+    return [tuple(row) for row in db.execute("SELECT name, applied_at IS NOT NULL FROM _migrations ORDER BY rowid")]
+
+
+def test_a_new_workspace_has_exactly_the_declared_schema_and_records_each_migration_by_name(workspace):
     assert workspace.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert actual_schema(workspace.db) == declared_schema()
+    assert recorded(workspace.db) == [(name, 1) for name in NAMES]  # each with the time it was applied
+    assert workspace.db.execute("PRAGMA user_version").fetchone()[0] == len(NAMES)  # older playgrounds read this
 
 
 def test_a_version_3_workspace_migrates_in_place_to_the_declared_schema(old_workspace):
-    assert old_workspace.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert recorded(old_workspace.db) == [(name, i >= 3) for i, name in enumerate(NAMES)]
     assert actual_schema(old_workspace.db) == declared_schema()
     assert old_workspace.db.execute("PRAGMA foreign_key_check").fetchall() == []
     after = counts(old_workspace)
@@ -87,10 +97,50 @@ def test_a_version_3_workspace_migrates_in_place_to_the_declared_schema(old_work
     assert run["config"] == '{"dataset": "tiny", "program": "direct"}' and run["status"] == "running"
 
 
+def test_a_version_7_workspace_opens_with_its_migrations_recorded_by_name(tmp_path):
+    path = tmp_path / "seven.db"
+    shutil.copy(V7, path)
+    workspace = open_workspace(path)
+    try:
+        assert recorded(workspace.db) == [(name, 0) for name in USER_VERSION_NAMES]  # had, time unknown
+        assert NAMES[:len(USER_VERSION_NAMES)] == list(USER_VERSION_NAMES)
+        assert actual_schema(workspace.db) == declared_schema()
+        db = workspace.db
+        assert next(db.query("SELECT status, n_done FROM runs WHERE id = 'run-seven'")) == {"status": "done",
+                                                                                              "n_done": 1}
+        assert db["results"].count == 1 and db["spans"].count == 2 and db["retrieval_results"].count == 1
+        assert next(db.query("SELECT content FROM editor_drafts"))["content"] == "Q: {{ question }}?"
+    finally:
+        workspace.close()
+
+
+def _renamed(function, name: str):
+    function.__name__ = name
+    return function
+
+
+def test_migrations_appended_on_two_branches_both_apply_whatever_order_they_merge_in(tmp_path, monkeypatch):
+    """Each branch appends one; a workspace that had one of them gets the other, and neither runs twice."""
+    path = tmp_path / "ws.db"
+    open_workspace(path).close()
+    calls = []
+    ours = _renamed(lambda db: calls.append("ours"), "add_our_table")
+    theirs = _renamed(lambda db: calls.append("theirs"), "add_their_table")
+    monkeypatch.setattr(store_db, "MIGRATIONS", [*MIGRATIONS, ours])
+    open_workspace(path).close()  # our branch's code
+    monkeypatch.setattr(store_db, "MIGRATIONS", [*MIGRATIONS, theirs, ours])  # after the merge
+    workspace = open_workspace(path)
+    again = open_workspace(path)
+    assert calls == ["ours", "theirs"]
+    assert [name for name, _ in recorded(workspace.db)] == [*NAMES, "add_our_table", "add_their_table"]
+    workspace.close()
+    again.close()
+
+
 def test_opening_again_runs_no_migration(old_workspace, monkeypatch):
     before = counts(old_workspace)
     calls = []
-    monkeypatch.setattr(store_db, "MIGRATIONS", [lambda db: calls.append(1)] * SCHEMA_VERSION)
+    monkeypatch.setattr(store_db, "MIGRATIONS", [_renamed(lambda db: calls.append(1), name) for name in NAMES])
     again = open_workspace(old_workspace.path)
     assert calls == [] and counts(again) == before
     again.close()
@@ -133,8 +183,6 @@ def test_deleting_a_run_takes_its_judgments_and_ratings(old_workspace):
 
 
 def test_a_record_pointing_at_nothing_is_refused(workspace):
-    import sqlite3
-
     with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
         workspace.db.execute("INSERT INTO results (run_id, question_id, repeat) VALUES ('no-such-run', 'q', 0)")
 
@@ -147,12 +195,11 @@ def test_a_migration_that_leaves_a_dangling_reference_is_rolled_back(tmp_path, m
         db.execute("INSERT INTO runs (id, session_id) VALUES ('r1', 'no-such-session')")
 
     monkeypatch.setattr(store_db, "MIGRATIONS", [*store_db.MIGRATIONS, bad])
-    monkeypatch.setattr(store_db, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
-    with pytest.raises(PlaygroundError, match=f"migration {SCHEMA_VERSION + 1} left 1 dangling reference"):
+    with pytest.raises(PlaygroundError, match="migration bad left 1 dangling reference"):
         open_workspace(path)
     monkeypatch.undo()
     workspace = open_workspace(path)
-    assert workspace.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert applied_migrations(workspace.db) == NAMES
     assert workspace.db["runs"].count == 0
     workspace.close()
 
@@ -175,8 +222,8 @@ def test_appending_a_migration_is_one_function(tmp_path, monkeypatch):
         schema.create_table(db, "notes")
 
     monkeypatch.setattr(store_db, "MIGRATIONS", [*store_db.MIGRATIONS, add_heartbeat_and_notes])
-    monkeypatch.setattr(store_db, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     workspace = open_workspace(path)
+    assert applied_migrations(workspace.db)[-1] == "add_heartbeat_and_notes"
     assert actual_schema(workspace.db) == declared_schema()
     workspace.db.execute("INSERT INTO notes (id, run_id) VALUES ('n1', 'r1')")
     workspace.db.execute("DELETE FROM sessions WHERE id = 's1'")
@@ -202,9 +249,20 @@ def test_a_rebuild_keeps_columns_another_migration_added(tmp_path):
 def test_a_workspace_from_a_newer_playground_is_refused(tmp_path):
     path = tmp_path / "ws.db"
     workspace = open_workspace(path)
-    workspace.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with workspace.db.atomic():
+        workspace.db.execute("INSERT INTO _migrations (name, applied_at) VALUES ('add_the_future', 'tomorrow')")
     workspace.close()
-    with pytest.raises(PlaygroundError, match="newer than this playground"):
+    with pytest.raises(PlaygroundError, match=r"does not know \(add_the_future\).*newer playground"):
+        open_workspace(path)
+
+
+def test_a_numbered_workspace_from_a_newer_playground_is_refused(tmp_path):
+    path = tmp_path / "old.db"
+    shutil.copy(V7, path)
+    connection = sqlite3.connect(path)
+    connection.execute(f"PRAGMA user_version = {len(USER_VERSION_NAMES) + 1}")  # one numbered migration more
+    connection.close()
+    with pytest.raises(PlaygroundError, match="schema version 8 is newer than this playground"):
         open_workspace(path)
 
 

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from playground.store.session_schema import validate
+from playground.redaction import redact_value
+from playground.store.content_ids import prompt_version_id
 from playground.store.session_format import (
-    ImportLimits, SessionFormatError, parse_session_bytes, read_session_file, redact_secrets,
-    with_digest, write_session_file,
+    ImportLimits, SessionFormatError, parse_session_bytes, read_session_file, with_digest, write_session_file,
 )
-from playground.store.prompts import version_id
 from playground.store.sessions import export_session, import_session
 from tests.store.test_sessions import session_workspace, snapshot  # noqa: F401 (fixture)
 
@@ -124,16 +124,31 @@ def test_conflicting_prompt_version_rolls_back_everything(session_workspace, exp
 def test_template_text_is_stored_as_data_never_run(session_workspace, exported):
     evil = "{{ ''.__class__.__mro__[1].__subclasses__() }}{% import os %}"
     payload = _break(exported, lambda p: p["prompt_versions"].append(
-        {"id": version_id(evil), "template": "evil", "content": evil, "parent": None}))
+        {"id": prompt_version_id(evil), "template": "evil", "content": evil, "parent": None}))
     session_id = import_session(session_workspace, payload)
     stored = next(session_workspace.db.query("SELECT content, session_id FROM prompt_versions WHERE id = ?",
-                                             [version_id(evil)]))
+                                             [prompt_version_id(evil)]))
     assert stored["content"] == evil and stored["session_id"] is None
     assert session_id
 
 
-def test_redact_secrets_scrubs_values_and_secret_keys():
+def test_redact_value_scrubs_values_and_secret_keys():
     value = {"a": ["token is abcdefgh12345678!"], "api_key": "literal", "max_tokens": 5, "nested": {"hf_token": "x"}}
-    out = redact_secrets(value, secrets=["abcdefgh12345678"])
+    out = redact_value(value, secrets=["abcdefgh12345678"])
     assert out == {"a": ["token is [redacted]!"], "api_key": "[redacted]", "max_tokens": 5,
                    "nested": {"hf_token": "[redacted]"}}
+
+
+def test_the_json_columns_are_the_schemas_and_corpus_metadata_is_one(tiny_workspace):
+    """Every column the schema declares JSON holds JSON text as the store writes it (corpora.metadata included), and
+    rows become records with exactly those columns decoded."""
+    from playground.store.schema import TABLES
+    from playground.store.session_format import record_to_row, row_to_record
+
+    corpus = next(tiny_workspace.db.query("SELECT * FROM corpora WHERE name = 'tiny'"))
+    assert isinstance(row_to_record("corpora", corpus)["metadata"], dict)
+    for name, table in TABLES.items():
+        for row in tiny_workspace.db.query(f"SELECT * FROM [{name}]"):
+            record = row_to_record(name, row)
+            assert {c for c in row if record[c] is not row[c]} <= set(table.json), name
+            assert record_to_row(name, record, row) == row, name  # the store's to_json text, to the byte

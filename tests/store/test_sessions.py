@@ -13,7 +13,7 @@ import pytest
 from playground import PlaygroundError
 from playground.store import open_workspace
 from playground.store.db import now, to_json
-from playground.store.prompts import version_id
+from playground.store.content_ids import prompt_version_id
 from playground.store.ratings import add_rating, list_ratings
 from playground.store.sessions import (
     add_note, current_session, delete_session, export_session, get_session, import_session, list_sessions,
@@ -30,7 +30,7 @@ def add_prompt_versions(workspace, session_id: str) -> list[str]:
     ids = []
     parent = None
     for i, text in enumerate(["Answer: {{ question }}", "Context: {{ passages }}\nAnswer briefly: {{ question }}"]):
-        vid = version_id(text)
+        vid = prompt_version_id(text)
         workspace.db["prompt_versions"].insert({"id": vid, "template": "qa", "content": text, "parent": parent,
                                                 "message": f"v{i}", "session_id": session_id, "created_at": now()})
         parent = vid

@@ -12,13 +12,13 @@ def keep_draft(ws, session_id: str, base, system: str, user: str) -> None:
     """Store the editor's text of `base`'s template as the session's draft (text that is not a template, with a
     separator line inside a part, is not kept: the editor says what is wrong)."""
     from playground.store.drafts import save_draft
-    from playground.store.prompts import version_id
+    from playground.store.content_ids import prompt_version_id
 
     try:
         edited = base.with_changes(system=system, user=user)
     except TemplateError:
         return
-    save_draft(ws, session_id, base.name, edited.content, version_id(base.content))
+    save_draft(ws, session_id, base.name, edited.content, prompt_version_id(base.content))
 
 
 def draft_text(ws, session_id: str, name: str, base_version: Optional[str] = None):

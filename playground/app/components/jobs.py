@@ -2,7 +2,7 @@
 
 Each run's status and progress as the database has it now, redrawn every FOLLOW_EVERY_S seconds by a fragment while
 one of them runs, with Stop (one run, or all) and Resume. The runs belong to their worker processes: leaving the
-page or closing the tab does not stop them, and a run whose worker is gone reads `interrupted` (store.runs), never
+page or closing the tab does not stop them, and a run whose worker is gone reads `interrupted` (runs.jobs), never
 `running`. When the last one ends, the whole page is drawn again, so it can show their results.
 """
 
@@ -37,9 +37,9 @@ def stored_runs(workspace, runs: Mapping[str, str]) -> dict[str, str]:
 
 
 def any_running(workspace, runs: Mapping[str, str]) -> bool:
-    from playground.store.runs import get_run
+    from playground.runs.jobs import checked_run
 
-    return any(get_run(workspace, run_id)["status"] == "running" for run_id in runs.values())
+    return any(checked_run(workspace, run_id)["status"] == "running" for run_id in runs.values())
 
 
 def follow_runs(runs: Mapping[str, str], key: str, while_running: Optional[Extra] = None) -> bool:
@@ -52,10 +52,10 @@ def follow_runs(runs: Mapping[str, str], key: str, while_running: Optional[Extra
 
 
 def _progress(runs: dict[str, str], key: str, while_running: Optional[Extra]) -> None:
-    from playground.store.runs import get_run, request_stop
+    from playground.runs.jobs import checked_run, stop_run
 
     ws = state.workspace()  # this (fragment) script run's own connection
-    found = {label: get_run(ws, run_id) for label, run_id in runs.items()}
+    found = {label: checked_run(ws, run_id) for label, run_id in runs.items()}
     notice = st.session_state.pop(f"_{key}_notice", None)
     if notice:
         st.success(notice)
@@ -65,7 +65,7 @@ def _progress(runs: dict[str, str], key: str, while_running: Optional[Extra]) ->
     if len(found) > 1 and running and st.button("Stop all", key=f"{key}_stop_all", icon=":material/stop:",
                                       help="Stops every run after the questions in flight; resume them later."):
         for run in running:
-            request_stop(ws, run["id"])
+            stop_run(ws, run["id"])
         st.rerun()
     if running and while_running is not None:
         while_running(found)
@@ -78,7 +78,7 @@ def _progress(runs: dict[str, str], key: str, while_running: Optional[Extra]) ->
 
 
 def _run_row(ws, label: str, run: dict, key: str) -> None:
-    from playground.store.runs import request_stop
+    from playground.runs.jobs import stop_run
 
     done, planned, status = int(run.get("n_done") or 0), int(run.get("n_planned") or 0), run["status"]
     stopping = status == "running" and bool(run.get("stop_requested"))
@@ -96,7 +96,7 @@ def _run_row(ws, label: str, run: dict, key: str) -> None:
         if status == "running":
             if st.button("Stop", key=f"{key}_stop_{run['id']}", icon=":material/stop:", disabled=stopping,
                          help="Stops this run after the questions in flight; resume it later."):
-                request_stop(ws, run["id"])
+                stop_run(ws, run["id"])
                 st.rerun()
         elif done < planned and st.button(f"Resume ({done}/{planned} done)", key=f"{key}_resume_{run['id']}",
                                           icon=":material/play_arrow:",

@@ -28,15 +28,12 @@ class Variant:
     def program(self) -> str:
         return "rag" if self.retriever.kind else "direct"
 
-    def version_id(self) -> str:
-        from playground.store.prompts import version_id
-
-        return version_id(self.template.content)
-
     def settings(self) -> dict:
         """What a person compares variants by (the side-by-side page highlights the ones that differ)."""
-        return {"template": self.template.name, "version": self.version_id()[:8], "program": self.program,
-                **self.retriever.settings(), **self.model.settings()}
+        from playground.store.content_ids import prompt_version_id
+
+        return {"template": self.template.name, "version": prompt_version_id(self.template.content)[:8],
+                "program": self.program, **self.retriever.settings(), **self.model.settings()}
 
 
 @dataclass
@@ -56,12 +53,6 @@ class VariantResult:
     n: int = 1
     passages: list = field(default_factory=list)
     messages: list = field(default_factory=list)
-
-
-def version_of(template) -> str:
-    from playground.store.prompts import version_id
-
-    return version_id(template.content)
 
 
 def variant_label(index: int) -> str:

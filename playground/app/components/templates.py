@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-JUDGE_TECHNIQUE = "llm-judge"
-
-
-def is_answer_template(template) -> bool:
-    return getattr(template, "technique", None) != JUDGE_TECHNIQUE
+from playground.app.views.prompts import is_answer_template
 
 
 def answer_templates(templates: Iterable) -> dict:

@@ -111,12 +111,13 @@ def _rate(ws, run_a: str, run_b: str, question_id: str) -> None:
 
 def render() -> None:
     from playground.store.datasets import get_question
-    from playground.store.runs import get_results, list_runs
+    from playground.runs.jobs import checked_runs
+    from playground.store.runs import get_results
 
     st.title("A/B")
     ws = state.workspace()
     everything = st.toggle("Runs of every session", False, key="ab_all_sessions")
-    runs = list_runs(ws, None if everything else state.current_session_id())
+    runs = checked_runs(ws, None if everything else state.current_session_id())
     if len(runs) < 2:
         st.info("A/B needs two runs on the same questions: launch them on the Runs page.")
         return

@@ -44,9 +44,9 @@ def open_in_editor(template, text=None) -> None:
 def with_draft(ws, template):
     """The session's unsaved text of `template` when it was edited from this very text, else None."""
     from playground.app.components.editor_state import draft_text
-    from playground.store.prompts import version_id
+    from playground.store.content_ids import prompt_version_id
 
-    return draft_text(ws, state.current_session_id(), template.name, version_id(template.content))
+    return draft_text(ws, state.current_session_id(), template.name, prompt_version_id(template.content))
 
 
 def reopen_latest_draft(ws) -> None:
@@ -220,7 +220,7 @@ def new_template_form() -> None:
 def edited_template(base):
     """The base template with the editors' parts, or (None, TemplateError)."""
     from playground.prompts.errors import TemplateError
-    from playground.prompts.render import check_template
+    from playground.prompts.compiled import check_template
 
     try:
         template = base.with_changes(system=st.session_state.get(SYSTEM_KEY, ""), user=st.session_state.get(USER_KEY, ""))
@@ -233,7 +233,8 @@ def edited_template(base):
 def preview(ws, template, question, text, corpus, retriever_choice):
     """Variables the template needs and the rendered prompt; returns (messages or None, passages)."""
     from playground.prompts.errors import TemplateError
-    from playground.prompts.render import question_variables, render_messages, required_variables
+    from playground.prompts.render import question_variables, render_messages
+    from playground.prompts.variables import required_variables
 
     needed = required_variables(template)
     passages = []
@@ -279,10 +280,11 @@ def show_result(result, question) -> None:
 
 def _stored_version(ws, template) -> str | None:
     """The id of `template`'s text when it is a stored prompt version (a link can name it), else None."""
-    from playground.store.prompts import get_prompt_version, version_id
+    from playground.store.content_ids import prompt_version_id
+    from playground.store.prompts import get_prompt_version
 
     try:
-        return get_prompt_version(ws, version_id(template.content))["id"]
+        return get_prompt_version(ws, prompt_version_id(template.content))["id"]
     except PlaygroundError:
         return None
 
@@ -317,7 +319,10 @@ def run_and_show(ws, benchmark, corpus, template, base, question, text, retrieve
         return None
     result, question_id = stored
     show_result(result, question if question is not None and question.id == question_id else None)
-    return result.version_id if template is not None and result.version_id == ui.runner.version_of(template) else None
+    from playground.store.content_ids import prompt_version_id
+
+    shown = template is not None and result.version_id == prompt_version_id(template.content)
+    return result.version_id if shown else None
 
 
 def main() -> None:

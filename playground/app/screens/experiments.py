@@ -46,7 +46,7 @@ def _demonstration_picker(ws, parameter: str) -> tuple[str | None, int]:
 
 def _sweep_tab(ws) -> None:
     from playground.programs.registry import programs
-    from playground.programs.sweeps import SWEEP_PARAMETERS
+    from playground.runs.sweeps import SWEEP_PARAMETERS
 
     known_programs = programs()
     benchmark = state.benchmark()
@@ -109,7 +109,7 @@ def _run_sweep(ws, benchmark, program, prompt, retriever, model, sample, seed, p
 def _sweep_chart(launched: list[dict], metric: str, key: str, partial: bool = False) -> list[dict]:
     """The sweep's chart from its stored runs (a running point: the questions it has answered so far; a partial
     chart waits for a first value); returns the points as stored."""
-    from playground.programs.sweeps import sweep_figure
+    from playground.app.charts import sweep_figure
     from playground.runs.sweeps import sweep_points
 
     points = sweep_points(state.workspace(), launched, metric)
@@ -162,9 +162,9 @@ def _run_picker(label: str, runs: list[dict], key: str, skip: str | None = None)
 
 def _judges_tab(ws) -> None:
     from playground.evaluation.judges import HELPS_CRITERIA, self_judging_warning
-    from playground.store.runs import list_runs
+    from playground.runs.jobs import checked_runs
 
-    runs = list_runs(ws)
+    runs = checked_runs(ws)
     if not runs:
         st.info("No runs yet: launch one on the Runs page (or sweep above), then judge it here.")
         return
@@ -184,7 +184,7 @@ def _judges_tab(ws) -> None:
     if "experiments_judge_model_max_tokens" not in st.session_state:
         st.session_state["experiments_judge_model_max_tokens"] = 128
     st.caption("Judge model (chosen apart from the models under test)")
-    judge_model = ui.model_selector("experiments_judge_model", default_spec="local:smollm2", compact=True)
+    judge_model = ui.model_selector("experiments_judge_model", compact=True)
     repeat = st.number_input("Repeat R (each answer judged R times; mean ± std)", 1, 20, 1, key="experiments_repeat")
     if judge_model is not None:
         warning = self_judging_warning(judge_model.spec, view.compared_models([run_a, run_b]))

@@ -14,7 +14,6 @@ from playground.app.views import retrieval as view
 
 TYPED = "(type a query)"
 DEFAULT_KINDS = ["bm25", "dense"]
-TEXT_CHARS = 400
 
 
 def _retrievers(ws, corpus: str, kinds: list[str]) -> dict:

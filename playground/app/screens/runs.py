@@ -31,21 +31,16 @@ def _program_picked() -> None:
     st.session_state[PROGRAM_PICKED_KEY] = True
 
 
-def _benchmark_questions(ws, benchmark: str):
-    from playground.store.datasets import load_questions
-
-    return load_questions(ws, benchmark)
-
-
 def _launch_form(ws, benchmark: str) -> None:
     from playground.app.components.options import program_options_form
     from playground.programs.registry import programs
     from playground.runs.config import RunConfig
     from playground.runs.execute import start_run
     from playground.runs.plan import Execution
+    from playground.store.datasets import load_questions
 
     known_programs = programs()
-    questions = _benchmark_questions(ws, benchmark)
+    questions = load_questions(ws, benchmark)
     with st.expander("Launch a run", expanded=True):
         ui.show_text(f"Benchmark {benchmark} · {len(questions)} questions", muted=True)
         left, right = st.columns(2)
@@ -71,13 +66,15 @@ def _launch_form(ws, benchmark: str) -> None:
         seed = columns[1].number_input("Sample seed", 0, 2**31 - 1, 0, key="runs_seed")
         label = columns[2].text_input("Label", "", key="runs_label")
         use_cache = columns[3].checkbox("Use the response cache", True, key="runs_use_cache")
-        remote = model is not None and not model.spec.startswith("local:")
+        defaults = Execution()
         columns = st.columns(4)
-        concurrency = columns[0].number_input("Requests in flight", 1, 64, 8 if remote else 1, key="runs_concurrency",
+        concurrency = columns[0].number_input("Requests in flight", 1, 64, defaults.workers(model.spec) if model else 1,
+                                              key="runs_concurrency",
                                               help="Questions answered at once (the local model answers one at a time)")
-        timeout = columns[1].number_input("Question timeout (s)", 1, 3600, 300, key="runs_timeout",
+        timeout = columns[1].number_input("Question timeout (s)", 1, 3600, int(defaults.timeout_s), key="runs_timeout",
                                           help="Give up on a question after this long, retries included")
-        read_timeout = columns[2].number_input("Read timeout (s)", 1, 3600, 60, key="runs_read_timeout",
+        read_timeout = columns[2].number_input("Read timeout (s)", 1, 3600, int(defaults.read_timeout_s),
+                                               key="runs_read_timeout",
                                                help="Longest wait for one answer from a remote server")
         if not st.button("Start run", key="runs_start", type="primary", disabled=model is None or not questions):
             return
@@ -124,10 +121,10 @@ def _latest_answers(runs: dict[str, dict]) -> None:
 
 
 def _run_list(ws) -> list[dict]:
-    from playground.store.runs import list_runs
+    from playground.runs.jobs import checked_runs
 
     everything = st.toggle("Runs of every session", False, key="runs_all_sessions")
-    runs = list_runs(ws, None if everything else state.current_session_id())
+    runs = checked_runs(ws, None if everything else state.current_session_id())
     st.subheader(f"Runs ({len(runs)})")
     if not runs:
         st.info("No runs in this session yet.")

@@ -15,22 +15,16 @@ import streamlit as st
 from playground import PlaygroundError
 from playground.app import state
 from playground.app import components as ui
+from playground.app.components.errors import error_text
 from playground.app.views import sessions as view
 
 MESSAGE_KEY = "sessions_message"
 IMPORTED_KEY = "_sessions_imported"  # the session the last import made, offered by "Switch to it" until switched
 PLAYGROUND_PAGE = state.page_file("playground")
-RESTORE_KEYS = ("template_system", "template_user", "template_name")
 
 
 def _say(kind: str, text: str) -> None:
     st.session_state[MESSAGE_KEY] = (kind, text)
-
-
-def _error_text(error: Exception) -> str:
-    from playground.app.components.errors import error_text
-
-    return error_text(error)
 
 
 PICKER_KEYS = ("sessions_switch_to", "sessions_rename_which", "sessions_delete_which", "sessions_export_which")
@@ -53,7 +47,7 @@ def _create() -> None:
         st.session_state["sessions_new_name"] = ""
         _say("success", f"Created session {session['name']!r} and switched to it.")
     except PlaygroundError as error:
-        _say("error", _error_text(error))
+        _say("error", error_text(error))
 
 
 def _switch() -> None:
@@ -62,7 +56,7 @@ def _switch() -> None:
         _switch_to(st.session_state["sessions_switch_to"])
         _say("success", "Switched session.")
     except (PlaygroundError, KeyError) as error:
-        _say("error", _error_text(error))
+        _say("error", error_text(error))
 
 
 def _import() -> None:
@@ -78,7 +72,7 @@ def _import() -> None:
         session_id = view.import_file(ws, upload.getvalue(), upload.name)
         session = next(s for s in list_sessions(ws) if s["id"] == session_id)
     except PlaygroundError as error:
-        _say("error", f"Import: {_error_text(error)}")
+        _say("error", f"Import: {error_text(error)}")
         return
     st.session_state[IMPORTED_KEY] = session["id"]
     _say("success", f"Imported {upload.name} as session {session['name']!r} ({session['id']}), "
@@ -91,7 +85,7 @@ def _switch_to_imported() -> None:
         _switch_to(session_id)
         _say("success", "Switched to the imported session.")
     except (PlaygroundError, KeyError) as error:
-        _say("error", _error_text(error))
+        _say("error", error_text(error))
 
 
 def _rename() -> None:
@@ -103,7 +97,7 @@ def _rename() -> None:
         st.session_state["sessions_rename_to"] = ""
         _say("success", f"Renamed to {session['name']!r}.")
     except (PlaygroundError, KeyError) as error:
-        _say("error", _error_text(error))
+        _say("error", error_text(error))
 
 
 def _delete() -> None:
@@ -122,7 +116,7 @@ def _delete() -> None:
         _say("success", f"Deleted {removed['deleted']['name']!r}: {removed['runs']} run(s), "
                         f"{removed['results']} result(s), {removed['ratings']} rating(s).")
     except PlaygroundError as error:
-        _say("error", _error_text(error))
+        _say("error", error_text(error))
 
 
 def _message(current: str) -> None:

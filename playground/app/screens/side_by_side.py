@@ -158,20 +158,19 @@ def settings_of_runs(configs: list[dict]) -> dict[str, object]:
     """The page's widget values that made these runs (variant columns in order, the question or the sample), so a
     comparison opened from its address shows its own settings rather than the page's defaults."""
     from playground.app.components.selectors import model_selector_values, retriever_selector_values
+    from playground.app.views.side_by_side import stored_settings
 
+    stored = stored_settings(configs)
     values: dict[str, object] = {COUNT_KEY: min(4, max(2, len(configs)))}
-    for index, config in enumerate(configs):
-        template = (config.get("templates") or {}).get("main")
-        if template:
-            values[f"sbs_{index}_template"] = template
-        values.update(retriever_selector_values(f"sbs_{index}_retriever", config.get("retriever"),
-                                                config.get("k") or 3))
-        values.update(model_selector_values(f"sbs_{index}_model", config.get("model"), config.get("params") or {}))
-    first = configs[0] if configs else {}
-    if first.get("sample"):
-        values.update({MODE_KEY: SAMPLE, SAMPLE_KEY: int(first["sample"]), SEED_KEY: int(first.get("seed") or 0)})
-    elif len(first.get("question_ids") or []) == 1:
-        values.update({MODE_KEY: ONE_QUESTION, QUESTION_KEY: first["question_ids"][0]})
+    for index, variant in enumerate(stored["variants"]):
+        if variant["template"]:
+            values[f"sbs_{index}_template"] = variant["template"]
+        values.update(retriever_selector_values(f"sbs_{index}_retriever", variant["retriever"], variant["k"]))
+        values.update(model_selector_values(f"sbs_{index}_model", variant["model"], variant["params"]))
+    if stored["sample"]:
+        values.update({MODE_KEY: SAMPLE, SAMPLE_KEY: stored["sample"], SEED_KEY: stored["seed"]})
+    elif stored["question"]:
+        values.update({MODE_KEY: ONE_QUESTION, QUESTION_KEY: stored["question"]})
     return values
 
 
@@ -186,26 +185,18 @@ def follow(ws, corpus, runs: dict[str, str], questions: dict) -> None:
 
 def _cell_detail(ws, corpus, run_id: str, question, label: str) -> None:
     """One cell opened: the passages the variant retrieved, the prompt it rendered, and a link to its trace."""
-    from playground.store.datasets import get_passages
-    from playground.store.runs import get_spans
+    from playground.app.views.side_by_side import cell_detail
 
-    spans = get_spans(ws, run_id, question.id)
-    retrieved = [s for s in spans if s["kind"] == "retrieve"]
-    rendered = [s for s in spans if s["kind"] == "render"]
+    detail = cell_detail(ws, corpus, run_id, question.id)
     passages_tab, prompt_tab = st.tabs([f"Passages ({label})", f"Rendered prompt ({label})"])
     with passages_tab:
-        if not retrieved:
+        if not detail["retrievals"]:
             st.caption("This variant retrieves no passages.")
-        for span in retrieved:
-            hits = (span.get("outputs") or {}).get("hits") or []
-            found = get_passages(ws, corpus, [h["id"] for h in hits]) if corpus else {}
-            ui.passages_list([{**h, "title": getattr(found.get(h["id"]), "title", ""),
-                               "text": getattr(found.get(h["id"]), "text", "")} for h in hits],
-                             question.gold_passage_ids, query=str((span.get("inputs") or {}).get("query") or ""))
+        for retrieval in detail["retrievals"]:
+            ui.passages_list(retrieval["passages"], question.gold_passage_ids, query=retrieval["query"])
     with prompt_tab:
-        for span in rendered:
-            st.code(ui.messages_text((span.get("outputs") or {}).get("messages") or []), language=None,
-                    wrap_lines=True)
+        for messages in detail["prompts"]:
+            st.code(ui.messages_text(messages), language=None, wrap_lines=True)
     ui.page_link("traces", f"Open the trace of {label} on {question.id}", run=run_id, question=question.id)
 
 

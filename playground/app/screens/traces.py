@@ -134,11 +134,12 @@ def _judgments(ws, run_id: str, question_id: str, repeat: int) -> None:
 
 
 def render() -> None:
-    from playground.store.runs import get_result, get_results, get_run, get_spans, list_runs
+    from playground.runs.jobs import checked_runs
+    from playground.store.runs import get_result, get_results, get_run, get_spans
 
     st.title("Traces")
     ws = state.workspace()
-    runs = list_runs(ws)
+    runs = checked_runs(ws)
     if not runs:
         st.info("No runs yet: launch one on the Runs page (or `playground run`).")
         return

@@ -14,10 +14,15 @@ RESAMPLES = 2000
 
 def _stamp(ws, run_ids: Sequence[str]) -> tuple:
     """What changes when a run gains results: the number of stored results per run (keys the cache)."""
+    from playground import PlaygroundError
+    from playground.store.runs import run_totals
+
     counts = []
     for run_id in run_ids:
-        row = next(ws.db.query("SELECT COUNT(*) AS n FROM results WHERE run_id = ?", [run_id]), None)
-        counts.append(row["n"] if row else 0)
+        try:
+            counts.append(run_totals(ws, run_id)["n"])
+        except PlaygroundError:
+            counts.append(0)
     return tuple(counts)
 
 

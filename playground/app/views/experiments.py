@@ -18,7 +18,7 @@ JUDGE_KINDS = {
 
 def sweep_values(parameter: str, values_text: str) -> list[int]:
     """"0,1,2" or "0..5" for `parameter` -> the values (PlaygroundError saying what is wrong)."""
-    from playground.programs.sweeps import parse_sweep
+    from playground.runs.sweeps import parse_sweep
 
     _, values = parse_sweep(f"{parameter}={values_text}")
     return values

@@ -57,7 +57,8 @@ def version_label(version: dict, now: Optional[datetime] = None) -> str:
     return " · ".join(part for part in parts if part)
 
 
-def _answers(template) -> bool:
+def is_answer_template(template) -> bool:
+    """LLM-judge templates judge answers; they do not answer (pages offer only the others)."""
     return getattr(template, "technique", None) != JUDGE_TECHNIQUE
 
 
@@ -67,27 +68,28 @@ def prompt_choices(workspace, session_id: str, now: Optional[datetime] = None) -
     from playground.prompts.library import is_starter, list_templates
     from playground.prompts.template import Template
     from playground.store.drafts import latest_draft
-    from playground.store.prompts import list_prompt_versions, version_id
+    from playground.store.content_ids import prompt_version_id
+    from playground.store.prompts import list_prompt_versions
 
     choices: list[PromptChoice] = []
     draft = latest_draft(workspace, session_id)
-    in_editor = version_id(draft["content"]) if draft else None
+    in_editor = prompt_version_id(draft["content"]) if draft else None
     versions = list_prompt_versions(workspace)
-    templates = [t for t in list_templates(workspace) if _answers(t)]
-    known_texts = {v["id"] for v in versions} | {version_id(t.content) for t in templates}
+    templates = [t for t in list_templates(workspace) if is_answer_template(t)]
+    known_texts = {v["id"] for v in versions} | {prompt_version_id(t.content) for t in templates}
     if draft is not None and in_editor not in known_texts:
         try:
             template = Template.from_text(draft["content"], name=draft["template"])
         except Exception:  # noqa: BLE001 - a draft with an error: the editor says so, a run cannot use it
             template = None
-        if template is not None and _answers(template):
+        if template is not None and is_answer_template(template):
             base = f"unsaved edits of {draft['base_version'][:8]}" if draft.get("base_version") else "unsaved"
             choices.append(PromptChoice(
                 key=EDITOR, label=f"Editor: {draft['template']} · {base} · {age(draft['updated_at'], now)}",
                 template=template, kind="editor", base_version=draft.get("base_version"), in_editor=True))
     for version in versions:
         template = Template.from_text(version["content"], name=version["template"])
-        if not _answers(template):
+        if not is_answer_template(template):
             continue
         held = version["id"] == in_editor
         choices.append(PromptChoice(key=f"{version['template']}@{version['id']}",
@@ -98,7 +100,7 @@ def prompt_choices(workspace, session_id: str, now: Optional[datetime] = None) -
         kind = "starter" if is_starter(template) else "own"
         what = "starter" if kind == "starter" else "your template"
         description = f": {template.description}" if template.description else ""
-        held = not marked and version_id(template.content) == in_editor
+        held = not marked and prompt_version_id(template.content) == in_editor
         choices.append(PromptChoice(key=template.name, label=f"{template.name} ({what}){description}"
                                     + (" (in the editor)" if held else ""), template=template, kind=kind,
                                     in_editor=held))

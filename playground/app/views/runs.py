@@ -159,7 +159,7 @@ def outcome_counts(rows: Sequence[Mapping]) -> dict[str, int]:
 
 def template_variables(template) -> set[str]:
     """The variables a template reads (empty when it cannot be parsed: the run reports that error itself)."""
-    from playground.prompts.render import required_variables
+    from playground.prompts.variables import required_variables
 
     if template is None:
         return set()

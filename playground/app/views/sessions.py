@@ -17,8 +17,10 @@ def export_file_name(session_name: str) -> str:
 
 def export_file(workspace: Workspace, session_id: str) -> tuple[str, bytes]:
     """(file name, JSON bytes) of a session export, secrets already removed by export_session."""
+    from playground.runs.jobs import mark_lost_workers
     from playground.store.sessions import export_session
 
+    mark_lost_workers(workspace)  # a run whose worker is gone is exported as interrupted, not running
     payload = export_session(workspace, session_id)
     return export_file_name(payload["session"]["name"]), json.dumps(payload, ensure_ascii=False, indent=1).encode()
 

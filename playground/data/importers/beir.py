@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from playground.data.importers.jsonl import (
-    check_unique, iter_json_lines, read_text, require, text_lines, type_name,
-)
+from playground.data.importers.jsonl import check_unique, require
+from playground.data.importers.reading import iter_json_lines, read_text, text_lines, type_name
 from playground.data.records import Dataset, DatasetFormatError, Passage, Question
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playground.data.importers.jsonl import check_unique, load_json_document, require, type_name
+from playground.data.importers.jsonl import check_unique, require
+from playground.data.importers.reading import load_json_document, type_name
 from playground.data.records import Dataset, DatasetFormatError, Question
 
 

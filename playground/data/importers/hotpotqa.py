@@ -10,7 +10,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterator
 
-from playground.data.importers.jsonl import check_unique, iter_json_lines, load_json_document, read_text, require, type_name
+from playground.data.importers.jsonl import check_unique, require
+from playground.data.importers.reading import iter_json_lines, load_json_document, read_text, type_name
 from playground.data.importers.reading import parse_json
 from playground.data.records import Dataset, DatasetFormatError, Passage, Question
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Optional
 
-from playground.data.importers.reading import (  # noqa: F401  (shared by every importer)
-    iter_json_lines, load_json_document, read_text, text_lines, type_name,
-)
+from playground.data.importers.reading import iter_json_lines, type_name
 from playground.data.records import Choice, Dataset, DatasetFormatError, Passage, Question
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

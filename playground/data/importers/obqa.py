@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from playground.data.importers.jsonl import (
-    check_unique, iter_json_lines, read_text, require, text_lines, type_name,
-)
+from playground.data.importers.jsonl import check_unique, require
+from playground.data.importers.reading import iter_json_lines, read_text, text_lines, type_name
 from playground.data.records import Choice, Dataset, DatasetFormatError, Passage, Question
 
 TSV_COLUMNS = ["ID", "Question Stem", "Choices", "Complete Question", "Answer Key"]

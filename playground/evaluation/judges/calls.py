@@ -8,7 +8,6 @@ from typing import Any, Optional
 
 from playground import PlaygroundError
 from playground.programs.tracing import Tracer
-from playground.prompts.parse import first_json_object  # noqa: F401  (the judges read replies with it)
 
 REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification", "feedback")
 

@@ -10,8 +10,8 @@ from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
 from playground.models.base import GenerationParams, Model
+from playground.models.registry import DEFAULT_MODEL_SPEC
 
-DEFAULT_JUDGE_MODEL = "local:smollm2"
 DEFAULT_JUDGE_DEADLINE_S = 300.0  # as a run's question (Execution.timeout_s)
 
 
@@ -51,7 +51,7 @@ def default_judge_params() -> GenerationParams:
 class JudgeConfig:
     """A judge before it is loaded: model spec, params, and a template ref per role (NAME, NAME@VERSION, path)."""
 
-    model: str = DEFAULT_JUDGE_MODEL
+    model: str = DEFAULT_MODEL_SPEC
     params: GenerationParams = field(default_factory=default_judge_params)
     templates: dict[str, str] = field(default_factory=default_judge_templates)
 
@@ -70,7 +70,7 @@ class JudgeConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "JudgeConfig":
-        return cls(model=data.get("model") or DEFAULT_JUDGE_MODEL, params=data.get("params") or {},
+        return cls(model=data.get("model") or DEFAULT_MODEL_SPEC, params=data.get("params") or {},
                    templates=data.get("templates") or {})
 
 

@@ -7,9 +7,8 @@ import re
 from typing import Iterable, Optional
 
 from playground import PlaygroundError
-from playground.evaluation.judges.calls import (
-    JudgeOutputError, call_totals, field_text, first_json_object, judge_call, parse_step, reason_of,
-)
+from playground.evaluation.judges.calls import JudgeOutputError, call_totals, field_text, judge_call, parse_step, reason_of
+from playground.prompts.parse import first_json_object
 from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import summarize_repeats

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
-from playground.evaluation.judges.calls import (
-    JudgeOutputError, field_text, first_json_object, judge_call, judge_each, parse_step, reason_of,
-)
+from playground.evaluation.judges.calls import JudgeOutputError, field_text, judge_call, judge_each, parse_step, reason_of
+from playground.prompts.parse import first_json_object
 from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import item_summary, summarize_repeats
@@ -168,7 +167,7 @@ def score_answer(workspace, judge: Judge, question: str, answer: str, criteria: 
 
     A criterion whose reply cannot be read leaves the item's score None (never a sum over the others).
     """
-    entries = []
+    entries: list[dict[str, Any]] = []
     for criterion, weight in zip(criteria, normalised_weights(criteria)):
         steps = evaluation_steps(workspace, judge, criterion, tracer)
         variables = {"question": question, "answer": answer, "criterion_name": criterion.name,

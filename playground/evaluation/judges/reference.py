@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from playground.evaluation.judges.calls import (
-    JudgeOutputError, field_text, first_json_object, judge_call, judge_each, parse_step, reason_of,
-)
+from playground.evaluation.judges.calls import JudgeOutputError, field_text, judge_call, judge_each, parse_step, reason_of
+from playground.prompts.parse import first_json_object
 from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import item_summary, summarize_repeats

@@ -8,7 +8,6 @@ from typing import Callable
 import pytest
 
 from playground.models.base import Completion, GenerationParams
-from playground.models.registry import load_model
 from playground.store.runs import create_run, save_result
 
 
@@ -16,11 +15,6 @@ from playground.store.runs import create_run, save_result
 def judge_workspace(tiny_workspace):
     """tiny_workspace (its judge tables come from the workspace migrations)."""
     return tiny_workspace
-
-
-@pytest.fixture(scope="session")
-def smollm2():
-    return load_model("local:smollm2")
 
 
 def make_run(workspace, answers: dict[str, str], model: str = "local:answerer", dataset: str = "tiny",

@@ -13,9 +13,9 @@ from playground.models.base import GenerationParams
 from playground.programs.direct import direct
 from playground.programs.modifiers import permute, with_modifiers
 from playground.plugins import ProgramKind
-from playground.programs.sweeps import parse_sweep, sweep_figure
-from playground.runs.sweeps import plan_sweep, run_sweep, sweep_points
+from playground.app.charts import sweep_figure
 from playground.runs import RunConfig
+from playground.runs.sweeps import parse_sweep, plan_sweep, run_sweep, sweep_points
 from playground.store.demonstrations import save_demonstration_set
 from playground.store.runs import get_results, get_run, get_spans
 from tests.plugins.helpers import register_during_test
