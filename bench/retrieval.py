@@ -28,7 +28,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from playground.retrieval.registry import DEFAULT_PARAMS, RETRIEVER_KINDS  # noqa: E402
+from playground.retrieval.registry import default_params, retriever_kinds  # noqa: E402
 
 DEFAULT_SQUAD = next((parent / "shared" / "datasets" for parent in REPO.parents
                       if (parent / "shared" / "datasets").is_dir()), REPO.parent / "shared" / "datasets") / "squad" / "dev-v1.1.json"
@@ -83,7 +83,7 @@ def squad_rows(squad_path: Path, n_questions: int, workdir: Path) -> tuple[list[
     rows = [row("squad", "(embeddings, shared)", build_s=computed, size_mb=embeddings.vectors.nbytes / 1e6,
                 notes=f"{len(dataset.passages)} passages embedded once for all dense kinds; {origin}")]
     results = {}
-    for kind in RETRIEVER_KINDS:
+    for kind in retriever_kinds():
         log(f"squad: {kind}")
         manifest = build_index(workspace, "squad", kind)
         retriever = open_retriever(workspace, "squad", kind)
@@ -180,7 +180,7 @@ def bm25_scale_rows(sizes: list[int], n_fast: int, n_slow: int) -> list[dict]:
         for kind, cls, n_queries in (("bm25", BM25Retriever, n_fast), ("bm25-rank", RankBM25Retriever, n_slow)):
             log(f"{label}: {kind}")
             started = time.perf_counter()
-            retriever = cls.from_texts(texts, ids, DEFAULT_PARAMS[kind])
+            retriever = cls.from_texts(texts, ids, default_params(kind))
             build = time.perf_counter() - started
             retriever.search(queries[0], 10)
             latencies = []
@@ -229,7 +229,7 @@ def vector_rows(n: int, dim: int, n_queries: int) -> list[dict]:
     for kind, cls in (("dense", DenseRetriever), ("faiss-hnsw", FaissHNSWRetriever),
                       ("faiss-ivfpq", FaissIVFPQRetriever), ("annoy", AnnoyRetriever)):
         log(f"{label}: {kind}")
-        params = DEFAULT_PARAMS[kind]
+        params = default_params(kind)
         started = time.perf_counter()
         retriever = cls.from_vectors(vectors, ids, params)
         build = time.perf_counter() - started

@@ -248,12 +248,12 @@ def bm25_section(copies: int, repeats: int) -> None:
 
     from playground.data.importers import read_dataset
     from playground.retrieval.bm25 import BM25Retriever
-    from playground.retrieval.registry import DEFAULT_PARAMS, document_text
+    from playground.retrieval.registry import default_params, document_text
 
     passages = read_dataset("squad", SQUAD).passages
     texts = [document_text(p.title, p.text) + f" copy{c}" for c in range(copies) for p in passages]
     ids = [str(i) for i in range(len(texts))]
-    params = DEFAULT_PARAMS["bm25"]
+    params = default_params("bm25")
 
     def ours():
         BM25Retriever.from_texts(texts, ids, params)

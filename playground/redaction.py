@@ -18,9 +18,6 @@ from urllib.parse import parse_qsl, urlsplit
 REDACTED = "[redacted]"
 MIN_SECRET_LENGTH = 4
 
-# Every variable a provider reads a key from (the app's key fields use the first three).
-SECRET_ENV_VARS = ("OPENAI_API_KEY", "HF_TOKEN", "CO_API_KEY", "HUGGING_FACE_HUB_TOKEN", "COHERE_API_KEY")
-APP_KEY_VARS = SECRET_ENV_VARS[:3]
 # Names of environment variables, JSON keys, query parameters and headers that hold secrets.
 SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTHORIZATION)", re.IGNORECASE)
 SECRET_FIELD = re.compile(r"^(api[_-]?key|.*_api[_-]?key|x-api-key|access[_-]?token|.*_token|secret|"
@@ -31,6 +28,21 @@ MIN_ENV_SECRET_LENGTH = 8  # a variable named like a secret but shorter (a flag,
 
 _registered: set[str] = set()
 _lock = threading.Lock()
+
+
+def secret_env_vars() -> tuple[str, ...]:
+    """Every variable a registered model provider reads a key from (each provider's registration names them)."""
+    from playground.plugins import registry
+
+    names = (name for provider in registry().of("providers").values() for name in provider.secret_env_vars)
+    return tuple(dict.fromkeys(names))
+
+
+def app_key_vars() -> tuple[str, ...]:
+    """The variable each provider's key is set through (its first one): the app's key fields, one per provider."""
+    from playground.plugins import registry
+
+    return tuple(dict.fromkeys(p.key_env for p in registry().of("providers").values() if p.key_env))
 
 
 def env_secret(name: str) -> Optional[str]:
@@ -73,7 +85,7 @@ def known_secrets(environ: Optional[Mapping[str, str]] = None) -> list[str]:
     environ = os.environ if environ is None else environ
     with _lock:
         values = set(_registered)
-    values |= {environ.get(name, "").strip() for name in SECRET_ENV_VARS}
+    values |= {environ.get(name, "").strip() for name in secret_env_vars()}
     values |= {v.strip() for k, v in environ.items()
                if SECRET_NAME.search(k) and len(v.strip()) >= MIN_ENV_SECRET_LENGTH}
     return sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True)

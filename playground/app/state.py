@@ -21,7 +21,6 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from playground.config import workspace_path
-from playground.redaction import APP_KEY_VARS
 from playground.store import Workspace, open_workspace
 
 APP_DIR = Path(__file__).resolve().parent
@@ -35,7 +34,6 @@ def page_file(slug: str) -> Path:
     return SCREENS_DIR / f"{name}.py"
 
 
-API_KEY_NAMES = APP_KEY_VARS
 SESSION_KEY = "session_id"
 BENCHMARK_KEY = "benchmark"
 SIDEBAR_SESSION_KEY = "_sidebar_session"

@@ -89,13 +89,15 @@ def settings_expander() -> None:
     """API keys typed here stay in this browser session's memory; the environment's keys are used otherwise."""
     import os
 
+    from playground.redaction import app_key_vars
+
     keys = state.api_keys()
     with st.expander("Settings: share links"):
         st.text_input("Base URL of share links", key=state.BASE_URL_KEY, placeholder=state.default_base_url(),
                       help=f"Empty: the address this page was opened at (or ${state.BASE_URL_ENV}).")
     with st.expander("Settings: API keys"):
         st.caption("Kept in this browser session only: never written to the workspace, a trace, an export or a log.")
-        for name in state.API_KEY_NAMES:
+        for name in app_key_vars():
             from_env = bool(os.environ.get(name))
             typed = st.text_input(name, value=keys.get(name, ""), type="password", key=f"_key_input_{name}",
                                   placeholder="set in the environment" if from_env else "not set")

@@ -13,7 +13,8 @@ from typing import Optional, Sequence
 
 from playground import PlaygroundError, __version__
 
-COMMAND_MODULES = ["data", "retrieval", "demo", "prompts", "models", "runs", "compare", "power", "score", "sessions", "judge", "experiments"]
+COMMAND_MODULES = ["data", "retrieval", "demo", "prompts", "models", "runs", "compare", "power", "score", "sessions", "judge",
+                   "experiments", "plugins"]
 
 
 def common_options() -> argparse.ArgumentParser:

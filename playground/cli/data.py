@@ -8,7 +8,7 @@ from playground.cli.output import emit, text_table, workspace_for
 
 
 def register(subparsers, common) -> None:
-    from playground.data.importers import IMPORTERS
+    from playground.data.importers import importer_names
 
     data = subparsers.add_parser("data", parents=[common], help="import, list and sample benchmarks and corpora")
     commands = data.add_subparsers(dest="data_command", metavar="SUBCOMMAND")
@@ -16,9 +16,9 @@ def register(subparsers, common) -> None:
 
     importer = commands.add_parser(
         "import", parents=[common], help="import a benchmark file or folder as corpus and benchmark NAME",
-        description=f"Formats: {', '.join(IMPORTERS)}. The import is one transaction: on any error nothing changes.",
+        description=f"Formats: {', '.join(importer_names())}. The import is one transaction: on any error nothing changes.",
     )
-    importer.add_argument("format", metavar="FORMAT", help=f"one of: {', '.join(IMPORTERS)}")
+    importer.add_argument("format", metavar="FORMAT", help=f"one of: {', '.join(importer_names())}")
     importer.add_argument("path", metavar="PATH", help="the file (or folder, for obqa and beir) to read")
     importer.add_argument("--name", required=True, help="name of the stored benchmark (and corpus, when it has one)")
     importer.add_argument("--replace", action="store_true", help="overwrite an existing dataset of that name")

@@ -1,5 +1,6 @@
-"""`playground judge pointwise|reference|pairwise|agreement`: LLM judges over stored runs, and their agreement
-with human ratings. The judge model and templates are chosen here, apart from the models under test."""
+"""`playground judge pointwise|reference|pairwise|agreement`, and one subcommand per judge a plugin registers: LLM
+judges over stored runs, and their agreement with human ratings. The judge model and templates are chosen here,
+apart from the models under test."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from playground.models.registry import DEFAULT_MODEL_SPEC
 
 
 def register(subparsers, common) -> None:
+    from playground.evaluation.judges.judge_config import default_judge_templates, plugin_judges
+
     parser = subparsers.add_parser("judge", parents=[common], help="score runs with an LLM judge")
     commands = parser.add_subparsers(dest="judge_command", metavar="JUDGE", required=True)
     settings = argparse.ArgumentParser(add_help=False)
@@ -21,7 +24,7 @@ def register(subparsers, common) -> None:
     settings.add_argument("--max-tokens", type=int, default=128, help="judge reply length limit (default 128)")
     settings.add_argument("--seed", type=int, default=0, help="judge seed; repeat r uses seed + r (default 0)")
     settings.add_argument("--judge-template", action="append", default=[], metavar="ROLE=REF",
-                          help="a judge template by role (steps, pointwise, reference, pairwise): NAME, "
+                          help=f"a judge template by role ({', '.join(default_judge_templates())}): NAME, "
                                "NAME@VERSION or a file")
     settings.add_argument("--repeat", type=int, default=1, metavar="R",
                           help="judge each answer R times (sample indexes 0..R-1); report mean and std")
@@ -53,6 +56,13 @@ def register(subparsers, common) -> None:
                                     help="judge vs human ratings: Spearman (pointwise), Cohen's kappa (pairwise)")
     agreement.add_argument("run", metavar="RUN")
     agreement.set_defaults(handler=agreement_command)
+
+    for name, judge in plugin_judges().items():
+        if name in commands.choices:
+            continue
+        plugged = commands.add_parser(name, parents=[common, settings], help=judge.description or f"the {name} judge")
+        plugged.add_argument("run", metavar="RUN")
+        plugged.set_defaults(handler=plugin_judge_command, judge_name=name)
 
 
 def judge_config(args):
@@ -164,6 +174,22 @@ def pairwise_command(args) -> int:
     for item in report["items"]:
         orders = " ".join(f"{o['order']}:{o['better'] or '?'}" for o in item["orders"])
         lines.append(f"  {item['question_id']}#{item['repeat']}  {','.join(v or '?' for v in item['verdicts'])}  {orders}")
+    emit(args, report, "\n".join(lines + _skipped(report)))
+    return 0
+
+
+def plugin_judge_command(args) -> int:
+    from playground.evaluation.judges.plugged import judge_run_plugin
+
+    config = judge_config(args)
+    with workspace_for(args, create=False) as workspace:
+        report = _run_with_progress("judging", lambda progress: judge_run_plugin(
+            workspace, args.judge_name, args.run, config, repeat=args.repeat, answer_field=args.answer_field,
+            use_cache=not args.no_cache, on_progress=progress))
+    lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
+    lines.append(f"score {_mean_std(report['score'])}  ({report['n_failed']} judgment(s) unreadable)")
+    for item in report["items"]:
+        lines.append(f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  {item['reasons'][0]}"[:240])
     emit(args, report, "\n".join(lines + _skipped(report)))
     return 0
 

@@ -29,13 +29,13 @@ def register(subparsers, common) -> None:
 
 def list_command(args) -> int:
     from playground.models.local_files import LOCAL_ALIASES, alias_status
-    from playground.models.registry import PROVIDERS
+    from playground.models.registry import providers as registered
     from playground.redaction import env_secret
 
     providers = [
         {"provider": p.name, "pattern": p.pattern, "example": p.example, "key_env": p.key_env,
          "key_set": bool(env_secret(p.key_env)) if p.key_env else None, "description": p.description}
-        for p in PROVIDERS.values()
+        for p in registered().values()
     ]
     local = []
     for alias in LOCAL_ALIASES:

@@ -7,12 +7,13 @@ from functools import partial
 from playground import PlaygroundError
 from playground.cli.output import emit, open_workspace_for, progress_bar
 from playground.terminal_text import one_line
-from playground.retrieval.registry import RETRIEVER_KINDS
+from playground.retrieval.registry import retriever_kinds
 
 
 def _retriever_options(parser) -> None:
     parser.add_argument("--dataset", required=True, help="benchmark (or corpus) name; its corpus is searched")
-    parser.add_argument("--retriever", default="bm25", choices=RETRIEVER_KINDS, help="retriever kind (default bm25)")
+    parser.add_argument("--retriever", default="bm25", choices=retriever_kinds(),
+                        help="retriever kind (default bm25; installed plugins add more: `playground plugins`)")
     parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                         help="retriever parameter, repeatable (e.g. --param k1=1.2, --param M=48)")
 

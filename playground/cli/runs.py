@@ -11,20 +11,27 @@ from playground.terminal_text import one_line
 from playground.models.registry import DEFAULT_MODEL_SPEC
 from playground.models.retry import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S
 from playground.programs.options import options_help
-from playground.programs.registry import PROGRAMS
 
 
 def add_run_options(parser, *, program_default: str = "direct", dataset_required: bool = False,
                     dataset_help: str = "benchmark name") -> None:
     """The options that describe a run; `run`, `sweep` and `demos bootstrap` share them."""
     parser.add_argument("--dataset", required=dataset_required, help=dataset_help)
+    from playground.evaluation.scoring import metric_records
+    from playground.models.registry import providers
+    from playground.programs.registry import program_names, programs
+    from playground.retrieval.registry import retriever_kinds
+
     parser.add_argument("--program", default=program_default,
-                        help=f"program: direct, rag, multihop, fusion, subquestion, react (default {program_default})")
+                        help=f"program: {', '.join(program_names())} (default {program_default})")
     parser.add_argument("--template", help="template NAME or NAME@VERSION (default: the program's own)")
     parser.add_argument("--template-file", help="run this template file instead of a named template")
-    parser.add_argument("--retriever", help="retriever kind for programs that retrieve (default bm25)")
+    parser.add_argument("--retriever", help=f"retriever kind for programs that retrieve: {', '.join(retriever_kinds())} "
+                                            "(default bm25)")
     parser.add_argument("-k", type=int, default=5, help="passages to retrieve (default 5)")
-    parser.add_argument("--model", default=DEFAULT_MODEL_SPEC, help=f"model spec (default {DEFAULT_MODEL_SPEC})")
+    parser.add_argument("--model", default=DEFAULT_MODEL_SPEC,
+                        help=f"model spec PROVIDER:..., providers: {', '.join(providers())} (default "
+                             f"{DEFAULT_MODEL_SPEC}; `playground models list` shows each one's pattern)")
     parser.add_argument("--sample", type=int, help="number of questions (seeded sample; default all)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     parser.add_argument("--temperature", type=float, default=0.0)
@@ -36,7 +43,9 @@ def add_run_options(parser, *, program_default: str = "direct", dataset_required
                         help="program or modifier option, e.g. hops=3, queries=5, self_consistency=5, shots=2 "
                              "(repeatable; the options of each program are listed below)")
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = options_help(PROGRAMS)
+    parser.epilog = options_help(programs()) + "\n\nmetrics scored (when they apply to a question):\n" + "\n".join(
+        f"  {name}: {metric.label}" + (" (lower is better)" if not metric.higher_is_better else "")
+        for name, metric in metric_records().items())
     parser.add_argument("--demos", metavar="NAME[@VERSION]",
                         help="demonstration set for dynamic few-shot (from `playground demos bootstrap`)")
     parser.add_argument("--repeats", type=int, default=1, metavar="R",
@@ -244,19 +253,22 @@ def _cell(value) -> str:
 
 
 def handle_runs(args) -> int:
+    from playground.evaluation.scoring import summary_metrics
     from playground.runs.jobs import checked_runs
 
     with workspace_for(args, create=False) as workspace:
         rows = [run_row(run) for run in checked_runs(workspace, session_id=args.session)]
+    scored = {name for row in rows for name in row["metrics"]}
+    metrics = [name for name in summary_metrics() if name in scored]  # the registry's headline metrics these runs have
     header = ["id", "created", "status", "dataset", "program", "template", "retriever", "k", "model", "n",
-              "em", "f1", "errors", "label"]
+              *metrics, "errors", "label"]
     table = []
     for row in rows:
         s = row["settings"]
         table.append([row["id"], row["created_at"][:19], row["status"], _cell(s.get("dataset")), _cell(s.get("program")),
                       _cell(s.get("templates")), _cell(s.get("retriever")), _cell(s.get("k")), _cell(s.get("model")),
-                      f"{row['n_done']}/{row['n_planned']}", _cell(row["metrics"].get("em")),
-                      _cell(row["metrics"].get("f1")), str(row["errors"]), row["label"] or ""])
+                      f"{row['n_done']}/{row['n_planned']}", *[_cell(row["metrics"].get(name)) for name in metrics],
+                      str(row["errors"]), row["label"] or ""])
     emit(args, rows, text_table(header, table) if rows else "no runs yet (start one with `playground run`)")
     return 0
 

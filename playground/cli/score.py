@@ -122,7 +122,8 @@ def read_predictions(path: str | Path) -> list[dict]:
 
 def score_file(path: str | Path, benchmark: str | None = None) -> dict:
     """{"n", "mean": {metric: mean}, "corpus": {bleu, chrf, signatures}, "items": [{"line", "id", "scores"}]}."""
-    from playground.evaluation.metrics import mean_scores, score_prediction
+    from playground.evaluation.metrics import mean_scores
+    from playground.evaluation.scoring import score_prediction
     from playground.evaluation.text_metrics import corpus_text_scores
 
     records = read_predictions(path)
@@ -136,7 +137,9 @@ def score_file(path: str | Path, benchmark: str | None = None) -> dict:
 
 
 def _format_table(report: dict) -> str:
-    metrics = list(report["mean"])
+    from playground.evaluation.scoring import metric_order
+
+    metrics = metric_order(report["mean"])
     headers = ["line", "id"] + metrics
     rows = [[str(item["line"]), "" if item["id"] is None else str(item["id"])]
             + [f"{item['scores'][m]:.3f}" if m in item["scores"] else "-" for m in metrics] for item in report["items"]]

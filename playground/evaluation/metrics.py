@@ -32,7 +32,7 @@ def _as_list(answers: str | Iterable[str] | None) -> list[str]:
     return [str(answer) for answer in answers]
 
 
-def _token_f1(prediction: Sequence[str], reference: Sequence[str]) -> float:
+def tokens_f1(prediction: Sequence[str], reference: Sequence[str]) -> float:
     shared = sum((Counter(prediction) & Counter(reference)).values())
     if shared == 0:
         return 0.0
@@ -41,7 +41,7 @@ def _token_f1(prediction: Sequence[str], reference: Sequence[str]) -> float:
     return (2 * precision * recall) / (precision + recall)
 
 
-def _covers(normalized_prediction: str, normalized_reference: str) -> bool:
+def covers(normalized_prediction: str, normalized_reference: str) -> bool:
     if not normalized_reference:
         return not normalized_prediction
     return f" {normalized_reference} " in f" {normalized_prediction} "
@@ -56,7 +56,7 @@ def exact_match(prediction: str, answers: str | Iterable[str]) -> float:
 def token_f1(prediction: str, answers: str | Iterable[str]) -> float:
     """SQuAD token-overlap F1, maximum over the reference answers."""
     predicted = answer_tokens(prediction or "")
-    return max((_token_f1(predicted, answer_tokens(answer)) for answer in _as_list(answers)), default=0.0)
+    return max((tokens_f1(predicted, answer_tokens(answer)) for answer in _as_list(answers)), default=0.0)
 
 
 def cover_exact_match(prediction: str, answers: str | Iterable[str]) -> float:
@@ -65,7 +65,7 @@ def cover_exact_match(prediction: str, answers: str | Iterable[str]) -> float:
     An answer that normalises to nothing (e.g. "the") covers only an equally empty prediction, so cover-EM >= EM.
     """
     predicted = normalize_answer(prediction or "")
-    return max((float(_covers(predicted, normalize_answer(answer))) for answer in _as_list(answers)), default=0.0)
+    return max((float(covers(predicted, normalize_answer(answer))) for answer in _as_list(answers)), default=0.0)
 
 
 # Multiple choice
@@ -130,7 +130,7 @@ def parse_choice(prediction: str, choices: Iterable[Any]) -> Optional[str]:
         if chosen is not None:
             rest = normalize_answer(text[leading.end():])
             choice_text = normalize_answer(dict(options)[chosen])
-            if leading.group("sep").strip() or (choice_text and _covers(rest, choice_text) and rest.startswith(choice_text)):
+            if leading.group("sep").strip() or (choice_text and covers(rest, choice_text) and rest.startswith(choice_text)):
                 return chosen
 
     bracketed_labels = {folded[label.upper()] for label in _BRACKETED_LABEL.findall(text) if label.upper() in folded}
@@ -139,9 +139,9 @@ def parse_choice(prediction: str, choices: Iterable[Any]) -> Optional[str]:
 
     predicted = normalize_answer(text)
     named = [(label, normalize_answer(choice_text)) for label, choice_text in options]
-    named = [(label, norm) for label, norm in named if norm and _covers(predicted, norm)]
+    named = [(label, norm) for label, norm in named if norm and covers(predicted, norm)]
     named = [(label, norm) for label, norm in named
-             if not any(other != norm and _covers(other, norm) for _, other in named)]
+             if not any(other != norm and covers(other, norm) for _, other in named)]
     if len({label for label, _ in named}) == 1:
         return named[0][0]
 
@@ -172,48 +172,6 @@ def choice_accuracy(prediction: str, answers: str | Iterable[str], choices: Iter
 
 
 # Putting it together
-
-def score_prediction(prediction: str, answers: str | Iterable[str] | None, choices: Optional[list] = None,
-                     benchmark_format: Optional[str] = None, gold_facts: Optional[list] = None,
-                     predicted_facts: Optional[list] = None) -> dict[str, float]:
-    """Every metric for one prediction: em, f1, cover_em, bleu, chrf, rougeL, and accuracy with choices.
-
-    With choices, `answers` hold the correct label(s); the text metrics then also accept the correct choice's
-    text as a reference. For a HotpotQA benchmark, em and f1 follow the official HotpotQA script, and the
-    supporting-fact metrics are added when the program named facts (`predicted_facts`: titles or
-    [title, sentence] pairs). No answers (reference-free) gives {}.
-    """
-    from playground.evaluation.text_metrics import text_scores
-
-    references = _as_list(answers)
-    if not references:
-        return {}
-    prediction = prediction or ""
-    accuracy = None
-    if choices:
-        options = choice_options(choices)
-        correct = gold_labels(references, options)
-        references += [text for label, text in options if label in correct and text not in references]
-        chosen = parse_choice(prediction, options)
-        accuracy = float(chosen is not None and chosen in correct)
-
-    normalized = normalize_answer(prediction)
-    candidate = normalized.split()
-    normalized_refs = list(dict.fromkeys(normalize_answer(reference) for reference in references))
-    scores = {
-        "em": max(float(normalized == reference) for reference in normalized_refs),
-        "f1": max(_token_f1(candidate, reference.split()) for reference in normalized_refs),
-        "cover_em": max(float(_covers(normalized, reference)) for reference in normalized_refs),
-    }
-    if benchmark_format in HOTPOTQA_FORMATS:
-        from playground.evaluation.hotpotqa import hotpotqa_scores
-
-        scores.update(hotpotqa_scores(prediction, references, gold_facts, predicted_facts))
-    scores.update(text_scores(prediction, list(dict.fromkeys(references))))
-    if accuracy is not None:
-        scores["accuracy"] = accuracy
-    return scores
-
 
 def mean_scores(score_dicts: Iterable[Mapping[str, float]]) -> dict[str, float]:
     """Per metric, the mean over the dicts that have it (reference-free {} and missing keys are left out)."""

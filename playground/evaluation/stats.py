@@ -80,13 +80,15 @@ def _is_binary(values: Iterable[float]) -> bool:
 
 
 def compare_metric(question_ids: list, values_a: list[float], values_b: list[float], seed: int = 0,
-                   n_resamples: int = 2000) -> dict[str, Any]:
-    """The paired comparison of one metric over aligned per-question values (b - a; b better = win)."""
+                   n_resamples: int = 2000, higher_is_better: bool = True) -> dict[str, Any]:
+    """The paired comparison of one metric over aligned per-question values (diff is b - a; b better = win, which
+    for a lower-is-better metric is a lower value)."""
     n = len(question_ids)
     binary = n > 0 and _is_binary(values_a) and _is_binary(values_b)
     differences = [b - a for a, b in zip(values_a, values_b)]
-    improved = [qid for qid, d in zip(question_ids, differences) if d > 0]
-    regressed = [qid for qid, d in zip(question_ids, differences) if d < 0]
+    sign = 1 if higher_is_better else -1
+    improved = [qid for qid, d in zip(question_ids, differences) if sign * d > 0]
+    regressed = [qid for qid, d in zip(question_ids, differences) if sign * d < 0]
     result: dict[str, Any] = {
         "n": n, "mean_a": None, "mean_b": None, "diff": None, "ci95": None, "p_value": None, "test": None,
         "binary": binary, "wins": len(improved), "ties": n - len(improved) - len(regressed),
@@ -112,8 +114,10 @@ def compare_paired(scores_a: Mapping[Any, Mapping[str, float]], scores_b: Mappin
     Returns {"n", "question_ids" (sorted common ids), "metrics": {metric: {"n", "mean_a", "mean_b", "diff",
     "ci95": [lo, hi] | None, "p_value", "test", "binary", "wins", "ties", "losses",
     "flipped": {"improved": ids b > a (0->1), "regressed": ids b < a (1->0)}}}}. A metric is compared over the
-    common questions where both runs have a value for it; metrics keep the order they first appear in.
+    common questions where both runs have a value for it; metrics keep the order they first appear in. Wins count
+    by each metric's registered direction.
     """
+    from playground.evaluation.scoring import higher_is_better
     question_ids = sorted(set(scores_a) & set(scores_b), key=lambda qid: (str(type(qid)), qid))
     metrics: list[str] = []
     for qid in question_ids:
@@ -128,5 +132,6 @@ def compare_paired(scores_a: Mapping[Any, Mapping[str, float]], scores_b: Mappin
                 ids.append(qid)
                 values_a.append(float(a))
                 values_b.append(float(b))
-        compared[metric] = compare_metric(ids, values_a, values_b, seed=seed, n_resamples=n_resamples)
+        compared[metric] = compare_metric(ids, values_a, values_b, seed=seed, n_resamples=n_resamples,
+                                          higher_is_better=higher_is_better(metric))
     return {"n": len(question_ids), "question_ids": question_ids, "metrics": compared}

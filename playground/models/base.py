@@ -53,8 +53,14 @@ class Completion:
 
 @runtime_checkable
 class Model(Protocol):
+    """What every provider's models offer. Optional: `count_prompt_tokens(messages) -> int` (else the content
+    tokens plus a few per message are counted) and `fingerprint` (a string that changes when the weights do; it is
+    part of the response cache key)."""
+
     spec: str  # e.g. "local:smollm2", "openai:qwen@http://127.0.0.1:8000/v1"
     context_window: int  # tokens; 0 when unknown
     info: dict  # what the model is (spec, provider, model, base URL, ...), shown and stored; never a key
 
     def generate(self, messages: list[Message], params: GenerationParams) -> Completion: ...
+
+    def count_tokens(self, text: str) -> int: ...  # exact, or an estimate that errs on the long side

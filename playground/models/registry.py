@@ -1,15 +1,15 @@
-"""Model specs ("local:smollm2", "openai:MODEL@URL", "hf:MODEL", "cohere:MODEL") -> loaded models.
+"""Model specs ("PROVIDER:...", e.g. "local:smollm2", "openai:MODEL@URL") -> loaded models, through the providers
+that plugins register (the built-ins in playground.models.plugin).
 
-Local models are loaded once per process; remote ones are cheap handles made fresh each time (never cached, so a key
-passed to one is held by that object alone).
+Each provider parses what follows its "NAME:" and constructs its models; this module only dispatches, so a new
+provider is one registration, never a branch here.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 from urllib.parse import urlparse
 
 from playground.models.base import Model
@@ -20,31 +20,6 @@ DEFAULT_MODEL_SPEC = "local:smollm2"
 
 
 @dataclass(frozen=True)
-class ProviderInfo:
-    name: str
-    pattern: str
-    example: str
-    key_env: Optional[str]
-    description: str
-
-
-PROVIDERS = {
-    "local": ProviderInfo("local", "local:smollm2 | local:smollm2-q4_1 | local:gemma3-270m | local:/path/model.gguf",
-                          "local:smollm2", None, "a GGUF file run in-process by llama-cpp-python (offline)"),
-    "openai": ProviderInfo("openai", "openai:MODEL@BASE_URL", "openai:gpt-4o-mini@https://api.openai.com/v1",
-                           "OPENAI_API_KEY", "any OpenAI-compatible server (vLLM, TGI, Ollama, llama.cpp, OpenAI)"),
-    "hf": ProviderInfo("hf", "hf:MODEL | hf:MODEL:PROVIDER | hf:MODEL@ENDPOINT_URL",
-                       "hf:meta-llama/Llama-3.1-8B-Instruct:novita", "HF_TOKEN",
-                       "Hugging Face inference providers or a dedicated endpoint"),
-    "cohere": ProviderInfo("cohere", "cohere:MODEL", "cohere:command-r-08-2024", "CO_API_KEY",
-                           "Cohere v2 chat (base URL from CO_API_URL)"),
-}
-
-_local_models: dict[tuple[str, int], Any] = {}  # LocalModel, imported lazily
-_local_lock = threading.Lock()
-
-
-@dataclass(frozen=True)
 class ParsedSpec:
     provider: str
     model: str
@@ -52,11 +27,21 @@ class ParsedSpec:
     hf_provider: Optional[str] = None
 
 
+def providers() -> dict:
+    """Provider name -> its registration (playground.plugins.ModelProvider), built-ins first."""
+    from playground.plugins import registry
+
+    return dict(registry().of("providers"))
+
+
 def _expected() -> str:
-    return "; ".join(p.pattern for p in PROVIDERS.values())
+    return "; ".join(p.pattern for p in providers().values())
 
 
-def _check_url(url: str, spec: str) -> str:
+def check_url(url: str, spec: str) -> str:
+    """A spec's base URL, registered for redaction; a bad scheme or credentials in it are a ModelSpecError."""
+    from playground.redaction import app_key_vars
+
     try:
         parsed = urlparse(url)
         parsed.port  # noqa: B018 - a port out of range or not a number raises here, not later in a client
@@ -67,66 +52,51 @@ def _check_url(url: str, spec: str) -> str:
     if parsed.username or parsed.password:
         raise ModelSpecError(
             f"the base URL in model spec '{spec.split('@', 1)[0]}@...' carries credentials; "
-            "put keys in the environment (OPENAI_API_KEY, HF_TOKEN, CO_API_KEY), never in a spec"
+            f"put keys in the environment ({', '.join(app_key_vars())}), never in a spec"
         )
     return register_url(url).rstrip("/")
 
 
-def _split_model_url(rest: str, spec: str) -> tuple[str, Optional[str]]:
+def split_model_url(rest: str, spec: str) -> tuple[str, Optional[str]]:
+    """"MODEL@http(s)://URL" -> (MODEL, checked URL); without an @URL, (rest, None)."""
     match = re.match(r"^(?P<model>.*?)@(?P<url>[A-Za-z][A-Za-z0-9+.-]*://.*)$", rest)
     if not match:
         return rest, None
-    return match["model"], _check_url(match["url"], spec)
+    return match["model"], check_url(match["url"], spec)
+
+
+def parse_model_and_url(provider: str, rest: str, spec: str) -> ParsedSpec:
+    """The default reading of what follows "PROVIDER:": MODEL, or MODEL@BASE_URL."""
+    model, url = split_model_url(rest, spec)
+    if not model:
+        raise ModelSpecError(f"model spec '{spec}' names no model; expected {providers()[provider].pattern}")
+    return ParsedSpec(provider, model, base_url=url)
+
+
+def provider_of(spec: str):
+    """(the provider registration, what follows its "NAME:") of a spec, or a ModelSpecError saying what is expected."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ModelSpecError(f"empty model spec; expected one of: {_expected()} (default {DEFAULT_MODEL_SPEC})")
+    spec = spec.strip()
+    name, sep, rest = spec.partition(":")
+    if not sep:
+        raise ModelSpecError(f"model spec '{spec}' has no provider prefix; expected one of: {_expected()}")
+    known = providers()
+    if name not in known:
+        raise ModelSpecError(f"unknown model provider '{name}' in '{spec}'; known providers: {', '.join(known)}")
+    if not rest.strip():
+        raise ModelSpecError(f"model spec '{spec}' names no model; expected {known[name].pattern}")
+    return known[name], rest
 
 
 def parse_spec(spec: str) -> ParsedSpec:
     """Split a spec into its parts, or raise ModelSpecError naming the spec and what was expected."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise ModelSpecError(f"empty model spec; expected one of: {_expected()} (default {DEFAULT_MODEL_SPEC})")
-    spec = spec.strip()
-    provider, sep, rest = spec.partition(":")
-    if not sep:
-        raise ModelSpecError(f"model spec '{spec}' has no provider prefix; expected one of: {_expected()}")
-    if provider not in PROVIDERS:
-        raise ModelSpecError(
-            f"unknown model provider '{provider}' in '{spec}'; known providers: {', '.join(PROVIDERS)}"
-        )
-    if not rest.strip():
-        raise ModelSpecError(f"model spec '{spec}' names no model; expected {PROVIDERS[provider].pattern}")
-    if provider == "local":
-        return ParsedSpec("local", rest)
-    if provider == "openai":
-        model, url = _split_model_url(rest, spec)
-        if url is None:
-            raise ModelSpecError(
-                f"model spec '{spec}' has no base URL; expected openai:MODEL@BASE_URL, "
-                f"e.g. {PROVIDERS['openai'].example}"
-            )
-        if not model:
-            raise ModelSpecError(f"model spec '{spec}' names no model before '@'; expected openai:MODEL@BASE_URL")
-        return ParsedSpec("openai", model, base_url=url)
-    if provider == "hf":
-        model, url = _split_model_url(rest, spec)
-        if not model:
-            raise ModelSpecError(f"model spec '{spec}' names no model; expected {PROVIDERS['hf'].pattern}")
-        hf_provider = None
-        if url is None and ":" in model:
-            model, hf_provider = model.rsplit(":", 1)
-            from playground.models.huggingface import known_providers
+    from playground.plugins import load_ref
 
-            if hf_provider not in known_providers():
-                raise ModelSpecError(
-                    f"unknown Hugging Face inference provider '{hf_provider}' in '{spec}'; "
-                    f"known: {', '.join(known_providers())}"
-                )
-            if not model:
-                raise ModelSpecError(f"model spec '{spec}' names no model; expected hf:MODEL:PROVIDER")
-        return ParsedSpec("hf", model, base_url=url, hf_provider=hf_provider)
-    if "@" in rest:
-        raise ModelSpecError(
-            f"model spec '{spec}': cohere takes no URL in the spec; set CO_API_URL to reach another endpoint"
-        )
-    return ParsedSpec("cohere", rest)
+    provider, rest = provider_of(spec)
+    if provider.parse is None:
+        return parse_model_and_url(provider.name, rest, spec.strip())
+    return load_ref(provider.parse, f"model provider {provider.name!r}")(rest, spec.strip())
 
 
 def load_model(spec: str = DEFAULT_MODEL_SPEC, api_key: Optional[str] = None, **options) -> Model:
@@ -136,37 +106,14 @@ def load_model(spec: str = DEFAULT_MODEL_SPEC, api_key: Optional[str] = None, **
     registered for redaction and never appears in .spec or .info. Local models need no key and ignore it.
     Every returned model has .spec, .context_window, .info, .generate, .count_tokens, .count_prompt_tokens.
     """
+    from playground.plugins import load_ref
+
     parsed = parse_spec(spec)
-    spec = spec.strip()
-    if parsed.provider == "local":
-        return _load_local(spec, parsed.model, **options)
-    if parsed.provider == "openai":
-        from playground.models.openai_compat import OpenAICompatModel
-
-        return OpenAICompatModel(parsed.model, parsed.base_url, spec=spec, api_key=api_key, **options)
-    if parsed.provider == "hf":
-        from playground.models.huggingface import HuggingFaceModel
-
-        return HuggingFaceModel(parsed.model, parsed.hf_provider, base_url=parsed.base_url, spec=spec,
-                                api_key=api_key, **options)
-    from playground.models.cohere_chat import CohereModel
-
-    return CohereModel(parsed.model, spec=spec, api_key=api_key, **options)
+    provider = providers()[parsed.provider]
+    load = load_ref(provider.load, f"model provider {provider.name!r}")
+    return load(parsed, spec.strip(), api_key=api_key, **options)
 
 
 def key_env_for(spec: str) -> Optional[str]:
-    """The environment variable holding the key for a spec's provider (OPENAI_API_KEY, HF_TOKEN, CO_API_KEY)."""
-    return PROVIDERS[parse_spec(spec).provider].key_env
-
-
-def _load_local(spec: str, target: str, n_ctx: Optional[int] = None, **options) -> Model:
-    from playground.models.local import DEFAULT_N_CTX, LocalModel
-    from playground.models.local_files import resolve_gguf
-
-    path = resolve_gguf(target)
-    key = (str(path), int(n_ctx or DEFAULT_N_CTX), options.get("n_threads"))
-    with _local_lock:
-        if key not in _local_models:
-            _local_models[key] = LocalModel(path, spec=spec, n_ctx=key[1], **options)
-        model = _local_models[key]
-    return model if model.spec == spec else model.with_spec(spec)
+    """The environment variable holding the key for a spec's provider (e.g. OPENAI_API_KEY); None for local."""
+    return providers()[parse_spec(spec).provider].key_env

@@ -34,19 +34,17 @@ class Outcome:
 
 
 def _score(bound: Bound, question: Question, output) -> dict:
-    """The benchmark's metrics (HotpotQA's official ones for HotpotQA, with supporting facts when the program names
-    them in extra["supporting_facts"]), and the share of gold passages the program used."""
-    from playground.evaluation.metrics import retrieval_recall, score_prediction
+    """Every registered metric: the benchmark's (HotpotQA's official ones for HotpotQA, with supporting facts when
+    the program names them in extra["supporting_facts"]), and the share of gold passages a retrieving program used."""
+    from playground.evaluation.scoring import score_item, scoring_item
 
-    scores = score_prediction(output.answer, question.answers, question.choices or None,
-                              benchmark_format=bound.plan.benchmark_format,
-                              gold_facts=question.metadata.get("supporting_facts"),
-                              predicted_facts=output.extra.get("supporting_facts"))
-    if bound.plan.program.needs_retriever:
-        recall = retrieval_recall(output.used_passage_ids, question.gold_passage_ids)
-        if recall is not None:
-            scores["retrieval_recall"] = recall
-    return scores
+    item = scoring_item(output.answer, question.answers, question.choices or None,
+                        benchmark_format=bound.plan.benchmark_format,
+                        gold_facts=question.metadata.get("supporting_facts"),
+                        predicted_facts=output.extra.get("supporting_facts"),
+                        used_passage_ids=output.used_passage_ids if bound.plan.program.needs_retriever else None,
+                        gold_passage_ids=question.gold_passage_ids)
+    return score_item(item)
 
 
 def answer_question(bound: Bound, workspace: Workspace, run_id: str, item: Item, deadline_s: Optional[float] = None,

@@ -38,7 +38,7 @@ print(json.dumps({"code": code, "heavy": heavy, "output": out.getvalue()}))
 SCORING_PROBE = """
 import json, sys
 import playground.runs
-from playground.evaluation.metrics import score_prediction
+from playground.evaluation.scoring import score_prediction
 from playground.evaluation.text_metrics import metric_signatures
 scores, signatures = score_prediction("It is the Seine.", ["the Seine", "Seine"]), metric_signatures()
 heavy = sorted({name.split('.')[0] for name in sys.modules if name.split('.')[0] in %r})

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from playground.evaluation.hotpotqa import hotpotqa_scores
-from playground.evaluation.metrics import score_prediction
+from playground.evaluation.scoring import score_prediction
 from playground.evaluation.text_metrics import (
     corpus_text_scores, metric_signatures, rouge_l, sentence_bleu, sentence_chrf, text_scores,
 )

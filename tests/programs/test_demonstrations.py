@@ -11,10 +11,11 @@ from playground.programs.demonstrations import demonstrations_from_run
 from playground.runs.bootstrap import bootstrap_demonstrations
 from playground.programs.direct import direct
 from playground.programs.modifiers import nearest_examples, with_modifiers
-from playground.programs.registry import PROGRAMS
+from playground.plugins import ProgramKind
 from playground.runs import RunConfig, start_run
 from playground.store.demonstrations import (get_demonstration_set,
                                              list_demonstration_sets, save_demonstration_set)
+from tests.plugins.helpers import register_during_test
 from playground.store.runs import get_results, get_spans
 
 EXAMPLES = [{"question": "What is the capital of Italy?", "answer": "Rome"},
@@ -56,7 +57,7 @@ def _config(**changes) -> RunConfig:
 
 @pytest.mark.slow
 def test_bootstrapped_demonstrations_from_one_run_are_used_by_dynamic_few_shot_in_another(tiny_workspace, smollm2,
-                                                                                          monkeypatch):
+                                                                                          request):
     made = bootstrap_demonstrations(tiny_workspace, _config(options={"examples": EXAMPLES}), "tiny-train",
                                     metric="cover_em", threshold=1.0, model=smollm2)
     results = get_results(tiny_workspace, made["run_id"])
@@ -72,7 +73,7 @@ def test_bootstrapped_demonstrations_from_one_run_are_used_by_dynamic_few_shot_i
     assert not [s for s in spans if s["name"] == "select examples"], "bootstrapping runs zero-shot"
     assert demonstrations_from_run(tiny_workspace, made["run_id"], "cover_em")[0] == stored["examples"]
 
-    monkeypatch.setitem(PROGRAMS, "direct-with-modifiers", with_modifiers(direct))
+    register_during_test(request, ProgramKind("direct-with-modifiers", with_modifiers(direct)))
     few_shot = start_run(tiny_workspace, RunConfig(
         dataset="tiny", program="direct-with-modifiers", templates={"main": "few-shot"},
         params=GenerationParams(max_tokens=4), question_ids=["q2", "q4"],

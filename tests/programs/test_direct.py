@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from playground.programs.direct import direct
-from playground.programs.registry import PROGRAMS, get_program
+from playground.programs.registry import get_program, programs
 from playground.prompts.parse import parse_answer
 from playground.store.datasets import get_question
 from tests.programs.conftest import make_context
@@ -46,8 +46,8 @@ def test_the_same_question_again_is_a_flagged_cache_hit_with_the_same_text(tiny_
 
 def test_registry_names_direct_and_rag():
     assert get_program("direct") is direct
-    assert PROGRAMS["rag"].needs_retriever and not PROGRAMS["direct"].needs_retriever
-    assert PROGRAMS["rag"].default_templates == {"main": "rag-short-answer"}
+    assert get_program("rag").needs_retriever and not get_program("direct").needs_retriever
+    assert get_program("rag").default_templates == {"main": "rag-short-answer"}
 
 
 def test_an_unknown_program_is_a_clear_error():
@@ -57,7 +57,7 @@ def test_an_unknown_program_is_a_clear_error():
 
     with pytest.raises(PlaygroundError, match=r"unknown program 'nope' \(known: direct, .*rag") as raised:
         get_program("nope")
-    assert all(name in str(raised.value) for name in PROGRAMS)
+    assert all(name in str(raised.value) for name in programs())
 
 
 def test_a_short_answer_template_stops_generation_at_the_first_newline(tiny_workspace, smollm2):

@@ -11,7 +11,7 @@ from playground.cli import main
 from playground.programs.modifiers import with_modifiers
 from playground.programs.options import (ModifierOptions, check_options, describe_options, known_options,
                                          options_help, read_options)
-from playground.programs.registry import PROGRAMS, get_program
+from playground.programs.registry import get_program, programs
 from playground.store.runs import get_results, get_spans, list_runs
 
 
@@ -19,7 +19,7 @@ def test_every_program_declares_its_options_and_takes_the_modifiers():
     assert [row["name"] for row in describe_options(get_program("multihop").options)] == \
         ["step_max_tokens", "hops", "k_hop"]
     assert describe_options(get_program("direct").options) == []
-    for program in PROGRAMS.values():
+    for program in programs().values():
         assert {"self_consistency", "demonstrations", "shots"} <= set(known_options(program))
     assert with_modifiers(get_program("fusion")).options is get_program("fusion").options
 
@@ -57,7 +57,7 @@ def test_checked_options_keep_their_keys_and_get_their_declared_types():
 
 
 def test_help_lists_each_programs_options():
-    text = options_help(PROGRAMS)
+    text = options_help(programs())
     assert "  multihop:\n      step_max_tokens (int, default None)" in text
     assert "hops (int, default 2): search hops before answering" in text
     assert "  direct: none of its own" in text and "self_consistency (int, default 1)" in text
@@ -91,7 +91,7 @@ def test_a_stored_run_keeps_the_checked_options(tiny_workspace, capsys):
 
 
 def test_the_newline_stop_is_an_option_every_program_takes(tiny_workspace, capsys):
-    for program in PROGRAMS.values():
+    for program in programs().values():
         assert check_options(program, {"stop_at_newline": False}) == {"stop_at_newline": False}
     with pytest.raises(PlaygroundError, match="option 'stop_at_newline' must be true or false, not 'no'"):
         check_options(get_program("rag"), {"stop_at_newline": "no"})

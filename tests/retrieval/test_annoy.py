@@ -4,7 +4,7 @@ import pytest
 from playground.retrieval.annoy_index import AnnoyRetriever
 from playground.retrieval.dense import exact_top_k
 from playground.retrieval.index import open_retriever
-from playground.retrieval.registry import DEFAULT_PARAMS
+from playground.retrieval.registry import default_params
 from tests.retrieval.conftest import unit_vectors
 
 
@@ -15,7 +15,7 @@ def test_recall_against_exact_search_grows_with_trees():
     ids = [str(i) for i in range(2000)]
 
     def recall(n_trees):
-        retriever = AnnoyRetriever.from_vectors(vectors, ids, {**DEFAULT_PARAMS["annoy"], "n_trees": n_trees})
+        retriever = AnnoyRetriever.from_vectors(vectors, ids, {**default_params("annoy"), "n_trees": n_trees})
         return np.mean([len(set(retriever.search_vectors(q, 10)[0]) & set(t)) / 10 for q, t in zip(queries, truth)])
 
     few, many = recall(2), recall(100)
@@ -26,7 +26,7 @@ def test_recall_against_exact_search_grows_with_trees():
 @pytest.mark.slow
 def test_scores_are_dot_products_and_survive_save_and_load(tmp_path):
     vectors = unit_vectors(300, 16, seed=23)
-    params = DEFAULT_PARAMS["annoy"]
+    params = default_params("annoy")
     AnnoyRetriever.from_vectors(vectors, [f"v{i}" for i in range(300)], params).save(tmp_path)
     loaded = AnnoyRetriever.load(None, params, tmp_path)
     rows, scores = loaded.search_vectors(vectors[42], 3)

@@ -1,6 +1,6 @@
 from playground.retrieval.bm25 import BM25Retriever
 from playground.retrieval.index import open_retriever
-from playground.retrieval.registry import DEFAULT_PARAMS
+from playground.retrieval.registry import default_params
 from tests.conftest import TINY_QUESTIONS
 
 
@@ -27,9 +27,9 @@ def test_only_matching_passages_are_returned(tiny_workspace):
 
 def test_save_and_load_give_the_same_ranking(tmp_path):
     texts = ["alpha beta gamma", "beta gamma delta", "gamma delta epsilon", "alpha alpha alpha"]
-    built = BM25Retriever.from_texts(texts, ["a", "b", "c", "d"], DEFAULT_PARAMS["bm25"])
+    built = BM25Retriever.from_texts(texts, ["a", "b", "c", "d"], default_params("bm25"))
     built.save(tmp_path)
-    loaded = BM25Retriever.load(None, DEFAULT_PARAMS["bm25"], tmp_path)
+    loaded = BM25Retriever.load(None, default_params("bm25"), tmp_path)
     for query in ("alpha", "gamma delta", "epsilon beta"):
         assert built.search(query, 4) == loaded.search(query, 4)
     assert [h.passage_id for h in loaded.search("alpha", 4)] == ["d", "a"]
@@ -51,7 +51,7 @@ def test_bm25_scores_are_those_of_bm25s_on_per_text_tokens():
     from tests.retrieval.conftest import generated_passages
 
     texts = [f"{p.title}\n{p.text}" for p in generated_passages(300)]
-    params = DEFAULT_PARAMS["bm25"]
+    params = default_params("bm25")
     ours = BM25Retriever.from_texts(texts, [f"g{i}" for i in range(300)], params)
     reference = bm25s.BM25(k1=params["k1"], b=params["b"])
     reference.index([tokenize(text) for text in texts], show_progress=False)

@@ -3,7 +3,7 @@ import pytest
 from playground.retrieval.bm25 import BM25Retriever
 from playground.retrieval.bm25_rank import RankBM25Retriever
 from playground.retrieval.index import open_retriever
-from playground.retrieval.registry import DEFAULT_PARAMS
+from playground.retrieval.registry import default_params
 from tests.conftest import TINY_QUESTIONS
 from tests.retrieval.conftest import generated_passages
 
@@ -18,8 +18,8 @@ def test_same_tokens_as_bm25s_give_the_same_top_passages():
     passages = generated_passages(200, seed=3)
     texts = [p.text for p in passages]
     ids = [p.id for p in passages]
-    fast = BM25Retriever.from_texts(texts, ids, DEFAULT_PARAMS["bm25"])
-    classic = RankBM25Retriever.from_texts(texts, ids, DEFAULT_PARAMS["bm25-rank"])
+    fast = BM25Retriever.from_texts(texts, ids, default_params("bm25"))
+    classic = RankBM25Retriever.from_texts(texts, ids, default_params("bm25-rank"))
     assert set(fast.vocab) - {""} == {token for tokens in classic.tokens for token in tokens}
     for i in range(0, 200, 7):
         query = f"number{i} {passages[i].text.split()[1]}"
@@ -28,7 +28,7 @@ def test_same_tokens_as_bm25s_give_the_same_top_passages():
 
 def test_save_and_load_give_the_same_ranking(tmp_path):
     texts = ["alpha beta gamma", "beta gamma delta", "gamma delta epsilon", "alpha alpha alpha"]
-    params = DEFAULT_PARAMS["bm25-rank"]
+    params = default_params("bm25-rank")
     built = RankBM25Retriever.from_texts(texts, ["a", "b", "c", "d"], params)
     built.save(tmp_path)
     loaded = RankBM25Retriever.load(None, params, tmp_path)

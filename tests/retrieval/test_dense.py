@@ -3,7 +3,7 @@ import pytest
 
 from playground.retrieval.dense import DenseRetriever, exact_top_k
 from playground.retrieval.index import open_retriever
-from playground.retrieval.registry import DEFAULT_PARAMS, document_text
+from playground.retrieval.registry import default_params, document_text
 from tests.conftest import TINY_PASSAGES, TINY_QUESTIONS
 from tests.retrieval.conftest import unit_vectors
 
@@ -29,7 +29,7 @@ def test_tiny_questions_find_their_gold_passage_first(tiny_workspace):
 def test_search_vectors_matches_brute_force():
     vectors = unit_vectors(500, 32, seed=1)
     queries = unit_vectors(20, 32, seed=2)
-    retriever = DenseRetriever.from_vectors(vectors, [str(i) for i in range(500)], DEFAULT_PARAMS["dense"])
+    retriever = DenseRetriever.from_vectors(vectors, [str(i) for i in range(500)], default_params("dense"))
     truth = exact_top_k(vectors, queries, 10)
     for query, expected in zip(queries, truth):
         rows, scores = retriever.search_vectors(query, 10)

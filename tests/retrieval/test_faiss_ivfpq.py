@@ -3,11 +3,11 @@ import pytest
 from playground import PlaygroundError
 from playground.retrieval.faiss_ivfpq import FaissIVFPQRetriever, effective_sizes
 from playground.retrieval.index import open_retriever
-from playground.retrieval.registry import DEFAULT_PARAMS
+from playground.retrieval.registry import default_params
 from tests.conftest import TINY_PASSAGES
 from tests.retrieval.conftest import unit_vectors
 
-PARAMS = DEFAULT_PARAMS["faiss-ivfpq"]
+PARAMS = default_params("faiss-ivfpq")
 
 
 def test_sizes_are_clamped_for_small_corpora():

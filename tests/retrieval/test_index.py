@@ -6,16 +6,15 @@ from playground import PlaygroundError
 from playground.data.records import Passage
 from playground.retrieval import index as index_module
 from playground.retrieval.index import build_index, index_path, list_indexes, open_retriever, read_manifest
-from playground.retrieval.registry import DEFAULT_PARAMS, RETRIEVER_KINDS, resolve_params
+from playground.retrieval.registry import default_params, resolve_params, retriever_kinds
 from playground.store.datasets import save_dataset
 from tests.conftest import tiny_dataset
 
 
 def test_kinds_and_defaults():
-    assert RETRIEVER_KINDS == ["bm25", "bm25-rank", "dense", "faiss-hnsw", "faiss-ivfpq", "annoy", "hybrid"]
-    assert set(DEFAULT_PARAMS) == set(RETRIEVER_KINDS)
-    assert DEFAULT_PARAMS["bm25"]["k1"] == 1.5 and DEFAULT_PARAMS["bm25"]["b"] == 0.75
-    assert DEFAULT_PARAMS["hybrid"]["c"] == 60
+    assert retriever_kinds() == ["bm25", "bm25-rank", "dense", "faiss-hnsw", "faiss-ivfpq", "annoy", "hybrid"]
+    assert default_params("bm25")["k1"] == 1.5 and default_params("bm25")["b"] == 0.75
+    assert default_params("hybrid")["c"] == 60
 
 
 def test_params_are_checked_and_coerced_from_text():
@@ -31,6 +30,17 @@ def test_params_are_checked_and_coerced_from_text():
         resolve_params("tfidf")
 
 
+def test_a_new_kinds_parameter_named_like_another_kinds_keeps_its_own_bounds():
+    from playground.plugins import Option, RetrieverKind
+    from tests.plugins.helpers import registered
+
+    offset = RetrieverKind("offset", "x:y", options=(Option("c", -3, "an offset, any sign"), Option("m", 0, "")))
+    with registered(offset, name="offset"):
+        assert resolve_params("offset", {"c": -5, "m": 0}) == {"c": -5, "m": 0}  # hybrid's c >= 0, IVFPQ's m >= 1
+        with pytest.raises(PlaygroundError, match=r"'c'=-1 is outside \[0, inf\]"):
+            resolve_params("hybrid", {"c": -1})
+
+
 def test_manifest_records_what_built_the_index(tiny_workspace):
     manifest = build_index(tiny_workspace, "tiny", "bm25")
     path = index_path(tiny_workspace, "tiny", "bm25")
@@ -39,7 +49,7 @@ def test_manifest_records_what_built_the_index(tiny_workspace):
     on_disk = json.loads((path / "manifest.json").read_text())
     assert on_disk["corpus"] == "tiny" and on_disk["kind"] == "bm25"
     assert on_disk["fingerprint"] == tiny_workspace.db["corpora"].get("tiny")["fingerprint"]
-    assert on_disk["params"] == DEFAULT_PARAMS["bm25"]
+    assert on_disk["params"] == default_params("bm25")
     assert on_disk["versions"]["bm25s"] and on_disk["versions"]["PyStemmer"]
     assert on_disk["size_bytes"] > 0 and on_disk["build_seconds"] >= 0 and on_disk["built_at"]
 

@@ -7,7 +7,8 @@ import socket
 import pytest
 
 from playground import PlaygroundError
-from playground.evaluation.metrics import mean_scores, score_prediction
+from playground.evaluation.metrics import mean_scores
+from playground.evaluation.scoring import score_prediction
 from playground.models.base import Completion, GenerationParams
 from playground.models.errors import ModelError
 from playground.models.registry import load_model

@@ -12,12 +12,13 @@ from playground.cli import main
 from playground.models.base import GenerationParams
 from playground.programs.direct import direct
 from playground.programs.modifiers import permute, with_modifiers
-from playground.programs.registry import PROGRAMS
+from playground.plugins import ProgramKind
 from playground.app.charts import sweep_figure
 from playground.runs import RunConfig
 from playground.runs.sweeps import parse_sweep, plan_sweep, run_sweep, sweep_points
 from playground.store.demonstrations import save_demonstration_set
 from playground.store.runs import get_results, get_run, get_spans
+from tests.plugins.helpers import register_during_test
 
 POOL = [{"question_id": f"t{i}", "question": f"Which city is number {i}?", "answer": f"City {i}"} for i in range(3)]
 
@@ -66,8 +67,8 @@ def test_a_k_sweep_stores_one_run_per_value_on_the_same_questions_and_charts_the
 
 
 @pytest.mark.slow
-def test_an_order_sweep_permutes_the_examples_of_each_run(tiny_workspace, smollm2, monkeypatch):
-    monkeypatch.setitem(PROGRAMS, "direct-with-modifiers", with_modifiers(direct))
+def test_an_order_sweep_permutes_the_examples_of_each_run(tiny_workspace, smollm2, request):
+    register_during_test(request, ProgramKind("direct-with-modifiers", with_modifiers(direct)))
     save_demonstration_set(tiny_workspace, "pool", POOL)
     config = _config(program="direct-with-modifiers", templates={"main": "few-shot"}, retriever=None,
                      sample=None, question_ids=["q1"],

@@ -8,9 +8,6 @@ import streamlit as st
 
 from playground.app.components.text import md_escape, passage_cards
 
-MAIN_METRICS = ("em", "f1", "cover_em", "accuracy", "rougeL", "retrieval_recall")
-
-
 def passages_list(passages: list[Mapping], gold_ids: Iterable[str] = (), container=None, query: str = "") -> None:
     """Ranked passages as fixed-layout cards; gold ones (the benchmark's evidence) marked, query terms highlighted."""
     passage_cards(passages, gold_ids, query=query, container=container)
@@ -21,9 +18,13 @@ def messages_text(messages: list[Mapping]) -> str:
 
 
 def ordered_scores(scores: Mapping[str, float]) -> list[tuple[str, float]]:
-    first = [(name, scores[name]) for name in MAIN_METRICS if name in scores]
-    rest = sorted((name, value) for name, value in scores.items() if name not in MAIN_METRICS)
-    return first + rest
+    """The headline metrics first, then the rest, each in the registry's order."""
+    from playground.evaluation.scoring import metric_order, summary_metrics
+
+    headline = set(summary_metrics())
+    ordered = metric_order(scores)
+    return [(name, scores[name]) for name in ordered if name in headline] + \
+        [(name, scores[name]) for name in ordered if name not in headline]
 
 
 def show_scores(scores: Optional[Mapping[str, float]], container=None, limit: int = 6) -> None:
@@ -32,6 +33,8 @@ def show_scores(scores: Optional[Mapping[str, float]], container=None, limit: in
     if not scores:
         target.caption("No reference answer to score against.")
         return
+    from playground.evaluation.scoring import display_name
+
     shown = ordered_scores(scores)[:limit]
     for column, (name, value) in zip(target.columns(len(shown)), shown):
-        column.metric(md_escape(name), f"{value:.2f}")
+        column.metric(md_escape(name), f"{value:.2f}", help=md_escape(display_name(name)))

@@ -33,9 +33,9 @@ class RetrieverChoice:
 
 
 def model_presets() -> list[str]:
-    from playground.models.registry import DEFAULT_MODEL_SPEC, PROVIDERS
+    from playground.models.registry import DEFAULT_MODEL_SPEC, providers
 
-    return [DEFAULT_MODEL_SPEC] + [p.example for name, p in PROVIDERS.items() if name != "local"]
+    return [DEFAULT_MODEL_SPEC] + [p.example for name, p in providers().items() if name != "local"]
 
 
 def _stop_sequences(text: str) -> tuple[str, ...]:
@@ -45,7 +45,7 @@ def _stop_sequences(text: str) -> tuple[str, ...]:
 
 def model_selector(key: str, default_spec: Optional[str] = None, container=None, compact: bool = False) -> Optional[ModelChoice]:
     """Spec (pick a preset or type any spec) and parameters; a bad spec shows its error here and returns None."""
-    from playground.models.registry import PROVIDERS, parse_spec
+    from playground.models.registry import parse_spec, providers
 
     target = container if container is not None else st
     presets = model_presets()
@@ -56,7 +56,7 @@ def model_selector(key: str, default_spec: Optional[str] = None, container=None,
         presets.append(st.session_state[spec_key])
     spec = target.selectbox(
         "Model", presets, key=spec_key, accept_new_options=True,
-        help="local:smollm2 | local:/path.gguf | " + " | ".join(p.pattern for n, p in PROVIDERS.items() if n != "local"),
+        help="local:smollm2 | local:/path.gguf | " + " | ".join(p.pattern for n, p in providers().items() if n != "local"),
     )
     columns = target.columns(3 if compact else 5)
     temperature = columns[0].number_input("temperature", 0.0, 2.0, 0.0, 0.1, key=f"{key}_temperature")
@@ -96,10 +96,10 @@ def retriever_selector_values(key: str, kind: Optional[str], k: int) -> dict[str
 def retriever_selector(key: str, allow_none: bool = True, default_kind: Optional[str] = "bm25", default_k: int = 3,
                        container=None) -> RetrieverChoice:
     """Kind (or none) and k; index parameters are the kind's defaults (the Retrievers page tunes them)."""
-    from playground.retrieval.registry import RETRIEVER_KINDS
+    from playground.retrieval.registry import retriever_kinds
 
     target = container if container is not None else st
-    options = ([NO_RETRIEVER] if allow_none else []) + list(RETRIEVER_KINDS)
+    options = ([NO_RETRIEVER] if allow_none else []) + retriever_kinds()
     kind_key = f"{key}_kind"
     if kind_key not in st.session_state:
         st.session_state[kind_key] = default_kind if default_kind in options else options[0]

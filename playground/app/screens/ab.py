@@ -11,7 +11,8 @@ from playground.app import components as ui
 from playground.app.components.labels import relabel
 from playground.app.views import ab as view
 from playground.app.views import comparison as compared
-from playground.app.views.runs import default_metric, run_label
+from playground.app.views.runs import run_label
+from playground.evaluation.scoring import default_metric
 from playground.app.views.traces import ordered_spans, span_title
 
 SEED = 0

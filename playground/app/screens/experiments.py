@@ -14,8 +14,8 @@ from playground.app import resources, state
 from playground.app import components as ui
 from playground.app.views import experiments as view
 from playground.app.views.runs import run_label
+from playground.evaluation.scoring import general_metric, summary_metrics
 
-METRICS = ["em", "f1", "accuracy", "cover_em", "retrieval_recall"]
 SWEEP_RESULT = "experiments_sweep_result"
 JUDGE_RESULT = "experiments_judge_result"
 
@@ -45,22 +45,23 @@ def _demonstration_picker(ws, parameter: str) -> tuple[str | None, int]:
 
 
 def _sweep_tab(ws) -> None:
-    from playground.programs.registry import PROGRAMS
+    from playground.programs.registry import programs
     from playground.runs.sweeps import SWEEP_PARAMETERS
 
+    known_programs = programs()
     benchmark = state.benchmark()
     if benchmark is None:
         st.info(state.NO_BENCHMARK)
         return
     st.caption(ui.md_escape(f"Benchmark {benchmark} · every point is a stored run on the same seeded sample"))
     left, right = st.columns(2)
-    names = sorted(PROGRAMS)
+    names = sorted(known_programs)
     program = left.selectbox("Program", names, index=names.index("rag") if "rag" in names else 0,
-                             key="experiments_program", format_func=lambda n: f"{n}: {PROGRAMS[n].description}")
+                             key="experiments_program", format_func=lambda n: f"{n}: {known_programs[n].description}")
     with right:
         prompt = ui.prompt_picker(ws, "experiments_template", label="Prompt", program_default=True)
     retriever = ui.retriever_selector("experiments_retriever", allow_none=False, default_kind="bm25", default_k=3) \
-        if PROGRAMS[program].needs_retriever else None
+        if known_programs[program].needs_retriever else None
     model = ui.model_selector("experiments_model", compact=True)
     columns = st.columns(4)
     sample = columns[0].number_input("Sample size", 1, 10_000, 5, key="experiments_sample")
@@ -72,7 +73,9 @@ def _sweep_tab(ws) -> None:
     demonstrations, shots = (None, 3)
     if parameter in ("shots", "order"):
         demonstrations, shots = _demonstration_picker(ws, parameter)
-    metric = st.selectbox("Metric to chart", METRICS, key="experiments_metric", accept_new_options=True,
+    chartable = summary_metrics()
+    metric = st.selectbox("Metric to chart", chartable, key="experiments_metric", accept_new_options=True,
+                          index=chartable.index(general_metric()) if general_metric() in chartable else 0,
                           help="Changing it redraws the chart of the last sweep.")
     if st.button("Run sweep", key="experiments_run_sweep", type="primary", disabled=model is None):
         with ui.errors_as_messages("Sweep"):

@@ -178,7 +178,7 @@ def _per_question(ws, corpus: str, curves: dict, questions_by_id: dict) -> None:
 
 
 def render() -> None:
-    from playground.retrieval.registry import RETRIEVER_KINDS
+    from playground.retrieval.registry import retriever_kinds
     from playground.store.datasets import corpus_of, load_questions
 
     st.title("Retrievers")
@@ -189,10 +189,11 @@ def render() -> None:
         st.info(ui.md_escape(f"Benchmark {benchmark!r} has no corpus of passages to retrieve from."))
         return
     questions = load_questions(ws, benchmark)
+    kinds_known = retriever_kinds()
     if "retrievers_kinds" not in st.session_state:
-        st.session_state["retrievers_kinds"] = [kind for kind in DEFAULT_KINDS if kind in RETRIEVER_KINDS]
+        st.session_state["retrievers_kinds"] = [kind for kind in DEFAULT_KINDS if kind in kinds_known]
     columns = st.columns([4, 1])
-    kinds = columns[0].multiselect("Retrievers (2 to 4)", RETRIEVER_KINDS, key="retrievers_kinds", max_selections=4)
+    kinds = columns[0].multiselect("Retrievers (2 to 4)", kinds_known, key="retrievers_kinds", max_selections=4)
     k = columns[1].number_input("k", 1, view.MAX_K, 5, key="retrievers_k")
     if len(kinds) < 2:
         st.info("Pick at least two retrievers to compare.")

@@ -15,6 +15,7 @@ from playground.app import state
 from playground.app import components as ui
 from playground.app.components.labels import relabel
 from playground.app.views import runs as view
+from playground.evaluation.scoring import default_metric, higher_is_better, metric_order
 
 PROGRAM_PICKED_KEY = "_runs_program_picked"
 # Rows tall enough for three lines: Streamlit wraps a cell's text only in rows over 4rem.
@@ -32,12 +33,13 @@ def _program_picked() -> None:
 
 def _launch_form(ws, benchmark: str) -> None:
     from playground.app.components.options import program_options_form
-    from playground.programs.registry import PROGRAMS
+    from playground.programs.registry import programs
     from playground.runs.config import RunConfig
     from playground.runs.execute import start_run
     from playground.runs.plan import Execution
     from playground.store.datasets import load_questions
 
+    known_programs = programs()
     questions = load_questions(ws, benchmark)
     with st.expander("Launch a run", expanded=True):
         ui.show_text(f"Benchmark {benchmark} · {len(questions)} questions", muted=True)
@@ -49,14 +51,14 @@ def _launch_form(ws, benchmark: str) -> None:
         fitting = view.program_for_template(chosen)
         if fitting and not st.session_state.get(PROGRAM_PICKED_KEY):
             st.session_state["runs_program"] = fitting
-        program = left.selectbox("Program", sorted(PROGRAMS), key="runs_program", on_change=_program_picked,
-                                 format_func=lambda name: f"{name}: {PROGRAMS[name].description}")
-        misfit = view.template_program_misfit(chosen, PROGRAMS[program])
+        program = left.selectbox("Program", sorted(known_programs), key="runs_program", on_change=_program_picked,
+                                 format_func=lambda name: f"{name}: {known_programs[name].description}")
+        misfit = view.template_program_misfit(chosen, known_programs[program])
         if misfit:
             st.warning(ui.md_escape(misfit), icon=":material/warning:")
         retriever = ui.retriever_selector("runs_retriever", allow_none=False, default_kind="bm25", default_k=3) \
-            if PROGRAMS[program].needs_retriever else None
-        options = program_options_form(PROGRAMS[program], "runs_option")
+            if known_programs[program].needs_retriever else None
+        options = program_options_form(known_programs[program], "runs_option")
         model = ui.model_selector("runs_model", compact=True)
         columns = st.columns(4)
         sample = columns[0].number_input("Sample size", 1, max(1, len(questions)), min(20, max(1, len(questions))),
@@ -128,7 +130,7 @@ def _run_list(ws) -> list[dict]:
         st.info("No runs in this session yet.")
         return runs
     rows = view.run_rows(runs)
-    metric_columns = {name: st.column_config.NumberColumn(name, format="%.3f") for name in view.LIST_METRICS}
+    metric_columns = {name: st.column_config.NumberColumn(name, format="%.3f") for name in view.list_metrics()}
     st.dataframe(rows, hide_index=True, key="runs_table", column_config=metric_columns)
     return runs
 
@@ -201,11 +203,11 @@ def _open_run(ws, runs: list[dict]) -> None:
     except PlaygroundError as error:
         ui.show_error(error, "Benchmark")
         questions = {}
-    metric_names = sorted({name for r in results for name in (r.get("scores") or {})})
+    metric_names = metric_order({name for r in results for name in (r.get("scores") or {})})
     columns = st.columns([2, 2, 3, 3])
     metric = columns[0].selectbox("Correct means", metric_names or ["(no scores)"], key="runs_metric",
-                                  index=metric_names.index(view.default_metric(metric_names)) if metric_names else 0)
-    threshold = columns[1].slider("at least", 0.0, 1.0, view.default_threshold(metric), 0.05,
+                                  index=metric_names.index(default_metric(metric_names)) if metric_names else 0)
+    threshold = columns[1].slider("at least" if higher_is_better(metric) else "at most", 0.0, 1.0, view.default_threshold(metric), 0.05,
                                   key=f"runs_threshold_{metric}")
     rows = view.question_rows(results, questions, metric if metric_names else None, threshold,
                               trace_link=lambda qid, repeat: state.share_link("traces", run=run_id, question=qid))

@@ -224,7 +224,7 @@ def _grid_metric(results: dict) -> tuple[str | None, float]:
     if not names:
         return None, 1.0
     if st.session_state.get("sbs_grid_metric") not in names:
-        st.session_state["sbs_grid_metric"] = names[0]
+        st.session_state["sbs_grid_metric"] = view.main_metric(results)
     picks = st.columns([1, 2, 3])
     metric = picks[0].selectbox("Score by", names, key="sbs_grid_metric")
     threshold = picks[1].slider("Correct at", 0.0, 1.0, default_threshold(metric), 0.05,

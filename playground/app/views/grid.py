@@ -10,23 +10,26 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping, Optional, Sequence
 
-MEAN_METRICS = ("accuracy", "em", "f1", "cover_em", "retrieval_recall")
-CORRECTNESS = ("accuracy", "em", "cover_em", "f1")
+from playground.evaluation.scoring import is_correct
+
 # The numbers after the answers, each as one column per variant ("A score", "B score", "A ms", ...).
 NUMBER_FIELDS = ("score", "ms", "tokens", "cached")
 FLAGS = ("disagree", "answers differ", "all fail")
 
 
 def metric_names(results_by_variant: Mapping[str, Sequence[Mapping]]) -> list[str]:
-    """The scores the results carry: accuracy, em, cover_em, f1 first (the ones "correct" is read from)."""
-    names = {name for results in results_by_variant.values() for r in results for name in (r.get("scores") or {})}
-    return [m for m in CORRECTNESS if m in names] + sorted(names - set(CORRECTNESS))
+    """The scores the results carry, in the registry's order (plugin metrics included)."""
+    from playground.evaluation.scoring import metric_order
+
+    return metric_order({name for results in results_by_variant.values() for r in results
+                         for name in (r.get("scores") or {})})
 
 
 def main_metric(results_by_variant: Mapping[str, Sequence[Mapping]]) -> Optional[str]:
-    """The score a cell shows by default: the first of accuracy, em, cover_em, f1 that the results carry."""
-    names = metric_names(results_by_variant)
-    return names[0] if names else None
+    """The score a cell shows by default: the first registered answer metric the results carry (as on Runs)."""
+    from playground.evaluation.scoring import default_metric
+
+    return default_metric(metric_names(results_by_variant))
 
 
 def _normalised(answer) -> str:
@@ -47,7 +50,7 @@ def cell(result: Optional[Mapping], metric: Optional[str], threshold: float = 1.
         "ms": round(float(result.get("latency_s") or 0.0) * 1000.0, 1),
         "tokens": int(result.get("prompt_tokens") or 0) + int(result.get("completion_tokens") or 0),
         "cached": bool(result.get("cached")), "error": result.get("error"),
-        "correct": False if result.get("error") else None if score is None else float(score) >= threshold,
+        "correct": False if result.get("error") else None if score is None else is_correct(metric, score, threshold),
     }
 
 
@@ -101,11 +104,16 @@ def filter_grid(rows: Sequence[Mapping], disagree: bool = False, failing: bool =
             and (not text_differs or r["answers differ"])]
 
 
-def variant_means(results_by_variant: Mapping[str, Sequence[Mapping]], metrics: Sequence[str] = MEAN_METRICS,
+def variant_means(results_by_variant: Mapping[str, Sequence[Mapping]], metrics: Optional[Sequence[str]] = None,
                   seed: int = 0) -> list[dict]:
-    """Per variant and metric the mean over its questions with a seeded 95% bootstrap interval (failed questions
-    count as 0 on answer metrics); rows for charts.metric_means_figure plus n."""
+    """Per variant and metric (by default the registry's headline metrics) the mean over its questions with a
+    seeded 95% bootstrap interval (failed questions count as 0 on answer metrics); rows for
+    charts.metric_means_figure plus n."""
+    from playground.evaluation.scoring import answer_metrics, summary_metrics
     from playground.evaluation.stats import mean_ci
+
+    metrics = summary_metrics() if metrics is None else metrics
+    zero_when_failed = set(answer_metrics())
 
     rows = []
     for label, results in results_by_variant.items():
@@ -114,7 +122,7 @@ def variant_means(results_by_variant: Mapping[str, Sequence[Mapping]], metrics: 
             values = []
             for r in firsts:
                 value = (r.get("scores") or {}).get(metric)
-                if value is None and r.get("error") and metric != "retrieval_recall":
+                if value is None and r.get("error") and metric in zero_when_failed:
                     value = 0.0
                 if value is not None:
                     values.append(float(value))

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 
+from playground.evaluation.scoring import is_binary, is_correct, summary_metrics
+
 OUTCOMES = ("correct", "wrong", "error", "unscored")
-# Which score decides "correct" by default: the first of these a run has.
-CORRECTNESS_METRICS = ("accuracy", "em", "cover_em", "f1", "rougeL")
-BINARY_METRICS = ("em", "accuracy", "cover_em")
 SETTING_COLUMNS = ("program", "template", "retriever", "k", "model", "temperature", "max_tokens", "sample", "seed")
-LIST_METRICS = ("accuracy", "em", "f1", "cover_em", "retrieval_recall")
 
 
-def default_metric(metric_names: Iterable[str]) -> Optional[str]:
-    names = list(metric_names)
-    return next((m for m in CORRECTNESS_METRICS if m in names), names[0] if names else None)
+def list_metrics() -> list[str]:
+    """The score columns of the run list: the registry's headline metrics."""
+    return summary_metrics()
 
 
 def default_threshold(metric: Optional[str]) -> float:
     """The score at which an answer counts as correct, to start with: 1 for the 0/1 metrics, 0.5 for the others."""
-    return 1.0 if metric in BINARY_METRICS else 0.5
+    return 1.0 if is_binary(metric) else 0.5
 
 
 def run_settings(config: Mapping) -> dict:
@@ -90,7 +88,7 @@ def run_rows(runs: Sequence[Mapping]) -> list[dict]:
                "dataset": settings.get("dataset")}
         row.update({column: settings.get(column) for column in SETTING_COLUMNS})
         metrics = run.get("metrics") or {}
-        for name in LIST_METRICS:
+        for name in list_metrics():
             row[name] = round(metrics[name], 3) if isinstance(metrics.get(name), (int, float)) else None
         row["errors"] = run.get("errors") or 0
         rows.append(row)
@@ -104,7 +102,7 @@ def outcome(result: Mapping, metric: Optional[str], threshold: float) -> str:
     value = (result.get("scores") or {}).get(metric) if metric else None
     if value is None:
         return "unscored"
-    return "correct" if float(value) >= threshold else "wrong"
+    return "correct" if is_correct(metric, value, threshold) else "wrong"
 
 
 def tag_labels(question) -> list[str]:

@@ -1,33 +1,26 @@
-"""Readers for the benchmark formats: FORMAT -> reader(path) -> Dataset (nothing is stored here)."""
+"""Readers for the benchmark formats: FORMAT -> reader(path) -> Dataset (nothing is stored here). The formats are
+the registered importers (the built-ins in playground.data.plugin; plugins add theirs)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
 
 from playground import PlaygroundError
-from playground.data.importers.beir import read_beir
-from playground.data.importers.helps import read_helps
-from playground.data.importers.hotpotqa import read_hotpotqa
-from playground.data.importers.jsonl import read_jsonl
-from playground.data.importers.obqa import read_obqa
-from playground.data.importers.squad import read_squad
 from playground.data.records import Dataset
 
-IMPORTERS: dict[str, Callable[[Path], Dataset]] = {
-    "hotpotqa": read_hotpotqa,
-    "squad": read_squad,
-    "obqa": read_obqa,
-    "helps": read_helps,
-    "beir": read_beir,
-    "jsonl": read_jsonl,
-}
+
+def importer_names() -> list[str]:
+    from playground.plugins import registry
+
+    return list(registry().of("importers"))
 
 
 def read_dataset(format: str, path: str | os.PathLike) -> Dataset:
     """Read PATH as FORMAT; an unknown format is a PlaygroundError naming the known ones."""
-    reader = IMPORTERS.get(format)
-    if reader is None:
-        raise PlaygroundError(f"unknown dataset format {format!r} (known: {', '.join(IMPORTERS)})")
-    return reader(Path(path))
+    from playground.plugins import load_ref, registry
+
+    importer = registry().of("importers").get(format)
+    if importer is None:
+        raise PlaygroundError(f"unknown dataset format {format!r} (known: {', '.join(importer_names())})")
+    return load_ref(importer.read, f"importer {format!r}")(Path(path))

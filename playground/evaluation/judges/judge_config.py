@@ -1,5 +1,6 @@
 """What a judge is: a model spec, generation params and template versions, chosen and versioned apart from the
-models under test. A judge version id is a hash of all of them, so stored steps and judgments stay comparable."""
+models under test. A judge version id is a hash of all of them, so stored steps and judgments stay comparable.
+The judge kinds and their templates' roles are the registered ones (built-ins in playground.evaluation.plugin)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,35 @@ from playground import PlaygroundError
 from playground.models.base import GenerationParams, Model
 from playground.models.registry import DEFAULT_MODEL_SPEC
 
-DEFAULT_JUDGE_TEMPLATES = {
-    "steps": "judge-criterion-steps",
-    "pointwise": "judge-pointwise",
-    "reference": "judge-reference",
-    "pairwise": "judge-pairwise",
-}
 DEFAULT_JUDGE_DEADLINE_S = 300.0  # as a run's question (Execution.timeout_s)
-ROLES_BY_KIND = {"pointwise": ("steps", "pointwise"), "reference": ("reference",), "pairwise": ("pairwise",)}
+
+
+def judge_kinds() -> dict:
+    """Judge name -> its registration (playground.plugins.JudgeKind), built-ins first."""
+    from playground.plugins import registry
+
+    return dict(registry().of("judges"))
+
+
+def plugin_judges() -> dict:
+    """The registered judges the shared loop runs (those giving read_verdict; see judges/plugged.py), by name."""
+    return {name: judge for name, judge in judge_kinds().items() if judge.read_verdict is not None}
+
+
+def default_judge_templates() -> dict[str, str]:
+    """Every registered judge's template roles with their default templates (a role named twice keeps the first)."""
+    roles: dict[str, str] = {}
+    for judge in judge_kinds().values():
+        for role, ref in judge.templates.items():
+            roles.setdefault(role, ref)
+    return roles
+
+
+def roles_of(kind: str) -> tuple[str, ...]:
+    judges = judge_kinds()
+    if kind not in judges:
+        raise PlaygroundError(f"unknown judge kind {kind!r} (known: {', '.join(judges)})")
+    return tuple(judges[kind].templates)
 
 
 def default_judge_params() -> GenerationParams:
@@ -31,16 +53,17 @@ class JudgeConfig:
 
     model: str = DEFAULT_MODEL_SPEC
     params: GenerationParams = field(default_factory=default_judge_params)
-    templates: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_JUDGE_TEMPLATES))
+    templates: dict[str, str] = field(default_factory=default_judge_templates)
 
     def __post_init__(self) -> None:
         if isinstance(self.params, dict):
             self.params = GenerationParams.from_dict(self.params)
-        unknown = sorted(set(self.templates) - set(DEFAULT_JUDGE_TEMPLATES))
+        defaults = default_judge_templates()
+        unknown = sorted(set(self.templates) - set(defaults))
         if unknown:
             raise PlaygroundError(f"unknown judge template role(s) {', '.join(unknown)} "
-                                  f"(known: {', '.join(DEFAULT_JUDGE_TEMPLATES)})")
-        self.templates = {**DEFAULT_JUDGE_TEMPLATES, **self.templates}
+                                  f"(known: {', '.join(defaults)})")
+        self.templates = {**defaults, **self.templates}
 
     def to_dict(self) -> dict:
         return {"model": self.model, "params": self.params.to_dict(), "templates": dict(self.templates)}
@@ -93,8 +116,7 @@ def resolve_judge(workspace, kind: str, config: Optional[JudgeConfig] = None, mo
     from playground.store.judgments import save_judge
     from playground.store.prompts import save_prompt_version
 
-    if kind not in ROLES_BY_KIND:
-        raise PlaygroundError(f"unknown judge kind {kind!r} (known: {', '.join(ROLES_BY_KIND)})")
+    roles = roles_of(kind)
     config = config or JudgeConfig()
     if model is None:
         from playground.models.registry import load_model
@@ -102,7 +124,7 @@ def resolve_judge(workspace, kind: str, config: Optional[JudgeConfig] = None, mo
         model = load_model(config.model)
     config = dataclasses.replace(config, model=model.spec)
     templates, versions = {}, {}
-    for role in ROLES_BY_KIND[kind]:
+    for role in roles:
         template = load_template(config.templates[role], workspace)
         templates[role] = template
         versions[role] = save_prompt_version(workspace, template)

@@ -8,7 +8,7 @@ import pytest
 
 from playground import PlaygroundError
 from playground.evaluation.judges.judge_config import (
-    DEFAULT_JUDGE_TEMPLATES, JudgeConfig, judge_version, resolve_judge, self_judging_warning,
+    JudgeConfig, default_judge_templates, judge_version, resolve_judge, self_judging_warning,
 )
 from playground.models.base import GenerationParams
 from playground.store.judgments import get_judge, list_judges
@@ -19,7 +19,7 @@ from tests.evaluation.judges.conftest import ScriptedModel
 
 def test_config_defaults_roles_and_round_trip():
     config = JudgeConfig(templates={"pairwise": "my-pairwise.jinja"})
-    assert config.templates == {**DEFAULT_JUDGE_TEMPLATES, "pairwise": "my-pairwise.jinja"}
+    assert config.templates == {**default_judge_templates(), "pairwise": "my-pairwise.jinja"}
     assert config.params.temperature == 0.0
     again = JudgeConfig.from_dict(config.to_dict())
     assert again == config
@@ -47,7 +47,7 @@ def test_resolve_judge_saves_templates_and_the_judge_once(judge_workspace):
     judge = resolve_judge(judge_workspace, "pointwise", JudgeConfig(), model=model)
     assert set(judge.templates) == {"steps", "pointwise"}
     for role, version in judge.prompt_versions.items():
-        assert get_prompt_version(judge_workspace, version)["template"] == DEFAULT_JUDGE_TEMPLATES[role]
+        assert get_prompt_version(judge_workspace, version)["template"] == default_judge_templates()[role]
     stored = get_judge(judge_workspace, judge.id[:6])
     assert stored["model"] == "scripted:judge" and stored["kind"] == "pointwise"
     assert stored["prompt_versions"] == judge.prompt_versions and stored["params"]["max_tokens"] == 128

@@ -1,0 +1,169 @@
+"""What a plugin registers: one light record per extension, carrying everything the engine, the CLI and the app need
+to know about it. Implementations are named as "module:attribute" strings (or given as objects), and imported only
+when first used, so loading the registry never imports torch, faiss or a metric library.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Union
+
+from playground import PlaygroundError
+from playground.plugins.options import Option
+
+Ref = Union[str, Callable[..., Any], type, Any]  # "package.module:attribute", or the object itself
+
+
+def load_ref(ref: Ref, what: str) -> Any:
+    """The object a Ref names, importing its module now; a bad name is a PlaygroundError naming `what`."""
+    if not isinstance(ref, str):
+        return ref
+    module_name, sep, attribute = ref.partition(":")
+    if not sep or not module_name or not attribute:
+        raise PlaygroundError(f"{what}: {ref!r} is not a 'package.module:attribute' reference")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            target = getattr(target, part)
+    except (ImportError, AttributeError) as error:
+        raise PlaygroundError(f"{what}: cannot load {ref!r} ({type(error).__name__}: {error})") from error
+    return target
+
+
+@dataclass(frozen=True)
+class RetrieverKind:
+    """A retriever: `implementation` is a class with build(source, params, path, on_progress) -> dict,
+    load(source, params, path), versions() -> dict and, on instances, search(query, k) -> [Hit]. `options` are its
+    index and search parameters; `check(params) -> params` sees them resolved (e.g. hybrid resolves its children)."""
+
+    name: str
+    implementation: Ref
+    options: tuple[Option, ...] = ()
+    description: str = ""
+    check: Optional[Ref] = None
+
+
+@dataclass(frozen=True)
+class ModelProvider:
+    """A model provider: the specs "NAME:..." load through `load(parsed, spec, api_key=None, **options) -> Model`.
+
+    `parse(rest, spec) -> ParsedSpec` reads what follows "NAME:" (by default: MODEL, or MODEL@BASE_URL).
+    `secret_env_vars` are the variables its keys are read from: the first is the one the app's key field sets; all
+    of them are redacted from everything stored, printed or exported.
+    """
+
+    name: str
+    load: Ref
+    pattern: str
+    example: str
+    description: str = ""
+    secret_env_vars: tuple[str, ...] = ()
+    parse: Optional[Ref] = None
+
+    @property
+    def key_env(self) -> Optional[str]:
+        return self.secret_env_vars[0] if self.secret_env_vars else None
+
+
+@dataclass(frozen=True)
+class ProgramKind:
+    """A program: `program` is a Program (see playground.programs.base.program), or a reference to one."""
+
+    name: str
+    program: Ref
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """An answer metric: `score(item) -> float | None` for one answer (item: playground.evaluation.scoring.
+    ScoringItem; None when the metric does not apply to that question). Scores are stored by `name`.
+
+    higher_is_better: the direction comparisons count wins by. binary: scores are 0 or 1 (correct at 1).
+    judges_answer: it can say whether an answer is correct (False for retrieval or supporting-fact metrics).
+    summary: shown among a run's headline scores (lists, grids, charts, `playground runs`).
+    needs_reference: scored only for questions with reference answers; needs_choices: only for multiple choice.
+    """
+
+    name: str
+    score: Ref
+    display_name: str = ""
+    higher_is_better: bool = True
+    binary: bool = False
+    judges_answer: bool = True
+    summary: bool = True
+    needs_reference: bool = True
+    needs_choices: bool = False
+    description: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.display_name or self.name
+
+
+@dataclass(frozen=True)
+class JudgeKind:
+    """An LLM judge of one run's answers. `templates` maps each role to its default template (a starter's name,
+    NAME@VERSION or a file path). A plugin judge gives `read_verdict(reply_text) -> {"score": 0..1, "reason"}`
+    (raising playground.evaluation.judges.calls.JudgeOutputError when the reply cannot be read) and the shared loop
+    renders its one role's template with {question, answer, reference}, calls the judge model, stores judgments of
+    kind `stored_as` and reports the mean score. The built-in judges have their own commands and leave it None."""
+
+    name: str
+    templates: dict[str, str]
+    description: str = ""
+    read_verdict: Optional[Ref] = None
+    stored_as: str = "pointwise"
+    needs_reference: bool = False
+
+
+@dataclass(frozen=True)
+class Importer:
+    """A benchmark format: `read(path) -> playground.data.records.Dataset` (nothing stored by the reader)."""
+
+    name: str
+    read: Ref
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class DocumentParser:
+    """A document format for your own documents: `parse(path) -> text`; `extensions` it claims (".pdf")."""
+
+    name: str
+    parse: Ref
+    extensions: tuple[str, ...] = ()
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Chunker:
+    """A way to cut documents into passages: `chunk(text, **options) -> [str]`, with typed, bounded options."""
+
+    name: str
+    chunk: Ref
+    options: tuple[Option, ...] = ()
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of extension: its hook, the record it registers, and its name in listings."""
+
+    name: str
+    hook: str
+    record: type
+    title: str
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind("providers", "register_model_providers", ModelProvider, "model providers"),
+    Kind("retrievers", "register_retrievers", RetrieverKind, "retrievers"),
+    Kind("programs", "register_programs", ProgramKind, "programs"),
+    Kind("metrics", "register_metrics", Metric, "metrics"),
+    Kind("judges", "register_judges", JudgeKind, "judges"),
+    Kind("importers", "register_importers", Importer, "importers"),
+    Kind("document_parsers", "register_document_parsers", DocumentParser, "document parsers"),
+    Kind("chunkers", "register_chunkers", Chunker, "chunkers"),
+)
