@@ -35,6 +35,28 @@ MODES = ("ok", "empty", "null", "html", "html502", "badjson", "reset", "429", "t
 MB = 1024 * 1024
 
 
+def send_payload(handler, status: int, payload: bytes, content_type: str = "application/json",
+                 headers: dict | None = None) -> None:
+    """One whole HTTP answer from a BaseHTTPRequestHandler (status, type, length, extra headers, body)."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", content_type)
+    handler.send_header("Content-Length", str(len(payload)))
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.end_headers()
+    handler.wfile.write(payload)
+
+
+def serve_in_thread(handler_class):
+    """A ThreadingHTTPServer for `handler_class` on a free 127.0.0.1 port, served by a daemon thread."""
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler_class)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
 def reply_for(prompt: str) -> str:
     for keyword, answer in ANSWERS.items():
         if keyword in prompt:
@@ -117,13 +139,7 @@ class OpenAIServer:
 
     def _send(self, handler, status: int, payload: bytes, content_type: str = "application/json",
               headers: dict | None = None) -> None:
-        handler.send_response(status)
-        handler.send_header("Content-Type", content_type)
-        handler.send_header("Content-Length", str(len(payload)))
-        for name, value in (headers or {}).items():
-            handler.send_header(name, value)
-        handler.end_headers()
-        handler.wfile.write(payload)
+        send_payload(handler, status, payload, content_type, headers)
 
     def _answer(self, handler, mode: str, body: dict, prompt: str) -> None:
         text = reply_for(prompt)

@@ -20,6 +20,7 @@ from playground.store import open_workspace
 from playground.store.datasets import save_dataset
 from playground.store.runs import get_results
 from tests.conftest import tiny_dataset
+from tests.openai_server import send_payload, serve_in_thread
 from tests.processes import free_port, served
 
 pytestmark = pytest.mark.slow
@@ -272,7 +273,7 @@ class ForwardProxy:
 
     def __init__(self):
         import urllib.request
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from http.server import BaseHTTPRequestHandler
 
         proxy = self
         self.forwarded: list[str] = []
@@ -285,18 +286,13 @@ class ForwardProxy:
                                                  headers={"Content-Type": "application/json"})
                 with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request, timeout=10) as answer:
                     data = answer.read()
-                self.send_response(answer.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_payload(self, answer.status, data)
 
             def log_message(self, *args):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = serve_in_thread(Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self):
         self.httpd.shutdown()

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from playground.cli import main
 from playground.redaction import redact, redact_value, url_secrets
+from tests.openai_server import send_payload, serve_in_thread
 
 
 class EchoServer:
@@ -34,19 +34,13 @@ class EchoServer:
                          "choices": [{"index": 0, "finish_reason": "stop",
                                       "message": {"role": "assistant", "content": f"Paris (my key is {key})"}}],
                          "usage": {"prompt_tokens": 7, "completion_tokens": 5, "total_tokens": 12}}
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_payload(self, 200, json.dumps(reply).encode())
 
             def log_message(self, *args):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = serve_in_thread(Handler)
         self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self):
         self.httpd.shutdown()
