@@ -16,12 +16,16 @@ from playground.config import indexes_dir, workspace_path
 
 
 def recovery_steps(path: Path) -> list[str]:
-    """How to get a whole workspace back from a damaged one (SQLite's .recover, or the last export)."""
+    """How to get a whole workspace back from a damaged one: SQLite's .recover (or .dump where the shell lacks it)
+    into a new file, or the last export; the copy is then opened as an older workspace and marked."""
     quoted, recovered = shlex.quote(str(path)), shlex.quote(str(path.with_name(path.stem + "-recovered.db")))
     return [
         f"keep a copy of the damaged file first: cp {quoted} {shlex.quote(str(path) + '.damaged')}",
-        f"salvage every readable row with SQLite's .recover: sqlite3 {quoted} .recover | sqlite3 {recovered}, "
-        f"then check the copy: playground workspace check --db {recovered}",
+        f"salvage every readable row into a new file with SQLite's .recover: sqlite3 {quoted} .recover | "
+        f"sqlite3 {recovered}",
+        f"where that says `SQL logic error` (a sqlite3 built without .recover), use .dump: sqlite3 {quoted} .dump | "
+        f"sed '$s/^ROLLBACK; -- due to errors$/COMMIT;/' | sqlite3 {recovered}",
+        f"then check the copy and use it: playground workspace check --db {recovered}",
         "or start a new workspace from your last export: playground session import EXPORT.json --db NEW.db",
     ]
 
