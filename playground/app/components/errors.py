@@ -19,6 +19,12 @@ def error_text(error: BaseException) -> str:
 
     if isinstance(error, PlaygroundError):
         return redact(str(error))
+    from playground.store.integrity import damaged, is_damage
+
+    if is_damage(error):  # "database disk image is malformed" from any read: name the file and the command
+        from playground.app.state import db_path_from_argv
+
+        return redact(str(damaged(db_path_from_argv(), str(error))))
     return redact(f"unexpected {type(error).__name__}: {error}")
 
 
