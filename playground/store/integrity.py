@@ -19,7 +19,8 @@ from playground import PlaygroundError
 APPLICATION_ID = 0x50475753  # "PGWS": a playground workspace (SQLite's header field, a signed 32-bit integer)
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HEADER_BYTES = 100
-# Tables every playground workspace has had since its first schema: how an unmarked (older) workspace is recognised.
+# Tables every playground workspace has had since its first schema: how an unmarked (older) workspace is recognised
+# (a `_migrations` table alone is too common a name to go by).
 FIRST_TABLES = frozenset({"settings", "corpora", "passages", "benchmarks", "questions", "sessions", "templates",
                           "prompt_versions", "runs", "results", "spans", "ratings", "llm_cache"})
 NEW, MARKED, UNMARKED = "new", "marked", "unmarked"
@@ -106,7 +107,7 @@ def classify_workspace_file(path: Path) -> str:
         return MARKED
     if application_id == 0 and not tables:
         return NEW
-    if application_id == 0 and ("_migrations" in tables or FIRST_TABLES <= tables):
+    if application_id == 0 and (FIRST_TABLES <= tables or tables == {"_migrations"}):  # or one stopped at its start
         return UNMARKED
     raise not_a_workspace(path, "it is an SQLite database of another program")
 

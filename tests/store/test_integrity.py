@@ -169,3 +169,16 @@ def test_no_import_writes_into_a_damaged_workspace(tmp_path):
         save_dataset(workspace, "again", tiny_dataset())
     workspace.close()
     assert digest(path) == before
+
+
+def test_a_migrations_table_alone_does_not_make_a_workspace(tmp_path):
+    """Other tools keep a `_migrations` table too: it takes the playground's first tables to recognise one."""
+    path = other_program(tmp_path / "app.db")
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE _migrations (name TEXT, applied_at TEXT)")
+    connection.commit()
+    connection.close()
+    before = digest(path)
+    with pytest.raises(NotAWorkspace, match="another program"):
+        open_workspace(path)
+    assert digest(path) == before
