@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from playground import PlaygroundError, __version__
 
 COMMAND_MODULES = ["data", "retrieval", "demo", "prompts", "models", "runs", "compare", "power", "score", "sessions", "judge",
-                   "experiments", "plugins"]
+                   "experiments", "plugins", "workspace"]
 
 
 def common_options() -> argparse.ArgumentParser:
@@ -74,6 +74,14 @@ def run_command(args: argparse.Namespace) -> int:
     except sqlite3.OperationalError as error:  # e.g. another program held the database past the busy timeout
         print(f"error: the workspace database refused the command ({one_line(error)}); nothing stored was lost, "
               "try again when the other writer has finished", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as error:  # "database disk image is malformed", wherever a read meets a damaged page
+        from playground.config import workspace_path
+        from playground.store.integrity import damaged, is_damage
+
+        if not is_damage(error):
+            raise
+        print(f"error: {one_line(str(damaged(workspace_path(getattr(args, 'db', None)), str(error))))}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # output piped into `head` and closed early
         import os

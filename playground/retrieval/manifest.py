@@ -92,8 +92,11 @@ def index_problem(manifest: Optional[dict], folder: Path, fingerprint: str, kind
     if expected and manifest.get("embedder") != expected:
         return (f"built with embedder {manifest.get('embedder')}, not {expected['name']} "
                 f"(fingerprint {expected['fingerprint']})")
-    if not check_files:
-        return None
+    return files_problem(manifest, folder) if check_files else None
+
+
+def files_problem(manifest: dict, folder: Path) -> Optional[str]:
+    """What differs between a folder's files and the ones its manifest lists (size, SHA-256), in one line."""
     files = manifest.get("files")
     if not isinstance(files, dict):
         return "the manifest lists no files"
@@ -102,6 +105,8 @@ def index_problem(manifest: Optional[dict], folder: Path, fingerprint: str, kind
         return f"unexpected file {sorted(present - set(files))[0]}"
     for name, meta in files.items():
         path = Path(folder) / name
+        if not isinstance(meta, dict):
+            return f"file {name} has no size and checksum in the manifest"
         if not path.is_file():
             return f"file {name} is missing"
         if path.stat().st_size != meta.get("bytes"):

@@ -12,6 +12,7 @@ from typing import Iterable, Optional
 from playground import PlaygroundError
 from playground.data.records import Choice, Dataset, Passage, Question
 from playground.store.db import Workspace, now, to_json
+from playground.store.integrity import ensure_undamaged
 
 
 def corpus_fingerprint(passages: Iterable[Passage]) -> str:
@@ -49,6 +50,7 @@ def save_dataset(workspace: Workspace, name: str, dataset: Dataset, replace: boo
         seen_questions.add(question.id)
     created = now()
     corpus_name = name if dataset.passages else None
+    ensure_undamaged(db, "import into it")
     with db.atomic():
         db.execute("DELETE FROM passages WHERE corpus = ?", [name])
         db.execute("DELETE FROM corpora WHERE name = ?", [name])

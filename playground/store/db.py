@@ -1,4 +1,4 @@
-"""Open a workspace file: WAL, foreign keys, and the schema brought up to date by named migrations.
+"""Open a workspace file: checked to be one, WAL, foreign keys, and the schema brought up to date by named migrations.
 
 Each migration is a function registered with `@migration`; a workspace records the name of every one it has had,
 with the time, in table `_migrations` (as sqlite-utils' and llm's migrations do), so two branches that each append
@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,8 @@ else:
 
 from playground import PlaygroundError  # noqa: E402
 from playground.config import indexes_dir, workspace_path  # noqa: E402
+from playground.store.integrity import (  # noqa: E402
+    APPLICATION_ID, classify_workspace_file, damaged, ensure_undamaged, is_damage, mark)
 from playground.store.schema import TABLES, add_missing_columns, create_table, rebuild_table  # noqa: E402
 
 
@@ -91,36 +94,50 @@ def _record(db: sqlite_utils.Database, name: str, applied_at: Optional[str]) -> 
     db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, ?)", [name, applied_at])
 
 
-def _start_recording(db: sqlite_utils.Database) -> None:
+def _start_recording(db: sqlite_utils.Database, legacy: list[str]) -> None:
     """Create `_migrations` in a file that lacks it, recording what its user_version says it had (time unknown)."""
+    with db.atomic():
+        create_table(db, "_migrations")
+        for name in legacy:
+            _record(db, name, None)
+
+
+def _legacy_migrations(db: sqlite_utils.Database) -> list[str]:
+    """What a file from before the names had, by its `PRAGMA user_version`; refused when newer than this code."""
     legacy = db.execute("PRAGMA user_version").fetchone()[0]
     if legacy > len(USER_VERSION_NAMES):
         raise PlaygroundError(f"workspace schema version {legacy} is newer than this playground "
                               f"({len(USER_VERSION_NAMES)}); upgrade playground")
-    with db.atomic():
-        create_table(db, "_migrations")
-        for name in USER_VERSION_NAMES[:legacy]:
-            _record(db, name, None)
+    return list(USER_VERSION_NAMES[:legacy])
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:
     """Apply the migrations this file has not had, in order, each in its own transaction with its record; returns
     the names applied now.
 
-    Foreign keys are off while migrations run (SQLite's recipe for rebuilding a table) and checked before each
-    commit, so a migration that would leave a dangling reference is rolled back. A file that has had a migration
-    this code does not know was migrated by a newer playground, and is refused. `PRAGMA user_version` keeps the count
-    of migrations had, so a playground from before the names refuses a file it cannot read.
+    Before the first write, a file that has tables is checked for damage (`PRAGMA quick_check`) and refused if
+    damaged; the file is then marked as a playground workspace (`PRAGMA application_id`). Foreign keys are off while
+    migrations run (SQLite's recipe for rebuilding a table) and checked before each commit, so a migration that would
+    leave a dangling reference is rolled back. A file that has had a migration this code does not know was migrated
+    by a newer playground, and is refused. `PRAGMA user_version` keeps the count of migrations had, so a playground
+    from before the names refuses a file it cannot read.
     """
-    if "_migrations" not in db.table_names():
-        _start_recording(db)
+    tables = db.table_names()
+    recorded = "_migrations" in tables
+    applied = applied_migrations(db) if recorded else _legacy_migrations(db)
     names = [function.__name__ for function in MIGRATIONS]
-    applied = applied_migrations(db)
     unknown = [name for name in applied if name not in names]
     if unknown:
         raise PlaygroundError(f"workspace has had migrations this playground does not know ({', '.join(unknown)}): "
                               "it was opened by a newer playground; upgrade playground")
     pending = [function for function in MIGRATIONS if function.__name__ not in applied]
+    if recorded and not pending and db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
+        return []
+    if tables:  # a new file has nothing to damage
+        ensure_undamaged(db, "migrate it")
+    mark(db)
+    if not recorded:
+        _start_recording(db, applied)
     if not pending:
         return []
     db.execute("PRAGMA foreign_keys = OFF")
@@ -153,15 +170,27 @@ class Workspace:
 
 
 def open_workspace(path: str | os.PathLike | None = None, create: bool = True) -> Workspace:
+    """Open (creating when missing or empty) a workspace; a file that is not one, or is damaged where a migration
+    would write, is refused before anything is written (playground.store.integrity)."""
     db_path = workspace_path(path)
     if not create and not db_path.exists():
         raise PlaygroundError(f"no workspace at {db_path} (run `playground demo` or `playground data import` first)")
+    classify_workspace_file(db_path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     conn_db = sqlite_utils.Database(db_path)
-    conn_db.conn.execute("PRAGMA busy_timeout = 10000")
-    conn_db.enable_wal()
-    conn_db.conn.execute("PRAGMA foreign_keys = ON")
-    migrate(conn_db)
+    try:
+        conn_db.conn.execute("PRAGMA busy_timeout = 10000")
+        conn_db.conn.execute("PRAGMA foreign_keys = ON")
+        migrate(conn_db)
+        conn_db.enable_wal()
+    except sqlite3.DatabaseError as error:
+        conn_db.close()
+        if is_damage(error):
+            raise damaged(db_path, str(error), "refused to open it") from None
+        raise
+    except BaseException:
+        conn_db.close()
+        raise
     return Workspace(path=db_path, db=conn_db, indexes=indexes_dir(db_path))
 
 

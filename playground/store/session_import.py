@@ -16,6 +16,7 @@ from playground import PlaygroundError
 from playground.data.records import Passage
 from playground.store.datasets import corpus_fingerprint, corpus_of, get_passages
 from playground.store.db import Workspace, now, to_json
+from playground.store.integrity import ensure_undamaged
 from playground.store.judgments import judgment_id
 from playground.store.session_export import _in_chunks
 from playground.store.session_schema import validate
@@ -116,6 +117,7 @@ def import_session(workspace: Workspace, payload: dict, name: Optional[str] = No
     Validation happens before any write and the writes are one transaction: a bad file leaves the workspace as it was.
     """
     validate(payload, limits)  # schema, content ids, digest
+    ensure_undamaged(workspace.db, "import into it")
     source = payload["session"]
     db = workspace.db
     run_map = {run["id"]: new_id() for run in payload["runs"]}

@@ -20,6 +20,12 @@ def error_text(error: BaseException) -> str:
 
     if isinstance(error, PlaygroundError):
         return redact(str(error))
+    from playground.store.integrity import damaged, is_damage
+
+    if is_damage(error):  # "database disk image is malformed" from any read: name the file and the command
+        from playground.app.state import db_path_from_argv
+
+        return redact(str(damaged(db_path_from_argv(), str(error))))
     from playground.crash_reports import internal_error_line, save_traceback
 
     return internal_error_line(error, save_traceback(error, _workspace_folder()))
