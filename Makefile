@@ -27,11 +27,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
-# Debian's Chromium for the end-to-end tests (Playwright drives /usr/bin/chromium; its own download cannot work offline).
+# Debian's Chromium for the end-to-end tests (Playwright drives /usr/bin/chromium; its own download cannot work offline),
+# and SQLite's shell, which `playground workspace check`'s recovery advice runs (its test runs it too).
 browser:
-	@if [ ! -x /usr/bin/chromium ]; then \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
-	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; fi; \
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/sqlite3 ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver sqlite3; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver sqlite3; fi; \
 	fi
 
 demo: install

@@ -4,7 +4,6 @@ the file left as it was."""
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -124,7 +123,6 @@ def test_session_import_into_a_damaged_workspace_writes_nothing(workspace_path, 
     assert digest(workspace_path) == before
 
 
-@pytest.mark.skipif(shutil.which("sqlite3") is None, reason="the advice runs SQLite's own shell, sqlite3")
 def test_the_advice_recovers_the_readable_rows(workspace_path, capsys):
     damage(workspace_path, "questions")
     code, report = check(capsys, workspace_path)
