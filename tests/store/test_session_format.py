@@ -23,7 +23,7 @@ def exported(session_workspace):
 
 
 def test_export_is_valid_and_versioned(exported):
-    assert exported["format"] == "playground-session" and exported["version"] == 4 and exported["digest"].startswith("sha256:")
+    assert exported["format"] == "playground-session" and exported["version"] == 5 and exported["digest"].startswith("sha256:")
     assert validate(exported) is exported
     assert len(exported["runs"]) == 2 and len(exported["results"]) == 12 and len(exported["spans"]) == 36
     assert isinstance(exported["runs"][0]["config"], dict)
@@ -38,7 +38,7 @@ def _break(payload: dict, mutate) -> dict:
 
 
 CASES = [
-    ("wrong version", lambda p: p.update(version=5), r"^version: unsupported version 5"),
+    ("wrong version", lambda p: p.update(version=6), r"^version: unsupported version 6"),
     ("missing version-2 section", lambda p: p.pop("judgments"), r"^judgments: missing$"),
     ("wrong format", lambda p: p.update(format="other"), r"^format: expected 'playground-session'"),
     ("missing section", lambda p: p.pop("spans"), r"^spans: missing$"),
