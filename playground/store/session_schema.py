@@ -349,8 +349,8 @@ def check_text_and_numbers(payload: dict) -> None:
         value, where = stack.pop()
         if isinstance(value, str):
             if _SURROGATE.search(value):
-                raise SessionFormatError(where, f"not valid Unicode text: a lone UTF-16 surrogate "
-                                                f"({_SURROGATE.search(value).group()!a})")
+                surrogate = ord(_SURROGATE.findall(value)[0])
+                raise SessionFormatError(where, f"not valid Unicode text: a lone UTF-16 surrogate (\\u{surrogate:04x})")
         elif isinstance(value, float):
             if not math.isfinite(value):
                 raise SessionFormatError(where, "expected a finite number")
