@@ -8,6 +8,8 @@ same types. Either way a problem reads "results[3].scores.em: expected a number 
 from __future__ import annotations
 
 import codecs
+import json
+import math
 import re
 import uuid
 from typing import Any, Callable, Optional
@@ -23,6 +25,9 @@ _MESSAGE = re.compile(r"^(?P<problem>.*?)(?: - at `\$(?P<path>.*)`)?$", re.S)
 _EXPECTED = re.compile(r"^Expected `(?P<want>[^`]*)`, got `(?P<got>[^`]*)`$")
 _BYTE = re.compile(r"\(byte (\d+)\)$")
 _NOT_FOUND = object()
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Keys of a file that are not records (session_format.ENVELOPE; that module imports this one).
+_ENVELOPE = ("format", "version", "exported_at", "playground_version", "digest")
 _SEGMENT = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 # A \uXXXX escape of a UTF-16 surrogate that is not half of a pair (an even run of backslashes before it).
 _LONE_SURROGATE = re.compile(rb"(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
@@ -240,3 +245,32 @@ def decode_typed(data: bytes) -> msgspec.Struct:
         path, value = _resolve(path, problem, _raw_child, _raw_items, data)
         problem = _value_hint(problem, path, value, lambda p: _raw_value(_walk(data, p, _raw_child)))
         raise SessionFormatError(path, problem) from None
+
+
+def check_text_and_numbers(payload: dict) -> None:
+    """Every string is Unicode text (no lone surrogate: SQLite could not store it) and every number is finite, in
+    JSON values of any depth; one pass in C, then a walk for the place only when something is wrong."""
+    records = {key: value for key, value in payload.items() if key not in _ENVELOPE}
+    try:
+        json.dumps(records, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        return
+    except (ValueError, UnicodeEncodeError):
+        pass
+    stack: list[tuple[Any, str]] = [(records, "")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                surrogate = ord(_SURROGATE.findall(value)[0])
+                raise SessionFormatError(where, f"not valid Unicode text: a lone UTF-16 surrogate (\\u{surrogate:04x})")
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise SessionFormatError(where, "expected a finite number")
+        elif isinstance(value, dict):
+            for key, item in reversed(list(value.items())):
+                at = f"{where}.{key}" if where else str(key)
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    raise SessionFormatError(at, "not valid Unicode text: a key holds a lone UTF-16 surrogate")
+                stack.append((item, at))
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{i}]") for i, item in reversed(list(enumerate(value))))

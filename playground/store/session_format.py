@@ -1,17 +1,20 @@
 """The session export file: a versioned JSON format, its size limits, its digest, rows <-> records, file I/O.
 
 An imported file is untrusted: it is parsed as JSON only (never evaluated or unpickled), checked record by record
-against the schema in session_schema, and rejected with a message naming the record and field ("runs[3].config:
+against the typed schema (session_types, session_schema), and rejected with a message naming the record and field ("runs[3].config:
 expected an object") before anything is written. Version 3 adds `digest`: a SHA-256 of the records, so a file
 damaged or edited after export is refused (versions 1 and 2 are still read, without it). Version 4 adds the
 session's retrieval runs (`eval-retrieval`) and their per-question rankings; older files read as having none, and
-an older playground refuses a version-4 file instead of silently dropping those sections.
+an older playground refuses a version-4 file instead of silently dropping those sections. Files are decoded against
+the typed schema (session_types), which skips keys it does not name; version 5's digest covers only what the schema
+names, so such keys neither cost memory nor break the digest (versions 3 and 4 digest every key).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +68,15 @@ class ImportLimits:
     def from_env(cls) -> "ImportLimits":
         """Defaults, with the byte cap taken from $PLAYGROUND_IMPORT_MAX_MB when set."""
         megabytes = env_number("PLAYGROUND_IMPORT_MAX_MB")
-        return cls() if megabytes is None else cls(max_bytes=int(megabytes * 1024 * 1024))
+        return cls() if megabytes is None else cls(max_bytes=megabytes_to_bytes(megabytes, "PLAYGROUND_IMPORT_MAX_MB"))
+
+
+def megabytes_to_bytes(megabytes: float, name: str) -> int:
+    """A cap given in megabytes (--max-mb, $PLAYGROUND_IMPORT_MAX_MB) as bytes: a finite number above 0 and at most
+    1,000,000 MB, or one line naming `name`."""
+    if not (isinstance(megabytes, (int, float)) and math.isfinite(megabytes) and 0 < megabytes <= 1_000_000):
+        raise PlaygroundError(f"{name} must be a number of megabytes above 0 and at most 1,000,000, got {megabytes!r}")
+    return max(1, int(megabytes * 1024 * 1024))
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -1,25 +1,19 @@
-"""The session file's schema: each section's fields and kinds, and the checks run before anything is written.
-
-The fields below add types to what the tables hold; the records themselves follow the tables: export writes every
-column (SELECT *), import writes the columns the workspace has, so a column added to a table travels in session
-files without a change here (unchecked until it is listed).
+"""The checks run before anything is written: types first (session_types), then what needs this import's limits
+(lengths, counts, depth) or several records (references, unique ids, span trees, content ids, the digest).
 """
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from typing import Any, Optional
 
 from playground.store.content_ids import check_payload_content_ids
 from playground.store.judgments import JUDGMENT_KINDS
 from playground.store.ratings import RATING_KINDS
-from playground.store.session_decode import convert_payload
+from playground.store.session_decode import check_text_and_numbers, convert_payload
 from playground.store.session_types import project
-from playground.store.session_format import ENVELOPE, ImportLimits, SessionFormatError, _type_name, check_digest
+from playground.store.session_format import ImportLimits, SessionFormatError, _type_name, check_digest
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # field -> (kind, required). Kinds: id, name, short, text, int, number, object, json, strlist; "?" allows null.
 # A ranking's kinds, capped at ImportLimits.max_ranking_items entries: idlist (ids), numlist (finite numbers) and
@@ -333,35 +327,6 @@ def _check_tree(section: str, spans: list, span_ids: dict) -> None:
             parent = spans[i].get("parent_id")
             i = span_ids[parent] if parent is not None else None
         done.update(path)
-
-
-def check_text_and_numbers(payload: dict) -> None:
-    """Every string is Unicode text (no lone surrogate: SQLite could not store it) and every number is finite, in
-    JSON values of any depth; one pass in C, then a walk for the place only when something is wrong."""
-    records = {key: value for key, value in payload.items() if key not in ENVELOPE}
-    try:
-        json.dumps(records, ensure_ascii=False, allow_nan=False).encode("utf-8")
-        return
-    except (ValueError, UnicodeEncodeError):
-        pass
-    stack: list[tuple[Any, str]] = [(records, "")]
-    while stack:
-        value, where = stack.pop()
-        if isinstance(value, str):
-            if _SURROGATE.search(value):
-                surrogate = ord(_SURROGATE.findall(value)[0])
-                raise SessionFormatError(where, f"not valid Unicode text: a lone UTF-16 surrogate (\\u{surrogate:04x})")
-        elif isinstance(value, float):
-            if not math.isfinite(value):
-                raise SessionFormatError(where, "expected a finite number")
-        elif isinstance(value, dict):
-            for key, item in reversed(list(value.items())):
-                at = f"{where}.{key}" if where else str(key)
-                if isinstance(key, str) and _SURROGATE.search(key):
-                    raise SessionFormatError(at, "not valid Unicode text: a key holds a lone UTF-16 surrogate")
-                stack.append((item, at))
-        elif isinstance(value, list):
-            stack.extend((item, f"{where}[{i}]") for i, item in reversed(list(enumerate(value))))
 
 
 def _optional_section(check: _Checker, payload: dict, name: str, fields: dict, cap: int) -> list:
