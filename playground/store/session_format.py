@@ -1,17 +1,20 @@
 """The session export file: a versioned JSON format, its size limits, its digest, rows <-> records, file I/O.
 
 An imported file is untrusted: it is parsed as JSON only (never evaluated or unpickled), checked record by record
-against the schema in session_schema, and rejected with a message naming the record and field ("runs[3].config:
+against the typed schema (session_types, session_schema), and rejected with a message naming the record and field ("runs[3].config:
 expected an object") before anything is written. Version 3 adds `digest`: a SHA-256 of the records, so a file
 damaged or edited after export is refused (versions 1 and 2 are still read, without it). Version 4 adds the
 session's retrieval runs (`eval-retrieval`) and their per-question rankings; older files read as having none, and
-an older playground refuses a version-4 file instead of silently dropping those sections.
+an older playground refuses a version-4 file instead of silently dropping those sections. Files are decoded against
+the typed schema (session_types), which skips keys it does not name; version 5's digest covers only what the schema
+names, so such keys neither cost memory nor break the digest (versions 3 and 4 digest every key).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +23,11 @@ from typing import Any, Iterable, Optional
 from playground import PlaygroundError
 from playground.config import env_number
 from playground.store.schema import TABLES
+from playground.store.session_errors import SessionFormatError, type_name
+from playground.store.session_types import FORMAT_NAME, FORMAT_VERSION, READABLE_VERSIONS
 
-FORMAT_NAME = "playground-session"
-FORMAT_VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, 4)
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "READABLE_VERSIONS", "SessionFormatError"]
+
 # Keys of a file that are not its records: everything else is covered by the digest (version 3 on).
 ENVELOPE = ("format", "version", "exported_at", "playground_version", "digest")
 SECTIONS = ("session", "runs", "results", "spans", "prompt_versions", "templates", "ratings", "benchmarks")
@@ -31,15 +35,6 @@ SECTIONS = ("session", "runs", "results", "spans", "prompt_versions", "templates
 SECTIONS_V2 = ("judges", "judge_steps", "judgments", "judge_spans", "demonstration_sets")
 # Added in version 4; an older file lacks them and reads as if they were empty.
 SECTIONS_V4 = ("retrieval_runs", "retrieval_results")
-
-
-class SessionFormatError(PlaygroundError):
-    """A session file that does not match the format; `where` names the record and field."""
-
-    def __init__(self, where: str, problem: str):
-        self.where = where
-        self.problem = problem
-        super().__init__(f"{where}: {problem}" if where else problem)
 
 
 @dataclass(frozen=True)
@@ -73,7 +68,15 @@ class ImportLimits:
     def from_env(cls) -> "ImportLimits":
         """Defaults, with the byte cap taken from $PLAYGROUND_IMPORT_MAX_MB when set."""
         megabytes = env_number("PLAYGROUND_IMPORT_MAX_MB")
-        return cls() if megabytes is None else cls(max_bytes=int(megabytes * 1024 * 1024))
+        return cls() if megabytes is None else cls(max_bytes=megabytes_to_bytes(megabytes, "PLAYGROUND_IMPORT_MAX_MB"))
+
+
+def megabytes_to_bytes(megabytes: float, name: str) -> int:
+    """A cap given in megabytes (--max-mb, $PLAYGROUND_IMPORT_MAX_MB) as bytes: a finite number above 0 and at most
+    1,000,000 MB, or one line naming `name`."""
+    if not (isinstance(megabytes, (int, float)) and math.isfinite(megabytes) and 0 < megabytes <= 1_000_000):
+        raise PlaygroundError(f"{name} must be a number of megabytes above 0 and at most 1,000,000, got {megabytes!r}")
+    return max(1, int(megabytes * 1024 * 1024))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -110,11 +113,7 @@ def record_to_row(table: str, record: dict, columns: Iterable[str]) -> dict:
     return row
 
 
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
-            dict: "an object"}.get(type(value), type(value).__name__)
+_type_name = type_name
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -137,24 +136,17 @@ def read_session_file(path: str | os.PathLike, limits: Optional[ImportLimits] = 
 
 
 def parse_session_bytes(data: bytes, limits: Optional[ImportLimits] = None) -> dict:
-    """Parse an uploaded session file's bytes (the app's upload path)."""
+    """Decode an uploaded or read session file against its typed schema (session_types): the records it names, as
+    JSON values; keys the schema does not name are skipped unbuilt."""
+    import msgspec
+
+    from playground.store.session_decode import decode_typed
+
     limits = limits or ImportLimits.from_env()
     if len(data) > limits.max_bytes:
         raise SessionFormatError("", f"file is {len(data) / 1e6:.1f} MB, over the import limit of "
                                      f"{limits.max_bytes / 1e6:.1f} MB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise SessionFormatError("", f"not UTF-8 text (byte {error.start})") from None
-    try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SessionFormatError(f"line {error.lineno}, column {error.colno}", f"not valid JSON: {error.msg}") from None
-    except RecursionError:
-        raise SessionFormatError("", "JSON nested too deeply") from None
-    if not isinstance(payload, dict):
-        raise SessionFormatError("", f"expected a JSON object at the top, got {_type_name(payload)}")
-    return payload
+    return msgspec.to_builtins(decode_typed(data))
 
 
 def write_session_file(payload: dict, path: str | os.PathLike, force: bool = False) -> Optional[Path]:
@@ -180,7 +172,10 @@ def records_digest(payload: dict) -> str:
 
 
 def with_digest(payload: dict) -> dict:
-    return {**payload, "digest": records_digest(payload)}
+    """The payload with its digest: from version 5 over the fields the schema names (others are skipped on import)."""
+    from playground.store.session_types import project
+
+    return {**payload, "digest": records_digest(project(payload) if payload.get("version", 0) >= 5 else payload)}
 
 
 def check_digest(payload: dict) -> None:

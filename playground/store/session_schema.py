@@ -1,8 +1,5 @@
-"""The session file's schema: each section's fields and kinds, and the checks run before anything is written.
-
-The fields below add types to what the tables hold; the records themselves follow the tables: export writes every
-column (SELECT *), import writes the columns the workspace has, so a column added to a table travels in session
-files without a change here (unchecked until it is listed).
+"""The checks run before anything is written: types first (session_types), then what needs this import's limits
+(lengths, counts, depth) or several records (references, unique ids, span trees, content ids, the digest).
 """
 
 from __future__ import annotations
@@ -13,10 +10,10 @@ from typing import Any, Optional
 from playground.store.content_ids import check_payload_content_ids
 from playground.store.judgments import JUDGMENT_KINDS
 from playground.store.ratings import RATING_KINDS
-from playground.store.session_format import (
-    FORMAT_NAME, READABLE_VERSIONS, SECTIONS, SECTIONS_V2, SECTIONS_V4, ImportLimits, SessionFormatError, _type_name,
-    check_digest,
-)
+from playground.store.session_decode import check_text_and_numbers, convert_payload
+from playground.store.session_types import project
+from playground.store.session_format import ImportLimits, SessionFormatError, _type_name, check_digest
+
 
 # field -> (kind, required). Kinds: id, name, short, text, int, number, object, json, strlist; "?" allows null.
 # A ranking's kinds, capped at ImportLimits.max_ranking_items entries: idlist (ids), numlist (finite numbers) and
@@ -232,16 +229,9 @@ def validate(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
     check = _Checker(limits)
     if not isinstance(payload, dict):
         raise SessionFormatError("", f"expected a JSON object at the top, got {_type_name(payload)}")
-    if payload.get("format") != FORMAT_NAME:
-        raise SessionFormatError("format", f"expected {FORMAT_NAME!r}, got {payload.get('format')!r}: "
-                                           "not a playground session file")
-    version = payload.get("version")
-    if isinstance(version, bool) or version not in READABLE_VERSIONS:
-        raise SessionFormatError("version", f"unsupported version {version!r}; this playground reads versions "
-                                            f"{', '.join(map(str, READABLE_VERSIONS))}")
-    for section in SECTIONS + (SECTIONS_V2 if version >= 2 else ()) + (SECTIONS_V4 if version >= 4 else ()):
-        if section not in payload:
-            raise SessionFormatError(section, "missing")
+    convert_payload(payload)  # every field's type, nullability and range (session_types)
+    file_version = payload["version"]
+    check_text_and_numbers(payload)
 
     session = check.record("session", payload["session"], SESSION_FIELDS)
     runs = check.section(payload, "runs", RUN_FIELDS, limits.max_runs)
@@ -266,6 +256,7 @@ def validate(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
     for i, span in enumerate(spans):
         _reference(f"spans[{i}].run_id", span["run_id"], run_ids, "run")
         _check_parent(f"spans[{i}]", span, spans, span_ids, "run_id", "span", "run")
+    _check_tree("spans", spans, span_ids)
     version_ids = _unique(versions, "prompt_versions", lambda v: v["id"])
     for i, version in enumerate(versions):
         _reference(f"prompt_versions[{i}].parent", version.get("parent"), version_ids, "prompt version")
@@ -296,7 +287,8 @@ def validate(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
     _validate_demonstration_sets(check, payload, run_ids)
     _validate_retrieval_runs(check, payload, session["id"], benchmark_names)
     check_payload_content_ids(payload)
-    check_digest(payload)
+    # From version 5 the digest covers what the schema reads (the file's other keys are skipped, not digested).
+    check_digest(payload if file_version < 5 else project(payload))
     return payload
 
 
@@ -309,11 +301,32 @@ def _check_kind(where: str, record: dict, kinds: tuple, noun: str) -> None:
 
 
 def _check_parent(where: str, span: dict, spans: list, span_ids: dict, owner: str, noun: str, owner_noun: str) -> None:
-    """A span's parent exists and belongs to the same run (or judgment)."""
+    """A span's parent exists and belongs to the same run (or judgment), question and repeat: a trace is drawn per
+    question, so a parent elsewhere would leave the span out of every tree."""
     parent = span.get("parent_id")
     _reference(f"{where}.parent_id", parent, span_ids, noun)
-    if parent is not None and spans[span_ids[parent]][owner] != span[owner]:
-        raise SessionFormatError(f"{where}.parent_id", f"{noun} {parent!r} belongs to another {owner_noun}")
+    if parent is None:
+        return
+    other = spans[span_ids[parent]]
+    for key, what in ((owner, owner_noun), ("question_id", "question"), ("repeat", "repeat")):
+        if other[key] != span[key]:
+            raise SessionFormatError(f"{where}.parent_id", f"{noun} {parent!r} belongs to another {what}")
+
+
+def _check_tree(section: str, spans: list, span_ids: dict) -> None:
+    """Parents form trees: following parent_id from any span ends at a root (a loop would hide its spans)."""
+    done: set[int] = set()
+    for start in range(len(spans)):
+        path: dict[int, None] = {}
+        i: Optional[int] = start
+        while i is not None and i not in done:
+            if i in path:
+                raise SessionFormatError(f"{section}[{i}].parent_id", "spans whose parents form a loop: "
+                                         + " -> ".join(f"{section}[{j}]" for j in [*list(path)[list(path).index(i):], i]))
+            path[i] = None
+            parent = spans[i].get("parent_id")
+            i = span_ids[parent] if parent is not None else None
+        done.update(path)
 
 
 def _optional_section(check: _Checker, payload: dict, name: str, fields: dict, cap: int) -> list:
@@ -345,6 +358,7 @@ def _validate_judgments(check: _Checker, payload: dict, run_ids: dict) -> None:
         _reference(f"{where}.judgment_id", span["judgment_id"], judgment_ids, "judgment")
         _reference(f"{where}.run_id", span["run_id"], run_ids, "run")
         _check_parent(where, span, spans, span_ids, "judgment_id", "judge span", "judgment")
+    _check_tree("judge_spans", spans, span_ids)
 
 
 def _validate_demonstration_sets(check: _Checker, payload: dict, run_ids: dict) -> None:

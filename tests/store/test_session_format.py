@@ -23,7 +23,7 @@ def exported(session_workspace):
 
 
 def test_export_is_valid_and_versioned(exported):
-    assert exported["format"] == "playground-session" and exported["version"] == 4 and exported["digest"].startswith("sha256:")
+    assert exported["format"] == "playground-session" and exported["version"] == 5 and exported["digest"].startswith("sha256:")
     assert validate(exported) is exported
     assert len(exported["runs"]) == 2 and len(exported["results"]) == 12 and len(exported["spans"]) == 36
     assert isinstance(exported["runs"][0]["config"], dict)
@@ -38,7 +38,7 @@ def _break(payload: dict, mutate) -> dict:
 
 
 CASES = [
-    ("wrong version", lambda p: p.update(version=5), r"^version: unsupported version 5"),
+    ("wrong version", lambda p: p.update(version=6), r"^version: unsupported version 6"),
     ("missing version-2 section", lambda p: p.pop("judgments"), r"^judgments: missing$"),
     ("wrong format", lambda p: p.update(format="other"), r"^format: expected 'playground-session'"),
     ("missing section", lambda p: p.pop("spans"), r"^spans: missing$"),
@@ -152,3 +152,26 @@ def test_the_json_columns_are_the_schemas_and_corpus_metadata_is_one(tiny_worksp
             record = row_to_record(name, row)
             assert {c for c in row if record[c] is not row[c]} <= set(table.json), name
             assert record_to_row(name, record, row) == row, name  # the store's to_json text, to the byte
+
+
+def test_the_typed_schema_names_every_column_an_export_writes():
+    """Export writes every column (SELECT *) and import reads what session_types names: a column added to a table
+    without a field there would be dropped on import."""
+    from playground.store.schema import TABLES
+    from playground.store.session_types import SECTION_TYPES, Passage, Question
+
+    tables = {**{name: name for name in SECTION_TYPES if name not in ("session", "benchmarks")}, "session": "sessions"}
+    for section, table in tables.items():
+        missing = set(TABLES[table].columns) - set(SECTION_TYPES[section].__struct_fields__)
+        assert not missing, (section, missing)
+    assert set(Question.__struct_fields__) >= set(TABLES["questions"].columns) - {"benchmark", "position"}
+    assert set(Passage.__struct_fields__) >= set(TABLES["passages"].columns) - {"corpus", "position"}
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
+def test_an_import_cap_that_is_not_a_size_is_one_line(monkeypatch, value):
+    from playground import PlaygroundError
+
+    monkeypatch.setenv("PLAYGROUND_IMPORT_MAX_MB", value)
+    with pytest.raises(PlaygroundError, match=r"^PLAYGROUND_IMPORT_MAX_MB must be a number of megabytes above 0 "):
+        ImportLimits.from_env()
