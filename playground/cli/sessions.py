@@ -153,7 +153,9 @@ def import_command(args) -> int:
 
     limits = ImportLimits.from_env()
     if args.max_mb is not None:
-        limits = replace(limits, max_bytes=int(args.max_mb * 1024 * 1024))
+        from playground.store.session_format import megabytes_to_bytes
+
+        limits = replace(limits, max_bytes=megabytes_to_bytes(args.max_mb, "--max-mb"))
     payload = read_session_file(args.file, limits)
     with workspace_for(args) as workspace:
         try:

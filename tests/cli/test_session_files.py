@@ -168,3 +168,12 @@ def test_an_already_parsed_file_meets_the_same_schema(source, target, name, muta
         assert snapshot(workspace) == before
     finally:
         workspace.close()
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-3"])
+def test_a_max_mb_that_is_not_a_size_is_one_line(tmp_path, capsys, value):
+    from playground.cli import main
+
+    code = main(["--db", str(tmp_path / "w.db"), "session", "import", str(tmp_path / "missing.json"), "--max-mb", value])
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and err.startswith("error: --max-mb must be a number of megabytes above 0") and "\n" not in err
