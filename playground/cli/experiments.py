@@ -6,7 +6,7 @@ from __future__ import annotations
 from playground import PlaygroundError, bounds
 from playground.cli.output import add_output_argument, emit, open_workspace_for, progress_bar, say, workspace_for
 from playground.terminal_text import one_line
-from playground.cli.runs import add_run_options, config_from_args
+from playground.cli.runs import add_run_options, config_from_args, lazy_progress_bar
 
 
 def register(subparsers, common) -> None:
@@ -83,7 +83,7 @@ def handle_sweep(args) -> int:
             extra["shots"] = args.shots if args.shots is not None else 3
     config = config_from_args(args, extra)
     workspace = open_workspace_for(args, create=False)
-    on_progress, close = progress_bar(f"sweep {parameter}")
+    on_progress, close = lazy_progress_bar(f"sweep {parameter}")  # drawn once planned: a refusal prints alone
     try:
         points = run_sweep(workspace, config, parameter, values, metric=args.metric, on_progress=on_progress,
                            use_cache=not args.no_cache, confirmed=args.yes)

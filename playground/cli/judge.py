@@ -9,7 +9,7 @@ import argparse
 from playground import PlaygroundError, bounds
 from playground.cli.output import emit, workspace_for, progress_bar
 from playground.terminal_text import one_line
-from playground.models.registry import DEFAULT_MODEL_SPEC
+from playground.models.registry import DEFAULT_MODEL_SPEC, model_spec_flag
 
 
 def register(subparsers, common) -> None:
@@ -18,7 +18,7 @@ def register(subparsers, common) -> None:
     parser = subparsers.add_parser("judge", parents=[common], help="score runs with an LLM judge")
     commands = parser.add_subparsers(dest="judge_command", metavar="JUDGE", required=True)
     settings = argparse.ArgumentParser(add_help=False)
-    settings.add_argument("--judge-model", default=None, metavar="SPEC",
+    settings.add_argument("--judge-model", type=model_spec_flag("--judge-model"), default=None, metavar="SPEC",
                           help=f"the judge's model spec (default {DEFAULT_MODEL_SPEC})")
     settings.add_argument("--temperature", type=bounds.TEMPERATURE.flag("--temperature"), default=0.0, help="judge sampling temperature (default 0)")
     settings.add_argument("--max-tokens", type=bounds.MAX_TOKENS.flag("--max-tokens"), default=128, help="judge reply length limit (default 128)")

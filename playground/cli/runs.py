@@ -8,7 +8,7 @@ import json
 from playground import PlaygroundError, bounds
 from playground.cli.output import emit, open_workspace_for, progress_bar, say, text_table, workspace_for
 from playground.terminal_text import one_line
-from playground.models.registry import DEFAULT_MODEL_SPEC
+from playground.models.registry import DEFAULT_MODEL_SPEC, model_spec_flag
 from playground.models.retry import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S
 from playground.programs.options import options_help
 
@@ -29,7 +29,7 @@ def add_run_options(parser, *, program_default: str = "direct", dataset_required
     parser.add_argument("--retriever", help=f"retriever kind for programs that retrieve: {', '.join(retriever_kinds())} "
                                             "(default bm25)")
     parser.add_argument("-k", type=bounds.K.flag("-k"), default=5, help="passages to retrieve (default 5)")
-    parser.add_argument("--model", default=DEFAULT_MODEL_SPEC,
+    parser.add_argument("--model", type=model_spec_flag("--model"), default=DEFAULT_MODEL_SPEC,
                         help=f"model spec PROVIDER:..., providers: {', '.join(providers())} (default "
                              f"{DEFAULT_MODEL_SPEC}; `playground models list` shows each one's pattern)")
     parser.add_argument("--sample", type=bounds.SAMPLE.flag("--sample"), help="number of questions (seeded sample; default all)")
