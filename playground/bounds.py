@@ -95,6 +95,10 @@ class Bound:
             raise self.refusal(value, name)
         return value
 
+    def count(self, value: Any, name: Optional[str] = None) -> int:
+        """`check` for a whole bound, typed as the int it returns."""
+        return int(self.check(value, name))
+
     def parse(self, text: str, name: Optional[str] = None) -> Number:
         """A flag's text as a number in range; text that is no number gets the same one line."""
         try:
@@ -111,6 +115,11 @@ class Bound:
 
         parse_flag.__name__ = self.name
         return parse_flag
+
+
+def optional_count(bound: Bound, value: Optional[int], name: Optional[str] = None) -> Optional[int]:
+    """None stays None; a whole number is checked."""
+    return None if value is None else bound.count(value, name)
 
 
 def checked_optional(bound: Bound, value: Optional[Number], name: Optional[str] = None) -> Optional[Number]:

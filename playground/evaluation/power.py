@@ -193,7 +193,7 @@ def plan_from_baseline(difference: float, rate: Optional[float] = None, sd: Opti
     rate = bounds.checked_optional(bounds.PROBABILITY, rate, "rate")
     sd = bounds.checked_optional(bounds.SD, sd)
     discordance = bounds.checked_optional(bounds.PROBABILITY, discordance, "discordance")
-    n = bounds.checked_optional(bounds.QUESTIONS, n)
+    n = bounds.optional_count(bounds.QUESTIONS, n)
     _check(alpha, power)
     plan: dict[str, Any] = {"target_diff": difference, "alpha": alpha, "power": power, "n": n or 0}
     if rate is not None:

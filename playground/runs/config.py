@@ -57,10 +57,10 @@ class RunConfig:
             self.templates = {"main": self.templates}
         if isinstance(self.params, dict):
             self.params = GenerationParams.from_dict(self.params)
-        self.k = bounds.K.check(self.k)
-        self.sample = bounds.checked_optional(bounds.SAMPLE, self.sample)
-        self.seed = bounds.SEED.check(self.seed)
-        self.repeats = bounds.REPEATS.check(self.repeats)
+        self.k = bounds.K.count(self.k)
+        self.sample = bounds.optional_count(bounds.SAMPLE, self.sample)
+        self.seed = bounds.SEED.count(self.seed)
+        self.repeats = bounds.REPEATS.count(self.repeats)
 
     def to_dict(self) -> dict:
         data = dataclasses.asdict(self)
