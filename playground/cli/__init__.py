@@ -46,7 +46,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     install_log_redaction()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except PlaygroundError as error:  # a flag's value out of range (playground.bounds): one line, nothing run
+        from playground.terminal_text import one_line
+
+        print(f"error: {one_line(str(error))}", file=sys.stderr)
+        return 1
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return 2

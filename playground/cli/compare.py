@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from playground import bounds
 from playground.cli.output import add_metric_argument, emit, metric_names, say, workspace_for
 
 
@@ -20,8 +21,11 @@ def register(subparsers, common) -> None:
     parser.add_argument("runs", metavar="RUN", nargs="+",
                         help="run ids (or unique prefixes): the first is the baseline, then one or more variants")
     add_metric_argument(parser)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and permutation resampling")
-    parser.add_argument("--resamples", type=int, default=2000, help="bootstrap/permutation resamples (default 2000)")
+    parser.add_argument("--seed", type=bounds.SEED.flag("--seed"), default=0, help="seed of the bootstrap and permutation resampling")
+    parser.add_argument("--resamples", type=bounds.RESAMPLES.flag("--resamples"), default=2000,
+                        help="bootstrap/permutation resamples, 100 to 1,000,000 (default 2000)")
+    parser.add_argument("--yes", action="store_true",
+                        help="go ahead with a long comparison (resamples x questions x 8 bytes over 2 GB)")
     parser.set_defaults(handler=compare_command)
 
 
@@ -92,7 +96,7 @@ def compare_command(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         report = compare_runs(workspace, args.runs, metrics=metric_names(args.metric), seed=args.seed,
-                              n_resamples=args.resamples)
+                              n_resamples=args.resamples, confirmed=args.yes)
     if not getattr(args, "json", False):
         for warning in report["warnings"]:
             say(f"warning: {warning}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from playground import bounds
 from playground.cli.output import emit, text_table, workspace_for
 
 
@@ -29,8 +30,8 @@ def register(subparsers, common) -> None:
 
     sampler = commands.add_parser("sample", parents=[common], help="print the question ids a seeded sample picks")
     sampler.add_argument("--dataset", required=True, help="benchmark name")
-    sampler.add_argument("--sample", type=int, required=True, metavar="N", help="number of questions")
-    sampler.add_argument("--seed", type=int, default=0, metavar="S", help="sampling seed (default 0)")
+    sampler.add_argument("--sample", type=bounds.SAMPLE.flag("--sample"), required=True, metavar="N", help="number of questions")
+    sampler.add_argument("--seed", type=bounds.SEED.flag("--seed"), default=0, metavar="S", help="sampling seed (default 0)")
     sampler.set_defaults(handler=sample_command)
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from playground import bounds
 from playground.cli.output import emit, open_workspace_for, progress_bar
 
 
 def _add_server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address the app listens on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8501, help="port the app listens on (default 8501)")
+    parser.add_argument("--port", type=bounds.PORT.flag("--port"), default=8501, help="port the app listens on (default 8501)")
 
 
 def register(subparsers, common) -> None:

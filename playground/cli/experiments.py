@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from playground import PlaygroundError
+from playground import PlaygroundError, bounds
 from playground.cli.output import add_output_argument, emit, open_workspace_for, progress_bar, say, workspace_for
 from playground.terminal_text import one_line
-from playground.cli.runs import add_run_options, config_from_args
+from playground.cli.runs import add_run_options, config_from_args, lazy_progress_bar
 
 
 def register(subparsers, common) -> None:
@@ -16,8 +16,9 @@ def register(subparsers, common) -> None:
     sweep.add_argument("--sweep", required=True, metavar="PARAM=VALUES",
                        help="k=0,1,2,3,4,5 | shots=0,1,2 | order=0..5")
     sweep.add_argument("--selection", choices=("knn", "first"), help="how examples are picked from --demos (default knn)")
-    sweep.add_argument("--shots", type=int, help="examples per prompt when sweeping order (default 3)")
+    sweep.add_argument("--shots", type=bounds.SHOTS.flag("--shots"), help="examples per prompt when sweeping order (default 3)")
     sweep.add_argument("--metric", default="em", help="metric to chart (default em)")
+    sweep.add_argument("--yes", action="store_true", help="go ahead with a sweep of more than 50 points")
     add_output_argument(sweep, "write the plotly chart to this HTML file", metavar="FILE.html")
     sweep.set_defaults(handler=handle_sweep)
 
@@ -29,7 +30,7 @@ def register(subparsers, common) -> None:
     bootstrap.add_argument("--name", required=True, help="demonstration set name (a new version when it exists)")
     bootstrap.add_argument("--from-run", metavar="RUN_ID", help="keep the traces of this stored run instead of running")
     bootstrap.add_argument("--metric", help="what counts as correct (default em; accuracy for multiple choice)")
-    bootstrap.add_argument("--threshold", type=float, default=1.0, help="keep answers scoring at least this (default 1)")
+    bootstrap.add_argument("--threshold", type=bounds.THRESHOLD.flag("--threshold"), default=1.0, help="keep answers scoring at least this (default 1)")
     bootstrap.set_defaults(handler=handle_bootstrap)
     listing = actions.add_parser("list", parents=[common], help="list demonstration sets and their versions")
     listing.set_defaults(handler=handle_list)
@@ -82,10 +83,10 @@ def handle_sweep(args) -> int:
             extra["shots"] = args.shots if args.shots is not None else 3
     config = config_from_args(args, extra)
     workspace = open_workspace_for(args, create=False)
-    on_progress, close = progress_bar(f"sweep {parameter}")
+    on_progress, close = lazy_progress_bar(f"sweep {parameter}")  # drawn once planned: a refusal prints alone
     try:
         points = run_sweep(workspace, config, parameter, values, metric=args.metric, on_progress=on_progress,
-                           use_cache=not args.no_cache)
+                           use_cache=not args.no_cache, confirmed=args.yes)
         comparison = _sweep_comparison(workspace, points, args.metric)
     finally:
         close()

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import argparse
 
-from playground import PlaygroundError
+from playground import PlaygroundError, bounds
 from playground.cli.output import emit, workspace_for, progress_bar
 from playground.terminal_text import one_line
-from playground.models.registry import DEFAULT_MODEL_SPEC
+from playground.models.registry import DEFAULT_MODEL_SPEC, model_spec_flag
 
 
 def register(subparsers, common) -> None:
@@ -18,20 +18,20 @@ def register(subparsers, common) -> None:
     parser = subparsers.add_parser("judge", parents=[common], help="score runs with an LLM judge")
     commands = parser.add_subparsers(dest="judge_command", metavar="JUDGE", required=True)
     settings = argparse.ArgumentParser(add_help=False)
-    settings.add_argument("--judge-model", default=None, metavar="SPEC",
+    settings.add_argument("--judge-model", type=model_spec_flag("--judge-model"), default=None, metavar="SPEC",
                           help=f"the judge's model spec (default {DEFAULT_MODEL_SPEC})")
-    settings.add_argument("--temperature", type=float, default=0.0, help="judge sampling temperature (default 0)")
-    settings.add_argument("--max-tokens", type=int, default=128, help="judge reply length limit (default 128)")
-    settings.add_argument("--seed", type=int, default=0, help="judge seed; repeat r uses seed + r (default 0)")
+    settings.add_argument("--temperature", type=bounds.TEMPERATURE.flag("--temperature"), default=0.0, help="judge sampling temperature (default 0)")
+    settings.add_argument("--max-tokens", type=bounds.MAX_TOKENS.flag("--max-tokens"), default=128, help="judge reply length limit (default 128)")
+    settings.add_argument("--seed", type=bounds.SEED.flag("--seed"), default=0, help="judge seed; repeat r uses seed + r (default 0)")
     settings.add_argument("--judge-template", action="append", default=[], metavar="ROLE=REF",
                           help=f"a judge template by role ({', '.join(default_judge_templates())}): NAME, "
                                "NAME@VERSION or a file")
-    settings.add_argument("--repeat", type=int, default=1, metavar="R",
+    settings.add_argument("--repeat", type=bounds.REPEATS.flag("--repeat"), default=1, metavar="R",
                           help="judge each answer R times (sample indexes 0..R-1); report mean and std")
     settings.add_argument("--answer-field", choices=("prediction", "output"), default="prediction",
                           help="judge the parsed prediction (default) or the model's whole output")
     settings.add_argument("--no-cache", action="store_true", help="call the judge model even for cached requests")
-    settings.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+    settings.add_argument("--timeout", type=bounds.TIMEOUT.flag("--timeout"), default=None, metavar="SECONDS",
                           help="give up on one judgment after this long, retries included (default 300)")
 
     pointwise = commands.add_parser("pointwise", parents=[common, settings],
@@ -70,10 +70,6 @@ def judge_config(args):
     from playground.evaluation.judges.judge_config import JudgeConfig
     from playground.models.base import GenerationParams
 
-    if args.max_tokens < 1:
-        raise PlaygroundError(f"--max-tokens must be at least 1, not {args.max_tokens}")
-    if args.temperature < 0:
-        raise PlaygroundError(f"--temperature must be 0 or more, not {args.temperature:g}")
     templates = {}
     for item in args.judge_template:
         role, sep, ref = item.partition("=")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from playground import bounds
 from playground.cli.output import emit
-from playground.models.registry import DEFAULT_MODEL_SPEC
+from playground.models.registry import DEFAULT_MODEL_SPEC, model_spec_flag
 
 
 def register(subparsers, common) -> None:
@@ -16,14 +17,14 @@ def register(subparsers, common) -> None:
 
     trier = commands.add_parser("try", parents=[common], help="generate once from a model spec (no cache)")
     trier.add_argument("prompt", help="the user message")
-    trier.add_argument("--model", default=None, metavar="SPEC", help=f"model spec (default {DEFAULT_MODEL_SPEC})")
+    trier.add_argument("--model", type=model_spec_flag("--model"), default=None, metavar="SPEC", help=f"model spec (default {DEFAULT_MODEL_SPEC})")
     trier.add_argument("--system", default=None, help="an optional system message")
-    trier.add_argument("--max-tokens", type=int, default=64, help="tokens to generate at most (default 64)")
-    trier.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
-    trier.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass (default 1)")
-    trier.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    trier.add_argument("--max-tokens", type=bounds.MAX_TOKENS.flag("--max-tokens"), default=64, help="tokens to generate at most (default 64)")
+    trier.add_argument("--temperature", type=bounds.TEMPERATURE.flag("--temperature"), default=0.0, help="sampling temperature (default 0)")
+    trier.add_argument("--top-p", type=bounds.TOP_P.flag("--top-p"), default=1.0, help="nucleus sampling mass (default 1)")
+    trier.add_argument("--seed", type=bounds.SEED.flag("--seed"), default=0, help="sampling seed (default 0)")
     trier.add_argument("--stop", action="append", default=[], metavar="TEXT", help="a stop sequence (repeatable)")
-    trier.add_argument("-n", type=int, default=1, help="number of samples (default 1)")
+    trier.add_argument("-n", type=bounds.SAMPLES.flag("-n"), default=1, help="number of samples (default 1)")
     trier.set_defaults(handler=try_command)
 
 

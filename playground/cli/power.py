@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from playground import PlaygroundError
+from playground import PlaygroundError, bounds
 from playground.cli.output import add_metric_argument, emit, metric_names, workspace_for
 
 
@@ -17,14 +17,14 @@ def register(subparsers, common) -> None:
     )
     parser.add_argument("runs", metavar="RUN", nargs="*", help="two pilot runs (answer or retrieval runs)")
     add_metric_argument(parser)
-    parser.add_argument("--difference", type=float, default=None, help="the difference to detect")
-    parser.add_argument("--rate", type=float, default=None, help="baseline rate of a 0/1 metric (no runs)")
-    parser.add_argument("--discordance", type=float, default=None,
+    parser.add_argument("--difference", type=bounds.DIFFERENCE.flag("--difference"), default=None, help="the difference to detect")
+    parser.add_argument("--rate", type=bounds.PROBABILITY.flag("--rate"), default=None, help="baseline rate of a 0/1 metric (no runs)")
+    parser.add_argument("--discordance", type=bounds.PROBABILITY.flag("--discordance"), default=None,
                         help="chance a question flips between the variants (with --rate; default: as if independent)")
-    parser.add_argument("--sd", type=float, default=None, help="sd of per-question differences (no runs)")
-    parser.add_argument("-n", type=int, default=None, help="current sample size, for the detectable difference")
-    parser.add_argument("--alpha", type=float, default=0.05, help="two-sided significance level (default 0.05)")
-    parser.add_argument("--power", type=float, default=0.80, help="power (default 0.80)")
+    parser.add_argument("--sd", type=bounds.SD.flag("--sd"), default=None, help="sd of per-question differences (no runs)")
+    parser.add_argument("-n", type=bounds.QUESTIONS.flag("-n"), default=None, help="current sample size, for the detectable difference")
+    parser.add_argument("--alpha", type=bounds.ALPHA.flag("--alpha"), default=0.05, help="two-sided significance level (default 0.05)")
+    parser.add_argument("--power", type=bounds.POWER.flag("--power"), default=0.80, help="power (default 0.80)")
     parser.set_defaults(handler=power_command)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from playground import PlaygroundError
+from playground import PlaygroundError, bounds
 from playground.cli.output import emit, workspace_for
 from playground.terminal_text import one_line
 
@@ -17,8 +17,8 @@ def register(subparsers, common) -> None:
     render.add_argument("--dataset", required=True, help="benchmark name")
     render.add_argument("--question", required=True, help="question id")
     render.add_argument("--retriever", help="retrieve passages with this retriever kind (default: no passages)")
-    render.add_argument("-k", type=int, default=5, help="passages to retrieve (default 5)")
-    render.add_argument("--shots", type=int, default=None,
+    render.add_argument("-k", type=bounds.K.flag("-k"), default=5, help="passages to retrieve (default 5)")
+    render.add_argument("--shots", type=bounds.SHOTS.flag("--shots"), default=None,
                         help=f"few-shot examples from other questions (default {DEFAULT_SHOTS} when the template uses `examples`)")
     render.add_argument("--reasoning", default="", help="the `reasoning` variable (zero-shot CoT extraction)")
     render.set_defaults(handler=cmd_render)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from playground import PlaygroundError
+from playground import PlaygroundError, bounds
 from playground.cli.output import emit, open_workspace_for, progress_bar
 from playground.terminal_text import one_line
 from playground.retrieval.registry import retriever_kinds
@@ -122,16 +122,16 @@ def register(subparsers, common) -> None:
 
     retrieve = subparsers.add_parser("retrieve", parents=[common], help="search a corpus")
     _retriever_options(retrieve)
-    retrieve.add_argument("-k", type=int, default=5, help="number of passages (default 5)")
+    retrieve.add_argument("-k", type=bounds.SEARCH_K.flag("-k"), default=5, help="number of passages (default 5)")
     retrieve.add_argument("query", help="the query text")
     retrieve.set_defaults(handler=cmd_retrieve)
 
     evaluate = subparsers.add_parser("eval-retrieval", parents=[common],
                                      help="recall@k, MRR@k, nDCG@k and latency on a benchmark's gold passages")
     _retriever_options(evaluate)
-    evaluate.add_argument("-k", type=int, default=10, help="cut-off (default 10)")
-    evaluate.add_argument("--sample", type=int, default=None, help="evaluate N seeded questions (default all)")
-    evaluate.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    evaluate.add_argument("-k", type=bounds.SEARCH_K.flag("-k"), default=10, help="cut-off (default 10)")
+    evaluate.add_argument("--sample", type=bounds.SAMPLE.flag("--sample"), default=None, help="evaluate N seeded questions (default all)")
+    evaluate.add_argument("--seed", type=bounds.SEED.flag("--seed"), default=0, help="sampling seed (default 0)")
     evaluate.add_argument("--no-store", action="store_true",
                           help="do not store the per-question rankings as a retrieval run")
     evaluate.set_defaults(handler=cmd_eval_retrieval)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from playground import PlaygroundError
+from playground import PlaygroundError, bounds
 from playground.cli.output import emit, open_workspace_for, progress_bar, say, text_table, workspace_for
 from playground.terminal_text import one_line
-from playground.models.registry import DEFAULT_MODEL_SPEC
+from playground.models.registry import DEFAULT_MODEL_SPEC, model_spec_flag
 from playground.models.retry import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S
 from playground.programs.options import options_help
 
@@ -28,17 +28,17 @@ def add_run_options(parser, *, program_default: str = "direct", dataset_required
     parser.add_argument("--template-file", help="run this template file instead of a named template")
     parser.add_argument("--retriever", help=f"retriever kind for programs that retrieve: {', '.join(retriever_kinds())} "
                                             "(default bm25)")
-    parser.add_argument("-k", type=int, default=5, help="passages to retrieve (default 5)")
-    parser.add_argument("--model", default=DEFAULT_MODEL_SPEC,
+    parser.add_argument("-k", type=bounds.K.flag("-k"), default=5, help="passages to retrieve (default 5)")
+    parser.add_argument("--model", type=model_spec_flag("--model"), default=DEFAULT_MODEL_SPEC,
                         help=f"model spec PROVIDER:..., providers: {', '.join(providers())} (default "
                              f"{DEFAULT_MODEL_SPEC}; `playground models list` shows each one's pattern)")
-    parser.add_argument("--sample", type=int, help="number of questions (seeded sample; default all)")
-    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
-    parser.add_argument("--temperature", type=float, default=0.0)
-    parser.add_argument("--top-p", type=float, default=1.0)
-    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--sample", type=bounds.SAMPLE.flag("--sample"), help="number of questions (seeded sample; default all)")
+    parser.add_argument("--seed", type=bounds.SEED.flag("--seed"), default=0, help="sampling seed (default 0)")
+    parser.add_argument("--temperature", type=bounds.TEMPERATURE.flag("--temperature"), default=0.0)
+    parser.add_argument("--top-p", type=bounds.TOP_P.flag("--top-p"), default=1.0)
+    parser.add_argument("--max-tokens", type=bounds.MAX_TOKENS.flag("--max-tokens"), default=64)
     parser.add_argument("--stop", action="append", default=[], help="stop sequence (repeatable)")
-    parser.add_argument("--gen-seed", type=int, default=0, help="the model's sampling seed (default 0)")
+    parser.add_argument("--gen-seed", type=bounds.SEED.flag("--gen-seed"), default=0, help="the model's sampling seed (default 0)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="program or modifier option, e.g. hops=3, queries=5, self_consistency=5, shots=2 "
                              "(repeatable; the options of each program are listed below)")
@@ -48,7 +48,7 @@ def add_run_options(parser, *, program_default: str = "direct", dataset_required
         for name, metric in metric_records().items())
     parser.add_argument("--demos", metavar="NAME[@VERSION]",
                         help="demonstration set for dynamic few-shot (from `playground demos bootstrap`)")
-    parser.add_argument("--repeats", type=int, default=1, metavar="R",
+    parser.add_argument("--repeats", type=bounds.REPEATS.flag("--repeats"), default=1, metavar="R",
                         help="answer each question R times (seeds seed..seed+R-1); scores report mean and std")
     parser.add_argument("--no-cache", action="store_true", help="call the model even when the response cache has the answer")
     add_execution_options(parser)
@@ -56,13 +56,13 @@ def add_run_options(parser, *, program_default: str = "direct", dataset_required
 
 def add_execution_options(parser) -> None:
     """How a run executes (not what it computes): requests in flight and timeouts."""
-    parser.add_argument("--concurrency", type=int, metavar="N",
+    parser.add_argument("--concurrency", type=bounds.CONCURRENCY.flag("--concurrency"), metavar="N",
                         help="questions answered at once (default 8 for remote models, 1 for the local model)")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+    parser.add_argument("--timeout", type=bounds.TIMEOUT.flag("--timeout"), metavar="SECONDS",
                         help=f"give up on a question after this long, retries included (default {DEFAULT_DEADLINE_S:g})")
-    parser.add_argument("--read-timeout", type=float, metavar="SECONDS",
+    parser.add_argument("--read-timeout", type=bounds.TIMEOUT.flag("--read-timeout"), metavar="SECONDS",
                         help=f"longest wait for a remote server's answer to one request (default {DEFAULT_TIMEOUT_S:g})")
-    parser.add_argument("--connect-timeout", type=float, metavar="SECONDS",
+    parser.add_argument("--connect-timeout", type=bounds.TIMEOUT.flag("--connect-timeout"), metavar="SECONDS",
                         help=f"longest wait to connect to a remote server (default {DEFAULT_CONNECT_TIMEOUT_S:g})")
 
 
@@ -98,7 +98,7 @@ def register(subparsers, common) -> None:
     trace = subparsers.add_parser("trace", parents=[common], help="print one question's trace (span tree) in a run")
     trace.add_argument("run_id", metavar="RUN_ID")
     trace.add_argument("question_id", metavar="QUESTION_ID")
-    trace.add_argument("--repeat-index", type=int, default=0, help="which repeat of the question (default 0)")
+    trace.add_argument("--repeat-index", type=bounds.REPEAT_INDEX.flag("--repeat-index"), default=0, help="which repeat of the question (default 0)")
     trace.set_defaults(handler=handle_trace)
 
 
@@ -123,8 +123,6 @@ def config_from_args(args, extra_options: dict | None = None):
         raise PlaygroundError("this command needs --dataset NAME")
     if args.template and args.template_file:
         raise PlaygroundError("give --template or --template-file, not both")
-    if args.max_tokens <= 0:
-        raise PlaygroundError(f"--max-tokens must be positive, not {args.max_tokens}")
     options = dict(parse_option(text) for text in args.option)
     if args.demos:
         options.setdefault("demonstrations", args.demos)

@@ -17,11 +17,15 @@ def sample_questions(questions: list[Question], n: Optional[int], seed: int = 0)
     """Pick n questions with a private RNG; stratified by tags (proportional, largest remainder) when they exist.
 
     The result keeps the benchmark's order, so a larger sample with the same seed is easy to read against a smaller one.
+    A sample of 0 (or NaN, or a billion) is refused by the one bound every command and form shares.
     """
+    from playground.bounds import SAMPLE, SEED
+
+    if n is not None:
+        n = int(SAMPLE.check(n))
+    seed = int(SEED.check(seed))
     if n is None or n >= len(questions):
         return list(questions)
-    if n <= 0:
-        return []
     rng = random.Random(f"playground-sample:{seed}")
     strata: dict[tuple, list[int]] = defaultdict(list)
     for index, question in enumerate(questions):

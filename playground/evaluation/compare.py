@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Sequence
 
 from playground import PlaygroundError
+from playground.bounds import LONG_RESAMPLE_BYTES, RESAMPLES, SEED, confirm_long_work
 from playground.evaluation.stats import compare_paired
 
 LEVEL = 0.95
@@ -60,8 +61,24 @@ def holm(p_values: Sequence[Optional[float]]) -> list[Optional[float]]:
     return adjusted
 
 
+def resample_bytes(n_resamples: int, n_questions: int) -> int:
+    """The random indexes one metric's bootstrap draws (8 bytes each): the estimate long work is judged by."""
+    return int(n_resamples) * int(n_questions) * 8
+
+
+def check_resampling(seed: int, n_resamples: int, n_questions: int, confirmed: bool) -> None:
+    """Seed and resamples in range; a bootstrap drawing more than LONG_RESAMPLE_BYTES asks to be confirmed."""
+    RESAMPLES.check(n_resamples, "resamples")
+    SEED.check(seed, "seed")
+    drawn = resample_bytes(n_resamples, n_questions)
+    if drawn > LONG_RESAMPLE_BYTES:
+        confirm_long_work(f"resampling {n_questions:,} questions {n_resamples:,} times",
+                          f"{drawn / 1024 ** 3:,.1f} GB of random draws per metric: resamples x questions x 8 bytes",
+                          confirmed)
+
+
 def compare_scores(scores: Sequence[Mapping[str, Mapping[str, float]]], metrics: Optional[Sequence[str]] = None,
-                   seed: int = 0, n_resamples: int = 2000) -> dict:
+                   seed: int = 0, n_resamples: int = 2000, confirmed: bool = False) -> dict:
     """Compare per-question score tables (the first is the baseline) over the questions all of them scored.
 
     Returns {"n", "question_ids", "comparisons": [one compare_paired metric table per non-baseline run, with
@@ -72,6 +89,7 @@ def compare_scores(scores: Sequence[Mapping[str, Mapping[str, float]]], metrics:
     common = set(scores[0])
     for table in scores[1:]:
         common &= set(table)
+    check_resampling(seed, n_resamples, len(common), confirmed)
     keep = set(metrics) if metrics is not None else None
 
     def restricted(table):
@@ -109,7 +127,7 @@ def _wanted(available: list[str], metrics: Optional[Sequence[str]]) -> Optional[
 
 
 def compare_runs(workspace, run_ids: Sequence[str], metrics: Optional[Sequence[str]] = None, seed: int = 0,
-                 n_resamples: int = 2000) -> dict:
+                 n_resamples: int = 2000, confirmed: bool = False) -> dict:
     """The comparison of stored runs (answer runs, or retrieval runs) as data: what the CLI prints and the app draws.
 
     Two runs give the A/B shape ("run_a", "run_b", "metrics"); every report also has "runs" and "comparisons".
@@ -117,11 +135,14 @@ def compare_runs(workspace, run_ids: Sequence[str], metrics: Optional[Sequence[s
     from playground.evaluation.config_diff import confound_warning, diff_configs
     from playground.evaluation.stored_runs import load_runs
 
+    RESAMPLES.check(n_resamples, "resamples")  # before the runs are read
+    SEED.check(seed, "seed")
     runs = load_runs(workspace, run_ids)
     tables = [question_scores(run["results"]) for run in runs]
     available = [m for m in dict.fromkeys(m for s in tables[0][0].values() for m in s)
                  if all(any(m in q for q in t[0].values()) for t in tables[1:])]
-    compared = compare_scores([t[0] for t in tables], _wanted(available, metrics) or available, seed, n_resamples)
+    compared = compare_scores([t[0] for t in tables], _wanted(available, metrics) or available, seed, n_resamples,
+                              confirmed)
     labels = run_labels(len(runs))
     common = set(compared["question_ids"])
     warnings = []

@@ -17,7 +17,7 @@ import math
 from statistics import NormalDist
 from typing import Any, Mapping, Optional, Sequence
 
-from playground import PlaygroundError
+from playground import PlaygroundError, bounds
 
 ALPHA = 0.05
 POWER = 0.80
@@ -32,18 +32,23 @@ def _z(p: float) -> float:
 
 
 def _check(alpha: float, power: float) -> None:
-    if not 0 < alpha < 1 or not 0 < power < 1:
-        raise PlaygroundError(f"alpha and power must be between 0 and 1 (got alpha={alpha}, power={power})")
+    bounds.ALPHA.check(alpha)
+    bounds.POWER.check(power)
+
+
+def _size(n: float) -> int:
+    """A computed sample size as a whole number (n is finite: its inputs are bounded, see playground.bounds)."""
+    return math.ceil(n - 1e-9)
 
 
 def mcnemar_sample_size(p10: float, p01: float, alpha: float = ALPHA, power: float = POWER) -> Optional[int]:
     """Pairs needed to detect p01 != p10 with a two-sided McNemar test (Connor 1987); None when they are equal."""
     _check(alpha, power)
     psi, delta = p10 + p01, p01 - p10
-    if delta == 0 or psi <= 0:
+    if abs(delta) < bounds.DIFFERENCE.smallest or psi <= 0:
         return None
     n = (_z(1 - alpha / 2) * math.sqrt(psi) + _z(power) * math.sqrt(psi - delta ** 2)) ** 2 / delta ** 2
-    return math.ceil(n - 1e-9)
+    return _size(n)
 
 
 def mcnemar_power(n: int, p10: float, p01: float, alpha: float = ALPHA) -> float:
@@ -82,13 +87,13 @@ def mcnemar_detectable_difference(n: int, discordance: float, alpha: float = ALP
 def paired_sample_size(difference: float, sd: float, alpha: float = ALPHA, power: float = POWER) -> Optional[int]:
     """Questions needed for a paired t-test to detect a mean difference (Guenther 1981); None for no difference."""
     _check(alpha, power)
-    if difference == 0:
+    if abs(difference) < bounds.DIFFERENCE.smallest:  # no difference (or float noise): nothing to detect
         return None
     if sd <= 0:
         return 2
     z_alpha = _z(1 - alpha / 2)
     n = ((z_alpha + _z(power)) * sd / abs(difference)) ** 2 + z_alpha ** 2 / 2
-    return max(2, math.ceil(n - 1e-9))
+    return max(2, _size(n))
 
 
 def paired_detectable_difference(n: int, sd: float, alpha: float = ALPHA, power: float = POWER) -> Optional[float]:
@@ -164,6 +169,8 @@ def plan_from_scores(scores_a: Mapping[str, Mapping[str, float]], scores_b: Mapp
                      alpha: float = ALPHA, power: float = POWER) -> dict[str, dict]:
     """Per metric, from two pilot runs' per-question scores: sample size needed for `difference` (default: the
     observed one) and the smallest difference the current sample detects."""
+    difference = bounds.checked_optional(bounds.DIFFERENCE, difference)
+    _check(alpha, power)
     common = sorted(set(scores_a) & set(scores_b))
     names = list(metrics) if metrics else list(dict.fromkeys(m for q in common for m in scores_a[q]))
     plans = {}
@@ -182,6 +189,12 @@ def plan_from_baseline(difference: float, rate: Optional[float] = None, sd: Opti
     of independent answers: the largest, so the most cautious) or a continuous metric's sd of differences."""
     if (rate is None) == (sd is None):
         raise PlaygroundError("state either a baseline rate (binary metric) or an sd of differences (continuous)")
+    difference = bounds.DIFFERENCE.check(difference)
+    rate = bounds.checked_optional(bounds.PROBABILITY, rate, "rate")
+    sd = bounds.checked_optional(bounds.SD, sd)
+    discordance = bounds.checked_optional(bounds.PROBABILITY, discordance, "discordance")
+    n = bounds.optional_count(bounds.QUESTIONS, n)
+    _check(alpha, power)
     plan: dict[str, Any] = {"target_diff": difference, "alpha": alpha, "power": power, "n": n or 0}
     if rate is not None:
         other = rate + difference
@@ -199,5 +212,5 @@ def plan_from_baseline(difference: float, rate: Optional[float] = None, sd: Opti
         plan.update(binary=False, method="paired t (Guenther 1981)", sd_diff=sd,
                     n_needed=paired_sample_size(difference, sd, alpha, power),
                     detectable=paired_detectable_difference(n, sd, alpha, power) if n else None)
-    plan["verdict"] = verdict(plan) if n else f"about {plan['n_needed']} questions needed"
+    plan["verdict"] = verdict(plan) if n else f"about {needed_text(plan['n_needed'])} questions needed"
     return plan

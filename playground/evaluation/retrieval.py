@@ -72,8 +72,10 @@ def evaluate_retriever(workspace, dataset: str, kind: str, k: int, sample: Optio
     from playground.retrieval.index import open_retriever
     from playground.store.datasets import corpus_of, load_questions
 
-    if k < 1:
-        raise PlaygroundError(f"k must be at least 1 (got {k})")
+    from playground.bounds import SAMPLE, SEARCH_K, SEED, optional_count
+
+    k = SEARCH_K.count(k)
+    sample, seed = optional_count(SAMPLE, sample), SEED.count(seed)  # before the index is built or a run stored
     corpus = corpus_of(workspace, dataset)
     if not corpus:
         raise PlaygroundError(f"benchmark {dataset!r} has no corpus to retrieve from")

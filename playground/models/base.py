@@ -19,6 +19,16 @@ class GenerationParams:
     seed: Optional[int] = 0
     n: int = 1
 
+    def __post_init__(self) -> None:
+        """Every number in range (playground.bounds), so a refused value is never stored with a run or a judge."""
+        from playground import bounds
+
+        object.__setattr__(self, "temperature", bounds.TEMPERATURE.check(self.temperature))
+        object.__setattr__(self, "top_p", bounds.TOP_P.check(self.top_p))
+        object.__setattr__(self, "max_tokens", bounds.MAX_TOKENS.check(self.max_tokens))
+        object.__setattr__(self, "seed", bounds.checked_optional(bounds.SEED, self.seed))
+        object.__setattr__(self, "n", bounds.SAMPLES.check(self.n))
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d["stop"] = list(self.stop)

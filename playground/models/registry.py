@@ -90,13 +90,40 @@ def provider_of(spec: str):
 
 
 def parse_spec(spec: str) -> ParsedSpec:
-    """Split a spec into its parts, or raise ModelSpecError naming the spec and what was expected."""
+    """Split a spec into its parts, or raise ModelSpecError naming the spec and what was expected: the one reader
+    of specs, which never raises anything else (a plugin's parser failing is said as the spec's error)."""
+    from playground import PlaygroundError
     from playground.plugins import load_ref
 
     provider, rest = provider_of(spec)
     if provider.parse is None:
         return parse_model_and_url(provider.name, rest, spec.strip())
-    return load_ref(provider.parse, f"model provider {provider.name!r}")(rest, spec.strip())
+    try:
+        return load_ref(provider.parse, f"model provider {provider.name!r}")(rest, spec.strip())
+    except ModelSpecError:
+        raise
+    except PlaygroundError as error:
+        raise ModelSpecError(str(error)) from None
+    except Exception as error:  # noqa: BLE001 - a plugin's parser is not trusted to raise the project's error
+        raise ModelSpecError(f"model spec '{spec.strip()}' cannot be read by provider {provider.name!r} "
+                             f"({type(error).__name__}: {error})") from None
+
+
+def model_spec_flag(flag: str):
+    """An argparse `type=` reading a model spec with `parse_spec`: a bad one is the CLI's one `error:` line (exit 1)
+    before anything runs; the spec is kept as written (stripped)."""
+
+    def parse_flag(text: str) -> str:
+        from playground import PlaygroundError
+
+        try:
+            parse_spec(text)
+        except PlaygroundError as error:
+            raise PlaygroundError(f"{flag}: {error}") from None
+        return text.strip()
+
+    parse_flag.__name__ = "model spec"
+    return parse_flag
 
 
 def load_model(spec: str = DEFAULT_MODEL_SPEC, api_key: Optional[str] = None, **options) -> Model:

@@ -7,7 +7,7 @@ import platform
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from playground import PlaygroundError, __version__
+from playground import PlaygroundError, __version__, bounds
 from playground.packages import package_versions as versions_of
 from playground.models.base import GenerationParams
 from playground.models.registry import DEFAULT_MODEL_SPEC
@@ -57,12 +57,10 @@ class RunConfig:
             self.templates = {"main": self.templates}
         if isinstance(self.params, dict):
             self.params = GenerationParams.from_dict(self.params)
-        if self.k < 0:
-            raise PlaygroundError(f"k must be 0 or more, not {self.k}")
-        if self.sample is not None and self.sample <= 0:
-            raise PlaygroundError(f"--sample must be a positive number of questions, not {self.sample}")
-        if self.repeats < 1:
-            raise PlaygroundError(f"repeats must be at least 1, not {self.repeats}")
+        self.k = bounds.K.count(self.k)
+        self.sample = bounds.optional_count(bounds.SAMPLE, self.sample)
+        self.seed = bounds.SEED.count(self.seed)
+        self.repeats = bounds.REPEATS.count(self.repeats)
 
     def to_dict(self) -> dict:
         data = dataclasses.asdict(self)

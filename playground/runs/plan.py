@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, Mapping, Optional
 
 from playground import PlaygroundError
+from playground.bounds import CONCURRENCY, THREADS, TIMEOUT, checked_optional
 from playground.data.records import Question
 from playground.models.base import Model
 from playground.models.retry import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S
@@ -36,14 +37,12 @@ class Execution:
     threads: Optional[int] = None  # the local model's threads; None: $PLAYGROUND_THREADS, else the physical cores
 
     def __post_init__(self) -> None:
-        if self.concurrency is not None and not 1 <= int(self.concurrency) <= 256:
-            raise PlaygroundError(f"--concurrency must be between 1 and 256, not {self.concurrency}")
-        if self.threads is not None and not 1 <= int(self.threads) <= 1024:
-            raise PlaygroundError(f"threads must be between 1 and 1024, not {self.threads}")
-        for name in ("timeout_s", "read_timeout_s", "connect_timeout_s"):
-            if float(getattr(self, name)) <= 0:
-                raise PlaygroundError(f"{name.replace('_s', '').replace('_', ' ')} must be positive seconds, "
-                                      f"not {getattr(self, name)}")
+        """Every number in range (playground.bounds): NaN, 0 or a week are refused before a run is stored."""
+        object.__setattr__(self, "concurrency", checked_optional(CONCURRENCY, self.concurrency, "--concurrency"))
+        object.__setattr__(self, "threads", checked_optional(THREADS, self.threads))
+        for name, flag in (("timeout_s", "--timeout"), ("read_timeout_s", "--read-timeout"),
+                           ("connect_timeout_s", "--connect-timeout")):
+            object.__setattr__(self, name, float(TIMEOUT.check(getattr(self, name), flag)))
 
     def workers(self, model_spec: str) -> int:
         if self.concurrency:

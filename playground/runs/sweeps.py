@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
 from playground import PlaygroundError
+from playground.bounds import LONG_SWEEP_POINTS, MAX_SWEEP_POINTS, SWEEP_VALUES, confirm_long_work
 from playground.models.base import Model
 from playground.progress import ProgressCallback, report
 from playground.runs.config import RunConfig
@@ -28,7 +29,8 @@ _RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
 
 
 def parse_sweep(spec: str) -> tuple[str, list[int]]:
-    """"k=0,1,2", "shots=0..3", "order=0..5" -> (parameter, values); ranges include both ends."""
+    """"k=0,1,2", "shots=0..3", "order=0..5" -> (parameter, values); ranges include both ends. Each value is within
+    its parameter's bound and there are at most MAX_SWEEP_POINTS (counted before a range is expanded)."""
     name, sep, raw = (spec or "").partition("=")
     name = name.strip()
     if not sep or name not in SWEEP_PARAMETERS:
@@ -41,11 +43,17 @@ def parse_sweep(spec: str) -> tuple[str, list[int]]:
             low, high = int(span.group(1)), int(span.group(2))
             if high < low:
                 raise PlaygroundError(f"--sweep {spec!r}: range {part.strip()} runs backwards")
-            values.extend(range(low, high + 1))
+            span_values: Sequence[int] = range(low, high + 1)
         elif part.strip().isdigit():
-            values.append(int(part))
+            span_values = [int(part)]
         else:
             raise PlaygroundError(f"--sweep {spec!r}: {part.strip()!r} is not a whole number or a range like 0..5")
+        if len(values) + len(span_values) > MAX_SWEEP_POINTS:
+            raise PlaygroundError(f"--sweep {spec!r}: a sweep has at most {MAX_SWEEP_POINTS:,} points, "
+                                  f"got {len(values) + len(span_values):,} or more")
+        for value in (span_values[0], span_values[-1]):
+            SWEEP_VALUES[name].check(value, f"--sweep {name}")
+        values.extend(span_values)
     if len(set(values)) != len(values):
         raise PlaygroundError(f"--sweep {spec!r}: a value is repeated")
     return name, values
@@ -88,13 +96,22 @@ class SweepPoint:
         return f"sweep {self.parameter}={self.value}"
 
 
-def plan_sweep(config, parameter: str, values: Sequence[int]) -> list[SweepPoint]:
-    """The sweep's points, in the order given, without running them; a sweep that would change nothing is refused."""
+def plan_sweep(config, parameter: str, values: Sequence[int], confirmed: bool = False) -> list[SweepPoint]:
+    """The sweep's points, in the order given, without running them; a sweep that would change nothing is refused,
+    and one of more than LONG_SWEEP_POINTS points (each a whole run) is refused unless `confirmed`."""
     if parameter not in SWEEP_PARAMETERS:
         raise PlaygroundError(f"cannot sweep {parameter!r} (known: {', '.join(SWEEP_PARAMETERS)})")
     if not values:
         raise PlaygroundError("a sweep needs at least one value")
+    if len(values) > MAX_SWEEP_POINTS:
+        raise PlaygroundError(f"a sweep has at most {MAX_SWEEP_POINTS:,} points, got {len(values):,}")
+    for value in values:
+        SWEEP_VALUES[parameter].check(value, f"--sweep {parameter}")
     check_sweep(config, parameter)
+    if len(values) > LONG_SWEEP_POINTS:
+        each = f"{config.sample:,} question(s)" if config.sample else f"every question of {config.dataset!r}"
+        confirm_long_work(f"a sweep of {len(values):,} points", f"{len(values):,} runs of {each} each, one after "
+                          f"another; more than {LONG_SWEEP_POINTS} points asks first", confirmed)
     return [SweepPoint(parameter, value, point_config(config, parameter, value)) for value in values]
 
 
@@ -107,11 +124,11 @@ def _point(parameter: str, value: int, summary, metric: str) -> dict:
 
 def run_sweep(workspace, config, parameter: str, values: list[int], metric: str = "em",
               on_progress: Optional[ProgressCallback] = None, model: Optional[Model] = None,
-              use_cache: bool = True, execution=None) -> list[dict]:
+              use_cache: bool = True, execution=None, confirmed: bool = False) -> list[dict]:
     """Run `config` once per value, here; returns points {parameter, value, run_id, n, errors, metrics, metric, score}."""
     from playground.runs.execute import start_run
 
-    planned = plan_sweep(config, parameter, values)
+    planned = plan_sweep(config, parameter, values, confirmed)
     if model is None:
         from playground.models.registry import load_model
 
@@ -128,7 +145,7 @@ def run_sweep(workspace, config, parameter: str, values: list[int], metric: str 
 
 def start_sweep(workspace, config, parameter: str, values: list[int], metric: str = "em", *,
                 session_id: Optional[str] = None, use_cache: bool = True, execution=None,
-                api_keys: Optional[Mapping[str, str]] = None) -> list[dict]:
+                api_keys: Optional[Mapping[str, str]] = None, confirmed: bool = False) -> list[dict]:
     """Each point as a detached run (a worker process of its own, all at once); returns the points at once (status
     running, nothing answered yet). Read them again with `sweep_points`.
 
@@ -137,7 +154,7 @@ def start_sweep(workspace, config, parameter: str, values: list[int], metric: st
     from playground.runs.execute import start_run
     from playground.runs.plan import Execution
 
-    planned = plan_sweep(config, parameter, values)
+    planned = plan_sweep(config, parameter, values, confirmed)
     execution = execution or Execution()
     if str(config.model or "").startswith("local:") and execution.threads is None:
         from playground.models.local import default_threads

@@ -206,7 +206,7 @@ def test_bad_settings_are_refused_before_a_run_is_created(tiny_workspace, worksp
         start_run(tiny_workspace, RunConfig(dataset="tiny", program="chain"))
     with pytest.raises(PlaygroundError, match="no longer has question"):
         start_run(tiny_workspace, RunConfig(dataset="tiny", question_ids=["q1", "q99"]))
-    with pytest.raises(PlaygroundError, match="--sample must be a positive"):
+    with pytest.raises(PlaygroundError, match="sample must be between 1 and 10,000,000, got 0"):
         RunConfig(dataset="tiny", sample=0)
     assert list_runs(tiny_workspace) == []
 

@@ -7,6 +7,7 @@ from typing import Optional
 
 import streamlit as st
 
+from playground import bounds
 from playground.app.components.errors import show_error
 from playground.models.base import GenerationParams
 
@@ -59,12 +60,16 @@ def model_selector(key: str, default_spec: Optional[str] = None, container=None,
         help="local:smollm2 | local:/path.gguf | " + " | ".join(p.pattern for n, p in providers().items() if n != "local"),
     )
     columns = target.columns(3 if compact else 5)
-    temperature = columns[0].number_input("temperature", 0.0, 2.0, 0.0, 0.1, key=f"{key}_temperature")
-    max_tokens = columns[1].number_input("max_tokens", 1, 4096, 64, 8, key=f"{key}_max_tokens")
-    seed = columns[2].number_input("seed", 0, 2**31 - 1, 0, 1, key=f"{key}_seed")
+    # The limits are the engine's (playground.bounds), the ones the CLI's flags and GenerationParams check.
+    temperature = columns[0].number_input("temperature", float(bounds.TEMPERATURE.low), float(bounds.TEMPERATURE.high),
+                                          0.0, 0.1, key=f"{key}_temperature")
+    max_tokens = columns[1].number_input("max_tokens", int(bounds.MAX_TOKENS.low), int(bounds.MAX_TOKENS.high), 64, 8,
+                                         key=f"{key}_max_tokens")
+    seed = columns[2].number_input("seed", int(bounds.SEED.low), int(bounds.SEED.high), 0, 1, key=f"{key}_seed")
     top_p, stop = 1.0, ""
     if not compact:
-        top_p = columns[3].number_input("top_p", 0.0, 1.0, 1.0, 0.05, key=f"{key}_top_p")
+        top_p = columns[3].number_input("top_p", float(bounds.TOP_P.low), float(bounds.TOP_P.high), 1.0, 0.05,
+                                        key=f"{key}_top_p")
         stop = columns[4].text_input("stop", "", key=f"{key}_stop", help="comma-separated; \\n for a newline")
     try:
         parse_spec(spec or "")

@@ -117,7 +117,7 @@ def question_picker(questions):
         return None, text
     from playground.data.sampling import sample_questions
 
-    shown = sample_questions(questions, min(SAMPLE_SIZE, len(questions)), 0)
+    shown = sample_questions(questions, min(SAMPLE_SIZE, len(questions)) or None, 0)
     wanted = st.session_state.get(QUESTION_KEY)
     if wanted and wanted not in {q.id for q in shown}:
         shown = [q for q in questions if q.id == wanted] + shown

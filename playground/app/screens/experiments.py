@@ -46,6 +46,7 @@ def _demonstration_picker(ws, parameter: str) -> tuple[str | None, int]:
 
 def _sweep_tab(ws) -> None:
     from playground.programs.registry import programs
+    from playground.bounds import LONG_SWEEP_POINTS
     from playground.runs.sweeps import SWEEP_PARAMETERS
 
     known_programs = programs()
@@ -77,15 +78,17 @@ def _sweep_tab(ws) -> None:
     metric = st.selectbox("Metric to chart", chartable, key="experiments_metric", accept_new_options=True,
                           index=chartable.index(general_metric()) if general_metric() in chartable else 0,
                           help="Changing it redraws the chart of the last sweep.")
+    confirmed = st.checkbox(f"--yes: go ahead with a long sweep (more than {LONG_SWEEP_POINTS} points)",
+                            key="experiments_long_sweep")
     if st.button("Run sweep", key="experiments_run_sweep", type="primary", disabled=model is None):
         with ui.errors_as_messages("Sweep"):
             _run_sweep(ws, benchmark, program, prompt, retriever, model, int(sample), int(seed), parameter,
-                       values_text, demonstrations, shots, metric)
+                       values_text, demonstrations, shots, metric, confirmed)
     _sweep_result(metric)
 
 
 def _run_sweep(ws, benchmark, program, prompt, retriever, model, sample, seed, parameter, values_text,
-               demonstrations, shots, metric) -> None:
+               demonstrations, shots, metric, confirmed: bool = False) -> None:
     from playground.app.views.prompts import version_to_run
     from playground.runs.config import RunConfig
     from playground.runs.sweeps import start_sweep
@@ -100,7 +103,8 @@ def _run_sweep(ws, benchmark, program, prompt, retriever, model, sample, seed, p
     )
     session_id, api_keys = state.current_session_id(), state.api_keys()
     shown = st.session_state.setdefault(SWEEP_RESULT, {})
-    points = start_sweep(ws, config, parameter, values, metric=metric, session_id=session_id, api_keys=api_keys)
+    points = start_sweep(ws, config, parameter, values, metric=metric, session_id=session_id, api_keys=api_keys,
+                         confirmed=confirmed)
     # In place, no Streamlit call: a click elsewhere (leaving the page) stops this script run at its next one, and
     # the sweep's runs must still be found when the page is opened again.
     shown.update(points=points, metric=metric)

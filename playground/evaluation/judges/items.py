@@ -56,9 +56,11 @@ def run_items(workspace, run_id: str, answer_field: str = "prediction") -> tuple
 
 
 def check_repeat(repeat: int) -> int:
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
-        raise PlaygroundError(f"--repeat must be a whole number of at least 1, not {repeat!r}")
-    return repeat
+    from playground.bounds import REPEATS
+
+    if isinstance(repeat, float):  # 2.0 is not a count of repeats a user typed
+        raise REPEATS.refusal(repeat, "--repeat")
+    return int(REPEATS.check(repeat, "--repeat"))
 
 
 def run_model(run: dict) -> Optional[str]:

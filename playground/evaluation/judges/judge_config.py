@@ -110,8 +110,10 @@ def resolve_judge(workspace, kind: str, config: Optional[JudgeConfig] = None, mo
     `model` overrides loading config.model (a scripted model in tests, an already loaded one in the app).
     `deadline_s` bounds each judgment (default 300 s): a judge model that never answers in full is an error then.
     """
-    if deadline_s is not None and not deadline_s > 0:
-        raise PlaygroundError(f"the judge's timeout must be positive seconds, not {deadline_s}")
+    if deadline_s is not None:
+        from playground.bounds import TIMEOUT
+
+        deadline_s = float(TIMEOUT.check(deadline_s, "the judge's timeout"))
     from playground.prompts.library import load_template
     from playground.store.judgments import save_judge
     from playground.store.prompts import save_prompt_version
