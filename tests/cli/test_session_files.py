@@ -81,6 +81,10 @@ CASES = [
      r"spans\[5\]\.outputs: expected an object, got a string"),
     ("scores as words", lambda p: p["results"][2].update(scores={"em": "high"}),
      r"results\[2\]\.scores\['em'\]: expected a number, got a string"),
+    ("a run config's prompt versions a number", lambda p: p["runs"][1]["config"].update(prompt_versions=0.5),
+     r"runs\[1\]\.config\.prompt_versions: expected an object, got a number"),
+    ("a run config's templates a list", lambda p: p["runs"][0]["config"].update(templates=["qa"]),
+     r"runs\[0\]\.config\.templates: expected a string or an object, got a list"),
     ("span parents in a loop", _loop, r"spans\[\d+\]\.parent_id: spans whose parents form a loop: spans\[\d+\] -> "),
     ("a parent in another question", lambda p: p["spans"][0].update(parent_id=next(
         s["id"] for s in p["spans"] if s["question_id"] != p["spans"][0]["question_id"])),

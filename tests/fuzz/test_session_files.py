@@ -46,8 +46,15 @@ REPLACEMENTS = {
 }
 
 
+class Short(dict):
+    """A dict with a short repr, so that a failing example prints what was changed, not a whole file."""
+
+    def __repr__(self) -> str:
+        return f"<{self.get('what', 'the export and its import target')}>"
+
+
 @pytest.fixture(scope="module")
-def files(tmp_path_factory) -> dict:
+def files(tmp_path_factory) -> Short:
     """A real export (`session export` of a workspace with two runs), and an import target with its SQL dump."""
     folder = tmp_path_factory.mktemp("fuzz-sessions")
     source = folder / "source.db"
@@ -62,7 +69,7 @@ def files(tmp_path_factory) -> dict:
     workspace = open_workspace(target)
     save_dataset(workspace, "tiny", tiny_dataset())
     workspace.close()
-    return {"payload": json.loads(exported.read_text(encoding="utf-8")), "target": target, "dump": dump(target)}
+    return Short(payload=json.loads(exported.read_text(encoding="utf-8")), target=target, dump=dump(target))
 
 
 def leaf_paths(value, path=()) -> list[tuple]:
@@ -134,7 +141,7 @@ def mutations(draw, payload: dict):
         parent = _parent(mutated, path)
         parent["\x1b[31mextra"] = REPLACEMENTS[draw(st.sampled_from(sorted(REPLACEMENTS)))]
         what = f"unknown key beside {path}"
-    return mutated, what
+    return Short(payload=mutated, what=what)
 
 
 def write_file(payload: dict, path: Path) -> None:
@@ -167,7 +174,8 @@ def readers_can_use(db: str, session_id: str) -> None:
 
 @given(data=st.data())
 def test_a_mutated_session_file_imports_usably_or_is_refused_in_one_line(files, tmp_path_factory, data):
-    mutated, what = data.draw(mutations(files["payload"]), label="mutation")
+    mutation = data.draw(mutations(files["payload"]), label="mutation")
+    mutated, what = mutation["payload"], mutation["what"]
     folder = tmp_path_factory.mktemp("example")
     target = folder / "target.db"
     shutil.copyfile(files["target"], target)
