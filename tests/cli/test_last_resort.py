@@ -60,6 +60,8 @@ def test_debug_shows_the_traceback_instead(tmp_path, capsys, monkeypatch):
 @pytest.mark.parametrize("argv", [
     ["score", "/dev/null/x.jsonl"],
     ["models", "try", "--model", "openai:x@http://[::1", "hi"],
+    ["session", "list", "--db", "x" * 300],  # a workspace name the system refuses (found by tests/fuzz)
+    ["workspace", "check", "--db", "x" * 300],
 ])
 def test_named_errors_never_reach_the_last_resort(argv, capsys):
     assert cli.main(argv) == 1

@@ -74,17 +74,25 @@ def invoke(argv: Sequence[str]) -> Outcome:
 
 def assert_well_behaved(outcome: Outcome) -> None:
     """Exit 0, or a refusal in one line (argparse's usage lines before its one `error:` line are its standard form)."""
-    err = outcome.err
+    err = "\n".join(shown_lines(outcome.err))
     assert "Traceback" not in err and "Traceback" not in outcome.out, outcome.describe()
     assert not err.startswith("internal error:") and "\ninternal error:" not in err, outcome.describe()
     if outcome.code == 0:
+        return
+    if not err and outcome.out.strip():  # an answer that is a report of what is wrong (`workspace check`, `open`)
         return
     if outcome.code == 2 and USAGE_ERROR.search(err):  # argparse: `usage: ...` lines, then its one error line
         last = err.rstrip("\n").splitlines()[-1]
         assert USAGE_ERROR.match(last), outcome.describe()
         return
-    lines = err.rstrip("\n").splitlines()
+    lines = shown_lines(err)
     assert len(lines) == 1 and lines[0].strip(), f"not one line: {outcome.describe()}"
+
+
+def shown_lines(text: str) -> list[str]:
+    """The lines a terminal is left showing: a progress bar that rewrote itself with \\r and was erased is not a line."""
+    shown = [line.rsplit("\r", 1)[-1].rstrip() for line in text.split("\n")]
+    return [line for line in shown if line]
 
 
 def dump(path: Path | str) -> list[str]:
