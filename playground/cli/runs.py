@@ -274,7 +274,16 @@ def handle_runs(args) -> int:
 
 
 def _brief(span: dict) -> str:
-    """The one thing worth seeing on a span's line: its query, answer, text or error."""
+    """The one thing worth seeing on a span's line: its query, answer, text or error. A span's inputs and outputs are
+    free-form objects (a program's, a plugin's, an imported file's): one whose shape is not its kind's usual one is
+    shown as its JSON, never an error."""
+    try:
+        return _usual_brief(span)
+    except (TypeError, KeyError, AttributeError, ValueError):
+        return _shorten(json.dumps(span["outputs"], ensure_ascii=False, default=str))
+
+
+def _usual_brief(span: dict) -> str:
     inputs, outputs = span["inputs"], span["outputs"]
     if span["error"]:
         return f"ERROR {span['error']}"
@@ -306,7 +315,7 @@ def format_tree(nodes: list[dict], depth: int = 0) -> list[str]:
             tags.append(f"{node['prompt_tokens']}+{node['completion_tokens']} tok")
         if node["cached"]:
             tags.append("cached")
-        if node["outputs"].get("truncation"):
+        if isinstance(node["outputs"].get("truncation"), dict):
             tags.append(f"truncated -{node['outputs']['truncation'].get('dropped_tokens')} tok")
         tag_text = f" [{', '.join(tags)}]" if tags else ""
         lines.append(f"{'  ' * depth}{node['kind']} {one_line(node['name'])} {node['duration_s'] * 1000:.1f}ms{tag_text}  "

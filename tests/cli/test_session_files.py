@@ -181,3 +181,22 @@ def test_a_max_mb_that_is_not_a_size_is_one_line(tmp_path, capsys, value):
     code = main(["--db", str(tmp_path / "w.db"), "session", "import", str(tmp_path / "missing.json"), "--max-mb", value])
     err = capsys.readouterr().err.strip()
     assert code == 1 and err.startswith("error: --max-mb must be a number of megabytes above 0") and "\n" not in err
+
+
+def test_a_span_whose_outputs_have_an_unusual_shape_is_traced_as_its_json(source, target, tmp_path, capsys):
+    """Span outputs are free-form objects: `trace` shows one of an unusual shape (found by tests/fuzz) as JSON."""
+    payload = copy.deepcopy(source[1])
+    retrieve = next(s for s in payload["spans"] if s["kind"] == "retrieve")
+    retrieve["outputs"] = {"hits": [{"id": "p1", "score": ["x"]}], "truncation": "all"}
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(with_digest(payload)), encoding="utf-8")
+    assert main(["session", "import", str(path), "--db", target, "--json"]) == 0
+    session_id = json.loads(capsys.readouterr().out)["session_id"]
+    workspace = open_workspace(target)
+    run_id = workspace.db.execute("SELECT id FROM runs WHERE session_id = ? AND label = ?",
+                                  [session_id, next(r["label"] for r in payload["runs"]
+                                                    if r["id"] == retrieve["run_id"])]).fetchone()[0]
+    workspace.close()
+    assert main(["trace", run_id, retrieve["question_id"], "--db", target]) == 0
+    out = capsys.readouterr().out
+    assert 'retrieve bm25' in out and '"score": ["x"]' in out
