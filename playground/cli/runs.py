@@ -6,7 +6,7 @@ import argparse
 import json
 
 from playground import PlaygroundError
-from playground.cli.output import emit, open_workspace_for, progress_bar, say, text_table, workspace_for
+from playground.cli.output import emit, open_workspace_for, progress_bar, say, text_table, timestamp, workspace_for
 from playground.terminal_text import one_line
 from playground.models.registry import DEFAULT_MODEL_SPEC
 from playground.models.retry import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S
@@ -265,7 +265,7 @@ def handle_runs(args) -> int:
     table = []
     for row in rows:
         s = row["settings"]
-        table.append([row["id"], row["created_at"][:19], row["status"], _cell(s.get("dataset")), _cell(s.get("program")),
+        table.append([row["id"], timestamp(row["created_at"]), row["status"], _cell(s.get("dataset")), _cell(s.get("program")),
                       _cell(s.get("templates")), _cell(s.get("retriever")), _cell(s.get("k")), _cell(s.get("model")),
                       f"{row['n_done']}/{row['n_planned']}", *[_cell(row["metrics"].get(name)) for name in metrics],
                       str(row["errors"]), row["label"] or ""])

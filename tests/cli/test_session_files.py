@@ -200,3 +200,16 @@ def test_a_span_whose_outputs_have_an_unusual_shape_is_traced_as_its_json(source
     assert main(["trace", run_id, retrieve["question_id"], "--db", target]) == 0
     out = capsys.readouterr().out
     assert 'retrieve bm25' in out and '"score": ["x"]' in out
+
+
+def test_a_run_imported_with_no_creation_time_is_listed(source, target, tmp_path, capsys):
+    """created_at may be null in a file (the schema allows it): `runs` and `session list` show '-' (found by tests/fuzz)."""
+    payload = copy.deepcopy(source[1])
+    payload["runs"][0]["created_at"] = None
+    path = tmp_path / "no-time.json"
+    path.write_text(json.dumps(with_digest(payload)), encoding="utf-8")
+    assert main(["session", "import", str(path), "--db", target, "--json"]) == 0
+    session_id = json.loads(capsys.readouterr().out)["session_id"]
+    assert main(["runs", "--session", session_id, "--db", target]) == 0
+    assert main(["session", "list", "--db", target]) == 0
+    assert "  -  " in capsys.readouterr().out

@@ -17,6 +17,7 @@ from playground.cli import main
 
 TIME_LIMIT_S = 30
 MEMORY_HEADROOM = 4 * 1024**3  # address space one command may add to what the test process already holds
+TIMED_OUT = 124
 USAGE_ERROR = re.compile(r"^playground[\w -]*: error: ", re.MULTILINE)
 
 
@@ -69,11 +70,15 @@ def invoke(argv: Sequence[str]) -> Outcome:
             code = main(list(argv))
         except SystemExit as exit:  # argparse's own refusals (usage, then one `error:` line) exit 2
             code = exit.code if isinstance(exit.code, int) else 1
+        except TookTooLong as late:  # an ordinary failure of the property, so that Hypothesis shrinks it
+            code = TIMED_OUT
+            print(f"[fuzz] {late}", file=err)
     return Outcome(list(argv), code, out.getvalue(), err.getvalue())
 
 
 def assert_well_behaved(outcome: Outcome) -> None:
     """Exit 0, or a refusal in one line (argparse's usage lines before its one `error:` line are its standard form)."""
+    assert outcome.code != TIMED_OUT, f"past the time limit: {outcome.describe()}"
     err = "\n".join(shown_lines(outcome.err))
     assert "Traceback" not in err and "Traceback" not in outcome.out, outcome.describe()
     assert not err.startswith("internal error:") and "\ninternal error:" not in err, outcome.describe()
