@@ -23,7 +23,7 @@ from tests.store.test_integrity import make_workspace
 
 # Commands that serve until stopped (the app): their options are the app's, driven by tests/e2e.
 SERVES = {("app",), ("demo",)}
-EXAMPLES_PER_COMMAND = {"fast": 2, "deep": 40}[os.environ.get("HYPOTHESIS_PROFILE", "fast")]
+EXAMPLES_PER_COMMAND = {"fast": 5, "deep": 40}[os.environ.get("HYPOTHESIS_PROFILE", "fast")]
 
 HOSTILE_TEXT = ["", " ", "-", "x" * 100_000, "\x1b[2J\x1b]0;title\x07", "a\nb", "\r", "\t", "\x7f\x9b",
                 "\udcff", "caf\udce9", "../" * 8 + "x", ".", "..", "/", "sub/", "missing/dir/x.json", "x" * 300,
@@ -159,7 +159,10 @@ def test_text_options_with_hostile_values(words, parser, base, tmp_path_factory,
     _run_one(words, parser, base, target, value, tmp_path_factory)
 
 
-@pytest.mark.xfail(reason="issue 25 item 1 (typed numeric options, another branch) is not merged yet", strict=False)
+# Until issue 25 item 1 (typed numeric options, another branch) is merged, hostile numbers still reach handlers (some
+# run past the time limit): `make fuzz` runs this and reports them; the fast run leaves it out. Remove the mark then.
+@pytest.mark.xfail(reason="issue 25 item 1 (typed numeric options) is not merged yet", strict=False,
+                   run=os.environ.get("HYPOTHESIS_PROFILE") == "deep")
 @pytest.mark.parametrize("words,parser", NUMERIC_CASES, ids=[" ".join(w) for w, _ in NUMERIC_CASES])
 @settings(max_examples=EXAMPLES_PER_COMMAND)
 @given(data=st.data())
