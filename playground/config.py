@@ -13,12 +13,29 @@ TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"  # shipped inside 
 
 
 def workspace_path(explicit: Optional[str | os.PathLike] = None) -> Path:
+    """The workspace file; a path the system cannot even look up (a name too long, a folder that is a file) is a
+    one-line error here, before any command reads or writes."""
     if explicit:
-        return Path(explicit)
+        return _usable(Path(explicit))
     from_env = os.environ.get(DB_ENV)
     if from_env:
-        return Path(from_env)
+        return _usable(Path(from_env))
     return DEFAULT_DB
+
+
+def _usable(path: Path) -> Path:
+    from playground import PlaygroundError
+
+    try:
+        os.lstat(path)
+    except FileNotFoundError:  # a new workspace
+        pass
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        text = os.fspath(path)
+        shown = repr(text) if len(text) <= 80 else f"{text[:60]!r}... ({len(text):,} characters)"
+        raise PlaygroundError(f"the workspace path {shown} cannot be used: "
+                              f"{getattr(error, 'strerror', None) or error}") from None
+    return path
 
 
 def shown_path(path: str | os.PathLike) -> str:

@@ -65,6 +65,7 @@ def run_command(args: argparse.Namespace) -> int:
     from playground.terminal_text import one_line
 
     try:
+        _check_text_arguments(args)
         if args.device:  # the embedders read it (retrieval/embedders.py), wherever a command embeds
             import os
 
@@ -99,6 +100,27 @@ def run_command(args: argparse.Namespace) -> int:
         return 130
     except Exception as error:  # noqa: BLE001 - the last resort: one line, the traceback kept in a file
         return _internal_error(error, args)
+
+
+# Arguments that name files: a name with bytes that are not UTF-8 is a real file's name (Python's surrogateescape).
+_PATH_ARGUMENTS = {"db", "file", "path", "output", "template_file"}
+
+
+def _check_text_arguments(args: argparse.Namespace) -> None:
+    """Text that is stored, looked up or sent must be Unicode: an argument holding bytes that are not UTF-8 (they
+    arrive as lone surrogates) is refused here, once for every command, naming the argument."""
+    import re
+
+    from playground.terminal_text import one_line
+
+    for name, value in vars(args).items():
+        if name in _PATH_ARGUMENTS or name == "handler":
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            found = re.search("[\ud800-\udfff]", item) if isinstance(item, str) else None
+            if found:
+                raise PlaygroundError(f"{name.replace('_', '-')} {one_line(ascii(item[:60]))} holds bytes that are not "
+                                      f"UTF-8 text (character {found.start() + 1}); give it as UTF-8")
 
 
 def _internal_error(error: Exception, args: argparse.Namespace) -> int:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from playground import PlaygroundError, bounds
-from playground.cli.output import add_output_argument, emit, open_workspace_for, progress_bar, say, workspace_for
+from playground.cli.output import add_output_argument, emit, open_workspace_for, progress_bar, say, timestamp, workspace_for
 from playground.terminal_text import one_line
 from playground.cli.runs import add_run_options, config_from_args, lazy_progress_bar
 
@@ -145,7 +145,7 @@ def handle_list(args) -> int:
     with workspace_for(args, create=False) as workspace:
         sets = list_demonstration_sets(workspace)
     text = "\n".join(f"{one_line(s['name'])}@{s['version']}  {s['id']}  {s['n']:>3} example(s)  program {s['program'] or '-'}  "
-                     f"run {s['source_run_id'] or '-'}  {s['created_at'][:19]}" for s in sets)
+                     f"run {s['source_run_id'] or '-'}  {timestamp(s['created_at'])}" for s in sets)
     emit(args, sets, text or "no demonstration sets yet (make one with `playground demos bootstrap`)")
     return 0
 

@@ -51,6 +51,11 @@ def text_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in cells)
 
 
+def timestamp(value: Any) -> str:
+    """A stored time to the second; one an imported file left null (the schema allows it) as '-'."""
+    return str(value)[:19] if value else "-"
+
+
 def open_workspace_for(args, create: bool = True):
     from playground.store import open_workspace
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from playground import PlaygroundError, bounds
-from playground.cli.output import emit, workspace_for
+from playground.cli.output import emit, timestamp, workspace_for
 from playground.terminal_text import one_line
 
 DEFAULT_SHOTS = 3
@@ -117,7 +117,7 @@ def cmd_templates_versions(args) -> int:
         rows = list_prompt_versions(workspace, args.name)
     payload = [{key: row[key] for key in ("id", "template", "parent", "message", "session_id", "created_at")}
                for row in rows]
-    text = "\n".join(f"{row['id']}  {one_line(row['template']):<24}  parent {row['parent'] or '-':<12}  {row['created_at'][:19]}  "
+    text = "\n".join(f"{row['id']}  {one_line(row['template']):<24}  parent {row['parent'] or '-':<12}  {timestamp(row['created_at'])}  "
                      f"{one_line(row['message'] or '')}".rstrip() for row in rows) or "no prompt versions saved"
     emit(args, payload, text)
     return 0

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from playground import PlaygroundError, bounds
-from playground.cli.output import emit, open_workspace_for, progress_bar, say, text_table, workspace_for
+from playground.cli.output import emit, open_workspace_for, progress_bar, say, text_table, timestamp, workspace_for
 from playground.terminal_text import one_line
 from playground.models.registry import DEFAULT_MODEL_SPEC, model_spec_flag
 from playground.models.retry import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_DEADLINE_S, DEFAULT_TIMEOUT_S
@@ -263,7 +263,7 @@ def handle_runs(args) -> int:
     table = []
     for row in rows:
         s = row["settings"]
-        table.append([row["id"], row["created_at"][:19], row["status"], _cell(s.get("dataset")), _cell(s.get("program")),
+        table.append([row["id"], timestamp(row["created_at"]), row["status"], _cell(s.get("dataset")), _cell(s.get("program")),
                       _cell(s.get("templates")), _cell(s.get("retriever")), _cell(s.get("k")), _cell(s.get("model")),
                       f"{row['n_done']}/{row['n_planned']}", *[_cell(row["metrics"].get(name)) for name in metrics],
                       str(row["errors"]), row["label"] or ""])
@@ -272,7 +272,16 @@ def handle_runs(args) -> int:
 
 
 def _brief(span: dict) -> str:
-    """The one thing worth seeing on a span's line: its query, answer, text or error."""
+    """The one thing worth seeing on a span's line: its query, answer, text or error. A span's inputs and outputs are
+    free-form objects (a program's, a plugin's, an imported file's): one whose shape is not its kind's usual one is
+    shown as its JSON, never an error."""
+    try:
+        return _usual_brief(span)
+    except (TypeError, KeyError, AttributeError, ValueError):
+        return _shorten(json.dumps(span["outputs"], ensure_ascii=False, default=str))
+
+
+def _usual_brief(span: dict) -> str:
     inputs, outputs = span["inputs"], span["outputs"]
     if span["error"]:
         return f"ERROR {span['error']}"
@@ -304,7 +313,7 @@ def format_tree(nodes: list[dict], depth: int = 0) -> list[str]:
             tags.append(f"{node['prompt_tokens']}+{node['completion_tokens']} tok")
         if node["cached"]:
             tags.append("cached")
-        if node["outputs"].get("truncation"):
+        if isinstance(node["outputs"].get("truncation"), dict):
             tags.append(f"truncated -{node['outputs']['truncation'].get('dropped_tokens')} tok")
         tag_text = f" [{', '.join(tags)}]" if tags else ""
         lines.append(f"{'  ' * depth}{node['kind']} {one_line(node['name'])} {node['duration_s'] * 1000:.1f}ms{tag_text}  "

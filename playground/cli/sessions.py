@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from playground.cli.output import add_output_argument, emit, workspace_for
+from playground.cli.output import add_output_argument, emit, timestamp, workspace_for
 from playground.terminal_text import one_line
 
 
@@ -60,7 +60,7 @@ def _line(session: dict) -> str:
     mark = "*" if session.get("current") else " "
     return (f"{mark} {one_line(session['id'])}  {one_line(session['name']):<24} runs {session['n_runs']:>4}  "
             f"prompt versions {session['n_prompt_versions']:>3}  ratings {session['n_ratings']:>4}  "
-            f"created {session['created_at'][:19]}")
+            f"created {timestamp(session['created_at'])}")
 
 
 def list_command(args) -> int:

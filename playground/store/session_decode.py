@@ -160,6 +160,17 @@ def convert_payload(payload: dict) -> msgspec.Struct:
         raise SessionFormatError(path, problem) from None
 
 
+def check_part(where: str, value: Any, part_type: type) -> None:
+    """One value of an already checked file (a run's config) against a type of its own, the problem named at `where`."""
+    try:
+        msgspec.convert(value, type=part_type)
+    except msgspec.ValidationError as error:
+        path, problem = _problem(str(error))
+        path, found = _resolve(path, problem, _object_child, lambda node: node.items(), value)
+        problem = _value_hint(problem, path, found, lambda p: _walk(value, p, _object_child))
+        raise SessionFormatError(f"{where}.{path}" if path else where, problem) from None
+
+
 def _where(data: bytes, offset: int) -> str:
     line = data.count(b"\n", 0, offset) + 1
     column = offset - data.rfind(b"\n", 0, offset)

@@ -123,9 +123,13 @@ def read_session_file(path: str | os.PathLike, limits: Optional[ImportLimits] = 
     """Parse a session file after checking its size; JSON only."""
     limits = limits or ImportLimits.from_env()
     path = Path(path)
-    if not path.is_file():
-        raise PlaygroundError(f"{path}: no such file")
-    size = path.stat().st_size
+    try:
+        if not path.is_file():
+            raise PlaygroundError(f"{path}: no such file")
+        size = path.stat().st_size
+    except OSError as error:  # a name too long, a loop of links: the system refuses the path itself
+        shown = str(path) if len(str(path)) <= 80 else f"{str(path)[:60]}... ({len(str(path)):,} characters)"
+        raise PlaygroundError(f"{shown}: cannot be read: {error.strerror or error}") from None
     if size > limits.max_bytes:
         raise SessionFormatError(str(path), f"file is {size / 1e6:.1f} MB, over the import limit of "
                                             f"{limits.max_bytes / 1e6:.1f} MB")

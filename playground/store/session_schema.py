@@ -10,8 +10,8 @@ from typing import Any, Optional
 from playground.store.content_ids import check_payload_content_ids
 from playground.store.judgments import JUDGMENT_KINDS
 from playground.store.ratings import RATING_KINDS
-from playground.store.session_decode import check_text_and_numbers, convert_payload
-from playground.store.session_types import project
+from playground.store.session_decode import check_part, check_text_and_numbers, convert_payload
+from playground.store.session_types import RunConfig, project
 from playground.store.session_format import ImportLimits, SessionFormatError, _type_name, check_digest
 
 
@@ -249,6 +249,7 @@ def validate(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
             raise SessionFormatError(f"runs[{i}].session_id", f"is {run['session_id']!r}, not the file's session "
                                                                f"{session['id']!r}")
         _reference(f"runs[{i}].benchmark", run.get("benchmark"), benchmark_names, "benchmark")
+        check_part(f"runs[{i}].config", run["config"], RunConfig)
     _unique(results, "results", lambda r: (r["run_id"], r["question_id"], r["repeat"]))
     for i, result in enumerate(results):
         _reference(f"results[{i}].run_id", result["run_id"], run_ids, "run")

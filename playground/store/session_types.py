@@ -79,6 +79,28 @@ class Run(Record, kw_only=True):
     benchmark: OptStr = UNSET  # the export's mark: the config's dataset, when the file holds it
 
 
+class RunConfig(Record, kw_only=True):
+    """The keys of a run's config that readers (runs, compare, trace, the app) read; a run keeps its config's other
+    keys (a program's own options) as they are, so this type checks a config and is never what is stored."""
+
+    dataset: OptStr = UNSET
+    program: OptStr = UNSET
+    model: OptStr = UNSET
+    retriever: OptStr = UNSET
+    templates: Union[dict[str, str], str, None, UnsetType] = UNSET  # role -> template (an old file: one name)
+    template_names: Union[dict[str, str], None, UnsetType] = UNSET
+    prompt_versions: Union[dict[str, Optional[str]], None, UnsetType] = UNSET
+    params: OptObject = UNSET
+    retriever_params: OptObject = UNSET
+    retriever_manifest: OptObject = UNSET
+    metric_signatures: OptObject = UNSET
+    k: OptInt = UNSET
+    sample: OptInt = UNSET
+    seed: OptInt = UNSET
+    repeats: OptInt = UNSET
+    question_ids: Union[Ids, None, UnsetType] = UNSET
+
+
 class Result(Record, kw_only=True):
     run_id: str
     question_id: str

@@ -81,6 +81,10 @@ CASES = [
      r"spans\[5\]\.outputs: expected an object, got a string"),
     ("scores as words", lambda p: p["results"][2].update(scores={"em": "high"}),
      r"results\[2\]\.scores\['em'\]: expected a number, got a string"),
+    ("a run config's prompt versions a number", lambda p: p["runs"][1]["config"].update(prompt_versions=0.5),
+     r"runs\[1\]\.config\.prompt_versions: expected an object, got a number"),
+    ("a run config's templates a list", lambda p: p["runs"][0]["config"].update(templates=["qa"]),
+     r"runs\[0\]\.config\.templates: expected a string or an object, got a list"),
     ("span parents in a loop", _loop, r"spans\[\d+\]\.parent_id: spans whose parents form a loop: spans\[\d+\] -> "),
     ("a parent in another question", lambda p: p["spans"][0].update(parent_id=next(
         s["id"] for s in p["spans"] if s["question_id"] != p["spans"][0]["question_id"])),
@@ -177,3 +181,35 @@ def test_a_max_mb_that_is_not_a_size_is_one_line(tmp_path, capsys, value):
     code = main(["--db", str(tmp_path / "w.db"), "session", "import", str(tmp_path / "missing.json"), "--max-mb", value])
     err = capsys.readouterr().err.strip()
     assert code == 1 and err.startswith("error: --max-mb must be a number of megabytes above 0") and "\n" not in err
+
+
+def test_a_span_whose_outputs_have_an_unusual_shape_is_traced_as_its_json(source, target, tmp_path, capsys):
+    """Span outputs are free-form objects: `trace` shows one of an unusual shape (found by tests/fuzz) as JSON."""
+    payload = copy.deepcopy(source[1])
+    retrieve = next(s for s in payload["spans"] if s["kind"] == "retrieve")
+    retrieve["outputs"] = {"hits": [{"id": "p1", "score": ["x"]}], "truncation": "all"}
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(with_digest(payload)), encoding="utf-8")
+    assert main(["session", "import", str(path), "--db", target, "--json"]) == 0
+    session_id = json.loads(capsys.readouterr().out)["session_id"]
+    workspace = open_workspace(target)
+    run_id = workspace.db.execute("SELECT id FROM runs WHERE session_id = ? AND label = ?",
+                                  [session_id, next(r["label"] for r in payload["runs"]
+                                                    if r["id"] == retrieve["run_id"])]).fetchone()[0]
+    workspace.close()
+    assert main(["trace", run_id, retrieve["question_id"], "--db", target]) == 0
+    out = capsys.readouterr().out
+    assert 'retrieve bm25' in out and '"score": ["x"]' in out
+
+
+def test_a_run_imported_with_no_creation_time_is_listed(source, target, tmp_path, capsys):
+    """created_at may be null in a file (the schema allows it): `runs` and `session list` show '-' (found by tests/fuzz)."""
+    payload = copy.deepcopy(source[1])
+    payload["runs"][0]["created_at"] = None
+    path = tmp_path / "no-time.json"
+    path.write_text(json.dumps(with_digest(payload)), encoding="utf-8")
+    assert main(["session", "import", str(path), "--db", target, "--json"]) == 0
+    session_id = json.loads(capsys.readouterr().out)["session_id"]
+    assert main(["runs", "--session", session_id, "--db", target]) == 0
+    assert main(["session", "list", "--db", target]) == 0
+    assert "  -  " in capsys.readouterr().out
