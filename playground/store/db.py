@@ -169,33 +169,13 @@ class Workspace:
         self.db.close()
 
 
-_OPENED_FILES: set[tuple[int, int]] = set()  # (device, inode) of every workspace file this process has opened
-
-
-def _file_identity(db_path: Path) -> Optional[tuple[int, int]]:
-    try:
-        status = db_path.stat()
-    except OSError:
-        return None
-    return status.st_dev, status.st_ino
-
-
-def _classify_once(db_path: Path) -> None:
-    """Classify a file this process has not opened yet. Reading the header through a file descriptor of our own
-    and closing it drops every POSIX lock this process's SQLite connections hold on that file (fcntl locks belong to
-    the process and the inode), and another process's last connection would then delete the -wal and -shm under
-    ours: a file already opened here (the same inode) was classified then, and is not read again."""
-    if _file_identity(db_path) not in _OPENED_FILES:
-        classify_workspace_file(db_path)
-
-
 def open_workspace(path: str | os.PathLike | None = None, create: bool = True) -> Workspace:
     """Open (creating when missing or empty) a workspace; a file that is not one, or is damaged where a migration
     would write, is refused before anything is written (playground.store.integrity)."""
     db_path = workspace_path(path)
     if not create and not db_path.exists():
         raise PlaygroundError(f"no workspace at {db_path} (run `playground demo` or `playground data import` first)")
-    _classify_once(db_path)
+    classify_workspace_file(db_path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     conn_db = sqlite_utils.Database(db_path)
     try:
@@ -211,9 +191,6 @@ def open_workspace(path: str | os.PathLike | None = None, create: bool = True) -
     except BaseException:
         conn_db.close()
         raise
-    identity = _file_identity(db_path)
-    if identity is not None:
-        _OPENED_FILES.add(identity)
     return Workspace(path=db_path, db=conn_db, indexes=indexes_dir(db_path))
 
 

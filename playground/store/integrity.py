@@ -85,13 +85,20 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
 def classify_workspace_file(path: Path) -> str:
     """NEW (missing, zero bytes, or SQLite with no tables), MARKED or UNMARKED (an older playground workspace);
     anything else is refused here, before a connection that could write is opened."""
-    header = read_header(path)
-    if not header:
-        return NEW
-    if len(header) < HEADER_BYTES or not header.startswith(SQLITE_MAGIC):
-        raise not_a_workspace(path, "it is not an SQLite database")
-    if header_application_id(header) == APPLICATION_ID:
-        return MARKED
+    if Path(f"{path}-wal").exists():
+        # In WAL mode, open somewhere (in this process too, maybe): read through SQLite only. A descriptor of our own,
+        # once closed, would drop every POSIX lock this process's connections hold on the file (fcntl locks belong
+        # to the process), and another process's last connection would then delete the -wal and -shm under ours.
+        if path.is_dir():
+            raise not_a_workspace(path, "it is a folder")
+    else:
+        header = read_header(path)
+        if not header:
+            return NEW
+        if len(header) < HEADER_BYTES or not header.startswith(SQLITE_MAGIC):
+            raise not_a_workspace(path, "it is not an SQLite database")
+        if header_application_id(header) == APPLICATION_ID:
+            return MARKED
     try:
         connection = connect_read_only(path)
         try:

@@ -159,10 +159,6 @@ def test_text_options_with_hostile_values(words, parser, base, tmp_path_factory,
     _run_one(words, parser, base, target, value, tmp_path_factory)
 
 
-# Until issue 25 item 1 (typed numeric options, another branch) is merged, hostile numbers still reach handlers (some
-# run past the time limit): `make fuzz` runs this and reports them; the fast run leaves it out. Remove the mark then.
-@pytest.mark.xfail(reason="issue 25 item 1 (typed numeric options) is not merged yet", strict=False,
-                   run=os.environ.get("HYPOTHESIS_PROFILE") == "deep")
 @pytest.mark.parametrize("words,parser", NUMERIC_CASES, ids=[" ".join(w) for w, _ in NUMERIC_CASES])
 @settings(max_examples=EXAMPLES_PER_COMMAND)
 @given(data=st.data())

@@ -182,3 +182,28 @@ def test_a_migrations_table_alone_does_not_make_a_workspace(tmp_path):
     with pytest.raises(NotAWorkspace, match="another program"):
         open_workspace(path)
     assert digest(path) == before
+
+
+def test_opening_again_keeps_this_process_s_locks_so_no_other_process_deletes_our_wal(tmp_path):
+    """A second open in a process that has the workspace open must not read the file through a descriptor of its
+    own: closing it would drop the process's POSIX locks, and another process's last close would then delete the
+    -wal and -shm under the open connection (stale reads, then `disk I/O error`)."""
+    import subprocess
+    import sys
+
+    from playground.store import open_workspace
+    from playground.store.sessions import new_session
+
+    path = tmp_path / "sessions" / "w.db"
+    first = open_workspace(path)
+    first.db.execute("SELECT COUNT(*) FROM sessions").fetchall()
+    open_workspace(path).close()  # opened again here: classified without a descriptor of our own
+    code = ("import sys; from playground.store import open_workspace; from playground.store.sessions import "
+            "new_session; ws = open_workspace(sys.argv[1]); new_session(ws, 'from-elsewhere'); ws.close()")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "sessions" / "w.db-wal").exists(), "another process deleted the -wal under an open connection"
+    names = [row[0] for row in first.db.execute("SELECT name FROM sessions").fetchall()]
+    assert "from-elsewhere" in names
+    new_session(first, "still-writable")
+    first.close()
