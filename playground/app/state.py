@@ -137,6 +137,8 @@ def current_session_id() -> str:
     if wanted and st.session_state.get("_session_link_taken") is not st.session_state.get(LINK_KEY):
         st.session_state["_session_link_taken"] = st.session_state.get(LINK_KEY)
         try:
+            from playground.store.share_links import resolve_session_link
+
             st.session_state[SESSION_KEY] = resolve_session_link(ws, wanted)
         except Exception as error:  # a stale link names a session that is gone
             from playground.app.components.text import md_escape
@@ -224,20 +226,6 @@ def share_link(page: str, **params) -> str:
     query.update({k: str(v) for k, v in params.items() if v not in (None, "")})
     path = "" if page == "playground" else page
     return f"{base_url()}/{path}?{urlencode(query)}"
-
-
-def resolve_session_link(ws, wanted: str) -> str:
-    """A session id from a link (the session, else its imported copy): store.share_links, as `playground open`."""
-    from playground.store.share_links import resolve_session_link as resolve
-
-    return resolve(ws, wanted)
-
-
-def resolve_run_link(ws, wanted: str) -> str:
-    """A run id from a link (the run or a unique prefix, else its imported copy): store.share_links."""
-    from playground.store.share_links import resolve_run_link as resolve
-
-    return resolve(ws, wanted)
 
 
 def api_keys() -> dict[str, str]:

@@ -25,7 +25,6 @@ BUILTIN_PLUGINS = (
     "playground.evaluation.plugin",
     "playground.data.plugin",
 )
-BUILTIN_DISTRIBUTION = "playground"
 log = logging.getLogger("playground.plugins")
 
 
@@ -131,7 +130,7 @@ def _register_plugins(manager, registry: Registry) -> dict[str, Origin]:
     origins: dict[str, Origin] = {}
     for name in BUILTIN_PLUGINS:
         manager.register(importlib.import_module(name), name=name)
-        origins[name] = Origin(name, BUILTIN_DISTRIBUTION, __version__, builtin=True)
+        origins[name] = Origin(name, hookspecs.PROJECT, __version__, builtin=True)
     for entry_point in _entry_points():
         distribution, version = _distribution_of(entry_point)
         where = f"plugin {entry_point.name!r} (distribution {distribution} {version})".replace(" )", ")")

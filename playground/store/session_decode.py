@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 import msgspec
 
 from playground.store.session_errors import SessionFormatError, type_name
-from playground.store.session_types import FORMAT_NAME, field_words, INT64_MAX, INT64_MIN, READABLE_VERSIONS, Envelope, file_type
+from playground.store.session_types import ENVELOPE, FORMAT_NAME, field_words, INT64_MAX, INT64_MIN, READABLE_VERSIONS, Envelope, file_type
 
 _TYPE_WORDS = {"int": "an integer", "float": "a number", "str": "a string", "object": "an object", "array": "a list",
                "null": "null", "bool": "a boolean", "array-like": "a list", "any": "a value"}
@@ -27,7 +27,6 @@ _BYTE = re.compile(r"\(byte (\d+)\)$")
 _NOT_FOUND = object()
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Keys of a file that are not records (session_format.ENVELOPE; that module imports this one).
-_ENVELOPE = ("format", "version", "exported_at", "playground_version", "digest")
 _SEGMENT = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 # A \uXXXX escape of a UTF-16 surrogate that is not half of a pair (an even run of backslashes before it).
 _LONE_SURROGATE = re.compile(rb"(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
@@ -261,7 +260,7 @@ def decode_typed(data: bytes) -> msgspec.Struct:
 def check_text_and_numbers(payload: dict) -> None:
     """Every string is Unicode text (no lone surrogate: SQLite could not store it) and every number is finite, in
     JSON values of any depth; one pass in C, then a walk for the place only when something is wrong."""
-    records = {key: value for key, value in payload.items() if key not in _ENVELOPE}
+    records = {key: value for key, value in payload.items() if key not in ENVELOPE}
     try:
         json.dumps(records, ensure_ascii=False, allow_nan=False).encode("utf-8")
         return

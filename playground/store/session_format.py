@@ -24,12 +24,11 @@ from playground import PlaygroundError
 from playground.config import env_number
 from playground.store.schema import TABLES
 from playground.store.session_errors import SessionFormatError, type_name
-from playground.store.session_types import FORMAT_NAME, FORMAT_VERSION, READABLE_VERSIONS
+from playground.store.session_types import ENVELOPE, FORMAT_NAME, FORMAT_VERSION, READABLE_VERSIONS
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "READABLE_VERSIONS", "SessionFormatError"]
 
 # Keys of a file that are not its records: everything else is covered by the digest (version 3 on).
-ENVELOPE = ("format", "version", "exported_at", "playground_version", "digest")
 SECTIONS = ("session", "runs", "results", "spans", "prompt_versions", "templates", "ratings", "benchmarks")
 # Added in version 2; a version-1 file lacks them and reads as if they were empty.
 SECTIONS_V2 = ("judges", "judge_steps", "judgments", "judge_spans", "demonstration_sets")

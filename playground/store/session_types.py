@@ -16,6 +16,7 @@ from typing import Annotated, Any, Optional, Union
 import msgspec
 from msgspec import UNSET, UnsetType
 
+ENVELOPE = ("format", "version", "exported_at", "playground_version", "digest")  # the file's keys around the records
 FORMAT_NAME = "playground-session"
 FORMAT_VERSION = 5
 READABLE_VERSIONS = (1, 2, 3, 4, 5)

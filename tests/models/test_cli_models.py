@@ -27,4 +27,5 @@ def test_models_try_generates_once(capsys, smollm2):
 
 def test_models_try_with_a_bad_spec_exits_1(capsys):
     assert main(["models", "try", "--model", "gpt4", "hi"]) == 1
-    assert "error: model spec 'gpt4' has no provider prefix" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("error: --model: model spec 'gpt4' has no provider prefix") and err.count("\n") == 1

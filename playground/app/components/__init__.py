@@ -30,7 +30,7 @@
 State (playground.app.state): workspace(), benchmark() (sidebar choice), current_session_id(), set_session(id)
 (switch: use this, not store.sessions.use_session alone), share_link(slug, **params) (absolute; base URL from the
 sidebar settings, else the page's address), link_param(name) (a parameter of the link this script run was opened
-with: taken on every navigation, absent after a click), resolve_run_link(ws, id) / resolve_session_link(ws, id) (ids
+with: taken on every navigation, absent after a click), store.share_links.resolve_run_link(ws, id) / resolve_session_link (ids
 of a link made before `session export`, found again after `session import`), api_keys() (typed keys).
 Models: `with resources.using_model(spec, state.api_keys()) as model:` (local cached + locked; remote per call).
 

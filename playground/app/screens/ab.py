@@ -8,6 +8,7 @@ import streamlit as st
 from playground import PlaygroundError
 from playground.app import charts, state
 from playground.app import components as ui
+from playground.store.share_links import resolve_run_link
 from playground.app.components.labels import relabel
 from playground.app.views import ab as view
 from playground.app.views import comparison as compared
@@ -32,7 +33,7 @@ def _linked(ws, name: str):
     if not value:
         return None
     try:
-        return state.resolve_run_link(ws, value)
+        return resolve_run_link(ws, value)
     except PlaygroundError as error:
         st.warning(ui.md_escape(f"Link: {error}"))
         return None

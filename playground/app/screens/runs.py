@@ -12,10 +12,11 @@ import streamlit as st
 
 from playground import PlaygroundError
 from playground.app import state
+from playground.store.share_links import resolve_run_link
 from playground.app import components as ui
 from playground.app.components.labels import relabel
 from playground.app.views import runs as view
-from playground.evaluation.scoring import default_metric, higher_is_better, metric_order
+from playground.evaluation.scoring import default_metric, higher_is_better, metric_order, summary_metrics
 
 PROGRAM_PICKED_KEY = "_runs_program_picked"
 # Rows tall enough for three lines: Streamlit wraps a cell's text only in rows over 4rem.
@@ -130,7 +131,7 @@ def _run_list(ws) -> list[dict]:
         st.info("No runs in this session yet.")
         return runs
     rows = view.run_rows(runs)
-    metric_columns = {name: st.column_config.NumberColumn(name, format="%.3f") for name in view.list_metrics()}
+    metric_columns = {name: st.column_config.NumberColumn(name, format="%.3f") for name in summary_metrics()}
     st.dataframe(rows, hide_index=True, key="runs_table", column_config=metric_columns)
     return runs
 
@@ -166,7 +167,7 @@ def _open_run(ws, runs: list[dict]) -> None:
     ids = [run["id"] for run in runs]
     if linked:
         try:
-            linked = state.resolve_run_link(ws, linked)
+            linked = resolve_run_link(ws, linked)
         except PlaygroundError as error:
             st.warning(ui.md_escape(f"Link: {error}"))
             linked = None

@@ -18,6 +18,7 @@ import streamlit as st
 
 from playground.app import components as ui
 from playground.app import state
+from playground.store.share_links import resolve_run_link
 
 COUNT_KEY, MODE_KEY, QUESTION_KEY = "sbs_count", "sbs_mode", "sbs_question"
 SAMPLE_KEY, SEED_KEY, RESULTS_KEY = "sbs_sample", "sbs_seed", "_sbs_results"
@@ -147,7 +148,7 @@ def linked_runs(ws, value: str) -> dict[str, str]:
     for index, part in enumerate(p for p in value.split(",") if p.strip()):
         label, _, run_id = part.strip().rpartition(":")
         try:
-            runs[label or ui.variant_label(index)] = state.resolve_run_link(ws, run_id)
+            runs[label or ui.variant_label(index)] = resolve_run_link(ws, run_id)
         except PlaygroundError as error:
             st.warning(ui.md_escape(f"Link: {error}"))
             return {}

@@ -7,6 +7,7 @@ import streamlit as st
 from playground import PlaygroundError
 from playground.app import charts, state
 from playground.app import components as ui
+from playground.store.share_links import resolve_run_link
 from playground.app.views.runs import run_label
 from playground.app.views.traces import ordered_spans, span_title, trace_totals
 
@@ -30,7 +31,7 @@ def _linked_run(ws) -> str | None:
     if not wanted:
         return None
     try:
-        return state.resolve_run_link(ws, wanted)
+        return resolve_run_link(ws, wanted)
     except PlaygroundError as error:
         st.warning(ui.md_escape(f"Link: {error}"))
         return None

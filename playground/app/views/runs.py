@@ -10,11 +10,6 @@ OUTCOMES = ("correct", "wrong", "error", "unscored")
 SETTING_COLUMNS = ("program", "template", "retriever", "k", "model", "temperature", "max_tokens", "sample", "seed")
 
 
-def list_metrics() -> list[str]:
-    """The score columns of the run list: the registry's headline metrics."""
-    return summary_metrics()
-
-
 def default_threshold(metric: Optional[str]) -> float:
     """The score at which an answer counts as correct, to start with: 1 for the 0/1 metrics, 0.5 for the others."""
     return 1.0 if is_binary(metric) else 0.5
@@ -88,7 +83,7 @@ def run_rows(runs: Sequence[Mapping]) -> list[dict]:
                "dataset": settings.get("dataset")}
         row.update({column: settings.get(column) for column in SETTING_COLUMNS})
         metrics = run.get("metrics") or {}
-        for name in list_metrics():
+        for name in summary_metrics():
             row[name] = round(metrics[name], 3) if isinstance(metrics.get(name), (int, float)) else None
         row["errors"] = run.get("errors") or 0
         rows.append(row)
