@@ -8,8 +8,8 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8501
 LINTED := playground tests bench scripts
-# FORMAT_CHECK=1 adds `ruff format --check` to lint (once the tree has been formatted).
-FORMAT_CHECK ?= 0
+# The tree is formatted with `ruff format`; lint checks it (FORMAT_CHECK=0 skips that check).
+FORMAT_CHECK ?= 1
 FLOORS_VENV ?= $(VENV)-floors
 SITE := $(shell $(PYTHON) -c 'import sys; print(f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages")')
 

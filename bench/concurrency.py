@@ -41,14 +41,22 @@ def one_level(folder: Path, server: OpenAIServer, n: int, level: int, program: s
     workspace = open_workspace(folder / f"c{level}-{time.monotonic_ns()}.db")
     try:
         save_dataset(workspace, "bench", dataset(n))
-        config = RunConfig(dataset="bench", program=program, model=server.spec(), params=GenerationParams(max_tokens=8),
-                           retriever="bm25" if program != "direct" else None, k=2)
+        config = RunConfig(
+            dataset="bench",
+            program=program,
+            model=server.spec(),
+            params=GenerationParams(max_tokens=8),
+            retriever="bm25" if program != "direct" else None,
+            k=2,
+        )
         started = time.perf_counter()
         summary = start_run(workspace, config, execution=Execution(concurrency=level))
         wall = time.perf_counter() - started
         assert summary.status == "done" and summary.n == n, summary
-        stored = [(r["question_id"], r["position"], r["prediction"], r["scores"], r["error"])
-                  for r in get_results(workspace, summary.run_id)]
+        stored = [
+            (r["question_id"], r["position"], r["prediction"], r["scores"], r["error"])
+            for r in get_results(workspace, summary.run_id)
+        ]
         return wall, stored
     finally:
         workspace.close()
@@ -77,8 +85,10 @@ def main() -> None:
                 rows.append((level, statistics.median(walls), stored == reference[1]))
     finally:
         server.close()
-    print(f"{args.questions} questions, program {args.program}, server delay {args.delay * 1000:.0f} ms, "
-          f"median of {args.repeats} runs per level")
+    print(
+        f"{args.questions} questions, program {args.program}, server delay {args.delay * 1000:.0f} ms, "
+        f"median of {args.repeats} runs per level"
+    )
     print(f"{'concurrency':>11}  {'wall s':>7}  {'speed-up':>8}  identical")
     for level, wall, same in rows:
         print(f"{level:>11}  {wall:>7.2f}  {reference[0] / wall:>7.1f}x  {'yes' if same else 'NO'}")

@@ -44,9 +44,13 @@ def measure(format: str, path: Path, repeats: int) -> dict:
                 stores.append(time.perf_counter() - read_done)
             finally:
                 workspace.close()
-    return {"passages": len(dataset.passages), "questions": len(dataset.questions),
-            "read": statistics.median(reads), "store": statistics.median(stores),
-            "total": statistics.median(r + s for r, s in zip(reads, stores))}
+    return {
+        "passages": len(dataset.passages),
+        "questions": len(dataset.questions),
+        "read": statistics.median(reads),
+        "store": statistics.median(stores),
+        "total": statistics.median(r + s for r, s in zip(reads, stores)),
+    }
 
 
 def main() -> int:
@@ -68,8 +72,10 @@ def main() -> int:
             continue
         row = measure(format, path, args.repeats)
         records = row["passages"] + row["questions"]
-        print(f"{format:<9} {relative:<56} {row['passages']:>9,} {row['questions']:>10,} {row['read']:>8.3f} "
-              f"{row['store']:>8.3f} {row['total']:>8.3f} {records / row['total']:>10,.0f}")
+        print(
+            f"{format:<9} {relative:<56} {row['passages']:>9,} {row['questions']:>10,} {row['read']:>8.3f} "
+            f"{row['store']:>8.3f} {row['total']:>8.3f} {records / row['total']:>10,.0f}"
+        )
     return 0
 
 

@@ -82,15 +82,21 @@ def bench_generation(workspace, dataset: str, model, n_prompts: int, max_tokens:
     template = load_template("direct-short-answer")
     prompts = [render_messages(template, question_variables(q)) for q in load_questions(workspace, dataset)[:n_prompts]]
     params = GenerationParams(max_tokens=max_tokens, temperature=0.0, seed=0)
-    context = StepContext(workspace=workspace, model=model, params=params, templates={"main": template},
-                          use_cache=False)
+    context = StepContext(
+        workspace=workspace, model=model, params=params, templates={"main": template}, use_cache=False
+    )
 
     def raw(messages):
         model.llama.reset()  # no KV-cache prefix reuse from the previous call, for either path
         started = time.perf_counter()
-        response = model.llama.create_chat_completion(messages=list(messages), temperature=0.0, top_p=1.0,
-                                                      max_tokens=max_tokens, stop=None, seed=0)
-        return response["usage"]["completion_tokens"], time.perf_counter() - started, response["choices"][0]["message"]["content"] or ""
+        response = model.llama.create_chat_completion(
+            messages=list(messages), temperature=0.0, top_p=1.0, max_tokens=max_tokens, stop=None, seed=0
+        )
+        return (
+            response["usage"]["completion_tokens"],
+            time.perf_counter() - started,
+            response["choices"][0]["message"]["content"] or "",
+        )
 
     def engine(messages):
         model.llama.reset()
@@ -118,10 +124,15 @@ def bench_generation(workspace, dataset: str, model, n_prompts: int, max_tokens:
         for name in totals:
             totals[name][0] += round_tokens[name][0]
             totals[name][1] += round_tokens[name][1]
-        ratios.append((round_tokens["engine"][0] / round_tokens["engine"][1]) / (round_tokens["raw"][0] / round_tokens["raw"][1]))
+        ratios.append(
+            (round_tokens["engine"][0] / round_tokens["engine"][1]) / (round_tokens["raw"][0] / round_tokens["raw"][1])
+        )
     return {
-        "raw_tps": totals["raw"][0] / totals["raw"][1], "engine_tps": totals["engine"][0] / totals["engine"][1],
-        "median_round_ratio": statistics.median(ratios), "prompts": len(prompts), "rounds": rounds,
+        "raw_tps": totals["raw"][0] / totals["raw"][1],
+        "engine_tps": totals["engine"][0] / totals["engine"][1],
+        "median_round_ratio": statistics.median(ratios),
+        "prompts": len(prompts),
+        "rounds": rounds,
         "identical_outputs": f"{same}/{len(prompts) * rounds}",
     }
 
@@ -139,8 +150,15 @@ def bench_render(workspace, dataset: str, model, repeats: int) -> dict:
     corpus = corpus_of(workspace, dataset)
     question = load_questions(workspace, dataset)[0]
     retriever = open_retriever(workspace, corpus, "bm25")
-    context = StepContext(workspace=workspace, model=model, params=GenerationParams(max_tokens=32),
-                          templates={"main": template}, retriever=retriever, corpus=corpus, k=10)
+    context = StepContext(
+        workspace=workspace,
+        model=model,
+        params=GenerationParams(max_tokens=32),
+        templates={"main": template},
+        retriever=retriever,
+        corpus=corpus,
+        k=10,
+    )
     passages = context.retrieve(question.text, 10)
     variables = question_variables(question)
     render_messages(template, {**variables, "passages": passages})
@@ -155,27 +173,49 @@ def bench_render(workspace, dataset: str, model, repeats: int) -> dict:
         fresh.render_with_passages(variables, passages)
         step.append(time.perf_counter() - started)
     chars = sum(len(p["text"]) for p in passages)
-    return {"passages": len(passages), "chars": chars, "p50_ms": percentile(plain, 50) * 1000,
-            "p99_ms": percentile(plain, 99) * 1000, "step_p50_ms": percentile(step, 50) * 1000,
-            "step_p99_ms": percentile(step, 99) * 1000, "repeats": repeats}
+    return {
+        "passages": len(passages),
+        "chars": chars,
+        "p50_ms": percentile(plain, 50) * 1000,
+        "p99_ms": percentile(plain, 99) * 1000,
+        "step_p50_ms": percentile(step, 50) * 1000,
+        "step_p99_ms": percentile(step, 99) * 1000,
+        "repeats": repeats,
+    }
 
 
 def bench_run(workspace, dataset: str, model, n_questions: int, max_tokens: int, k: int) -> dict:
     """A rag + bm25 run cold (cache bypassed), then the same run again from the cache."""
     from playground.runs import RunConfig, repeat_run, start_run
 
-    config = RunConfig(dataset=dataset, program="rag", templates={"main": "rag-short-answer"}, retriever="bm25", k=k,
-                       params=GenerationParams(max_tokens=max_tokens), sample=n_questions, seed=0)
+    config = RunConfig(
+        dataset=dataset,
+        program="rag",
+        templates={"main": "rag-short-answer"},
+        retriever="bm25",
+        k=k,
+        params=GenerationParams(max_tokens=max_tokens),
+        sample=n_questions,
+        seed=0,
+    )
     started = time.perf_counter()
     cold = start_run(workspace, config, use_cache=False, model=model, label="bench cold")
     cold_wall = time.perf_counter() - started
     started = time.perf_counter()
     cached = repeat_run(workspace, cold.run_id, model=model, label="bench cached")
     cached_wall = time.perf_counter() - started
-    return {"n": cold.n, "cold_qps": cold.n / cold_wall, "cached_qps": cached.n / cached_wall,
-            "speedup": cold_wall / cached_wall, "cached_results": cached.cached, "cold_errors": cold.errors,
-            "cold_wall_s": cold_wall, "cached_wall_s": cached_wall, "cold_tokens": cold.tokens,
-            "cached_tokens": cached.tokens}
+    return {
+        "n": cold.n,
+        "cold_qps": cold.n / cold_wall,
+        "cached_qps": cached.n / cached_wall,
+        "speedup": cold_wall / cached_wall,
+        "cached_results": cached.cached,
+        "cold_errors": cold.errors,
+        "cold_wall_s": cold_wall,
+        "cached_wall_s": cached_wall,
+        "cold_tokens": cold.tokens,
+        "cached_tokens": cached.tokens,
+    }
 
 
 def main() -> int:
@@ -195,8 +235,11 @@ def main() -> int:
         workspace, dataset, note = demo_copy(Path(args.db), Path(folder))
         try:
             model = load_model("local:smollm2")
-            print(f"data: {note}; dataset {dataset!r}; model {model.spec} ({model.info.get('model_id')}); "
-                  f"cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}", flush=True)
+            print(
+                f"data: {note}; dataset {dataset!r}; model {model.spec} ({model.info.get('model_id')}); "
+                f"cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
             gen = bench_generation(workspace, dataset, model, args.prompts, args.max_tokens, args.rounds)
             render = bench_render(workspace, dataset, model, args.render_repeats)
             run = bench_run(workspace, dataset, model, args.questions, args.max_tokens, args.k)
@@ -205,18 +248,33 @@ def main() -> int:
 
     rows = [
         ("generation: raw llama-cpp-python", f"{gen['raw_tps']:.1f} tok/s", ""),
-        ("generation: engine (cache write + trace)", f"{gen['engine_tps']:.1f} tok/s",
-         f"engine/raw {gen['engine_tps'] / gen['raw_tps']:.3f} (median per round {gen['median_round_ratio']:.3f}); "
-         f"target >= 0.95; {gen['prompts']} prompts x {gen['rounds']} rounds, identical outputs {gen['identical_outputs']}"),
-        (f"render rag-short-answer, {render['passages']} passages ({render['chars']} chars)",
-         f"p50 {render['p50_ms']:.3f} ms  p99 {render['p99_ms']:.3f} ms", "target p99 < 5 ms"),
-        ("render step (fit_passages + span)", f"p50 {render['step_p50_ms']:.3f} ms  p99 {render['step_p99_ms']:.3f} ms",
-         "exact token counting of the prompt"),
-        (f"rag+bm25 run, {run['n']} questions, cold", f"{run['cold_qps']:.3f} q/s",
-         f"{run['cold_wall_s']:.1f} s, {run['cold_tokens']} tokens, {run['cold_errors']} errors"),
-        (f"rag+bm25 run, {run['n']} questions, cached", f"{run['cached_qps']:.2f} q/s",
-         f"{run['speedup']:.0f}x faster (target >= 20x); {run['cached_results']} results from cache, "
-         f"{run['cached_tokens']} tokens counted"),
+        (
+            "generation: engine (cache write + trace)",
+            f"{gen['engine_tps']:.1f} tok/s",
+            f"engine/raw {gen['engine_tps'] / gen['raw_tps']:.3f} (median per round {gen['median_round_ratio']:.3f}); "
+            f"target >= 0.95; {gen['prompts']} prompts x {gen['rounds']} rounds, identical outputs {gen['identical_outputs']}",
+        ),
+        (
+            f"render rag-short-answer, {render['passages']} passages ({render['chars']} chars)",
+            f"p50 {render['p50_ms']:.3f} ms  p99 {render['p99_ms']:.3f} ms",
+            "target p99 < 5 ms",
+        ),
+        (
+            "render step (fit_passages + span)",
+            f"p50 {render['step_p50_ms']:.3f} ms  p99 {render['step_p99_ms']:.3f} ms",
+            "exact token counting of the prompt",
+        ),
+        (
+            f"rag+bm25 run, {run['n']} questions, cold",
+            f"{run['cold_qps']:.3f} q/s",
+            f"{run['cold_wall_s']:.1f} s, {run['cold_tokens']} tokens, {run['cold_errors']} errors",
+        ),
+        (
+            f"rag+bm25 run, {run['n']} questions, cached",
+            f"{run['cached_qps']:.2f} q/s",
+            f"{run['speedup']:.0f}x faster (target >= 20x); {run['cached_results']} results from cache, "
+            f"{run['cached_tokens']} tokens counted",
+        ),
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(2)]
     print()

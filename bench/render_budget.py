@@ -26,10 +26,13 @@ from playground.prompts.render import question_variables, render_messages  # noq
 
 
 def passages(n: int) -> list[dict]:
-    text = ("The Seine is a river in northern France that flows through Paris to the English Channel; it is "
-            "about 777 kilometres long and its basin holds about 30 percent of the country's population. ") * 3
-    return [{"id": f"p{i}", "title": f"Passage {i}", "text": text, "score": 1.0 / (i + 1), "rank": i + 1}
-            for i in range(n)]
+    text = (
+        "The Seine is a river in northern France that flows through Paris to the English Channel; it is "
+        "about 777 kilometres long and its basin holds about 30 percent of the country's population. "
+    ) * 3
+    return [
+        {"id": f"p{i}", "title": f"Passage {i}", "text": text, "score": 1.0 / (i + 1), "rank": i + 1} for i in range(n)
+    ]
 
 
 def timed(call, repeats: int) -> list[float]:

@@ -27,10 +27,22 @@ if not SHARED.exists():
 
 # name, importer format, path, program, template, metrics to report (the benchmark's official ones first)
 BENCHMARKS = [
-    ("hotpotqa", "hotpotqa", "hotpotqa/hotpot_dev_distractor_v1.first53.json", "rag", "rag-short-answer",
-     ["em", "f1", "retrieval_recall", "bleu", "chrf", "rougeL"]),
-    ("squad", "squad", "squad/dev-v1.1.json", "rag", "rag-short-answer",
-     ["em", "f1", "retrieval_recall", "bleu", "chrf", "rougeL"]),
+    (
+        "hotpotqa",
+        "hotpotqa",
+        "hotpotqa/hotpot_dev_distractor_v1.first53.json",
+        "rag",
+        "rag-short-answer",
+        ["em", "f1", "retrieval_recall", "bleu", "chrf", "rougeL"],
+    ),
+    (
+        "squad",
+        "squad",
+        "squad/dev-v1.1.json",
+        "rag",
+        "rag-short-answer",
+        ["em", "f1", "retrieval_recall", "bleu", "chrf", "rougeL"],
+    ),
     ("obqa", "obqa", "openbookqa", "rag", "multiple-choice", ["accuracy"]),
 ]
 SEED, RESAMPLES = 0, 2000
@@ -85,12 +97,24 @@ def main(argv=None) -> int:
     for name, fmt, relative, program, template, metrics in BENCHMARKS:
         if not dataset_exists(workspace, name):
             save_dataset(workspace, name, read_dataset(fmt, SHARED / relative))
-        config = RunConfig(dataset=name, program=program, templates={"main": template}, retriever="bm25", k=args.k,
-                           params={"max_tokens": args.max_tokens, "temperature": 0.0, "seed": 1},
-                           sample=args.sample, seed=1)
+        config = RunConfig(
+            dataset=name,
+            program=program,
+            templates={"main": template},
+            retriever="bm25",
+            k=args.k,
+            params={"max_tokens": args.max_tokens, "temperature": 0.0, "seed": 1},
+            sample=args.sample,
+            seed=1,
+        )
         started = time.perf_counter()
-        summary = start_run(workspace, config, model=model, label=f"results {name}",
-                            on_progress=lambda done, total, message="", name=name: print(f"\r{name}: {done}/{total}", end=""))
+        summary = start_run(
+            workspace,
+            config,
+            model=model,
+            label=f"results {name}",
+            on_progress=lambda done, total, message="", name=name: print(f"\r{name}: {done}/{total}", end=""),
+        )
         seconds = time.perf_counter() - started
         print(f"\r{name}: {summary.n} questions in {seconds:.0f} s")
         results = get_results(workspace, summary.run_id)
@@ -102,18 +126,26 @@ def main(argv=None) -> int:
         for difference in (0.05, 0.10):
             if rate + difference <= 1:
                 plan = plan_from_baseline(difference, rate=rate, n=len(values))
-                power_rows.append((name, main_metric, rate, difference, plan["n_needed"], len(values),
-                                   plan["detectable"]))
+                power_rows.append(
+                    (name, main_metric, rate, difference, plan["n_needed"], len(values), plan["detectable"])
+                )
 
         if not any(q.gold_passage_ids for q in load_questions(workspace, name)):
             continue  # OpenBookQA names no gold fact per question: nothing to recall
         retrieval = evaluate_retriever(workspace, name, "bm25", args.k, 200, SEED, store=True)
         per_question = get_retrieval_results(workspace, retrieval["run_id"])
-        retrieval_rows.append((name, retrieval["n"], args.k,
-                               _interval([r["scores"]["recall@k"] for r in per_question]),
-                               _interval([r["scores"]["mrr@k"] for r in per_question]),
-                               _interval([r["scores"]["ndcg@k"] for r in per_question]),
-                               f"{retrieval['p50_ms']:.2f}", retrieval["run_id"]))
+        retrieval_rows.append(
+            (
+                name,
+                retrieval["n"],
+                args.k,
+                _interval([r["scores"]["recall@k"] for r in per_question]),
+                _interval([r["scores"]["mrr@k"] for r in per_question]),
+                _interval([r["scores"]["ndcg@k"] for r in per_question]),
+                f"{retrieval['p50_ms']:.2f}",
+                retrieval["run_id"],
+            )
+        )
 
     # two retrievers compared on HotpotQA's own sample: the comparison `playground compare` prints
     bm25 = evaluate_retriever(workspace, "hotpotqa", "bm25", args.k, None, SEED, store=True)
@@ -146,41 +178,74 @@ def main(argv=None) -> int:
         "",
     ]
     for name, n, errors, template, cells, seconds, run_id in answer_rows:
-        lines += [f"**{name}** (template `{template}`, n = {n}, {errors} errors, {seconds:.0f} s, run `{run_id}`)", "",
-                  "| " + " | ".join(cells) + " |", "|" + "---|" * len(cells),
-                  "| " + " | ".join(cells.values()) + " |", ""]
-    lines += ["Metric signatures: " + "; ".join(f"{k} `{v}`" for k, v in signatures.items()), "",
-              "## Retrieval (stored retrieval runs)", "",
-              "bm25 over each benchmark's corpus, up to 200 seeded questions with gold passages "
-              "(`playground eval-retrieval --dataset NAME --retriever bm25 -k 3 --sample 200`):", "",
-              "(OpenBookQA names no gold fact per question, so it has no retrieval row.)", "",
-              "| benchmark | n | k | recall@k | MRR@k | nDCG@k | p50 ms | run |", "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            f"**{name}** (template `{template}`, n = {n}, {errors} errors, {seconds:.0f} s, run `{run_id}`)",
+            "",
+            "| " + " | ".join(cells) + " |",
+            "|" + "---|" * len(cells),
+            "| " + " | ".join(cells.values()) + " |",
+            "",
+        ]
+    lines += [
+        "Metric signatures: " + "; ".join(f"{k} `{v}`" for k, v in signatures.items()),
+        "",
+        "## Retrieval (stored retrieval runs)",
+        "",
+        "bm25 over each benchmark's corpus, up to 200 seeded questions with gold passages "
+        "(`playground eval-retrieval --dataset NAME --retriever bm25 -k 3 --sample 200`):",
+        "",
+        "(OpenBookQA names no gold fact per question, so it has no retrieval row.)",
+        "",
+        "| benchmark | n | k | recall@k | MRR@k | nDCG@k | p50 ms | run |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for row in retrieval_rows:
         lines.append("| " + " | ".join(str(cell) for cell in row[:-1]) + f" | `{row[-1]}` |")
-    lines += ["", f"bm25 (A) against dense (B) on every HotpotQA question (`playground compare {bm25['run_id']} "
-              f"{dense['run_id']}`), n = {retrievers['n']}:", "",
-              "| metric | A | B | B - A | 95% interval | test | p | W/T/L |", "|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        f"bm25 (A) against dense (B) on every HotpotQA question (`playground compare {bm25['run_id']} "
+        f"{dense['run_id']}`), n = {retrievers['n']}:",
+        "",
+        "| metric | A | B | B - A | 95% interval | test | p | W/T/L |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for metric, row in retrievers["metrics"].items():
         ci = f"[{row['ci95'][0]:+.3f}, {row['ci95'][1]:+.3f}]" if row["ci95"] else "-"
-        lines.append(f"| {metric} | {row['mean_a']:.3f} | {row['mean_b']:.3f} | {row['diff']:+.3f} | {ci} | "
-                     f"{row['test']} | {row['p_value']:.4f} | {row['wins']}/{row['ties']}/{row['losses']} |")
+        lines.append(
+            f"| {metric} | {row['mean_a']:.3f} | {row['mean_b']:.3f} | {row['diff']:+.3f} | {ci} | "
+            f"{row['test']} | {row['p_value']:.4f} | {row['wins']}/{row['ties']}/{row['losses']} |"
+        )
     hit = retrievers["metrics"].get("hit@k")
     if hit:
         only_dense = ", ".join(hit["flipped"]["improved"]) or "none"
-        lines += ["", f"Questions whose gold passage only dense finds: {only_dense}; "
-                      f"only bm25: {', '.join(hit['flipped']['regressed']) or 'none'}."]
-    lines += ["", "## How many questions?", "",
-              "Questions needed to detect an improvement of the main metric at 80% power (two-sided alpha 0.05, "
-              "McNemar by Connor 1987, with the flip rate of independent answers: the cautious case), and the "
-              "smallest difference the sample above can detect (`playground power --rate R --difference D -n N`):", "",
-              "| benchmark | metric | baseline | to detect | questions needed | sample | detectable now |",
-              "|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            f"Questions whose gold passage only dense finds: {only_dense}; "
+            f"only bm25: {', '.join(hit['flipped']['regressed']) or 'none'}.",
+        ]
+    lines += [
+        "",
+        "## How many questions?",
+        "",
+        "Questions needed to detect an improvement of the main metric at 80% power (two-sided alpha 0.05, "
+        "McNemar by Connor 1987, with the flip rate of independent answers: the cautious case), and the "
+        "smallest difference the sample above can detect (`playground power --rate R --difference D -n N`):",
+        "",
+        "| benchmark | metric | baseline | to detect | questions needed | sample | detectable now |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, metric, rate, difference, needed, n, detectable in power_rows:
-        lines.append(f"| {name} | {metric} | {rate:.3f} | +{difference:.2f} | {needed} | {n} | "
-                     f"{'-' if detectable is None else f'{detectable:.3f}'} |")
-    lines += ["", "\"-\" under detectable now: at that sample size no difference the flip rate allows reaches 80% "
-              "power. With samples this small, only large differences can be told from noise: compare variants on "
-              "the number of questions the table asks for before drawing conclusions.", ""]
+        lines.append(
+            f"| {name} | {metric} | {rate:.3f} | +{difference:.2f} | {needed} | {n} | "
+            f"{'-' if detectable is None else f'{detectable:.3f}'} |"
+        )
+    lines += [
+        "",
+        '"-" under detectable now: at that sample size no difference the flip rate allows reaches 80% '
+        "power. With samples this small, only large differences can be told from noise: compare variants on "
+        "the number of questions the table asks for before drawing conclusions.",
+        "",
+    ]
     Path(args.out).write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {args.out} ({total:.0f} s)")
     return 0

@@ -30,10 +30,27 @@ sys.path.insert(0, str(REPO))
 
 from playground.retrieval.registry import default_params, retriever_kinds  # noqa: E402
 
-DEFAULT_SQUAD = next((parent / "shared" / "datasets" for parent in REPO.parents
-                      if (parent / "shared" / "datasets").is_dir()), REPO.parent / "shared" / "datasets") / "squad" / "dev-v1.1.json"
-COLUMNS = ["rows", "retriever", "recall@1", "recall@5", "recall@10", "MRR@10", "build s", "size MB",
-           "p50 ms", "p95 ms", "notes"]
+DEFAULT_SQUAD = (
+    next(
+        (parent / "shared" / "datasets" for parent in REPO.parents if (parent / "shared" / "datasets").is_dir()),
+        REPO.parent / "shared" / "datasets",
+    )
+    / "squad"
+    / "dev-v1.1.json"
+)
+COLUMNS = [
+    "rows",
+    "retriever",
+    "recall@1",
+    "recall@5",
+    "recall@10",
+    "MRR@10",
+    "build s",
+    "size MB",
+    "p50 ms",
+    "p95 ms",
+    "notes",
+]
 
 
 def log(message: str) -> None:
@@ -80,8 +97,15 @@ def squad_rows(squad_path: Path, n_questions: int, workdir: Path) -> tuple[list[
     seconds = time.perf_counter() - started
     computed = embeddings.manifest["seconds"]
     origin = "computed now" if seconds >= computed else f"from the --workdir cache ({seconds:.2f} s to read)"
-    rows = [row("squad", "(embeddings, shared)", build_s=computed, size_mb=embeddings.vectors.nbytes / 1e6,
-                notes=f"{len(dataset.passages)} passages embedded once for all dense kinds; {origin}")]
+    rows = [
+        row(
+            "squad",
+            "(embeddings, shared)",
+            build_s=computed,
+            size_mb=embeddings.vectors.nbytes / 1e6,
+            notes=f"{len(dataset.passages)} passages embedded once for all dense kinds; {origin}",
+        )
+    ]
     results = {}
     for kind in retriever_kinds():
         log(f"squad: {kind}")
@@ -105,15 +129,37 @@ def squad_rows(squad_path: Path, n_questions: int, workdir: Path) -> tuple[list[
             notes = "effective " + ", ".join(f"{k}={v}" for k, v in manifest["effective"].items())
         if kind == "hybrid":
             notes = "RRF bm25 + dense, c=60"
-        rows.append(row("squad", kind, recall_1=means["recall@1"], recall_5=means["recall@5"],
-                        recall_10=means["recall@10"], mrr_10=means["mrr@10"], build_s=manifest["build_seconds"],
-                        size_mb=manifest["size_bytes"] / 1e6, p50_ms=p50, p95_ms=p95, notes=notes))
+        rows.append(
+            row(
+                "squad",
+                kind,
+                recall_1=means["recall@1"],
+                recall_5=means["recall@5"],
+                recall_10=means["recall@10"],
+                mrr_10=means["mrr@10"],
+                build_s=manifest["build_seconds"],
+                size_mb=manifest["size_bytes"] / 1e6,
+                p50_ms=p50,
+                p95_ms=p95,
+                notes=notes,
+            )
+        )
     best = max(results["bm25"]["recall@10"], results["dense"]["recall@10"])
-    done = (results["bm25"]["recall@10"] > 0.85 and results["dense"]["recall@10"] > 0.85
-            and results["hybrid"]["recall@10"] >= best)
-    rows.append(row("squad", "done-when check", notes=(
-        f"bm25 {results['bm25']['recall@10']:.3f} and dense {results['dense']['recall@10']:.3f} > 0.85, "
-        f"hybrid {results['hybrid']['recall@10']:.3f} >= {best:.3f}: {'PASS' if done else 'FAIL'}")))
+    done = (
+        results["bm25"]["recall@10"] > 0.85
+        and results["dense"]["recall@10"] > 0.85
+        and results["hybrid"]["recall@10"] >= best
+    )
+    rows.append(
+        row(
+            "squad",
+            "done-when check",
+            notes=(
+                f"bm25 {results['bm25']['recall@10']:.3f} and dense {results['dense']['recall@10']:.3f} > 0.85, "
+                f"hybrid {results['hybrid']['recall@10']:.3f} >= {best:.3f}: {'PASS' if done else 'FAIL'}"
+            ),
+        )
+    )
     return rows, workspace
 
 
@@ -132,8 +178,14 @@ def cached_rebuild_rows(workspace) -> list[dict]:
         seconds = time.perf_counter() - started
         reused = embeddings_module.corpus_embeddings(workspace, "squad").manifest["built_at"] == before
         label = kind + (" " + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
-        rows.append(row("cached rebuild (squad)", label, build_s=seconds,
-                        notes=f"embeddings reused: {reused}; target < 10 s: {'PASS' if seconds < 10 and reused else 'FAIL'}"))
+        rows.append(
+            row(
+                "cached rebuild (squad)",
+                label,
+                build_s=seconds,
+                notes=f"embeddings reused: {reused}; target < 10 s: {'PASS' if seconds < 10 and reused else 'FAIL'}",
+            )
+        )
     return rows
 
 
@@ -144,13 +196,13 @@ def zipf_corpus(n: int, seed: int, vocab: int = 50_000, mean_len: int = 60) -> l
     rng = np.random.default_rng(seed)
     words = np.array([f"w{i}x" for i in range(vocab)])
     ranks = np.arange(1, vocab + 1)
-    probs = 1.0 / ranks ** 1.07
+    probs = 1.0 / ranks**1.07
     probs /= probs.sum()
     lengths = rng.integers(mean_len // 2, mean_len * 3 // 2, n)
     tokens = rng.choice(vocab, size=int(lengths.sum()), p=probs)
     texts, at = [], 0
     for length in lengths:
-        texts.append(" ".join(words[tokens[at:at + length]]))
+        texts.append(" ".join(words[tokens[at : at + length]]))
         at += length
     return texts
 
@@ -226,8 +278,12 @@ def vector_rows(n: int, dim: int, n_queries: int) -> list[dict]:
     ids = [str(i) for i in range(n)]
     label = f"vectors-{n // 1000}k"
     rows = []
-    for kind, cls in (("dense", DenseRetriever), ("faiss-hnsw", FaissHNSWRetriever),
-                      ("faiss-ivfpq", FaissIVFPQRetriever), ("annoy", AnnoyRetriever)):
+    for kind, cls in (
+        ("dense", DenseRetriever),
+        ("faiss-hnsw", FaissHNSWRetriever),
+        ("faiss-ivfpq", FaissIVFPQRetriever),
+        ("annoy", AnnoyRetriever),
+    ):
         log(f"{label}: {kind}")
         params = default_params(kind)
         started = time.perf_counter()
@@ -245,13 +301,18 @@ def vector_rows(n: int, dim: int, n_queries: int) -> list[dict]:
         p50, p95 = percentiles(latencies)
         recall = float(np.mean(recalls))
         shown = {k: v for k, v in params.items() if k != "embedder"}
-        notes = "exact (numpy)" if kind == "dense" else "recall@10 vs exact; " + ", ".join(f"{k}={v}" for k, v in shown.items())
+        notes = (
+            "exact (numpy)"
+            if kind == "dense"
+            else "recall@10 vs exact; " + ", ".join(f"{k}={v}" for k, v in shown.items())
+        )
         if kind == "faiss-hnsw":
             notes += f"; target recall >= 0.95 and p50 < 2 ms: {'PASS' if recall >= 0.95 and p50 < 2 else 'FAIL'}"
         if kind == "faiss-ivfpq":
             notes += "; effective " + ", ".join(f"{k}={v}" for k, v in retriever.build_info["effective"].items())
-        rows.append(row(label, kind, recall_10=recall, build_s=build, size_mb=size / 1e6, p50_ms=p50, p95_ms=p95,
-                        notes=notes))
+        rows.append(
+            row(label, kind, recall_10=recall, build_s=build, size_mb=size / 1e6, p50_ms=p50, p95_ms=p95, notes=notes)
+        )
         del retriever
     return rows
 
@@ -269,32 +330,57 @@ def embedding_rows(texts: list[str], repeats: int) -> list[dict]:
     model = SentenceTransformer(model_location(DEFAULT_EMBEDDER), device=embedder.device)
     embedder.encode(texts[:64])
     engine, direct = [], []
+
     def run_engine():
         embedder.encode(texts, on_progress=lambda *a: None)
 
     def run_direct():
-        model.encode(texts, batch_size=embedder.batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                     show_progress_bar=False)
+        model.encode(
+            texts,
+            batch_size=embedder.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
 
     for repeat in range(repeats):  # interleaved, alternating who goes first, so outside load hits both alike
-        for name in (("engine", "direct") if repeat % 2 == 0 else ("direct", "engine")):
+        for name in ("engine", "direct") if repeat % 2 == 0 else ("direct", "engine"):
             t0 = time.perf_counter()
             run_engine() if name == "engine" else run_direct()
             (engine if name == "engine" else direct).append(time.perf_counter() - t0)
     ratio = min(direct) / min(engine)
     median_ratio = float(np.median(direct)) / float(np.median(engine))
     return [
-        row("embedding", f"engine (get_embedder().encode, {embedder.backend})", build_s=min(engine),
+        row(
+            "embedding",
+            f"engine (get_embedder().encode, {embedder.backend})",
+            build_s=min(engine),
             notes=f"{len(texts) / min(engine):.1f} texts/s; throughput {ratio:.3f} of direct (best of {repeats}; "
-                  f"medians {median_ratio:.3f}); target within 5%: {'PASS' if ratio >= 0.95 else 'FAIL'}"),
-        row("embedding", "sentence-transformers direct", build_s=min(direct),
-            notes=f"{len(texts) / min(direct):.1f} texts/s; the same {len(texts)} SQuAD paragraphs, same batch size"),
+            f"medians {median_ratio:.3f}); target within 5%: {'PASS' if ratio >= 0.95 else 'FAIL'}",
+        ),
+        row(
+            "embedding",
+            "sentence-transformers direct",
+            build_s=min(direct),
+            notes=f"{len(texts) / min(direct):.1f} texts/s; the same {len(texts)} SQuAD paragraphs, same batch size",
+        ),
     ]
 
 
 def print_table(rows: list[dict]) -> None:
-    keys = ["rows", "retriever", "recall_1", "recall_5", "recall_10", "mrr_10", "build_s", "size_mb", "p50_ms",
-            "p95_ms", "notes"]
+    keys = [
+        "rows",
+        "retriever",
+        "recall_1",
+        "recall_5",
+        "recall_10",
+        "mrr_10",
+        "build_s",
+        "size_mb",
+        "p50_ms",
+        "p95_ms",
+        "notes",
+    ]
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + "|".join("---" for _ in COLUMNS) + "|")
     for entry in rows:
@@ -305,8 +391,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer questions and queries, 10k-scale only")
     parser.add_argument("--squad", type=Path, default=DEFAULT_SQUAD, help="SQuAD v1.1 dev JSON")
-    parser.add_argument("--workdir", type=Path, default=None,
-                        help="keep the SQuAD workspace and indexes here and reuse them (default: a temporary folder)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="keep the SQuAD workspace and indexes here and reuse them (default: a temporary folder)",
+    )
     args = parser.parse_args()
     if not args.squad.exists():
         print(f"error: {args.squad} is absent (the SQuAD dev file from ../shared/datasets)", file=sys.stderr)
@@ -321,8 +411,9 @@ def main() -> int:
 
         paragraphs = [p.text for p in load_passages(workspace, "squad")]
         workspace.close()
-    rows += bm25_scale_rows([10_000] if args.quick else [10_000, 100_000], 200 if args.quick else 500,
-                            20 if args.quick else 50)
+    rows += bm25_scale_rows(
+        [10_000] if args.quick else [10_000, 100_000], 200 if args.quick else 500, 20 if args.quick else 50
+    )
     rows += vector_rows(20_000 if args.quick else 100_000, 384, 200 if args.quick else 300)
     rows += embedding_rows(random.Random(0).sample(paragraphs, 128), 3 if args.quick else 5)
     print_table(rows)

@@ -57,8 +57,9 @@ def pydantic_type(tp):
         for f in msgspec.structs.fields(tp):
             required = f.required
             fields[f.name] = (pydantic_type(f.type), ... if required else None)
-        return create_model(tp.__name__, __config__=ConfigDict(extra="ignore", strict=True, allow_inf_nan=False),
-                            **fields)
+        return create_model(
+            tp.__name__, __config__=ConfigDict(extra="ignore", strict=True, allow_inf_nan=False), **fields
+        )
     if origin is typing.Annotated:
         inner, metas = args[0], [m for m in tp.__metadata__ if isinstance(m, msgspec.Meta)]
         bounds = {k: getattr(m, k) for m in metas for k in ("ge", "le") if getattr(m, k) is not None}
@@ -82,12 +83,16 @@ def contender(which: str):
             for name in ("runs", "results", "spans"):
                 check.section(payload, name, {}, 10**9)
             return payload
+
         return decode
     from playground.store.session_types import SessionFileV4
+
     if which == "msgspec":
         import msgspec
+
         return lambda data: msgspec.json.decode(data, type=SessionFileV4)
     from pydantic import TypeAdapter
+
     adapter = TypeAdapter(pydantic_type(SessionFileV4))
     return adapter.validate_json
 
@@ -115,9 +120,15 @@ def build(size_mb: float, folder: Path) -> tuple[Path, Path]:
         for r in results:
             payload["results"].append({**r, "question_id": r["question_id"] + suffix, "output": filler})
         for s in spans:
-            payload["spans"].append({**s, "id": ids[s["id"]], "question_id": s["question_id"] + suffix,
-                                     "parent_id": ids.get(s["parent_id"]) if s["parent_id"] else None,
-                                     "inputs": {**s["inputs"], "prompt": filler}})
+            payload["spans"].append(
+                {
+                    **s,
+                    "id": ids[s["id"]],
+                    "question_id": s["question_id"] + suffix,
+                    "parent_id": ids.get(s["parent_id"]) if s["parent_id"] else None,
+                    "inputs": {**s["inputs"], "prompt": filler},
+                }
+            )
         size += len(filler) * (len(results) + len(spans)) + 600 * (len(results) + len(spans))
     payload["version"] = 4
     plain = folder / "large.json"
@@ -133,8 +144,14 @@ def measure(which: str, path: Path, repeats: int) -> tuple[float, float]:
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     seconds, peaks = [], []
     for _ in range(repeats):
-        done = subprocess.run([sys.executable, "-c", CHILD, which, str(path)], capture_output=True, text=True,
-                              cwd=ROOT, env=environment, timeout=1200)
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD, which, str(path)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=environment,
+            timeout=1200,
+        )
         if done.returncode != 0:
             raise SystemExit(f"{which}: {done.stderr[-1500:]}")
         s, kb = done.stdout.split()
@@ -154,8 +171,10 @@ def main() -> None:
             rows = {which: measure(which, path, repeats) for which in ("stdlib", "msgspec", "pydantic")}
             base_s, base_mb = rows["msgspec"]
             for which, (s, peak) in rows.items():
-                print(f"  {which:9} {s:7.2f} s  ({s / base_s:5.1f}x msgspec)  peak {peak:7.0f} MB "
-                      f"({peak / base_mb:4.1f}x msgspec, {peak / mb:4.1f}x the file)")
+                print(
+                    f"  {which:9} {s:7.2f} s  ({s / base_s:5.1f}x msgspec)  peak {peak:7.0f} MB "
+                    f"({peak / base_mb:4.1f}x msgspec, {peak / mb:4.1f}x the file)"
+                )
 
 
 if __name__ == "__main__":

@@ -31,8 +31,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-DATASETS = next((parent / "shared" / "datasets" for parent in REPO.parents if (parent / "shared" / "datasets").is_dir()),
-                REPO.parent / "shared" / "datasets")
+DATASETS = next(
+    (parent / "shared" / "datasets" for parent in REPO.parents if (parent / "shared" / "datasets").is_dir()),
+    REPO.parent / "shared" / "datasets",
+)
 HOTPOT = DATASETS / "hotpotqa" / "hotpot_dev_distractor_hf_layout.first100.json"
 SQUAD = DATASETS / "squad" / "dev-v1.1.json"
 
@@ -64,8 +66,17 @@ def rag_run(workspace, dataset: str, model, n: int, max_tokens: int, options: di
     from playground.models.base import GenerationParams
     from playground.runs import RunConfig, start_run
 
-    config = RunConfig(dataset=dataset, program="rag", templates={"main": "rag-short-answer"}, retriever="bm25", k=3,
-                       params=GenerationParams(max_tokens=max_tokens), sample=n, seed=0, options=options or {})
+    config = RunConfig(
+        dataset=dataset,
+        program="rag",
+        templates={"main": "rag-short-answer"},
+        retriever="bm25",
+        k=3,
+        params=GenerationParams(max_tokens=max_tokens),
+        sample=n,
+        seed=0,
+        options=options or {},
+    )
     started = time.perf_counter()
     summary = start_run(workspace, config, use_cache=False, model=model, label="bench speed")
     return summary, (time.perf_counter() - started) / max(1, summary.n)
@@ -86,9 +97,17 @@ def local_section(folder: Path, n: int, max_tokens: int, rounds: int) -> None:
     rag_run(workspace, "hotpot", load_model("local:smollm2"), 2, max_tokens)  # builds bm25, warms the file cache
     default = load_model("local:smollm2")
     cores = os.cpu_count() or 2
-    raw = llama_cpp.Llama(str(default.path), n_ctx=default.context_window, n_threads=default.n_threads,
-                          n_threads_batch=default.n_threads, n_batch=default.n_batch, n_ubatch=default.n_batch,
-                          n_gpu_layers=default.n_gpu_layers, flash_attn=default.flash_attn, verbose=False)
+    raw = llama_cpp.Llama(
+        str(default.path),
+        n_ctx=default.context_window,
+        n_threads=default.n_threads,
+        n_threads_batch=default.n_threads,
+        n_batch=default.n_batch,
+        n_ubatch=default.n_batch,
+        n_gpu_layers=default.n_gpu_layers,
+        flash_attn=default.flash_attn,
+        verbose=False,
+    )
     old = LocalModel(smollm2_path(), spec="local:smollm2-q4_1", n_threads=max(1, cores // 2), flash_attn=False)
     engine_s, raw_s, old_s, summary, old_summary = [], [], [], None, None
     for round_index in range(rounds):
@@ -104,11 +123,19 @@ def local_section(folder: Path, n: int, max_tokens: int, rounds: int) -> None:
         log(f"local: round {round_index + 1}/{rounds}, raw llama.cpp ({len(calls)} calls)")
         started = time.perf_counter()
         for messages, params in calls:
-            raw.create_chat_completion(messages=messages, temperature=params["temperature"], top_p=params["top_p"],
-                                       max_tokens=params["max_tokens"], stop=params["stop"] or None, seed=params["seed"])
+            raw.create_chat_completion(
+                messages=messages,
+                temperature=params["temperature"],
+                top_p=params["top_p"],
+                max_tokens=params["max_tokens"],
+                stop=params["stop"] or None,
+                seed=params["seed"],
+            )
         raw_s.append((time.perf_counter() - started) / max(1, summary.n))
-        log(f"local: round {round_index + 1}/{rounds}, the bundled Q4_1 at cores // 2 threads, no flash attention, "
-            "no newline stop (the previous setup)")
+        log(
+            f"local: round {round_index + 1}/{rounds}, the bundled Q4_1 at cores // 2 threads, no flash attention, "
+            "no newline stop (the previous setup)"
+        )
         old_summary, per_question = rag_run(workspace, "hotpot", old, n, max_tokens, {"stop_at_newline": False})
         old_s.append(per_question)
     from playground.models.local_files import DEFAULT_DERIVED_FORMAT, DERIVED_FORMATS
@@ -121,28 +148,47 @@ def local_section(folder: Path, n: int, max_tokens: int, rounds: int) -> None:
     engine, reference, before = statistics.median(engine_s), statistics.median(raw_s), statistics.median(old_s)
     workspace.close()
     rows = [
-        (f"default local:smollm2 ({default.path.name}, {default.n_threads} threads, batch {default.n_batch}, "
-         f"flash attention {'on' if default.flash_attn else 'off'}, {default.n_gpu_layers} GPU layers)",
-         f"{engine:.3f} s/question",
-         f"median of {rounds} runs; EM {summary.metrics.get('em', 0):.3f}, F1 {summary.metrics.get('f1', 0):.3f}; "
-         f"{statistics.mean(t[0] for t in tokens):.0f} prompt + {statistics.mean(t[1] for t in tokens):.1f} "
-         "generated tokens a question"),
-        ("raw llama-cpp-python, same file, settings, messages and params", f"{reference:.3f} s/question",
-         f"engine / raw = {engine / reference:.3f} (target <= 1.1)"),
-        (f"bundled Q4_1 at cores // 2 = {max(1, cores // 2)} threads, no flash attention, no newline stop",
-         f"{before:.3f} s/question", f"median of {rounds} runs, interleaved with the default's: the default is "
-         f"{before / engine:.2f}x faster (target >= 3x); EM {old_summary.metrics.get('em', 0):.3f}, "
-         f"F1 {old_summary.metrics.get('f1', 0):.3f}"),
+        (
+            f"default local:smollm2 ({default.path.name}, {default.n_threads} threads, batch {default.n_batch}, "
+            f"flash attention {'on' if default.flash_attn else 'off'}, {default.n_gpu_layers} GPU layers)",
+            f"{engine:.3f} s/question",
+            f"median of {rounds} runs; EM {summary.metrics.get('em', 0):.3f}, F1 {summary.metrics.get('f1', 0):.3f}; "
+            f"{statistics.mean(t[0] for t in tokens):.0f} prompt + {statistics.mean(t[1] for t in tokens):.1f} "
+            "generated tokens a question",
+        ),
+        (
+            "raw llama-cpp-python, same file, settings, messages and params",
+            f"{reference:.3f} s/question",
+            f"engine / raw = {engine / reference:.3f} (target <= 1.1)",
+        ),
+        (
+            f"bundled Q4_1 at cores // 2 = {max(1, cores // 2)} threads, no flash attention, no newline stop",
+            f"{before:.3f} s/question",
+            f"median of {rounds} runs, interleaved with the default's: the default is "
+            f"{before / engine:.2f}x faster (target >= 3x); EM {old_summary.metrics.get('em', 0):.3f}, "
+            f"F1 {old_summary.metrics.get('f1', 0):.3f}",
+        ),
     ]
     for fmt, other, other_summary, other_s in others:
-        rows.append((f"local:smollm2-{fmt.lower()} ({other.path.name}), same settings", f"{other_s:.3f} s/question",
-                     f"{other_s / engine:.2f}x the default's time (one run); EM {other_summary.metrics.get('em', 0):.3f}, "
-                     f"F1 {other_summary.metrics.get('f1', 0):.3f}"))
-    table(f"Local generation: rag + bm25 (k=3, max_tokens {max_tokens}) over {summary.n} seeded HotpotQA questions",
-          rows)
-    fidelity_section(folder, [("bundled Q4_1", smollm2_path(), False)]
-                     + [(f"derived {fmt}", load_model(f"local:smollm2-{fmt.lower()}").path, default.flash_attn)
-                        for fmt in DERIVED_FORMATS])
+        rows.append(
+            (
+                f"local:smollm2-{fmt.lower()} ({other.path.name}), same settings",
+                f"{other_s:.3f} s/question",
+                f"{other_s / engine:.2f}x the default's time (one run); EM {other_summary.metrics.get('em', 0):.3f}, "
+                f"F1 {other_summary.metrics.get('f1', 0):.3f}",
+            )
+        )
+    table(
+        f"Local generation: rag + bm25 (k=3, max_tokens {max_tokens}) over {summary.n} seeded HotpotQA questions", rows
+    )
+    fidelity_section(
+        folder,
+        [("bundled Q4_1", smollm2_path(), False)]
+        + [
+            (f"derived {fmt}", load_model(f"local:smollm2-{fmt.lower()}").path, default.flash_attn)
+            for fmt in DERIVED_FORMATS
+        ],
+    )
 
 
 def fidelity_section(folder: Path, files: list[tuple[str, Path, bool]], prompts: int = 6) -> None:
@@ -160,21 +206,27 @@ def fidelity_section(folder: Path, files: list[tuple[str, Path, bool]], prompts:
     texts = []
     for row in rows_data[:prompts]:
         context = row["context"]
-        paragraphs = ([" ".join(s) for s in context["sentences"]] if isinstance(context, dict)
-                      else [" ".join(p[1]) for p in context])
-        texts.append("Answer from the passages.\n" + "\n".join(paragraphs[:3]) + f"\nQuestion: {row['question']}\nAnswer:")
+        paragraphs = (
+            [" ".join(s) for s in context["sentences"]]
+            if isinstance(context, dict)
+            else [" ".join(p[1]) for p in context]
+        )
+        texts.append(
+            "Answer from the passages.\n" + "\n".join(paragraphs[:3]) + f"\nQuestion: {row['question']}\nAnswer:"
+        )
     log("fidelity: the exact dequantisation (F32) as the reference")
     reference_path = derive(smollm2_path(), "F32", folder / "f32")
 
     def log_probs(path: Path, flash_attn: bool) -> list:
-        llm = llama_cpp.Llama(str(path), n_ctx=2048, n_batch=512, n_ubatch=512, logits_all=True,
-                              flash_attn=flash_attn, verbose=False)
+        llm = llama_cpp.Llama(
+            str(path), n_ctx=2048, n_batch=512, n_ubatch=512, logits_all=True, flash_attn=flash_attn, verbose=False
+        )
         out = []
         for text in texts:
             tokens = llm.tokenize(text.encode("utf-8"))[:700]
             llm.reset()
             llm.eval(tokens)
-            scores = np.array(llm.scores[:len(tokens)], dtype=np.float64)
+            scores = np.array(llm.scores[: len(tokens)], dtype=np.float64)
             scores -= scores.max(axis=1, keepdims=True)
             out.append(scores - np.log(np.exp(scores).sum(axis=1, keepdims=True)))
         del llm
@@ -187,11 +239,18 @@ def fidelity_section(folder: Path, files: list[tuple[str, Path, bool]], prompts:
         got = log_probs(path, flash_attn)
         kl = np.concatenate([(np.exp(a) * (a - b)).sum(axis=1) for a, b in zip(reference, got)])
         agree = np.concatenate([a.argmax(axis=1) == b.argmax(axis=1) for a, b in zip(reference, got)])
-        rows.append((f"{name} ({path.name}, flash attention {'on' if flash_attn else 'off'})",
-                     f"mean KL {kl.mean():.1e}", f"p99 KL {np.quantile(kl, 0.99):.1e}; top-1 agreement {agree.mean():.4f} "
-                     f"over {len(kl)} positions"))
-    table(f"Fidelity to the bundled weights: next-token distributions against their exact dequantisation (F32), "
-          f"{prompts} HotpotQA rag prompts", rows)
+        rows.append(
+            (
+                f"{name} ({path.name}, flash attention {'on' if flash_attn else 'off'})",
+                f"mean KL {kl.mean():.1e}",
+                f"p99 KL {np.quantile(kl, 0.99):.1e}; top-1 agreement {agree.mean():.4f} over {len(kl)} positions",
+            )
+        )
+    table(
+        f"Fidelity to the bundled weights: next-token distributions against their exact dequantisation (F32), "
+        f"{prompts} HotpotQA rag prompts",
+        rows,
+    )
 
 
 # ---------------------------------------------------------------- cold start
@@ -217,12 +276,12 @@ def cold_section(folder: Path, repeats: int) -> None:
         "playground --help": cli + ["--help"],
         "playground data list": cli + ["data", "list"],
         "playground retrieve (bm25)": cli + ["retrieve", "--dataset", "tiny", "capital of France"],
-        "playground eval-retrieval --retriever dense": cli + ["eval-retrieval", "--dataset", "tiny", "--retriever",
-                                                              "dense"],
+        "playground eval-retrieval --retriever dense": cli
+        + ["eval-retrieval", "--dataset", "tiny", "--retriever", "dense"],
     }
     times: dict[str, list[float]] = {name: [] for name in commands}
     for repeat in range(repeats):
-        for name, command in (commands.items() if repeat % 2 == 0 else reversed(commands.items())):
+        for name, command in commands.items() if repeat % 2 == 0 else reversed(commands.items()):
             started = time.perf_counter()
             done = subprocess.run(command, env=env, capture_output=True, text=True)
             times[name].append(time.perf_counter() - started)
@@ -264,16 +323,22 @@ def bm25_section(copies: int, repeats: int) -> None:
 
     times = {"ours": [], "raw": []}
     for repeat in range(repeats):
-        for name, call in ((("ours", ours), ("raw", raw)) if repeat % 2 == 0 else (("raw", raw), ("ours", ours))):
+        for name, call in (("ours", ours), ("raw", raw)) if repeat % 2 == 0 else (("raw", raw), ("ours", ours)):
             started = time.perf_counter()
             call()
             times[name].append(time.perf_counter() - started)
     ours_s, raw_s = statistics.median(times["ours"]), statistics.median(times["raw"])
-    table(f"BM25 build: {len(texts):,} SQuAD paragraphs ({copies} copies of {len(passages):,}), median of {repeats}", [
-        ("playground bm25 (tokenise, stem each distinct word once, index)", f"{ours_s:.2f} s",
-         f"{ours_s / raw_s:.3f}x raw bm25s (target <= 1.1)"),
-        ("raw bm25s.tokenize (en stop words, Snowball) + BM25.index", f"{raw_s:.2f} s", "the reference"),
-    ])
+    table(
+        f"BM25 build: {len(texts):,} SQuAD paragraphs ({copies} copies of {len(passages):,}), median of {repeats}",
+        [
+            (
+                "playground bm25 (tokenise, stem each distinct word once, index)",
+                f"{ours_s:.2f} s",
+                f"{ours_s / raw_s:.3f}x raw bm25s (target <= 1.1)",
+            ),
+            ("raw bm25s.tokenize (en stop words, Snowball) + BM25.index", f"{raw_s:.2f} s", "the reference"),
+        ],
+    )
 
 
 # ---------------------------------------------------------------- embedding
@@ -317,8 +382,13 @@ def embed_section(n: int) -> None:
         rows = []
         with torch.inference_mode():
             for start in range(0, n, choice.batch_size):
-                batch = tokenizer([texts[i] for i in order[start:start + choice.batch_size]], padding=True,
-                                  truncation=True, max_length=256, return_tensors="pt").to(choice.device)
+                batch = tokenizer(
+                    [texts[i] for i in order[start : start + choice.batch_size]],
+                    padding=True,
+                    truncation=True,
+                    max_length=256,
+                    return_tensors="pt",
+                ).to(choice.device)
                 hidden = model(**batch).last_hidden_state.float()
                 mask = batch["attention_mask"].unsqueeze(-1).float()
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
@@ -334,32 +404,63 @@ def embed_section(n: int) -> None:
     st = SentenceTransformer(location, device=choice.device)
     if choice.dtype == "float16":
         st.half()
-    st_s, st_vectors = timed(lambda: st.encode(texts, batch_size=choice.batch_size, normalize_embeddings=True,
-                                               convert_to_numpy=True, show_progress_bar=False))
+    st_s, st_vectors = timed(
+        lambda: st.encode(
+            texts,
+            batch_size=choice.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+    )
     cosine = float(np.min(np.sum(ours * np.asarray(st_vectors, dtype=np.float32), axis=1)))
     rate = n / ours_s
     rows = [
-        (f"playground embedder ({embedder.backend}, {choice.device}, {choice.dtype}, batch {choice.batch_size})",
-         f"{rate:,.1f} passages/s", f"10k in {10_000 / rate:,.0f} s, 100k in {100_000 / rate / 60:,.1f} min "
-         f"(extrapolated from {n:,})"),
-        ("raw transformers (AutoModel + mean pooling), same texts, order, device, dtype, batch",
-         f"{n / hf_s:,.1f} passages/s", f"playground / raw = {hf_s / ours_s:.3f}; max |diff| "
-         f"{float(np.abs(ours - hf).max()):.1e}"),
-        ("raw sentence-transformers encode, same device, dtype, batch", f"{n / st_s:,.1f} passages/s",
-         f"playground / raw = {st_s / ours_s:.3f} (target >= 1/1.2 = 0.83 on a GPU); min cosine {cosine:.6f}"),
+        (
+            f"playground embedder ({embedder.backend}, {choice.device}, {choice.dtype}, batch {choice.batch_size})",
+            f"{rate:,.1f} passages/s",
+            f"10k in {10_000 / rate:,.0f} s, 100k in {100_000 / rate / 60:,.1f} min (extrapolated from {n:,})",
+        ),
+        (
+            "raw transformers (AutoModel + mean pooling), same texts, order, device, dtype, batch",
+            f"{n / hf_s:,.1f} passages/s",
+            f"playground / raw = {hf_s / ours_s:.3f}; max |diff| {float(np.abs(ours - hf).max()):.1e}",
+        ),
+        (
+            "raw sentence-transformers encode, same device, dtype, batch",
+            f"{n / st_s:,.1f} passages/s",
+            f"playground / raw = {st_s / ours_s:.3f} (target >= 1/1.2 = 0.83 on a GPU); min cosine {cosine:.6f}",
+        ),
     ]
     if choice.device.startswith("cuda"):
         st.float()
-        st32_s, _ = timed(lambda: st.encode(texts, batch_size=choice.batch_size, normalize_embeddings=True,
-                                            convert_to_numpy=True, show_progress_bar=False))
-        rows.append(("raw sentence-transformers fp32, same batch", f"{n / st32_s:,.1f} passages/s",
-                     f"playground / raw fp32 = {st32_s / ours_s:.3f}"))
+        st32_s, _ = timed(
+            lambda: st.encode(
+                texts,
+                batch_size=choice.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        )
+        rows.append(
+            (
+                "raw sentence-transformers fp32, same batch",
+                f"{n / st32_s:,.1f} passages/s",
+                f"playground / raw fp32 = {st32_s / ours_s:.3f}",
+            )
+        )
         cpu = get_embedder(device="cpu")
-        sample = texts[:min(n, 2000)]
+        sample = texts[: min(n, 2000)]
         cpu_s, _ = timed(lambda: cpu.encode(sample, on_progress=lambda *a: None))
         cpu_rate = len(sample) / cpu_s
-        rows.append((f"the same machine's CPU ({os.cpu_count()} cores, {len(sample):,} passages)",
-                     f"{cpu_rate:,.1f} passages/s", f"GPU / CPU = {rate / cpu_rate:.1f}x (target >= 10x)"))
+        rows.append(
+            (
+                f"the same machine's CPU ({os.cpu_count()} cores, {len(sample):,} passages)",
+                f"{cpu_rate:,.1f} passages/s",
+                f"GPU / CPU = {rate / cpu_rate:.1f}x (target >= 10x)",
+            )
+        )
         rows.insert(0, ("device", torch.cuda.get_device_name(0), ""))
     table(f"Embedding {n:,} SQuAD passages (all-MiniLM-L6-v2, 460 characters on average)", rows)
 
@@ -388,9 +489,13 @@ def quality_section(folder: Path, n: int, max_tokens: int) -> None:
         for dataset in ("hotpot", "squad"):
             log(f"quality: {spec} on {dataset}")
             summary, per_question = rag_run(workspace, dataset, model, n, max_tokens)
-            rows.append((f"{spec} ({model.path.name}) on {dataset}", f"EM {summary.metrics.get('em', 0):.3f}  "
-                         f"F1 {summary.metrics.get('f1', 0):.3f}", f"{per_question:.3f} s/question, n={summary.n}, "
-                         f"errors {summary.errors}"))
+            rows.append(
+                (
+                    f"{spec} ({model.path.name}) on {dataset}",
+                    f"EM {summary.metrics.get('em', 0):.3f}  F1 {summary.metrics.get('f1', 0):.3f}",
+                    f"{per_question:.3f} s/question, n={summary.n}, errors {summary.errors}",
+                )
+            )
     workspace.close()
     table(f"Local models: rag + bm25 (k=3, max_tokens {max_tokens}) on {n} seeded questions each", rows)
 
@@ -406,8 +511,10 @@ def onnx_section(n: int, repeats: int) -> None:
         import torch
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as missing:
-        table("Embedding through ONNX Runtime", [("skipped", "-", f"{missing.name} is not installed "
-                                                  "(pip install '.[bench]', as make bench does)")])
+        table(
+            "Embedding through ONNX Runtime",
+            [("skipped", "-", f"{missing.name} is not installed (pip install '.[bench]', as make bench does)")],
+        )
         return
     from playground.data.importers import read_dataset
     from playground.retrieval.embedders import get_embedder
@@ -426,20 +533,29 @@ def onnx_section(n: int, repeats: int) -> None:
         log("onnx: exporting the encoder")
         batch, length = torch.export.Dim("batch"), torch.export.Dim("length", max=512)
         with contextlib.redirect_stdout(sys.stderr):  # the exporter's progress lines, not the figures
-            torch.onnx.export(Forward(), encoder.tokenize(texts[:4]), str(fp32), dynamo=True, optimize=True,
-                              dynamic_shapes=({0: batch, 1: length},) * 3, input_names=["ids", "types", "mask"],
-                              output_names=["hidden"])
+            torch.onnx.export(
+                Forward(),
+                encoder.tokenize(texts[:4]),
+                str(fp32),
+                dynamo=True,
+                optimize=True,
+                dynamic_shapes=({0: batch, 1: length},) * 3,
+                input_names=["ids", "types", "mask"],
+                output_names=["hidden"],
+            )
         quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = torch.get_num_threads()
-        sessions = {name: onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-                    for name, path in (("fp32", fp32), ("int8", int8))}
+        sessions = {
+            name: onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            for name, path in (("fp32", fp32), ("int8", int8))
+        }
 
         def through(session):
             order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
             out = np.empty((len(texts), embedder.dim), dtype=np.float32)
             for start in range(0, len(order), embedder.batch_size):
-                rows = order[start:start + embedder.batch_size]
+                rows = order[start : start + embedder.batch_size]
                 ids, types, mask = encoder.tokenize([texts[r].strip() for r in rows])
                 hidden = session.run(None, {"ids": ids.numpy(), "types": types.numpy(), "mask": mask.numpy()})[0]
                 weights = mask.numpy()[..., None].astype(np.float32)
@@ -447,25 +563,38 @@ def onnx_section(n: int, repeats: int) -> None:
                 out[rows] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
             return out
 
-        calls = {"torch": lambda: embedder.encode(texts), **{name: (lambda s=s: through(s))
-                                                              for name, s in sessions.items()}}
+        calls = {
+            "torch": lambda: embedder.encode(texts),
+            **{name: (lambda s=s: through(s)) for name, s in sessions.items()},
+        }
         times: dict[str, list[float]] = {name: [] for name in calls}
         vectors = {}
         for repeat in range(repeats):
-            for name, call in (calls.items() if repeat % 2 == 0 else reversed(calls.items())):
+            for name, call in calls.items() if repeat % 2 == 0 else reversed(calls.items()):
                 started = time.perf_counter()
                 vectors[name] = call()
                 times[name].append(time.perf_counter() - started)
     torch_rate = len(texts) / statistics.median(times["torch"])
-    rows = [(f"project embedder (torch, {embedder.dtype}, batch {embedder.batch_size}, "
-             f"{torch.get_num_threads()} threads)", f"{torch_rate:.1f} passages/s", "the reference")]
+    rows = [
+        (
+            f"project embedder (torch, {embedder.dtype}, batch {embedder.batch_size}, "
+            f"{torch.get_num_threads()} threads)",
+            f"{torch_rate:.1f} passages/s",
+            "the reference",
+        )
+    ]
     for name in ("fp32", "int8"):
         rate = len(texts) / statistics.median(times[name])
         distance = float(1 - (vectors["torch"] * vectors[name]).sum(axis=1).min())
         verdict = "qualifies" if rate >= 2 * torch_rate and distance <= 1e-3 else "does not qualify"
-        rows.append((f"ONNX Runtime {onnxruntime.__version__}, {name}", f"{rate:.1f} passages/s",
-                     f"{rate / torch_rate:.2f}x; largest cosine distance {distance:.1e}: {verdict} as the default "
-                     "(needs 2x within 1e-3)"))
+        rows.append(
+            (
+                f"ONNX Runtime {onnxruntime.__version__}, {name}",
+                f"{rate:.1f} passages/s",
+                f"{rate / torch_rate:.2f}x; largest cosine distance {distance:.1e}: {verdict} as the default "
+                "(needs 2x within 1e-3)",
+            )
+        )
     table(f"Embedding through ONNX Runtime: {len(texts)} SQuAD passages, interleaved, median of {repeats}", rows)
 
 
@@ -477,8 +606,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2, help="engine/raw rounds in the local section")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--bm25-copies", type=int, default=5)
-    parser.add_argument("--embed", type=int, default=None,
-                        help="passages to embed (default 10,000 on a GPU, 1,000 on a CPU)")
+    parser.add_argument(
+        "--embed", type=int, default=None, help="passages to embed (default 10,000 on a GPU, 1,000 on a CPU)"
+    )
     args = parser.parse_args()
     for path in (HOTPOT, SQUAD):
         if not path.exists():
@@ -487,8 +617,10 @@ def main() -> int:
     sections = set(args.only.split(","))
     from playground.models.local_files import physical_cores
 
-    print(f"# bench/speed.py: {os.cpu_count()} CPUs ({physical_cores()} physical cores), load average "
-          f"{os.getloadavg()[0]:.1f} at start")
+    print(
+        f"# bench/speed.py: {os.cpu_count()} CPUs ({physical_cores()} physical cores), load average "
+        f"{os.getloadavg()[0]:.1f} at start"
+    )
     with tempfile.TemporaryDirectory(prefix="bench-speed-") as folder:
         folder = Path(folder)
         os.environ.setdefault("PLAYGROUND_MODELS", str(REPO / "indexes" / "_models"))

@@ -68,8 +68,10 @@ def main() -> None:
         quick = median_seconds(lambda: pragma(path, "PRAGMA quick_check"), max(3, args.repeats // 5))
         full = median_seconds(lambda: pragma(path, "PRAGMA integrity_check"), 3)
         print(f"header check on every open   {header * 1e6:9.1f} us")
-        print(f"open_workspace, all of it    {opened * 1e3:9.2f} ms  (the header check is "
-              f"{100 * header / opened:.2f}% of it)")
+        print(
+            f"open_workspace, all of it    {opened * 1e3:9.2f} ms  (the header check is "
+            f"{100 * header / opened:.2f}% of it)"
+        )
         print(f"quick_check (imports, migr.) {quick * 1e3:9.1f} ms  ({quick / opened:,.0f}x an open)")
         print(f"integrity_check (check cmd)  {full * 1e3:9.1f} ms")
 

@@ -17,7 +17,7 @@ Number = Union[int, float]
 
 LONG_SWEEP_POINTS = 50  # a sweep of more points asks for --yes (each point is a whole run)
 MAX_SWEEP_POINTS = 1_000  # beyond this a sweep is refused outright (its values are never expanded in memory)
-LONG_RESAMPLE_BYTES = 2 * 1024 ** 3  # a comparison drawing more random indexes than this asks for --yes
+LONG_RESAMPLE_BYTES = 2 * 1024**3  # a comparison drawing more random indexes than this asks for --yes
 
 
 def number_text(value: Any) -> str:
@@ -131,7 +131,7 @@ def checked_optional(bound: Bound, value: Optional[Number], name: Optional[str] 
 TEMPERATURE = Bound("temperature", 0, 2)
 TOP_P = Bound("top_p", 0, 1)
 MAX_TOKENS = Bound("max_tokens", 1, 1_000_000, whole=True)
-SEED = Bound("seed", 0, 2 ** 31 - 1, whole=True)
+SEED = Bound("seed", 0, 2**31 - 1, whole=True)
 SAMPLES = Bound("n", 1, 100, whole=True)  # samples per prompt
 
 # How a run executes (runs/plan.py Execution).

@@ -33,8 +33,9 @@ def _usable(path: Path) -> Path:
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
         text = os.fspath(path)
         shown = repr(text) if len(text) <= 80 else f"{text[:60]!r}... ({len(text):,} characters)"
-        raise PlaygroundError(f"the workspace path {shown} cannot be used: "
-                              f"{getattr(error, 'strerror', None) or error}") from None
+        raise PlaygroundError(
+            f"the workspace path {shown} cannot be used: {getattr(error, 'strerror', None) or error}"
+        ) from None
     return path
 
 

@@ -90,8 +90,9 @@ def check_output_path(target: str | os.PathLike, force: bool = False, flag: str 
     return path
 
 
-def write_output(target: str | os.PathLike, write: Callable[[TextIO], None], force: bool = False,
-                 flag: str = "-o") -> Optional[Path]:
+def write_output(
+    target: str | os.PathLike, write: Callable[[TextIO], None], force: bool = False, flag: str = "-o"
+) -> Optional[Path]:
     """Call `write(handle)` with stdout (`-`) or a temporary file renamed to `target` once complete.
 
     Returns the path written, or None for stdout. Every failure is an OutputFileError naming the path.

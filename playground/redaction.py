@@ -20,9 +20,11 @@ MIN_SECRET_LENGTH = 4
 
 # Names of environment variables, JSON keys, query parameters and headers that hold secrets.
 SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTHORIZATION)", re.IGNORECASE)
-SECRET_FIELD = re.compile(r"^(api[_-]?key|.*_api[_-]?key|x-api-key|access[_-]?token|.*_token|secret|"
-                          r"client[_-]?secret|password|passwd|authorization|proxy-authorization|credentials?)$",
-                          re.IGNORECASE)
+SECRET_FIELD = re.compile(
+    r"^(api[_-]?key|.*_api[_-]?key|x-api-key|access[_-]?token|.*_token|secret|"
+    r"client[_-]?secret|password|passwd|authorization|proxy-authorization|credentials?)$",
+    re.IGNORECASE,
+)
 SECRET_PARAM = re.compile(rf"{SECRET_FIELD.pattern}|^(key|token|auth|sig|signature)$", re.IGNORECASE)
 MIN_ENV_SECRET_LENGTH = 8  # a variable named like a secret but shorter (a flag, "1") is not scrubbed everywhere
 
@@ -86,23 +88,28 @@ def known_secrets(environ: Optional[Mapping[str, str]] = None) -> list[str]:
     with _lock:
         values = set(_registered)
     values |= {environ.get(name, "").strip() for name in secret_env_vars()}
-    values |= {v.strip() for k, v in environ.items()
-               if SECRET_NAME.search(k) and len(v.strip()) >= MIN_ENV_SECRET_LENGTH}
+    values |= {
+        v.strip() for k, v in environ.items() if SECRET_NAME.search(k) and len(v.strip()) >= MIN_ENV_SECRET_LENGTH
+    }
     return sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True)
 
 
 def _scrub_url_parts(text: str) -> str:
     """Blank userinfo and secret-named query values in any URL inside `text`, known or not."""
     text = re.sub(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]*:[^/\s@]*@", rf"\1{REDACTED}@", text)
-    return re.sub(r"(?i)([?&#](?:[a-z0-9_-]*api[_-]?key|access[_-]?token|[a-z0-9_-]*_token|token|key|secret|"
-                  r"password|auth)=)[^&#\s\"']+", rf"\1{REDACTED}", text)
+    return re.sub(
+        r"(?i)([?&#](?:[a-z0-9_-]*api[_-]?key|access[_-]?token|[a-z0-9_-]*_token|token|key|secret|"
+        r"password|auth)=)[^&#\s\"']+",
+        rf"\1{REDACTED}",
+        text,
+    )
 
 
 def redact(text: str, secrets: Optional[Iterable[str]] = None) -> str:
     """`text` with every known secret (and any URL credential) replaced by [redacted]."""
     if not isinstance(text, str) or not text:
         return text
-    for secret in (known_secrets() if secrets is None else secrets):
+    for secret in known_secrets() if secrets is None else secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
     if "://" in text or "=" in text:
@@ -118,8 +125,10 @@ def redact_value(value: Any, secrets: Optional[list[str]] = None) -> Any:
         if isinstance(item, str):
             return redact(item, secrets)
         if isinstance(item, dict):
-            return {k: (REDACTED if isinstance(v, str) and v and SECRET_FIELD.match(str(k)) else walk(v))
-                    for k, v in item.items()}
+            return {
+                k: (REDACTED if isinstance(v, str) and v and SECRET_FIELD.match(str(k)) else walk(v))
+                for k, v in item.items()
+            }
         if isinstance(item, (list, tuple)):
             return [walk(v) for v in item]
         return item
@@ -130,9 +139,12 @@ def redact_value(value: Any, secrets: Optional[list[str]] = None) -> Any:
 def redact_row(row: dict, columns: Iterable[str] = ()) -> dict:
     """A stored row with its string columns redacted (JSON text columns included, as text)."""
     secrets = known_secrets()
-    return {key: redact(value, secrets) if isinstance(value, str) else
-            (redact_value(value, secrets) if isinstance(value, (dict, list)) else value)
-            for key, value in row.items()}
+    return {
+        key: redact(value, secrets)
+        if isinstance(value, str)
+        else (redact_value(value, secrets) if isinstance(value, (dict, list)) else value)
+        for key, value in row.items()
+    }
 
 
 def install_log_redaction() -> None:

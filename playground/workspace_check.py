@@ -34,8 +34,13 @@ def index_folders(root: Path) -> list[Path]:
     """Every built index and embedding cache under `<indexes>/<corpus>/` (staging and partial folders left out)."""
     if not root.is_dir():
         return []
-    return [folder for corpus in sorted(root.iterdir()) if corpus.is_dir() and not corpus.name.startswith(".")
-            for folder in sorted(corpus.iterdir()) if folder.is_dir() and not folder.name.startswith(".")]
+    return [
+        folder
+        for corpus in sorted(root.iterdir())
+        if corpus.is_dir() and not corpus.name.startswith(".")
+        for folder in sorted(corpus.iterdir())
+        if folder.is_dir() and not folder.name.startswith(".")
+    ]
 
 
 def index_problem(folder: Path) -> Optional[str]:
@@ -62,13 +67,26 @@ def check_workspace(path: Optional[str | os.PathLike] = None) -> dict:
         report = check_database(db_path)
     root = indexes_dir(db_path)
     is_workspace = report["kind"] is not None  # the folders beside a foreign file are none of ours
-    indexes = [{"path": str(folder), "problem": index_problem(folder)}
-               for folder in (index_folders(root) if is_workspace else [])]
+    indexes = [
+        {"path": str(folder), "problem": index_problem(folder)}
+        for folder in (index_folders(root) if is_workspace else [])
+    ]
     recovery = recovery_steps(db_path) if report["problems"] and is_workspace else []
     if any(entry["problem"] for entry in indexes):
-        recovery.append("a damaged index is rebuilt when next used; to rebuild it now: "
-                        "playground index build --dataset CORPUS --retriever KIND --force")
-    problems = report["problems"] + [f"index {entry['path']}: {entry['problem']}" for entry in indexes
-                                     if entry["problem"]]
-    return {"path": str(db_path), "healthy": not problems, "kind": report["kind"], "problems": problems,
-            "notes": report["notes"], "indexes_dir": str(root), "indexes": indexes, "recovery": recovery}
+        recovery.append(
+            "a damaged index is rebuilt when next used; to rebuild it now: "
+            "playground index build --dataset CORPUS --retriever KIND --force"
+        )
+    problems = report["problems"] + [
+        f"index {entry['path']}: {entry['problem']}" for entry in indexes if entry["problem"]
+    ]
+    return {
+        "path": str(db_path),
+        "healthy": not problems,
+        "kind": report["kind"],
+        "problems": problems,
+        "notes": report["notes"],
+        "indexes_dir": str(root),
+        "indexes": indexes,
+        "recovery": recovery,
+    }

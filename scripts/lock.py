@@ -1,6 +1,6 @@
 """Turn `pip install --dry-run --report` output into requirements.lock: one `name==version` a line, sorted.
 
-    python scripts/lock.py report.json > requirements.lock   (what `make lock` runs)
+python scripts/lock.py report.json > requirements.lock   (what `make lock` runs)
 """
 
 from __future__ import annotations
@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import sys
 
-HEADER = ("# The dependency set of the Docker image (Python 3.11, Linux x86_64), resolved by `make lock` from\n"
-          "# pyproject.toml with torch pinned as in the Makefile. Regenerate it after changing a dependency.\n")
+HEADER = (
+    "# The dependency set of the Docker image (Python 3.11, Linux x86_64), resolved by `make lock` from\n"
+    "# pyproject.toml with torch pinned as in the Makefile. Regenerate it after changing a dependency.\n"
+)
 
 
 def pins(report: dict) -> list[str]:

@@ -44,16 +44,28 @@ TINY_QUESTIONS = [
     Question("q1", "What is the capital of France?", ["Paris"], ["p1"], tags={"type": "city"}),
     Question("q2", "What is the capital of Germany?", ["Berlin"], ["p2"], tags={"type": "city"}),
     Question("q3", "Which river flows through Paris?", ["the Seine", "Seine"], ["p4"], tags={"type": "river"}),
-    Question("q4", "Who created the Python programming language?", ["Guido van Rossum"], ["p5"], tags={"type": "person"}),
+    Question(
+        "q4", "Who created the Python programming language?", ["Guido van Rossum"], ["p5"], tags={"type": "person"}
+    ),
     Question("q5", "Where does the Rhine flow into?", ["the North Sea"], ["p6"], tags={"type": "river"}),
-    Question("q6", "In which city is the Prado museum?", ["Madrid"], ["p3"], tags={"type": "city"},
-             choices=[Choice("A", "Paris"), Choice("B", "Madrid"), Choice("C", "Berlin"), Choice("D", "Rome")]),
+    Question(
+        "q6",
+        "In which city is the Prado museum?",
+        ["Madrid"],
+        ["p3"],
+        tags={"type": "city"},
+        choices=[Choice("A", "Paris"), Choice("B", "Madrid"), Choice("C", "Berlin"), Choice("D", "Rome")],
+    ),
 ]
 
 
 def tiny_dataset() -> Dataset:
-    return Dataset(format="jsonl", source="tests/conftest.py", passages=copy.deepcopy(TINY_PASSAGES),
-                   questions=copy.deepcopy(TINY_QUESTIONS))
+    return Dataset(
+        format="jsonl",
+        source="tests/conftest.py",
+        passages=copy.deepcopy(TINY_PASSAGES),
+        questions=copy.deepcopy(TINY_QUESTIONS),
+    )
 
 
 @pytest.fixture(scope="session")

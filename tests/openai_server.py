@@ -28,15 +28,37 @@ import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-ANSWERS = {"France": "Paris", "Germany": "Berlin", "Seine": "Seine", "Paris?": "the Seine", "Python": "Guido van Rossum",
-           "Rhine": "the North Sea", "Prado": "B"}
-MODES = ("ok", "empty", "null", "html", "html502", "badjson", "reset", "429", "trickle", "slowheaders", "huge",
-         "gzipbomb", "gzip", "deflate")
+ANSWERS = {
+    "France": "Paris",
+    "Germany": "Berlin",
+    "Seine": "Seine",
+    "Paris?": "the Seine",
+    "Python": "Guido van Rossum",
+    "Rhine": "the North Sea",
+    "Prado": "B",
+}
+MODES = (
+    "ok",
+    "empty",
+    "null",
+    "html",
+    "html502",
+    "badjson",
+    "reset",
+    "429",
+    "trickle",
+    "slowheaders",
+    "huge",
+    "gzipbomb",
+    "gzip",
+    "deflate",
+)
 MB = 1024 * 1024
 
 
-def send_payload(handler, status: int, payload: bytes, content_type: str = "application/json",
-                 headers: dict | None = None) -> None:
+def send_payload(
+    handler, status: int, payload: bytes, content_type: str = "application/json", headers: dict | None = None
+) -> None:
     """One whole HTTP answer from a BaseHTTPRequestHandler (status, type, length, extra headers, body)."""
     handler.send_response(status)
     handler.send_header("Content-Type", content_type)
@@ -67,8 +89,14 @@ def reply_for(prompt: str) -> str:
 class OpenAIServer:
     """Start with `OpenAIServer(delay_s=0.3).start()`; `.url` is the base URL (…/v1); `.close()` stops it."""
 
-    def __init__(self, delay_s: float = 0.0, triggers: dict[str, str] | None = None, retry_after: float = 1.0,
-                 rate_limited: int = 1, port: int = 0):
+    def __init__(
+        self,
+        delay_s: float = 0.0,
+        triggers: dict[str, str] | None = None,
+        retry_after: float = 1.0,
+        rate_limited: int = 1,
+        port: int = 0,
+    ):
         self.delay_s = delay_s
         self.trickle_every_s = 2.0
         self.trickle_for_s = 60.0
@@ -137,16 +165,20 @@ class OpenAIServer:
             with self._lock:
                 self.in_flight -= 1
 
-    def _send(self, handler, status: int, payload: bytes, content_type: str = "application/json",
-              headers: dict | None = None) -> None:
+    def _send(
+        self, handler, status: int, payload: bytes, content_type: str = "application/json", headers: dict | None = None
+    ) -> None:
         send_payload(handler, status, payload, content_type, headers)
 
     def _answer(self, handler, mode: str, body: dict, prompt: str) -> None:
         text = reply_for(prompt)
-        completion = {"id": "chatcmpl-test", "object": "chat.completion", "model": body.get("model") or "ok",
-                      "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                   "finish_reason": "stop"}],
-                      "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())}}
+        completion = {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "model": body.get("model") or "ok",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())},
+        }
         if mode == "429":
             with self._lock:
                 limit = self.limited < self.rate_limited
@@ -154,8 +186,12 @@ class OpenAIServer:
                     self.limited += 1
                     self.limited_at.append(time.monotonic())
             if limit:
-                self._send(handler, 429, json.dumps({"error": {"message": "Rate limit reached, slow down"}}).encode(),
-                           headers={"Retry-After": f"{self.retry_after:g}"})
+                self._send(
+                    handler,
+                    429,
+                    json.dumps({"error": {"message": "Rate limit reached, slow down"}}).encode(),
+                    headers={"Retry-After": f"{self.retry_after:g}"},
+                )
                 return
         if mode == "empty":
             completion["choices"] = []
@@ -163,8 +199,10 @@ class OpenAIServer:
             completion["choices"][0]["message"]["content"] = None
             completion["choices"][0]["finish_reason"] = "content_filter"
         elif mode in ("html", "html502"):
-            page = b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>" \
-                   b"<p>The upstream server sent an invalid response.</p></body></html>"
+            page = (
+                b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
+                b"<p>The upstream server sent an invalid response.</p></body></html>"
+            )
             self._send(handler, 200 if mode == "html" else 502, page, "text/html")
             return
         elif mode == "badjson":
@@ -202,13 +240,15 @@ class OpenAIServer:
         """A valid answer, one byte every `trickle_every_s` (the headers at once, or they too); the connection is
         dropped after `trickle_for_s`."""
         payload = json.dumps(completion).encode()
-        head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
-                "Connection: close\r\n\r\n").encode()
+        head = (
+            f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
+            "Connection: close\r\n\r\n"
+        ).encode()
         if not headers_too:
             handler.wfile.write(head)
             handler.wfile.flush()
         until = time.monotonic() + self.trickle_for_s
-        for byte in (head + payload if headers_too else payload):
+        for byte in head + payload if headers_too else payload:
             if time.monotonic() > until:
                 break
             time.sleep(self.trickle_every_s)
@@ -244,7 +284,7 @@ class OpenAIServer:
         handler.send_header("Connection", "close")
         handler.end_headers()
         for start in range(0, len(body), MB):
-            handler.wfile.write(body[start:start + MB])
+            handler.wfile.write(body[start : start + MB])
 
 
 _bomb: list[bytes] = []

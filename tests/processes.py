@@ -19,8 +19,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_ready(name: str, process: subprocess.Popen, ready_url: str, log: Path, timeout_s: float,
-               headers: Optional[dict] = None) -> None:
+def wait_ready(
+    name: str, process: subprocess.Popen, ready_url: str, log: Path, timeout_s: float, headers: Optional[dict] = None
+) -> None:
     """Return once `ready_url` answers 200; raise with the log's tail if the process exits or time runs out."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -38,8 +39,17 @@ def wait_ready(name: str, process: subprocess.Popen, ready_url: str, log: Path, 
 
 
 @contextmanager
-def served(name: str, command: list[str], ready_url: str, log: Path, timeout_s: float, *,
-           headers: Optional[dict] = None, env: Optional[dict] = None, cwd: Optional[Path] = None) -> Iterator[None]:
+def served(
+    name: str,
+    command: list[str],
+    ready_url: str,
+    log: Path,
+    timeout_s: float,
+    *,
+    headers: Optional[dict] = None,
+    env: Optional[dict] = None,
+    cwd: Optional[Path] = None,
+) -> Iterator[None]:
     """Run `command` until the block ends, once `ready_url` answers; stop it (terminate, then kill) afterwards."""
     with open(log, "wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd)

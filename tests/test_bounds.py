@@ -17,29 +17,34 @@ from playground.runs.plan import Execution
 from playground.runs.sweeps import parse_sweep, plan_sweep
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: GenerationParams(temperature=-1), "temperature must be between 0 and 2, got -1"),
-    (lambda: GenerationParams(temperature=math.nan), "temperature must be between 0 and 2, got nan"),
-    (lambda: GenerationParams(max_tokens=10 ** 12), "max_tokens must be between 1 and 1,000,000"),
-    (lambda: GenerationParams(top_p=math.inf), "top_p must be between 0 and 1, got inf"),
-    (lambda: GenerationParams(seed=-1), "seed must be between 0 and 2,147,483,647, got -1"),
-    (lambda: GenerationParams(n=0), "n must be between 1 and 100, got 0"),
-    (lambda: GenerationParams.from_dict({"temperature": "hot"}), "temperature must be between 0 and 2, got hot"),
-    (lambda: Execution(timeout_s=math.nan), "--timeout must be more than 0 and at most 86,400 seconds, got nan"),
-    (lambda: Execution(connect_timeout_s=0), "--connect-timeout must be more than 0"),
-    (lambda: Execution(concurrency=0), "--concurrency must be between 1 and 256, got 0"),
-    (lambda: RunConfig(dataset="tiny", sample=0), "sample must be between 1 and 10,000,000, got 0"),
-    (lambda: RunConfig(dataset="tiny", repeats=10 ** 30), "repeats must be between 1 and 100"),
-    (lambda: plan_from_baseline(0, rate=0.5), "difference must be between -1,000,000 and 1,000,000"),
-    (lambda: plan_from_baseline(0.1, rate=0.5, discordance=5), "discordance must be between 0 and 1, got 5"),
-    (lambda: plan_from_baseline(0.1, sd=math.inf), "sd must be between 0 and 1,000,000, got inf"),
-    (lambda: plan_from_baseline(0.1, rate=0.5, n=-5), "n must be between 1 and 10,000,000, got -5"),
-    (lambda: compare_scores([{"q": {"em": 1.0}}, {"q": {"em": 0.0}}], n_resamples=0),
-     "resamples must be between 100 and 1,000,000, got 0"),
-    (lambda: compare_scores([{"q": {"em": 1.0}}, {"q": {"em": 0.0}}], seed=-1), "seed must be between 0"),
-    (lambda: parse_sweep("k=0..99999999999999"), "a sweep has at most 1,000 points"),
-    (lambda: parse_sweep("shots=0,500"), "--sweep shots must be between 0 and 100, got 500"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: GenerationParams(temperature=-1), "temperature must be between 0 and 2, got -1"),
+        (lambda: GenerationParams(temperature=math.nan), "temperature must be between 0 and 2, got nan"),
+        (lambda: GenerationParams(max_tokens=10**12), "max_tokens must be between 1 and 1,000,000"),
+        (lambda: GenerationParams(top_p=math.inf), "top_p must be between 0 and 1, got inf"),
+        (lambda: GenerationParams(seed=-1), "seed must be between 0 and 2,147,483,647, got -1"),
+        (lambda: GenerationParams(n=0), "n must be between 1 and 100, got 0"),
+        (lambda: GenerationParams.from_dict({"temperature": "hot"}), "temperature must be between 0 and 2, got hot"),
+        (lambda: Execution(timeout_s=math.nan), "--timeout must be more than 0 and at most 86,400 seconds, got nan"),
+        (lambda: Execution(connect_timeout_s=0), "--connect-timeout must be more than 0"),
+        (lambda: Execution(concurrency=0), "--concurrency must be between 1 and 256, got 0"),
+        (lambda: RunConfig(dataset="tiny", sample=0), "sample must be between 1 and 10,000,000, got 0"),
+        (lambda: RunConfig(dataset="tiny", repeats=10**30), "repeats must be between 1 and 100"),
+        (lambda: plan_from_baseline(0, rate=0.5), "difference must be between -1,000,000 and 1,000,000"),
+        (lambda: plan_from_baseline(0.1, rate=0.5, discordance=5), "discordance must be between 0 and 1, got 5"),
+        (lambda: plan_from_baseline(0.1, sd=math.inf), "sd must be between 0 and 1,000,000, got inf"),
+        (lambda: plan_from_baseline(0.1, rate=0.5, n=-5), "n must be between 1 and 10,000,000, got -5"),
+        (
+            lambda: compare_scores([{"q": {"em": 1.0}}, {"q": {"em": 0.0}}], n_resamples=0),
+            "resamples must be between 100 and 1,000,000, got 0",
+        ),
+        (lambda: compare_scores([{"q": {"em": 1.0}}, {"q": {"em": 0.0}}], seed=-1), "seed must be between 0"),
+        (lambda: parse_sweep("k=0..99999999999999"), "a sweep has at most 1,000 points"),
+        (lambda: parse_sweep("shots=0,500"), "--sweep shots must be between 0 and 100, got 500"),
+    ],
+)
 def test_settings_refuse_out_of_range_numbers_in_the_cli_s_words(make, message):
     with pytest.raises(PlaygroundError) as refused:
         make()

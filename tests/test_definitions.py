@@ -38,7 +38,9 @@ def test_each_text_constant_is_defined_in_one_module():
             name, value = node.targets[0].id, _literal(node.value)
             if not name.lstrip("_").isupper() or name.endswith("_METRICS"):  # the metric lists: the metric registry's
                 continue
-            if isinstance(value, str) or (isinstance(value, tuple) and value and all(isinstance(v, str) for v in value)):
+            if isinstance(value, str) or (
+                isinstance(value, tuple) and value and all(isinstance(v, str) for v in value)
+            ):
                 places.setdefault(repr(value), []).append(f"{module}:{name}")
     assert {value: where for value, where in places.items() if len(where) > 1} == {}
 
@@ -51,14 +53,22 @@ def test_no_function_is_only_another_name_for_one():
         for node in tree.body:
             if not isinstance(node, ast.FunctionDef) or node.decorator_list:
                 continue
-            body = [n for n in node.body if not isinstance(n, (ast.Import, ast.ImportFrom))
-                    and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+            body = [
+                n
+                for n in node.body
+                if not isinstance(n, (ast.Import, ast.ImportFrom))
+                and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
+            ]
             if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
                 continue
             call = body[0].value
             arguments = [a.id if isinstance(a, ast.Name) else None for a in call.args]
-            if (isinstance(call.func, ast.Name) and not call.func.id[0].isupper() and not call.keywords
-                    and arguments == [a.arg for a in node.args.args]):
+            if (
+                isinstance(call.func, ast.Name)
+                and not call.func.id[0].isupper()
+                and not call.keywords
+                and arguments == [a.arg for a in node.args.args]
+            ):
                 aliases.append(f"{module}:{node.name} -> {call.func.id}")
     assert aliases == []
 
@@ -85,18 +95,23 @@ print(json.dumps({"run": RunConfig(dataset="tiny").model, "judge": JudgeConfig()
 
 def test_every_default_model_and_timeout_follows_its_one_constant():
     """Change the one constant (in a fresh interpreter, before anything reads it) and every default follows."""
-    done = subprocess.run([sys.executable, "-c", DEFAULTS_FOLLOW], capture_output=True, text=True, check=True,
-                          cwd=ROOT.parent)
-    assert json.loads(done.stdout) == {"run": "local:elsewhere", "judge": "local:elsewhere",
-                                       "judge_from_file": "local:elsewhere", "cli": "local:elsewhere",
-                                       "execution": [42.0, 7.0, 3.0]}
+    done = subprocess.run(
+        [sys.executable, "-c", DEFAULTS_FOLLOW], capture_output=True, text=True, check=True, cwd=ROOT.parent
+    )
+    assert json.loads(done.stdout) == {
+        "run": "local:elsewhere",
+        "judge": "local:elsewhere",
+        "judge_from_file": "local:elsewhere",
+        "cli": "local:elsewhere",
+        "execution": [42.0, 7.0, 3.0],
+    }
 
 
 def test_the_cli_prints_every_table_one_way():
     assert text_table(["name", "rows", "note"], [["tiny", 1234, None], ["squad-dev", 7, "x"]]) == (
-        "name       rows   note\n"
-        "tiny       1,234\n"
-        "squad-dev  7      x")
-    printers = [module for module, tree in _modules() if module.startswith("playground/cli/")
-                and ".ljust(" in ast.unparse(tree)]
+        "name       rows   note\ntiny       1,234\nsquad-dev  7      x"
+    )
+    printers = [
+        module for module, tree in _modules() if module.startswith("playground/cli/") and ".ljust(" in ast.unparse(tree)
+    ]
     assert printers == ["playground/cli/output.py"]

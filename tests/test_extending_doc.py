@@ -57,8 +57,19 @@ def check_retriever(ctx: Context) -> None:
     assert row["distribution"] == "playground-tfidf" and not row["builtin"]
     hits = ctx.json("retrieve", "--dataset", "tiny", "--retriever", "tfidf", "-k", "2", "capital of France")["hits"]
     assert [hit["id"] for hit in hits][:1] == ["p1"] and len(hits) == 2
-    refused = cli(ctx.target, "retrieve", "--db", ctx.db, "--dataset", "tiny", "--retriever", "tfidf",
-                  "--param", "min_df=0", "France")
+    refused = cli(
+        ctx.target,
+        "retrieve",
+        "--db",
+        ctx.db,
+        "--dataset",
+        "tiny",
+        "--retriever",
+        "tfidf",
+        "--param",
+        "min_df=0",
+        "France",
+    )
     assert refused.returncode == 1 and "'min_df'=0 is outside [1" in refused.stderr
 
 
@@ -74,16 +85,29 @@ def check_provider(ctx: Context) -> None:
 
 def check_program(ctx: Context) -> None:
     registered(ctx.json("plugins"), "programs", "reread")
-    done = ctx.run("--program", "reread", "--retriever", "bm25", "-k", "2", "--model", ctx.server.spec(),
-                   "--option", "rounds=3")
+    done = ctx.run(
+        "--program", "reread", "--retriever", "bm25", "-k", "2", "--model", ctx.server.spec(), "--option", "rounds=3"
+    )
     assert done["n"] == 6 and done["errors"] == 0, done
     [run] = [r for r in ctx.json("runs") if r["id"] == done["run_id"]]
     assert run["settings"]["program"] == "reread"
     spans = ctx.json("trace", done["run_id"], "q1")["spans"]
     render = next(child for child in spans[0]["children"] if child["kind"] == "render")
     assert render["inputs"]["variables"]["question"].count("Read the question again") == 2
-    bad = cli(ctx.target, "run", "--db", ctx.db, "--dataset", "tiny", "--program", "reread", "--model",
-              ctx.server.spec(), "--option", "rounds=0")
+    bad = cli(
+        ctx.target,
+        "run",
+        "--db",
+        ctx.db,
+        "--dataset",
+        "tiny",
+        "--program",
+        "reread",
+        "--model",
+        ctx.server.spec(),
+        "--option",
+        "rounds=0",
+    )
     assert bad.returncode == 1 and "rounds" in bad.stderr
 
 
@@ -132,8 +156,9 @@ def failures(text: str, names: list[str], root: Path, db: str, server: OpenAISer
 def judging_server(monkeypatch):
     """The OpenAI-speaking test server; judge prompts (they ask about concision) get a JSON verdict."""
     answer = openai_server.reply_for
-    monkeypatch.setattr(openai_server, "reply_for",
-                        lambda prompt: JUDGE_REPLY if "concise" in prompt else answer(prompt))
+    monkeypatch.setattr(
+        openai_server, "reply_for", lambda prompt: JUDGE_REPLY if "concise" in prompt else answer(prompt)
+    )
     server = OpenAIServer().start()
     yield server
     server.close()

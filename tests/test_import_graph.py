@@ -25,7 +25,8 @@ def _module_name(path: Path) -> str:
 def _is_type_checking(node: ast.If) -> bool:
     test = node.test
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
@@ -82,7 +83,8 @@ def package_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for module, targets in module_graph().items():
         graph.setdefault(package_of(module), set()).update(
-            package_of(t) for t in targets if package_of(t) != package_of(module))
+            package_of(t) for t in targets if package_of(t) != package_of(module)
+        )
     return graph
 
 

@@ -28,18 +28,28 @@ def test_a_non_editable_install_finds_its_templates_and_builds_the_demo(tmp_path
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     site = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
     (site / "zz-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
-    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PLAYGROUND_DB",
-                                                                          "PLAYGROUND_INDEXES", "PLAYGROUND_TEMPLATES")}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("PYTHONPATH", "PLAYGROUND_DB", "PLAYGROUND_INDEXES", "PLAYGROUND_TEMPLATES")
+    }
     dist = tmp_path / "dist"
-    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", dist, ROOT],
-         tmp_path, env)
+    _run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", dist, ROOT],
+        tmp_path,
+        env,
+    )
     wheel = next(dist.glob("playground-*.whl"))
-    _run([sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--quiet", "--no-deps", wheel],
-         tmp_path, env)
+    _run(
+        [sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--quiet", "--no-deps", wheel],
+        tmp_path,
+        env,
+    )
 
     python, playground = venv / "bin" / "python", venv / "bin" / "playground"
-    where = _run([python, "-c", "import playground.config as c; print(c.__file__); print(c.TEMPLATES_DIR)"],
-                 tmp_path, env).split()
+    where = _run(
+        [python, "-c", "import playground.config as c; print(c.__file__); print(c.TEMPLATES_DIR)"], tmp_path, env
+    ).split()
     assert all(Path(path).is_relative_to(site) for path in where), where  # the installed copy, not this tree
     shipped = {path.stem for path in (ROOT / "playground" / "templates").glob("*.jinja")}
     listed = json.loads(_run([playground, "templates", "list", "--json"], tmp_path, env))
@@ -48,16 +58,37 @@ def test_a_non_editable_install_finds_its_templates_and_builds_the_demo(tmp_path
     db = tmp_path / "work" / "sessions" / "playground.db"
     summary = json.loads(_run([playground, "demo", "--no-app", "--db", db, "--json"], tmp_path, env))
     assert summary["dataset"] == "demo" and {index["kind"] for index in summary["indexes"]} == {"bm25", "dense"}
-    rendered = json.loads(_run([playground, "render", "--db", db, "--template", "rag-short-answer", "--dataset",
-                                "demo", "--question", "demo-001", "--retriever", "bm25", "-k", "2", "--json"],
-                               tmp_path, env))
+    rendered = json.loads(
+        _run(
+            [
+                playground,
+                "render",
+                "--db",
+                db,
+                "--template",
+                "rag-short-answer",
+                "--dataset",
+                "demo",
+                "--question",
+                "demo-001",
+                "--retriever",
+                "bm25",
+                "-k",
+                "2",
+                "--json",
+            ],
+            tmp_path,
+            env,
+        )
+    )
     assert rendered["template"] == "rag-short-answer" and "passages" in rendered["variables_needed"]
     assert rendered["messages"] and rendered["messages"][-1]["content"].strip()
 
 
 def test_the_package_data_globs_cover_every_template_and_data_file():
     package_data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
-        "package-data"]["playground"]
+        "package-data"
+    ]["playground"]
     package = ROOT / "playground"
     for folder in ("templates", "data"):
         files = [p for p in (package / folder).iterdir() if p.is_file() and p.suffix not in (".py", ".pyc")]

@@ -16,8 +16,14 @@ import plotly.graph_objects as go
 
 # One colour per span kind, so a waterfall reads the same in every trace.
 SPAN_COLOURS = {
-    "program": "#8c8c8c", "retrieve": "#1f77b4", "render": "#9467bd", "generate": "#d62728", "parse": "#2ca02c",
-    "judge": "#ff7f0e", "tool": "#17becf", "step": "#bcbd22",
+    "program": "#8c8c8c",
+    "retrieve": "#1f77b4",
+    "render": "#9467bd",
+    "generate": "#d62728",
+    "parse": "#2ca02c",
+    "judge": "#ff7f0e",
+    "tool": "#17becf",
+    "step": "#bcbd22",
 }
 RUN_COLOURS = ("#1f77b4", "#ff7f0e")
 INDENT = "\u00a0\u00a0"  # non-breaking spaces: plotly keeps them in axis labels
@@ -25,8 +31,15 @@ INDENT = "\u00a0\u00a0"  # non-breaking spaces: plotly keeps them in axis labels
 
 # A horizontal legend goes under the x axis by default, on its title and tick labels: it sits above the plot area
 # instead, in a band of the top margin below the title.
-TITLE = {"x": 0, "xref": "container", "xanchor": "left", "y": 1, "yref": "container", "yanchor": "top",
-         "pad": {"l": 10, "t": 12}}
+TITLE = {
+    "x": 0,
+    "xref": "container",
+    "xanchor": "left",
+    "y": 1,
+    "yref": "container",
+    "yanchor": "top",
+    "pad": {"l": 10, "t": 12},
+}
 LEGEND = {"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"}
 TOP_MARGIN, LEGEND_BAND = 50, 30
 
@@ -42,8 +55,12 @@ def _layout(figure: go.Figure, title: str, **extra) -> go.Figure:
     band = LEGEND_BAND if _shows_legend(figure, extra) else 0
     if band and "height" in extra:
         extra["height"] += band
-    figure.update_layout(title={**TITLE, "text": title}, legend=LEGEND,
-                         margin={"l": 10, "r": 10, "t": TOP_MARGIN + band, "b": 10}, **extra)
+    figure.update_layout(
+        title={**TITLE, "text": title},
+        legend=LEGEND,
+        margin={"l": 10, "r": 10, "t": TOP_MARGIN + band, "b": 10},
+        **extra,
+    )
     return figure
 
 
@@ -52,20 +69,40 @@ def recall_at_k_figure(curves: Mapping[str, Sequence[float]], ks: Optional[Seque
     figure = go.Figure()
     for label, values in curves.items():
         xs = list(ks) if ks is not None else list(range(1, len(values) + 1))
-        figure.add_trace(go.Scatter(x=xs, y=list(values), mode="lines+markers", name=label,
-                                    hovertemplate=f"{label}<br>recall@%{{x}} = %{{y:.3f}}<extra></extra>"))
-    return _layout(figure, "Recall@k on the sample", xaxis={"title": "k", "dtick": 1},
-                   yaxis={"title": "mean recall@k", "range": [0, 1.05]})
+        figure.add_trace(
+            go.Scatter(
+                x=xs,
+                y=list(values),
+                mode="lines+markers",
+                name=label,
+                hovertemplate=f"{label}<br>recall@%{{x}} = %{{y:.3f}}<extra></extra>",
+            )
+        )
+    return _layout(
+        figure,
+        "Recall@k on the sample",
+        xaxis={"title": "k", "dtick": 1},
+        yaxis={"title": "mean recall@k", "range": [0, 1.05]},
+    )
 
 
 def latency_figure(latencies_ms: Mapping[str, Sequence[float]]) -> go.Figure:
     """Search latency per retriever: a box of the per-query milliseconds with every query as a point."""
     figure = go.Figure()
     for label, values in latencies_ms.items():
-        figure.add_trace(go.Box(y=list(values), name=label, boxpoints="all", jitter=0.3, pointpos=0,
-                                hovertemplate=f"{label}: %{{y:.2f}} ms<extra></extra>"))
-    return _layout(figure, "Search latency per query", yaxis={"title": "milliseconds", "rangemode": "tozero"},
-                   showlegend=False)
+        figure.add_trace(
+            go.Box(
+                y=list(values),
+                name=label,
+                boxpoints="all",
+                jitter=0.3,
+                pointpos=0,
+                hovertemplate=f"{label}: %{{y:.2f}} ms<extra></extra>",
+            )
+        )
+    return _layout(
+        figure, "Search latency per query", yaxis={"title": "milliseconds", "rangemode": "tozero"}, showlegend=False
+    )
 
 
 def _error_bars(rows: Sequence[Mapping]) -> dict:
@@ -85,13 +122,22 @@ def metric_means_figure(rows: Sequence[Mapping]) -> go.Figure:
         by_run[row["run"]].append(row)
     figure = go.Figure()
     for index, (run, run_rows) in enumerate(by_run.items()):
-        figure.add_trace(go.Bar(
-            x=[r["metric"] for r in run_rows], y=[r["mean"] for r in run_rows], name=run,
-            error_y=_error_bars(run_rows), marker_color=RUN_COLOURS[index % len(RUN_COLOURS)],
-            hovertemplate=f"{run}<br>%{{x}}: %{{y:.3f}}<extra></extra>",
-        ))
-    return _layout(figure, "Mean per metric with 95% intervals", barmode="group",
-                   yaxis={"title": "mean score", "rangemode": "tozero"})
+        figure.add_trace(
+            go.Bar(
+                x=[r["metric"] for r in run_rows],
+                y=[r["mean"] for r in run_rows],
+                name=run,
+                error_y=_error_bars(run_rows),
+                marker_color=RUN_COLOURS[index % len(RUN_COLOURS)],
+                hovertemplate=f"{run}<br>%{{x}}: %{{y:.3f}}<extra></extra>",
+            )
+        )
+    return _layout(
+        figure,
+        "Mean per metric with 95% intervals",
+        barmode="group",
+        yaxis={"title": "mean score", "rangemode": "tozero"},
+    )
 
 
 def metric_diff_figure(metrics: Mapping[str, Mapping], label_a: str = "A", label_b: str = "B") -> go.Figure:
@@ -100,19 +146,35 @@ def metric_diff_figure(metrics: Mapping[str, Mapping], label_a: str = "A", label
     rows = []
     for name in names:
         m = metrics[name]
-        lo, hi = (m.get("ci95") or [None, None])
+        lo, hi = m.get("ci95") or [None, None]
         rows.append({"mean": m["diff"], "lo": lo, "hi": hi})
-    colours = ["#2ca02c" if r["lo"] is not None and r["lo"] > 0 else "#d62728" if r["hi"] is not None and r["hi"] < 0
-               else "#7f7f7f" for r in rows]
-    figure = go.Figure(go.Scatter(
-        x=[r["mean"] for r in rows], y=names, mode="markers", marker={"size": 10, "color": colours},
-        error_x=_error_bars(rows), name=f"{label_b} - {label_a}",
-        hovertemplate="%{y}: %{x:+.3f}<extra></extra>",
-    ))
+    colours = [
+        "#2ca02c"
+        if r["lo"] is not None and r["lo"] > 0
+        else "#d62728"
+        if r["hi"] is not None and r["hi"] < 0
+        else "#7f7f7f"
+        for r in rows
+    ]
+    figure = go.Figure(
+        go.Scatter(
+            x=[r["mean"] for r in rows],
+            y=names,
+            mode="markers",
+            marker={"size": 10, "color": colours},
+            error_x=_error_bars(rows),
+            name=f"{label_b} - {label_a}",
+            hovertemplate="%{y}: %{x:+.3f}<extra></extra>",
+        )
+    )
     figure.add_vline(x=0, line_dash="dot", line_color="#555")
-    return _layout(figure, f"Difference {label_b} - {label_a} with 95% paired intervals",
-                   xaxis={"title": "difference in mean", "zeroline": False},
-                   yaxis={"autorange": "reversed"}, showlegend=False)
+    return _layout(
+        figure,
+        f"Difference {label_b} - {label_a} with 95% paired intervals",
+        xaxis={"title": "difference in mean", "zeroline": False},
+        yaxis={"autorange": "reversed"},
+        showlegend=False,
+    )
 
 
 def paired_scatter_figure(points: Sequence[Mapping], metric: str, label_a: str = "A", label_b: str = "B") -> go.Figure:
@@ -123,19 +185,31 @@ def paired_scatter_figure(points: Sequence[Mapping], metric: str, label_a: str =
         groups[(float(point["a"]), float(point["b"]))].append(str(point["question_id"]))
     cells = sorted(groups.items())
     figure = go.Figure()
-    figure.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line={"dash": "dot", "color": "#999"},
-                                hoverinfo="skip", showlegend=False))
+    figure.add_trace(
+        go.Scatter(
+            x=[0, 1], y=[0, 1], mode="lines", line={"dash": "dot", "color": "#999"}, hoverinfo="skip", showlegend=False
+        )
+    )
     colours = ["#2ca02c" if b > a else "#d62728" if b < a else "#7f7f7f" for (a, b), _ in cells]
-    figure.add_trace(go.Scatter(
-        x=[a for (a, _), _ in cells], y=[b for (_, b), _ in cells], mode="markers", name="questions",
-        marker={"size": [8 + 6 * math.sqrt(len(ids)) for _, ids in cells], "color": colours, "opacity": 0.8},
-        customdata=[[len(ids), ", ".join(ids[:8]) + (" ..." if len(ids) > 8 else "")] for _, ids in cells],
-        hovertemplate=f"{label_a}=%{{x:.3f}} {label_b}=%{{y:.3f}}<br>%{{customdata[0]}} question(s): "
-                      "%{customdata[1]}<extra></extra>",
-        showlegend=False,
-    ))
-    return _layout(figure, f"{metric} per question", xaxis={"title": f"{label_a} ({metric})", "range": [-0.05, 1.05]},
-                   yaxis={"title": f"{label_b} ({metric})", "range": [-0.05, 1.05]})
+    figure.add_trace(
+        go.Scatter(
+            x=[a for (a, _), _ in cells],
+            y=[b for (_, b), _ in cells],
+            mode="markers",
+            name="questions",
+            marker={"size": [8 + 6 * math.sqrt(len(ids)) for _, ids in cells], "color": colours, "opacity": 0.8},
+            customdata=[[len(ids), ", ".join(ids[:8]) + (" ..." if len(ids) > 8 else "")] for _, ids in cells],
+            hovertemplate=f"{label_a}=%{{x:.3f}} {label_b}=%{{y:.3f}}<br>%{{customdata[0]}} question(s): "
+            "%{customdata[1]}<extra></extra>",
+            showlegend=False,
+        )
+    )
+    return _layout(
+        figure,
+        f"{metric} per question",
+        xaxis={"title": f"{label_a} ({metric})", "range": [-0.05, 1.05]},
+        yaxis={"title": f"{label_b} ({metric})", "range": [-0.05, 1.05]},
+    )
 
 
 def _start(span: Mapping) -> Optional[_dt.datetime]:
@@ -170,9 +244,17 @@ def waterfall_rows(spans: Sequence[Mapping]) -> list[dict]:
         offset = (started - origin).total_seconds() if started is not None and origin is not None else 0.0
         indent = INDENT * depths[span["id"]]
         label = f"{indent}{index + 1}. {span.get('kind')}: {span.get('name') or span.get('kind')}"
-        rows.append({"id": span["id"], "label": label, "kind": span.get("kind") or "step", "start": offset,
-                     "duration": float(span.get("duration_s") or 0.0), "cached": bool(span.get("cached")),
-                     "error": span.get("error")})
+        rows.append(
+            {
+                "id": span["id"],
+                "label": label,
+                "kind": span.get("kind") or "step",
+                "start": offset,
+                "duration": float(span.get("duration_s") or 0.0),
+                "cached": bool(span.get("cached")),
+                "error": span.get("error"),
+            }
+        )
     return rows
 
 
@@ -185,19 +267,31 @@ def waterfall_figure(spans: Sequence[Mapping]) -> go.Figure:
         by_kind[row["kind"]].append(row)
     figure = go.Figure()
     for kind, kind_rows in by_kind.items():
-        figure.add_trace(go.Bar(
-            y=[r["label"] for r in kind_rows], x=[r["duration"] for r in kind_rows],
-            base=[r["start"] for r in kind_rows], orientation="h", name=kind,
-            marker={"color": SPAN_COLOURS.get(kind, "#bcbd22"),
-                    "line": {"color": ["#000" if r["error"] else "rgba(0,0,0,0)" for r in kind_rows], "width": 2}},
-            customdata=[[r["start"], r["duration"], "cached" if r["cached"] else "", r["error"] or ""]
-                        for r in kind_rows],
-            hovertemplate="%{y}<br>start %{customdata[0]:.3f}s, %{customdata[1]:.3f}s %{customdata[2]}"
-                          "<br>%{customdata[3]}<extra></extra>",
-        ))
+        figure.add_trace(
+            go.Bar(
+                y=[r["label"] for r in kind_rows],
+                x=[r["duration"] for r in kind_rows],
+                base=[r["start"] for r in kind_rows],
+                orientation="h",
+                name=kind,
+                marker={
+                    "color": SPAN_COLOURS.get(kind, "#bcbd22"),
+                    "line": {"color": ["#000" if r["error"] else "rgba(0,0,0,0)" for r in kind_rows], "width": 2},
+                },
+                customdata=[
+                    [r["start"], r["duration"], "cached" if r["cached"] else "", r["error"] or ""] for r in kind_rows
+                ],
+                hovertemplate="%{y}<br>start %{customdata[0]:.3f}s, %{customdata[1]:.3f}s %{customdata[2]}"
+                "<br>%{customdata[3]}<extra></extra>",
+            )
+        )
     figure.update_yaxes(categoryorder="array", categoryarray=[r["label"] for r in rows], autorange="reversed")
-    return _layout(figure, "Timing waterfall", xaxis={"title": "seconds since the question started"},
-                   height=max(220, 40 * len(rows) + 100))
+    return _layout(
+        figure,
+        "Timing waterfall",
+        xaxis={"title": "seconds since the question started"},
+        height=max(220, 40 * len(rows) + 100),
+    )
 
 
 def gold_rank_figure(rows: Sequence[Mapping], labels: Sequence[str], max_k: int) -> go.Figure:
@@ -206,24 +300,50 @@ def gold_rank_figure(rows: Sequence[Mapping], labels: Sequence[str], max_k: int)
     questions = [str(r["question_id"]) for r in rows]
     z = [[(max_k + 1 - r[label]) if r.get(label) else None for label in labels] for r in rows]
     text = [[str(r[label]) if r.get(label) else "-" for label in labels] for r in rows]
-    figure = go.Figure(go.Heatmap(
-        z=z, x=list(labels), y=questions, text=text, texttemplate="%{text}", colorscale="Greens", showscale=False,
-        zmin=0, zmax=max_k, hovertemplate="%{y} · %{x}: gold at rank %{text}<extra></extra>",
-    ))
-    return _layout(figure, f"Rank of the gold passage (- = not in the top {max_k})",
-                   yaxis={"autorange": "reversed", "type": "category"}, height=max(260, 22 * len(rows) + 120))
+    figure = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(labels),
+            y=questions,
+            text=text,
+            texttemplate="%{text}",
+            colorscale="Greens",
+            showscale=False,
+            zmin=0,
+            zmax=max_k,
+            hovertemplate="%{y} · %{x}: gold at rank %{text}<extra></extra>",
+        )
+    )
+    return _layout(
+        figure,
+        f"Rank of the gold passage (- = not in the top {max_k})",
+        yaxis={"autorange": "reversed", "type": "category"},
+        height=max(260, 22 * len(rows) + 120),
+    )
 
 
 def overlap_figure(overlap: Mapping) -> go.Figure:
     """A heatmap of the mean share of top-k passages two retrievers both found."""
     labels = list(overlap["labels"])
     z = [[overlap["matrix"][a][b] for b in labels] for a in labels]
-    figure = go.Figure(go.Heatmap(
-        z=z, x=labels, y=labels, zmin=0, zmax=1, colorscale="Blues", texttemplate="%{z:.2f}",
-        hovertemplate="%{y} and %{x}: %{z:.2f} of the top-k shared<extra></extra>",
-    ))
-    return _layout(figure, f"Top-{overlap['k']} overlap (share of passages both found)",
-                   yaxis={"autorange": "reversed"}, height=320)
+    figure = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            zmin=0,
+            zmax=1,
+            colorscale="Blues",
+            texttemplate="%{z:.2f}",
+            hovertemplate="%{y} and %{x}: %{z:.2f} of the top-k shared<extra></extra>",
+        )
+    )
+    return _layout(
+        figure,
+        f"Top-{overlap['k']} overlap (share of passages both found)",
+        yaxis={"autorange": "reversed"},
+        height=320,
+    )
 
 
 def sweep_figure(points: Sequence[Mapping], metric: str) -> go.Figure:
@@ -235,12 +355,21 @@ def sweep_figure(points: Sequence[Mapping], metric: str) -> go.Figure:
         raise PlaygroundError("no sweep points to chart")
     parameter = points[0]["parameter"]
     ordered = sorted(points, key=lambda p: p["value"])
-    figure = go.Figure(go.Scatter(
-        x=[p["value"] for p in ordered], y=[p["metrics"].get(metric) for p in ordered], mode="lines+markers",
-        name=metric, customdata=[p["run_id"] for p in ordered],
-        hovertemplate=f"{parameter}=%{{x}}<br>{metric}=%{{y:.3f}}<br>run %{{customdata}}<extra></extra>",
-    ))
-    figure.update_layout(title=f"{metric} against {SWEEP_PARAMETERS.get(parameter, parameter)}",
-                         xaxis_title=parameter, yaxis_title=metric, template="plotly_white")
+    figure = go.Figure(
+        go.Scatter(
+            x=[p["value"] for p in ordered],
+            y=[p["metrics"].get(metric) for p in ordered],
+            mode="lines+markers",
+            name=metric,
+            customdata=[p["run_id"] for p in ordered],
+            hovertemplate=f"{parameter}=%{{x}}<br>{metric}=%{{y:.3f}}<br>run %{{customdata}}<extra></extra>",
+        )
+    )
+    figure.update_layout(
+        title=f"{metric} against {SWEEP_PARAMETERS.get(parameter, parameter)}",
+        xaxis_title=parameter,
+        yaxis_title=metric,
+        template="plotly_white",
+    )
     figure.update_xaxes(tickmode="array", tickvals=[p["value"] for p in ordered])
     return figure

@@ -12,14 +12,28 @@ from pathlib import Path
 APP_ENTRY = Path(__file__).resolve().parent / "streamlit_app.py"
 
 
-def streamlit_command(db_path: str | os.PathLike, host: str = "127.0.0.1", port: int = 8501, headless: bool = True) -> list[str]:
+def streamlit_command(
+    db_path: str | os.PathLike, host: str = "127.0.0.1", port: int = 8501, headless: bool = True
+) -> list[str]:
     return [
-        sys.executable, "-m", "streamlit", "run", str(APP_ENTRY),
-        "--server.address", host, "--server.port", str(port),
-        "--server.headless", "true" if headless else "false",
-        "--browser.gatherUsageStats", "false",
-        "--client.toolbarMode", "minimal",  # no Deploy button or developer menu, wherever the app is launched from
-        "--", "--db", str(Path(db_path).resolve()),
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP_ENTRY),
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true" if headless else "false",
+        "--browser.gatherUsageStats",
+        "false",
+        "--client.toolbarMode",
+        "minimal",  # no Deploy button or developer menu, wherever the app is launched from
+        "--",
+        "--db",
+        str(Path(db_path).resolve()),
     ]
 
 

@@ -25,7 +25,17 @@ from playground.store import Workspace, open_workspace
 
 APP_DIR = Path(__file__).resolve().parent
 SCREENS_DIR = APP_DIR / "screens"  # not "pages/": Streamlit would list that folder on its own beside st.navigation
-PAGE_SLUGS = ["playground", "side-by-side", "retrievers", "runs", "ab", "traces", "experiments", "sessions", "workspace"]
+PAGE_SLUGS = [
+    "playground",
+    "side-by-side",
+    "retrievers",
+    "runs",
+    "ab",
+    "traces",
+    "experiments",
+    "sessions",
+    "workspace",
+]
 
 
 def page_file(slug: str) -> Path:

@@ -45,9 +45,16 @@ def pages() -> list:
     available = [slug for slug in state.PAGE_SLUGS if page_file(slug).is_file()]
     wanted = state.requested_page()
     default = wanted if wanted in available else ("playground" if "playground" in available else available[0])
-    return [st.Page(str(page_file(slug)), title=PAGE_TITLES[slug][0], icon=PAGE_TITLES[slug][1], url_path=slug,
-                    default=slug == default)
-            for slug in available]
+    return [
+        st.Page(
+            str(page_file(slug)),
+            title=PAGE_TITLES[slug][0],
+            icon=PAGE_TITLES[slug][1],
+            url_path=slug,
+            default=slug == default,
+        )
+        for slug in available
+    ]
 
 
 def _picked_session() -> None:
@@ -65,8 +72,13 @@ def session_picker(ws) -> None:
     names = {s["id"]: s["name"] for s in sessions}
     if st.session_state.get(state.SIDEBAR_SESSION_KEY) != current:
         st.session_state[state.SIDEBAR_SESSION_KEY] = current
-    st.selectbox("Session", ids, key=state.SIDEBAR_SESSION_KEY, on_change=_picked_session,
-                 format_func=lambda sid: f"{names.get(sid, sid)} ({sid[:8]})")
+    st.selectbox(
+        "Session",
+        ids,
+        key=state.SIDEBAR_SESSION_KEY,
+        on_change=_picked_session,
+        format_func=lambda sid: f"{names.get(sid, sid)} ({sid[:8]})",
+    )
     show_text(f"Current session: {names.get(current, current)}", css_class="pg-current-session", muted=True)
 
 
@@ -93,14 +105,23 @@ def settings_expander() -> None:
 
     keys = state.api_keys()
     with st.expander("Settings: share links"):
-        st.text_input("Base URL of share links", key=state.BASE_URL_KEY, placeholder=state.default_base_url(),
-                      help=f"Empty: the address this page was opened at (or ${state.BASE_URL_ENV}).")
+        st.text_input(
+            "Base URL of share links",
+            key=state.BASE_URL_KEY,
+            placeholder=state.default_base_url(),
+            help=f"Empty: the address this page was opened at (or ${state.BASE_URL_ENV}).",
+        )
     with st.expander("Settings: API keys"):
         st.caption("Kept in this browser session only: never written to the workspace, a trace, an export or a log.")
         for name in app_key_vars():
             from_env = bool(os.environ.get(name))
-            typed = st.text_input(name, value=keys.get(name, ""), type="password", key=f"_key_input_{name}",
-                                  placeholder="set in the environment" if from_env else "not set")
+            typed = st.text_input(
+                name,
+                value=keys.get(name, ""),
+                type="password",
+                key=f"_key_input_{name}",
+                placeholder="set in the environment" if from_env else "not set",
+            )
             if typed.strip():
                 keys[name] = typed.strip()
             else:

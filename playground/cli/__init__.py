@@ -13,27 +13,55 @@ from typing import Optional, Sequence
 
 from playground import PlaygroundError, __version__
 
-COMMAND_MODULES = ["data", "retrieval", "demo", "prompts", "models", "runs", "compare", "power", "score", "sessions", "judge",
-                   "experiments", "plugins", "workspace"]
+COMMAND_MODULES = [
+    "data",
+    "retrieval",
+    "demo",
+    "prompts",
+    "models",
+    "runs",
+    "compare",
+    "power",
+    "score",
+    "sessions",
+    "judge",
+    "experiments",
+    "plugins",
+    "workspace",
+]
 
 
 def common_options() -> argparse.ArgumentParser:
     """Options every subcommand accepts after its name too; SUPPRESS keeps the top-level value when absent."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--db", default=argparse.SUPPRESS, help="workspace file (default $PLAYGROUND_DB or sessions/playground.db)")
-    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON on stdout")
-    common.add_argument("--device", default=argparse.SUPPRESS, metavar="DEVICE",
-                        help="embed on cpu, cuda, cuda:N or mps (default $PLAYGROUND_DEVICE, else the best present)")
+    common.add_argument(
+        "--db", default=argparse.SUPPRESS, help="workspace file (default $PLAYGROUND_DB or sessions/playground.db)"
+    )
+    common.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON on stdout"
+    )
+    common.add_argument(
+        "--device",
+        default=argparse.SUPPRESS,
+        metavar="DEVICE",
+        help="embed on cpu, cuda, cuda:N or mps (default $PLAYGROUND_DEVICE, else the best present)",
+    )
     return common
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="playground", description="Prompt-engineering workbench for retrieval-augmented QA")
+    parser = argparse.ArgumentParser(
+        prog="playground", description="Prompt-engineering workbench for retrieval-augmented QA"
+    )
     parser.add_argument("--version", action="version", version=f"playground {__version__}")
     parser.add_argument("--db", default=None, help="workspace file (default $PLAYGROUND_DB or sessions/playground.db)")
     parser.add_argument("--json", action="store_true", default=False, help="print machine-readable JSON on stdout")
-    parser.add_argument("--device", default=None, metavar="DEVICE",
-                        help="embed on cpu, cuda, cuda:N or mps (default $PLAYGROUND_DEVICE, else the best present)")
+    parser.add_argument(
+        "--device",
+        default=None,
+        metavar="DEVICE",
+        help="embed on cpu, cuda, cuda:N or mps (default $PLAYGROUND_DEVICE, else the best present)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     common = common_options()
     for name in COMMAND_MODULES:
@@ -79,8 +107,11 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"error: {one_line(redact(str(error)))}", file=sys.stderr)
         return 1
     except sqlite3.OperationalError as error:  # e.g. another program held the database past the busy timeout
-        print(f"error: the workspace database refused the command ({one_line(error)}); nothing stored was lost, "
-              "try again when the other writer has finished", file=sys.stderr)
+        print(
+            f"error: the workspace database refused the command ({one_line(error)}); nothing stored was lost, "
+            "try again when the other writer has finished",
+            file=sys.stderr,
+        )
         return 1
     except sqlite3.DatabaseError as error:  # "database disk image is malformed", wherever a read meets a damaged page
         from playground.config import workspace_path
@@ -88,7 +119,9 @@ def run_command(args: argparse.Namespace) -> int:
 
         if not is_damage(error):
             raise
-        print(f"error: {one_line(str(damaged(workspace_path(getattr(args, 'db', None)), str(error))))}", file=sys.stderr)
+        print(
+            f"error: {one_line(str(damaged(workspace_path(getattr(args, 'db', None)), str(error))))}", file=sys.stderr
+        )
         return 1
     except BrokenPipeError:  # output piped into `head` and closed early
         import os
@@ -119,15 +152,20 @@ def _check_text_arguments(args: argparse.Namespace) -> None:
         for item in value if isinstance(value, list) else [value]:
             found = re.search("[\ud800-\udfff]", item) if isinstance(item, str) else None
             if found:
-                raise PlaygroundError(f"{name.replace('_', '-')} {one_line(ascii(item[:60]))} holds bytes that are not "
-                                      f"UTF-8 text (character {found.start() + 1}); give it as UTF-8")
+                raise PlaygroundError(
+                    f"{name.replace('_', '-')} {one_line(ascii(item[:60]))} holds bytes that are not "
+                    f"UTF-8 text (character {found.start() + 1}); give it as UTF-8"
+                )
 
 
 def _internal_error(error: Exception, args: argparse.Namespace) -> int:
     import traceback
 
     from playground.crash_reports import (
-        EXIT_INTERNAL_ERROR, debug_requested, internal_error_line, save_traceback,
+        EXIT_INTERNAL_ERROR,
+        debug_requested,
+        internal_error_line,
+        save_traceback,
     )
 
     if debug_requested():

@@ -16,7 +16,9 @@ def register(subparsers, common) -> None:
     data.set_defaults(handler=lambda args: data.print_help() or 2)
 
     importer = commands.add_parser(
-        "import", parents=[common], help="import a benchmark file or folder as corpus and benchmark NAME",
+        "import",
+        parents=[common],
+        help="import a benchmark file or folder as corpus and benchmark NAME",
         description=f"Formats: {', '.join(importer_names())}. The import is one transaction: on any error nothing changes.",
     )
     importer.add_argument("format", metavar="FORMAT", help=f"one of: {', '.join(importer_names())}")
@@ -30,8 +32,12 @@ def register(subparsers, common) -> None:
 
     sampler = commands.add_parser("sample", parents=[common], help="print the question ids a seeded sample picks")
     sampler.add_argument("--dataset", required=True, help="benchmark name")
-    sampler.add_argument("--sample", type=bounds.SAMPLE.flag("--sample"), required=True, metavar="N", help="number of questions")
-    sampler.add_argument("--seed", type=bounds.SEED.flag("--seed"), default=0, metavar="S", help="sampling seed (default 0)")
+    sampler.add_argument(
+        "--sample", type=bounds.SAMPLE.flag("--sample"), required=True, metavar="N", help="number of questions"
+    )
+    sampler.add_argument(
+        "--seed", type=bounds.SEED.flag("--seed"), default=0, metavar="S", help="sampling seed (default 0)"
+    )
     sampler.set_defaults(handler=sample_command)
 
 
@@ -43,11 +49,20 @@ def import_command(args) -> int:
     dataset = read_dataset(args.format, args.path)
     with workspace_for(args) as workspace:
         summary = save_dataset(workspace, args.name, dataset, replace=args.replace)
-    payload = {**summary, "format": dataset.format, "source": dataset.source, "workspace": str(workspace.path),
-               "seconds": round(time.perf_counter() - started, 3)}
+    payload = {
+        **summary,
+        "format": dataset.format,
+        "source": dataset.source,
+        "workspace": str(workspace.path),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
     corpus = f"corpus {summary['corpus']!r} with {summary['passages']:,} passages" if summary["corpus"] else "no corpus"
-    emit(args, payload, f"imported {args.format} {dataset.source} as benchmark {args.name!r} with "
-                        f"{summary['questions']:,} questions and {corpus} ({payload['seconds']:.2f} s)")
+    emit(
+        args,
+        payload,
+        f"imported {args.format} {dataset.source} as benchmark {args.name!r} with "
+        f"{summary['questions']:,} questions and {corpus} ({payload['seconds']:.2f} s)",
+    )
     return 0
 
 
@@ -59,14 +74,21 @@ def list_command(args) -> int:
     if not listing["corpora"] and not listing["benchmarks"]:
         text = f"no datasets in {workspace.path} yet (try `playground demo` or `playground data import`)"
     else:
-        text = "\n".join([
-            "corpora:",
-            text_table(["name", "format", "passages"], [[c["name"], c["format"], c["n_passages"]] for c in listing["corpora"]]),
-            "",
-            "benchmarks:",
-            text_table(["name", "corpus", "format", "questions"],
-                   [[b["name"], b["corpus"] or "-", b["format"], b["n_questions"]] for b in listing["benchmarks"]]),
-        ])
+        text = "\n".join(
+            [
+                "corpora:",
+                text_table(
+                    ["name", "format", "passages"],
+                    [[c["name"], c["format"], c["n_passages"]] for c in listing["corpora"]],
+                ),
+                "",
+                "benchmarks:",
+                text_table(
+                    ["name", "corpus", "format", "questions"],
+                    [[b["name"], b["corpus"] or "-", b["format"], b["n_questions"]] for b in listing["benchmarks"]],
+                ),
+            ]
+        )
     emit(args, listing, text)
     return 0
 
@@ -81,6 +103,12 @@ def sample_command(args) -> int:
     with workspace_for(args, create=False) as workspace:
         questions = load_questions(workspace, args.dataset)
     picked = [question.id for question in sample_questions(questions, args.sample, args.seed)]
-    payload = {"dataset": args.dataset, "n": len(picked), "seed": args.seed, "of": len(questions), "question_ids": picked}
+    payload = {
+        "dataset": args.dataset,
+        "n": len(picked),
+        "seed": args.seed,
+        "of": len(questions),
+        "question_ids": picked,
+    }
     emit(args, payload, "\n".join(picked))
     return 0

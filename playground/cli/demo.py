@@ -10,20 +10,24 @@ from playground.cli.output import emit, open_workspace_for, progress_bar
 
 def _add_server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address the app listens on (default 127.0.0.1)")
-    parser.add_argument("--port", type=bounds.PORT.flag("--port"), default=8501, help="port the app listens on (default 8501)")
+    parser.add_argument(
+        "--port", type=bounds.PORT.flag("--port"), default=8501, help="port the app listens on (default 8501)"
+    )
 
 
 def register(subparsers, common) -> None:
     demo = subparsers.add_parser(
-        "demo", parents=[common],
+        "demo",
+        parents=[common],
         help="create the demo workspace (the Python language reference and questions about it), then open the app",
     )
     demo.add_argument("--no-app", action="store_true", help="set up the workspace and indexes only")
     _add_server_options(demo)
     demo.set_defaults(handler=run_demo)
 
-    app = subparsers.add_parser("app", parents=[common],
-                                help="open the app on a workspace (a file that does not exist yet starts empty)")
+    app = subparsers.add_parser(
+        "app", parents=[common], help="open the app on a workspace (a file that does not exist yet starts empty)"
+    )
     _add_server_options(app)
     app.set_defaults(handler=run_app)
 
@@ -81,6 +85,9 @@ def run_app(args) -> int:
     db_path = workspace.path
     workspace.close()
     if is_new:
-        print(f"new empty workspace at {db_path}: import a session on the Sessions page, or data with "
-              "`playground data import`", file=sys.stderr)
+        print(
+            f"new empty workspace at {db_path}: import a session on the Sessions page, or data with "
+            "`playground data import`",
+            file=sys.stderr,
+        )
     return launch_app(db_path, args.host, args.port)

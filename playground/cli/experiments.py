@@ -4,19 +4,33 @@
 from __future__ import annotations
 
 from playground import PlaygroundError, bounds
-from playground.cli.output import add_output_argument, emit, open_workspace_for, progress_bar, say, timestamp, workspace_for
+from playground.cli.output import (
+    add_output_argument,
+    emit,
+    open_workspace_for,
+    progress_bar,
+    say,
+    timestamp,
+    workspace_for,
+)
 from playground.terminal_text import one_line
 from playground.cli.runs import add_run_options, config_from_args, lazy_progress_bar
 
 
 def register(subparsers, common) -> None:
-    sweep = subparsers.add_parser("sweep", parents=[common],
-                                  help="one stored run per value of k, shots or example order, with a chart")
+    sweep = subparsers.add_parser(
+        "sweep", parents=[common], help="one stored run per value of k, shots or example order, with a chart"
+    )
     add_run_options(sweep, program_default="rag", dataset_required=True)
-    sweep.add_argument("--sweep", required=True, metavar="PARAM=VALUES",
-                       help="k=0,1,2,3,4,5 | shots=0,1,2 | order=0..5")
-    sweep.add_argument("--selection", choices=("knn", "first"), help="how examples are picked from --demos (default knn)")
-    sweep.add_argument("--shots", type=bounds.SHOTS.flag("--shots"), help="examples per prompt when sweeping order (default 3)")
+    sweep.add_argument(
+        "--sweep", required=True, metavar="PARAM=VALUES", help="k=0,1,2,3,4,5 | shots=0,1,2 | order=0..5"
+    )
+    sweep.add_argument(
+        "--selection", choices=("knn", "first"), help="how examples are picked from --demos (default knn)"
+    )
+    sweep.add_argument(
+        "--shots", type=bounds.SHOTS.flag("--shots"), help="examples per prompt when sweeping order (default 3)"
+    )
     sweep.add_argument("--metric", default="em", help="metric to chart (default em)")
     sweep.add_argument("--yes", action="store_true", help="go ahead with a sweep of more than 50 points")
     add_output_argument(sweep, "write the plotly chart to this HTML file", metavar="FILE.html")
@@ -24,13 +38,19 @@ def register(subparsers, common) -> None:
 
     demos = subparsers.add_parser("demos", parents=[common], help="demonstration sets for few-shot prompts")
     actions = demos.add_subparsers(dest="demos_command", metavar="ACTION")
-    bootstrap = actions.add_parser("bootstrap", parents=[common],
-                                   help="run a program zero-shot on training questions; keep the correct traces")
+    bootstrap = actions.add_parser(
+        "bootstrap", parents=[common], help="run a program zero-shot on training questions; keep the correct traces"
+    )
     add_run_options(bootstrap, program_default="rag", dataset_help="benchmark of training questions")
     bootstrap.add_argument("--name", required=True, help="demonstration set name (a new version when it exists)")
     bootstrap.add_argument("--from-run", metavar="RUN_ID", help="keep the traces of this stored run instead of running")
     bootstrap.add_argument("--metric", help="what counts as correct (default em; accuracy for multiple choice)")
-    bootstrap.add_argument("--threshold", type=bounds.THRESHOLD.flag("--threshold"), default=1.0, help="keep answers scoring at least this (default 1)")
+    bootstrap.add_argument(
+        "--threshold",
+        type=bounds.THRESHOLD.flag("--threshold"),
+        default=1.0,
+        help="keep answers scoring at least this (default 1)",
+    )
     bootstrap.set_defaults(handler=handle_bootstrap)
     listing = actions.add_parser("list", parents=[common], help="list demonstration sets and their versions")
     listing.set_defaults(handler=handle_list)
@@ -48,8 +68,10 @@ def _points_text(points: list[dict], metric: str, chart: str | None) -> str:
     lines = [f"{'value':>6}  {metric:>8}  {'n':>4}  run"]
     for point in points:
         score = point["metrics"].get(metric)
-        lines.append(f"{point['value']:>6}  {'-' if score is None else f'{score:.3f}':>8}  {point['n']:>4}  "
-                     f"{point['run_id']}{'  (' + str(point['errors']) + ' errors)' if point['errors'] else ''}")
+        lines.append(
+            f"{point['value']:>6}  {'-' if score is None else f'{score:.3f}':>8}  {point['n']:>4}  "
+            f"{point['run_id']}{'  (' + str(point['errors']) + ' errors)' if point['errors'] else ''}"
+        )
     if chart:
         lines.append(f"chart: {chart}")
     return "\n".join(lines)
@@ -85,8 +107,16 @@ def handle_sweep(args) -> int:
     workspace = open_workspace_for(args, create=False)
     on_progress, close = lazy_progress_bar(f"sweep {parameter}")  # drawn once planned: a refusal prints alone
     try:
-        points = run_sweep(workspace, config, parameter, values, metric=args.metric, on_progress=on_progress,
-                           use_cache=not args.no_cache, confirmed=args.yes)
+        points = run_sweep(
+            workspace,
+            config,
+            parameter,
+            values,
+            metric=args.metric,
+            on_progress=on_progress,
+            use_cache=not args.no_cache,
+            confirmed=args.yes,
+        )
         comparison = _sweep_comparison(workspace, points, args.metric)
     finally:
         close()
@@ -102,8 +132,13 @@ def handle_sweep(args) -> int:
         from playground.cli.compare import report_text
 
         text += f"\n\neach point against {parameter}={points[0]['value']} (A):\n" + report_text(comparison)
-    payload = {"parameter": parameter, "metric": args.metric, "points": points, "chart": args.output,
-               "comparison": comparison}
+    payload = {
+        "parameter": parameter,
+        "metric": args.metric,
+        "points": points,
+        "chart": args.output,
+        "comparison": comparison,
+    }
     if args.output == "-":  # the chart is stdout: the summary goes to stderr
         say(text)
         return 0
@@ -112,8 +147,10 @@ def handle_sweep(args) -> int:
 
 
 def _set_text(found: dict) -> str:
-    return (f"demonstration set {one_line(found['name'])}@{found['version']} ({found['id']}): {found['n']} example(s)"
-            f" from run {found['source_run_id'] or '-'} of program {found['program'] or '-'}")
+    return (
+        f"demonstration set {one_line(found['name'])}@{found['version']} ({found['id']}): {found['n']} example(s)"
+        f" from run {found['source_run_id'] or '-'} of program {found['program'] or '-'}"
+    )
 
 
 def handle_bootstrap(args) -> int:
@@ -129,8 +166,15 @@ def handle_bootstrap(args) -> int:
         elif not args.dataset:
             raise PlaygroundError("`playground demos bootstrap` needs --dataset NAME (or --from-run RUN_ID)")
         else:
-            payload = bootstrap_demonstrations(workspace, config_from_args(args), args.name, args.metric,
-                                               args.threshold, on_progress=on_progress, use_cache=not args.no_cache)
+            payload = bootstrap_demonstrations(
+                workspace,
+                config_from_args(args),
+                args.name,
+                args.metric,
+                args.threshold,
+                on_progress=on_progress,
+                use_cache=not args.no_cache,
+            )
     finally:
         close()
         workspace.close()
@@ -144,8 +188,11 @@ def handle_list(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         sets = list_demonstration_sets(workspace)
-    text = "\n".join(f"{one_line(s['name'])}@{s['version']}  {s['id']}  {s['n']:>3} example(s)  program {s['program'] or '-'}  "
-                     f"run {s['source_run_id'] or '-'}  {timestamp(s['created_at'])}" for s in sets)
+    text = "\n".join(
+        f"{one_line(s['name'])}@{s['version']}  {s['id']}  {s['n']:>3} example(s)  program {s['program'] or '-'}  "
+        f"run {s['source_run_id'] or '-'}  {timestamp(s['created_at'])}"
+        for s in sets
+    )
     emit(args, sets, text or "no demonstration sets yet (make one with `playground demos bootstrap`)")
     return 0
 
@@ -155,7 +202,9 @@ def handle_show(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         found = get_demonstration_set(workspace, args.ref)
-    lines = [_set_text(found)] + [f"  {one_line(e.get('question_id', '-'))}: {one_line(e['question'])} -> {one_line(e['answer'])}"
-                                  for e in found["examples"]]
+    lines = [_set_text(found)] + [
+        f"  {one_line(e.get('question_id', '-'))}: {one_line(e['question'])} -> {one_line(e['answer'])}"
+        for e in found["examples"]
+    ]
     emit(args, found, "\n".join(lines))
     return 0

@@ -18,42 +18,90 @@ def register(subparsers, common) -> None:
     parser = subparsers.add_parser("judge", parents=[common], help="score runs with an LLM judge")
     commands = parser.add_subparsers(dest="judge_command", metavar="JUDGE", required=True)
     settings = argparse.ArgumentParser(add_help=False)
-    settings.add_argument("--judge-model", type=model_spec_flag("--judge-model"), default=None, metavar="SPEC",
-                          help=f"the judge's model spec (default {DEFAULT_MODEL_SPEC})")
-    settings.add_argument("--temperature", type=bounds.TEMPERATURE.flag("--temperature"), default=0.0, help="judge sampling temperature (default 0)")
-    settings.add_argument("--max-tokens", type=bounds.MAX_TOKENS.flag("--max-tokens"), default=128, help="judge reply length limit (default 128)")
-    settings.add_argument("--seed", type=bounds.SEED.flag("--seed"), default=0, help="judge seed; repeat r uses seed + r (default 0)")
-    settings.add_argument("--judge-template", action="append", default=[], metavar="ROLE=REF",
-                          help=f"a judge template by role ({', '.join(default_judge_templates())}): NAME, "
-                               "NAME@VERSION or a file")
-    settings.add_argument("--repeat", type=bounds.REPEATS.flag("--repeat"), default=1, metavar="R",
-                          help="judge each answer R times (sample indexes 0..R-1); report mean and std")
-    settings.add_argument("--answer-field", choices=("prediction", "output"), default="prediction",
-                          help="judge the parsed prediction (default) or the model's whole output")
+    settings.add_argument(
+        "--judge-model",
+        type=model_spec_flag("--judge-model"),
+        default=None,
+        metavar="SPEC",
+        help=f"the judge's model spec (default {DEFAULT_MODEL_SPEC})",
+    )
+    settings.add_argument(
+        "--temperature",
+        type=bounds.TEMPERATURE.flag("--temperature"),
+        default=0.0,
+        help="judge sampling temperature (default 0)",
+    )
+    settings.add_argument(
+        "--max-tokens",
+        type=bounds.MAX_TOKENS.flag("--max-tokens"),
+        default=128,
+        help="judge reply length limit (default 128)",
+    )
+    settings.add_argument(
+        "--seed", type=bounds.SEED.flag("--seed"), default=0, help="judge seed; repeat r uses seed + r (default 0)"
+    )
+    settings.add_argument(
+        "--judge-template",
+        action="append",
+        default=[],
+        metavar="ROLE=REF",
+        help=f"a judge template by role ({', '.join(default_judge_templates())}): NAME, NAME@VERSION or a file",
+    )
+    settings.add_argument(
+        "--repeat",
+        type=bounds.REPEATS.flag("--repeat"),
+        default=1,
+        metavar="R",
+        help="judge each answer R times (sample indexes 0..R-1); report mean and std",
+    )
+    settings.add_argument(
+        "--answer-field",
+        choices=("prediction", "output"),
+        default="prediction",
+        help="judge the parsed prediction (default) or the model's whole output",
+    )
     settings.add_argument("--no-cache", action="store_true", help="call the judge model even for cached requests")
-    settings.add_argument("--timeout", type=bounds.TIMEOUT.flag("--timeout"), default=None, metavar="SECONDS",
-                          help="give up on one judgment after this long, retries included (default 300)")
+    settings.add_argument(
+        "--timeout",
+        type=bounds.TIMEOUT.flag("--timeout"),
+        default=None,
+        metavar="SECONDS",
+        help="give up on one judgment after this long, retries included (default 300)",
+    )
 
-    pointwise = commands.add_parser("pointwise", parents=[common, settings],
-                                    help="G-Eval-style weighted criteria, each scored 0-1 with a reason")
+    pointwise = commands.add_parser(
+        "pointwise", parents=[common, settings], help="G-Eval-style weighted criteria, each scored 0-1 with a reason"
+    )
     pointwise.add_argument("run", metavar="RUN")
-    pointwise.add_argument("--criteria", nargs="+", action="extend", metavar='"[NAME:] SENTENCE=WEIGHT"',
-                           help="criteria (default HELPS: helpfulness 0.5, relevancy 0.3, brevity 0.2)")
+    pointwise.add_argument(
+        "--criteria",
+        nargs="+",
+        action="extend",
+        metavar='"[NAME:] SENTENCE=WEIGHT"',
+        help="criteria (default HELPS: helpfulness 0.5, relevancy 0.3, brevity 0.2)",
+    )
     pointwise.set_defaults(handler=pointwise_command)
 
-    reference = commands.add_parser("reference", parents=[common, settings],
-                                    help="does each answer imply the reference answer (true/false with a reason)")
+    reference = commands.add_parser(
+        "reference",
+        parents=[common, settings],
+        help="does each answer imply the reference answer (true/false with a reason)",
+    )
     reference.add_argument("run", metavar="RUN")
     reference.set_defaults(handler=reference_command)
 
-    pairwise = commands.add_parser("pairwise", parents=[common, settings],
-                                   help="which run's answer is better, asked in both orders (flips count as ties)")
+    pairwise = commands.add_parser(
+        "pairwise",
+        parents=[common, settings],
+        help="which run's answer is better, asked in both orders (flips count as ties)",
+    )
     pairwise.add_argument("run_a", metavar="RUN_A")
     pairwise.add_argument("run_b", metavar="RUN_B")
     pairwise.set_defaults(handler=pairwise_command)
 
-    agreement = commands.add_parser("agreement", parents=[common],
-                                    help="judge vs human ratings: Spearman (pointwise), Cohen's kappa (pairwise)")
+    agreement = commands.add_parser(
+        "agreement", parents=[common], help="judge vs human ratings: Spearman (pointwise), Cohen's kappa (pairwise)"
+    )
     agreement.add_argument("run", metavar="RUN")
     agreement.set_defaults(handler=agreement_command)
 
@@ -101,14 +149,20 @@ def _mean_std(summary: dict) -> str:
 
 def _header(report: dict) -> list[str]:
     judge = report["judge"]
-    lines = [f"judge {judge['id']} ({report['kind']}): model {judge['model']}, templates "
-             + ", ".join(f"{role}={name}@{judge['prompt_versions'][role][:8]}" for role, name in judge["templates"].items())]
+    lines = [
+        f"judge {judge['id']} ({report['kind']}): model {judge['model']}, templates "
+        + ", ".join(f"{role}={name}@{judge['prompt_versions'][role][:8]}" for role, name in judge["templates"].items())
+    ]
     lines += [f"warning: {warning}" for warning in report["warnings"]]
     return lines
 
 
 def _skipped(report: dict) -> list[str]:
-    return [f"{len(report['skipped'])} answer(s) not judged (failed, empty or without reference)"] if report["skipped"] else []
+    return (
+        [f"{len(report['skipped'])} answer(s) not judged (failed, empty or without reference)"]
+        if report["skipped"]
+        else []
+    )
 
 
 def pointwise_command(args) -> int:
@@ -116,18 +170,36 @@ def pointwise_command(args) -> int:
 
     config, criteria = judge_config(args), parse_criteria(args.criteria)
     with workspace_for(args, create=False) as workspace:
-        report = _run_with_progress("judging", lambda progress: judge_run_pointwise(
-            workspace, args.run, criteria, config, repeat=args.repeat, answer_field=args.answer_field,
-            use_cache=not args.no_cache, on_progress=progress, deadline_s=args.timeout))
+        report = _run_with_progress(
+            "judging",
+            lambda progress: judge_run_pointwise(
+                workspace,
+                args.run,
+                criteria,
+                config,
+                repeat=args.repeat,
+                answer_field=args.answer_field,
+                use_cache=not args.no_cache,
+                on_progress=progress,
+                deadline_s=args.timeout,
+            ),
+        )
     lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
     lines.append(f"score {_mean_std(report['score'])}  ({report['n_failed']} judgment(s) unreadable)")
     for criterion in report["criteria"]:
-        lines.append(f"  {criterion['name']:<14} weight {criterion['weight']:.2f}  "
-                     f"{_mean_std(report['criteria_scores'][criterion['name']])}")
+        lines.append(
+            f"  {criterion['name']:<14} weight {criterion['weight']:.2f}  "
+            f"{_mean_std(report['criteria_scores'][criterion['name']])}"
+        )
     for item in report["items"]:
-        reasons = one_line("; ".join(f"{c['name']} {_fmt(c['score'], 2)}: {c['reason'] or c['error']}"
-                                     for c in item["criteria"]))
-        lines.append(f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  {reasons or one_line(item['error'])}"[:240])
+        reasons = one_line(
+            "; ".join(f"{c['name']} {_fmt(c['score'], 2)}: {c['reason'] or c['error']}" for c in item["criteria"])
+        )
+        lines.append(
+            f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  {reasons or one_line(item['error'])}"[
+                :240
+            ]
+        )
     emit(args, report, "\n".join(lines + _skipped(report)))
     return 0
 
@@ -137,11 +209,23 @@ def reference_command(args) -> int:
 
     config = judge_config(args)
     with workspace_for(args, create=False) as workspace:
-        report = _run_with_progress("judging", lambda progress: judge_run_reference(
-            workspace, args.run, config, repeat=args.repeat, answer_field=args.answer_field,
-            use_cache=not args.no_cache, on_progress=progress, deadline_s=args.timeout))
+        report = _run_with_progress(
+            "judging",
+            lambda progress: judge_run_reference(
+                workspace,
+                args.run,
+                config,
+                repeat=args.repeat,
+                answer_field=args.answer_field,
+                use_cache=not args.no_cache,
+                on_progress=progress,
+                deadline_s=args.timeout,
+            ),
+        )
     lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
-    lines.append(f"implies the reference: {_mean_std(report['implied'])}  ({report['n_failed']} judgment(s) unreadable)")
+    lines.append(
+        f"implies the reference: {_mean_std(report['implied'])}  ({report['n_failed']} judgment(s) unreadable)"
+    )
     for item in report["items"]:
         verdicts = ",".join("?" if v is None else str(v).lower() for v in item["verdicts"])
         lines.append(f"  {item['question_id']}#{item['repeat']}  {verdicts}  {item['reasons'][0]}"[:240])
@@ -154,9 +238,20 @@ def pairwise_command(args) -> int:
 
     config = judge_config(args)
     with workspace_for(args, create=False) as workspace:
-        report = _run_with_progress("judging", lambda progress: judge_runs_pairwise(
-            workspace, args.run_a, args.run_b, config, repeat=args.repeat, answer_field=args.answer_field,
-            use_cache=not args.no_cache, on_progress=progress, deadline_s=args.timeout))
+        report = _run_with_progress(
+            "judging",
+            lambda progress: judge_runs_pairwise(
+                workspace,
+                args.run_a,
+                args.run_b,
+                config,
+                repeat=args.repeat,
+                answer_field=args.answer_field,
+                use_cache=not args.no_cache,
+                on_progress=progress,
+                deadline_s=args.timeout,
+            ),
+        )
     summary = report["summary"]
     lines = _header(report) + [
         f"A = run {report['run_a']} ({report['model_a']}), B = run {report['run_b']} ({report['model_b']}): "
@@ -169,7 +264,9 @@ def pairwise_command(args) -> int:
     ]
     for item in report["items"]:
         orders = " ".join(f"{o['order']}:{o['better'] or '?'}" for o in item["orders"])
-        lines.append(f"  {item['question_id']}#{item['repeat']}  {','.join(v or '?' for v in item['verdicts'])}  {orders}")
+        lines.append(
+            f"  {item['question_id']}#{item['repeat']}  {','.join(v or '?' for v in item['verdicts'])}  {orders}"
+        )
     emit(args, report, "\n".join(lines + _skipped(report)))
     return 0
 
@@ -179,13 +276,25 @@ def plugin_judge_command(args) -> int:
 
     config = judge_config(args)
     with workspace_for(args, create=False) as workspace:
-        report = _run_with_progress("judging", lambda progress: judge_run_plugin(
-            workspace, args.judge_name, args.run, config, repeat=args.repeat, answer_field=args.answer_field,
-            use_cache=not args.no_cache, on_progress=progress))
+        report = _run_with_progress(
+            "judging",
+            lambda progress: judge_run_plugin(
+                workspace,
+                args.judge_name,
+                args.run,
+                config,
+                repeat=args.repeat,
+                answer_field=args.answer_field,
+                use_cache=not args.no_cache,
+                on_progress=progress,
+            ),
+        )
     lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
     lines.append(f"score {_mean_std(report['score'])}  ({report['n_failed']} judgment(s) unreadable)")
     for item in report["items"]:
-        lines.append(f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  {item['reasons'][0]}"[:240])
+        lines.append(
+            f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  {item['reasons'][0]}"[:240]
+        )
     emit(args, report, "\n".join(lines + _skipped(report)))
     return 0
 
@@ -197,10 +306,14 @@ def agreement_command(args) -> int:
         report = judge_agreement(workspace, args.run)
     lines = [f"run {report['run_id']}: judge agreement with human ratings"]
     for entry in report["pointwise"]:
-        lines.append(f"  pointwise judge {entry['judge_id']}: Spearman {_fmt(entry['spearman'])} over {entry['n']} question(s)")
+        lines.append(
+            f"  pointwise judge {entry['judge_id']}: Spearman {_fmt(entry['spearman'])} over {entry['n']} question(s)"
+        )
     for entry in report["pairwise"]:
-        lines.append(f"  pairwise judge {entry['judge_id']} vs run {entry['other_run_id']}: Cohen's kappa "
-                     f"{_fmt(entry['kappa'])}, raw agreement {_fmt(entry['agreement'])} over {entry['n']} question(s)")
+        lines.append(
+            f"  pairwise judge {entry['judge_id']} vs run {entry['other_run_id']}: Cohen's kappa "
+            f"{_fmt(entry['kappa'])}, raw agreement {_fmt(entry['agreement'])} over {entry['n']} question(s)"
+        )
     if not report["pointwise"] and not report["pairwise"]:
         lines.append("  no judgments of this run yet (playground judge pointwise|pairwise ...)")
     emit(args, report, "\n".join(lines))

@@ -45,8 +45,16 @@ def text_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     and whole numbers with thousands separators (1,234).
     """
     cells = [[one_line(name) for name in header]] + [
-        ["" if value is None else f"{value:,}" if isinstance(value, int) and not isinstance(value, bool)
-         else one_line(value) for value in row] for row in rows]
+        [
+            ""
+            if value is None
+            else f"{value:,}"
+            if isinstance(value, int) and not isinstance(value, bool)
+            else one_line(value)
+            for value in row
+        ]
+        for row in rows
+    ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in cells)
 
@@ -90,8 +98,12 @@ def progress_bar(description: str) -> tuple[ProgressCallback, Callable[[], None]
 
 
 def add_metric_argument(parser) -> None:
-    parser.add_argument("--metric", action="append", default=None,
-                        help="only these metrics (repeat or comma-separate; default all the runs have)")
+    parser.add_argument(
+        "--metric",
+        action="append",
+        default=None,
+        help="only these metrics (repeat or comma-separate; default all the runs have)",
+    )
 
 
 def metric_names(requested: Optional[list[str]]) -> Optional[list[str]]:

@@ -7,9 +7,12 @@ from playground.cli.output import emit
 
 def register(subparsers, common) -> None:
     plugins = subparsers.add_parser(
-        "plugins", parents=[common], help="list installed plugins and what each registers (--json for data)",
+        "plugins",
+        parents=[common],
+        help="list installed plugins and what each registers (--json for data)",
         description="Plugins are distributions with an entry point in the 'playground.plugins' group; the built-ins "
-                    "register through the same hooks. See docs/extending.md.")
+        "register through the same hooks. See docs/extending.md.",
+    )
     plugins.set_defaults(handler=plugins_command)
 
 

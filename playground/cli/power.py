@@ -8,22 +8,38 @@ from playground.cli.output import add_metric_argument, emit, metric_names, works
 
 def register(subparsers, common) -> None:
     parser = subparsers.add_parser(
-        "power", parents=[common], help="sample size to detect a difference (McNemar / paired t), from pilot runs",
+        "power",
+        parents=[common],
+        help="sample size to detect a difference (McNemar / paired t), from pilot runs",
         description="From two pilot runs (RUN_A RUN_B), per metric: the questions needed to detect --difference "
-                    "(default: the observed difference) at --power with a two-sided test at --alpha (McNemar by "
-                    "Connor 1987 for 0/1 metrics, paired t with Guenther's 1981 correction otherwise), and the "
-                    "smallest difference the pilot's sample size detects. Without runs, from a stated baseline: "
-                    "--rate (binary metric; --discordance optional) or --sd (continuous metric), with --difference.",
+        "(default: the observed difference) at --power with a two-sided test at --alpha (McNemar by "
+        "Connor 1987 for 0/1 metrics, paired t with Guenther's 1981 correction otherwise), and the "
+        "smallest difference the pilot's sample size detects. Without runs, from a stated baseline: "
+        "--rate (binary metric; --discordance optional) or --sd (continuous metric), with --difference.",
     )
     parser.add_argument("runs", metavar="RUN", nargs="*", help="two pilot runs (answer or retrieval runs)")
     add_metric_argument(parser)
-    parser.add_argument("--difference", type=bounds.DIFFERENCE.flag("--difference"), default=None, help="the difference to detect")
-    parser.add_argument("--rate", type=bounds.PROBABILITY.flag("--rate"), default=None, help="baseline rate of a 0/1 metric (no runs)")
-    parser.add_argument("--discordance", type=bounds.PROBABILITY.flag("--discordance"), default=None,
-                        help="chance a question flips between the variants (with --rate; default: as if independent)")
-    parser.add_argument("--sd", type=bounds.SD.flag("--sd"), default=None, help="sd of per-question differences (no runs)")
-    parser.add_argument("-n", type=bounds.QUESTIONS.flag("-n"), default=None, help="current sample size, for the detectable difference")
-    parser.add_argument("--alpha", type=bounds.ALPHA.flag("--alpha"), default=0.05, help="two-sided significance level (default 0.05)")
+    parser.add_argument(
+        "--difference", type=bounds.DIFFERENCE.flag("--difference"), default=None, help="the difference to detect"
+    )
+    parser.add_argument(
+        "--rate", type=bounds.PROBABILITY.flag("--rate"), default=None, help="baseline rate of a 0/1 metric (no runs)"
+    )
+    parser.add_argument(
+        "--discordance",
+        type=bounds.PROBABILITY.flag("--discordance"),
+        default=None,
+        help="chance a question flips between the variants (with --rate; default: as if independent)",
+    )
+    parser.add_argument(
+        "--sd", type=bounds.SD.flag("--sd"), default=None, help="sd of per-question differences (no runs)"
+    )
+    parser.add_argument(
+        "-n", type=bounds.QUESTIONS.flag("-n"), default=None, help="current sample size, for the detectable difference"
+    )
+    parser.add_argument(
+        "--alpha", type=bounds.ALPHA.flag("--alpha"), default=0.05, help="two-sided significance level (default 0.05)"
+    )
     parser.add_argument("--power", type=bounds.POWER.flag("--power"), default=0.80, help="power (default 0.80)")
     parser.set_defaults(handler=power_command)
 
@@ -33,8 +49,10 @@ def _line(name: str, plan: dict) -> str:
 
     needed = needed_text(plan.get("n_needed"))
     detectable = "-" if plan.get("detectable") is None else f"{plan['detectable']:.3f}"
-    return (f"{name:<16} {plan['method']:<26} n={plan['n']:<5} target {plan['target_diff']:+.3f}  "
-            f"needed {needed:>6}  detectable now {detectable:>6}\n  {plan['verdict']}")
+    return (
+        f"{name:<16} {plan['method']:<26} n={plan['n']:<5} target {plan['target_diff']:+.3f}  "
+        f"needed {needed:>6}  detectable now {detectable:>6}\n  {plan['verdict']}"
+    )
 
 
 def power_command(args) -> int:
@@ -49,15 +67,28 @@ def power_command(args) -> int:
         with workspace_for(args, create=False) as workspace:
             runs = load_runs(workspace, args.runs)
         metrics = metric_names(args.metric)
-        plans = power.plan_from_scores(question_scores(runs[0]["results"])[0], question_scores(runs[1]["results"])[0],
-                                       metrics, args.difference, args.alpha, args.power)
+        plans = power.plan_from_scores(
+            question_scores(runs[0]["results"])[0],
+            question_scores(runs[1]["results"])[0],
+            metrics,
+            args.difference,
+            args.alpha,
+            args.power,
+        )
         payload = {"runs": [run["id"] for run in runs], "alpha": args.alpha, "power": args.power, "metrics": plans}
         text = "\n".join(_line(name, plan) for name, plan in plans.items()) or "no metric scored in both runs"
     else:
         if args.difference is None:
             raise PlaygroundError("without pilot runs, state --difference and --rate (0/1 metric) or --sd")
-        plan = power.plan_from_baseline(args.difference, rate=args.rate, sd=args.sd, discordance=args.discordance,
-                                        n=args.n, alpha=args.alpha, power=args.power)
+        plan = power.plan_from_baseline(
+            args.difference,
+            rate=args.rate,
+            sd=args.sd,
+            discordance=args.discordance,
+            n=args.n,
+            alpha=args.alpha,
+            power=args.power,
+        )
         payload = plan
         text = _line("stated baseline", plan)
     emit(args, payload, text)

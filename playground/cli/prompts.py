@@ -18,15 +18,20 @@ def register(subparsers, common) -> None:
     render.add_argument("--question", required=True, help="question id")
     render.add_argument("--retriever", help="retrieve passages with this retriever kind (default: no passages)")
     render.add_argument("-k", type=bounds.K.flag("-k"), default=5, help="passages to retrieve (default 5)")
-    render.add_argument("--shots", type=bounds.SHOTS.flag("--shots"), default=None,
-                        help=f"few-shot examples from other questions (default {DEFAULT_SHOTS} when the template uses `examples`)")
+    render.add_argument(
+        "--shots",
+        type=bounds.SHOTS.flag("--shots"),
+        default=None,
+        help=f"few-shot examples from other questions (default {DEFAULT_SHOTS} when the template uses `examples`)",
+    )
     render.add_argument("--reasoning", default="", help="the `reasoning` variable (zero-shot CoT extraction)")
     render.set_defaults(handler=cmd_render)
 
     templates = subparsers.add_parser("templates", parents=[common], help="list templates and their saved versions")
     actions = templates.add_subparsers(dest="templates_action", metavar="ACTION")
-    listing = actions.add_parser("list", parents=[common],
-                                 help="the starter templates and your own (templates/NAME.jinja beside the workspace)")
+    listing = actions.add_parser(
+        "list", parents=[common], help="the starter templates and your own (templates/NAME.jinja beside the workspace)"
+    )
     listing.set_defaults(handler=cmd_templates_list)
     versions = actions.add_parser("versions", parents=[common], help="prompt versions saved in the workspace")
     versions.add_argument("name", nargs="?", help="only this template's versions")
@@ -74,16 +79,24 @@ def cmd_render(args) -> int:
     from playground.store.datasets import get_question
 
     with workspace_for(args, create=False) as workspace:
-        template = Template.from_file(args.template_file) if args.template_file else load_template(args.template, workspace)
+        template = (
+            Template.from_file(args.template_file) if args.template_file else load_template(args.template, workspace)
+        )
         needed = required_variables(template)
         question = get_question(workspace, args.dataset, args.question)
-        passages = _retrieved_passages(workspace, args.dataset, question.text, args.retriever, args.k) if args.retriever else []
+        passages = (
+            _retrieved_passages(workspace, args.dataset, question.text, args.retriever, args.k)
+            if args.retriever
+            else []
+        )
         shots = args.shots if args.shots is not None else (DEFAULT_SHOTS if "examples" in needed else 0)
         examples = _examples(workspace, args.dataset, question.id, shots) if shots > 0 else []
         variables = question_variables(question, passages, examples, args.reasoning)
         messages = render_messages(template, variables)
     payload = {"template": template.name, "variables_needed": needed, "messages": messages}
-    lines = [f"template: {template.name}  (variables: {', '.join(needed) or 'none'}; answer format: {template.answer_format})"]
+    lines = [
+        f"template: {template.name}  (variables: {', '.join(needed) or 'none'}; answer format: {template.answer_format})"
+    ]
     for message in messages:
         lines.append(f"--- {message['role']} ---")
         lines.append(message["content"])
@@ -101,11 +114,27 @@ def cmd_templates_list(args) -> int:
     else:
         templates = list_templates()
     origins = {t.name: "starter" if is_starter(t) else "own" for t in templates}
-    payload = [{"name": t.name, "origin": origins[t.name], "description": t.description, "technique": t.technique,
-                "answer_format": t.answer_format, "variables": t.variables, "path": t.path} for t in templates]
+    payload = [
+        {
+            "name": t.name,
+            "origin": origins[t.name],
+            "description": t.description,
+            "technique": t.technique,
+            "answer_format": t.answer_format,
+            "variables": t.variables,
+            "path": t.path,
+        }
+        for t in templates
+    ]
     width = max((len(t.name) for t in templates), default=4)
-    text = "\n".join(f"{t.name:<{width}}  {origins[t.name]:<7}  {t.answer_format:<6}  {', '.join(t.variables):<28}  "
-                     f"{t.description}" for t in templates) or "no templates"
+    text = (
+        "\n".join(
+            f"{t.name:<{width}}  {origins[t.name]:<7}  {t.answer_format:<6}  {', '.join(t.variables):<28}  "
+            f"{t.description}"
+            for t in templates
+        )
+        or "no templates"
+    )
     emit(args, payload, text)
     return 0
 
@@ -115,10 +144,16 @@ def cmd_templates_versions(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         rows = list_prompt_versions(workspace, args.name)
-    payload = [{key: row[key] for key in ("id", "template", "parent", "message", "session_id", "created_at")}
-               for row in rows]
-    text = "\n".join(f"{row['id']}  {one_line(row['template']):<24}  parent {row['parent'] or '-':<12}  {timestamp(row['created_at'])}  "
-                     f"{one_line(row['message'] or '')}".rstrip() for row in rows) or "no prompt versions saved"
+    payload = [
+        {key: row[key] for key in ("id", "template", "parent", "message", "session_id", "created_at")} for row in rows
+    ]
+    text = (
+        "\n".join(
+            f"{row['id']}  {one_line(row['template']):<24}  parent {row['parent'] or '-':<12}  {timestamp(row['created_at'])}  "
+            f"{one_line(row['message'] or '')}".rstrip()
+            for row in rows
+        )
+        or "no prompt versions saved"
+    )
     emit(args, payload, text)
     return 0
-

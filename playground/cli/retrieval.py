@@ -12,10 +12,19 @@ from playground.retrieval.registry import retriever_kinds
 
 def _retriever_options(parser) -> None:
     parser.add_argument("--dataset", required=True, help="benchmark (or corpus) name; its corpus is searched")
-    parser.add_argument("--retriever", default="bm25", choices=retriever_kinds(),
-                        help="retriever kind (default bm25; installed plugins add more: `playground plugins`)")
-    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                        help="retriever parameter, repeatable (e.g. --param k1=1.2, --param M=48)")
+    parser.add_argument(
+        "--retriever",
+        default="bm25",
+        choices=retriever_kinds(),
+        help="retriever kind (default bm25; installed plugins add more: `playground plugins`)",
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="retriever parameter, repeatable (e.g. --param k1=1.2, --param M=48)",
+    )
 
 
 def parse_params(pairs: list[str]) -> dict:
@@ -52,12 +61,18 @@ def cmd_index_build(args) -> int:
     corpus = _corpus(workspace, args.dataset)
     on_progress, close = progress_bar(f"{args.retriever} index")
     try:
-        manifest = build_index(workspace, corpus, args.retriever, parse_params(args.param), on_progress, force=args.force)
+        manifest = build_index(
+            workspace, corpus, args.retriever, parse_params(args.param), on_progress, force=args.force
+        )
     finally:
         close()
     state = "built" if manifest["built"] else "up to date"
-    emit(args, manifest, f"{args.retriever} index of corpus {corpus!r} {state}: {manifest['path']} "
-                         f"({_human_bytes(manifest['size_bytes'])}, built in {manifest['build_seconds']:.1f} s)")
+    emit(
+        args,
+        manifest,
+        f"{args.retriever} index of corpus {corpus!r} {state}: {manifest['path']} "
+        f"({_human_bytes(manifest['size_bytes'])}, built in {manifest['build_seconds']:.1f} s)",
+    )
     return 0
 
 
@@ -76,13 +91,30 @@ def cmd_retrieve(args) -> int:
         close()
     found = retriever.search(args.query, args.k)
     passages = get_passages(workspace, corpus, [hit.passage_id for hit in found])
-    hits = [{"id": hit.passage_id, "title": passages[hit.passage_id].title if hit.passage_id in passages else "",
-             "text": passages[hit.passage_id].text if hit.passage_id in passages else "",
-             "score": hit.score, "rank": hit.rank} for hit in found]
-    payload = {"query": args.query, "dataset": args.dataset, "corpus": corpus, "retriever": args.retriever,
-               "params": retriever.manifest.get("params", {}), "k": args.k, "hits": hits}
-    lines = [f"{h['rank']:>3}. [{one_line(h['id'])}] {one_line(h['title'])} (score {h['score']:.4f})\n"
-             f"     {one_line(h['text'][:300])}" for h in hits]
+    hits = [
+        {
+            "id": hit.passage_id,
+            "title": passages[hit.passage_id].title if hit.passage_id in passages else "",
+            "text": passages[hit.passage_id].text if hit.passage_id in passages else "",
+            "score": hit.score,
+            "rank": hit.rank,
+        }
+        for hit in found
+    ]
+    payload = {
+        "query": args.query,
+        "dataset": args.dataset,
+        "corpus": corpus,
+        "retriever": args.retriever,
+        "params": retriever.manifest.get("params", {}),
+        "k": args.k,
+        "hits": hits,
+    }
+    lines = [
+        f"{h['rank']:>3}. [{one_line(h['id'])}] {one_line(h['title'])} (score {h['score']:.4f})\n"
+        f"     {one_line(h['text'][:300])}"
+        for h in hits
+    ]
     emit(args, payload, "\n".join(lines) if lines else "no passage matched")
     return 0
 
@@ -94,17 +126,28 @@ def cmd_eval_retrieval(args) -> int:
     workspace = open_workspace_for(args, create=False)
     on_progress, close = progress_bar(f"eval {args.retriever}")
     try:
-        result = evaluate_retriever(workspace, args.dataset, args.retriever, args.k, args.sample, args.seed,
-                                    parse_params(args.param), on_progress, store=not args.no_store,
-                                    session_id=None if args.no_store else current_session(workspace)["id"])
+        result = evaluate_retriever(
+            workspace,
+            args.dataset,
+            args.retriever,
+            args.k,
+            args.sample,
+            args.seed,
+            parse_params(args.param),
+            on_progress,
+            store=not args.no_store,
+            session_id=None if args.no_store else current_session(workspace)["id"],
+        )
     finally:
         close()
     cell = partial(metric_cell, result)
     spec = result["interval"]
-    text = (f"{args.retriever} on {args.dataset} (n={result['n']}, k={args.k}): recall@{args.k} {cell('recall')}  "
-            f"mrr@{args.k} {cell('mrr')}  ndcg@{args.k} {cell('ndcg')}  "
-            f"p50 {result['p50_ms']:.2f} ms  p95 {result['p95_ms']:.2f} ms\n"
-            f"{spec['level']:.0%} intervals: {spec['method']}, {spec['resamples']} resamples, seed {spec['seed']}")
+    text = (
+        f"{args.retriever} on {args.dataset} (n={result['n']}, k={args.k}): recall@{args.k} {cell('recall')}  "
+        f"mrr@{args.k} {cell('mrr')}  ndcg@{args.k} {cell('ndcg')}  "
+        f"p50 {result['p50_ms']:.2f} ms  p95 {result['p95_ms']:.2f} ms\n"
+        f"{spec['level']:.0%} intervals: {spec['method']}, {spec['resamples']} resamples, seed {spec['seed']}"
+    )
     if result.get("run_id"):
         text += f"\nstored as retrieval run {result['run_id']} (compare two with `playground compare RUN_A RUN_B`)"
     emit(args, result, text)
@@ -126,12 +169,16 @@ def register(subparsers, common) -> None:
     retrieve.add_argument("query", help="the query text")
     retrieve.set_defaults(handler=cmd_retrieve)
 
-    evaluate = subparsers.add_parser("eval-retrieval", parents=[common],
-                                     help="recall@k, MRR@k, nDCG@k and latency on a benchmark's gold passages")
+    evaluate = subparsers.add_parser(
+        "eval-retrieval", parents=[common], help="recall@k, MRR@k, nDCG@k and latency on a benchmark's gold passages"
+    )
     _retriever_options(evaluate)
     evaluate.add_argument("-k", type=bounds.SEARCH_K.flag("-k"), default=10, help="cut-off (default 10)")
-    evaluate.add_argument("--sample", type=bounds.SAMPLE.flag("--sample"), default=None, help="evaluate N seeded questions (default all)")
+    evaluate.add_argument(
+        "--sample", type=bounds.SAMPLE.flag("--sample"), default=None, help="evaluate N seeded questions (default all)"
+    )
     evaluate.add_argument("--seed", type=bounds.SEED.flag("--seed"), default=0, help="sampling seed (default 0)")
-    evaluate.add_argument("--no-store", action="store_true",
-                          help="do not store the per-question rankings as a retrieval run")
+    evaluate.add_argument(
+        "--no-store", action="store_true", help="do not store the per-question rankings as a retrieval run"
+    )
     evaluate.set_defaults(handler=cmd_eval_retrieval)

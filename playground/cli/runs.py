@@ -13,8 +13,9 @@ from playground.models.retry import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_DEADLINE_
 from playground.programs.options import options_help
 
 
-def add_run_options(parser, *, program_default: str = "direct", dataset_required: bool = False,
-                    dataset_help: str = "benchmark name") -> None:
+def add_run_options(
+    parser, *, program_default: str = "direct", dataset_required: bool = False, dataset_help: str = "benchmark name"
+) -> None:
     """The options that describe a run; `run`, `sweep` and `demos bootstrap` share them."""
     parser.add_argument("--dataset", required=dataset_required, help=dataset_help)
     from playground.evaluation.scoring import metric_records
@@ -22,69 +23,126 @@ def add_run_options(parser, *, program_default: str = "direct", dataset_required
     from playground.programs.registry import program_names, programs
     from playground.retrieval.registry import retriever_kinds
 
-    parser.add_argument("--program", default=program_default,
-                        help=f"program: {', '.join(program_names())} (default {program_default})")
+    parser.add_argument(
+        "--program", default=program_default, help=f"program: {', '.join(program_names())} (default {program_default})"
+    )
     parser.add_argument("--template", help="template NAME or NAME@VERSION (default: the program's own)")
     parser.add_argument("--template-file", help="run this template file instead of a named template")
-    parser.add_argument("--retriever", help=f"retriever kind for programs that retrieve: {', '.join(retriever_kinds())} "
-                                            "(default bm25)")
+    parser.add_argument(
+        "--retriever", help=f"retriever kind for programs that retrieve: {', '.join(retriever_kinds())} (default bm25)"
+    )
     parser.add_argument("-k", type=bounds.K.flag("-k"), default=5, help="passages to retrieve (default 5)")
-    parser.add_argument("--model", type=model_spec_flag("--model"), default=DEFAULT_MODEL_SPEC,
-                        help=f"model spec PROVIDER:..., providers: {', '.join(providers())} (default "
-                             f"{DEFAULT_MODEL_SPEC}; `playground models list` shows each one's pattern)")
-    parser.add_argument("--sample", type=bounds.SAMPLE.flag("--sample"), help="number of questions (seeded sample; default all)")
+    parser.add_argument(
+        "--model",
+        type=model_spec_flag("--model"),
+        default=DEFAULT_MODEL_SPEC,
+        help=f"model spec PROVIDER:..., providers: {', '.join(providers())} (default "
+        f"{DEFAULT_MODEL_SPEC}; `playground models list` shows each one's pattern)",
+    )
+    parser.add_argument(
+        "--sample", type=bounds.SAMPLE.flag("--sample"), help="number of questions (seeded sample; default all)"
+    )
     parser.add_argument("--seed", type=bounds.SEED.flag("--seed"), default=0, help="sampling seed (default 0)")
     parser.add_argument("--temperature", type=bounds.TEMPERATURE.flag("--temperature"), default=0.0)
     parser.add_argument("--top-p", type=bounds.TOP_P.flag("--top-p"), default=1.0)
     parser.add_argument("--max-tokens", type=bounds.MAX_TOKENS.flag("--max-tokens"), default=64)
     parser.add_argument("--stop", action="append", default=[], help="stop sequence (repeatable)")
-    parser.add_argument("--gen-seed", type=bounds.SEED.flag("--gen-seed"), default=0, help="the model's sampling seed (default 0)")
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="program or modifier option, e.g. hops=3, queries=5, self_consistency=5, shots=2 "
-                             "(repeatable; the options of each program are listed below)")
+    parser.add_argument(
+        "--gen-seed", type=bounds.SEED.flag("--gen-seed"), default=0, help="the model's sampling seed (default 0)"
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="program or modifier option, e.g. hops=3, queries=5, self_consistency=5, shots=2 "
+        "(repeatable; the options of each program are listed below)",
+    )
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = options_help(programs()) + "\n\nmetrics scored (when they apply to a question):\n" + "\n".join(
-        f"  {name}: {metric.label}" + (" (lower is better)" if not metric.higher_is_better else "")
-        for name, metric in metric_records().items())
-    parser.add_argument("--demos", metavar="NAME[@VERSION]",
-                        help="demonstration set for dynamic few-shot (from `playground demos bootstrap`)")
-    parser.add_argument("--repeats", type=bounds.REPEATS.flag("--repeats"), default=1, metavar="R",
-                        help="answer each question R times (seeds seed..seed+R-1); scores report mean and std")
-    parser.add_argument("--no-cache", action="store_true", help="call the model even when the response cache has the answer")
+    parser.epilog = (
+        options_help(programs())
+        + "\n\nmetrics scored (when they apply to a question):\n"
+        + "\n".join(
+            f"  {name}: {metric.label}" + (" (lower is better)" if not metric.higher_is_better else "")
+            for name, metric in metric_records().items()
+        )
+    )
+    parser.add_argument(
+        "--demos",
+        metavar="NAME[@VERSION]",
+        help="demonstration set for dynamic few-shot (from `playground demos bootstrap`)",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=bounds.REPEATS.flag("--repeats"),
+        default=1,
+        metavar="R",
+        help="answer each question R times (seeds seed..seed+R-1); scores report mean and std",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="call the model even when the response cache has the answer"
+    )
     add_execution_options(parser)
 
 
 def add_execution_options(parser) -> None:
     """How a run executes (not what it computes): requests in flight and timeouts."""
-    parser.add_argument("--concurrency", type=bounds.CONCURRENCY.flag("--concurrency"), metavar="N",
-                        help="questions answered at once (default 8 for remote models, 1 for the local model)")
-    parser.add_argument("--timeout", type=bounds.TIMEOUT.flag("--timeout"), metavar="SECONDS",
-                        help=f"give up on a question after this long, retries included (default {DEFAULT_DEADLINE_S:g})")
-    parser.add_argument("--read-timeout", type=bounds.TIMEOUT.flag("--read-timeout"), metavar="SECONDS",
-                        help=f"longest wait for a remote server's answer to one request (default {DEFAULT_TIMEOUT_S:g})")
-    parser.add_argument("--connect-timeout", type=bounds.TIMEOUT.flag("--connect-timeout"), metavar="SECONDS",
-                        help=f"longest wait to connect to a remote server (default {DEFAULT_CONNECT_TIMEOUT_S:g})")
+    parser.add_argument(
+        "--concurrency",
+        type=bounds.CONCURRENCY.flag("--concurrency"),
+        metavar="N",
+        help="questions answered at once (default 8 for remote models, 1 for the local model)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=bounds.TIMEOUT.flag("--timeout"),
+        metavar="SECONDS",
+        help=f"give up on a question after this long, retries included (default {DEFAULT_DEADLINE_S:g})",
+    )
+    parser.add_argument(
+        "--read-timeout",
+        type=bounds.TIMEOUT.flag("--read-timeout"),
+        metavar="SECONDS",
+        help=f"longest wait for a remote server's answer to one request (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    parser.add_argument(
+        "--connect-timeout",
+        type=bounds.TIMEOUT.flag("--connect-timeout"),
+        metavar="SECONDS",
+        help=f"longest wait to connect to a remote server (default {DEFAULT_CONNECT_TIMEOUT_S:g})",
+    )
 
 
 def execution_from_args(args):
     """The run's Execution from the flags given; None when none is (a resume keeps the stored one)."""
     from playground.runs.plan import Execution
 
-    given = {name: getattr(args, flag, None) for name, flag in (
-        ("concurrency", "concurrency"), ("timeout_s", "timeout"), ("read_timeout_s", "read_timeout"),
-        ("connect_timeout_s", "connect_timeout"))}
+    given = {
+        name: getattr(args, flag, None)
+        for name, flag in (
+            ("concurrency", "concurrency"),
+            ("timeout_s", "timeout"),
+            ("read_timeout_s", "read_timeout"),
+            ("connect_timeout_s", "connect_timeout"),
+        )
+    }
     given = {name: value for name, value in given.items() if value is not None}
     return Execution(**given) if given else None
 
 
 def register(subparsers, common) -> None:
-    run = subparsers.add_parser("run", parents=[common], help="run a program over a benchmark sample and store results and traces")
+    run = subparsers.add_parser(
+        "run", parents=[common], help="run a program over a benchmark sample and store results and traces"
+    )
     add_run_options(run)
     run.add_argument("--label", help="a note to find the run by")
     run.add_argument("--resume", metavar="RUN_ID", help="finish a stopped or interrupted run")
     run.add_argument("--repeat", metavar="RUN_ID", help="re-run a stored run's exact config as a new run")
-    run.add_argument("--detach", action="store_true",
-                     help="hand the run (new or --resume) to a background worker and print its id at once")
+    run.add_argument(
+        "--detach",
+        action="store_true",
+        help="hand the run (new or --resume) to a background worker and print its id at once",
+    )
     run.set_defaults(handler=handle_run)
 
     stop = subparsers.add_parser("stop", parents=[common], help="stop a running run after the questions in flight")
@@ -98,7 +156,12 @@ def register(subparsers, common) -> None:
     trace = subparsers.add_parser("trace", parents=[common], help="print one question's trace (span tree) in a run")
     trace.add_argument("run_id", metavar="RUN_ID")
     trace.add_argument("question_id", metavar="QUESTION_ID")
-    trace.add_argument("--repeat-index", type=bounds.REPEAT_INDEX.flag("--repeat-index"), default=0, help="which repeat of the question (default 0)")
+    trace.add_argument(
+        "--repeat-index",
+        type=bounds.REPEAT_INDEX.flag("--repeat-index"),
+        default=0,
+        help="which repeat of the question (default 0)",
+    )
     trace.set_defaults(handler=handle_trace)
 
 
@@ -128,22 +191,40 @@ def config_from_args(args, extra_options: dict | None = None):
         options.setdefault("demonstrations", args.demos)
     options.update(extra_options or {})
     template = args.template_file or args.template
-    params = GenerationParams(temperature=args.temperature, top_p=args.top_p, max_tokens=args.max_tokens,
-                              stop=tuple(args.stop), seed=args.gen_seed)
-    return RunConfig(dataset=args.dataset, program=args.program, templates={"main": template} if template else {},
-                     retriever=args.retriever, k=args.k, model=args.model, params=params, sample=args.sample,
-                     seed=args.seed, use_cache=not args.no_cache, options=options, repeats=args.repeats)
+    params = GenerationParams(
+        temperature=args.temperature,
+        top_p=args.top_p,
+        max_tokens=args.max_tokens,
+        stop=tuple(args.stop),
+        seed=args.gen_seed,
+    )
+    return RunConfig(
+        dataset=args.dataset,
+        program=args.program,
+        templates={"main": template} if template else {},
+        retriever=args.retriever,
+        k=args.k,
+        model=args.model,
+        params=params,
+        sample=args.sample,
+        seed=args.seed,
+        use_cache=not args.no_cache,
+        options=options,
+        repeats=args.repeats,
+    )
 
 
 def _summary_text(summary: dict) -> str:
     metrics = "  ".join(f"{name}={value:.3f}" for name, value in sorted(summary["metrics"].items()))
-    return "\n".join([
-        f"run {summary['run_id']}: {summary['status']}, {summary['n']}/{summary['n_planned']} answered, "
-        f"{summary['errors']} error(s), {summary['cached']} from cache, {summary['concurrency']} in flight"
-        + (f" ({summary['reason']})" if summary.get("reason") else ""),
-        f"metrics: {metrics or '(none)'}",
-        f"tokens: {summary['tokens']}  seconds: {summary['seconds']:.2f} (cache hits excluded; wall {summary['wall_seconds']:.2f}s)",
-    ])
+    return "\n".join(
+        [
+            f"run {summary['run_id']}: {summary['status']}, {summary['n']}/{summary['n_planned']} answered, "
+            f"{summary['errors']} error(s), {summary['cached']} from cache, {summary['concurrency']} in flight"
+            + (f" ({summary['reason']})" if summary.get("reason") else ""),
+            f"metrics: {metrics or '(none)'}",
+            f"tokens: {summary['tokens']}  seconds: {summary['seconds']:.2f} (cache hits excluded; wall {summary['wall_seconds']:.2f}s)",
+        ]
+    )
 
 
 def lazy_progress_bar(description: str):
@@ -180,28 +261,51 @@ def handle_run(args) -> int:
     if args.detach:
         try:
             if args.resume:
-                summary = resume_run(workspace, args.resume, use_cache=use_cache, detach=True,
-                                     execution=execution)
+                summary = resume_run(workspace, args.resume, use_cache=use_cache, detach=True, execution=execution)
             else:
-                summary = start_run(workspace, config, use_cache=use_cache, label=args.label, execution=execution,
-                                    detach=True)
+                summary = start_run(
+                    workspace, config, use_cache=use_cache, label=args.label, execution=execution, detach=True
+                )
         finally:
             workspace.close()
-        emit(args, {"run_id": summary.run_id},
-             f"{summary.run_id}\nrun {summary.run_id} started in the background; follow it with `playground runs`"
-             f" (stop: `playground stop {summary.run_id}`)")
+        emit(
+            args,
+            {"run_id": summary.run_id},
+            f"{summary.run_id}\nrun {summary.run_id} started in the background; follow it with `playground runs`"
+            f" (stop: `playground stop {summary.run_id}`)",
+        )
         return 0
     on_progress, close = lazy_progress_bar("run")
     try:
         if args.resume:
-            summary = resume_run(workspace, args.resume, on_progress=on_progress, use_cache=use_cache,
-                                 execution=execution, notice=_notice)
+            summary = resume_run(
+                workspace,
+                args.resume,
+                on_progress=on_progress,
+                use_cache=use_cache,
+                execution=execution,
+                notice=_notice,
+            )
         elif args.repeat:
-            summary = repeat_run(workspace, args.repeat, on_progress=on_progress, use_cache=use_cache, label=args.label,
-                                 execution=execution, notice=_notice)
+            summary = repeat_run(
+                workspace,
+                args.repeat,
+                on_progress=on_progress,
+                use_cache=use_cache,
+                label=args.label,
+                execution=execution,
+                notice=_notice,
+            )
         else:
-            summary = start_run(workspace, config, on_progress=on_progress, use_cache=use_cache, label=args.label,
-                                execution=execution, notice=_notice)
+            summary = start_run(
+                workspace,
+                config,
+                on_progress=on_progress,
+                use_cache=use_cache,
+                label=args.label,
+                execution=execution,
+                notice=_notice,
+            )
     finally:
         close()
         workspace.close()
@@ -216,9 +320,12 @@ def handle_stop(args) -> int:
     with workspace_for(args, create=False) as workspace:
         run = stop_run(workspace, args.run_id)
     asked = run["status"] == "running"
-    emit(args, {"run_id": run["id"], "status": run["status"], "stop_requested": bool(run.get("stop_requested"))},
-         f"run {run['id']}: " + ("asked to stop; it stops after the questions in flight" if asked
-                                 else f"{run['status']} (nothing to stop)"))
+    emit(
+        args,
+        {"run_id": run["id"], "status": run["status"], "stop_requested": bool(run.get("stop_requested"))},
+        f"run {run['id']}: "
+        + ("asked to stop; it stops after the questions in flight" if asked else f"{run['status']} (nothing to stop)"),
+    )
     return 0
 
 
@@ -230,14 +337,27 @@ def run_row(run: dict) -> dict:
         settings = RunConfig.from_dict(run["config"]).settings()
     except PlaygroundError:
         settings = {}
-    return {"id": run["id"], "run_id": run["id"], "label": run["label"], "status": run["status"],
-            "status_reason": run.get("status_reason"), "worker": {"pid": run.get("worker_pid"),
-                                                                  "host": run.get("worker_host"),
-                                                                  "heartbeat_at": run.get("heartbeat_at")},
-            "session_id": run["session_id"],
-            "created_at": run["created_at"], "settings": settings, "n_done": run["n_done"],
-            "n_planned": run["n_planned"], "errors": run["errors"], "tokens": run["tokens"],
-            "seconds": run["seconds"], "metrics": run["metrics"]}
+    return {
+        "id": run["id"],
+        "run_id": run["id"],
+        "label": run["label"],
+        "status": run["status"],
+        "status_reason": run.get("status_reason"),
+        "worker": {
+            "pid": run.get("worker_pid"),
+            "host": run.get("worker_host"),
+            "heartbeat_at": run.get("heartbeat_at"),
+        },
+        "session_id": run["session_id"],
+        "created_at": run["created_at"],
+        "settings": settings,
+        "n_done": run["n_done"],
+        "n_planned": run["n_planned"],
+        "errors": run["errors"],
+        "tokens": run["tokens"],
+        "seconds": run["seconds"],
+        "metrics": run["metrics"],
+    }
 
 
 def _cell(value) -> str:
@@ -258,15 +378,41 @@ def handle_runs(args) -> int:
         rows = [run_row(run) for run in checked_runs(workspace, session_id=args.session)]
     scored = {name for row in rows for name in row["metrics"]}
     metrics = [name for name in summary_metrics() if name in scored]  # the registry's headline metrics these runs have
-    header = ["id", "created", "status", "dataset", "program", "template", "retriever", "k", "model", "n",
-              *metrics, "errors", "label"]
+    header = [
+        "id",
+        "created",
+        "status",
+        "dataset",
+        "program",
+        "template",
+        "retriever",
+        "k",
+        "model",
+        "n",
+        *metrics,
+        "errors",
+        "label",
+    ]
     table = []
     for row in rows:
         s = row["settings"]
-        table.append([row["id"], timestamp(row["created_at"]), row["status"], _cell(s.get("dataset")), _cell(s.get("program")),
-                      _cell(s.get("templates")), _cell(s.get("retriever")), _cell(s.get("k")), _cell(s.get("model")),
-                      f"{row['n_done']}/{row['n_planned']}", *[_cell(row["metrics"].get(name)) for name in metrics],
-                      str(row["errors"]), row["label"] or ""])
+        table.append(
+            [
+                row["id"],
+                timestamp(row["created_at"]),
+                row["status"],
+                _cell(s.get("dataset")),
+                _cell(s.get("program")),
+                _cell(s.get("templates")),
+                _cell(s.get("retriever")),
+                _cell(s.get("k")),
+                _cell(s.get("model")),
+                f"{row['n_done']}/{row['n_planned']}",
+                *[_cell(row["metrics"].get(name)) for name in metrics],
+                str(row["errors"]),
+                row["label"] or "",
+            ]
+        )
     emit(args, rows, text_table(header, table) if rows else "no runs yet (start one with `playground run`)")
     return 0
 
@@ -316,8 +462,10 @@ def format_tree(nodes: list[dict], depth: int = 0) -> list[str]:
         if isinstance(node["outputs"].get("truncation"), dict):
             tags.append(f"truncated -{node['outputs']['truncation'].get('dropped_tokens')} tok")
         tag_text = f" [{', '.join(tags)}]" if tags else ""
-        lines.append(f"{'  ' * depth}{node['kind']} {one_line(node['name'])} {node['duration_s'] * 1000:.1f}ms{tag_text}  "
-                     f"{one_line(_brief(node))}")
+        lines.append(
+            f"{'  ' * depth}{node['kind']} {one_line(node['name'])} {node['duration_s'] * 1000:.1f}ms{tag_text}  "
+            f"{one_line(_brief(node))}"
+        )
         lines.extend(format_tree(node["children"], depth + 1))
     return lines
 
@@ -331,10 +479,17 @@ def handle_trace(args) -> int:
         result = get_result(workspace, run["id"], args.question_id, args.repeat_index)
         spans = get_spans(workspace, run["id"], args.question_id, args.repeat_index)
     tree = span_tree(spans)
-    payload = {"run_id": run["id"], "question_id": args.question_id, "repeat": args.repeat_index,
-               "result": result, "spans": tree}
-    head = (f"run {run['id']} question {args.question_id}: prediction {result['prediction']!r}"
-            + (f"  error: {result['error']}" if result["error"] else "")
-            + f"  scores: {', '.join(f'{k}={v:.2f}' for k, v in sorted(result['scores'].items()))}")
+    payload = {
+        "run_id": run["id"],
+        "question_id": args.question_id,
+        "repeat": args.repeat_index,
+        "result": result,
+        "spans": tree,
+    }
+    head = (
+        f"run {run['id']} question {args.question_id}: prediction {result['prediction']!r}"
+        + (f"  error: {result['error']}" if result["error"] else "")
+        + f"  scores: {', '.join(f'{k}={v:.2f}' for k, v in sorted(result['scores'].items()))}"
+    )
     emit(args, payload, "\n".join([head, *format_tree(tree)]))
     return 0

@@ -8,21 +8,34 @@ from typing import Any, Iterator
 from playground import PlaygroundError
 from playground.cli.output import emit, text_table
 
-_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number",
-               bool: "a boolean", type(None): "null"}
+_JSON_TYPES = {
+    dict: "an object",
+    list: "a list",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+    type(None): "null",
+}
 
 
 def register(subparsers, common) -> None:
     parser = subparsers.add_parser(
-        "score", parents=[common], help="score a JSONL file of predictions (EM, F1, cover-EM, BLEU, chrF, ROUGE-L, accuracy)",
+        "score",
+        parents=[common],
+        help="score a JSONL file of predictions (EM, F1, cover-EM, BLEU, chrF, ROUGE-L, accuracy)",
         description='Each line: {"prediction": str, "answers": [str, ...] or str, optional "choices" '
-                    '(texts, or {"label", "text"} objects; answers then hold the correct label), optional "id"}. '
-                    'Besides the per-line means: corpus BLEU and chrF (sacrebleu) with their signatures.',
+        '(texts, or {"label", "text"} objects; answers then hold the correct label), optional "id"}. '
+        "Besides the per-line means: corpus BLEU and chrF (sacrebleu) with their signatures.",
     )
     parser.add_argument("file", metavar="FILE.jsonl", help="the predictions to score")
-    parser.add_argument("--benchmark", choices=("squad", "hotpotqa", "obqa"), default=None,
-                        help="score EM/F1 by this benchmark's official rule (hotpotqa: yes/no/noanswer get no "
-                             "partial F1); default SQuAD's")
+    parser.add_argument(
+        "--benchmark",
+        choices=("squad", "hotpotqa", "obqa"),
+        default=None,
+        help="score EM/F1 by this benchmark's official rule (hotpotqa: yes/no/noanswer get no "
+        "partial F1); default SQuAD's",
+    )
     parser.set_defaults(handler=score_command)
 
 
@@ -51,8 +64,9 @@ def _choices(value: Any, where: str) -> list:
             if not isinstance(choice.get("label"), str) or not isinstance(choice.get("text"), str):
                 raise PlaygroundError(f'{where}: "choices"[{index}] needs string "label" and "text"')
         elif not isinstance(choice, str):
-            raise PlaygroundError(f'{where}: "choices"[{index}] must be a string or a {{"label", "text"}} object, '
-                                  f"got {_kind(choice)}")
+            raise PlaygroundError(
+                f'{where}: "choices"[{index}] must be a string or a {{"label", "text"}} object, got {_kind(choice)}'
+            )
     return value
 
 
@@ -70,13 +84,17 @@ def _raw_lines(path: Path, limits) -> Iterator[tuple[int, bytes]]:
         raise PlaygroundError(f"{path}: cannot read ({error.strerror})") from None
     if size > limits.max_file_bytes:
         handle.close()
-        raise PlaygroundError(f"{path}: file is {size / 1024 ** 2:.1f} MB, over the limit of "
-                              f"{limits.max_file_bytes / 1024 ** 2:.1f} MB (PLAYGROUND_IMPORT_MAX_FILE_MB)")
+        raise PlaygroundError(
+            f"{path}: file is {size / 1024**2:.1f} MB, over the limit of "
+            f"{limits.max_file_bytes / 1024**2:.1f} MB (PLAYGROUND_IMPORT_MAX_FILE_MB)"
+        )
     with handle:
         for number, raw in enumerate(iter(lambda: handle.readline(limits.max_line_bytes + 1), b""), start=1):
             if len(raw.rstrip(b"\r\n")) > limits.max_line_bytes:
-                raise PlaygroundError(f"{path}, line {number}: longer than the limit of {limits.max_line_bytes:,} "
-                                      "bytes (PLAYGROUND_IMPORT_MAX_LINE_MB)")
+                raise PlaygroundError(
+                    f"{path}, line {number}: longer than the limit of {limits.max_line_bytes:,} "
+                    "bytes (PLAYGROUND_IMPORT_MAX_LINE_MB)"
+                )
             yield number, raw.rstrip(b"\r\n")
 
 
@@ -114,9 +132,15 @@ def read_predictions(path: str | Path) -> list[dict]:
         question_id = record.get("id")
         if question_id is not None and (isinstance(question_id, bool) or not isinstance(question_id, (str, int))):
             raise PlaygroundError(f'{where}: "id" must be a string or an integer, got {_kind(question_id)}')
-        records.append({"line": number, "id": question_id, "prediction": prediction or "",
-                        "answers": _text_list(record["answers"], "answers", where),
-                        "choices": _choices(record.get("choices"), where)})
+        records.append(
+            {
+                "line": number,
+                "id": question_id,
+                "prediction": prediction or "",
+                "answers": _text_list(record["answers"], "answers", where),
+                "choices": _choices(record.get("choices"), where),
+            }
+        )
     return records
 
 
@@ -127,10 +151,16 @@ def score_file(path: str | Path, benchmark: str | None = None) -> dict:
     from playground.evaluation.text_metrics import corpus_text_scores
 
     records = read_predictions(path)
-    items = [{"line": record["line"], "id": record["id"],
-              "scores": score_prediction(record["prediction"], record["answers"], record["choices"] or None,
-                                         benchmark_format=benchmark)}
-             for record in records]
+    items = [
+        {
+            "line": record["line"],
+            "id": record["id"],
+            "scores": score_prediction(
+                record["prediction"], record["answers"], record["choices"] or None, benchmark_format=benchmark
+            ),
+        }
+        for record in records
+    ]
     referenced = [record for record in records if record["answers"]]
     corpus = corpus_text_scores([r["prediction"] for r in referenced], [r["answers"] for r in referenced])
     return {"n": len(items), "mean": mean_scores(item["scores"] for item in items), "corpus": corpus, "items": items}
@@ -141,8 +171,11 @@ def _format_table(report: dict) -> str:
 
     metrics = metric_order(report["mean"])
     headers = ["line", "id"] + metrics
-    rows = [[str(item["line"]), "" if item["id"] is None else str(item["id"])]
-            + [f"{item['scores'][m]:.3f}" if m in item["scores"] else "-" for m in metrics] for item in report["items"]]
+    rows = [
+        [str(item["line"]), "" if item["id"] is None else str(item["id"])]
+        + [f"{item['scores'][m]:.3f}" if m in item["scores"] else "-" for m in metrics]
+        for item in report["items"]
+    ]
     rows.append(["mean", f"n={report['n']}"] + [f"{report['mean'][m]:.3f}" for m in metrics])
     lines = [text_table(headers, rows)]
     corpus = report.get("corpus") or {}

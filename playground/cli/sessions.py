@@ -12,8 +12,9 @@ def register(subparsers, common) -> None:
     parser = subparsers.add_parser("session", parents=[common], help="list, create, switch, export and import sessions")
     actions = parser.add_subparsers(dest="session_command", metavar="ACTION", required=True)
 
-    opener = subparsers.add_parser("open", parents=[common],
-                                   help="what a share link points to in this workspace (its page, session, runs)")
+    opener = subparsers.add_parser(
+        "open", parents=[common], help="what a share link points to in this workspace (its page, session, runs)"
+    )
     opener.add_argument("url", metavar="URL", help="a link copied from the app (http://HOST:PORT/PAGE?session=..)")
     opener.set_defaults(handler=open_command)
 
@@ -33,8 +34,9 @@ def register(subparsers, common) -> None:
     rename.add_argument("name", metavar="NAME")
     rename.set_defaults(handler=rename_command)
 
-    delete = actions.add_parser("delete", parents=[common],
-                                help="delete a session with its runs, results, spans and ratings (not the last one)")
+    delete = actions.add_parser(
+        "delete", parents=[common], help="delete a session with its runs, results, spans and ratings (not the last one)"
+    )
     delete.add_argument("session", metavar="ID")
     delete.set_defaults(handler=delete_command)
 
@@ -51,16 +53,22 @@ def register(subparsers, common) -> None:
     load = actions.add_parser("import", parents=[common], help="load a session file under new ids")
     load.add_argument("file", metavar="FILE")
     load.add_argument("--name", default=None, help="name of the imported session (default: its own, made unique)")
-    load.add_argument("--max-mb", type=float, default=None,
-                      help="largest file accepted, in MB (default 200, or $PLAYGROUND_IMPORT_MAX_MB)")
+    load.add_argument(
+        "--max-mb",
+        type=float,
+        default=None,
+        help="largest file accepted, in MB (default 200, or $PLAYGROUND_IMPORT_MAX_MB)",
+    )
     load.set_defaults(handler=import_command)
 
 
 def _line(session: dict) -> str:
     mark = "*" if session.get("current") else " "
-    return (f"{mark} {one_line(session['id'])}  {one_line(session['name']):<24} runs {session['n_runs']:>4}  "
-            f"prompt versions {session['n_prompt_versions']:>3}  ratings {session['n_ratings']:>4}  "
-            f"created {timestamp(session['created_at'])}")
+    return (
+        f"{mark} {one_line(session['id'])}  {one_line(session['name']):<24} runs {session['n_runs']:>4}  "
+        f"prompt versions {session['n_prompt_versions']:>3}  ratings {session['n_ratings']:>4}  "
+        f"created {timestamp(session['created_at'])}"
+    )
 
 
 def list_command(args) -> int:
@@ -104,10 +112,14 @@ def delete_command(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         removed = delete_session(workspace, args.session)
-    emit(args, removed, f"deleted session {removed['deleted']['id']} ({one_line(removed['deleted']['name'])}): "
-                        f"{removed['runs']} runs, {removed['results']} results, {removed['spans']} spans, "
-                        f"{removed['ratings']} ratings, {removed['retrieval_runs']} retrieval runs; "
-                        f"current session is {removed['current']}")
+    emit(
+        args,
+        removed,
+        f"deleted session {removed['deleted']['id']} ({one_line(removed['deleted']['name'])}): "
+        f"{removed['runs']} runs, {removed['results']} results, {removed['spans']} spans, "
+        f"{removed['ratings']} ratings, {removed['retrieval_runs']} retrieval runs; "
+        f"current session is {removed['current']}",
+    )
     return 0
 
 
@@ -134,16 +146,28 @@ def export_command(args) -> int:
     path = write_session_file(payload, args.output, force=args.force)
     if path is None:  # written to stdout
         return 0
-    summary = {"session_id": payload["session"]["id"], "name": payload["session"]["name"], "file": str(path),
-               "bytes": path.stat().st_size, "runs": len(payload["runs"]), "results": len(payload["results"]),
-               "spans": len(payload["spans"]), "prompt_versions": len(payload["prompt_versions"]),
-               "ratings": len(payload["ratings"]), "retrieval_runs": len(payload["retrieval_runs"]),
-               "retrieval_results": len(payload["retrieval_results"]),
-               "questions": sum(len(b["questions"]) for b in payload["benchmarks"]),
-               "passages": sum(len(b["passages"]) for b in payload["benchmarks"])}
-    emit(args, summary, f"exported session {summary['session_id']} ({one_line(summary['name'])}) to {one_line(path)}: "
-                        f"{summary['runs']} runs, {summary['results']} results, {summary['spans']} spans, "
-                        f"{summary['retrieval_runs']} retrieval runs")
+    summary = {
+        "session_id": payload["session"]["id"],
+        "name": payload["session"]["name"],
+        "file": str(path),
+        "bytes": path.stat().st_size,
+        "runs": len(payload["runs"]),
+        "results": len(payload["results"]),
+        "spans": len(payload["spans"]),
+        "prompt_versions": len(payload["prompt_versions"]),
+        "ratings": len(payload["ratings"]),
+        "retrieval_runs": len(payload["retrieval_runs"]),
+        "retrieval_results": len(payload["retrieval_results"]),
+        "questions": sum(len(b["questions"]) for b in payload["benchmarks"]),
+        "passages": sum(len(b["passages"]) for b in payload["benchmarks"]),
+    }
+    emit(
+        args,
+        summary,
+        f"exported session {summary['session_id']} ({one_line(summary['name'])}) to {one_line(path)}: "
+        f"{summary['runs']} runs, {summary['results']} results, {summary['spans']} spans, "
+        f"{summary['retrieval_runs']} retrieval runs",
+    )
     return 0
 
 
@@ -161,19 +185,30 @@ def import_command(args) -> int:
         try:
             session_id = import_session(workspace, payload, name=args.name, limits=limits)
         except SessionFormatError as error:
-            raise SessionFormatError(f"{args.file}" + (f", {error.where}" if error.where else ""),
-                                     error.problem) from None
+            raise SessionFormatError(
+                f"{args.file}" + (f", {error.where}" if error.where else ""), error.problem
+            ) from None
         session = get_session(workspace, session_id)
-    summary = {"session_id": session_id, "name": session["name"], "runs": len(payload["runs"]),
-               "results": len(payload["results"]), "spans": len(payload["spans"]),
-               "prompt_versions": len(payload["prompt_versions"]), "ratings": len(payload["ratings"]),
-               "retrieval_runs": len(section_records(payload, "retrieval_runs")),
-               "retrieval_results": len(section_records(payload, "retrieval_results"))}
-    emit(args, summary, f"imported {one_line(args.file)} as session {session_id} ({one_line(session['name'])}): "
-                        f"{summary['runs']} runs, "
-                        f"{summary['results']} results, {summary['spans']} spans, "
-                        f"{summary['retrieval_runs']} retrieval runs "
-                        f"(`playground session use {session_id}` to switch to it)")
+    summary = {
+        "session_id": session_id,
+        "name": session["name"],
+        "runs": len(payload["runs"]),
+        "results": len(payload["results"]),
+        "spans": len(payload["spans"]),
+        "prompt_versions": len(payload["prompt_versions"]),
+        "ratings": len(payload["ratings"]),
+        "retrieval_runs": len(section_records(payload, "retrieval_runs")),
+        "retrieval_results": len(section_records(payload, "retrieval_results")),
+    }
+    emit(
+        args,
+        summary,
+        f"imported {one_line(args.file)} as session {session_id} ({one_line(session['name'])}): "
+        f"{summary['runs']} runs, "
+        f"{summary['results']} results, {summary['spans']} spans, "
+        f"{summary['retrieval_runs']} retrieval runs "
+        f"(`playground session use {session_id}` to switch to it)",
+    )
     return 0
 
 

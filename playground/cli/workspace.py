@@ -9,16 +9,19 @@ from playground.cli.output import emit
 def register(subparsers, common) -> None:
     parser = subparsers.add_parser("workspace", parents=[common], help="check a workspace file and its indexes")
     actions = parser.add_subparsers(dest="workspace_command", metavar="ACTION", required=True)
-    check = actions.add_parser("check", parents=[common],
-                               help="integrity_check, foreign_key_check and index manifests; writes nothing")
+    check = actions.add_parser(
+        "check", parents=[common], help="integrity_check, foreign_key_check and index manifests; writes nothing"
+    )
     check.set_defaults(handler=check_command)
 
 
 def _text(report: dict) -> str:
     counted = f"{len(report['indexes'])} index folder(s) in {report['indexes_dir']}"
     if report["healthy"]:
-        lines = [f"workspace {report['path']} is healthy: integrity_check ok, foreign_key_check ok, "
-                 f"{counted} match their manifests"]
+        lines = [
+            f"workspace {report['path']} is healthy: integrity_check ok, foreign_key_check ok, "
+            f"{counted} match their manifests"
+        ]
     else:
         lines = [f"workspace {report['path']} has {len(report['problems'])} problem(s):"]
         lines += [f"  {problem}" for problem in report["problems"]]

@@ -65,7 +65,7 @@ def _cut_lines(paragraph: str, room: int) -> tuple[str, str]:
     """The paragraph's leading lines that fit in `room` words, and the rest."""
     lines = paragraph.split("\n")
     taken = 0
-    while taken < len(lines) and count_words("\n".join(lines[:taken + 1])) <= room:
+    while taken < len(lines) and count_words("\n".join(lines[: taken + 1])) <= room:
         taken += 1
     return "\n".join(lines[:taken]), "\n".join(lines[taken:])
 
@@ -118,10 +118,14 @@ def build_demo_passages(topics: Optional[dict[str, str]] = None) -> list[Passage
         parts = split_topic(topics[topic])
         for number, text in enumerate(parts, start=1):
             title = topic if len(parts) == 1 else f"{topic} ({number}/{len(parts)})"
-            passages.append(Passage(
-                id=f"{topic}#{number}", title=title, text=text,
-                metadata={"topic": topic, "part": number, "parts": len(parts)},
-            ))
+            passages.append(
+                Passage(
+                    id=f"{topic}#{number}",
+                    title=title,
+                    text=text,
+                    metadata={"topic": topic, "part": number, "parts": len(parts)},
+                )
+            )
     return passages
 
 
@@ -137,7 +141,8 @@ def gold_passage_ids(passages: list[Passage], gold_topic: str, answers: list[str
     """The passages of the gold topic that contain one of the answers."""
     patterns = [answer_pattern(answer) for answer in answers if answer.strip()]
     return [
-        passage.id for passage in passages
+        passage.id
+        for passage in passages
         if passage.metadata.get("topic") == gold_topic and any(p.search(passage.text) for p in patterns)
     ]
 
@@ -173,11 +178,16 @@ def build_demo_dataset(topics: Optional[dict[str, str]] = None, questions_path: 
         if not gold:
             dropped.append(record["id"])
             continue
-        questions.append(Question(
-            id=record["id"], text=record["question"], answers=list(record["answers"]), gold_passage_ids=gold,
-            tags={key: str(value) for key, value in (record.get("tags") or {}).items()},
-            metadata={"gold_topic": record["gold_topic"]},
-        ))
+        questions.append(
+            Question(
+                id=record["id"],
+                text=record["question"],
+                answers=list(record["answers"]),
+                gold_passage_ids=gold,
+                tags={key: str(value) for key, value in (record.get("tags") or {}).items()},
+                metadata={"gold_topic": record["gold_topic"]},
+            )
+        )
     questions_digest = hashlib.sha256(questions_path.read_bytes()).hexdigest()[:16]
     metadata = {
         "python": sys.version.split()[0],
@@ -186,5 +196,10 @@ def build_demo_dataset(topics: Optional[dict[str, str]] = None, questions_path: 
         "questions_fingerprint": questions_digest,
         "dropped_questions": dropped,
     }
-    return Dataset(format="demo", source=f"pydoc_data.topics (Python {metadata['python']})",
-                   passages=passages, questions=questions, metadata=metadata)
+    return Dataset(
+        format="demo",
+        source=f"pydoc_data.topics (Python {metadata['python']})",
+        passages=passages,
+        questions=questions,
+        metadata=metadata,
+    )

@@ -6,7 +6,11 @@ from playground.plugins import Importer, hookimpl
 
 _READERS = "playground.data.importers"
 BUILTIN_IMPORTERS = (
-    Importer("hotpotqa", f"{_READERS}.hotpotqa:read_hotpotqa", "HotpotQA JSON (distractor or fullwiki) or its Hugging Face export"),
+    Importer(
+        "hotpotqa",
+        f"{_READERS}.hotpotqa:read_hotpotqa",
+        "HotpotQA JSON (distractor or fullwiki) or its Hugging Face export",
+    ),
     Importer("squad", f"{_READERS}.squad:read_squad", "SQuAD v1.1 or v2.0 JSON"),
     Importer("obqa", f"{_READERS}.obqa:read_obqa", "OpenBookQA four-choice questions with openbook.txt as corpus"),
     Importer("helps", f"{_READERS}.helps:read_helps", "HELPS open-ended requests (reference-free, no corpus)"),

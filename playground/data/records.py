@@ -29,7 +29,9 @@ class Question:
     answers: list[str] = field(default_factory=list)  # every accepted reference answer; empty when reference-free
     gold_passage_ids: list[str] = field(default_factory=list)
     choices: list[Choice] = field(default_factory=list)  # multiple choice; the answer is then a label in `answers`
-    tags: dict[str, str] = field(default_factory=dict)  # e.g. {"type": "bridge", "level": "hard"}; sampling stratifies on them
+    tags: dict[str, str] = field(
+        default_factory=dict
+    )  # e.g. {"type": "bridge", "level": "hard"}; sampling stratifies on them
     metadata: dict[str, Any] = field(default_factory=dict)  # e.g. {"unanswerable": True}, {"context": "..."}
 
 

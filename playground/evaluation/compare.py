@@ -27,7 +27,7 @@ def interval_spec(seed: int, n_resamples: int) -> dict:
 
 def describe_interval(spec: Mapping) -> str:
     """One line naming an interval's method, level, resamples and seed (printed under every table of intervals)."""
-    return (f"{spec['level']:.0%} intervals: {spec['method']}, {spec['resamples']} resamples, seed {spec['seed']}")
+    return f"{spec['level']:.0%} intervals: {spec['method']}, {spec['resamples']} resamples, seed {spec['seed']}"
 
 
 def question_scores(results: Sequence[Mapping]) -> tuple[dict, list[str], int]:
@@ -72,13 +72,20 @@ def check_resampling(seed: int, n_resamples: int, n_questions: int, confirmed: b
     SEED.check(seed, "seed")
     drawn = resample_bytes(n_resamples, n_questions)
     if drawn > LONG_RESAMPLE_BYTES:
-        confirm_long_work(f"resampling {n_questions:,} questions {n_resamples:,} times",
-                          f"{drawn / 1024 ** 3:,.1f} GB of random draws per metric: resamples x questions x 8 bytes",
-                          confirmed)
+        confirm_long_work(
+            f"resampling {n_questions:,} questions {n_resamples:,} times",
+            f"{drawn / 1024**3:,.1f} GB of random draws per metric: resamples x questions x 8 bytes",
+            confirmed,
+        )
 
 
-def compare_scores(scores: Sequence[Mapping[str, Mapping[str, float]]], metrics: Optional[Sequence[str]] = None,
-                   seed: int = 0, n_resamples: int = 2000, confirmed: bool = False) -> dict:
+def compare_scores(
+    scores: Sequence[Mapping[str, Mapping[str, float]]],
+    metrics: Optional[Sequence[str]] = None,
+    seed: int = 0,
+    n_resamples: int = 2000,
+    confirmed: bool = False,
+) -> dict:
     """Compare per-question score tables (the first is the baseline) over the questions all of them scored.
 
     Returns {"n", "question_ids", "comparisons": [one compare_paired metric table per non-baseline run, with
@@ -96,8 +103,10 @@ def compare_scores(scores: Sequence[Mapping[str, Mapping[str, float]]], metrics:
         return {q: {m: v for m, v in (table[q] or {}).items() if keep is None or m in keep} for q in common}
 
     baseline = restricted(scores[0])
-    comparisons = [compare_paired(baseline, restricted(other), seed=seed, n_resamples=n_resamples)["metrics"]
-                   for other in scores[1:]]
+    comparisons = [
+        compare_paired(baseline, restricted(other), seed=seed, n_resamples=n_resamples)["metrics"]
+        for other in scores[1:]
+    ]
     order = list(metrics) if metrics is not None else list(dict.fromkeys(m for c in comparisons for m in c))
     comparisons = [{m: c[m] for m in order if m in c} for c in comparisons]
     adjusted = len(comparisons) >= 2
@@ -108,8 +117,13 @@ def compare_scores(scores: Sequence[Mapping[str, Mapping[str, float]]], metrics:
                 if row is not None:
                     row["p_holm"] = p_holm
     question_ids = sorted(common, key=lambda qid: (str(type(qid)), qid))
-    return {"n": len(question_ids), "question_ids": question_ids, "comparisons": comparisons,
-            "p_adjustment": "holm" if adjusted else None, "interval": interval_spec(seed, n_resamples)}
+    return {
+        "n": len(question_ids),
+        "question_ids": question_ids,
+        "comparisons": comparisons,
+        "p_adjustment": "holm" if adjusted else None,
+        "interval": interval_spec(seed, n_resamples),
+    }
 
 
 def run_labels(count: int) -> list[str]:
@@ -121,13 +135,20 @@ def _wanted(available: list[str], metrics: Optional[Sequence[str]]) -> Optional[
         return None
     unknown = [m for m in metrics if m not in available]
     if unknown:
-        raise PlaygroundError(f"metric(s) {', '.join(unknown)} not scored in all the runs "
-                              f"(available: {', '.join(available) or 'none'})")
+        raise PlaygroundError(
+            f"metric(s) {', '.join(unknown)} not scored in all the runs (available: {', '.join(available) or 'none'})"
+        )
     return list(metrics)
 
 
-def compare_runs(workspace, run_ids: Sequence[str], metrics: Optional[Sequence[str]] = None, seed: int = 0,
-                 n_resamples: int = 2000, confirmed: bool = False) -> dict:
+def compare_runs(
+    workspace,
+    run_ids: Sequence[str],
+    metrics: Optional[Sequence[str]] = None,
+    seed: int = 0,
+    n_resamples: int = 2000,
+    confirmed: bool = False,
+) -> dict:
     """The comparison of stored runs (answer runs, or retrieval runs) as data: what the CLI prints and the app draws.
 
     Two runs give the A/B shape ("run_a", "run_b", "metrics"); every report also has "runs" and "comparisons".
@@ -139,55 +160,93 @@ def compare_runs(workspace, run_ids: Sequence[str], metrics: Optional[Sequence[s
     SEED.check(seed, "seed")
     runs = load_runs(workspace, run_ids)
     tables = [question_scores(run["results"]) for run in runs]
-    available = [m for m in dict.fromkeys(m for s in tables[0][0].values() for m in s)
-                 if all(any(m in q for q in t[0].values()) for t in tables[1:])]
-    compared = compare_scores([t[0] for t in tables], _wanted(available, metrics) or available, seed, n_resamples,
-                              confirmed)
+    available = [
+        m
+        for m in dict.fromkeys(m for s in tables[0][0].values() for m in s)
+        if all(any(m in q for q in t[0].values()) for t in tables[1:])
+    ]
+    compared = compare_scores(
+        [t[0] for t in tables], _wanted(available, metrics) or available, seed, n_resamples, confirmed
+    )
     labels = run_labels(len(runs))
     common = set(compared["question_ids"])
     warnings = []
     diffs = []
     for run in runs[1:]:
-        diff = diff_configs(runs[0]["config"], run["config"]) if runs[0]["kind"] == "answer" else \
-            _retrieval_diff(runs[0]["config"], run["config"])
+        diff = (
+            diff_configs(runs[0]["config"], run["config"])
+            if runs[0]["kind"] == "answer"
+            else _retrieval_diff(runs[0]["config"], run["config"])
+        )
         diffs.append(diff)
         confound = confound_warning(runs[0]["config"], run["config"]) if runs[0]["kind"] == "answer" else None
         if confound:
             warnings.append(confound)
         if not diff:
-            warnings.append(f"{runs[0]['id']} and {run['id']} have the same settings: "
-                            "differences are sampling noise or cache effects")
+            warnings.append(
+                f"{runs[0]['id']} and {run['id']} have the same settings: "
+                "differences are sampling noise or cache effects"
+            )
     if compared["n"] == 0:
         warnings.append("no question was answered without error by every run: nothing to compare")
     elif compared["n"] < 10:
         warnings.append(f"only {compared['n']} questions in common: intervals and p-values are very uncertain")
     report: dict[str, Any] = {
         "kind": runs[0]["kind"],
-        "runs": [{"label": label, "id": run["id"], "status": run["status"], "settings": run["settings"],
-                  "repeats": table[2], "signatures": run.get("signatures") or {}}
-                 for label, run, table in zip(labels, runs, tables)],
-        "n": compared["n"], "question_ids": compared["question_ids"],
-        "left_out": [{"label": label, "only_here": sorted(set(table[0]) - common), "errors": table[1]}
-                     for label, table in zip(labels, tables)],
-        "comparisons": [{"baseline": runs[0]["id"], "variant": run["id"], "label": label, "metrics": metrics_table,
-                         "settings_diff": diff}
-                        for label, run, metrics_table, diff
-                        in zip(labels[1:], runs[1:], compared["comparisons"], diffs)],
-        "p_adjustment": compared["p_adjustment"], "interval": compared["interval"],
-        "warnings": warnings, "seed": seed, "n_resamples": n_resamples,
+        "runs": [
+            {
+                "label": label,
+                "id": run["id"],
+                "status": run["status"],
+                "settings": run["settings"],
+                "repeats": table[2],
+                "signatures": run.get("signatures") or {},
+            }
+            for label, run, table in zip(labels, runs, tables)
+        ],
+        "n": compared["n"],
+        "question_ids": compared["question_ids"],
+        "left_out": [
+            {"label": label, "only_here": sorted(set(table[0]) - common), "errors": table[1]}
+            for label, table in zip(labels, tables)
+        ],
+        "comparisons": [
+            {
+                "baseline": runs[0]["id"],
+                "variant": run["id"],
+                "label": label,
+                "metrics": metrics_table,
+                "settings_diff": diff,
+            }
+            for label, run, metrics_table, diff in zip(labels[1:], runs[1:], compared["comparisons"], diffs)
+        ],
+        "p_adjustment": compared["p_adjustment"],
+        "interval": compared["interval"],
+        "warnings": warnings,
+        "seed": seed,
+        "n_resamples": n_resamples,
     }
     if len(runs) == 2:
-        report.update(run_a=report["runs"][0], run_b=report["runs"][1], metrics=compared["comparisons"][0],
-                      settings_diff=diffs[0],
-                      excluded={"only_a": report["left_out"][0]["only_here"],
-                                "only_b": report["left_out"][1]["only_here"],
-                                "errors_a": report["left_out"][0]["errors"],
-                                "errors_b": report["left_out"][1]["errors"]})
+        report.update(
+            run_a=report["runs"][0],
+            run_b=report["runs"][1],
+            metrics=compared["comparisons"][0],
+            settings_diff=diffs[0],
+            excluded={
+                "only_a": report["left_out"][0]["only_here"],
+                "only_b": report["left_out"][1]["only_here"],
+                "errors_a": report["left_out"][0]["errors"],
+                "errors_b": report["left_out"][1]["errors"],
+            },
+        )
     return report
 
 
 def _retrieval_diff(config_a: Mapping, config_b: Mapping) -> list[dict]:
     """The retrieval settings that differ, in config_diff's shape."""
     keys = ("dataset", "retriever", "params", "k", "embedder", "sample", "seed")
-    return [{"setting": key, "changes": [{"path": key, "a": config_a.get(key), "b": config_b.get(key)}]}
-            for key in keys if config_a.get(key) != config_b.get(key)]
+    return [
+        {"setting": key, "changes": [{"path": key, "a": config_a.get(key), "b": config_b.get(key)}]}
+        for key in keys
+        if config_a.get(key) != config_b.get(key)
+    ]

@@ -10,18 +10,37 @@ from __future__ import annotations
 from typing import Any
 
 SETTING_OF_KEY = {
-    "program": "program", "options": "program",
-    "templates": "template", "prompt_versions": "template", "template_names": "template",
-    "retriever": "retriever", "retriever_params": "retriever", "retriever_manifest": "retriever",
+    "program": "program",
+    "options": "program",
+    "templates": "template",
+    "prompt_versions": "template",
+    "template_names": "template",
+    "retriever": "retriever",
+    "retriever_params": "retriever",
+    "retriever_manifest": "retriever",
     "k": "k",
     "model": "model",
     "params": "params",
-    "dataset": "sample", "sample": "sample", "seed": "sample", "question_ids": "sample", "repeats": "sample",
+    "dataset": "sample",
+    "sample": "sample",
+    "seed": "sample",
+    "question_ids": "sample",
+    "repeats": "sample",
 }
 IGNORED_KEYS = {"versions", "metric_signatures", "use_cache", "label", "run_id", "created_at"}
 # Fields of an index manifest that describe the build, not the retriever.
-IGNORED_MANIFEST_KEYS = {"built_at", "build_seconds", "build_time", "created_at", "path", "size", "size_bytes",
-                         "versions", "seconds", "index_path"}
+IGNORED_MANIFEST_KEYS = {
+    "built_at",
+    "build_seconds",
+    "build_time",
+    "created_at",
+    "path",
+    "size",
+    "size_bytes",
+    "versions",
+    "seconds",
+    "index_path",
+}
 MISSING = None
 
 
@@ -63,8 +82,10 @@ def diff_configs(config_a: dict, config_b: dict) -> list[dict]:
         setting = SETTING_OF_KEY.get(top, top)
         grouped.setdefault(setting, []).append({"path": path, "a": value_a, "b": value_b})
     order = list(dict.fromkeys(SETTING_OF_KEY.values()))
-    return [{"setting": setting, "changes": grouped[setting]}
-            for setting in sorted(grouped, key=lambda s: (order.index(s) if s in order else len(order), s))]
+    return [
+        {"setting": setting, "changes": grouped[setting]}
+        for setting in sorted(grouped, key=lambda s: (order.index(s) if s in order else len(order), s))
+    ]
 
 
 def differing_settings(config_a: dict, config_b: dict) -> list[str]:
@@ -76,6 +97,8 @@ def confound_warning(config_a: dict, config_b: dict) -> str | None:
     """A one-line warning when more than one setting differs (the difference cannot be pinned on one change)."""
     settings = differing_settings(config_a, config_b)
     if len(settings) > 1:
-        return (f"the runs differ in {len(settings)} settings ({', '.join(settings)}): "
-                "a difference in scores cannot be attributed to one of them")
+        return (
+            f"the runs differ in {len(settings)} settings ({', '.join(settings)}): "
+            "a difference in scores cannot be attributed to one of them"
+        )
     return None

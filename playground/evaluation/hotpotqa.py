@@ -41,22 +41,26 @@ def supporting_fact_prf(predicted: Iterable, gold: Iterable) -> tuple[float, flo
     return float(fp + fn == 0), f1, precision, recall
 
 
-def hotpotqa_scores(prediction: str, answers: list[str], gold_facts: Optional[list] = None,
-                    predicted_facts: Optional[list] = None) -> dict[str, float]:
+def hotpotqa_scores(
+    prediction: str, answers: list[str], gold_facts: Optional[list] = None, predicted_facts: Optional[list] = None
+) -> dict[str, float]:
     """em and f1 by the official rule (best over the gold answers); sp_em, sp_f1, joint_em and joint_f1 when the
     program named supporting facts and the question has gold ones. With titles only, gold facts become titles."""
     if not answers:
         return {}
     best = max((answer_prf(prediction, answer) for answer in answers), key=lambda prf: prf[0])
-    scores = {"em": max(float(normalize_answer(prediction or "") == normalize_answer(a)) for a in answers),
-              "f1": best[0]}
+    scores = {
+        "em": max(float(normalize_answer(prediction or "") == normalize_answer(a)) for a in answers),
+        "f1": best[0],
+    }
     if predicted_facts is None or not gold_facts:
         return scores
     if all(isinstance(fact, str) for fact in predicted_facts):
         gold_facts = [fact[0] for fact in gold_facts]
     sp_em, sp_f1, sp_precision, sp_recall = supporting_fact_prf(predicted_facts, gold_facts)
     joint_precision, joint_recall = best[1] * sp_precision, best[2] * sp_recall
-    joint_f1 = (2 * joint_precision * joint_recall / (joint_precision + joint_recall)
-                if joint_precision + joint_recall else 0.0)
+    joint_f1 = (
+        2 * joint_precision * joint_recall / (joint_precision + joint_recall) if joint_precision + joint_recall else 0.0
+    )
     scores.update(sp_em=sp_em, sp_f1=sp_f1, joint_em=scores["em"] * sp_em, joint_f1=joint_f1)
     return scores

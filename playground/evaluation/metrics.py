@@ -70,6 +70,7 @@ def cover_exact_match(prediction: str, answers: str | Iterable[str]) -> float:
 
 # Multiple choice
 
+
 def choice_options(choices: Iterable[Any] | None) -> list[tuple[str, str]]:
     """(label, text) pairs from Choice objects, {"label", "text"} dicts, [label, text] pairs or bare texts (A, B, ...)."""
     options = []
@@ -128,9 +129,11 @@ def parse_choice(prediction: str, choices: Iterable[Any]) -> Optional[str]:
         bracketed = leading.group("sep") in (")", "]")
         chosen = exact.get(label) or (folded.get(label.upper()) if bracketed else None)
         if chosen is not None:
-            rest = normalize_answer(text[leading.end():])
+            rest = normalize_answer(text[leading.end() :])
             choice_text = normalize_answer(dict(options)[chosen])
-            if leading.group("sep").strip() or (choice_text and covers(rest, choice_text) and rest.startswith(choice_text)):
+            if leading.group("sep").strip() or (
+                choice_text and covers(rest, choice_text) and rest.startswith(choice_text)
+            ):
                 return chosen
 
     bracketed_labels = {folded[label.upper()] for label in _BRACKETED_LABEL.findall(text) if label.upper() in folded}
@@ -140,8 +143,9 @@ def parse_choice(prediction: str, choices: Iterable[Any]) -> Optional[str]:
     predicted = normalize_answer(text)
     named = [(label, normalize_answer(choice_text)) for label, choice_text in options]
     named = [(label, norm) for label, norm in named if norm and covers(predicted, norm)]
-    named = [(label, norm) for label, norm in named
-             if not any(other != norm and covers(other, norm) for _, other in named)]
+    named = [
+        (label, norm) for label, norm in named if not any(other != norm and covers(other, norm) for _, other in named)
+    ]
     if len({label for label, _ in named}) == 1:
         return named[0][0]
 
@@ -172,6 +176,7 @@ def choice_accuracy(prediction: str, answers: str | Iterable[str], choices: Iter
 
 
 # Putting it together
+
 
 def mean_scores(score_dicts: Iterable[Mapping[str, float]]) -> dict[str, float]:
     """Per metric, the mean over the dicts that have it (reference-free {} and missing keys are left out)."""

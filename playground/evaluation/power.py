@@ -47,7 +47,7 @@ def mcnemar_sample_size(p10: float, p01: float, alpha: float = ALPHA, power: flo
     psi, delta = p10 + p01, p01 - p10
     if abs(delta) < bounds.DIFFERENCE.smallest or psi <= 0:
         return None
-    n = (_z(1 - alpha / 2) * math.sqrt(psi) + _z(power) * math.sqrt(psi - delta ** 2)) ** 2 / delta ** 2
+    n = (_z(1 - alpha / 2) * math.sqrt(psi) + _z(power) * math.sqrt(psi - delta**2)) ** 2 / delta**2
     return _size(n)
 
 
@@ -56,16 +56,18 @@ def mcnemar_power(n: int, p10: float, p01: float, alpha: float = ALPHA) -> float
     psi, delta = p10 + p01, abs(p01 - p10)
     if n <= 0 or psi <= 0 or delta == 0:
         return alpha
-    spread = math.sqrt(psi - delta ** 2)
+    spread = math.sqrt(psi - delta**2)
     if spread == 0:
         return 1.0
     z_alpha = _z(1 - alpha / 2)
-    return _Z.cdf((delta * math.sqrt(n) - z_alpha * math.sqrt(psi)) / spread) + \
-        _Z.cdf((-delta * math.sqrt(n) - z_alpha * math.sqrt(psi)) / spread)
+    return _Z.cdf((delta * math.sqrt(n) - z_alpha * math.sqrt(psi)) / spread) + _Z.cdf(
+        (-delta * math.sqrt(n) - z_alpha * math.sqrt(psi)) / spread
+    )
 
 
-def mcnemar_detectable_difference(n: int, discordance: float, alpha: float = ALPHA,
-                                  power: float = POWER) -> Optional[float]:
+def mcnemar_detectable_difference(
+    n: int, discordance: float, alpha: float = ALPHA, power: float = POWER
+) -> Optional[float]:
     """The smallest |p01 - p10| that n pairs detect at this power when a question flips with chance `discordance`;
     None when even the largest possible difference (every flip one way) is not detectable."""
     _check(alpha, power)
@@ -92,7 +94,7 @@ def paired_sample_size(difference: float, sd: float, alpha: float = ALPHA, power
     if sd <= 0:
         return 2
     z_alpha = _z(1 - alpha / 2)
-    n = ((z_alpha + _z(power)) * sd / abs(difference)) ** 2 + z_alpha ** 2 / 2
+    n = ((z_alpha + _z(power)) * sd / abs(difference)) ** 2 + z_alpha**2 / 2
     return max(2, _size(n))
 
 
@@ -100,36 +102,52 @@ def paired_detectable_difference(n: int, sd: float, alpha: float = ALPHA, power:
     """The smallest mean difference n questions detect at this power (inverting Guenther's formula)."""
     _check(alpha, power)
     z_alpha = _z(1 - alpha / 2)
-    effective = n - z_alpha ** 2 / 2
+    effective = n - z_alpha**2 / 2
     if effective <= 0:
         return None
     return (z_alpha + _z(power)) * sd / math.sqrt(effective)
 
 
-def _metric_plan(values_a: Sequence[float], values_b: Sequence[float], difference: Optional[float],
-                 alpha: float, power: float) -> dict:
+def _metric_plan(
+    values_a: Sequence[float], values_b: Sequence[float], difference: Optional[float], alpha: float, power: float
+) -> dict:
     n = len(values_a)
     diffs = [b - a for a, b in zip(values_a, values_b)]
     observed = sum(diffs) / n if n else 0.0
     target = observed if difference is None else float(difference)
     binary = all(v in (0.0, 1.0) for v in (*values_a, *values_b))
-    plan: dict[str, Any] = {"n": n, "binary": binary, "observed_diff": observed, "target_diff": target, "alpha": alpha,
-            "power": power}
+    plan: dict[str, Any] = {
+        "n": n,
+        "binary": binary,
+        "observed_diff": observed,
+        "target_diff": target,
+        "alpha": alpha,
+        "power": power,
+    }
     if binary:
         p10 = sum(1 for a, b in zip(values_a, values_b) if a > b) / n if n else 0.0
         p01 = sum(1 for a, b in zip(values_a, values_b) if b > a) / n if n else 0.0
         discordance = max(p10 + p01, abs(target))
         wanted_p10 = (discordance - abs(target)) / 2
-        plan.update(method="McNemar (Connor 1987)", p10=p10, p01=p01, discordance=discordance,
-                    n_needed=mcnemar_sample_size(wanted_p10, wanted_p10 + abs(target), alpha, power),
-                    detectable=mcnemar_detectable_difference(n, discordance, alpha, power))
+        plan.update(
+            method="McNemar (Connor 1987)",
+            p10=p10,
+            p01=p01,
+            discordance=discordance,
+            n_needed=mcnemar_sample_size(wanted_p10, wanted_p10 + abs(target), alpha, power),
+            detectable=mcnemar_detectable_difference(n, discordance, alpha, power),
+        )
     else:
         sd = math.sqrt(sum((d - observed) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
         detectable = paired_detectable_difference(n, sd, alpha, power)
         if detectable is not None and detectable >= 1.0 and all(0.0 <= v <= 1.0 for v in (*values_a, *values_b)):
             detectable = None  # scores in 0..1 differ in mean by at most 1: nothing in range is detectable
-        plan.update(method="paired t (Guenther 1981)", sd_diff=sd,
-                    n_needed=paired_sample_size(target, sd, alpha, power), detectable=detectable)
+        plan.update(
+            method="paired t (Guenther 1981)",
+            sd_diff=sd,
+            n_needed=paired_sample_size(target, sd, alpha, power),
+            detectable=detectable,
+        )
     plan["verdict"] = verdict(plan)
     return plan
 
@@ -150,23 +168,35 @@ def detectable_text(plan: Mapping) -> str:
 def verdict(plan: Mapping) -> str:
     """One plain sentence: is this sample big enough to conclude anything about the difference it targets?"""
     needed, n = plan.get("n_needed"), plan["n"]
-    reach = (f"these detect {plan['detectable']:.3f} or more" if plan.get("detectable") is not None
-             else f"no difference is detectable with {n} questions")
+    reach = (
+        f"these detect {plan['detectable']:.3f} or more"
+        if plan.get("detectable") is not None
+        else f"no difference is detectable with {n} questions"
+    )
     if needed is None:
         return f"no difference to detect; {reach}"
     target = abs(plan["target_diff"])
     if needed > REASONABLE_N:
-        return (f"too small to conclude, and no practical sample would be: detecting {target:.3f} needs "
-                f"{needed_text(needed)} questions ({n} now; {reach} at {plan['power']:.0%} power)")
+        return (
+            f"too small to conclude, and no practical sample would be: detecting {target:.3f} needs "
+            f"{needed_text(needed)} questions ({n} now; {reach} at {plan['power']:.0%} power)"
+        )
     if n >= needed:
         return f"large enough: {needed} questions detect {target:.3f} with {plan['power']:.0%} power, and there are {n}"
-    return (f"too small to conclude: detecting {target:.3f} needs about {needed} questions "
-            f"({n} now; {reach} at {plan['power']:.0%} power)")
+    return (
+        f"too small to conclude: detecting {target:.3f} needs about {needed} questions "
+        f"({n} now; {reach} at {plan['power']:.0%} power)"
+    )
 
 
-def plan_from_scores(scores_a: Mapping[str, Mapping[str, float]], scores_b: Mapping[str, Mapping[str, float]],
-                     metrics: Optional[Sequence[str]] = None, difference: Optional[float] = None,
-                     alpha: float = ALPHA, power: float = POWER) -> dict[str, dict]:
+def plan_from_scores(
+    scores_a: Mapping[str, Mapping[str, float]],
+    scores_b: Mapping[str, Mapping[str, float]],
+    metrics: Optional[Sequence[str]] = None,
+    difference: Optional[float] = None,
+    alpha: float = ALPHA,
+    power: float = POWER,
+) -> dict[str, dict]:
     """Per metric, from two pilot runs' per-question scores: sample size needed for `difference` (default: the
     observed one) and the smallest difference the current sample detects."""
     difference = bounds.checked_optional(bounds.DIFFERENCE, difference)
@@ -175,16 +205,25 @@ def plan_from_scores(scores_a: Mapping[str, Mapping[str, float]], scores_b: Mapp
     names = list(metrics) if metrics else list(dict.fromkeys(m for q in common for m in scores_a[q]))
     plans = {}
     for metric in names:
-        pairs = [(scores_a[q][metric], scores_b[q][metric]) for q in common
-                 if scores_a[q].get(metric) is not None and scores_b[q].get(metric) is not None]
+        pairs = [
+            (scores_a[q][metric], scores_b[q][metric])
+            for q in common
+            if scores_a[q].get(metric) is not None and scores_b[q].get(metric) is not None
+        ]
         if pairs:
             plans[metric] = _metric_plan([a for a, _ in pairs], [b for _, b in pairs], difference, alpha, power)
     return plans
 
 
-def plan_from_baseline(difference: float, rate: Optional[float] = None, sd: Optional[float] = None,
-                       discordance: Optional[float] = None, n: Optional[int] = None, alpha: float = ALPHA,
-                       power: float = POWER) -> dict:
+def plan_from_baseline(
+    difference: float,
+    rate: Optional[float] = None,
+    sd: Optional[float] = None,
+    discordance: Optional[float] = None,
+    n: Optional[int] = None,
+    alpha: float = ALPHA,
+    power: float = POWER,
+) -> dict:
     """Sample size from a stated baseline: a binary metric's rate (with the flip rate, or, unknown, the flip rate
     of independent answers: the largest, so the most cautious) or a continuous metric's sd of differences."""
     if (rate is None) == (sd is None):
@@ -205,12 +244,20 @@ def plan_from_baseline(difference: float, rate: Optional[float] = None, sd: Opti
         if discordance < abs(difference):
             raise PlaygroundError(f"a flip rate of {discordance} cannot produce a difference of {difference}")
         p10 = (discordance - abs(difference)) / 2
-        plan.update(binary=True, method="McNemar (Connor 1987)", discordance=discordance,
-                    n_needed=mcnemar_sample_size(p10, p10 + abs(difference), alpha, power),
-                    detectable=mcnemar_detectable_difference(n, discordance, alpha, power) if n else None)
+        plan.update(
+            binary=True,
+            method="McNemar (Connor 1987)",
+            discordance=discordance,
+            n_needed=mcnemar_sample_size(p10, p10 + abs(difference), alpha, power),
+            detectable=mcnemar_detectable_difference(n, discordance, alpha, power) if n else None,
+        )
     else:
-        plan.update(binary=False, method="paired t (Guenther 1981)", sd_diff=sd,
-                    n_needed=paired_sample_size(difference, sd, alpha, power),
-                    detectable=paired_detectable_difference(n, sd, alpha, power) if n else None)
+        plan.update(
+            binary=False,
+            method="paired t (Guenther 1981)",
+            sd_diff=sd,
+            n_needed=paired_sample_size(difference, sd, alpha, power),
+            detectable=paired_detectable_difference(n, sd, alpha, power) if n else None,
+        )
     plan["verdict"] = verdict(plan) if n else f"about {needed_text(plan['n_needed'])} questions needed"
     return plan

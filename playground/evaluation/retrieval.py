@@ -58,9 +58,18 @@ def metric_cell(result: Mapping, name: str) -> str:
     return f"{result[f'{name}@k']:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
 
 
-def evaluate_retriever(workspace, dataset: str, kind: str, k: int, sample: Optional[int], seed: int,
-                       params: Optional[dict] = None, on_progress: Optional[ProgressCallback] = None,
-                       store: bool = False, session_id: Optional[str] = None) -> dict:
+def evaluate_retriever(
+    workspace,
+    dataset: str,
+    kind: str,
+    k: int,
+    sample: Optional[int],
+    seed: int,
+    params: Optional[dict] = None,
+    on_progress: Optional[ProgressCallback] = None,
+    store: bool = False,
+    session_id: Optional[str] = None,
+) -> dict:
     """Search every sampled question of benchmark `dataset` that has gold passages; mean metrics and latency.
 
     Questions without gold passages are left out before sampling, so `sample` counts evaluated questions.
@@ -90,10 +99,18 @@ def evaluate_retriever(workspace, dataset: str, kind: str, k: int, sample: Optio
         hits = retriever.search(question.text, k)
         latency_ms = (time.perf_counter() - started) * 1000.0
         ranked = [hit.passage_id for hit in hits]
-        rows.append({"question_id": question.id, "position": position, "ranked_ids": ranked,
-                     "scores": [float(hit.score) for hit in hits], "gold_ids": list(question.gold_passage_ids),
-                     "gold_ranks": gold_ranks(ranked, question.gold_passage_ids), "latency_ms": latency_ms,
-                     "metrics": question_metrics(ranked, question.gold_passage_ids, k)})
+        rows.append(
+            {
+                "question_id": question.id,
+                "position": position,
+                "ranked_ids": ranked,
+                "scores": [float(hit.score) for hit in hits],
+                "gold_ids": list(question.gold_passage_ids),
+                "gold_ranks": gold_ranks(ranked, question.gold_passage_ids),
+                "latency_ms": latency_ms,
+                "metrics": question_metrics(ranked, question.gold_passage_ids, k),
+            }
+        )
         report(on_progress, position + 1, len(chosen), "evaluating")
     n = len(rows)
     latencies = [row["latency_ms"] for row in rows]
@@ -104,22 +121,39 @@ def evaluate_retriever(workspace, dataset: str, kind: str, k: int, sample: Optio
     from playground.evaluation.stats import bootstrap_interval
 
     result = {
-        "recall@k": mean("recall"), "mrr@k": mean("mrr"), "ndcg@k": mean("ndcg"),
+        "recall@k": mean("recall"),
+        "mrr@k": mean("mrr"),
+        "ndcg@k": mean("ndcg"),
         "p50_ms": float(np.percentile(latencies, 50)) if latencies else 0.0,
         "p95_ms": float(np.percentile(latencies, 95)) if latencies else 0.0,
         "n": n,
-        "intervals": {f"{name}@k": bootstrap_interval([row["metrics"][f"{name}@k"] for row in rows], seed=0)
-                      for name in ("recall", "mrr", "ndcg")},
-        "interval": {"method": "percentile bootstrap of the mean over questions", "level": 0.95, "resamples": 2000,
-                     "seed": 0},
+        "intervals": {
+            f"{name}@k": bootstrap_interval([row["metrics"][f"{name}@k"] for row in rows], seed=0)
+            for name in ("recall", "mrr", "ndcg")
+        },
+        "interval": {
+            "method": "percentile bootstrap of the mean over questions",
+            "level": 0.95,
+            "resamples": 2000,
+            "seed": 0,
+        },
     }
     if store:
         from playground.store.retrieval_runs import create_retrieval_run
 
         manifest = dict(getattr(retriever, "manifest", None) or {})
         resolved = manifest.get("params") or dict(params or {})
-        config = {"dataset": dataset, "corpus": corpus, "retriever": kind, "params": resolved, "k": k,
-                  "sample": sample, "seed": seed, "embedder": resolved.get("embedder"), "index_manifest": manifest,
-                  "question_ids": [row["question_id"] for row in rows]}
+        config = {
+            "dataset": dataset,
+            "corpus": corpus,
+            "retriever": kind,
+            "params": resolved,
+            "k": k,
+            "sample": sample,
+            "seed": seed,
+            "embedder": resolved.get("embedder"),
+            "index_manifest": manifest,
+            "question_ids": [row["question_id"] for row in rows],
+        }
         result["run_id"] = create_retrieval_run(workspace, config, rows, result, session_id=session_id)
     return result

@@ -31,10 +31,16 @@ class ScoringItem:
     gold_passage_ids: list[str] = field(default_factory=list)
 
 
-def scoring_item(prediction: Optional[str], answers: Any, choices: Optional[list] = None,
-                 benchmark_format: Optional[str] = None, gold_facts: Optional[list] = None,
-                 predicted_facts: Optional[list] = None, used_passage_ids: Optional[Iterable[str]] = None,
-                 gold_passage_ids: Iterable[str] = ()) -> ScoringItem:
+def scoring_item(
+    prediction: Optional[str],
+    answers: Any,
+    choices: Optional[list] = None,
+    benchmark_format: Optional[str] = None,
+    gold_facts: Optional[list] = None,
+    predicted_facts: Optional[list] = None,
+    used_passage_ids: Optional[Iterable[str]] = None,
+    gold_passage_ids: Iterable[str] = (),
+) -> ScoringItem:
     """A ScoringItem from a question's parts: `answers` hold the correct label(s) when there are `choices`."""
     from playground.evaluation.metrics import choice_options, gold_labels
 
@@ -44,15 +50,27 @@ def scoring_item(prediction: Optional[str], answers: Any, choices: Optional[list
         options = choice_options(choices)
         correct = frozenset(gold_labels(references, options))
         references += [text for label, text in options if label in correct and text not in references]
-    return ScoringItem(prediction=prediction or "", references=references, choices=options, correct_labels=correct,
-                       benchmark_format=benchmark_format, gold_facts=gold_facts, predicted_facts=predicted_facts,
-                       used_passage_ids=None if used_passage_ids is None else list(used_passage_ids),
-                       gold_passage_ids=list(gold_passage_ids or []))
+    return ScoringItem(
+        prediction=prediction or "",
+        references=references,
+        choices=options,
+        correct_labels=correct,
+        benchmark_format=benchmark_format,
+        gold_facts=gold_facts,
+        predicted_facts=predicted_facts,
+        used_passage_ids=None if used_passage_ids is None else list(used_passage_ids),
+        gold_passage_ids=list(gold_passage_ids or []),
+    )
 
 
-def score_prediction(prediction: str, answers: Any, choices: Optional[list] = None,
-                     benchmark_format: Optional[str] = None, gold_facts: Optional[list] = None,
-                     predicted_facts: Optional[list] = None) -> dict[str, float]:
+def score_prediction(
+    prediction: str,
+    answers: Any,
+    choices: Optional[list] = None,
+    benchmark_format: Optional[str] = None,
+    gold_facts: Optional[list] = None,
+    predicted_facts: Optional[list] = None,
+) -> dict[str, float]:
     """Every registered metric for one prediction (built-ins: em, f1, cover_em, bleu, chrf, rougeL, and accuracy
     with choices; plugins add theirs).
 
@@ -112,8 +130,14 @@ def answer_metrics() -> list[str]:
 def general_metric() -> Optional[str]:
     """The first headline answer metric every question with a reference gets (none that needs choices): the
     default where no results say yet which metrics a benchmark has."""
-    return next((name for name, metric in metric_records().items()
-                 if metric.summary and metric.judges_answer and not metric.needs_choices), None)
+    return next(
+        (
+            name
+            for name, metric in metric_records().items()
+            if metric.summary and metric.judges_answer and not metric.needs_choices
+        ),
+        None,
+    )
 
 
 def is_binary(name: Optional[str]) -> bool:

@@ -18,7 +18,7 @@ def mcnemar_exact(improved: int, regressed: int) -> float:
     if discordant == 0:
         return 1.0
     tail = sum(math.comb(discordant, k) for k in range(min(improved, regressed) + 1))
-    return min(1.0, 2 * tail / 2 ** discordant)
+    return min(1.0, 2 * tail / 2**discordant)
 
 
 def sign_flip_p_value(differences: Iterable[float], seed: int = 0, n_resamples: int = 2000) -> tuple[float, str]:
@@ -47,8 +47,9 @@ def sign_flip_p_value(differences: Iterable[float], seed: int = 0, n_resamples: 
     return (hits + 1) / (n_resamples + 1), "permutation-monte-carlo"
 
 
-def bootstrap_interval(values: Iterable[float], seed: int = 0, n_resamples: int = 2000,
-                       level: float = 0.95) -> Optional[list[float]]:
+def bootstrap_interval(
+    values: Iterable[float], seed: int = 0, n_resamples: int = 2000, level: float = 0.95
+) -> Optional[list[float]]:
     """Percentile bootstrap interval of the mean, [lo, hi]; None for fewer than two values."""
     data = np.asarray(list(values), dtype=float)
     if data.size < 2:
@@ -64,8 +65,9 @@ def bootstrap_interval(values: Iterable[float], seed: int = 0, n_resamples: int 
     return [float(low), float(high)]
 
 
-def mean_ci(values: Iterable[float], seed: int = 0, n_resamples: int = 2000
-            ) -> tuple[Optional[float], Optional[float], Optional[float]]:
+def mean_ci(
+    values: Iterable[float], seed: int = 0, n_resamples: int = 2000
+) -> tuple[Optional[float], Optional[float], Optional[float]]:
     """(mean, lo, hi) with a seeded 95% bootstrap interval; (None, None, None) when empty, no interval for one value."""
     data = [float(value) for value in values if value is not None]
     if not data:
@@ -79,8 +81,14 @@ def _is_binary(values: Iterable[float]) -> bool:
     return all(value in (0.0, 1.0) for value in values)
 
 
-def compare_metric(question_ids: list, values_a: list[float], values_b: list[float], seed: int = 0,
-                   n_resamples: int = 2000, higher_is_better: bool = True) -> dict[str, Any]:
+def compare_metric(
+    question_ids: list,
+    values_a: list[float],
+    values_b: list[float],
+    seed: int = 0,
+    n_resamples: int = 2000,
+    higher_is_better: bool = True,
+) -> dict[str, Any]:
     """The paired comparison of one metric over aligned per-question values (diff is b - a; b better = win, which
     for a lower-is-better metric is a lower value)."""
     n = len(question_ids)
@@ -90,15 +98,28 @@ def compare_metric(question_ids: list, values_a: list[float], values_b: list[flo
     improved = [qid for qid, d in zip(question_ids, differences) if sign * d > 0]
     regressed = [qid for qid, d in zip(question_ids, differences) if sign * d < 0]
     result: dict[str, Any] = {
-        "n": n, "mean_a": None, "mean_b": None, "diff": None, "ci95": None, "p_value": None, "test": None,
-        "binary": binary, "wins": len(improved), "ties": n - len(improved) - len(regressed),
-        "losses": len(regressed), "flipped": {"improved": improved, "regressed": regressed},
+        "n": n,
+        "mean_a": None,
+        "mean_b": None,
+        "diff": None,
+        "ci95": None,
+        "p_value": None,
+        "test": None,
+        "binary": binary,
+        "wins": len(improved),
+        "ties": n - len(improved) - len(regressed),
+        "losses": len(regressed),
+        "flipped": {"improved": improved, "regressed": regressed},
     }
     if n == 0:
         return result
     mean_a, mean_b = float(np.mean(values_a)), float(np.mean(values_b))
-    result.update(mean_a=mean_a, mean_b=mean_b, diff=mean_b - mean_a,
-                  ci95=bootstrap_interval(differences, seed=seed, n_resamples=n_resamples))
+    result.update(
+        mean_a=mean_a,
+        mean_b=mean_b,
+        diff=mean_b - mean_a,
+        ci95=bootstrap_interval(differences, seed=seed, n_resamples=n_resamples),
+    )
     if binary:
         result.update(p_value=mcnemar_exact(len(improved), len(regressed)), test="mcnemar-exact")
     else:
@@ -107,8 +128,12 @@ def compare_metric(question_ids: list, values_a: list[float], values_b: list[flo
     return result
 
 
-def compare_paired(scores_a: Mapping[Any, Mapping[str, float]], scores_b: Mapping[Any, Mapping[str, float]],
-                   seed: int = 0, n_resamples: int = 2000) -> dict[str, Any]:
+def compare_paired(
+    scores_a: Mapping[Any, Mapping[str, float]],
+    scores_b: Mapping[Any, Mapping[str, float]],
+    seed: int = 0,
+    n_resamples: int = 2000,
+) -> dict[str, Any]:
     """Compare run B against run A over the questions both scored.
 
     Returns {"n", "question_ids" (sorted common ids), "metrics": {metric: {"n", "mean_a", "mean_b", "diff",
@@ -118,6 +143,7 @@ def compare_paired(scores_a: Mapping[Any, Mapping[str, float]], scores_b: Mappin
     by each metric's registered direction.
     """
     from playground.evaluation.scoring import higher_is_better
+
     question_ids = sorted(set(scores_a) & set(scores_b), key=lambda qid: (str(type(qid)), qid))
     metrics: list[str] = []
     for qid in question_ids:
@@ -132,6 +158,7 @@ def compare_paired(scores_a: Mapping[Any, Mapping[str, float]], scores_b: Mappin
                 ids.append(qid)
                 values_a.append(float(a))
                 values_b.append(float(b))
-        compared[metric] = compare_metric(ids, values_a, values_b, seed=seed, n_resamples=n_resamples,
-                                          higher_is_better=higher_is_better(metric))
+        compared[metric] = compare_metric(
+            ids, values_a, values_b, seed=seed, n_resamples=n_resamples, higher_is_better=higher_is_better(metric)
+        )
     return {"n": len(question_ids), "question_ids": question_ids, "metrics": compared}

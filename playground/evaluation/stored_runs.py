@@ -15,12 +15,17 @@ def answer_settings(config: dict) -> dict:
     names = config.get("template_names") or {}
     params = config.get("params") or {}
     return {
-        "dataset": config.get("dataset"), "program": config.get("program"),
+        "dataset": config.get("dataset"),
+        "program": config.get("program"),
         "templates": {role: names.get(role, ref) for role, ref in templates.items()},
         "prompt_versions": {role: str(vid)[:8] for role, vid in (config.get("prompt_versions") or {}).items()},
-        "retriever": config.get("retriever"), "k": config.get("k") if config.get("retriever") else None,
-        "model": config.get("model"), "temperature": params.get("temperature"), "max_tokens": params.get("max_tokens"),
-        "sample": config.get("sample"), "seed": config.get("seed"),
+        "retriever": config.get("retriever"),
+        "k": config.get("k") if config.get("retriever") else None,
+        "model": config.get("model"),
+        "temperature": params.get("temperature"),
+        "max_tokens": params.get("max_tokens"),
+        "sample": config.get("sample"),
+        "seed": config.get("seed"),
     }
 
 
@@ -37,12 +42,24 @@ def load_run(workspace, run_id: str) -> dict:
             run = retrieval_runs.get_retrieval_run(workspace, run_id)
         except PlaygroundError:
             raise answer_error from None
-        return {"id": run["id"], "kind": "retrieval", "status": "done", "config": run["config"],
-                "settings": retrieval_runs.settings(run["config"]), "signatures": {},
-                "results": retrieval_runs.get_retrieval_results(workspace, run["id"])}
-    return {"id": run["id"], "kind": "answer", "status": run["status"], "config": run["config"],
-            "settings": answer_settings(run["config"]), "signatures": run["config"].get("metric_signatures") or {},
-            "results": get_results(workspace, run["id"])}
+        return {
+            "id": run["id"],
+            "kind": "retrieval",
+            "status": "done",
+            "config": run["config"],
+            "settings": retrieval_runs.settings(run["config"]),
+            "signatures": {},
+            "results": retrieval_runs.get_retrieval_results(workspace, run["id"]),
+        }
+    return {
+        "id": run["id"],
+        "kind": "answer",
+        "status": run["status"],
+        "config": run["config"],
+        "settings": answer_settings(run["config"]),
+        "signatures": run["config"].get("metric_signatures") or {},
+        "results": get_results(workspace, run["id"]),
+    }
 
 
 def load_runs(workspace, run_ids: Sequence[str]) -> list[dict]:
@@ -56,7 +73,8 @@ def load_runs(workspace, run_ids: Sequence[str]) -> list[dict]:
         raise PlaygroundError(f"run {', '.join(repeated)} is given twice (the same run); compare different runs")
     kinds = {run["kind"] for run in runs}
     if len(kinds) > 1:
-        raise PlaygroundError("cannot compare answer runs with retrieval runs: "
-                              + ", ".join(f"{run['id']} is a{'n' if run['kind'] == 'answer' else ''} {run['kind']} run"
-                                          for run in runs))
+        raise PlaygroundError(
+            "cannot compare answer runs with retrieval runs: "
+            + ", ".join(f"{run['id']} is a{'n' if run['kind'] == 'answer' else ''} {run['kind']} run" for run in runs)
+        )
     return runs

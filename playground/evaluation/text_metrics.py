@@ -55,8 +55,11 @@ def rouge_l(prediction: str, references: Sequence[str]) -> float:
 
 def text_scores(prediction: str, references: Sequence[str]) -> dict[str, float]:
     """{"bleu", "chrf", "rougeL"} of one prediction against its references."""
-    return {"bleu": sentence_bleu(prediction, references), "chrf": sentence_chrf(prediction, references),
-            "rougeL": rouge_l(prediction, references)}
+    return {
+        "bleu": sentence_bleu(prediction, references),
+        "chrf": sentence_chrf(prediction, references),
+        "rougeL": rouge_l(prediction, references),
+    }
 
 
 def _version(package: str) -> str:
@@ -77,9 +80,11 @@ def metric_signatures(nrefs: str = "var") -> dict[str, str]:
     bleu, chrf = _bleu(), _chrf()
     bleu.sentence_score("a", ["a"])  # sacrebleu's signature names the reference count, known after one score
     chrf.sentence_score("a", ["a"])
-    return {"bleu": "sentence/100 " + _with_nrefs(str(bleu.get_signature()), nrefs),
-            "chrf": "sentence/100 " + _with_nrefs(str(chrf.get_signature()), nrefs),
-            "rougeL": ROUGE_SIGNATURE.format(version=_version("rouge-score"))}
+    return {
+        "bleu": "sentence/100 " + _with_nrefs(str(bleu.get_signature()), nrefs),
+        "chrf": "sentence/100 " + _with_nrefs(str(chrf.get_signature()), nrefs),
+        "rougeL": ROUGE_SIGNATURE.format(version=_version("rouge-score")),
+    }
 
 
 def corpus_text_scores(predictions: Iterable[str], references: Iterable[Sequence[str]]) -> dict:
@@ -94,6 +99,11 @@ def corpus_text_scores(predictions: Iterable[str], references: Iterable[Sequence
     streams = [[refs[i] if i < len(refs) else None for refs in reference_lists] for i in range(depth)]
     bleu, chrf = BLEU(), CHRF()
     bleu_score, chrf_score = bleu.corpus_score(predictions, streams), chrf.corpus_score(predictions, streams)
-    return {"bleu": _unit(bleu_score.score), "chrf": _unit(chrf_score.score),
-            "signatures": {"bleu": "corpus/100 " + str(bleu.get_signature()),
-                           "chrf": "corpus/100 " + str(chrf.get_signature())}}
+    return {
+        "bleu": _unit(bleu_score.score),
+        "chrf": _unit(chrf_score.score),
+        "signatures": {
+            "bleu": "corpus/100 " + str(bleu.get_signature()),
+            "chrf": "corpus/100 " + str(chrf.get_signature()),
+        },
+    }

@@ -40,8 +40,9 @@ class GenerationParams:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise PlaygroundError(f"unknown generation parameter(s) {', '.join(unknown)} "
-                                  f"(known: {', '.join(sorted(known))})")
+            raise PlaygroundError(
+                f"unknown generation parameter(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+            )
         values = dict(data)
         if "stop" in values:
             values["stop"] = tuple(values["stop"] or ())

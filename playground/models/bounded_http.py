@@ -82,8 +82,9 @@ class _Stream:
         self._stream.close()
 
     def start_tls(self, ssl_context, server_hostname: Optional[str] = None, timeout: Optional[float] = None):
-        upgraded = _bounded(self._core, lambda limit: self._stream.start_tls(ssl_context, server_hostname, limit),
-                            timeout)
+        upgraded = _bounded(
+            self._core, lambda limit: self._stream.start_tls(ssl_context, server_hostname, limit), timeout
+        )
         return _Stream(self._core, upgraded)
 
     def get_extra_info(self, info: str):
@@ -98,15 +99,25 @@ class _Backend:
         self._core = core
         self._backend = core.SyncBackend()
 
-    def connect_tcp(self, host: str, port: int, timeout: Optional[float] = None, local_address: Optional[str] = None,
-                    socket_options=None):
-        stream = _bounded(self._core, lambda limit: self._backend.connect_tcp(host, port, limit, local_address,
-                                                                               socket_options), timeout)
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: Optional[float] = None,
+        local_address: Optional[str] = None,
+        socket_options=None,
+    ):
+        stream = _bounded(
+            self._core,
+            lambda limit: self._backend.connect_tcp(host, port, limit, local_address, socket_options),
+            timeout,
+        )
         return _Stream(self._core, stream)
 
     def connect_unix_socket(self, path: str, timeout: Optional[float] = None, socket_options=None):
-        stream = _bounded(self._core, lambda limit: self._backend.connect_unix_socket(path, limit, socket_options),
-                          timeout)
+        stream = _bounded(
+            self._core, lambda limit: self._backend.connect_unix_socket(path, limit, socket_options), timeout
+        )
         return _Stream(self._core, stream)
 
     def sleep(self, seconds: float) -> None:
@@ -174,8 +185,10 @@ class _Body:
             raise
 
     def _too_large(self) -> ResponseTooLarge:
-        return ResponseTooLarge(f"the answer is over the {describe_size(self._limit)} response size limit "
-                                f"({MAX_RESPONSE_ENV}); reading stopped there")
+        return ResponseTooLarge(
+            f"the answer is over the {describe_size(self._limit)} response size limit "
+            f"({MAX_RESPONSE_ENV}); reading stopped there"
+        )
 
     def close(self) -> None:
         if hasattr(self._stream, "close"):
@@ -219,17 +232,26 @@ class BoundedTransport:
         key = proxy or ""
         with self._lock:
             if key not in self._pools:
-                options = {"ssl_context": self._ssl_context, "network_backend": self._backend,
-                           "max_connections": None, "max_keepalive_connections": 32}
+                options = {
+                    "ssl_context": self._ssl_context,
+                    "network_backend": self._backend,
+                    "max_connections": None,
+                    "max_keepalive_connections": 32,
+                }
                 if not proxy:
                     self._pools[key] = self._core.ConnectionPool(**options)
                 else:
                     parts = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
                     if parts.scheme not in ("http", "https"):
-                        raise ModelError(f"the {scheme} proxy {parts.scheme}://{parts.hostname} is not an http(s) "
-                                         "proxy; playground reaches servers directly or through an HTTP proxy")
-                    auth = ((urllib.parse.unquote(parts.username), urllib.parse.unquote(parts.password or ""))
-                            if parts.username else None)
+                        raise ModelError(
+                            f"the {scheme} proxy {parts.scheme}://{parts.hostname} is not an http(s) "
+                            "proxy; playground reaches servers directly or through an HTTP proxy"
+                        )
+                    auth = (
+                        (urllib.parse.unquote(parts.username), urllib.parse.unquote(parts.password or ""))
+                        if parts.username
+                        else None
+                    )
                     url = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"  # the credentials go as proxy_auth
                     self._pools[key] = self._core.HTTPProxy(proxy_url=url, proxy_auth=auth, **options)
             return self._pools[key]
@@ -246,9 +268,15 @@ class BoundedTransport:
             timeouts["pool"] = left if timeouts.get("pool") is None else min(timeouts["pool"], left)
         raw = core.Request(
             method=request.method,
-            url=core.URL(scheme=request.url.raw_scheme, host=request.url.raw_host, port=request.url.port,
-                         target=request.url.raw_path),
-            headers=request.headers.raw, content=request.stream, extensions={**request.extensions, "timeout": timeouts},
+            url=core.URL(
+                scheme=request.url.raw_scheme,
+                host=request.url.raw_host,
+                port=request.url.port,
+                target=request.url.raw_path,
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions={**request.extensions, "timeout": timeouts},
         )
         try:
             response = self._pool(request.url.scheme, request.url.host).handle_request(raw)
@@ -259,14 +287,15 @@ class BoundedTransport:
         encoding = _content_encoding(response.headers)
         if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
             response.close()
-            raise ResponseRefused(f"the server answered in content-encoding {encoding!r}, which playground does not "
-                                  f"read (it asks for {ACCEPT_ENCODING})")
+            raise ResponseRefused(
+                f"the server answered in content-encoding {encoding!r}, which playground does not "
+                f"read (it asks for {ACCEPT_ENCODING})"
+            )
         headers = response.headers
         if encoding not in ("", "identity"):  # inflated here, so httpx must not inflate it again
             headers = [(k, v) for k, v in headers if k.lower() not in (b"content-encoding", b"content-length")]
         body = _body_class(httpx)(core, _MappedStream(httpx, core, response.stream), encoding, limit)
-        return httpx.Response(status_code=response.status, headers=headers, stream=body,
-                              extensions=response.extensions)
+        return httpx.Response(status_code=response.status, headers=headers, stream=body, extensions=response.extensions)
 
     def close(self) -> None:
         with self._lock:
@@ -335,8 +364,9 @@ def bound_hub_session() -> bool:
     hooks, follow = session.event_hooks, session.follow_redirects
 
     def factory():
-        return httpx.Client(event_hooks=hooks, follow_redirects=follow, timeout=None,
-                            transport=BoundedTransport(httpx, core))
+        return httpx.Client(
+            event_hooks=hooks, follow_redirects=follow, timeout=None, transport=BoundedTransport(httpx, core)
+        )
 
     set_client_factory(factory)
     _hub_bounded.set()

@@ -53,15 +53,27 @@ def store(workspace, key: str, request: dict, completion: Completion) -> bool:
         return False
     with workspace.db.atomic():
         workspace.db["llm_cache"].upsert(
-            {"key": key, "model": request["model"], "request": request_json, "response": response_json,
-             "created_at": now()},
+            {
+                "key": key,
+                "model": request["model"],
+                "request": request_json,
+                "response": response_json,
+                "created_at": now(),
+            },
             pk="key",
         )
     return True
 
 
-def generate(workspace, model, messages: list[Message], params: GenerationParams, use_cache: bool = True,
-             sample_index: int = 0, writer=None) -> Completion:
+def generate(
+    workspace,
+    model,
+    messages: list[Message],
+    params: GenerationParams,
+    use_cache: bool = True,
+    sample_index: int = 0,
+    writer=None,
+) -> Completion:
     """Serve from the cache when the same request was answered before, else call the model and store the answer.
 
     A hit carries the original tokens and latency with cached=True; totals must leave hits out.

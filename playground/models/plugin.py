@@ -25,8 +25,9 @@ def parse_local(rest: str, spec: str) -> ParsedSpec:
 def parse_openai(rest: str, spec: str) -> ParsedSpec:
     model, url = split_model_url(rest, spec)
     if url is None:
-        raise ModelSpecError(f"model spec '{spec}' has no base URL; expected openai:MODEL@BASE_URL, "
-                             f"e.g. {OPENAI.example}")
+        raise ModelSpecError(
+            f"model spec '{spec}' has no base URL; expected openai:MODEL@BASE_URL, e.g. {OPENAI.example}"
+        )
     if not model:
         raise ModelSpecError(f"model spec '{spec}' names no model before '@'; expected openai:MODEL@BASE_URL")
     return ParsedSpec("openai", model, base_url=url)
@@ -42,8 +43,10 @@ def parse_hf(rest: str, spec: str) -> ParsedSpec:
         from playground.models.huggingface import known_providers
 
         if hf_provider not in known_providers():
-            raise ModelSpecError(f"unknown Hugging Face inference provider '{hf_provider}' in '{spec}'; "
-                                 f"known: {', '.join(known_providers())}")
+            raise ModelSpecError(
+                f"unknown Hugging Face inference provider '{hf_provider}' in '{spec}'; "
+                f"known: {', '.join(known_providers())}"
+            )
         if not model:
             raise ModelSpecError(f"model spec '{spec}' names no model; expected hf:MODEL:PROVIDER")
     return ParsedSpec("hf", model, base_url=url, hf_provider=hf_provider)
@@ -51,13 +54,13 @@ def parse_hf(rest: str, spec: str) -> ParsedSpec:
 
 def parse_cohere(rest: str, spec: str) -> ParsedSpec:
     if "@" in rest:
-        raise ModelSpecError(f"model spec '{spec}': cohere takes no URL in the spec; set CO_API_URL to reach "
-                             "another endpoint")
+        raise ModelSpecError(
+            f"model spec '{spec}': cohere takes no URL in the spec; set CO_API_URL to reach another endpoint"
+        )
     return ParsedSpec("cohere", rest)
 
 
-def load_local(parsed: ParsedSpec, spec: str, api_key: Optional[str] = None, n_ctx: Optional[int] = None,
-               **options):
+def load_local(parsed: ParsedSpec, spec: str, api_key: Optional[str] = None, n_ctx: Optional[int] = None, **options):
     from playground.models.local import DEFAULT_N_CTX, LocalModel
     from playground.models.local_files import resolve_gguf
 
@@ -79,8 +82,9 @@ def load_openai(parsed: ParsedSpec, spec: str, api_key: Optional[str] = None, **
 def load_hf(parsed: ParsedSpec, spec: str, api_key: Optional[str] = None, **options):
     from playground.models.huggingface import HuggingFaceModel
 
-    return HuggingFaceModel(parsed.model, parsed.hf_provider, base_url=parsed.base_url, spec=spec, api_key=api_key,
-                            **options)
+    return HuggingFaceModel(
+        parsed.model, parsed.hf_provider, base_url=parsed.base_url, spec=spec, api_key=api_key, **options
+    )
 
 
 def load_cohere(parsed: ParsedSpec, spec: str, api_key: Optional[str] = None, **options):
@@ -90,21 +94,41 @@ def load_cohere(parsed: ParsedSpec, spec: str, api_key: Optional[str] = None, **
 
 
 _HERE = "playground.models.plugin"
-LOCAL = ModelProvider("local", f"{_HERE}:load_local",
-                      "local:smollm2 | local:smollm2-q4_1 | local:gemma3-270m | local:/path/model.gguf",
-                      "local:smollm2", "a GGUF file run in-process by llama-cpp-python (offline)",
-                      parse=f"{_HERE}:parse_local")
-OPENAI = ModelProvider("openai", f"{_HERE}:load_openai", "openai:MODEL@BASE_URL",
-                       "openai:gpt-4o-mini@https://api.openai.com/v1",
-                       "any OpenAI-compatible server (vLLM, TGI, Ollama, llama.cpp, OpenAI)",
-                       secret_env_vars=("OPENAI_API_KEY",), parse=f"{_HERE}:parse_openai")
-HF = ModelProvider("hf", f"{_HERE}:load_hf", "hf:MODEL | hf:MODEL:PROVIDER | hf:MODEL@ENDPOINT_URL",
-                   "hf:meta-llama/Llama-3.1-8B-Instruct:novita",
-                   "Hugging Face inference providers or a dedicated endpoint",
-                   secret_env_vars=("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"), parse=f"{_HERE}:parse_hf")
-COHERE = ModelProvider("cohere", f"{_HERE}:load_cohere", "cohere:MODEL", "cohere:command-r-08-2024",
-                       "Cohere v2 chat (base URL from CO_API_URL)",
-                       secret_env_vars=("CO_API_KEY", "COHERE_API_KEY"), parse=f"{_HERE}:parse_cohere")
+LOCAL = ModelProvider(
+    "local",
+    f"{_HERE}:load_local",
+    "local:smollm2 | local:smollm2-q4_1 | local:gemma3-270m | local:/path/model.gguf",
+    "local:smollm2",
+    "a GGUF file run in-process by llama-cpp-python (offline)",
+    parse=f"{_HERE}:parse_local",
+)
+OPENAI = ModelProvider(
+    "openai",
+    f"{_HERE}:load_openai",
+    "openai:MODEL@BASE_URL",
+    "openai:gpt-4o-mini@https://api.openai.com/v1",
+    "any OpenAI-compatible server (vLLM, TGI, Ollama, llama.cpp, OpenAI)",
+    secret_env_vars=("OPENAI_API_KEY",),
+    parse=f"{_HERE}:parse_openai",
+)
+HF = ModelProvider(
+    "hf",
+    f"{_HERE}:load_hf",
+    "hf:MODEL | hf:MODEL:PROVIDER | hf:MODEL@ENDPOINT_URL",
+    "hf:meta-llama/Llama-3.1-8B-Instruct:novita",
+    "Hugging Face inference providers or a dedicated endpoint",
+    secret_env_vars=("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"),
+    parse=f"{_HERE}:parse_hf",
+)
+COHERE = ModelProvider(
+    "cohere",
+    f"{_HERE}:load_cohere",
+    "cohere:MODEL",
+    "cohere:command-r-08-2024",
+    "Cohere v2 chat (base URL from CO_API_URL)",
+    secret_env_vars=("CO_API_KEY", "COHERE_API_KEY"),
+    parse=f"{_HERE}:parse_cohere",
+)
 
 
 @hookimpl

@@ -58,7 +58,7 @@ def check_url(url: str, spec: str) -> str:
 
 
 def split_model_url(rest: str, spec: str) -> tuple[str, Optional[str]]:
-    """"MODEL@http(s)://URL" -> (MODEL, checked URL); without an @URL, (rest, None)."""
+    """ "MODEL@http(s)://URL" -> (MODEL, checked URL); without an @URL, (rest, None)."""
     match = re.match(r"^(?P<model>.*?)@(?P<url>[A-Za-z][A-Za-z0-9+.-]*://.*)$", rest)
     if not match:
         return rest, None
@@ -105,8 +105,10 @@ def parse_spec(spec: str) -> ParsedSpec:
     except PlaygroundError as error:
         raise ModelSpecError(str(error)) from None
     except Exception as error:  # noqa: BLE001 - a plugin's parser is not trusted to raise the project's error
-        raise ModelSpecError(f"model spec '{spec.strip()}' cannot be read by provider {provider.name!r} "
-                             f"({type(error).__name__}: {error})") from None
+        raise ModelSpecError(
+            f"model spec '{spec.strip()}' cannot be read by provider {provider.name!r} "
+            f"({type(error).__name__}: {error})"
+        ) from None
 
 
 def model_spec_flag(flag: str):

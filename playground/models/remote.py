@@ -11,10 +11,21 @@ from playground.models.retry import Failure, is_retryable_status, parse_retry_af
 # Remote servers rarely report their context size; 4096 is a conservative default (override with context_window=).
 DEFAULT_REMOTE_CONTEXT = 4096
 CHARS_PER_TOKEN_ESTIMATE = 3.0  # deliberately low, so estimates err on the long side
-TRANSPORT_ERROR_NAMES = frozenset({
-    "TransportError", "ConnectError", "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout",
-    "TimeoutException", "RemoteProtocolError", "ReadError", "WriteError", "NetworkError",
-})
+TRANSPORT_ERROR_NAMES = frozenset(
+    {
+        "TransportError",
+        "ConnectError",
+        "ConnectTimeout",
+        "ReadTimeout",
+        "WriteTimeout",
+        "PoolTimeout",
+        "TimeoutException",
+        "RemoteProtocolError",
+        "ReadError",
+        "WriteError",
+        "NetworkError",
+    }
+)
 
 
 def estimate_tokens(text: str) -> int:

@@ -39,7 +39,7 @@ class RetryPolicy:
         """Seconds to wait before attempt `attempt + 1`: the server's Retry-After, else capped backoff with jitter."""
         if retry_after is not None and retry_after >= 0:
             return min(retry_after, max(self.max_delay_s, self.max_retry_after_s))
-        ceiling = min(self.max_delay_s, self.base_delay_s * (2 ** attempt))
+        ceiling = min(self.max_delay_s, self.base_delay_s * (2**attempt))
         return ceiling * (0.5 + 0.5 * (rng or random).random())
 
 
@@ -79,8 +79,9 @@ def gate_for(server: str) -> RateGate:
         return _gates.setdefault(server, RateGate())
 
 
-_deadline: contextvars.ContextVar[Optional[tuple[float, float]]] = contextvars.ContextVar("question_deadline",
-                                                                                           default=None)
+_deadline: contextvars.ContextVar[Optional[tuple[float, float]]] = contextvars.ContextVar(
+    "question_deadline", default=None
+)
 
 
 @contextlib.contextmanager
@@ -132,8 +133,11 @@ def parse_retry_after(headers) -> Optional[float]:
 def _deadline_error(what: str, last: Optional[Failure]) -> ModelError:
     seconds = (_deadline.get() or (0.0, 0.0))[1]
     tail = f"; last: {last.message}" if last else ""
-    return ModelError(f"{what}: no answer within the question's {seconds:g} s deadline{tail}", retryable=True,
-                      status=last.status if last else None)
+    return ModelError(
+        f"{what}: no answer within the question's {seconds:g} s deadline{tail}",
+        retryable=True,
+        status=last.status if last else None,
+    )
 
 
 def call_with_retry(

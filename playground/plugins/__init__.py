@@ -8,10 +8,32 @@ from playground.plugins.hookspecs import hookimpl
 from playground.plugins.manager import GROUP, add_plugin, registry, remove_plugin, reset
 from playground.plugins.options import Option
 from playground.plugins.records import (
-    Chunker, DocumentParser, Importer, JudgeKind, Metric, ModelProvider, ProgramKind, RetrieverKind, load_ref,
+    Chunker,
+    DocumentParser,
+    Importer,
+    JudgeKind,
+    Metric,
+    ModelProvider,
+    ProgramKind,
+    RetrieverKind,
+    load_ref,
 )
 
 __all__ = [
-    "GROUP", "Chunker", "DocumentParser", "Importer", "JudgeKind", "Metric", "ModelProvider", "Option", "ProgramKind",
-    "RetrieverKind", "add_plugin", "hookimpl", "load_ref", "registry", "remove_plugin", "reset",
+    "GROUP",
+    "Chunker",
+    "DocumentParser",
+    "Importer",
+    "JudgeKind",
+    "Metric",
+    "ModelProvider",
+    "Option",
+    "ProgramKind",
+    "RetrieverKind",
+    "add_plugin",
+    "hookimpl",
+    "load_ref",
+    "registry",
+    "remove_plugin",
+    "reset",
 ]

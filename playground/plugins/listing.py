@@ -40,15 +40,31 @@ def describe_record(record: Any) -> dict:
 def installed() -> dict:
     """{"plugins": [...], KIND: [registration, with plugin, distribution, version, builtin], "problems": [...]}."""
     loaded = registry()
-    report: dict[str, Any] = {"plugins": [
-        {"name": info.origin.plugin, "distribution": info.origin.distribution, "version": info.origin.version,
-         "builtin": info.origin.builtin, "hooks": list(info.hooks)} for info in loaded.plugins]}
+    report: dict[str, Any] = {
+        "plugins": [
+            {
+                "name": info.origin.plugin,
+                "distribution": info.origin.distribution,
+                "version": info.origin.version,
+                "builtin": info.origin.builtin,
+                "hooks": list(info.hooks),
+            }
+            for info in loaded.plugins
+        ]
+    }
     for kind in KINDS:
         rows = []
         for name, record in loaded.of(kind.name).items():
             origin = loaded.origin(kind.name, name)
-            rows.append({**describe_record(record), "plugin": origin.plugin, "distribution": origin.distribution,
-                         "version": origin.version, "builtin": origin.builtin})
+            rows.append(
+                {
+                    **describe_record(record),
+                    "plugin": origin.plugin,
+                    "distribution": origin.distribution,
+                    "version": origin.version,
+                    "builtin": origin.builtin,
+                }
+            )
         report[kind.name] = rows
     report["problems"] = list(loaded.problems)
     return report

@@ -154,8 +154,10 @@ def _unknown_hooks(manager, origins: dict[str, Origin]) -> list[str]:
     for plugin_name, origin in origins.items():
         for caller in manager.get_hookcallers(manager.get_plugin(plugin_name)) or []:
             if caller.spec is None:
-                problems.append(f"plugin {origin.plugin!r} ({origin.distribution}) implements {caller.name}, which "
-                                f"is no hook of playground (hooks: {', '.join(known)}); it is never called")
+                problems.append(
+                    f"plugin {origin.plugin!r} ({origin.distribution}) implements {caller.name}, which "
+                    f"is no hook of playground (hooks: {', '.join(known)}); it is never called"
+                )
     return problems
 
 
@@ -166,16 +168,21 @@ def _registrar(kind: Kind, origin: Origin, registry: Registry) -> Callable[[Any]
         if kind.record is ProgramKind and not isinstance(record, ProgramKind) and hasattr(record, "run"):
             record = ProgramKind(str(getattr(record, "name", "")), record, str(getattr(record, "description", "")))
         if not isinstance(record, kind.record):
-            raise PlaygroundError(f"{where}: {kind.hook} registers {kind.record.__name__} records, "
-                                  f"not {type(record).__name__}")
+            raise PlaygroundError(
+                f"{where}: {kind.hook} registers {kind.record.__name__} records, not {type(record).__name__}"
+            )
         name = getattr(record, "name", None)
         if not isinstance(name, str) or not name.strip() or name != name.strip() or ":" in name:
-            raise PlaygroundError(f"{where}: {kind.record.__name__} name {name!r} must be a non-empty word "
-                                  "without ':' or surrounding spaces")
+            raise PlaygroundError(
+                f"{where}: {kind.record.__name__} name {name!r} must be a non-empty word "
+                "without ':' or surrounding spaces"
+            )
         taken = registry.origin(kind.name, name)
         if taken is not None:
-            registry.problems.append(f"{where} registers {kind.title} {name!r}, already registered by plugin "
-                                     f"{taken.plugin!r} ({taken.distribution}); the first one is kept")
+            registry.problems.append(
+                f"{where} registers {kind.title} {name!r}, already registered by plugin "
+                f"{taken.plugin!r} ({taken.distribution}); the first one is kept"
+            )
             return
         registry.entries[kind.name][name] = record
         registry.origins[(kind.name, name)] = origin
@@ -203,6 +210,8 @@ def _load(registry: Registry) -> None:
             except Exception as error:  # noqa: BLE001 - reported; what it registered before failing stays
                 if origin.builtin:
                     raise
-                registry.problems.append(f"plugin {origin.plugin!r} ({origin.distribution}) failed in {kind.hook}: "
-                                         f"{type(error).__name__}: {error}")
+                registry.problems.append(
+                    f"plugin {origin.plugin!r} ({origin.distribution}) failed in {kind.hook}: "
+                    f"{type(error).__name__}: {error}"
+                )
     registry.plugins = [PluginInfo(origins[name], hooks_of[name]) for name in order]

@@ -37,13 +37,21 @@ class Option:
                 bounds = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
                 raise PlaygroundError(f"{where} {self.name!r}={checked} is outside {bounds}")
         if self.choices and checked not in self.choices:
-            raise PlaygroundError(f"{where} {self.name!r}={checked!r} must be one of: "
-                                  f"{', '.join(str(c) for c in self.choices)}")
+            raise PlaygroundError(
+                f"{where} {self.name!r}={checked!r} must be one of: {', '.join(str(c) for c in self.choices)}"
+            )
         return checked
 
     def describe(self) -> dict:
-        return {"name": self.name, "type": self.type_name, "default": self.default, "help": self.help,
-                "minimum": self.minimum, "maximum": self.maximum, "choices": list(self.choices)}
+        return {
+            "name": self.name,
+            "type": self.type_name,
+            "default": self.default,
+            "help": self.help,
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+            "choices": list(self.choices),
+        }
 
 
 def _as_type(value: Any, default: Any, where: str) -> Any:

@@ -49,8 +49,11 @@ def answer(program: Program, context: StepContext, question: Question, repeat: i
         error = describe_error(failure)
     calls = context.tracer.generate_spans()
     return Answered(
-        output=output, error=error, latency_s=time.perf_counter() - started,
+        output=output,
+        error=error,
+        latency_s=time.perf_counter() - started,
         prompt_tokens=sum(span.prompt_tokens for span in calls),
         completion_tokens=sum(span.completion_tokens for span in calls),
-        cached=bool(calls) and all(span.cached for span in calls), context=context,
+        cached=bool(calls) and all(span.cached for span in calls),
+        context=context,
     )

@@ -72,15 +72,23 @@ class StepProgram:
         return self.function(context, question)
 
 
-def program(name: str, *, description: str = "", needs_retriever: bool = False,
-            default_templates: Optional[dict[str, str]] = None,
-            options: type = NoOptions) -> Callable[[Callable], StepProgram]:
+def program(
+    name: str,
+    *,
+    description: str = "",
+    needs_retriever: bool = False,
+    default_templates: Optional[dict[str, str]] = None,
+    options: type = NoOptions,
+) -> Callable[[Callable], StepProgram]:
     """Decorator: turn `fn(context, question) -> ProgramOutput` into a registered-ready Program."""
 
     def wrap(function: Callable) -> StepProgram:
         return StepProgram(
-            name=name, function=function, description=description or (function.__doc__ or "").strip().splitlines()[0],
-            needs_retriever=needs_retriever, default_templates=dict(default_templates or {"main": "direct-short-answer"}),
+            name=name,
+            function=function,
+            description=description or (function.__doc__ or "").strip().splitlines()[0],
+            needs_retriever=needs_retriever,
+            default_templates=dict(default_templates or {"main": "direct-short-answer"}),
             options=options,
         )
 
@@ -141,8 +149,11 @@ class StepContext:
         from playground.programs.options import ModifierOptions, read_options
 
         template = self.template(role)
-        if getattr(template, "answer_format", "short") != "short" or "\n" in self.params.stop \
-                or not read_options(ModifierOptions, self.options).stop_at_newline:
+        if (
+            getattr(template, "answer_format", "short") != "short"
+            or "\n" in self.params.stop
+            or not read_options(ModifierOptions, self.options).stop_at_newline
+        ):
             return self.params
         return dataclasses.replace(self.params, stop=(*self.params.stop, "\n"))
 
@@ -161,9 +172,13 @@ class StepContext:
             hits = self.retriever.search(query, k) if k > 0 else []
             found = get_passages(self.workspace, self.corpus, [hit.passage_id for hit in hits])
             passages = [
-                {"id": hit.passage_id, "title": found[hit.passage_id].title if hit.passage_id in found else "",
-                 "text": found[hit.passage_id].text if hit.passage_id in found else "",
-                 "score": float(hit.score), "rank": hit.rank}
+                {
+                    "id": hit.passage_id,
+                    "title": found[hit.passage_id].title if hit.passage_id in found else "",
+                    "text": found[hit.passage_id].text if hit.passage_id in found else "",
+                    "score": float(hit.score),
+                    "rank": hit.rank,
+                }
                 for hit in hits
             ]
             span.outputs = {"hits": [{k_: p[k_] for k_ in ("id", "title", "score", "rank")} for p in passages]}
@@ -171,8 +186,12 @@ class StepContext:
 
     def _render_inputs(self, role: str, variables: dict) -> dict:
         template = self.template(role)
-        return {"template": template.name, "role": role, "prompt_version": self.prompt_versions.get(role),
-                "variables": _summarise_variables(variables)}
+        return {
+            "template": template.name,
+            "role": role,
+            "prompt_version": self.prompt_versions.get(role),
+            "variables": _summarise_variables(variables),
+        }
 
     def render(self, variables: dict, role: str = "main", name: str = "render") -> list[Message]:
         """Render the role's template with these variables (sandboxed)."""
@@ -183,9 +202,14 @@ class StepContext:
             span.outputs = {"messages": messages}
         return messages
 
-    def render_with_passages(self, variables: dict, passages: list[dict], role: str = "main",
-                             params: Optional[GenerationParams] = None,
-                             name: str = "render") -> tuple[list[Message], list[dict], Optional[dict]]:
+    def render_with_passages(
+        self,
+        variables: dict,
+        passages: list[dict],
+        role: str = "main",
+        params: Optional[GenerationParams] = None,
+        name: str = "render",
+    ) -> tuple[list[Message], list[dict], Optional[dict]]:
         """Render with `passages`, cutting the earliest retrieved context first when the prompt would not fit.
 
         Returns (messages, the passages that made it into the prompt, the truncation record or None).
@@ -197,8 +221,10 @@ class StepContext:
         params = params or self.params
         with self.span("render", name, self._render_inputs(role, {**variables, "passages": passages})) as span:
             messages, truncation = fit_passages(
-                self.model, lambda kept: render_messages(template, {**variables, "passages": kept}),
-                passages, params.max_tokens,
+                self.model,
+                lambda kept: render_messages(template, {**variables, "passages": kept}),
+                passages,
+                params.max_tokens,
             )
             used = kept_passages(passages, truncation)
             span.outputs = {"messages": messages, "passage_ids": [p["id"] for p in used]}
@@ -206,23 +232,45 @@ class StepContext:
                 span.outputs["truncation"] = truncation
         return messages, used, truncation
 
-    def generate(self, messages: list[Message], params: Optional[GenerationParams] = None, name: str = "generate",
-                 truncation: Optional[dict] = None, sample_index: Optional[int] = None) -> Completion:
+    def generate(
+        self,
+        messages: list[Message],
+        params: Optional[GenerationParams] = None,
+        name: str = "generate",
+        truncation: Optional[dict] = None,
+        sample_index: Optional[int] = None,
+    ) -> Completion:
         """Call the model through the response cache; the span records tokens, the cache hit and any truncation."""
         from playground.models.cache import generate
 
         params = params or self.params
         sample_index = self.sample_index if sample_index is None else sample_index
-        inputs = {"model": self.model.spec, "messages": messages, "params": params.to_dict(),
-                  "sample_index": sample_index, "use_cache": self.use_cache}
+        inputs = {
+            "model": self.model.spec,
+            "messages": messages,
+            "params": params.to_dict(),
+            "sample_index": sample_index,
+            "use_cache": self.use_cache,
+        }
         with self.span("generate", name, inputs) as span:
-            completion = generate(self.workspace, self.model, messages, params, use_cache=self.use_cache,
-                                  sample_index=sample_index, writer=self.cache_writer)
+            completion = generate(
+                self.workspace,
+                self.model,
+                messages,
+                params,
+                use_cache=self.use_cache,
+                sample_index=sample_index,
+                writer=self.cache_writer,
+            )
             span.cached = bool(completion.cached)
             span.prompt_tokens = int(completion.prompt_tokens or 0)
             span.completion_tokens = int(completion.completion_tokens or 0)
-            span.outputs = {"text": completion.text, "finish_reason": completion.finish_reason,
-                            "model_id": completion.model_id, "latency_s": completion.latency_s}
+            span.outputs = {
+                "text": completion.text,
+                "finish_reason": completion.finish_reason,
+                "model_id": completion.model_id,
+                "latency_s": completion.latency_s,
+            }
             if len(completion.samples) > 1:
                 span.outputs["samples"] = list(completion.samples)
             cut = truncation or completion.truncation
@@ -230,8 +278,14 @@ class StepContext:
                 span.outputs["truncation"] = cut
         return completion
 
-    def parse(self, text: str, role: str = "main", choices: Optional[list[Choice]] = None,
-              answer_format: Optional[str] = None, name: str = "parse") -> str:
+    def parse(
+        self,
+        text: str,
+        role: str = "main",
+        choices: Optional[list[Choice]] = None,
+        answer_format: Optional[str] = None,
+        name: str = "parse",
+    ) -> str:
         """Extract the answer from model text in the role template's answer format."""
         from playground.prompts.parse import parse_answer
 
@@ -248,4 +302,4 @@ def kept_passages(passages: list[dict], truncation: Optional[dict]) -> list[dict
     if not truncation or truncation.get("passages_kept") is None:
         return list(passages)
     kept = int(truncation["passages_kept"])
-    return list(passages[len(passages) - kept:]) if kept > 0 else []
+    return list(passages[len(passages) - kept :]) if kept > 0 else []

@@ -37,8 +37,9 @@ def _metric_for(scores: list[dict], metric: Optional[str]) -> str:
     return "accuracy" if any("accuracy" in s for s in scores) else "em"
 
 
-def demonstrations_from_run(workspace, run_id: str, metric: Optional[str] = None,
-                            threshold: float = 1.0) -> tuple[list[dict], str]:
+def demonstrations_from_run(
+    workspace, run_id: str, metric: Optional[str] = None, threshold: float = 1.0
+) -> tuple[list[dict], str]:
     """The run's answered questions whose `metric` (default em, or accuracy for multiple choice) reaches
     `threshold`, as examples {question_id, question, answer, reference, run_id, trace}; also returns the metric."""
     from playground.store.datasets import load_questions
@@ -54,13 +55,22 @@ def demonstrations_from_run(workspace, run_id: str, metric: Optional[str] = None
         if question is None or (result["scores"] or {}).get(metric, 0.0) < threshold or result["repeat"] != 0:
             continue
         spans = get_spans(workspace, run["id"], question.id, result["repeat"])
-        examples.append({"question_id": question.id, "question": question.text, "answer": result["prediction"],
-                         "reference": list(question.answers), "run_id": run["id"], "trace": compact_trace(spans)})
+        examples.append(
+            {
+                "question_id": question.id,
+                "question": question.text,
+                "answer": result["prediction"],
+                "reference": list(question.answers),
+                "run_id": run["id"],
+                "trace": compact_trace(spans),
+            }
+        )
     return examples, metric
 
 
-def save_demonstrations_from_run(workspace, run_id: str, name: str, metric: Optional[str] = None,
-                                 threshold: float = 1.0) -> dict:
+def save_demonstrations_from_run(
+    workspace, run_id: str, name: str, metric: Optional[str] = None, threshold: float = 1.0
+) -> dict:
     """Keep the run's matching traces as the next version of demonstration set `name`; returns the stored set."""
     from playground.store.demonstrations import save_demonstration_set
     from playground.store.runs import get_run
@@ -68,13 +78,24 @@ def save_demonstrations_from_run(workspace, run_id: str, name: str, metric: Opti
     run = get_run(workspace, run_id)
     examples, metric = demonstrations_from_run(workspace, run["id"], metric, threshold)
     if not examples:
-        raise PlaygroundError(f"run {run['id']}: no answer reached {metric} >= {threshold}, so there is no "
-                              f"demonstration to keep (try a larger --sample or another program)")
+        raise PlaygroundError(
+            f"run {run['id']}: no answer reached {metric} >= {threshold}, so there is no "
+            f"demonstration to keep (try a larger --sample or another program)"
+        )
     config = run["config"]
     return save_demonstration_set(
-        workspace, name, examples, program=config.get("program"), source_run_id=run["id"],
+        workspace,
+        name,
+        examples,
+        program=config.get("program"),
+        source_run_id=run["id"],
         session_id=run.get("session_id"),
-        metadata={"metric": metric, "threshold": threshold, "dataset": config.get("dataset"),
-                  "model": config.get("model"), "templates": config.get("template_names") or config.get("templates"),
-                  "answered": run.get("n_done")},
+        metadata={
+            "metric": metric,
+            "threshold": threshold,
+            "dataset": config.get("dataset"),
+            "model": config.get("model"),
+            "templates": config.get("template_names") or config.get("templates"),
+            "answered": run.get("n_done"),
+        },
     )

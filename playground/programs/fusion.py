@@ -45,8 +45,11 @@ def fuse(rankings: list[tuple[str, list[dict]]], method: str = "rrf", rrf_k: int
         raise PlaygroundError(f"unknown fusion method {method!r} (known: {', '.join(FUSION_METHODS)})")
     merged: dict[str, dict] = {}
     for query, passages in rankings:
-        weights = (_normalised([float(p["score"]) for p in passages]) if method == "combsum" and passages
-                   else [1.0 / (rrf_k + position) for position in range(1, len(passages) + 1)])
+        weights = (
+            _normalised([float(p["score"]) for p in passages])
+            if method == "combsum" and passages
+            else [1.0 / (rrf_k + position) for position in range(1, len(passages) + 1)]
+        )
         for position, (passage, weight) in enumerate(zip(passages, weights), start=1):
             entry = merged.setdefault(passage["id"], {**passage, "fused_score": 0.0, "found_by": []})
             entry["fused_score"] += weight
@@ -59,42 +62,68 @@ def parse_query(text: str) -> str:
     """The first line of a sampled reply, without a `Query:` prefix or quotes."""
     line = next((line.strip() for line in (text or "").splitlines() if line.strip()), "")
     if line.lower().startswith("query:"):
-        line = line[len("query:"):].strip()
+        line = line[len("query:") :].strip()
     return parse_short(line) if line else ""
 
 
-def sample_queries(context: StepContext, question: Question, gathered: list[dict], n: int,
-                   temperature: float) -> list[str]:
+def sample_queries(
+    context: StepContext, question: Question, gathered: list[dict], n: int, temperature: float
+) -> list[str]:
     """n replies to the query template, each its own call (seed + i, sample index i), parsed and de-duplicated."""
     params = step_params(context, temperature=temperature, n=1)
-    messages, _, truncation = context.render_with_passages(question_variables(question), gathered, role="query",
-                                                           params=params, name="render query")
+    messages, _, truncation = context.render_with_passages(
+        question_variables(question), gathered, role="query", params=params, name="render query"
+    )
     queries: list[str] = []
     for index in range(n):
         seed = None if params.seed is None else params.seed + index
         sample_params = step_params(context, temperature=temperature, n=1, seed=seed)
-        completion = context.generate(messages, params=sample_params, name=f"generate query {index + 1}",
-                                      truncation=truncation, sample_index=context.sample_index * n + index)
+        completion = context.generate(
+            messages,
+            params=sample_params,
+            name=f"generate query {index + 1}",
+            truncation=truncation,
+            sample_index=context.sample_index * n + index,
+        )
         query = parse_query(completion.text)
         if query and query.lower() not in {q.lower() for q in queries}:
             queries.append(query)
     return queries or [question.text]
 
 
-def fusion_hop(context: StepContext, question: Question, gathered: list[dict], hop: int, n: int, temperature: float,
-               method: str, rrf_k: int) -> list[dict]:
+def fusion_hop(
+    context: StepContext,
+    question: Question,
+    gathered: list[dict],
+    hop: int,
+    n: int,
+    temperature: float,
+    method: str,
+    rrf_k: int,
+) -> list[dict]:
     with context.span("step", f"hop {hop}", {"hop": hop, "queries_sampled": n, "fusion": method}) as span:
         queries = sample_queries(context, question, gathered, n, temperature)
-        rankings = [(query, context.retrieve(query, name=f"retrieve {number}"))
-                    for number, query in enumerate(queries, start=1)]
-        with context.span("step", "fuse", {"method": method, "rrf_k": rrf_k if method == "rrf" else None,
-                                           "queries": queries}) as fuse_span:
+        rankings = [
+            (query, context.retrieve(query, name=f"retrieve {number}")) for number, query in enumerate(queries, start=1)
+        ]
+        with context.span(
+            "step", "fuse", {"method": method, "rrf_k": rrf_k if method == "rrf" else None, "queries": queries}
+        ) as fuse_span:
             fused = fuse(rankings, method, rrf_k)[: context.k]
-            fuse_span.outputs = {"ranking": [
-                {"id": p["id"], "title": p["title"], "score": p["score"], "rank": p["rank"], "found_by": p["found_by"]}
-                for p in fused]}
+            fuse_span.outputs = {
+                "ranking": [
+                    {
+                        "id": p["id"],
+                        "title": p["title"],
+                        "score": p["score"],
+                        "rank": p["rank"],
+                        "found_by": p["found_by"],
+                    }
+                    for p in fused
+                ]
+            }
         after = accumulate_passages(gathered, [_plain(p) for p in fused])
-        span.outputs = {"queries": queries, "new_passage_ids": [p["id"] for p in after[len(gathered):]]}
+        span.outputs = {"queries": queries, "new_passage_ids": [p["id"] for p in after[len(gathered) :]]}
         return after
 
 
@@ -102,13 +131,22 @@ def _plain(passage: dict) -> dict:
     return {key: passage[key] for key in ("id", "title", "text", "score", "rank")}
 
 
-@program("fusion", needs_retriever=True, default_templates={"main": "rag-short-answer", "query": "fusion-query"},
-         options=FusionOptions)
+@program(
+    "fusion",
+    needs_retriever=True,
+    default_templates={"main": "rag-short-answer", "query": "fusion-query"},
+    options=FusionOptions,
+)
 def fusion(context: StepContext, question: Question) -> ProgramOutput:
     """Query fusion (DSP): sample n queries per hop, merge their ranked lists (RRF or CombSUM), answer from the top k."""
     options = read_options(FusionOptions, context.options)
-    n, hops, rrf_k, method, temperature = (options.queries, options.hops, options.rrf_k, options.fusion,
-                                           options.query_temperature)
+    n, hops, rrf_k, method, temperature = (
+        options.queries,
+        options.hops,
+        options.rrf_k,
+        options.fusion,
+        options.query_temperature,
+    )
     gathered: list[dict] = []
     for hop in range(1, hops + 1):
         gathered = fusion_hop(context, question, gathered, hop, n, temperature, method, rrf_k)

@@ -39,8 +39,13 @@ _pool_vectors: dict[tuple[str, str], Any] = {}
 
 def has_modifiers(options: Optional[dict]) -> bool:
     chosen = read_options(ModifierOptions, options)
-    return any(value not in (None, "", []) for value in (chosen.examples, chosen.demonstrations, chosen.order,
-                                                         chosen.order_seed)) or chosen.self_consistency > 1
+    return (
+        any(
+            value not in (None, "", [])
+            for value in (chosen.examples, chosen.demonstrations, chosen.order, chosen.order_seed)
+        )
+        or chosen.self_consistency > 1
+    )
 
 
 @dataclass
@@ -55,10 +60,17 @@ class ExamplesContext(StepContext):
     def render(self, variables: dict, role: str = "main", name: str = "render") -> list[Message]:
         return super().render(self._with_examples(variables), role=role, name=name)
 
-    def render_with_passages(self, variables: dict, passages: list[dict], role: str = "main",
-                             params: Optional[GenerationParams] = None, name: str = "render"):
-        return super().render_with_passages(self._with_examples(variables), passages, role=role, params=params,
-                                            name=name)
+    def render_with_passages(
+        self,
+        variables: dict,
+        passages: list[dict],
+        role: str = "main",
+        params: Optional[GenerationParams] = None,
+        name: str = "render",
+    ):
+        return super().render_with_passages(
+            self._with_examples(variables), passages, role=role, params=params, name=name
+        )
 
 
 def with_examples(context: StepContext, examples: list[dict]) -> ExamplesContext:
@@ -72,7 +84,9 @@ def permute(examples: list, order: int) -> list:
     count = math.factorial(len(examples))
     if not examples or order % count == 0:
         return list(examples)
-    return [examples[i] for i in next(itertools.islice(itertools.permutations(range(len(examples))), order % count, None))]
+    return [
+        examples[i] for i in next(itertools.islice(itertools.permutations(range(len(examples))), order % count, None))
+    ]
 
 
 def shuffle(examples: list, seed: int) -> list:
@@ -113,9 +127,10 @@ def _pool(context: StepContext, options: ModifierOptions) -> tuple[list[dict], s
         found = get_demonstration_set(context.workspace, options.demonstrations)
         return found["examples"], f"{found['name']}@{found['version']} ({found['id']})"
     examples = options.examples or []
-    if not isinstance(examples, list) or not all(isinstance(e, dict) and "question" in e and "answer" in e
-                                                 for e in examples):
-        raise PlaygroundError("option 'examples' must be a list of {\"question\": ..., \"answer\": ...}")
+    if not isinstance(examples, list) or not all(
+        isinstance(e, dict) and "question" in e and "answer" in e for e in examples
+    ):
+        raise PlaygroundError('option \'examples\' must be a list of {"question": ..., "answer": ...}')
     return examples, "inline"
 
 
@@ -124,8 +139,10 @@ def _check_templates_read_examples(context: StepContext) -> None:
 
     if not any("examples" in required_variables(template) for template in context.templates.values()):
         names = ", ".join(sorted(getattr(t, "name", "?") for t in context.templates.values()))
-        raise PlaygroundError(f"few-shot examples were asked for, but no template of this run ({names}) reads "
-                              f"`examples`: pick one that does (e.g. --template few-shot)")
+        raise PlaygroundError(
+            f"few-shot examples were asked for, but no template of this run ({names}) reads "
+            f"`examples`: pick one that does (e.g. --template few-shot)"
+        )
 
 
 def choose_examples(context: StepContext, question: Question) -> Optional[list[dict]]:
@@ -139,22 +156,37 @@ def choose_examples(context: StepContext, question: Question) -> Optional[list[d
     from_set = bool(options.demonstrations)
     shots = options.shots if options.shots is not None else DEFAULT_SET_SHOTS if from_set else len(pool)
     selection = options.selection or ("knn" if from_set else "first")
-    inputs = {"source": source, "pool_size": len(pool), "shots": shots, "selection": selection,
-              "order": options.order, "order_seed": options.order_seed}
+    inputs = {
+        "source": source,
+        "pool_size": len(pool),
+        "shots": shots,
+        "selection": selection,
+        "order": options.order,
+        "order_seed": options.order_seed,
+    }
     with context.span("step", "select examples", inputs) as span:
-        candidates = [e for e in pool if e.get("question_id") != question.id
-                      and e["question"].strip().lower() != question.text.strip().lower()]
+        candidates = [
+            e
+            for e in pool
+            if e.get("question_id") != question.id and e["question"].strip().lower() != question.text.strip().lower()
+        ]
         if shots > 0:
             _check_templates_read_examples(context)
-        chosen = (nearest_examples(question.text, candidates, shots, options.embedder) if selection == "knn"
-                  else [dict(e) for e in candidates[:shots]])
+        chosen = (
+            nearest_examples(question.text, candidates, shots, options.embedder)
+            if selection == "knn"
+            else [dict(e) for e in candidates[:shots]]
+        )
         if options.order is not None:
             chosen = permute(chosen, options.order)
         elif options.order_seed is not None:
             chosen = shuffle(chosen, options.order_seed)
-        span.outputs = {"examples": [{key: e[key] for key in ("question_id", "question", "answer", "similarity")
-                                      if key in e} for e in chosen],
-                        "excluded_same_question": len(pool) - len(candidates)}
+        span.outputs = {
+            "examples": [
+                {key: e[key] for key in ("question_id", "question", "answer", "similarity") if key in e} for e in chosen
+            ],
+            "excluded_same_question": len(pool) - len(candidates),
+        }
     return chosen
 
 
@@ -167,12 +199,18 @@ def vote(answers: list[str]) -> dict:
     counts = Counter(normalised[i] for i in voters)
     top = max(counts.values())
     winner_index = next(i for i in voters if counts[normalised[i]] == top)
-    return {"votes": dict(counts), "winner": normalised[winner_index], "sample": winner_index,
-            "answer": answers[winner_index], "agreement": round(top / len(answers), 6)}
+    return {
+        "votes": dict(counts),
+        "winner": normalised[winner_index],
+        "sample": winner_index,
+        "answer": answers[winner_index],
+        "agreement": round(top / len(answers), 6),
+    }
 
 
-def self_consistency(base: Program, context: StepContext, question: Question, n: int,
-                     temperature: float) -> ProgramOutput:
+def self_consistency(
+    base: Program, context: StepContext, question: Question, n: int, temperature: float
+) -> ProgramOutput:
     """Run the program n times (seeds seed..seed+n-1, each sample under its own span), then vote."""
     outputs: list[ProgramOutput] = []
     for index in range(n):
@@ -187,8 +225,12 @@ def self_consistency(base: Program, context: StepContext, question: Question, n:
         result = vote([o.answer for o in outputs])
         span.outputs = result
     chosen = outputs[result["sample"]]
-    return ProgramOutput(answer=chosen.answer, output=chosen.output, used_passage_ids=chosen.used_passage_ids,
-                         extra={**chosen.extra, "vote": result, "samples": n})
+    return ProgramOutput(
+        answer=chosen.answer,
+        output=chosen.output,
+        used_passage_ids=chosen.used_passage_ids,
+        extra={**chosen.extra, "vote": result, "samples": n},
+    )
 
 
 @dataclass(frozen=True)

@@ -59,16 +59,22 @@ def parse_hop(text: str) -> dict:
         query, known_lines = " ".join(known_lines), []
     query = query.strip().strip("\"'`").strip()
     stop = bool(_NOT_APPLICABLE.match(query)) if query else False
-    return {"known": " ".join(line for line in known_lines if line), "query": "" if stop else query, "stop": stop,
-            "loose": loose}
+    return {
+        "known": " ".join(line for line in known_lines if line),
+        "query": "" if stop else query,
+        "stop": stop,
+        "loose": loose,
+    }
 
 
-def search_hop(context: StepContext, question: Question, gathered: list[dict], hop: int, k: int,
-               params: GenerationParams) -> tuple[list[dict], bool]:
+def search_hop(
+    context: StepContext, question: Question, gathered: list[dict], hop: int, k: int, params: GenerationParams
+) -> tuple[list[dict], bool]:
     """One hop under its own span: write known + query, stop on N/A, else retrieve; returns (gathered, stopped)."""
     with context.span("step", f"hop {hop}", {"hop": hop, "passage_ids": [p["id"] for p in gathered]}) as span:
-        messages, _, truncation = context.render_with_passages(question_variables(question), gathered, role="query",
-                                                               params=params, name="render query")
+        messages, _, truncation = context.render_with_passages(
+            question_variables(question), gathered, role="query", params=params, name="render query"
+        )
         completion = context.generate(messages, params=params, name="generate query", truncation=truncation)
         with context.span("parse", "parse query", {"text": completion.text}) as parse_span:
             parsed = parse_hop(completion.text)
@@ -79,25 +85,39 @@ def search_hop(context: StepContext, question: Question, gathered: list[dict], h
         query = parsed["query"] or question.text
         found = context.retrieve(query, k, name="retrieve")
         after = accumulate_passages(gathered, found)
-        span.outputs = {"known": parsed["known"], "query": query, "stop": False,
-                        "query_from_question": not parsed["query"],
-                        "new_passage_ids": [p["id"] for p in after[len(gathered):]]}
+        span.outputs = {
+            "known": parsed["known"],
+            "query": query,
+            "stop": False,
+            "query_from_question": not parsed["query"],
+            "new_passage_ids": [p["id"] for p in after[len(gathered) :]],
+        }
         return after, False
 
 
-def answer_from_passages(context: StepContext, question: Question, passages: list[dict],
-                         role: str = "main") -> ProgramOutput:
+def answer_from_passages(
+    context: StepContext, question: Question, passages: list[dict], role: str = "main"
+) -> ProgramOutput:
     """The read step shared by the search programs: render the passages, generate, parse."""
-    messages, used, truncation = context.render_with_passages(question_variables(question), passages, role=role,
-                                                              name="render answer")
+    messages, used, truncation = context.render_with_passages(
+        question_variables(question), passages, role=role, name="render answer"
+    )
     completion = context.generate(messages, truncation=truncation, name="generate answer")
     answer = context.parse(completion.text, role=role, choices=question.choices)
-    return ProgramOutput(answer=answer, output=completion.text, used_passage_ids=[p["id"] for p in used],
-                         extra={"truncation": truncation} if truncation else {})
+    return ProgramOutput(
+        answer=answer,
+        output=completion.text,
+        used_passage_ids=[p["id"] for p in used],
+        extra={"truncation": truncation} if truncation else {},
+    )
 
 
-@program("multihop", needs_retriever=True, options=MultihopOptions,
-         default_templates={"main": "multihop-answer", "query": "multihop-query"})
+@program(
+    "multihop",
+    needs_retriever=True,
+    options=MultihopOptions,
+    default_templates={"main": "multihop-answer", "query": "multihop-query"},
+)
 def multihop(context: StepContext, question: Question) -> ProgramOutput:
     """Multi-hop search (DSP): per hop, write what is known and the next query (or N/A), retrieve; then answer."""
     options = read_options(MultihopOptions, context.options)

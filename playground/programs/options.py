@@ -17,8 +17,14 @@ from playground import PlaygroundError
 T = TypeVar("T")
 
 
-def option(default: Any, help: str, *, minimum: Optional[float] = None, above: Optional[float] = None,
-           choices: Optional[tuple] = None) -> Any:
+def option(
+    default: Any,
+    help: str,
+    *,
+    minimum: Optional[float] = None,
+    above: Optional[float] = None,
+    choices: Optional[tuple] = None,
+) -> Any:
     """A dataclass field declaring one option: its default, a one-line help, and the checks its value must pass."""
     return field(default=default, metadata={"help": help, "minimum": minimum, "above": above, "choices": choices})
 
@@ -32,8 +38,9 @@ class NoOptions:
 class StepOptions:
     """Options of programs with intermediate model steps (queries, hops, thoughts)."""
 
-    step_max_tokens: Optional[int] = option(None, "tokens for intermediate steps (default: the run's max tokens)",
-                                            minimum=1)
+    step_max_tokens: Optional[int] = option(
+        None, "tokens for intermediate steps (default: the run's max tokens)", minimum=1
+    )
 
 
 @dataclass(frozen=True)
@@ -43,14 +50,14 @@ class ModifierOptions:
     examples: Optional[list] = option(None, 'inline few-shot pool: a JSON list of {"question", "answer"}')
     demonstrations: Optional[str] = option(None, "stored demonstration set NAME, NAME@N or NAME@ID")
     shots: Optional[int] = option(None, "examples to insert (default: all inline ones, 3 from a set)", minimum=0)
-    selection: Optional[str] = option(None, "how examples are picked (default knn for a set, else first)",
-                                      choices=("knn", "first"))
+    selection: Optional[str] = option(
+        None, "how examples are picked (default knn for a set, else first)", choices=("knn", "first")
+    )
     embedder: Optional[str] = option(None, "embedder for knn selection (default the bundled one)")
     order: Optional[int] = option(None, "use the order-th permutation of the chosen examples", minimum=0)
     order_seed: Optional[int] = option(None, "shuffle the chosen examples with this seed", minimum=0)
     self_consistency: int = option(1, "answer n times and take the majority", minimum=1)
-    sc_temperature: Optional[float] = option(None, "temperature of the self-consistency samples (default 0.7)",
-                                             above=0)
+    sc_temperature: Optional[float] = option(None, "temperature of the self-consistency samples (default 0.7)", above=0)
     stop_at_newline: bool = option(True, "stop a short answer at its first newline (only that line is read)")
 
 
@@ -125,8 +132,9 @@ def check_options(program: Any, options: Optional[dict]) -> dict:
         if key not in known:
             close = difflib.get_close_matches(key, known, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            raise PlaygroundError(f"unknown option {key!r} for program {program.name!r} ({hint}known: "
-                                  f"{', '.join(known)})")
+            raise PlaygroundError(
+                f"unknown option {key!r} for program {program.name!r} ({hint}known: {', '.join(known)})"
+            )
     checked: dict = {}
     for cls in option_classes(program):
         checked.update(check_fields(cls, {k: v for k, v in options.items() if k in _fields(cls)}))
@@ -145,8 +153,16 @@ def describe_options(cls: type) -> list[dict]:
     for name, spec in _fields(cls).items():
         kind, _ = _kind(cls, name)
         minimum = spec.metadata.get("minimum")
-        rows.append({"name": name, "type": kind.__name__, "default": spec.default, "help": spec.metadata.get("help", ""),
-                     "minimum": minimum, "choices": spec.metadata.get("choices")})
+        rows.append(
+            {
+                "name": name,
+                "type": kind.__name__,
+                "default": spec.default,
+                "help": spec.metadata.get("help", ""),
+                "minimum": minimum,
+                "choices": spec.metadata.get("choices"),
+            }
+        )
     return rows
 
 
@@ -158,6 +174,8 @@ def options_help(programs: dict[str, Any]) -> str:
         lines.append(f"  {name}:" + ("" if rows else " none of its own"))
         lines += [f"      {r['name']} ({r['type']}, default {r['default']}): {r['help']}" for r in rows]
     lines.append("  every program (modifiers):")
-    lines += [f"      {r['name']} ({r['type']}, default {r['default']}): {r['help']}"
-              for r in describe_options(ModifierOptions)]
+    lines += [
+        f"      {r['name']} ({r['type']}, default {r['default']}): {r['help']}"
+        for r in describe_options(ModifierOptions)
+    ]
     return "\n".join(lines)

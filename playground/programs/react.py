@@ -61,18 +61,18 @@ def parse_step(text: str) -> Step:
 
 def observation_text(passages: list[dict], limit: int) -> str:
     text = " ".join(f"[{p['title']}] {p['text']}" for p in passages) or "No results."
-    return text if len(text) <= limit else text[: limit].rsplit(" ", 1)[0] + " ..."
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " ..."
 
 
-def propose(context: StepContext, question: Question, history: list[dict], error: Optional[str],
-            attempt: int) -> Step:
+def propose(context: StepContext, question: Question, history: list[dict], error: Optional[str], attempt: int) -> Step:
     """Render the step prompt, generate (stopping before an invented Observation), parse the action."""
     suffix = "" if attempt == 0 else " (retry)"
     params = step_params(context, stop=tuple(dict.fromkeys((*context.params.stop, OBSERVATION_STOP))))
     variables = {**question_variables(question), "steps": history, "error": error or ""}
     messages = context.render(variables, name=f"render step{suffix}")
-    completion = context.generate(messages, params=params, name=f"generate step{suffix}",
-                                  sample_index=context.sample_index * 2 + attempt)
+    completion = context.generate(
+        messages, params=params, name=f"generate step{suffix}", sample_index=context.sample_index * 2 + attempt
+    )
     with context.span("parse", f"parse action{suffix}", {"text": completion.text}) as span:
         step = parse_step(completion.text)
         span.outputs = {"thought": step.thought, "action": step.action, "argument": step.argument}
@@ -88,8 +88,12 @@ class ReactOptions(StepOptions):
     observation_chars: int = option(400, "characters of each passage shown as an observation", minimum=20)
 
 
-@program("react", needs_retriever=True, default_templates={"main": "react-step", "answer": "rag-short-answer"},
-         options=ReactOptions)
+@program(
+    "react",
+    needs_retriever=True,
+    default_templates={"main": "react-step", "answer": "rag-short-answer"},
+    options=ReactOptions,
+)
 def react(context: StepContext, question: Question) -> ProgramOutput:
     """ReAct: Thought, Action Search[query] | Finish[answer], Observation, until Finish or the step budget."""
     options = read_options(ReactOptions, context.options)
@@ -103,17 +107,24 @@ def react(context: StepContext, question: Question) -> ProgramOutput:
             retried = step.malformed
             if retried:
                 step = propose(context, question, history, RETRY_NOTE, 1)
-            span.outputs = {"thought": step.thought, "action": step.action, "argument": step.argument,
-                            "retried": retried}
+            span.outputs = {
+                "thought": step.thought,
+                "action": step.action,
+                "argument": step.argument,
+                "retried": retried,
+            }
             if step.malformed:
                 span.outputs["malformed"] = True
                 reason = "malformed action after a retry"
                 break
             if step.action == "Finish":
                 answer = context.parse(step.argument, choices=question.choices, name="parse answer")
-                return ProgramOutput(answer=answer, output=step.argument,
-                                     used_passage_ids=[p["id"] for p in observed],
-                                     extra={"steps": number, "finished": True})
+                return ProgramOutput(
+                    answer=answer,
+                    output=step.argument,
+                    used_passage_ids=[p["id"] for p in observed],
+                    extra={"steps": number, "finished": True},
+                )
             with context.span("tool", "search", {"query": step.argument}) as tool:
                 passages = context.retrieve(step.argument, name="retrieve")
                 observation = observation_text(passages, limit)

@@ -21,8 +21,9 @@ def get_program(name: str) -> Program:
         raise PlaygroundError(f"unknown program {name!r} (known: {', '.join(sorted(program_names()))})")
     program = load_ref(record.program, f"program {name!r}")
     if not callable(getattr(program, "run", None)):
-        raise PlaygroundError(f"program {name!r}: {record.program!r} is not a Program "
-                              "(make one with playground.programs.base.program)")
+        raise PlaygroundError(
+            f"program {name!r}: {record.program!r} is not a Program (make one with playground.programs.base.program)"
+        )
     return program
 
 

@@ -45,8 +45,12 @@ def parse_judgment(text: str) -> dict:
         judgment = raw if isinstance(raw, bool) else str(raw).strip().lower() in _TRUE
         feedback = keys.get("feedback", "")
         answer = keys.get("answer", keys.get("ans", ""))
-        return {"judgment": judgment, "feedback": "" if feedback is None else str(feedback).strip(),
-                "answer": "" if answer is None else str(answer).strip(), "json": True}
+        return {
+            "judgment": judgment,
+            "feedback": "" if feedback is None else str(feedback).strip(),
+            "answer": "" if answer is None else str(answer).strip(),
+            "json": True,
+        }
     words = (text or "").strip().split()
     first = words[0].strip(".,:;!").lower() if words else ""
     return {"judgment": first in _TRUE, "feedback": (text or "").strip(), "answer": "", "json": False}
@@ -66,8 +70,9 @@ def split_question(context: StepContext, question: Question, limit: int) -> list
     return subquestions
 
 
-def judge_round(context: StepContext, subquestion: str, query: str, round_number: int,
-                judged: list[list[str]]) -> tuple[list[dict], Optional[dict]]:
+def judge_round(
+    context: StepContext, subquestion: str, query: str, round_number: int, judged: list[list[str]]
+) -> tuple[list[dict], Optional[dict]]:
     """Retrieve for `query`, ask the judge whether the passages answer `subquestion`; returns (passages, verdict).
 
     The verdict is None when the passages were already judged in an earlier round (the judge would say the same).
@@ -79,7 +84,8 @@ def judge_round(context: StepContext, subquestion: str, query: str, round_number
             span.outputs = {"skipped": "these passages were judged in an earlier round"}
             return passages, None
         messages, used, truncation = context.render_with_passages(
-            question_variables(subquestion), passages, role="judge", params=params, name="render judge")
+            question_variables(subquestion), passages, role="judge", params=params, name="render judge"
+        )
         completion = context.generate(messages, params=params, truncation=truncation, name="generate judge")
         with context.span("parse", "parse judgment", {"text": completion.text}) as parse_span:
             verdict = parse_judgment(completion.text)
@@ -107,11 +113,18 @@ def answer_subquestion(context: StepContext, number: int, subquestion: str, max_
                 break
             query = better
         verified = bool(verdict.get("judgment"))
-        record = {"question": subquestion, "answer": verdict.get("answer") or verdict.get("feedback", ""),
-                  "verified": verified, "feedback": verdict.get("feedback", ""), "rounds": rounds,
-                  "passages": gathered}
-        span.outputs = {**{key: value for key, value in record.items() if key != "passages"},
-                        "passage_ids": [p["id"] for p in gathered]}
+        record = {
+            "question": subquestion,
+            "answer": verdict.get("answer") or verdict.get("feedback", ""),
+            "verified": verified,
+            "feedback": verdict.get("feedback", ""),
+            "rounds": rounds,
+            "passages": gathered,
+        }
+        span.outputs = {
+            **{key: value for key, value in record.items() if key != "passages"},
+            "passage_ids": [p["id"] for p in gathered],
+        }
     return record
 
 
@@ -121,14 +134,21 @@ def synthesise(context: StepContext, question: Question, records: list[dict]) ->
     for record in verified or records:  # with nothing verified, fall back to everything retrieved
         passages = accumulate_passages(passages, record["passages"])
     subanswers = [{"question": r["question"], "answer": r["answer"], "verified": True} for r in verified]
-    with context.span("step", "synthesise", {"verified": len(verified), "subquestions": len(records),
-                                             "fell_back_to_all_passages": not verified}):
+    with context.span(
+        "step",
+        "synthesise",
+        {"verified": len(verified), "subquestions": len(records), "fell_back_to_all_passages": not verified},
+    ):
         variables = {**question_variables(question), "subanswers": subanswers}
         messages, used, truncation = context.render_with_passages(variables, passages, name="render synthesis")
         completion = context.generate(messages, truncation=truncation, name="generate synthesis")
         answer = context.parse(completion.text, choices=question.choices, name="parse synthesis")
-    return ProgramOutput(answer=answer, output=completion.text, used_passage_ids=[p["id"] for p in used],
-                         extra={"subanswers": subanswers, **({"truncation": truncation} if truncation else {})})
+    return ProgramOutput(
+        answer=answer,
+        output=completion.text,
+        used_passage_ids=[p["id"] for p in used],
+        extra={"subanswers": subanswers, **({"truncation": truncation} if truncation else {})},
+    )
 
 
 @dataclass(frozen=True)
@@ -137,14 +157,18 @@ class SubquestionOptions(StepOptions):
     max_rounds: int = option(2, "retrieve-and-judge rounds per sub-question", minimum=1)
 
 
-@program("subquestion", needs_retriever=True, options=SubquestionOptions,
-         default_templates={"main": "subquestion-synthesise", "split": "subquestion-split",
-                            "judge": "subquestion-judge"})
+@program(
+    "subquestion",
+    needs_retriever=True,
+    options=SubquestionOptions,
+    default_templates={"main": "subquestion-synthesise", "split": "subquestion-split", "judge": "subquestion-judge"},
+)
 def subquestion(context: StepContext, question: Question) -> ProgramOutput:
     """The exam workflow: split into sub-questions, retrieve and judge each (refining the query), synthesise."""
     options = read_options(SubquestionOptions, context.options)
     limit, max_rounds = options.max_subquestions, options.max_rounds
     subquestions = split_question(context, question, limit)
-    records = [answer_subquestion(context, number, text, max_rounds)
-               for number, text in enumerate(subquestions, start=1)]
+    records = [
+        answer_subquestion(context, number, text, max_rounds) for number, text in enumerate(subquestions, start=1)
+    ]
     return synthesise(context, question, records)

@@ -36,11 +36,22 @@ class Span:
     def to_row(self, run_id: str, question_id: str, repeat: int = 0) -> dict:
         """The row of table `spans` (JSON columns serialised)."""
         return {
-            "id": self.id, "run_id": run_id, "question_id": question_id, "repeat": repeat,
-            "parent_id": self.parent_id, "position": self.position, "kind": self.kind, "name": self.name,
-            "inputs": to_json(self.inputs), "outputs": to_json(self.outputs), "started_at": self.started_at,
-            "duration_s": self.duration_s, "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens, "cached": int(self.cached), "error": self.error,
+            "id": self.id,
+            "run_id": run_id,
+            "question_id": question_id,
+            "repeat": repeat,
+            "parent_id": self.parent_id,
+            "position": self.position,
+            "kind": self.kind,
+            "name": self.name,
+            "inputs": to_json(self.inputs),
+            "outputs": to_json(self.outputs),
+            "started_at": self.started_at,
+            "duration_s": self.duration_s,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached": int(self.cached),
+            "error": self.error,
         }
 
 
@@ -66,8 +77,13 @@ class Tracer:
         """Open a span under the current one; on exit record its duration, and its error if the block raised."""
         parent = self.current
         record = Span(
-            id=uuid.uuid4().hex, parent_id=parent.id if parent else None, position=len(self.spans),
-            kind=kind, name=name or kind, inputs=dict(inputs or {}), started_at=now(),
+            id=uuid.uuid4().hex,
+            parent_id=parent.id if parent else None,
+            position=len(self.spans),
+            kind=kind,
+            name=name or kind,
+            inputs=dict(inputs or {}),
+            started_at=now(),
         )
         self.spans.append(record)
         self._open.append(record)
@@ -96,4 +112,3 @@ def span_tree(spans: list[dict]) -> list[dict]:
         parent = nodes.get(span.get("parent_id") or "")
         (parent["children"] if parent else roots).append(span)
     return roots
-

@@ -43,8 +43,14 @@ def check_template(template: Template) -> None:
         compile_part(template, part)
 
 
-def render_source(source: str, part: str, variables: Mapping[str, Any], budget: RenderBudget,
-                  template: Optional[str] = None, first_line: Optional[int] = None) -> str:
+def render_source(
+    source: str,
+    part: str,
+    variables: Mapping[str, Any],
+    budget: RenderBudget,
+    template: Optional[str] = None,
+    first_line: Optional[int] = None,
+) -> str:
     """Render one part's source in this process under `budget` (the worker calls this too)."""
     compiled = compile_source(source, part, template, first_line)
     with metered(budget) as meter:

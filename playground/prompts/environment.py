@@ -21,8 +21,16 @@ from jinja2.utils import generate_lorem_ipsum
 from jinja2.visitor import NodeTransformer
 
 from playground.prompts.limits import (
-    MAX_EXPONENT, MAX_INT_BITS, MAX_RANGE, MAX_REPEAT_LENGTH, MAX_STRING, BudgetExceeded, check_int, check_size,
-    current_meter, tick,
+    MAX_EXPONENT,
+    MAX_INT_BITS,
+    MAX_RANGE,
+    MAX_REPEAT_LENGTH,
+    MAX_STRING,
+    BudgetExceeded,
+    check_int,
+    check_size,
+    current_meter,
+    tick,
 )
 
 _NESTED_WIDTH = re.compile(r"\*|\{[^{}]*\{")
@@ -132,12 +140,19 @@ def _est_count(position: int, keyword: str) -> Callable:
         if isinstance(count, int) and count > MAX_REPEAT_LENGTH:
             raise BudgetExceeded(f"{what}: {count:,} is too many (at most {MAX_REPEAT_LENGTH:,})")
         return rest
+
     return estimate
 
 
-_FILTER_CHECKS = {"center": _est_width, "indent": _est_indent, "format": _est_format, "replace": _est_replace,
-                  "join": _est_join, "batch": _est_count(1, "linecount"), "slice": _est_count(1, "slices"),
-                  }
+_FILTER_CHECKS = {
+    "center": _est_width,
+    "indent": _est_indent,
+    "format": _est_format,
+    "replace": _est_replace,
+    "join": _est_join,
+    "batch": _est_count(1, "linecount"),
+    "slice": _est_count(1, "slices"),
+}
 
 
 def _check_method(obj: Any, args: tuple, kwargs: dict) -> tuple:
@@ -197,19 +212,32 @@ class PromptSandbox(ImmutableSandboxedEnvironment):
             for sequence, times in ((left, right), (right, left)):
                 if isinstance(sequence, (str, bytes, list, tuple)) and isinstance(times, int):
                     if len(sequence) * times > MAX_REPEAT_LENGTH:
-                        raise BudgetExceeded(f"repeating a sequence to {len(sequence) * times:,} items is too long "
-                                             f"(at most {MAX_REPEAT_LENGTH:,})")
-            if isinstance(left, int) and isinstance(right, int) and \
-                    left.bit_length() + right.bit_length() > MAX_INT_BITS:
-                raise BudgetExceeded(f"multiplying integers of {left.bit_length():,} and {right.bit_length():,} "
-                                     f"bits is too large (at most {MAX_INT_BITS:,} bits)")
+                        raise BudgetExceeded(
+                            f"repeating a sequence to {len(sequence) * times:,} items is too long "
+                            f"(at most {MAX_REPEAT_LENGTH:,})"
+                        )
+            if (
+                isinstance(left, int)
+                and isinstance(right, int)
+                and left.bit_length() + right.bit_length() > MAX_INT_BITS
+            ):
+                raise BudgetExceeded(
+                    f"multiplying integers of {left.bit_length():,} and {right.bit_length():,} "
+                    f"bits is too large (at most {MAX_INT_BITS:,} bits)"
+                )
         elif operator == "**":
             if isinstance(right, (int, float)) and abs(right) > MAX_EXPONENT:
                 raise BudgetExceeded(f"exponent {right} is too large (at most {MAX_EXPONENT})")
-            if isinstance(left, int) and isinstance(right, int) and right > 0 and \
-                    left.bit_length() * right > MAX_INT_BITS:
-                raise BudgetExceeded(f"{left.bit_length():,}-bit integer to the power {right} is too large "
-                                     f"(at most {MAX_INT_BITS:,} bits)")
+            if (
+                isinstance(left, int)
+                and isinstance(right, int)
+                and right > 0
+                and left.bit_length() * right > MAX_INT_BITS
+            ):
+                raise BudgetExceeded(
+                    f"{left.bit_length():,}-bit integer to the power {right} is too large "
+                    f"(at most {MAX_INT_BITS:,} bits)"
+                )
         elif operator == "+":
             if isinstance(left, (str, bytes, list, tuple)) and isinstance(right, (str, bytes, list, tuple)):
                 check_size(len(left) + len(right), "the + operator")
@@ -233,14 +261,16 @@ class _LoopGuard(NodeTransformer):
 
     def visit_For(self, node: nodes.For) -> nodes.For:
         self.generic_visit(node)
-        node.iter = nodes.Call(nodes.EnvironmentAttribute("metered_iter"), [node.iter], [], None, None,
-                               lineno=node.lineno)
+        node.iter = nodes.Call(
+            nodes.EnvironmentAttribute("metered_iter"), [node.iter], [], None, None, lineno=node.lineno
+        )
         return node
 
     def visit_Concat(self, node: nodes.Concat) -> nodes.Call:
         self.generic_visit(node)
-        return nodes.Call(nodes.EnvironmentAttribute("checked_concat"), list(node.nodes), [], None, None,
-                          lineno=node.lineno)
+        return nodes.Call(
+            nodes.EnvironmentAttribute("checked_concat"), list(node.nodes), [], None, None, lineno=node.lineno
+        )
 
 
 def guard_loops(template: nodes.Template) -> nodes.Template:

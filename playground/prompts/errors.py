@@ -26,8 +26,15 @@ class TemplateError(PlaygroundError):
     when known. Header errors have part "header" and count lines in the file.
     """
 
-    def __init__(self, problem: str, part: Optional[str] = None, line: Optional[int] = None,
-                 column: Optional[int] = None, template: Optional[str] = None, file_line: Optional[int] = None):
+    def __init__(
+        self,
+        problem: str,
+        part: Optional[str] = None,
+        line: Optional[int] = None,
+        column: Optional[int] = None,
+        template: Optional[str] = None,
+        file_line: Optional[int] = None,
+    ):
         self.problem = " ".join(str(problem).split())
         self.part = part
         self.line = line
@@ -50,9 +57,16 @@ class TemplateError(PlaygroundError):
         return f"{', '.join(where)}: {self.problem}" if where else self.problem
 
     def to_dict(self) -> dict:
-        return {"message": str(self), "problem": self.problem, "part": self.part, "line": self.line,
-                "column": self.column, "file_line": self.file_line, "template": self.template,
-                "over_budget": isinstance(self, RenderBudgetError)}
+        return {
+            "message": str(self),
+            "problem": self.problem,
+            "part": self.part,
+            "line": self.line,
+            "column": self.column,
+            "file_line": self.file_line,
+            "template": self.template,
+            "over_budget": isinstance(self, RenderBudgetError),
+        }
 
 
 class RenderBudgetError(TemplateError):
@@ -107,7 +121,7 @@ def _unclosed_block(source: str) -> Optional[int]:
     for tag in _BLOCK_TAG.finditer(source):
         name = tag.group(1)
         if name in _BLOCKS:
-            if name == "set" and "=" in source[tag.end():source.find("%}", tag.end())]:
+            if name == "set" and "=" in source[tag.end() : source.find("%}", tag.end())]:
                 continue
             stack.append(tag.start())
         elif name.startswith("end") and name[3:] in _BLOCKS and stack:
@@ -215,8 +229,12 @@ def _runtime_line(error: BaseException, filename: str) -> Optional[int]:
 
 def _runtime_needle(error: BaseException) -> Optional[str]:
     message = str(error)
-    for pattern in (r"^'([^']+)' is undefined", r"has no attribute '([^']+)'", r"access to attribute '([^']+)'",
-                    r"has no element '?([^']+?)'?$"):
+    for pattern in (
+        r"^'([^']+)' is undefined",
+        r"has no attribute '([^']+)'",
+        r"access to attribute '([^']+)'",
+        r"has no element '?([^']+?)'?$",
+    ):
         found = re.search(pattern, message)
         if found:
             return found.group(1)
@@ -239,8 +257,14 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def template_error(error: BaseException, source: str, part: str, template: Optional[str] = None,
-                   first_line: Optional[int] = None, filename: Optional[str] = None) -> TemplateError:
+def template_error(
+    error: BaseException,
+    source: str,
+    part: str,
+    template: Optional[str] = None,
+    first_line: Optional[int] = None,
+    filename: Optional[str] = None,
+) -> TemplateError:
     """Map a Jinja2 (or render-time Python) exception on one part's `source` to a TemplateError.
 
     `first_line` is the file line the part starts on, so the error can also name the file line.

@@ -12,13 +12,15 @@ from playground.config import starter_templates_dir
 from playground.prompts.template import NAME_PATTERN, SUFFIX, Template
 
 
-
 def list_templates(workspace=None) -> list[Template]:
     """The starters (templates/*.jinja in the package), sorted by name; with `workspace`, then the templates of your
     own beside it (a name a starter has is the starter's)."""
     folder = starter_templates_dir()
-    starters = sorted((Template.from_file(path) for path in folder.glob(f"*{SUFFIX}")),
-                      key=lambda t: t.name) if folder.is_dir() else []
+    starters = (
+        sorted((Template.from_file(path) for path in folder.glob(f"*{SUFFIX}")), key=lambda t: t.name)
+        if folder.is_dir()
+        else []
+    )
     if workspace is None:
         return starters
     from playground.prompts.own_templates import list_own_templates
@@ -52,7 +54,9 @@ def _from_version(workspace, version: str, expected_name: Optional[str]) -> Temp
 
     row = get_prompt_version(workspace, version)
     if expected_name and row["template"] != expected_name:
-        raise PlaygroundError(f"prompt version {row['id']} belongs to template {row['template']!r}, not {expected_name!r}")
+        raise PlaygroundError(
+            f"prompt version {row['id']} belongs to template {row['template']!r}, not {expected_name!r}"
+        )
     return Template.from_text(row["content"])
 
 

@@ -47,16 +47,26 @@ class RenderBudget:
     @classmethod
     def from_env(cls, **overrides) -> "RenderBudget":
         values = {}
-        for name, kind in (("seconds", float), ("max_output", int), ("max_steps", int), ("max_depth", int),
-                           ("memory_mb", int)):
+        for name, kind in (
+            ("seconds", float),
+            ("max_output", int),
+            ("max_steps", int),
+            ("max_depth", int),
+            ("memory_mb", int),
+        ):
             value = env_number(ENV_PREFIX + name.upper(), kind)
             if value is not None:
                 values[name] = value
         return replace(cls(**values), **{k: v for k, v in overrides.items() if v is not None})
 
     def to_dict(self) -> dict:
-        return {"seconds": self.seconds, "max_output": self.max_output, "max_steps": self.max_steps,
-                "max_depth": self.max_depth, "memory_mb": self.memory_mb}
+        return {
+            "seconds": self.seconds,
+            "max_output": self.max_output,
+            "max_steps": self.max_steps,
+            "max_depth": self.max_depth,
+            "memory_mb": self.memory_mb,
+        }
 
 
 class Meter:
@@ -72,16 +82,18 @@ class Meter:
     def tick(self, steps: int = 1) -> None:
         self.steps += steps
         if self.steps > self.budget.max_steps:
-            raise BudgetExceeded(f"the render took more than {self.budget.max_steps:,} loop steps and calls "
-                                 f"(the render budget)")
+            raise BudgetExceeded(
+                f"the render took more than {self.budget.max_steps:,} loop steps and calls (the render budget)"
+            )
         if time.monotonic() > self.deadline:
             raise BudgetExceeded(f"the render took longer than {self.budget.seconds:g} s (the render budget)")
 
     def wrote(self, chars: int) -> None:
         self.output += chars
         if self.output > self.budget.max_output:
-            raise BudgetExceeded(f"the rendered prompt is longer than {self.budget.max_output:,} characters "
-                                 f"(the render budget)")
+            raise BudgetExceeded(
+                f"the rendered prompt is longer than {self.budget.max_output:,} characters (the render budget)"
+            )
 
     @contextlib.contextmanager
     def call(self) -> Iterator[None]:

@@ -18,7 +18,6 @@ from playground.prompts.errors import TemplateError
 from playground.prompts.template import SUFFIX, Template, check_name
 
 
-
 def templates_folder(workspace) -> Path:
     return own_templates_dir(workspace.path)
 
@@ -56,8 +55,14 @@ def load_own_template(workspace, name: str) -> Optional[Template]:
     return template if template.name == name else template.with_changes(name=name)
 
 
-def save_own_template(workspace, template: Template, name: str, description: str = "",
-                      parent: Optional[str] = None, session_id: Optional[str] = None) -> tuple[Template, str]:
+def save_own_template(
+    workspace,
+    template: Template,
+    name: str,
+    description: str = "",
+    parent: Optional[str] = None,
+    session_id: Optional[str] = None,
+) -> tuple[Template, str]:
     """Save `template`'s text as a new template NAME: the file beside the workspace and its first prompt version
     (whose parent is `parent`, the version it was edited from). Returns (the new template, its version id)."""
     from playground.store.prompts import save_prompt_version
@@ -74,8 +79,7 @@ def save_own_template(workspace, template: Template, name: str, description: str
         raise PlaygroundError(f"a template named {name!r} exists already ({path}): choose another name")
     new = template.with_changes(name=name, description=" ".join((description or "").split()), path=str(path))
     _write_new(path, new.content)
-    version = save_prompt_version(workspace, new, parent=parent, session_id=session_id,
-                                  message=f"new template {name}")
+    version = save_prompt_version(workspace, new, parent=parent, session_id=session_id, message=f"new template {name}")
     return new, version
 
 
@@ -95,6 +99,8 @@ def _write_new(path: Path, text: str) -> None:
         try:
             os.link(temporary, path)
         except FileExistsError:
-            raise PlaygroundError(f"a template named {path.stem!r} exists already ({path}): choose another name") from None
+            raise PlaygroundError(
+                f"a template named {path.stem!r} exists already ({path}): choose another name"
+            ) from None
     finally:
         os.unlink(temporary)

@@ -11,7 +11,8 @@ from playground import PlaygroundError
 DEFAULT_LABELS = ("A", "B", "C", "D")
 
 _ANSWER_PREFIX = re.compile(
-    r"^\s*(?:(?:the\s+|my\s+)?(?:final\s+|short\s+|correct\s+)?answer\s*(?:is\b\s*:?|:)|A\s*:)\s*", re.I)
+    r"^\s*(?:(?:the\s+|my\s+)?(?:final\s+|short\s+|correct\s+)?answer\s*(?:is\b\s*:?|:)|A\s*:)\s*", re.I
+)
 _CITATIONS = re.compile(r"\s*\[\d+(?:\s*[,;-]\s*\d+)*\]")
 _COT_MARKER = re.compile(r"(?:answer\s*:|answer\s+is\s*:?)", re.I)
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*\n?")
@@ -50,7 +51,7 @@ def parse_cot(text: str) -> str:
     """The phrase after the last 'Answer:' / 'answer is'; without one, the last non-empty line."""
     markers = list(_COT_MARKER.finditer(text))
     if markers:
-        after = text[markers[-1].end():]
+        after = text[markers[-1].end() :]
         return _clean_short(_first_line(after))
     lines = [line for line in text.splitlines() if line.strip()]
     return _clean_short(lines[-1]) if lines else ""
@@ -82,12 +83,16 @@ def parse_letter(text: str, choices: Optional[Iterable[Any]] = None) -> str:
     alternatives = "|".join(re.escape(label) for label in sorted(labels, key=len, reverse=True))
     label = rf"(?P<label>{alternatives})"
 
-    explicit = list(re.finditer(
-        rf"(?:answer|option|choice)(?:\s+is)?\s*[:\-]?\s*(?:option\s+|choice\s+)?[(\[]?{label}[)\]]?(?![\w])",
-        text, re.I))
+    explicit = list(
+        re.finditer(
+            rf"(?:answer|option|choice)(?:\s+is)?\s*[:\-]?\s*(?:option\s+|choice\s+)?[(\[]?{label}[)\]]?(?![\w])",
+            text,
+            re.I,
+        )
+    )
     for found in reversed(explicit):
         chosen = found.group("label")
-        tail = text[found.end():]
+        tail = text[found.end() :]
         if chosen.upper() in by_upper and (chosen.isupper() or not chosen.isalpha() or not re.match(r"\s+[a-z]", tail)):
             return by_upper[chosen.upper()]
 
@@ -111,7 +116,7 @@ def parse_letter(text: str, choices: Optional[Iterable[Any]] = None) -> str:
         return min(positions)[2]
 
     for found in re.finditer(rf"(?<![\w']){label}(?![\w'])", text):
-        following = text[found.end():]
+        following = text[found.end() :]
         if found.group("label") == "A" and re.match(r"\s+[a-z]", following):
             continue  # the article "A", not the option
         return found.group("label")

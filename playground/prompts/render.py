@@ -24,8 +24,12 @@ def isolated() -> bool:
     return os.environ.get(ISOLATION_ENV, "worker").strip().lower() != "inline"
 
 
-def render_parts(template: Template, variables: Mapping[str, Any], budget: Optional[RenderBudget] = None,
-                 parts: Iterable[str] = PARTS) -> dict[str, str]:
+def render_parts(
+    template: Template,
+    variables: Mapping[str, Any],
+    budget: Optional[RenderBudget] = None,
+    parts: Iterable[str] = PARTS,
+) -> dict[str, str]:
     """Each part rendered (stripped), in the render worker unless isolation is switched off."""
     budget = budget or RenderBudget.from_env()
     sources = [(part, getattr(template, part), file_line(template, part)) for part in parts]
@@ -35,12 +39,14 @@ def render_parts(template: Template, variables: Mapping[str, Any], budget: Optio
         from playground.prompts.worker import render_in_worker
 
         return render_in_worker(sources, variables, budget, template.name)
-    return {part: render_source(source, part, variables, budget, template.name, first)
-            for part, source, first in sources}
+    return {
+        part: render_source(source, part, variables, budget, template.name, first) for part, source, first in sources
+    }
 
 
-def render_messages(template: Template, variables: Mapping[str, Any],
-                    budget: Optional[RenderBudget] = None) -> list[Message]:
+def render_messages(
+    template: Template, variables: Mapping[str, Any], budget: Optional[RenderBudget] = None
+) -> list[Message]:
     """[system, user] messages; the system message is left out when its part renders empty."""
     rendered = render_parts(template, variables, budget)
     messages: list[Message] = []
@@ -58,27 +64,39 @@ def passage_variables(passages: Iterable[Any], hits: Optional[Iterable[Any]] = N
     hits = list(hits) if hits is not None else None
     result = []
     for position, passage in enumerate(passages):
-        get = passage.get if isinstance(passage, Mapping) else (lambda key, default=None, p=passage: getattr(p, key, default))
+        get = (
+            passage.get
+            if isinstance(passage, Mapping)
+            else (lambda key, default=None, p=passage: getattr(p, key, default))
+        )
         hit = hits[position] if hits is not None and position < len(hits) else None
-        result.append({
-            "id": get("id"),
-            "title": get("title") or "",
-            "text": get("text") or "",
-            "score": float(hit.score) if hit is not None else get("score"),
-            "rank": int(hit.rank) if hit is not None else (get("rank") or position + 1),
-        })
+        result.append(
+            {
+                "id": get("id"),
+                "title": get("title") or "",
+                "text": get("text") or "",
+                "score": float(hit.score) if hit is not None else get("score"),
+                "rank": int(hit.rank) if hit is not None else (get("rank") or position + 1),
+            }
+        )
     return result
 
 
-def question_variables(question: Any, passages: Iterable[Any] = (), examples: Iterable[Mapping[str, Any]] = (),
-                       reasoning: str = "") -> dict:
+def question_variables(
+    question: Any, passages: Iterable[Any] = (), examples: Iterable[Mapping[str, Any]] = (), reasoning: str = ""
+) -> dict:
     """Every variable a starter template may read, for one benchmark question (a Question record or a str)."""
     text = question if isinstance(question, str) else question.text
-    choices = [] if isinstance(question, str) else [
-        {"label": choice.label, "text": choice.text} if not isinstance(choice, Mapping)
-        else {"label": choice["label"], "text": choice["text"]}
-        for choice in question.choices
-    ]
+    choices = (
+        []
+        if isinstance(question, str)
+        else [
+            {"label": choice.label, "text": choice.text}
+            if not isinstance(choice, Mapping)
+            else {"label": choice["label"], "text": choice["text"]}
+            for choice in question.choices
+        ]
+    )
     return {
         "question": text,
         "passages": passage_variables(passages),

@@ -41,8 +41,10 @@ _KEY_VALUE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
 
 def check_name(name: str) -> str:
     if not name or not NAME_PATTERN.match(name):
-        raise TemplateError(f"template name {name!r} must be letters, digits, '.', '_' or '-' (starting with a letter or digit)",
-                            part="header")
+        raise TemplateError(
+            f"template name {name!r} must be letters, digits, '.', '_' or '-' (starting with a letter or digit)",
+            part="header",
+        )
     return name
 
 
@@ -68,17 +70,26 @@ class Template:
         self.system = _normalise_part(self.system)
         self.user = _normalise_part(self.user)
         if self.answer_format not in ANSWER_FORMATS:
-            raise TemplateError(f"answer_format {self.answer_format!r} is not one of {', '.join(ANSWER_FORMATS)}",
-                                part="header", template=self.name)
+            raise TemplateError(
+                f"answer_format {self.answer_format!r} is not one of {', '.join(ANSWER_FORMATS)}",
+                part="header",
+                template=self.name,
+            )
         for part in PARTS:
             for number, line in enumerate(getattr(self, part).split("\n"), start=1):
                 if _MARKER.match(line):
-                    raise TemplateError(f"a {part} part cannot contain the separator line {line.strip()!r}",
-                                        part=part, line=number, column=1, template=self.name)
+                    raise TemplateError(
+                        f"a {part} part cannot contain the separator line {line.strip()!r}",
+                        part=part,
+                        line=number,
+                        column=1,
+                        template=self.name,
+                    )
 
     @property
     def content(self) -> str:
         """The canonical text: header with every key, then both parts; `from_text(content)` gives this template back."""
+
         def one_line(value: str) -> str:
             return " ".join(value.split())
 
@@ -108,8 +119,10 @@ class Template:
 
     def with_changes(self, **changes) -> "Template":
         """A copy with some fields replaced (as an edit in the app would make)."""
-        values = {key: getattr(self, key) for key in
-                  ("name", "system", "user", "description", "technique", "answer_format", "variables", "path")}
+        values = {
+            key: getattr(self, key)
+            for key in ("name", "system", "user", "description", "technique", "answer_format", "variables", "path")
+        }
         values.update(changes)
         if "system" in changes or "user" in changes:
             values["first_lines"] = None
@@ -126,11 +139,18 @@ class Template:
         parts, first_lines = _split_parts(lines, body_start, header.get("name"))
         resolved_name = name or header.get("name") or (Path(path).stem if path else None)
         if not resolved_name:
-            raise TemplateError("the template has no name: add 'name: ...' to its header", part="header", line=1, column=1)
+            raise TemplateError(
+                "the template has no name: add 'name: ...' to its header", part="header", line=1, column=1
+            )
         answer_format = header.get("answer_format") or "short"
         if answer_format not in ANSWER_FORMATS:
-            raise TemplateError(f"answer_format {answer_format!r} is not one of {', '.join(ANSWER_FORMATS)}",
-                                part="header", line=header.get("_line_answer_format"), column=1, template=resolved_name)
+            raise TemplateError(
+                f"answer_format {answer_format!r} is not one of {', '.join(ANSWER_FORMATS)}",
+                part="header",
+                line=header.get("_line_answer_format"),
+                column=1,
+                template=resolved_name,
+            )
         variables = header.get("variables")
         template = cls(
             name=check_name(resolved_name),
@@ -191,27 +211,48 @@ def _parse_header(lines: list[str], template: Optional[str]) -> tuple[dict, int]
         match = _KEY_VALUE.match(line.strip())
         column = len(line) - len(line.lstrip()) + 1
         if not match:
-            raise TemplateError(f"expected 'key: value' in the header, got {line.strip()!r}",
-                                part="header", line=index + 1, column=column, template=template)
+            raise TemplateError(
+                f"expected 'key: value' in the header, got {line.strip()!r}",
+                part="header",
+                line=index + 1,
+                column=column,
+                template=template,
+            )
         key, value = match.group(1).lower(), match.group(2)
         if key not in HEADER_KEYS:
-            raise TemplateError(f"unknown header key {key!r} (known: {', '.join(HEADER_KEYS)})",
-                                part="header", line=index + 1, column=column, template=template)
+            raise TemplateError(
+                f"unknown header key {key!r} (known: {', '.join(HEADER_KEYS)})",
+                part="header",
+                line=index + 1,
+                column=column,
+                template=template,
+            )
         if key in fields:
-            raise TemplateError(f"header key {key!r} is given twice", part="header", line=index + 1, column=column,
-                                template=template)
+            raise TemplateError(
+                f"header key {key!r} is given twice", part="header", line=index + 1, column=column, template=template
+            )
         if key == "variables":
             names = [name.strip() for name in value.split(",") if name.strip()]
             for name in names:
                 if not re.match(r"^[A-Za-z_]\w*$", name):
-                    raise TemplateError(f"variable name {name!r} in the header is not a valid name",
-                                        part="header", line=index + 1, column=column, template=template)
+                    raise TemplateError(
+                        f"variable name {name!r} in the header is not a valid name",
+                        part="header",
+                        line=index + 1,
+                        column=column,
+                        template=template,
+                    )
             fields[key] = names
         else:
             fields[key] = value
         fields[f"_line_{key}"] = index + 1
-    raise TemplateError("the header opened with '{#' is never closed with '#}'", part="header",
-                        line=start + 1, column=1, template=template)
+    raise TemplateError(
+        "the header opened with '{#' is never closed with '#}'",
+        part="header",
+        line=start + 1,
+        column=1,
+        template=template,
+    )
 
 
 def _split_parts(lines: list[str], body_start: int, template: Optional[str]) -> tuple[dict[str, str], dict[str, int]]:
@@ -222,20 +263,36 @@ def _split_parts(lines: list[str], body_start: int, template: Optional[str]) -> 
         if match:
             part = match.group(1).lower()
             if any(part == seen for seen, _ in markers):
-                raise TemplateError(f"'### {part}' appears twice", part=part, line=None, column=1, template=template,
-                                    file_line=index + 1)
+                raise TemplateError(
+                    f"'### {part}' appears twice",
+                    part=part,
+                    line=None,
+                    column=1,
+                    template=template,
+                    file_line=index + 1,
+                )
             markers.append((part, index))
     if not markers:
         spans = {"system": (body_start, body_start), "user": (body_start, len(lines))}
     else:
         if [part for part, _ in markers] == ["user", "system"]:
-            raise TemplateError("'### system' must come before '### user'", part="system", column=1, template=template,
-                                file_line=markers[1][1] + 1)
+            raise TemplateError(
+                "'### system' must come before '### user'",
+                part="system",
+                column=1,
+                template=template,
+                file_line=markers[1][1] + 1,
+            )
         first_marker = markers[0][1]
         stray = next((i for i in range(body_start, first_marker) if lines[i].strip()), None)
         if stray is not None:
-            raise TemplateError(f"text before the first '### {markers[0][0]}' line belongs to no part",
-                                part="header", line=stray + 1, column=1, template=template)
+            raise TemplateError(
+                f"text before the first '### {markers[0][0]}' line belongs to no part",
+                part="header",
+                line=stray + 1,
+                column=1,
+                template=template,
+            )
         spans = {"system": (first_marker, first_marker), "user": (first_marker, first_marker)}
         for number, (part, index) in enumerate(markers):
             end = markers[number + 1][1] if number + 1 < len(markers) else len(lines)

@@ -29,8 +29,7 @@ def file_line(template, part: str):
 @lru_cache(maxsize=512)
 def _undeclared(source: str, part: str) -> frozenset[str]:
     environment = get_environment()
-    return frozenset(meta.find_undeclared_variables(environment.parse(source, name=part,
-                                                                      filename=part_filename(part))))
+    return frozenset(meta.find_undeclared_variables(environment.parse(source, name=part, filename=part_filename(part))))
 
 
 def required_variables(template) -> list[str]:

@@ -27,8 +27,9 @@ from playground.prompts.limits import RenderBudget
 GRACE_SECONDS = 1.0
 START_TIMEOUT_S = 60.0
 _ROOT = str(Path(__file__).resolve().parents[2])
-_BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); "
-         "from playground.prompts.worker import serve; serve(int(sys.argv[2]))")
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from playground.prompts.worker import serve; serve(int(sys.argv[2]))"
+)
 
 
 def _jsonable(value: Any) -> Any:
@@ -56,8 +57,13 @@ class RenderWorker:
         self._lock = threading.Lock()
 
     def _start(self, memory_mb: int) -> subprocess.Popen:
-        process = subprocess.Popen([sys.executable, "-c", _BOOT, _ROOT, str(memory_mb)], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+        process = subprocess.Popen(
+            [sys.executable, "-c", _BOOT, _ROOT, str(memory_mb)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+        )
         self._process, self._memory_mb = process, memory_mb
         if self._read_line(START_TIMEOUT_S) != b"ready":
             self.stop()
@@ -108,14 +114,16 @@ class RenderWorker:
                 reply = self._read_line(budget.seconds + GRACE_SECONDS)
             except TimeoutError:
                 self.stop()
-                raise WorkerFailed(f"the render took longer than {budget.seconds:g} s (the render budget); "
-                                   "it was stopped") from None
+                raise WorkerFailed(
+                    f"the render took longer than {budget.seconds:g} s (the render budget); it was stopped"
+                ) from None
             except OSError:
                 reply = None
             if reply is None:
                 self.stop()
-                raise WorkerFailed(f"the render used more than {budget.memory_mb} MB of memory (the render budget); "
-                                   "it was stopped")
+                raise WorkerFailed(
+                    f"the render used more than {budget.memory_mb} MB of memory (the render budget); it was stopped"
+                )
             return json.loads(reply)
 
 
@@ -123,8 +131,9 @@ _worker = RenderWorker()
 atexit.register(_worker.stop)
 
 
-def render_in_worker(sources: list, variables: Mapping[str, Any], budget: RenderBudget,
-                     template: Optional[str]) -> dict[str, str]:
+def render_in_worker(
+    sources: list, variables: Mapping[str, Any], budget: RenderBudget, template: Optional[str]
+) -> dict[str, str]:
     """Render (part, source, first_line) triples in the worker; raises TemplateError on any failure."""
     message = {"sources": sources, "variables": dict(variables), "budget": budget.to_dict(), "template": template}
     try:
@@ -136,12 +145,19 @@ def render_in_worker(sources: list, variables: Mapping[str, Any], budget: Render
         return reply["parts"]
     error = reply.get("error") or {}
     kind = RenderBudgetError if error.get("over_budget") else TemplateError
-    raise kind(error.get("problem") or "the render failed", part=error.get("part"), line=error.get("line"),
-                        column=error.get("column"), template=error.get("template"), file_line=error.get("file_line"))
+    raise kind(
+        error.get("problem") or "the render failed",
+        part=error.get("part"),
+        line=error.get("line"),
+        column=error.get("column"),
+        template=error.get("template"),
+        file_line=error.get("file_line"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # The child's side.
+
 
 def _limit_memory(memory_mb: int) -> None:
     import resource
@@ -157,8 +173,7 @@ def _handle(message: dict) -> dict:
     parts = {}
     try:
         for part, source, first_line in message["sources"]:
-            parts[part] = render_source(source, part, message["variables"], budget, message.get("template"),
-                                        first_line)
+            parts[part] = render_source(source, part, message["variables"], budget, message.get("template"), first_line)
     except TemplateError as error:
         return {"ok": False, "error": error.to_dict()}
     return {"ok": True, "parts": parts}
@@ -180,7 +195,12 @@ def serve(memory_mb: int) -> None:
         try:
             reply = _handle(json.loads(line))
         except MemoryError:
-            reply = {"ok": False, "error": {"problem": f"the render used more than {memory_mb} MB of memory "
-                                                       "(the render budget)", "over_budget": True}}
+            reply = {
+                "ok": False,
+                "error": {
+                    "problem": f"the render used more than {memory_mb} MB of memory (the render budget)",
+                    "over_budget": True,
+                },
+            }
         out.write(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
         out.flush()

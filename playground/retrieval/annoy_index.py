@@ -17,8 +17,14 @@ class AnnoyRetriever(VectorRetriever):
     kind = "annoy"
 
     @classmethod
-    def from_vectors(cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None,
-                     on_progress: Optional[ProgressCallback] = None) -> "AnnoyRetriever":
+    def from_vectors(
+        cls,
+        vectors: np.ndarray,
+        ids: list[str],
+        params: dict,
+        embedder=None,
+        on_progress: Optional[ProgressCallback] = None,
+    ) -> "AnnoyRetriever":
         from annoy import AnnoyIndex
 
         vectors = np.asarray(vectors, dtype=np.float32)
@@ -51,6 +57,7 @@ class AnnoyRetriever(VectorRetriever):
         return package_versions("annoy", "numpy", "sentence-transformers", "torch")
 
     def search_vectors(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        rows, scores = self.index.get_nns_by_vector(np.asarray(query, dtype=np.float32).tolist(), k,
-                                                    search_k=self.params["search_k"], include_distances=True)
+        rows, scores = self.index.get_nns_by_vector(
+            np.asarray(query, dtype=np.float32).tolist(), k, search_k=self.params["search_k"], include_distances=True
+        )
         return np.asarray(rows, dtype=np.int64), np.asarray(scores, dtype=np.float32)

@@ -18,9 +18,13 @@ def bert_folder_supported(folder: Path) -> bool:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return (config.get("model_type") == "bert" and config.get("hidden_act") == "gelu"
-            and config.get("position_embedding_type", "absolute") == "absolute"
-            and (folder / "model.safetensors").is_file() and (folder / "tokenizer.json").is_file())
+    return (
+        config.get("model_type") == "bert"
+        and config.get("hidden_act") == "gelu"
+        and config.get("position_embedding_type", "absolute") == "absolute"
+        and (folder / "model.safetensors").is_file()
+        and (folder / "tokenizer.json").is_file()
+    )
 
 
 class BertEncoder:
@@ -40,8 +44,11 @@ class BertEncoder:
         self.device = device
         weights = load_file(str(folder / "model.safetensors"))
         prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
-        self.w = {name[len(prefix):]: tensor.to(device=device, dtype=getattr(torch, dtype))
-                  for name, tensor in weights.items() if name.startswith(prefix) and tensor.is_floating_point()}
+        self.w = {
+            name[len(prefix) :]: tensor.to(device=device, dtype=getattr(torch, dtype))
+            for name, tensor in weights.items()
+            if name.startswith(prefix) and tensor.is_floating_point()
+        }
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=min(max_length, int(config["max_position_embeddings"])))
         pad_id = int(config.get("pad_token_id") or 0)
@@ -56,8 +63,9 @@ class BertEncoder:
         return ids, types, mask
 
     def _norm(self, x, name: str):
-        return self.torch.nn.functional.layer_norm(x, (self.hidden,), self.w[f"{name}.weight"], self.w[f"{name}.bias"],
-                                                   self.eps)
+        return self.torch.nn.functional.layer_norm(
+            x, (self.hidden,), self.w[f"{name}.weight"], self.w[f"{name}.bias"], self.eps
+        )
 
     def _linear(self, x, name: str):
         return self.torch.nn.functional.linear(x, self.w[f"{name}.weight"], self.w[f"{name}.bias"])
@@ -67,8 +75,11 @@ class BertEncoder:
         functional = torch.nn.functional
         batch, length = ids.shape
         positions = torch.arange(length, device=self.device)
-        x = (self.w["embeddings.word_embeddings.weight"][ids] + self.w["embeddings.position_embeddings.weight"][positions]
-             + self.w["embeddings.token_type_embeddings.weight"][types])
+        x = (
+            self.w["embeddings.word_embeddings.weight"][ids]
+            + self.w["embeddings.position_embeddings.weight"][positions]
+            + self.w["embeddings.token_type_embeddings.weight"][types]
+        )
         x = self._norm(x, "embeddings.LayerNorm")
         keep = mask.bool()[:, None, None, :]  # (batch, 1, 1, keys): padding is never attended to
         head_size = self.hidden // self.heads
@@ -76,13 +87,19 @@ class BertEncoder:
             at = f"encoder.layer.{layer}"
 
             def heads(name: str, x=x, at=at):
-                return self._linear(x, f"{at}.attention.self.{name}").view(batch, length, self.heads,
-                                                                           head_size).transpose(1, 2)
+                return (
+                    self._linear(x, f"{at}.attention.self.{name}")
+                    .view(batch, length, self.heads, head_size)
+                    .transpose(1, 2)
+                )
 
-            context = functional.scaled_dot_product_attention(heads("query"), heads("key"), heads("value"),
-                                                              attn_mask=keep)
+            context = functional.scaled_dot_product_attention(
+                heads("query"), heads("key"), heads("value"), attn_mask=keep
+            )
             context = context.transpose(1, 2).reshape(batch, length, self.hidden)
-            x = self._norm(self._linear(context, f"{at}.attention.output.dense") + x, f"{at}.attention.output.LayerNorm")
+            x = self._norm(
+                self._linear(context, f"{at}.attention.output.dense") + x, f"{at}.attention.output.LayerNorm"
+            )
             inner = functional.gelu(self._linear(x, f"{at}.intermediate.dense"))
             x = self._norm(self._linear(inner, f"{at}.output.dense") + x, f"{at}.output.LayerNorm")
         return x

@@ -25,8 +25,9 @@ class BM25Retriever(LexicalIndex):
         self.manifest: dict = {}
 
     @classmethod
-    def from_texts(cls, texts: list[str], ids: list[str], params: dict,
-                   on_progress: Optional[ProgressCallback] = None) -> "BM25Retriever":
+    def from_texts(
+        cls, texts: list[str], ids: list[str], params: dict, on_progress: Optional[ProgressCallback] = None
+    ) -> "BM25Retriever":
         import bm25s
         from bm25s.tokenization import Tokenized
 

@@ -29,8 +29,9 @@ class RankBM25Retriever(LexicalIndex):
         self.manifest: dict = {}
 
     @classmethod
-    def from_texts(cls, texts: list[str], ids: list[str], params: dict,
-                   on_progress: Optional[ProgressCallback] = None) -> "RankBM25Retriever":
+    def from_texts(
+        cls, texts: list[str], ids: list[str], params: dict, on_progress: Optional[ProgressCallback] = None
+    ) -> "RankBM25Retriever":
         tokens = tokenize_many(texts, params["stem"], on_progress, total=len(texts))
         report(on_progress, len(texts), len(texts), "indexing")
         return cls(tokens, list(ids), params)

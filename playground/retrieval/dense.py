@@ -42,8 +42,9 @@ class VectorRetriever:
         raise NotImplementedError
 
     @classmethod
-    def from_vectors(cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None,
-                     on_progress=None) -> "VectorRetriever":
+    def from_vectors(
+        cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None, on_progress=None
+    ) -> "VectorRetriever":
         raise NotImplementedError
 
     def save(self, path: Path) -> None:
@@ -55,19 +56,26 @@ class VectorRetriever:
         embeddings = source.embeddings(params["embedder"], on_progress)
         retriever = cls.from_vectors(embeddings.vectors, embeddings.ids, params, on_progress=on_progress)
         retriever.save(path)
-        return {"embeddings": {"path": str(embeddings.path), "embedder": params["embedder"],
-                               "bytes": int((embeddings.path / "vectors.npy").stat().st_size),
-                               "device": embeddings.manifest.get("device", "cpu"),
-                               "dtype": embeddings.manifest.get("dtype", "float32")},
-                **getattr(retriever, "build_info", {})}
+        return {
+            "embeddings": {
+                "path": str(embeddings.path),
+                "embedder": params["embedder"],
+                "bytes": int((embeddings.path / "vectors.npy").stat().st_size),
+                "device": embeddings.manifest.get("device", "cpu"),
+                "dtype": embeddings.manifest.get("dtype", "float32"),
+            },
+            **getattr(retriever, "build_info", {}),
+        }
 
     def search(self, query: str, k: int) -> list[Hit]:
         if self.embedder is None:
             raise RuntimeError(f"{self.kind} retriever was built from raw vectors and has no embedder for text queries")
         vector = self.embedder.encode([query])[0]
         rows, scores = self.search_vectors(vector, k)
-        return [Hit(passage_id=self.ids[int(row)], score=float(score), rank=rank)
-                for rank, (row, score) in enumerate(((r, s) for r, s in zip(rows, scores) if r >= 0), 1)]
+        return [
+            Hit(passage_id=self.ids[int(row)], score=float(score), rank=rank)
+            for rank, (row, score) in enumerate(((r, s) for r, s in zip(rows, scores) if r >= 0), 1)
+        ]
 
 
 class DenseRetriever(VectorRetriever):
@@ -81,8 +89,9 @@ class DenseRetriever(VectorRetriever):
         self.vectors = self.index
 
     @classmethod
-    def from_vectors(cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None,
-                     on_progress=None) -> "DenseRetriever":
+    def from_vectors(
+        cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None, on_progress=None
+    ) -> "DenseRetriever":
         return cls(vectors, ids, params, embedder)
 
     def save(self, path: Path) -> None:

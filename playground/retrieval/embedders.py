@@ -155,7 +155,7 @@ class Embedder:
             order = longest_first(texts)
             out = np.empty((len(texts), self.dim), dtype=np.float32)
             for start in range(0, len(order), _CHUNK):
-                rows = order[start:start + _CHUNK]
+                rows = order[start : start + _CHUNK]
                 out[rows] = self.encode_sorted([texts[i] for i in rows])
                 report(on_progress, min(start + _CHUNK, len(texts)), len(texts), "embedding")
             return out
@@ -163,7 +163,7 @@ class Embedder:
     def encode_sorted(self, texts: list[str]) -> np.ndarray:
         """Rows for texts already sorted longest-first (little padding per batch), embedded batch by batch."""
         with self._lock:
-            parts = [self._embed(texts[i:i + self.batch_size]) for i in range(0, len(texts), self.batch_size)]
+            parts = [self._embed(texts[i : i + self.batch_size]) for i in range(0, len(texts), self.batch_size)]
         return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
 
     def describe(self) -> dict:
@@ -214,16 +214,23 @@ class TransformersEmbedder(Embedder):
         transformers_logging.disable_progress_bar()
         self.max_seq_length = config["max_seq_length"]
         self.tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-        self.model = AutoModel.from_pretrained(str(folder), local_files_only=True,
-                                               dtype=getattr(torch, self.dtype)).to(self.device).eval()
+        self.model = (
+            AutoModel.from_pretrained(str(folder), local_files_only=True, dtype=getattr(torch, self.dtype))
+            .to(self.device)
+            .eval()
+        )
         self.dim = int(self.model.config.hidden_size)
         self._torch = torch
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         torch = self._torch
-        batch = self.tokenizer([text.strip() for text in texts], padding=True, truncation="longest_first",
-                               max_length=self.max_seq_length,
-                               return_tensors="pt").to(self.device)
+        batch = self.tokenizer(
+            [text.strip() for text in texts],
+            padding=True,
+            truncation="longest_first",
+            max_length=self.max_seq_length,
+            return_tensors="pt",
+        ).to(self.device)
         with torch.inference_mode():
             return mean_pool(torch, self.model(**batch).last_hidden_state, batch["attention_mask"])
 
@@ -244,8 +251,9 @@ class SentenceTransformerEmbedder(Embedder):
         self.dim = int(dimension())
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        vectors = self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
-                                    convert_to_numpy=True, show_progress_bar=False)
+        vectors = self.model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
         return np.asarray(vectors, dtype=np.float32)
 
 
@@ -270,8 +278,11 @@ def get_embedder(name: Optional[str] = None, device: Optional[str] = None) -> Em
             else:
                 embedder = SentenceTransformerEmbedder(name, location, choice, offline)
         except Exception as error:  # noqa: BLE001 - any loader failure becomes one clear message
-            hint = (f" (downloads are off: set {ALLOW_DOWNLOADS_ENV}=1 to fetch hub models)"
-                    if offline and not Path(location).exists() else "")
+            hint = (
+                f" (downloads are off: set {ALLOW_DOWNLOADS_ENV}=1 to fetch hub models)"
+                if offline and not Path(location).exists()
+                else ""
+            )
             raise PlaygroundError(f"cannot load embedder {name!r} from {location}{hint}: {error}") from error
         _embedders[key] = embedder
         return embedder

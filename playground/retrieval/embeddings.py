@@ -65,14 +65,18 @@ def cache_problem(manifest: Optional[dict], path: Path, fingerprint: str, name: 
         return f"embedder {name} changed since the embeddings were computed"
     for file, meta in (manifest.get("files") or {"vectors.npy": {}}).items():
         target = path / file
-        if not target.is_file() or target.stat().st_size != meta.get("bytes") \
-                or file_digest(target) != meta.get("sha256"):
+        if (
+            not target.is_file()
+            or target.stat().st_size != meta.get("bytes")
+            or file_digest(target) != meta.get("sha256")
+        ):
             return f"file {file} is missing or does not match its checksum"
     return None
 
 
-def corpus_embeddings(workspace, corpus: str, embedder_name: Optional[str] = None,
-                      on_progress: Optional[ProgressCallback] = None) -> CorpusEmbeddings:
+def corpus_embeddings(
+    workspace, corpus: str, embedder_name: Optional[str] = None, on_progress: Optional[ProgressCallback] = None
+) -> CorpusEmbeddings:
     """The corpus's passage embeddings: from the cache when its fingerprint matches the corpus, else computed
     (title and text, as every retriever sees a passage) and stored."""
     from playground.store.datasets import get_corpus, load_passages
@@ -95,9 +99,15 @@ def corpus_embeddings(workspace, corpus: str, embedder_name: Optional[str] = Non
             texts = [document_text(p.title, p.text) for p in passages]
             vectors = embed_resumably(embedder, texts, partial_dir(path), fingerprint, on_progress)
             manifest = {
-                "format": CACHE_FORMAT, "corpus": corpus, "fingerprint": fingerprint, "embedder": name,
-                "dim": embedder.dim, "count": len(passages), "seconds": round(time.perf_counter() - started, 3),
-                "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **embedder.describe(),
+                "format": CACHE_FORMAT,
+                "corpus": corpus,
+                "fingerprint": fingerprint,
+                "embedder": name,
+                "dim": embedder.dim,
+                "count": len(passages),
+                "seconds": round(time.perf_counter() - started, 3),
+                "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                **embedder.describe(),
                 "versions": package_versions("transformers", "torch", "numpy"),
                 "embedder_fingerprint": embedder_fingerprint(name),
             }
@@ -108,8 +118,10 @@ def corpus_embeddings(workspace, corpus: str, embedder_name: Optional[str] = Non
         vectors = np.load(path / "vectors.npy", allow_pickle=False)
         ids = json.loads((path / "ids.json").read_text(encoding="utf-8"))
         if len(ids) != vectors.shape[0]:
-            raise PlaygroundError(f"embedding cache {path} is inconsistent ({len(ids)} ids, {vectors.shape[0]} rows); "
-                                  f"delete the folder to rebuild it")
+            raise PlaygroundError(
+                f"embedding cache {path} is inconsistent ({len(ids)} ids, {vectors.shape[0]} rows); "
+                f"delete the folder to rebuild it"
+            )
         result = CorpusEmbeddings(ids=ids, vectors=vectors, path=path, manifest=manifest)
         if len(_cached_embeddings) >= 8:
             _cached_embeddings.clear()
@@ -135,13 +147,25 @@ def partial_dir(path: Path) -> Path:
     return path.parent / f".{path.name}.partial"
 
 
-def embed_resumably(embedder: Embedder, texts: list[str], folder: Path, fingerprint: str,
-                    on_progress: Optional[ProgressCallback] = None, chunk: int = _CHUNK) -> np.ndarray:
+def embed_resumably(
+    embedder: Embedder,
+    texts: list[str],
+    folder: Path,
+    fingerprint: str,
+    on_progress: Optional[ProgressCallback] = None,
+    chunk: int = _CHUNK,
+) -> np.ndarray:
     """Rows for `texts` in their order, embedded longest-first in chunks; each finished chunk is saved in `folder`
     (with the fingerprint and embedder it belongs to), and chunks already there are reused, not redone."""
     order = longest_first(texts)
-    stamp = {"format": PARTIAL_FORMAT, "fingerprint": fingerprint, "embedder": embedder.name, "count": len(texts),
-             "chunk": chunk, "dim": embedder.dim}
+    stamp = {
+        "format": PARTIAL_FORMAT,
+        "fingerprint": fingerprint,
+        "embedder": embedder.name,
+        "count": len(texts),
+        "chunk": chunk,
+        "dim": embedder.dim,
+    }
     try:
         kept = json.loads((folder / "progress.json").read_text(encoding="utf-8")) == stamp
     except (OSError, ValueError):
@@ -153,7 +177,7 @@ def embed_resumably(embedder: Embedder, texts: list[str], folder: Path, fingerpr
     out = np.empty((len(texts), embedder.dim), dtype=np.float32)
     reused = 0
     for number, start in enumerate(range(0, len(order), chunk)):
-        rows = order[start:start + chunk]
+        rows = order[start : start + chunk]
         piece = folder / f"chunk-{number:06d}.npy"
         vectors = _read_piece(piece, len(rows), embedder.dim)
         if vectors is None:

@@ -22,15 +22,21 @@ class FaissHNSWRetriever(VectorRetriever):
         self.index.hnsw.efSearch = params["ef_search"]
 
     @classmethod
-    def from_vectors(cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None,
-                     on_progress: Optional[ProgressCallback] = None) -> "FaissHNSWRetriever":
+    def from_vectors(
+        cls,
+        vectors: np.ndarray,
+        ids: list[str],
+        params: dict,
+        embedder=None,
+        on_progress: Optional[ProgressCallback] = None,
+    ) -> "FaissHNSWRetriever":
         import faiss
 
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         index = faiss.IndexHNSWFlat(vectors.shape[1], params["M"], faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efConstruction = params["ef_construction"]
         for start in range(0, len(vectors), _ADD_CHUNK):
-            index.add(vectors[start:start + _ADD_CHUNK])
+            index.add(vectors[start : start + _ADD_CHUNK])
             report(on_progress, min(start + _ADD_CHUNK, len(vectors)), len(vectors), "HNSW graph")
         return cls(index, ids, params, embedder)
 
@@ -46,8 +52,9 @@ class FaissHNSWRetriever(VectorRetriever):
 
         from playground.retrieval.embedders import get_embedder
 
-        return cls(faiss.read_index(str(path / "index.faiss")), cls.load_ids(path), params,
-                   get_embedder(params["embedder"]))
+        return cls(
+            faiss.read_index(str(path / "index.faiss")), cls.load_ids(path), params, get_embedder(params["embedder"])
+        )
 
     @staticmethod
     def versions() -> dict:

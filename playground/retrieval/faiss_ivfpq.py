@@ -43,8 +43,14 @@ class FaissIVFPQRetriever(VectorRetriever):
         self.build_info = {"effective": sizes}
 
     @classmethod
-    def from_vectors(cls, vectors: np.ndarray, ids: list[str], params: dict, embedder=None,
-                     on_progress: Optional[ProgressCallback] = None) -> "FaissIVFPQRetriever":
+    def from_vectors(
+        cls,
+        vectors: np.ndarray,
+        ids: list[str],
+        params: dict,
+        embedder=None,
+        on_progress: Optional[ProgressCallback] = None,
+    ) -> "FaissIVFPQRetriever":
         import faiss
 
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)

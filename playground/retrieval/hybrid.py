@@ -37,10 +37,15 @@ class HybridRetriever:
 
         children = {}
         for side in ("first", "second"):
-            manifest = build_index(source.workspace, source.corpus, params[side], params[f"{side}_params"],
-                                   on_progress=on_progress)
-            children[side] = {"kind": manifest["kind"], "params_hash": manifest["params_hash"],
-                              "path": manifest["path"], "size_bytes": manifest["size_bytes"]}
+            manifest = build_index(
+                source.workspace, source.corpus, params[side], params[f"{side}_params"], on_progress=on_progress
+            )
+            children[side] = {
+                "kind": manifest["kind"],
+                "params_hash": manifest["params_hash"],
+                "path": manifest["path"],
+                "size_bytes": manifest["size_bytes"],
+            }
         return {"children": children, "size_bytes": sum(child["size_bytes"] for child in children.values())}
 
     @classmethod

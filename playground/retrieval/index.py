@@ -77,8 +77,14 @@ def _folder_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-def build_index(workspace, corpus: str, kind: str, params: Optional[dict] = None,
-                on_progress: Optional[ProgressCallback] = None, force: bool = False) -> dict:
+def build_index(
+    workspace,
+    corpus: str,
+    kind: str,
+    params: Optional[dict] = None,
+    on_progress: Optional[ProgressCallback] = None,
+    force: bool = False,
+) -> dict:
     """Build the index unless an up-to-date one exists (or `force`); returns its manifest.
 
     manifest["built"] says whether this call built it.
@@ -104,10 +110,18 @@ def build_index(workspace, corpus: str, kind: str, params: Optional[dict] = None
                 size += extras.get("embeddings", {}).get("bytes", 0)
             size = extras.pop("size_bytes", size)
             manifest = build_manifest(
-                corpus=corpus, fingerprint=fingerprint, kind=kind, params=params,
-                params_hash=params_hash(kind, params), versions={"playground": __version__, **impl.versions()},
-                folder=staging, built_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                build_seconds=seconds, size_bytes=size, extras=extras)
+                corpus=corpus,
+                fingerprint=fingerprint,
+                kind=kind,
+                params=params,
+                params_hash=params_hash(kind, params),
+                versions={"playground": __version__, **impl.versions()},
+                folder=staging,
+                built_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                build_seconds=seconds,
+                size_bytes=size,
+                extras=extras,
+            )
             (staging / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
             shutil.rmtree(path, ignore_errors=True)
             os.replace(staging, path)
@@ -118,8 +132,9 @@ def build_index(workspace, corpus: str, kind: str, params: Optional[dict] = None
         return {**manifest, "path": str(path), "built": True}
 
 
-def open_retriever(workspace, corpus: str, kind: str, params: Optional[dict] = None,
-                   on_progress: Optional[ProgressCallback] = None):
+def open_retriever(
+    workspace, corpus: str, kind: str, params: Optional[dict] = None, on_progress: Optional[ProgressCallback] = None
+):
     """A ready retriever over `corpus`: from this process's cache, else loaded, else built first.
 
     A missing, stale (corpus fingerprint changed) or unreadable index is rebuilt, never used.
@@ -167,7 +182,7 @@ def list_indexes(workspace, corpus: Optional[str] = None) -> list[dict]:
 
     fingerprints = {c["name"]: c["fingerprint"] for c in list_datasets(workspace)["corpora"]}
     found = []
-    for name in ([corpus] if corpus else sorted(fingerprints)):
+    for name in [corpus] if corpus else sorted(fingerprints):
         root = corpus_root(workspace, name)
         if not root.is_dir():
             continue

@@ -20,7 +20,8 @@ class LexicalIndex:
     @classmethod
     def build(cls, source, params: dict, path: Path, on_progress=None) -> dict:
         passages = source.passages()
-        retriever = cls.from_texts([document_text(p.title, p.text) for p in passages], [p.id for p in passages],
-                                   params, on_progress)
+        retriever = cls.from_texts(
+            [document_text(p.title, p.text) for p in passages], [p.id for p in passages], params, on_progress
+        )
         retriever.save(path)
         return {}

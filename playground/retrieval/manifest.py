@@ -32,8 +32,11 @@ def file_digest(path: Path) -> str:
 def folder_files(folder: Path) -> dict[str, dict]:
     """Every file under `folder` but the manifest: relative path -> {"bytes", "sha256"}."""
     folder = Path(folder)
-    return {str(path.relative_to(folder)): {"bytes": path.stat().st_size, "sha256": file_digest(path)}
-            for path in sorted(folder.rglob("*")) if path.is_file() and path.name != MANIFEST}
+    return {
+        str(path.relative_to(folder)): {"bytes": path.stat().st_size, "sha256": file_digest(path)}
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != MANIFEST
+    }
 
 
 def embedder_fingerprint(name: str) -> str:
@@ -60,14 +63,36 @@ def embedder_identity(params: dict) -> Optional[dict]:
     return {"name": name, "fingerprint": embedder_fingerprint(name)} if name else None
 
 
-def build_manifest(*, corpus: str, fingerprint: str, kind: str, params: dict, params_hash: str, versions: dict,
-                   folder: Path, built_at: str, build_seconds: float, size_bytes: int, extras: dict) -> dict:
+def build_manifest(
+    *,
+    corpus: str,
+    fingerprint: str,
+    kind: str,
+    params: dict,
+    params_hash: str,
+    versions: dict,
+    folder: Path,
+    built_at: str,
+    build_seconds: float,
+    size_bytes: int,
+    extras: dict,
+) -> dict:
     """The one place a manifest is made (others may add fields here: device, dtype)."""
     return {
-        "format": INDEX_FORMAT, "corpus": corpus, "fingerprint": fingerprint, "corpus_digest": fingerprint,
-        "kind": kind, "params": params, "params_hash": params_hash, "embedder": embedder_identity(params),
-        "files": folder_files(folder), "versions": versions, "built_at": built_at,
-        "build_seconds": round(build_seconds, 3), "size_bytes": int(size_bytes), **extras,
+        "format": INDEX_FORMAT,
+        "corpus": corpus,
+        "fingerprint": fingerprint,
+        "corpus_digest": fingerprint,
+        "kind": kind,
+        "params": params,
+        "params_hash": params_hash,
+        "embedder": embedder_identity(params),
+        "files": folder_files(folder),
+        "versions": versions,
+        "built_at": built_at,
+        "build_seconds": round(build_seconds, 3),
+        "size_bytes": int(size_bytes),
+        **extras,
     }
 
 
@@ -75,8 +100,9 @@ def rebuild_hint(corpus: str, kind: str) -> str:
     return f"playground index build --dataset {corpus} --retriever {kind} --force"
 
 
-def index_problem(manifest: Optional[dict], folder: Path, fingerprint: str, kind: str, params: dict,
-                  check_files: bool = True) -> Optional[str]:
+def index_problem(
+    manifest: Optional[dict], folder: Path, fingerprint: str, kind: str, params: dict, check_files: bool = True
+) -> Optional[str]:
     """What makes this folder not the index asked for, in one line; None when it is."""
     if not manifest:
         return "no readable manifest"
@@ -90,8 +116,10 @@ def index_problem(manifest: Optional[dict], folder: Path, fingerprint: str, kind
         return f"built with settings {manifest.get('params')}, not {params}"
     expected = embedder_identity(params)
     if expected and manifest.get("embedder") != expected:
-        return (f"built with embedder {manifest.get('embedder')}, not {expected['name']} "
-                f"(fingerprint {expected['fingerprint']})")
+        return (
+            f"built with embedder {manifest.get('embedder')}, not {expected['name']} "
+            f"(fingerprint {expected['fingerprint']})"
+        )
     return files_problem(manifest, folder) if check_files else None
 
 

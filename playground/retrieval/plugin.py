@@ -19,36 +19,65 @@ _BM25 = (
 
 BUILTIN_RETRIEVERS = (
     RetrieverKind("bm25", "playground.retrieval.bm25:BM25Retriever", _BM25, "BM25 (bm25s, sparse matrices)"),
-    RetrieverKind("bm25-rank", "playground.retrieval.bm25_rank:RankBM25Retriever", _BM25,
-                  "BM25 (rank-bm25, the classic implementation)"),
-    RetrieverKind("dense", "playground.retrieval.dense:DenseRetriever", (_EMBEDDER,),
-                  "exact cosine search over sentence embeddings"),
-    RetrieverKind("faiss-hnsw", "playground.retrieval.faiss_hnsw:FaissHNSWRetriever", (
-        _EMBEDDER,
-        Option("M", 16, "graph neighbours per node", minimum=2, maximum=512),
-        Option("ef_construction", 64, "candidate list size while building", minimum=1),
-        Option("ef_search", 128, "candidate list size while searching", minimum=1),
-    ), "approximate search on a FAISS HNSW graph"),
-    RetrieverKind("faiss-ivfpq", "playground.retrieval.faiss_ivfpq:FaissIVFPQRetriever", (
-        _EMBEDDER,
-        Option("nlist", 100, "inverted lists (clamped to sqrt(n))", minimum=1),
-        Option("m", 8, "product-quantiser sub-vectors", minimum=1),
-        Option("nbits", 8, "bits per sub-vector code (clamped to log2(n))", minimum=1, maximum=16),
-        Option("nprobe", 16, "lists visited per search", minimum=1),
-    ), "approximate search on a FAISS IVF-PQ index"),
-    RetrieverKind("annoy", "playground.retrieval.annoy_index:AnnoyRetriever", (
-        _EMBEDDER,
-        Option("n_trees", 100, "random-projection trees", minimum=1),
-        Option("search_k", -1, "nodes inspected per search (-1: n_trees * k)", minimum=-1),
-    ), "approximate search on Annoy trees"),
-    RetrieverKind("hybrid", "playground.retrieval.hybrid:HybridRetriever", (
-        Option("first", "bm25", "the first fused retriever"),
-        Option("second", "dense", "the second fused retriever"),
-        Option("c", 60, "reciprocal-rank constant", minimum=0),
-        Option("depth", 100, "hits taken from each retriever", minimum=1),
-        Option("first_params", {}, "the first retriever's parameters"),
-        Option("second_params", {}, "the second retriever's parameters"),
-    ), "reciprocal-rank fusion of two retrievers", check="playground.retrieval.registry:resolve_fused"),
+    RetrieverKind(
+        "bm25-rank",
+        "playground.retrieval.bm25_rank:RankBM25Retriever",
+        _BM25,
+        "BM25 (rank-bm25, the classic implementation)",
+    ),
+    RetrieverKind(
+        "dense",
+        "playground.retrieval.dense:DenseRetriever",
+        (_EMBEDDER,),
+        "exact cosine search over sentence embeddings",
+    ),
+    RetrieverKind(
+        "faiss-hnsw",
+        "playground.retrieval.faiss_hnsw:FaissHNSWRetriever",
+        (
+            _EMBEDDER,
+            Option("M", 16, "graph neighbours per node", minimum=2, maximum=512),
+            Option("ef_construction", 64, "candidate list size while building", minimum=1),
+            Option("ef_search", 128, "candidate list size while searching", minimum=1),
+        ),
+        "approximate search on a FAISS HNSW graph",
+    ),
+    RetrieverKind(
+        "faiss-ivfpq",
+        "playground.retrieval.faiss_ivfpq:FaissIVFPQRetriever",
+        (
+            _EMBEDDER,
+            Option("nlist", 100, "inverted lists (clamped to sqrt(n))", minimum=1),
+            Option("m", 8, "product-quantiser sub-vectors", minimum=1),
+            Option("nbits", 8, "bits per sub-vector code (clamped to log2(n))", minimum=1, maximum=16),
+            Option("nprobe", 16, "lists visited per search", minimum=1),
+        ),
+        "approximate search on a FAISS IVF-PQ index",
+    ),
+    RetrieverKind(
+        "annoy",
+        "playground.retrieval.annoy_index:AnnoyRetriever",
+        (
+            _EMBEDDER,
+            Option("n_trees", 100, "random-projection trees", minimum=1),
+            Option("search_k", -1, "nodes inspected per search (-1: n_trees * k)", minimum=-1),
+        ),
+        "approximate search on Annoy trees",
+    ),
+    RetrieverKind(
+        "hybrid",
+        "playground.retrieval.hybrid:HybridRetriever",
+        (
+            Option("first", "bm25", "the first fused retriever"),
+            Option("second", "dense", "the second fused retriever"),
+            Option("c", 60, "reciprocal-rank constant", minimum=0),
+            Option("depth", 100, "hits taken from each retriever", minimum=1),
+            Option("first_params", {}, "the first retriever's parameters"),
+            Option("second_params", {}, "the second retriever's parameters"),
+        ),
+        "reciprocal-rank fusion of two retrievers",
+        check="playground.retrieval.registry:resolve_fused",
+    ),
 )
 
 

@@ -33,8 +33,9 @@ def tokenize(text: str, stem: bool = True) -> list[str]:
     return _stemmer().stemWords(words) if stem and words else words
 
 
-def tokenize_many(texts: Iterable[str], stem: bool = True, on_progress: Optional[ProgressCallback] = None,
-                  total: int = 0) -> list[list[str]]:
+def tokenize_many(
+    texts: Iterable[str], stem: bool = True, on_progress: Optional[ProgressCallback] = None, total: int = 0
+) -> list[list[str]]:
     """tokenize() of each text, stemming each distinct word once (a corpus repeats its words many times over)."""
     stops = stop_words()
     find_words = _WORD.findall
@@ -55,8 +56,9 @@ def tokenize_many(texts: Iterable[str], stem: bool = True, on_progress: Optional
     return tokens
 
 
-def tokenize_to_ids(texts: Iterable[str], stem: bool = True, on_progress: Optional[ProgressCallback] = None,
-                    total: int = 0) -> tuple[list[list[int]], dict[str, int]]:
+def tokenize_to_ids(
+    texts: Iterable[str], stem: bool = True, on_progress: Optional[ProgressCallback] = None, total: int = 0
+) -> tuple[list[list[int]], dict[str, int]]:
     """The tokens of tokenize_many() as ids into a vocabulary {token: id}: each distinct word is stemmed once, after
     one pass that numbers the words, so a corpus costs about what bm25s.tokenize costs."""
     stops = stop_words()

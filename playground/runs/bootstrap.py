@@ -9,9 +9,16 @@ from playground.models.base import Model
 from playground.progress import ProgressCallback
 
 
-def bootstrap_demonstrations(workspace, config, name: str, metric: Optional[str] = None, threshold: float = 1.0,
-                             on_progress: Optional[ProgressCallback] = None, model: Optional[Model] = None,
-                             use_cache: bool = True) -> dict:
+def bootstrap_demonstrations(
+    workspace,
+    config,
+    name: str,
+    metric: Optional[str] = None,
+    threshold: float = 1.0,
+    on_progress: Optional[ProgressCallback] = None,
+    model: Optional[Model] = None,
+    use_cache: bool = True,
+) -> dict:
     """Run `config` (a RunConfig over the training pool) zero-shot as a stored run, then save its matching traces.
 
     Returns {"run_id", "n", "kept", "metric", "set": the stored set}.
@@ -22,8 +29,19 @@ def bootstrap_demonstrations(workspace, config, name: str, metric: Optional[str]
 
     options = {key: value for key, value in config.options.items() if key not in EXAMPLE_OPTIONS}
     zero_shot = dataclasses.replace(config, options=options)
-    summary = start_run(workspace, zero_shot, on_progress=on_progress, use_cache=use_cache, model=model,
-                        label=f"bootstrap demonstrations {name}")
+    summary = start_run(
+        workspace,
+        zero_shot,
+        on_progress=on_progress,
+        use_cache=use_cache,
+        model=model,
+        label=f"bootstrap demonstrations {name}",
+    )
     stored = save_demonstrations_from_run(workspace, summary.run_id, name, metric, threshold)
-    return {"run_id": summary.run_id, "n": summary.n, "kept": stored["n"], "metric": stored["metadata"]["metric"],
-            "set": stored}
+    return {
+        "run_id": summary.run_id,
+        "n": summary.n,
+        "kept": stored["n"],
+        "metric": stored["metadata"]["metric"],
+        "set": stored,
+    }

@@ -13,14 +13,29 @@ from playground.models.base import GenerationParams
 from playground.models.registry import DEFAULT_MODEL_SPEC
 
 DEFAULT_RETRIEVER = "bm25"
-RECORDED_PACKAGES = ("llama-cpp-python", "jinja2", "sqlite-utils", "sentence-transformers", "faiss-cpu", "annoy",
-                     "bm25s", "rank-bm25", "huggingface-hub", "cohere", "numpy", "torch")
+RECORDED_PACKAGES = (
+    "llama-cpp-python",
+    "jinja2",
+    "sqlite-utils",
+    "sentence-transformers",
+    "faiss-cpu",
+    "annoy",
+    "bm25s",
+    "rank-bm25",
+    "huggingface-hub",
+    "cohere",
+    "numpy",
+    "torch",
+)
 
 
 def package_versions() -> dict[str, str]:
     """Versions of the packages that can change a run's outputs (read from metadata, nothing imported)."""
-    return {"playground": __version__, "python": platform.python_version(),
-            **versions_of(*RECORDED_PACKAGES, missing=None)}
+    return {
+        "playground": __version__,
+        "python": platform.python_version(),
+        **versions_of(*RECORDED_PACKAGES, missing=None),
+    }
 
 
 @dataclass

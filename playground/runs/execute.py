@@ -34,16 +34,26 @@ def _finish(workspace: Workspace, run_id: str, outcome: Outcome, notice: Optiona
 
     def write() -> None:
         metrics = mean_scores(r["scores"] for r in run_store.get_results(workspace, run_id) if not r["error"])
-        run_store.finish_run(workspace, run_id, outcome.status, metrics,
-                             None if outcome.status == "done" else outcome.reason)
+        run_store.finish_run(
+            workspace, run_id, outcome.status, metrics, None if outcome.status == "done" else outcome.reason
+        )
 
     write_patiently(write, notice, give_up_s=60.0, what="the run's end")
 
 
-def _work(workspace: Workspace, run_id: str, plan: RunPlan, execution: Execution, *, bound: Optional[Bound] = None,
-          model: Optional[Model] = None, on_progress: Optional[ProgressCallback] = None,
-          should_stop: Optional[ShouldStop] = None, notice: Optional[Notice] = None,
-          beat_every_s: float = BEAT_EVERY_S) -> RunSummary:
+def _work(
+    workspace: Workspace,
+    run_id: str,
+    plan: RunPlan,
+    execution: Execution,
+    *,
+    bound: Optional[Bound] = None,
+    model: Optional[Model] = None,
+    on_progress: Optional[ProgressCallback] = None,
+    should_stop: Optional[ShouldStop] = None,
+    notice: Optional[Notice] = None,
+    beat_every_s: float = BEAT_EVERY_S,
+) -> RunSummary:
     """Execute a claimed run: heartbeat first (binding may take a while), then the missing questions, then its end."""
     started = time.perf_counter()
     recorder = Recorder(workspace.path, run_id, notice=notice, beat_every_s=beat_every_s).start()
@@ -53,15 +63,29 @@ def _work(workspace: Workspace, run_id: str, plan: RunPlan, execution: Execution
         if bound is None:
             bound = bind(workspace, plan, execution, model=model, on_progress=on_progress)
             if bound.manifest and not plan.config.retriever_manifest:  # planned detached: recorded on first bind
-                run_store.update_run_config(workspace, run_id, {**plan.config_dict(),
-                                                                "retriever_manifest": bound.manifest})
+                run_store.update_run_config(
+                    workspace, run_id, {**plan.config_dict(), "retriever_manifest": bound.manifest}
+                )
         repeats = plan.config.repeats
         done = {repeat: run_store.run_question_ids(workspace, run_id, repeat) for repeat in range(repeats)}
-        todo = [(position, question, repeat) for position, question in enumerate(plan.questions)
-                for repeat in range(repeats) if question.id not in done[repeat]]
-        outcome = execute(bound, run_id, todo, recorder, workers, total=plan.n_planned,
-                          finished=plan.n_planned - len(todo), deadline_s=execution.timeout_s,
-                          on_progress=on_progress, should_stop=should_stop)
+        todo = [
+            (position, question, repeat)
+            for position, question in enumerate(plan.questions)
+            for repeat in range(repeats)
+            if question.id not in done[repeat]
+        ]
+        outcome = execute(
+            bound,
+            run_id,
+            todo,
+            recorder,
+            workers,
+            total=plan.n_planned,
+            finished=plan.n_planned - len(todo),
+            deadline_s=execution.timeout_s,
+            on_progress=on_progress,
+            should_stop=should_stop,
+        )
     except KeyboardInterrupt:
         outcome = Outcome("stopped", "stopped by Ctrl-C")
         raise
@@ -92,11 +116,21 @@ def _with_manifest(plan: RunPlan, manifest: Optional[dict]) -> RunPlan:
     return dataclasses.replace(plan, config=dataclasses.replace(plan.config, retriever_manifest=manifest))
 
 
-def start_run(workspace: Workspace, config: RunConfig, on_progress: Optional[ProgressCallback] = None,
-              should_stop: Optional[ShouldStop] = None, use_cache: bool = True, *, model: Optional[Model] = None,
-              label: Optional[str] = None, session_id: Optional[str] = None, execution: Optional[Execution] = None,
-              detach: bool = False, api_keys: Optional[Mapping[str, str]] = None,
-              notice: Optional[Notice] = None) -> RunSummary:
+def start_run(
+    workspace: Workspace,
+    config: RunConfig,
+    on_progress: Optional[ProgressCallback] = None,
+    should_stop: Optional[ShouldStop] = None,
+    use_cache: bool = True,
+    *,
+    model: Optional[Model] = None,
+    label: Optional[str] = None,
+    session_id: Optional[str] = None,
+    execution: Optional[Execution] = None,
+    detach: bool = False,
+    api_keys: Optional[Mapping[str, str]] = None,
+    notice: Optional[Notice] = None,
+) -> RunSummary:
     """Run `config` as a new run in the current session (or `session_id`); `model` overrides loading config.model.
 
     `detach=True` hands the run to a worker process and returns at once (status running, nothing answered yet);
@@ -105,27 +139,46 @@ def start_run(workspace: Workspace, config: RunConfig, on_progress: Optional[Pro
     started = time.perf_counter()
     execution = execution or Execution()
     session_id = _session_id(workspace, session_id)
-    plan = resolve_plan(workspace, config, session_id=session_id, model_spec=model.spec if model else None,
-                        use_cache=use_cache)
+    plan = resolve_plan(
+        workspace, config, session_id=session_id, model_spec=model.spec if model else None, use_cache=use_cache
+    )
     if detach:
         from playground.runs.jobs import launch
 
         return launch(workspace, plan, session_id=session_id, label=label, execution=execution, api_keys=api_keys)
     bound = bind(workspace, plan, execution, model=model, on_progress=on_progress)
     plan = _with_manifest(plan, bound.manifest)
-    run_id = run_store.create_run(workspace, plan.config_dict(), session_id, label=label, n_planned=plan.n_planned,
-                                  execution=execution.to_dict())
-    summary = _work(workspace, run_id, plan, execution, bound=dataclasses.replace(bound, plan=plan),
-                    on_progress=on_progress, should_stop=should_stop, notice=notice)
+    run_id = run_store.create_run(
+        workspace, plan.config_dict(), session_id, label=label, n_planned=plan.n_planned, execution=execution.to_dict()
+    )
+    summary = _work(
+        workspace,
+        run_id,
+        plan,
+        execution,
+        bound=dataclasses.replace(bound, plan=plan),
+        on_progress=on_progress,
+        should_stop=should_stop,
+        notice=notice,
+    )
     summary.wall_seconds = time.perf_counter() - started
     return summary
 
 
-def resume_run(workspace: Workspace, run_id: str, on_progress: Optional[ProgressCallback] = None,
-               should_stop: Optional[ShouldStop] = None, use_cache: bool = True, *,
-               model: Optional[Model] = None, execution: Optional[Execution] = None, detach: bool = False,
-               api_keys: Optional[Mapping[str, str]] = None, notice: Optional[Notice] = None,
-               as_worker: bool = False) -> RunSummary:
+def resume_run(
+    workspace: Workspace,
+    run_id: str,
+    on_progress: Optional[ProgressCallback] = None,
+    should_stop: Optional[ShouldStop] = None,
+    use_cache: bool = True,
+    *,
+    model: Optional[Model] = None,
+    execution: Optional[Execution] = None,
+    detach: bool = False,
+    api_keys: Optional[Mapping[str, str]] = None,
+    notice: Optional[Notice] = None,
+    as_worker: bool = False,
+) -> RunSummary:
     """Finish a stopped, failed or interrupted run: answer only the questions it has no result for, same config.
 
     `as_worker` is the detached worker taking the run it was launched for (already marked running for it).
@@ -135,12 +188,19 @@ def resume_run(workspace: Workspace, run_id: str, on_progress: Optional[Progress
     run = checked_run(workspace, run_id)
     run_id = run["id"]
     if run["status"] == "running" and not as_worker:
-        raise PlaygroundError(f"run {run_id} is still running (worker pid {run.get('worker_pid')} on "
-                              f"{run.get('worker_host')}); stop it first with `playground stop {run_id}`")
+        raise PlaygroundError(
+            f"run {run_id} is still running (worker pid {run.get('worker_pid')} on "
+            f"{run.get('worker_host')}); stop it first with `playground stop {run_id}`"
+        )
     stored_execution = Execution.from_dict(run.get("execution"))
     execution = execution or stored_execution
-    plan = resolve_plan(workspace, RunConfig.from_dict(run["config"]), stored=True,
-                        model_spec=model.spec if model else None, use_cache=use_cache)
+    plan = resolve_plan(
+        workspace,
+        RunConfig.from_dict(run["config"]),
+        stored=True,
+        model_spec=model.spec if model else None,
+        use_cache=use_cache,
+    )
     if detach:
         from playground.runs.jobs import hand_over
 
@@ -149,29 +209,56 @@ def resume_run(workspace: Workspace, run_id: str, on_progress: Optional[Progress
     # A worker keeps a stop asked between its launch and now (a Stop clicked at once); any other resume clears it.
     run_store.claim_run(workspace, run_id, os.getpid(), execution.to_dict(), clear_stop=not as_worker)
     run_store.recount(workspace, run_id)
-    return _work(workspace, run_id, plan, execution, model=model, on_progress=on_progress, should_stop=should_stop,
-                 notice=notice)
+    return _work(
+        workspace, run_id, plan, execution, model=model, on_progress=on_progress, should_stop=should_stop, notice=notice
+    )
 
 
-def repeat_run(workspace: Workspace, run_id: str, on_progress: Optional[ProgressCallback] = None,
-               should_stop: Optional[ShouldStop] = None, use_cache: bool = True, *, model: Optional[Model] = None,
-               label: Optional[str] = None, session_id: Optional[str] = None,
-               execution: Optional[Execution] = None, notice: Optional[Notice] = None) -> RunSummary:
+def repeat_run(
+    workspace: Workspace,
+    run_id: str,
+    on_progress: Optional[ProgressCallback] = None,
+    should_stop: Optional[ShouldStop] = None,
+    use_cache: bool = True,
+    *,
+    model: Optional[Model] = None,
+    label: Optional[str] = None,
+    session_id: Optional[str] = None,
+    execution: Optional[Execution] = None,
+    notice: Optional[Notice] = None,
+) -> RunSummary:
     """Run a stored run's exact config again (same template versions, questions, retriever, model, params) as a new run."""
     started = time.perf_counter()
     original = run_store.get_run(workspace, run_id)
     execution = execution or Execution.from_dict(original.get("execution"))
     session_id = _session_id(workspace, session_id)
-    plan = resolve_plan(workspace, RunConfig.from_dict(original["config"]), stored=True,
-                        model_spec=model.spec if model else None, use_cache=use_cache, record_versions=True)
+    plan = resolve_plan(
+        workspace,
+        RunConfig.from_dict(original["config"]),
+        stored=True,
+        model_spec=model.spec if model else None,
+        use_cache=use_cache,
+        record_versions=True,
+    )
     bound = bind(workspace, plan, execution, model=model, on_progress=on_progress)
     plan = _with_manifest(plan, bound.manifest)
-    new_id = run_store.create_run(workspace, plan.config_dict(), session_id,
-                                  label=label or f"repeat of {original['id']}", n_planned=plan.n_planned,
-                                  execution=execution.to_dict())
-    summary = _work(workspace, new_id, plan, execution, bound=dataclasses.replace(bound, plan=plan),
-                    on_progress=on_progress, should_stop=should_stop, notice=notice)
+    new_id = run_store.create_run(
+        workspace,
+        plan.config_dict(),
+        session_id,
+        label=label or f"repeat of {original['id']}",
+        n_planned=plan.n_planned,
+        execution=execution.to_dict(),
+    )
+    summary = _work(
+        workspace,
+        new_id,
+        plan,
+        execution,
+        bound=dataclasses.replace(bound, plan=plan),
+        on_progress=on_progress,
+        should_stop=should_stop,
+        notice=notice,
+    )
     summary.wall_seconds = time.perf_counter() - started
     return summary
-
-

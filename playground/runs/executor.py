@@ -38,17 +38,22 @@ def _score(bound: Bound, question: Question, output) -> dict:
     the program names them in extra["supporting_facts"]), and the share of gold passages a retrieving program used."""
     from playground.evaluation.scoring import score_item, scoring_item
 
-    item = scoring_item(output.answer, question.answers, question.choices or None,
-                        benchmark_format=bound.plan.benchmark_format,
-                        gold_facts=question.metadata.get("supporting_facts"),
-                        predicted_facts=output.extra.get("supporting_facts"),
-                        used_passage_ids=output.used_passage_ids if bound.plan.program.needs_retriever else None,
-                        gold_passage_ids=question.gold_passage_ids)
+    item = scoring_item(
+        output.answer,
+        question.answers,
+        question.choices or None,
+        benchmark_format=bound.plan.benchmark_format,
+        gold_facts=question.metadata.get("supporting_facts"),
+        predicted_facts=output.extra.get("supporting_facts"),
+        used_passage_ids=output.used_passage_ids if bound.plan.program.needs_retriever else None,
+        gold_passage_ids=question.gold_passage_ids,
+    )
     return score_item(item)
 
 
-def answer_question(bound: Bound, workspace: Workspace, run_id: str, item: Item, deadline_s: Optional[float] = None,
-                    cache_writer=None) -> tuple[dict, list[dict]]:
+def answer_question(
+    bound: Bound, workspace: Workspace, run_id: str, item: Item, deadline_s: Optional[float] = None, cache_writer=None
+) -> tuple[dict, list[dict]]:
     """Run the program on one question (within its deadline) through the programs' one answering call; returns the
     result row and its span rows."""
     import dataclasses
@@ -62,19 +67,36 @@ def answer_question(bound: Bound, workspace: Workspace, run_id: str, item: Item,
         answered = answer(bound.plan.program, context, question, repeat)
     output = answered.output
     result = {
-        "run_id": run_id, "question_id": question.id, "repeat": repeat, "position": position,
-        "prediction": output.answer if output else None, "output": output.output if output else None,
+        "run_id": run_id,
+        "question_id": question.id,
+        "repeat": repeat,
+        "position": position,
+        "prediction": output.answer if output else None,
+        "output": output.output if output else None,
         "scores": _score(bound, question, output) if output else {},
-        "error": answered.error, "prompt_tokens": answered.prompt_tokens,
-        "completion_tokens": answered.completion_tokens, "latency_s": answered.latency_s,
-        "cached": int(answered.cached), "created_at": now(),
+        "error": answered.error,
+        "prompt_tokens": answered.prompt_tokens,
+        "completion_tokens": answered.completion_tokens,
+        "latency_s": answered.latency_s,
+        "cached": int(answered.cached),
+        "created_at": now(),
     }
     return result, answered.span_rows(run_id, question.id, repeat)
 
 
-def execute(bound: Bound, run_id: str, todo: list[Item], recorder: Recorder, workers: int, *, total: int,
-            finished: int, deadline_s: Optional[float] = None, on_progress: Optional[ProgressCallback] = None,
-            should_stop: Optional[ShouldStop] = None) -> Outcome:
+def execute(
+    bound: Bound,
+    run_id: str,
+    todo: list[Item],
+    recorder: Recorder,
+    workers: int,
+    *,
+    total: int,
+    finished: int,
+    deadline_s: Optional[float] = None,
+    on_progress: Optional[ProgressCallback] = None,
+    should_stop: Optional[ShouldStop] = None,
+) -> Outcome:
     """Answer `todo` with up to `workers` in flight; returns when all are answered, a stop is asked, or one fails.
 
     The calling thread hands out one item per free worker, in sample order, and checks for a stop before each, so

@@ -47,8 +47,7 @@ def _worker_env(spec: str, api_keys: Optional[Mapping[str, str]]) -> dict:
     return env
 
 
-def spawn_worker(workspace: Workspace, run_id: str, spec: str,
-                 api_keys: Optional[Mapping[str, str]] = None) -> int:
+def spawn_worker(workspace: Workspace, run_id: str, spec: str, api_keys: Optional[Mapping[str, str]] = None) -> int:
     """Start the worker process for `run_id` in a session of its own; returns its pid.
 
     `api_keys` maps a key's environment variable (OPENAI_API_KEY...) to a key typed in the app.
@@ -58,31 +57,48 @@ def spawn_worker(workspace: Workspace, run_id: str, spec: str,
     with log.open("ab") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "playground.runs.worker", str(workspace.path), run_id],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=_worker_env(spec, api_keys),
-            start_new_session=True, close_fds=True,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=_worker_env(spec, api_keys),
+            start_new_session=True,
+            close_fds=True,
         )
     return process.pid
 
 
-def launch(workspace: Workspace, plan: RunPlan, *, session_id: str, label: Optional[str], execution: Execution,
-           api_keys: Optional[Mapping[str, str]] = None):
+def launch(
+    workspace: Workspace,
+    plan: RunPlan,
+    *,
+    session_id: str,
+    label: Optional[str],
+    execution: Execution,
+    api_keys: Optional[Mapping[str, str]] = None,
+):
     """Store the planned run and start its worker; returns the run's summary (running, nothing answered yet)."""
     from playground.runs.summary import run_summary
 
-    run_id = run_store.create_run(workspace, plan.config_dict(), session_id, label=label, n_planned=plan.n_planned,
-                                  execution=execution.to_dict())
+    run_id = run_store.create_run(
+        workspace, plan.config_dict(), session_id, label=label, n_planned=plan.n_planned, execution=execution.to_dict()
+    )
     pid = spawn_worker(workspace, run_id, plan.config.model, api_keys)
     run_store.claim_run(workspace, run_id, pid)
     return run_summary(workspace, run_id)
 
 
-def hand_over(workspace: Workspace, run_id: str, plan: RunPlan, *, execution: Execution,
-              api_keys: Optional[Mapping[str, str]] = None) -> None:
+def hand_over(
+    workspace: Workspace,
+    run_id: str,
+    plan: RunPlan,
+    *,
+    execution: Execution,
+    api_keys: Optional[Mapping[str, str]] = None,
+) -> None:
     """Resume a stored run in a new worker process."""
     run_store.claim_run(workspace, run_id, os.getpid(), execution.to_dict())
     pid = spawn_worker(workspace, run_id, plan.config.model, api_keys)
     run_store.claim_run(workspace, run_id, pid)
-
 
 
 def _pid_alive(pid: int) -> bool:

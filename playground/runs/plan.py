@@ -40,8 +40,11 @@ class Execution:
         """Every number in range (playground.bounds): NaN, 0 or a week are refused before a run is stored."""
         object.__setattr__(self, "concurrency", checked_optional(CONCURRENCY, self.concurrency, "--concurrency"))
         object.__setattr__(self, "threads", checked_optional(THREADS, self.threads))
-        for name, flag in (("timeout_s", "--timeout"), ("read_timeout_s", "--read-timeout"),
-                           ("connect_timeout_s", "--connect-timeout")):
+        for name, flag in (
+            ("timeout_s", "--timeout"),
+            ("read_timeout_s", "--read-timeout"),
+            ("connect_timeout_s", "--connect-timeout"),
+        ):
             object.__setattr__(self, name, float(TIMEOUT.check(getattr(self, name), flag)))
 
     def workers(self, model_spec: str) -> int:
@@ -87,8 +90,11 @@ def _saved_templates(workspace: Workspace, config: RunConfig, program: Program, 
     for role, ref in refs.items():
         template = load_template(ref, workspace)
         templates[role] = template
-        config.prompt_versions[role] = get_prompt_version(workspace, ref.partition("@")[2])["id"] \
-            if is_version_ref(ref) else save_prompt_version(workspace, template, session_id=session_id)
+        config.prompt_versions[role] = (
+            get_prompt_version(workspace, ref.partition("@")[2])["id"]
+            if is_version_ref(ref)
+            else save_prompt_version(workspace, template, session_id=session_id)
+        )
         config.template_names[role] = template.name
     config.templates = refs
     return templates
@@ -104,7 +110,9 @@ def _stored_templates(workspace: Workspace, config: RunConfig) -> dict:
     templates = {}
     for role, version_id in config.prompt_versions.items():
         version = get_prompt_version(workspace, version_id)
-        templates[role] = Template.from_text(version["content"], name=config.template_names.get(role) or version.get("template"))
+        templates[role] = Template.from_text(
+            version["content"], name=config.template_names.get(role) or version.get("template")
+        )
     return templates
 
 
@@ -121,14 +129,23 @@ def _sample(workspace: Workspace, config: RunConfig) -> list[Question]:
     by_id = {question.id: question for question in questions}
     missing = [qid for qid in config.question_ids if qid not in by_id]
     if missing:
-        raise PlaygroundError(f"benchmark {config.dataset!r} no longer has question(s) {', '.join(missing[:5])}"
-                              f"{' ...' if len(missing) > 5 else ''} that this run used")
+        raise PlaygroundError(
+            f"benchmark {config.dataset!r} no longer has question(s) {', '.join(missing[:5])}"
+            f"{' ...' if len(missing) > 5 else ''} that this run used"
+        )
     return [by_id[qid] for qid in config.question_ids]
 
 
-def resolve_plan(workspace: Workspace, config: RunConfig, *, stored: bool = False, session_id: Optional[str] = None,
-                 model_spec: Optional[str] = None, use_cache: Optional[bool] = True,
-                 record_versions: Optional[bool] = None) -> RunPlan:
+def resolve_plan(
+    workspace: Workspace,
+    config: RunConfig,
+    *,
+    stored: bool = False,
+    session_id: Optional[str] = None,
+    model_spec: Optional[str] = None,
+    use_cache: Optional[bool] = True,
+    record_versions: Optional[bool] = None,
+) -> RunPlan:
     """Resolve `config` (a copy is taken) into a frozen plan; `stored=True` pins a stored run's template versions.
 
     Package versions are recorded afresh for a new run (`record_versions`, default: not stored).
@@ -143,13 +160,16 @@ def resolve_plan(workspace: Workspace, config: RunConfig, *, stored: bool = Fals
         config.options = check_options(get_program(config.program), config.options)
     program = apply_modifiers(get_program(config.program), config.options)
     benchmark_format = get_benchmark(workspace, config.dataset).get("format") or ""
-    templates = _stored_templates(workspace, config) if stored else _saved_templates(workspace, config, program,
-                                                                                      session_id)
+    templates = (
+        _stored_templates(workspace, config) if stored else _saved_templates(workspace, config, program, session_id)
+    )
     questions = _sample(workspace, config)
     if program.needs_retriever:
         if not corpus_of(workspace, config.dataset):
-            raise PlaygroundError(f"dataset {config.dataset!r} has no passages to retrieve from; "
-                                  f"program {program.name!r} needs a corpus (use --program direct)")
+            raise PlaygroundError(
+                f"dataset {config.dataset!r} has no passages to retrieve from; "
+                f"program {program.name!r} needs a corpus (use --program direct)"
+            )
         config.retriever = config.retriever or DEFAULT_RETRIEVER
     else:
         config.retriever, config.retriever_params, config.retriever_manifest = None, {}, None
@@ -163,8 +183,13 @@ def resolve_plan(workspace: Workspace, config: RunConfig, *, stored: bool = Fals
 
         config.versions = package_versions()
         config.metric_signatures = metric_signatures()
-    return RunPlan(config=config, program=program, templates=MappingProxyType(templates), questions=tuple(questions),
-                   benchmark_format=benchmark_format)
+    return RunPlan(
+        config=config,
+        program=program,
+        templates=MappingProxyType(templates),
+        questions=tuple(questions),
+        benchmark_format=benchmark_format,
+    )
 
 
 @dataclass(frozen=True)
@@ -188,8 +213,14 @@ def load_plan_model(spec: str, execution: Execution, api_key: Optional[str] = No
     return load_model(spec, api_key=api_key, retry=policy)
 
 
-def bind(workspace: Workspace, plan: RunPlan, execution: Execution, *, model: Optional[Model] = None,
-         on_progress: Optional[ProgressCallback] = None) -> Bound:
+def bind(
+    workspace: Workspace,
+    plan: RunPlan,
+    execution: Execution,
+    *,
+    model: Optional[Model] = None,
+    on_progress: Optional[ProgressCallback] = None,
+) -> Bound:
     """Open the retriever (refusing a corpus that changed since the plan's manifest) and the model."""
     from playground.store.datasets import corpus_of
 
@@ -199,18 +230,28 @@ def bind(workspace: Workspace, plan: RunPlan, execution: Execution, *, model: Op
         from playground.retrieval.index import open_retriever
 
         corpus = corpus_of(workspace, config.dataset)
-        retriever = open_retriever(workspace, corpus, config.retriever, config.retriever_params or None,
-                                   on_progress=on_progress)
+        retriever = open_retriever(
+            workspace, corpus, config.retriever, config.retriever_params or None, on_progress=on_progress
+        )
         manifest = dict(getattr(retriever, "manifest", None) or {})
         before = (config.retriever_manifest or {}).get("fingerprint")
         if before and manifest.get("fingerprint") and before != manifest["fingerprint"]:
-            raise PlaygroundError(f"corpus {corpus!r} changed since this run was planned (fingerprint {before} -> "
-                                  f"{manifest['fingerprint']}); start a new run instead")
+            raise PlaygroundError(
+                f"corpus {corpus!r} changed since this run was planned (fingerprint {before} -> "
+                f"{manifest['fingerprint']}); start a new run instead"
+            )
     if model is None:
         model = load_plan_model(config.model, execution)
     context = StepContext(
-        workspace=workspace, model=model, params=config.params, templates=dict(plan.templates),
-        prompt_versions=dict(config.prompt_versions), retriever=retriever, corpus=corpus, k=config.k,
-        use_cache=config.use_cache, options=dict(config.options),
+        workspace=workspace,
+        model=model,
+        params=config.params,
+        templates=dict(plan.templates),
+        prompt_versions=dict(config.prompt_versions),
+        retriever=retriever,
+        corpus=corpus,
+        k=config.k,
+        use_cache=config.use_cache,
+        options=dict(config.options),
     )
     return Bound(plan=plan, context=context, manifest=manifest)

@@ -34,8 +34,12 @@ class DatabaseBusy(Exception):
     """The database stayed locked longer than the recorder waits."""
 
 
-def write_patiently(write: Callable[[], None], notice: Optional[Notice] = None, give_up_s: float = BUSY_GIVE_UP_S,
-                    what: str = "the run's results") -> None:
+def write_patiently(
+    write: Callable[[], None],
+    notice: Optional[Notice] = None,
+    give_up_s: float = BUSY_GIVE_UP_S,
+    what: str = "the run's results",
+) -> None:
     """Run `write` (one transaction), retrying while another writer holds the database, saying so once a while."""
     started = time.monotonic()
     said = 0.0
@@ -51,8 +55,9 @@ def write_patiently(write: Callable[[], None], notice: Optional[Notice] = None, 
                 raise
             waited = time.monotonic() - started
             if waited >= give_up_s:
-                raise DatabaseBusy(f"the database stayed locked by another writer for {waited:.0f} s, so "
-                                   f"{what} could not be written") from None
+                raise DatabaseBusy(
+                    f"the database stayed locked by another writer for {waited:.0f} s, so {what} could not be written"
+                ) from None
             if not said or waited - said >= 5.0:
                 said = max(waited, 0.001)
                 if notice:
@@ -64,8 +69,15 @@ def write_patiently(write: Callable[[], None], notice: Optional[Notice] = None, 
 class Recorder:
     """One writer thread for run `run_id` of the workspace at `path`; `save` and `store_cache` only enqueue."""
 
-    def __init__(self, path: Path, run_id: str, *, notice: Optional[Notice] = None,
-                 beat_every_s: float = BEAT_EVERY_S, give_up_s: float = BUSY_GIVE_UP_S):
+    def __init__(
+        self,
+        path: Path,
+        run_id: str,
+        *,
+        notice: Optional[Notice] = None,
+        beat_every_s: float = BEAT_EVERY_S,
+        give_up_s: float = BUSY_GIVE_UP_S,
+    ):
         self.path, self.run_id = path, run_id
         self.notice = notice
         self.beat_every_s = beat_every_s

@@ -28,11 +28,21 @@ class RunSummary:
     concurrency: int = 1
 
     def to_dict(self) -> dict:
-        return {"run_id": self.run_id, "n": self.n, "metrics": self.metrics, "metrics_std": self.metrics_std,
-                "errors": self.errors,
-                "tokens": self.tokens, "seconds": round(self.seconds, 4), "status": self.status,
-                "n_planned": self.n_planned, "cached": self.cached, "wall_seconds": round(self.wall_seconds, 4),
-                "reason": self.reason, "concurrency": self.concurrency}
+        return {
+            "run_id": self.run_id,
+            "n": self.n,
+            "metrics": self.metrics,
+            "metrics_std": self.metrics_std,
+            "errors": self.errors,
+            "tokens": self.tokens,
+            "seconds": round(self.seconds, 4),
+            "status": self.status,
+            "n_planned": self.n_planned,
+            "cached": self.cached,
+            "wall_seconds": round(self.wall_seconds, 4),
+            "reason": self.reason,
+            "concurrency": self.concurrency,
+        }
 
 
 def repeat_spread(results: list[dict]) -> dict[str, float]:
@@ -49,18 +59,32 @@ def repeat_spread(results: list[dict]) -> dict[str, float]:
         return {}
     means = [mean_scores(scores) for scores in by_repeat.values()]
     names = sorted(set().union(*means))
-    return {name: statistics.stdev(m[name] for m in means if name in m)
-            for name in names if sum(name in m for m in means) >= 2}
+    return {
+        name: statistics.stdev(m[name] for m in means if name in m)
+        for name in names
+        if sum(name in m for m in means) >= 2
+    }
 
 
 def _summary(workspace: Workspace, run_id: str, wall: float = 0.0, concurrency: int = 1) -> RunSummary:
     run = run_store.get_run(workspace, run_id)
     totals = run_store.run_totals(workspace, run_id)
     results = run_store.get_results(workspace, run_id) if run["status"] != "running" else []
-    return RunSummary(run_id=run["id"], status=run["status"], n=totals["n"], n_planned=run["n_planned"],
-                      metrics=run["metrics"], metrics_std=repeat_spread(results), errors=totals["errors"],
-                      tokens=totals["tokens"], seconds=totals["seconds"], cached=totals["cached"], wall_seconds=wall,
-                      reason=run.get("status_reason"), concurrency=concurrency)
+    return RunSummary(
+        run_id=run["id"],
+        status=run["status"],
+        n=totals["n"],
+        n_planned=run["n_planned"],
+        metrics=run["metrics"],
+        metrics_std=repeat_spread(results),
+        errors=totals["errors"],
+        tokens=totals["tokens"],
+        seconds=totals["seconds"],
+        cached=totals["cached"],
+        wall_seconds=wall,
+        reason=run.get("status_reason"),
+        concurrency=concurrency,
+    )
 
 
 def run_summary(workspace: Workspace, run_id: str) -> RunSummary:

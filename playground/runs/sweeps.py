@@ -29,13 +29,15 @@ _RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
 
 
 def parse_sweep(spec: str) -> tuple[str, list[int]]:
-    """"k=0,1,2", "shots=0..3", "order=0..5" -> (parameter, values); ranges include both ends. Each value is within
+    """ "k=0,1,2", "shots=0..3", "order=0..5" -> (parameter, values); ranges include both ends. Each value is within
     its parameter's bound and there are at most MAX_SWEEP_POINTS (counted before a range is expanded)."""
     name, sep, raw = (spec or "").partition("=")
     name = name.strip()
     if not sep or name not in SWEEP_PARAMETERS:
-        raise PlaygroundError(f"--sweep {spec!r}: write PARAM=VALUES with PARAM one of {', '.join(SWEEP_PARAMETERS)} "
-                              f"(e.g. k=0,1,2 or order=0..5)")
+        raise PlaygroundError(
+            f"--sweep {spec!r}: write PARAM=VALUES with PARAM one of {', '.join(SWEEP_PARAMETERS)} "
+            f"(e.g. k=0,1,2 or order=0..5)"
+        )
     values: list[int] = []
     for part in raw.split(","):
         span = _RANGE.match(part)
@@ -49,8 +51,10 @@ def parse_sweep(spec: str) -> tuple[str, list[int]]:
         else:
             raise PlaygroundError(f"--sweep {spec!r}: {part.strip()!r} is not a whole number or a range like 0..5")
         if len(values) + len(span_values) > MAX_SWEEP_POINTS:
-            raise PlaygroundError(f"--sweep {spec!r}: a sweep has at most {MAX_SWEEP_POINTS:,} points, "
-                                  f"got {len(values) + len(span_values):,} or more")
+            raise PlaygroundError(
+                f"--sweep {spec!r}: a sweep has at most {MAX_SWEEP_POINTS:,} points, "
+                f"got {len(values) + len(span_values):,} or more"
+            )
         for value in (span_values[0], span_values[-1]):
             SWEEP_VALUES[name].check(value, f"--sweep {name}")
         values.extend(span_values)
@@ -65,12 +69,16 @@ def check_sweep(config, parameter: str) -> None:
 
     program = get_program(config.program)
     if parameter == "k" and not program.needs_retriever:
-        raise PlaygroundError(f"program {config.program!r} retrieves nothing, so sweeping k changes nothing "
-                              f"(use --program rag or another retrieving program)")
+        raise PlaygroundError(
+            f"program {config.program!r} retrieves nothing, so sweeping k changes nothing "
+            f"(use --program rag or another retrieving program)"
+        )
     if parameter in ("shots", "order"):
         if not (config.options.get("examples") or config.options.get("demonstrations")):
-            raise PlaygroundError(f"sweeping {parameter} needs a demonstration pool: --demos NAME "
-                                  f"(a set from `playground demos bootstrap`)")
+            raise PlaygroundError(
+                f"sweeping {parameter} needs a demonstration pool: --demos NAME "
+                f"(a set from `playground demos bootstrap`)"
+            )
 
 
 def point_config(config, parameter: str, value: int):
@@ -110,21 +118,41 @@ def plan_sweep(config, parameter: str, values: Sequence[int], confirmed: bool = 
     check_sweep(config, parameter)
     if len(values) > LONG_SWEEP_POINTS:
         each = f"{config.sample:,} question(s)" if config.sample else f"every question of {config.dataset!r}"
-        confirm_long_work(f"a sweep of {len(values):,} points", f"{len(values):,} runs of {each} each, one after "
-                          f"another; more than {LONG_SWEEP_POINTS} points asks first", confirmed)
+        confirm_long_work(
+            f"a sweep of {len(values):,} points",
+            f"{len(values):,} runs of {each} each, one after another; more than {LONG_SWEEP_POINTS} points asks first",
+            confirmed,
+        )
     return [SweepPoint(parameter, value, point_config(config, parameter, value)) for value in values]
 
 
 def _point(parameter: str, value: int, summary, metric: str) -> dict:
     """A point as the sweep reports it: {parameter, value, run_id, n, errors, status, metrics, metric, score}."""
-    return {"parameter": parameter, "value": value, "run_id": summary.run_id, "n": summary.n,
-            "errors": summary.errors, "status": summary.status, "metrics": summary.metrics,
-            "metric": metric, "score": summary.metrics.get(metric)}
+    return {
+        "parameter": parameter,
+        "value": value,
+        "run_id": summary.run_id,
+        "n": summary.n,
+        "errors": summary.errors,
+        "status": summary.status,
+        "metrics": summary.metrics,
+        "metric": metric,
+        "score": summary.metrics.get(metric),
+    }
 
 
-def run_sweep(workspace, config, parameter: str, values: list[int], metric: str = "em",
-              on_progress: Optional[ProgressCallback] = None, model: Optional[Model] = None,
-              use_cache: bool = True, execution=None, confirmed: bool = False) -> list[dict]:
+def run_sweep(
+    workspace,
+    config,
+    parameter: str,
+    values: list[int],
+    metric: str = "em",
+    on_progress: Optional[ProgressCallback] = None,
+    model: Optional[Model] = None,
+    use_cache: bool = True,
+    execution=None,
+    confirmed: bool = False,
+) -> list[dict]:
     """Run `config` once per value, here; returns points {parameter, value, run_id, n, errors, metrics, metric, score}."""
     from playground.runs.execute import start_run
 
@@ -136,16 +164,27 @@ def run_sweep(workspace, config, parameter: str, values: list[int], metric: str 
     points = []
     report(on_progress, 0, len(planned), "")
     for done, point in enumerate(planned, start=1):
-        summary = start_run(workspace, point.config, use_cache=use_cache, model=model, label=point.label,
-                            execution=execution)
+        summary = start_run(
+            workspace, point.config, use_cache=use_cache, model=model, label=point.label, execution=execution
+        )
         points.append(_point(parameter, point.value, summary, metric))
         report(on_progress, done, len(planned), f"{parameter}={point.value}")
     return points
 
 
-def start_sweep(workspace, config, parameter: str, values: list[int], metric: str = "em", *,
-                session_id: Optional[str] = None, use_cache: bool = True, execution=None,
-                api_keys: Optional[Mapping[str, str]] = None, confirmed: bool = False) -> list[dict]:
+def start_sweep(
+    workspace,
+    config,
+    parameter: str,
+    values: list[int],
+    metric: str = "em",
+    *,
+    session_id: Optional[str] = None,
+    use_cache: bool = True,
+    execution=None,
+    api_keys: Optional[Mapping[str, str]] = None,
+    confirmed: bool = False,
+) -> list[dict]:
     """Each point as a detached run (a worker process of its own, all at once); returns the points at once (status
     running, nothing answered yet). Read them again with `sweep_points`.
 
@@ -162,8 +201,16 @@ def start_sweep(workspace, config, parameter: str, values: list[int], metric: st
         execution = dataclasses.replace(execution, threads=max(1, default_threads() // len(planned)))
     points = []
     for point in planned:
-        summary = start_run(workspace, point.config, use_cache=use_cache, label=point.label, session_id=session_id,
-                            execution=execution, detach=True, api_keys=api_keys)
+        summary = start_run(
+            workspace,
+            point.config,
+            use_cache=use_cache,
+            label=point.label,
+            session_id=session_id,
+            execution=execution,
+            detach=True,
+            api_keys=api_keys,
+        )
         points.append(_point(parameter, point.value, summary, metric))
     return points
 
@@ -181,7 +228,6 @@ def sweep_points(workspace, points: Sequence[Mapping], metric: str) -> list[dict
         checked_run(workspace, point["run_id"])  # a point whose worker is gone reads interrupted, not running
         summary = run_summary(workspace, point["run_id"])
         if summary.status == "running":
-            summary.metrics = mean_scores(r["scores"] for r in get_results(workspace, summary.run_id)
-                                          if not r["error"])
+            summary.metrics = mean_scores(r["scores"] for r in get_results(workspace, summary.run_id) if not r["error"])
         found.append(_point(point["parameter"], point["value"], summary, metric))
     return found

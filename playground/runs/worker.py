@@ -28,8 +28,10 @@ def main(argv: list[str]) -> int:
     try:
         say("worker started")
         summary = resume_run(workspace, run_id, on_progress=on_progress, use_cache=None, notice=say, as_worker=True)
-        say(f"{summary.status}: {summary.n}/{summary.n_planned} answered, {summary.errors} error(s)"
-            + (f"; {summary.reason}" if summary.reason else ""))
+        say(
+            f"{summary.status}: {summary.n}/{summary.n_planned} answered, {summary.errors} error(s)"
+            + (f"; {summary.reason}" if summary.reason else "")
+        )
         return 0 if summary.status in ("done", "stopped") else 1
     except PlaygroundError as error:
         say(f"failed: {error}")

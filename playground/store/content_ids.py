@@ -24,8 +24,15 @@ def demonstration_set_id(name: str, examples: list) -> str:
 
 
 def judge_version_id(kind: str, model: str, fingerprint: Optional[str], params: dict, prompt_versions: dict) -> str:
-    canonical = to_json({"kind": kind, "model": model, "fingerprint": fingerprint or "", "params": params,
-                         "prompt_versions": prompt_versions})
+    canonical = to_json(
+        {
+            "kind": kind,
+            "model": model,
+            "fingerprint": fingerprint or "",
+            "params": params,
+            "prompt_versions": prompt_versions,
+        }
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
 
 
@@ -36,8 +43,13 @@ def expected_id(kind: str, record: dict) -> str:
     if kind == "demonstration_sets":
         return demonstration_set_id(record["name"], record["examples"])
     if kind == "judges":
-        return judge_version_id(record["kind"], record["model"], record.get("model_fingerprint"),
-                                record.get("params") or {}, record.get("prompt_versions") or {})
+        return judge_version_id(
+            record["kind"],
+            record["model"],
+            record.get("model_fingerprint"),
+            record.get("params") or {},
+            record.get("prompt_versions") or {},
+        )
     raise ValueError(kind)
 
 
@@ -53,8 +65,10 @@ def check_content_id(kind: str, record: dict, where: Optional[str] = None) -> No
     expected = expected_id(kind, record)
     if record["id"] != expected:
         label = where or f"{WHAT[kind]} {record['id']!r}"
-        raise ContentIdError(f"{label}: id {record['id']!r} does not match its content (which hashes to "
-                             f"{expected!r}): the record was changed after it was saved; refusing it")
+        raise ContentIdError(
+            f"{label}: id {record['id']!r} does not match its content (which hashes to "
+            f"{expected!r}): the record was changed after it was saved; refusing it"
+        )
 
 
 def check_payload_content_ids(payload: dict) -> None:

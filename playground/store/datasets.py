@@ -58,24 +58,56 @@ def save_dataset(workspace: Workspace, name: str, dataset: Dataset, replace: boo
         db.execute("DELETE FROM benchmarks WHERE name = ?", [name])
         if corpus_name:
             db["corpora"].insert(
-                {"name": name, "format": dataset.format, "source": dataset.source,
-                 "fingerprint": corpus_fingerprint(dataset.passages), "n_passages": len(dataset.passages),
-                 "metadata": to_json(dataset.metadata), "created_at": created}
+                {
+                    "name": name,
+                    "format": dataset.format,
+                    "source": dataset.source,
+                    "fingerprint": corpus_fingerprint(dataset.passages),
+                    "n_passages": len(dataset.passages),
+                    "metadata": to_json(dataset.metadata),
+                    "created_at": created,
+                }
             )
             db["passages"].insert_all(
-                ({"corpus": name, "id": p.id, "position": i, "title": p.title, "text": p.text,
-                  "metadata": to_json(p.metadata)} for i, p in enumerate(dataset.passages)),
+                (
+                    {
+                        "corpus": name,
+                        "id": p.id,
+                        "position": i,
+                        "title": p.title,
+                        "text": p.text,
+                        "metadata": to_json(p.metadata),
+                    }
+                    for i, p in enumerate(dataset.passages)
+                ),
                 batch_size=2000,
             )
         db["benchmarks"].insert(
-            {"name": name, "corpus": corpus_name, "format": dataset.format, "source": dataset.source,
-             "n_questions": len(dataset.questions), "metadata": to_json(dataset.metadata), "created_at": created}
+            {
+                "name": name,
+                "corpus": corpus_name,
+                "format": dataset.format,
+                "source": dataset.source,
+                "n_questions": len(dataset.questions),
+                "metadata": to_json(dataset.metadata),
+                "created_at": created,
+            }
         )
         db["questions"].insert_all(
-            ({"benchmark": name, "id": q.id, "position": i, "text": q.text, "answers": to_json(q.answers),
-              "gold_passage_ids": to_json(q.gold_passage_ids),
-              "choices": to_json([{"label": c.label, "text": c.text} for c in q.choices]),
-              "tags": to_json(q.tags), "metadata": to_json(q.metadata)} for i, q in enumerate(dataset.questions)),
+            (
+                {
+                    "benchmark": name,
+                    "id": q.id,
+                    "position": i,
+                    "text": q.text,
+                    "answers": to_json(q.answers),
+                    "gold_passage_ids": to_json(q.gold_passage_ids),
+                    "choices": to_json([{"label": c.label, "text": c.text} for c in q.choices]),
+                    "tags": to_json(q.tags),
+                    "metadata": to_json(q.metadata),
+                }
+                for i, q in enumerate(dataset.questions)
+            ),
             batch_size=2000,
         )
     return {"name": name, "corpus": corpus_name, "passages": len(dataset.passages), "questions": len(dataset.questions)}
@@ -83,8 +115,14 @@ def save_dataset(workspace: Workspace, name: str, dataset: Dataset, replace: boo
 
 def list_datasets(workspace: Workspace) -> dict:
     db = workspace.db
-    corpora = [dict(row) for row in db.query("SELECT name, format, n_passages, fingerprint, created_at FROM corpora ORDER BY name")]
-    benchmarks = [dict(row) for row in db.query("SELECT name, corpus, format, n_questions, created_at FROM benchmarks ORDER BY name")]
+    corpora = [
+        dict(row)
+        for row in db.query("SELECT name, format, n_passages, fingerprint, created_at FROM corpora ORDER BY name")
+    ]
+    benchmarks = [
+        dict(row)
+        for row in db.query("SELECT name, corpus, format, n_questions, created_at FROM benchmarks ORDER BY name")
+    ]
     return {"corpora": corpora, "benchmarks": benchmarks}
 
 
@@ -110,15 +148,19 @@ def _passage(row) -> Passage:
 
 def load_passages(workspace: Workspace, corpus: str) -> list[Passage]:
     get_corpus(workspace, corpus)
-    return [_passage(row) for row in workspace.db.query(
-        "SELECT id, title, text, metadata FROM passages WHERE corpus = ? ORDER BY position", [corpus])]
+    return [
+        _passage(row)
+        for row in workspace.db.query(
+            "SELECT id, title, text, metadata FROM passages WHERE corpus = ? ORDER BY position", [corpus]
+        )
+    ]
 
 
 def get_passages(workspace: Workspace, corpus: str, ids: list[str]) -> dict[str, Passage]:
     """The passages with these ids, keyed by id (missing ids are left out)."""
     found: dict[str, Passage] = {}
     for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
+        chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
         for row in workspace.db.query(
             f"SELECT id, title, text, metadata FROM passages WHERE corpus = ? AND id IN ({marks})", [corpus, *chunk]
@@ -129,21 +171,28 @@ def get_passages(workspace: Workspace, corpus: str, ids: list[str]) -> dict[str,
 
 def _question(row) -> Question:
     return Question(
-        id=row["id"], text=row["text"], answers=json.loads(row["answers"]),
+        id=row["id"],
+        text=row["text"],
+        answers=json.loads(row["answers"]),
         gold_passage_ids=json.loads(row["gold_passage_ids"]),
         choices=[Choice(**c) for c in json.loads(row["choices"])],
-        tags=json.loads(row["tags"]), metadata=json.loads(row["metadata"]),
+        tags=json.loads(row["tags"]),
+        metadata=json.loads(row["metadata"]),
     )
 
 
 def load_questions(workspace: Workspace, benchmark: str) -> list[Question]:
     get_benchmark(workspace, benchmark)
-    return [_question(row) for row in workspace.db.query(
-        "SELECT * FROM questions WHERE benchmark = ? ORDER BY position", [benchmark])]
+    return [
+        _question(row)
+        for row in workspace.db.query("SELECT * FROM questions WHERE benchmark = ? ORDER BY position", [benchmark])
+    ]
 
 
 def get_question(workspace: Workspace, benchmark: str, question_id: str) -> Question:
-    row = next(workspace.db.query("SELECT * FROM questions WHERE benchmark = ? AND id = ?", [benchmark, question_id]), None)
+    row = next(
+        workspace.db.query("SELECT * FROM questions WHERE benchmark = ? AND id = ?", [benchmark, question_id]), None
+    )
     if row is None:
         get_benchmark(workspace, benchmark)
         raise PlaygroundError(f"benchmark {benchmark!r} has no question with id {question_id!r}")

@@ -39,7 +39,13 @@ else:
 from playground import PlaygroundError  # noqa: E402
 from playground.config import indexes_dir, workspace_path  # noqa: E402
 from playground.store.integrity import (  # noqa: E402
-    APPLICATION_ID, classify_workspace_file, damaged, ensure_undamaged, is_damage, mark)
+    APPLICATION_ID,
+    classify_workspace_file,
+    damaged,
+    ensure_undamaged,
+    is_damage,
+    mark,
+)
 from playground.store.schema import TABLES, add_missing_columns, create_table, rebuild_table  # noqa: E402
 
 
@@ -48,8 +54,12 @@ def resolve_id(workspace: "Workspace", table: str, given: str, noun: str, hint: 
     match (`hint` follows the "no such" message, e.g. the command that lists them)."""
     if not given:
         raise PlaygroundError(f"no {noun} id given")
-    rows = [r["id"] for r in workspace.db.query(
-        f"SELECT id FROM [{table}] WHERE substr(id, 1, length(?)) = ? ORDER BY id", [given, given])]
+    rows = [
+        r["id"]
+        for r in workspace.db.query(
+            f"SELECT id FROM [{table}] WHERE substr(id, 1, length(?)) = ? ORDER BY id", [given, given]
+        )
+    ]
     if given in rows:
         return given
     if not rows:
@@ -79,8 +89,15 @@ def migration(function: Migration) -> Migration:
 
 
 # What `PRAGMA user_version` N meant before migrations were recorded by name: the first N of these had been applied.
-USER_VERSION_NAMES = ("create_first_schema", "add_llm_judges", "add_demonstration_sets", "add_foreign_keys",
-                      "add_run_workers", "add_retrieval_runs", "add_editor_drafts")
+USER_VERSION_NAMES = (
+    "create_first_schema",
+    "add_llm_judges",
+    "add_demonstration_sets",
+    "add_foreign_keys",
+    "add_run_workers",
+    "add_retrieval_runs",
+    "add_editor_drafts",
+)
 
 
 def applied_migrations(db: sqlite_utils.Database) -> list[str]:
@@ -106,8 +123,10 @@ def _legacy_migrations(db: sqlite_utils.Database) -> list[str]:
     """What a file from before the names had, by its `PRAGMA user_version`; refused when newer than this code."""
     legacy = db.execute("PRAGMA user_version").fetchone()[0]
     if legacy > len(USER_VERSION_NAMES):
-        raise PlaygroundError(f"workspace schema version {legacy} is newer than this playground "
-                              f"({len(USER_VERSION_NAMES)}); upgrade playground")
+        raise PlaygroundError(
+            f"workspace schema version {legacy} is newer than this playground "
+            f"({len(USER_VERSION_NAMES)}); upgrade playground"
+        )
     return list(USER_VERSION_NAMES[:legacy])
 
 
@@ -128,8 +147,10 @@ def migrate(db: sqlite_utils.Database) -> list[str]:
     names = [function.__name__ for function in MIGRATIONS]
     unknown = [name for name in applied if name not in names]
     if unknown:
-        raise PlaygroundError(f"workspace has had migrations this playground does not know ({', '.join(unknown)}): "
-                              "it was opened by a newer playground; upgrade playground")
+        raise PlaygroundError(
+            f"workspace has had migrations this playground does not know ({', '.join(unknown)}): "
+            "it was opened by a newer playground; upgrade playground"
+        )
     pending = [function for function in MIGRATIONS if function.__name__ not in applied]
     if recorded and not pending and db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
         return []
@@ -148,8 +169,10 @@ def migrate(db: sqlite_utils.Database) -> list[str]:
                 broken = db.execute("PRAGMA foreign_key_check").fetchall()
                 if broken:
                     table, rowid, parent, _ = broken[0]
-                    raise PlaygroundError(f"migration {function.__name__} left {len(broken)} dangling reference(s), "
-                                          f"e.g. {table} row {rowid} -> {parent}")
+                    raise PlaygroundError(
+                        f"migration {function.__name__} left {len(broken)} dangling reference(s), "
+                        f"e.g. {table} row {rowid} -> {parent}"
+                    )
                 _record(db, function.__name__, now())
                 db.execute(f"PRAGMA user_version = {len(applied_migrations(db))}")
     finally:
@@ -198,13 +221,21 @@ def open_workspace(path: str | os.PathLike | None = None, create: bool = True) -
 # end, calling schema.create_table(db, NAME), add_missing_columns(db, NAME) or rebuild_table(db, NAME); never edit
 # or rename one that has shipped (its name is what workspaces recorded).
 
+
 @migration
 def create_first_schema(db: sqlite_utils.Database) -> None:
     """The first schema: data, prompts, runs and their traces, sessions, the response cache."""
     db["settings"].create({"key": str, "value": str}, pk="key")
     db["corpora"].create(
-        {"name": str, "format": str, "source": str, "fingerprint": str, "n_passages": int,
-         "metadata": str, "created_at": str},
+        {
+            "name": str,
+            "format": str,
+            "source": str,
+            "fingerprint": str,
+            "n_passages": int,
+            "metadata": str,
+            "created_at": str,
+        },
         pk="name",
     )
     db["passages"].create(
@@ -212,13 +243,29 @@ def create_first_schema(db: sqlite_utils.Database) -> None:
         pk=("corpus", "id"),
     )
     db["benchmarks"].create(
-        {"name": str, "corpus": str, "format": str, "source": str, "n_questions": int,
-         "metadata": str, "created_at": str},
+        {
+            "name": str,
+            "corpus": str,
+            "format": str,
+            "source": str,
+            "n_questions": int,
+            "metadata": str,
+            "created_at": str,
+        },
         pk="name",
     )
     db["questions"].create(
-        {"benchmark": str, "id": str, "position": int, "text": str, "answers": str,
-         "gold_passage_ids": str, "choices": str, "tags": str, "metadata": str},
+        {
+            "benchmark": str,
+            "id": str,
+            "position": int,
+            "text": str,
+            "answers": str,
+            "gold_passage_ids": str,
+            "choices": str,
+            "tags": str,
+            "metadata": str,
+        },
         pk=("benchmark", "id"),
     )
     db["sessions"].create(
@@ -226,37 +273,99 @@ def create_first_schema(db: sqlite_utils.Database) -> None:
         pk="id",
     )
     db["templates"].create(
-        {"name": str, "description": str, "technique": str, "variables": str,
-         "latest_version": str, "created_at": str, "updated_at": str},
+        {
+            "name": str,
+            "description": str,
+            "technique": str,
+            "variables": str,
+            "latest_version": str,
+            "created_at": str,
+            "updated_at": str,
+        },
         pk="name",
     )
     db["prompt_versions"].create(
-        {"id": str, "template": str, "content": str, "parent": str, "message": str,
-         "session_id": str, "created_at": str},
+        {
+            "id": str,
+            "template": str,
+            "content": str,
+            "parent": str,
+            "message": str,
+            "session_id": str,
+            "created_at": str,
+        },
         pk="id",
     )
     db["runs"].create(
-        {"id": str, "session_id": str, "label": str, "status": str, "config": str,
-         "n_planned": int, "n_done": int, "metrics": str, "errors": int, "tokens": int,
-         "seconds": float, "created_at": str, "finished_at": str},
+        {
+            "id": str,
+            "session_id": str,
+            "label": str,
+            "status": str,
+            "config": str,
+            "n_planned": int,
+            "n_done": int,
+            "metrics": str,
+            "errors": int,
+            "tokens": int,
+            "seconds": float,
+            "created_at": str,
+            "finished_at": str,
+        },
         pk="id",
     )
     db["results"].create(
-        {"run_id": str, "question_id": str, "repeat": int, "position": int, "prediction": str,
-         "output": str, "scores": str, "error": str, "prompt_tokens": int,
-         "completion_tokens": int, "latency_s": float, "cached": int, "created_at": str},
+        {
+            "run_id": str,
+            "question_id": str,
+            "repeat": int,
+            "position": int,
+            "prediction": str,
+            "output": str,
+            "scores": str,
+            "error": str,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "latency_s": float,
+            "cached": int,
+            "created_at": str,
+        },
         pk=("run_id", "question_id", "repeat"),
     )
     db["spans"].create(
-        {"id": str, "run_id": str, "question_id": str, "repeat": int, "parent_id": str,
-         "position": int, "kind": str, "name": str, "inputs": str, "outputs": str,
-         "started_at": str, "duration_s": float, "prompt_tokens": int, "completion_tokens": int,
-         "cached": int, "error": str},
+        {
+            "id": str,
+            "run_id": str,
+            "question_id": str,
+            "repeat": int,
+            "parent_id": str,
+            "position": int,
+            "kind": str,
+            "name": str,
+            "inputs": str,
+            "outputs": str,
+            "started_at": str,
+            "duration_s": float,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "cached": int,
+            "error": str,
+        },
         pk="id",
     )
     db["ratings"].create(
-        {"id": str, "session_id": str, "run_id": str, "question_id": str, "kind": str,
-         "value": float, "other_run_id": str, "rater": str, "note": str, "created_at": str},
+        {
+            "id": str,
+            "session_id": str,
+            "run_id": str,
+            "question_id": str,
+            "kind": str,
+            "value": float,
+            "other_run_id": str,
+            "rater": str,
+            "note": str,
+            "created_at": str,
+        },
         pk="id",
     )
     db["llm_cache"].create(
@@ -275,27 +384,79 @@ def create_first_schema(db: sqlite_utils.Database) -> None:
 def add_llm_judges(db: sqlite_utils.Database) -> None:
     """LLM judges: judge versions, their stored evaluation steps, judgments and their spans."""
     db["judges"].create(
-        {"id": str, "kind": str, "model": str, "model_fingerprint": str, "params": str, "templates": str,
-         "prompt_versions": str, "created_at": str},
-        pk="id", if_not_exists=True,
+        {
+            "id": str,
+            "kind": str,
+            "model": str,
+            "model_fingerprint": str,
+            "params": str,
+            "templates": str,
+            "prompt_versions": str,
+            "created_at": str,
+        },
+        pk="id",
+        if_not_exists=True,
     )
     db["judge_steps"].create(
-        {"judge_id": str, "criterion": str, "criterion_name": str, "steps": str, "output": str, "model_id": str,
-         "prompt_tokens": int, "completion_tokens": int, "created_at": str},
-        pk=("judge_id", "criterion"), if_not_exists=True,
+        {
+            "judge_id": str,
+            "criterion": str,
+            "criterion_name": str,
+            "steps": str,
+            "output": str,
+            "model_id": str,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "created_at": str,
+        },
+        pk=("judge_id", "criterion"),
+        if_not_exists=True,
     )
     db["judgments"].create(
-        {"id": str, "judge_id": str, "kind": str, "run_id": str, "other_run_id": str, "question_id": str,
-         "result_repeat": int, "sample_index": int, "score": float, "verdict": str, "reason": str,
-         "details": str, "error": str, "prompt_tokens": int, "completion_tokens": int, "cached": int,
-         "created_at": str},
-        pk="id", if_not_exists=True,
+        {
+            "id": str,
+            "judge_id": str,
+            "kind": str,
+            "run_id": str,
+            "other_run_id": str,
+            "question_id": str,
+            "result_repeat": int,
+            "sample_index": int,
+            "score": float,
+            "verdict": str,
+            "reason": str,
+            "details": str,
+            "error": str,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "cached": int,
+            "created_at": str,
+        },
+        pk="id",
+        if_not_exists=True,
     )
     db["judge_spans"].create(
-        {"id": str, "judgment_id": str, "run_id": str, "question_id": str, "repeat": int, "parent_id": str,
-         "position": int, "kind": str, "name": str, "inputs": str, "outputs": str, "started_at": str,
-         "duration_s": float, "prompt_tokens": int, "completion_tokens": int, "cached": int, "error": str},
-        pk="id", if_not_exists=True,
+        {
+            "id": str,
+            "judgment_id": str,
+            "run_id": str,
+            "question_id": str,
+            "repeat": int,
+            "parent_id": str,
+            "position": int,
+            "kind": str,
+            "name": str,
+            "inputs": str,
+            "outputs": str,
+            "started_at": str,
+            "duration_s": float,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "cached": int,
+            "error": str,
+        },
+        pk="id",
+        if_not_exists=True,
     )
     db["judgments"].create_index(["run_id", "kind"], if_not_exists=True)
     db["judgments"].create_index(["judge_id"], if_not_exists=True)
@@ -308,8 +469,18 @@ def add_demonstration_sets(db: sqlite_utils.Database) -> None:
     if "demonstration_sets" in db.table_names():
         return
     db["demonstration_sets"].create(
-        {"id": str, "name": str, "version": int, "program": str, "source_run_id": str, "session_id": str,
-         "examples": str, "n": int, "metadata": str, "created_at": str},
+        {
+            "id": str,
+            "name": str,
+            "version": int,
+            "program": str,
+            "source_run_id": str,
+            "session_id": str,
+            "examples": str,
+            "n": int,
+            "metadata": str,
+            "created_at": str,
+        },
         pk="id",
     )
     db["demonstration_sets"].create_index(["name", "version"], unique=True)
@@ -329,8 +500,10 @@ def add_run_workers(db: sqlite_utils.Database) -> None:
     """Runs as jobs: the worker's pid, host and heartbeat, a stop request, why it ended, how it executes, and the
     cache-hit count kept in the row (so saving a result never counts the results)."""
     add_missing_columns(db, "runs")
-    db.execute("UPDATE runs SET stop_requested = COALESCE(stop_requested, 0), n_cached ="
-               " (SELECT COALESCE(SUM(cached), 0) FROM results WHERE results.run_id = runs.id)")
+    db.execute(
+        "UPDATE runs SET stop_requested = COALESCE(stop_requested, 0), n_cached ="
+        " (SELECT COALESCE(SUM(cached), 0) FROM results WHERE results.run_id = runs.id)"
+    )
 
 
 @migration

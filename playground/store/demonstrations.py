@@ -21,9 +21,16 @@ def _row(row) -> dict:
     return data
 
 
-def save_demonstration_set(workspace: Workspace, name: str, examples: list[dict], *, program: Optional[str] = None,
-                           source_run_id: Optional[str] = None, session_id: Optional[str] = None,
-                           metadata: Optional[dict] = None) -> dict:
+def save_demonstration_set(
+    workspace: Workspace,
+    name: str,
+    examples: list[dict],
+    *,
+    program: Optional[str] = None,
+    source_run_id: Optional[str] = None,
+    session_id: Optional[str] = None,
+    metadata: Optional[dict] = None,
+) -> dict:
     """Store `examples` (each at least {"question", "answer"}) as the next version of set `name`; returns the set."""
     name = (name or "").strip()
     if not name or "@" in name:
@@ -38,9 +45,18 @@ def save_demonstration_set(workspace: Workspace, name: str, examples: list[dict]
         if existing is not None:
             return _row(existing)
         latest = next(db.query("SELECT MAX(version) AS v FROM demonstration_sets WHERE name = ?", [name]))["v"] or 0
-        row = {"id": set_id, "name": name, "version": latest + 1, "program": program, "source_run_id": source_run_id,
-               "session_id": session_id, "examples": to_json(examples), "n": len(examples),
-               "metadata": to_json(metadata or {}), "created_at": now()}
+        row = {
+            "id": set_id,
+            "name": name,
+            "version": latest + 1,
+            "program": program,
+            "source_run_id": source_run_id,
+            "session_id": session_id,
+            "examples": to_json(examples),
+            "n": len(examples),
+            "metadata": to_json(metadata or {}),
+            "created_at": now(),
+        }
         db["demonstration_sets"].insert(row)
     return _row(row)
 
@@ -48,16 +64,21 @@ def save_demonstration_set(workspace: Workspace, name: str, examples: list[dict]
 def get_demonstration_set(workspace: Workspace, ref: str) -> dict:
     """The set NAME (latest version), NAME@N (version N) or NAME@ID-PREFIX."""
     name, _, version = (ref or "").strip().partition("@")
-    rows = [_row(r) for r in workspace.db.query(
-        "SELECT * FROM demonstration_sets WHERE name = ? ORDER BY version DESC", [name])]
+    rows = [
+        _row(r)
+        for r in workspace.db.query("SELECT * FROM demonstration_sets WHERE name = ? ORDER BY version DESC", [name])
+    ]
     if not rows:
         known = ", ".join(sorted({s["name"] for s in list_demonstration_sets(workspace)})) or "none yet"
-        raise PlaygroundError(f"no demonstration set named {name!r} (known: {known}; "
-                              f"make one with `playground demos bootstrap`)")
+        raise PlaygroundError(
+            f"no demonstration set named {name!r} (known: {known}; make one with `playground demos bootstrap`)"
+        )
     if not version:
         check_content_id("demonstration_sets", rows[0])
         return rows[0]
-    matches = [r for r in rows if str(r["version"]) == version] or [r for r in rows if r["id"].startswith(version.lower())]
+    matches = [r for r in rows if str(r["version"]) == version] or [
+        r for r in rows if r["id"].startswith(version.lower())
+    ]
     if len(matches) != 1:
         versions = ", ".join(f"{r['version']} ({r['id']})" for r in rows)
         problem = "is ambiguous" if matches else "does not exist"
@@ -68,5 +89,7 @@ def get_demonstration_set(workspace: Workspace, ref: str) -> dict:
 
 def list_demonstration_sets(workspace: Workspace) -> list[dict]:
     """Every version of every set, newest first, without the examples themselves."""
-    return [{key: value for key, value in _row(r).items() if key != "examples"}
-            for r in workspace.db.query("SELECT * FROM demonstration_sets ORDER BY name, version DESC")]
+    return [
+        {key: value for key, value in _row(r).items() if key != "examples"}
+        for r in workspace.db.query("SELECT * FROM demonstration_sets ORDER BY name, version DESC")
+    ]

@@ -21,8 +21,23 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 HEADER_BYTES = 100
 # Tables every playground workspace has had since its first schema: how an unmarked (older) workspace is recognised
 # (a `_migrations` table alone is too common a name to go by).
-FIRST_TABLES = frozenset({"settings", "corpora", "passages", "benchmarks", "questions", "sessions", "templates",
-                          "prompt_versions", "runs", "results", "spans", "ratings", "llm_cache"})
+FIRST_TABLES = frozenset(
+    {
+        "settings",
+        "corpora",
+        "passages",
+        "benchmarks",
+        "questions",
+        "sessions",
+        "templates",
+        "prompt_versions",
+        "runs",
+        "results",
+        "spans",
+        "ratings",
+        "llm_cache",
+    }
+)
 NEW, MARKED, UNMARKED = "new", "marked", "unmarked"
 
 
@@ -46,15 +61,18 @@ def not_a_workspace(path: Path | str, why: str) -> NotAWorkspace:
 def damaged(path: Path | str, detail: str, refused: str = "") -> DamagedWorkspace:
     """The one line for a damaged file: what SQLite said, what was refused, and the command that says more."""
     refusal = f"; {refused}, nothing was written" if refused else ""
-    return DamagedWorkspace(f"the workspace {path} is damaged ({detail}){refusal}: run `{check_command(path)}` "
-                           "to see the damage and how to recover")
+    return DamagedWorkspace(
+        f"the workspace {path} is damaged ({detail}){refusal}: run `{check_command(path)}` "
+        "to see the damage and how to recover"
+    )
 
 
 def is_damage(error: BaseException) -> bool:
     """A DatabaseError that means the file's bytes are wrong (not a lock, a full disk or a bad statement)."""
     text = str(error).lower()
-    return isinstance(error, sqlite3.DatabaseError) and ("malformed" in text or "not a database" in text
-                                                         or "corrupt" in text)
+    return isinstance(error, sqlite3.DatabaseError) and (
+        "malformed" in text or "not a database" in text or "corrupt" in text
+    )
 
 
 def read_header(path: Path) -> Optional[bytes]:
@@ -181,6 +199,8 @@ def _rows_problems(connection: sqlite3.Connection, pragma: str, name: str) -> li
     except sqlite3.DatabaseError as error:
         return [f"{name}: {error}"]
     if name == "foreign_key_check":
-        return [f"foreign_key_check: {table} row {rowid} refers to a missing row of {parent}"
-                for table, rowid, parent, _ in rows]
+        return [
+            f"foreign_key_check: {table} row {rowid} refers to a missing row of {parent}"
+            for table, rowid, parent, _ in rows
+        ]
     return [] if [row[0] for row in rows] == ["ok"] else [f"{name}: {row[0]}" for row in rows]

@@ -21,16 +21,31 @@ def _loads(value: Optional[str], default: Any) -> Any:
     return json.loads(value) if value else default
 
 
-def save_judge(workspace: Workspace, judge_id: str, kind: str, model: str, model_fingerprint: str, params: dict,
-               templates: dict, prompt_versions: dict) -> None:
+def save_judge(
+    workspace: Workspace,
+    judge_id: str,
+    kind: str,
+    model: str,
+    model_fingerprint: str,
+    params: dict,
+    templates: dict,
+    prompt_versions: dict,
+) -> None:
     """Record a judge version (same id, same settings: stored once)."""
     with workspace.db.atomic():
         if not workspace.db["judges"].count_where("id = ?", [judge_id]):
-            workspace.db["judges"].insert({
-                "id": judge_id, "kind": kind, "model": redact(model), "model_fingerprint": model_fingerprint,
-                "params": to_json(params), "templates": to_json(templates),
-                "prompt_versions": to_json(prompt_versions), "created_at": now(),
-            })
+            workspace.db["judges"].insert(
+                {
+                    "id": judge_id,
+                    "kind": kind,
+                    "model": redact(model),
+                    "model_fingerprint": model_fingerprint,
+                    "params": to_json(params),
+                    "templates": to_json(templates),
+                    "prompt_versions": to_json(prompt_versions),
+                    "created_at": now(),
+                }
+            )
 
 
 def _judge_row(row) -> dict:
@@ -52,8 +67,10 @@ def list_judges(workspace: Workspace) -> list[dict]:
 
 def get_steps(workspace: Workspace, judge_id: str, criterion: str) -> Optional[dict]:
     """The stored evaluation steps of a criterion under a judge version, or None."""
-    row = next(workspace.db.query("SELECT * FROM judge_steps WHERE judge_id = ? AND criterion = ?",
-                                  [judge_id, criterion]), None)
+    row = next(
+        workspace.db.query("SELECT * FROM judge_steps WHERE judge_id = ? AND criterion = ?", [judge_id, criterion]),
+        None,
+    )
     if row is None:
         return None
     stored = dict(row)
@@ -61,25 +78,49 @@ def get_steps(workspace: Workspace, judge_id: str, criterion: str) -> Optional[d
     return stored
 
 
-def save_steps(workspace: Workspace, judge_id: str, criterion: str, criterion_name: str, steps: list[str],
-               output: str, model_id: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> dict:
+def save_steps(
+    workspace: Workspace,
+    judge_id: str,
+    criterion: str,
+    criterion_name: str,
+    steps: list[str],
+    output: str,
+    model_id: str,
+    prompt_tokens: int = 0,
+    completion_tokens: int = 0,
+) -> dict:
     """Store a criterion's steps once: if they are already there, the stored ones win and are returned."""
     with workspace.db.atomic():
         existing = get_steps(workspace, judge_id, criterion)
         if existing is not None:
             return existing
-        workspace.db["judge_steps"].insert({
-            "judge_id": judge_id, "criterion": criterion, "criterion_name": criterion_name, "steps": to_json(steps),
-            "output": output, "model_id": model_id, "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens, "created_at": now(),
-        })
+        workspace.db["judge_steps"].insert(
+            {
+                "judge_id": judge_id,
+                "criterion": criterion,
+                "criterion_name": criterion_name,
+                "steps": to_json(steps),
+                "output": output,
+                "model_id": model_id,
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "created_at": now(),
+            }
+        )
     stored = get_steps(workspace, judge_id, criterion)
     assert stored is not None  # written just above
     return stored
 
 
-def judgment_id(judge_id: str, kind: str, run_id: str, other_run_id: Optional[str], question_id: str,
-                result_repeat: int, sample_index: int) -> str:
+def judgment_id(
+    judge_id: str,
+    kind: str,
+    run_id: str,
+    other_run_id: Optional[str],
+    question_id: str,
+    result_repeat: int,
+    sample_index: int,
+) -> str:
     """Judging the same answer(s) again with the same judge and sample index replaces the earlier judgment."""
     key = to_json([judge_id, kind, run_id, other_run_id, question_id, int(result_repeat), int(sample_index)])
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
@@ -93,8 +134,15 @@ def save_judgment(workspace: Workspace, judgment: dict, spans: Iterable[dict]) -
     row["details"] = to_json(row.get("details") or {})
     row.setdefault("other_run_id", None)
     row.setdefault("created_at", now())
-    row["id"] = judgment_id(row["judge_id"], row["kind"], row["run_id"], row["other_run_id"], row["question_id"],
-                            row.get("result_repeat", 0), row.get("sample_index", 0))
+    row["id"] = judgment_id(
+        row["judge_id"],
+        row["kind"],
+        row["run_id"],
+        row["other_run_id"],
+        row["question_id"],
+        row.get("result_repeat", 0),
+        row.get("sample_index", 0),
+    )
     span_rows = [{**span, "judgment_id": row["id"]} for span in spans]
     db = workspace.db
     with db.atomic():
@@ -118,22 +166,35 @@ def get_judgment(workspace: Workspace, judgment_id_: str) -> dict:
     return _judgment_row(row)
 
 
-def list_judgments(workspace: Workspace, run_id: Optional[str] = None, kind: Optional[str] = None,
-                   judge_id: Optional[str] = None, other_run_id: Optional[str] = None,
-                   question_id: Optional[str] = None) -> list[dict]:
+def list_judgments(
+    workspace: Workspace,
+    run_id: Optional[str] = None,
+    kind: Optional[str] = None,
+    judge_id: Optional[str] = None,
+    other_run_id: Optional[str] = None,
+    question_id: Optional[str] = None,
+) -> list[dict]:
     """Judgments filtered by what is given; `run_id` matches either side of a pairwise judgment."""
     clauses, args = [], []
     if run_id is not None:
         clauses.append("(run_id = ? OR other_run_id = ?)")
         args += [run_id, run_id]
-    for column, value in (("kind", kind), ("judge_id", judge_id), ("other_run_id", other_run_id),
-                          ("question_id", question_id)):
+    for column, value in (
+        ("kind", kind),
+        ("judge_id", judge_id),
+        ("other_run_id", other_run_id),
+        ("question_id", question_id),
+    ):
         if value is not None:
             clauses.append(f"{column} = ?")
             args.append(value)
     where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-    return [_judgment_row(row) for row in workspace.db.query(
-        f"SELECT * FROM judgments{where} ORDER BY created_at, question_id, result_repeat, sample_index", args)]
+    return [
+        _judgment_row(row)
+        for row in workspace.db.query(
+            f"SELECT * FROM judgments{where} ORDER BY created_at, question_id, result_repeat, sample_index", args
+        )
+    ]
 
 
 def get_judge_spans(workspace: Workspace, judgment_id_: str) -> list[dict]:

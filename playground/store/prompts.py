@@ -13,8 +13,13 @@ from playground.store.content_ids import PROMPT_ID_LENGTH, check_content_id, pro
 from playground.store.db import Workspace, now, to_json
 
 
-def save_prompt_version(workspace: Workspace, template, parent: Optional[str] = None, message: Optional[str] = None,
-                        session_id: Optional[str] = None) -> str:
+def save_prompt_version(
+    workspace: Workspace,
+    template,
+    parent: Optional[str] = None,
+    message: Optional[str] = None,
+    session_id: Optional[str] = None,
+) -> str:
     """Store `template` (a playground.prompts.template.Template) as a version and return its id.
 
     Without `parent`, the parent is the template name's latest version (when that is another text).
@@ -32,16 +37,30 @@ def save_prompt_version(workspace: Workspace, template, parent: Optional[str] = 
                 parent = row["latest_version"]
             if parent == new_id:
                 parent = None
-            db["prompt_versions"].insert({
-                "id": new_id, "template": template.name, "content": content, "parent": parent,
-                "message": message, "session_id": session_id, "created_at": now(),
-            })
+            db["prompt_versions"].insert(
+                {
+                    "id": new_id,
+                    "template": template.name,
+                    "content": content,
+                    "parent": parent,
+                    "message": message,
+                    "session_id": session_id,
+                    "created_at": now(),
+                }
+            )
         stamp = now()
-        db["templates"].upsert({
-            "name": template.name, "description": template.description, "technique": template.technique,
-            "variables": to_json(list(template.variables)), "latest_version": new_id,
-            "created_at": row["created_at"] if row is not None else stamp, "updated_at": stamp,
-        }, pk="name")
+        db["templates"].upsert(
+            {
+                "name": template.name,
+                "description": template.description,
+                "technique": template.technique,
+                "variables": to_json(list(template.variables)),
+                "latest_version": new_id,
+                "created_at": row["created_at"] if row is not None else stamp,
+                "updated_at": stamp,
+            },
+            pk="name",
+        )
     return new_id
 
 
@@ -50,12 +69,19 @@ def get_prompt_version(workspace: Workspace, id_or_prefix: str) -> dict:
     prefix = (id_or_prefix or "").strip().lower()
     if not re.fullmatch(r"[0-9a-f]{1,64}", prefix):
         raise PlaygroundError(f"{id_or_prefix!r} is not a prompt version id (hexadecimal, e.g. 3f2a9c)")
-    rows = [dict(row) for row in workspace.db.query(
-        "SELECT * FROM prompt_versions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2", [prefix[:PROMPT_ID_LENGTH], prefix[:PROMPT_ID_LENGTH] + "g"])]
+    rows = [
+        dict(row)
+        for row in workspace.db.query(
+            "SELECT * FROM prompt_versions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
+            [prefix[:PROMPT_ID_LENGTH], prefix[:PROMPT_ID_LENGTH] + "g"],
+        )
+    ]
     if not rows:
         raise PlaygroundError(f"no prompt version with id {id_or_prefix!r} in {workspace.path}")
     if len(rows) > 1:
-        raise PlaygroundError(f"prompt version prefix {id_or_prefix!r} is ambiguous ({rows[0]['id']}, {rows[1]['id']}, ...)")
+        raise PlaygroundError(
+            f"prompt version prefix {id_or_prefix!r} is ambiguous ({rows[0]['id']}, {rows[1]['id']}, ...)"
+        )
     check_content_id("prompt_versions", rows[0])
     return rows[0]
 
@@ -64,7 +90,8 @@ def list_prompt_versions(workspace: Workspace, template_name: Optional[str] = No
     """Versions, newest first; only those of one template when `template_name` is given."""
     if template_name:
         rows = workspace.db.query(
-            "SELECT * FROM prompt_versions WHERE template = ? ORDER BY created_at DESC, id", [template_name])
+            "SELECT * FROM prompt_versions WHERE template = ? ORDER BY created_at DESC, id", [template_name]
+        )
     else:
         rows = workspace.db.query("SELECT * FROM prompt_versions ORDER BY created_at DESC, id")
     return [dict(row) for row in rows]

@@ -27,9 +27,17 @@ def _has_result(workspace: Workspace, run_id: str, question_id: str) -> bool:
     return bool(workspace.db["results"].count_where("run_id = ? AND question_id = ?", [run_id, question_id]))
 
 
-def add_rating(workspace: Workspace, run_id: str, question_id: str, kind: str, value: float,
-               other_run_id: Optional[str] = None, rater: str = "human", note: Optional[str] = None,
-               session_id: Optional[str] = None) -> dict:
+def add_rating(
+    workspace: Workspace,
+    run_id: str,
+    question_id: str,
+    kind: str,
+    value: float,
+    other_run_id: Optional[str] = None,
+    rater: str = "human",
+    note: Optional[str] = None,
+    session_id: Optional[str] = None,
+) -> dict:
     """Store one rating of a run's answer to a question; returns the stored rating."""
     if kind not in RATING_KINDS:
         raise PlaygroundError(f"rating kind must be one of {', '.join(RATING_KINDS)}, not {kind!r}")
@@ -49,8 +57,10 @@ def add_rating(workspace: Workspace, run_id: str, question_id: str, kind: str, v
         if not _has_result(workspace, other["id"], question_id):
             raise PlaygroundError(f"run {other['id']} has no answer to question {question_id!r} to compare with")
         if value not in PAIRWISE_VALUES:
-            raise PlaygroundError(f"a pairwise rating is 1 (run {run['id']} better), 0 (run {other['id']} better) "
-                                  f"or 0.5 (tie), not {value:g}")
+            raise PlaygroundError(
+                f"a pairwise rating is 1 (run {run['id']} better), 0 (run {other['id']} better) "
+                f"or 0.5 (tie), not {value:g}"
+            )
     elif other_run_id:
         raise PlaygroundError("a pointwise rating rates one run; leave other_run_id out")
     if note is not None and len(note) > MAX_NOTE_CHARS:
@@ -61,16 +71,31 @@ def add_rating(workspace: Workspace, run_id: str, question_id: str, kind: str, v
         session_id = run["session_id"]
     elif not workspace.db["sessions"].count_where("id = ?", [session_id]):
         raise PlaygroundError(f"no session {session_id!r} in {workspace.path}")
-    rating = {"id": uuid.uuid4().hex, "session_id": session_id, "run_id": run["id"], "question_id": question_id,
-              "kind": kind, "value": value, "other_run_id": other["id"] if other else None, "rater": rater,
-              "note": note, "created_at": now()}
+    rating = {
+        "id": uuid.uuid4().hex,
+        "session_id": session_id,
+        "run_id": run["id"],
+        "question_id": question_id,
+        "kind": kind,
+        "value": value,
+        "other_run_id": other["id"] if other else None,
+        "rater": rater,
+        "note": note,
+        "created_at": now(),
+    }
     with workspace.db.atomic():
         workspace.db["ratings"].insert(rating)
     return rating
 
 
-def list_ratings(workspace: Workspace, run_id: Optional[str] = None, question_id: Optional[str] = None,
-                 session_id: Optional[str] = None, kind: Optional[str] = None, rater: Optional[str] = None) -> list[dict]:
+def list_ratings(
+    workspace: Workspace,
+    run_id: Optional[str] = None,
+    question_id: Optional[str] = None,
+    session_id: Optional[str] = None,
+    kind: Optional[str] = None,
+    rater: Optional[str] = None,
+) -> list[dict]:
     """Ratings, oldest first, filtered by what is given; `run_id` matches either side of a pairwise rating."""
     clauses, args = [], []
     if run_id is not None:

@@ -10,8 +10,14 @@ from typing import Iterable, Optional
 from playground.store.db import Workspace, now, resolve_id, to_json
 
 
-def create_retrieval_run(workspace: Workspace, config: dict, rows: Iterable[dict], metrics: dict,
-                         session_id: Optional[str] = None, label: Optional[str] = None) -> str:
+def create_retrieval_run(
+    workspace: Workspace,
+    config: dict,
+    rows: Iterable[dict],
+    metrics: dict,
+    session_id: Optional[str] = None,
+    label: Optional[str] = None,
+) -> str:
     """Store a finished retrieval run and its per-question rows in one transaction; returns its id.
 
     Each row: question_id, position, ranked_ids, scores, gold_ids, gold_ranks, latency_ms, metrics.
@@ -19,14 +25,32 @@ def create_retrieval_run(workspace: Workspace, config: dict, rows: Iterable[dict
     run_id = uuid.uuid4().hex[:12]
     db = workspace.db
     with db.atomic():
-        db["retrieval_runs"].insert({"id": run_id, "session_id": session_id, "label": label, "config": to_json(config),
-                                     "metrics": to_json(metrics), "created_at": now()})
-        db["retrieval_results"].insert_all([{
-            "run_id": run_id, "question_id": row["question_id"], "position": row["position"],
-            "ranked_ids": to_json(row["ranked_ids"]), "scores": to_json(row["scores"]),
-            "gold_ids": to_json(row["gold_ids"]), "gold_ranks": to_json(row["gold_ranks"]),
-            "latency_ms": row["latency_ms"], "metrics": to_json(row["metrics"]),
-        } for row in rows])
+        db["retrieval_runs"].insert(
+            {
+                "id": run_id,
+                "session_id": session_id,
+                "label": label,
+                "config": to_json(config),
+                "metrics": to_json(metrics),
+                "created_at": now(),
+            }
+        )
+        db["retrieval_results"].insert_all(
+            [
+                {
+                    "run_id": run_id,
+                    "question_id": row["question_id"],
+                    "position": row["position"],
+                    "ranked_ids": to_json(row["ranked_ids"]),
+                    "scores": to_json(row["scores"]),
+                    "gold_ids": to_json(row["gold_ids"]),
+                    "gold_ranks": to_json(row["gold_ranks"]),
+                    "latency_ms": row["latency_ms"],
+                    "metrics": to_json(row["metrics"]),
+                }
+                for row in rows
+            ]
+        )
     return run_id
 
 
@@ -58,10 +82,21 @@ def get_retrieval_results(workspace: Workspace, run_id: str) -> list[dict]:
     full = resolve_retrieval_run_id(workspace, run_id)
     results = []
     for row in workspace.db.query("SELECT * FROM retrieval_results WHERE run_id = ? ORDER BY position", [full]):
-        results.append({"run_id": full, "question_id": row["question_id"], "repeat": 0, "position": row["position"],
-                        "ranked_ids": json.loads(row["ranked_ids"]), "hit_scores": json.loads(row["scores"]),
-                        "gold_ids": json.loads(row["gold_ids"]), "gold_ranks": json.loads(row["gold_ranks"]),
-                        "latency_ms": row["latency_ms"], "scores": json.loads(row["metrics"]), "error": None})
+        results.append(
+            {
+                "run_id": full,
+                "question_id": row["question_id"],
+                "repeat": 0,
+                "position": row["position"],
+                "ranked_ids": json.loads(row["ranked_ids"]),
+                "hit_scores": json.loads(row["scores"]),
+                "gold_ids": json.loads(row["gold_ids"]),
+                "gold_ranks": json.loads(row["gold_ranks"]),
+                "latency_ms": row["latency_ms"],
+                "scores": json.loads(row["metrics"]),
+                "error": None,
+            }
+        )
     return results
 
 

@@ -35,23 +35,46 @@ def _run_row(row) -> dict:
     return run
 
 
-def create_run(workspace: Workspace, config: dict, session_id: Optional[str], label: Optional[str] = None,
-               n_planned: int = 0, run_id: Optional[str] = None, execution: Optional[dict] = None,
-               worker_pid: Optional[int] = None) -> str:
+def create_run(
+    workspace: Workspace,
+    config: dict,
+    session_id: Optional[str],
+    label: Optional[str] = None,
+    n_planned: int = 0,
+    run_id: Optional[str] = None,
+    execution: Optional[dict] = None,
+    worker_pid: Optional[int] = None,
+) -> str:
     """Store a new run in status `running`, owned by `worker_pid` on this host (default: this process)."""
     run_id = run_id or uuid.uuid4().hex[:12]
     stamp = now()
     with workspace.db.atomic():
         if session_id is not None and not workspace.db["sessions"].count_where("id = ?", [session_id]):
             raise PlaygroundError(f"no session {session_id!r} in {workspace.path} to hold the run")
-        workspace.db["runs"].insert({
-            "id": run_id, "session_id": session_id, "label": label, "status": "running",
-            "config": to_json(redact_value(config)),
-            "n_planned": n_planned, "n_done": 0, "metrics": to_json({}), "errors": 0, "tokens": 0, "seconds": 0.0,
-            "n_cached": 0, "created_at": stamp, "finished_at": None, "execution": to_json(execution or {}),
-            "worker_pid": worker_pid or os.getpid(), "worker_host": HOST, "heartbeat_at": stamp,
-            "stop_requested": 0, "status_reason": None,
-        })
+        workspace.db["runs"].insert(
+            {
+                "id": run_id,
+                "session_id": session_id,
+                "label": label,
+                "status": "running",
+                "config": to_json(redact_value(config)),
+                "n_planned": n_planned,
+                "n_done": 0,
+                "metrics": to_json({}),
+                "errors": 0,
+                "tokens": 0,
+                "seconds": 0.0,
+                "n_cached": 0,
+                "created_at": stamp,
+                "finished_at": None,
+                "execution": to_json(execution or {}),
+                "worker_pid": worker_pid or os.getpid(),
+                "worker_host": HOST,
+                "heartbeat_at": stamp,
+                "stop_requested": 0,
+                "status_reason": None,
+            }
+        )
     return run_id
 
 
@@ -70,37 +93,62 @@ def save_result(workspace: Workspace, result: dict, spans: Iterable[dict]) -> No
     key = [row["run_id"], row["question_id"], row["repeat"]]
     db = workspace.db
     with db.atomic():
-        old = next(db.query("SELECT error, cached, latency_s FROM results WHERE run_id = ? AND question_id = ?"
-                            " AND repeat = ?", key), None)
-        old_tokens = _fresh_tokens(db.query("SELECT kind, cached, prompt_tokens, completion_tokens FROM spans"
-                                            " WHERE run_id = ? AND question_id = ? AND repeat = ?", key)) if old else 0
+        old = next(
+            db.query(
+                "SELECT error, cached, latency_s FROM results WHERE run_id = ? AND question_id = ? AND repeat = ?", key
+            ),
+            None,
+        )
+        old_tokens = (
+            _fresh_tokens(
+                db.query(
+                    "SELECT kind, cached, prompt_tokens, completion_tokens FROM spans"
+                    " WHERE run_id = ? AND question_id = ? AND repeat = ?",
+                    key,
+                )
+            )
+            if old
+            else 0
+        )
         db.execute("DELETE FROM spans WHERE run_id = ? AND question_id = ? AND repeat = ?", key)
         db["results"].insert(row, replace=True)
         db["spans"].insert_all(spans)
         delta = [_counts(row, _fresh_tokens(spans))[i] - (_counts(old, old_tokens)[i] if old else 0) for i in range(5)]
-        db.execute("UPDATE runs SET n_done = n_done + ?, errors = errors + ?, n_cached = n_cached + ?,"
-                   " seconds = seconds + ?, tokens = tokens + ? WHERE id = ?", [*delta, row["run_id"]])
+        db.execute(
+            "UPDATE runs SET n_done = n_done + ?, errors = errors + ?, n_cached = n_cached + ?,"
+            " seconds = seconds + ?, tokens = tokens + ? WHERE id = ?",
+            [*delta, row["run_id"]],
+        )
 
 
 def _fresh_tokens(spans: Iterable[dict]) -> int:
     """Tokens of the generate calls that were not served from the cache."""
-    return sum(int(s.get("prompt_tokens") or 0) + int(s.get("completion_tokens") or 0)
-               for s in spans if s.get("kind") == "generate" and not s.get("cached"))
+    return sum(
+        int(s.get("prompt_tokens") or 0) + int(s.get("completion_tokens") or 0)
+        for s in spans
+        if s.get("kind") == "generate" and not s.get("cached")
+    )
 
 
 def _counts(result: dict, tokens: int) -> tuple:
     cached = int(bool(result.get("cached")))
-    return (1, int(result.get("error") is not None), cached,
-            0.0 if cached else float(result.get("latency_s") or 0.0), tokens)
+    return (
+        1,
+        int(result.get("error") is not None),
+        cached,
+        0.0 if cached else float(result.get("latency_s") or 0.0),
+        tokens,
+    )
 
 
 def recount(workspace: Workspace, run_id: str) -> None:
     """Set a run row's counts from its stored results (once per resume: rows written by older versions)."""
     totals = run_totals(workspace, run_id, recount=True)
     with workspace.db.atomic():
-        workspace.db.execute("UPDATE runs SET n_done = ?, errors = ?, n_cached = ?, seconds = ?, tokens = ? WHERE id = ?",
-                             [totals["n"], totals["errors"], totals["cached"], totals["seconds"], totals["tokens"],
-                              run_id])
+        workspace.db.execute(
+            "UPDATE runs SET n_done = ?, errors = ?, n_cached = ?, seconds = ?, tokens = ? WHERE id = ?",
+            [totals["n"], totals["errors"], totals["cached"], totals["seconds"], totals["tokens"], run_id],
+        )
 
 
 def set_run_status(workspace: Workspace, run_id: str, status: str, reason: Optional[str] = None) -> None:
@@ -110,8 +158,13 @@ def set_run_status(workspace: Workspace, run_id: str, status: str, reason: Optio
         workspace.db.execute("UPDATE runs SET status = ?, status_reason = ? WHERE id = ?", [status, reason, run_id])
 
 
-def claim_run(workspace: Workspace, run_id: str, pid: Optional[int] = None, execution: Optional[dict] = None,
-              clear_stop: bool = True) -> None:
+def claim_run(
+    workspace: Workspace,
+    run_id: str,
+    pid: Optional[int] = None,
+    execution: Optional[dict] = None,
+    clear_stop: bool = True,
+) -> None:
     """Make process `pid` on this host the run's worker: status running, a fresh beat, no stop pending (unless
     `clear_stop` is False: a worker taking the run it was started for keeps a stop asked while it started)."""
     values = [pid or os.getpid(), HOST, now(), run_id]
@@ -120,9 +173,12 @@ def claim_run(workspace: Workspace, run_id: str, pid: Optional[int] = None, exec
         values.insert(3, to_json(execution))
     stop = " stop_requested = 0," if clear_stop else ""
     with workspace.db.atomic():
-        workspace.db.execute("UPDATE runs SET status = 'running', status_reason = NULL, finished_at = NULL,"
-                             f"{stop} worker_pid = ?, worker_host = ?, heartbeat_at = ?{extra}"
-                             " WHERE id = ?", values)
+        workspace.db.execute(
+            "UPDATE runs SET status = 'running', status_reason = NULL, finished_at = NULL,"
+            f"{stop} worker_pid = ?, worker_host = ?, heartbeat_at = ?{extra}"
+            " WHERE id = ?",
+            values,
+        )
 
 
 def beat(workspace: Workspace, run_id: str, pid: Optional[int] = None) -> bool:
@@ -132,7 +188,8 @@ def beat(workspace: Workspace, run_id: str, pid: Optional[int] = None) -> bool:
         workspace.db.execute(
             "UPDATE runs SET heartbeat_at = ?, status = 'running', status_reason = NULL WHERE id = ? AND worker_pid = ?"
             " AND worker_host = ? AND (status = 'running' OR (status = 'interrupted' AND stop_requested = 0))",
-            [now(), run_id, pid, HOST])
+            [now(), run_id, pid, HOST],
+        )
     return stop_requested(workspace, run_id)
 
 
@@ -147,9 +204,11 @@ def request_stop(workspace: Workspace, run_id: str) -> dict:
     first (runs.jobs.stop_run does)."""
     full = resolve_run_id(workspace, run_id)
     with workspace.db.atomic():
-        workspace.db.execute("UPDATE runs SET stop_requested = 1, status = CASE status WHEN 'interrupted'"
-                             " THEN 'stopped' ELSE status END WHERE id = ? AND status IN ('running', 'interrupted')",
-                             [full])
+        workspace.db.execute(
+            "UPDATE runs SET stop_requested = 1, status = CASE status WHEN 'interrupted'"
+            " THEN 'stopped' ELSE status END WHERE id = ? AND status IN ('running', 'interrupted')",
+            [full],
+        )
     return get_run(workspace, full)
 
 
@@ -157,8 +216,11 @@ def mark_interrupted(workspace: Workspace, run_id: str, reason: str, heartbeat_a
     """Store a running run as interrupted, unless its worker has beaten since `heartbeat_at` was read (then it
     lives after all). True when stored."""
     with workspace.db.atomic():
-        cursor = workspace.db.execute("UPDATE runs SET status = 'interrupted', status_reason = ? WHERE id = ?"
-                                      " AND status = 'running' AND heartbeat_at IS ?", [reason, run_id, heartbeat_at])
+        cursor = workspace.db.execute(
+            "UPDATE runs SET status = 'interrupted', status_reason = ? WHERE id = ?"
+            " AND status = 'running' AND heartbeat_at IS ?",
+            [reason, run_id, heartbeat_at],
+        )
     return cursor.rowcount > 0
 
 
@@ -174,7 +236,9 @@ def finish_run(workspace: Workspace, run_id: str, status: str, metrics: dict, re
     with workspace.db.atomic():
         workspace.db.execute(
             "UPDATE runs SET status = ?, status_reason = ?, metrics = ?, finished_at = ?, worker_pid = NULL"
-            " WHERE id = ?", [status, reason, to_json(metrics), now(), run_id])
+            " WHERE id = ?",
+            [status, reason, to_json(metrics), now(), run_id],
+        )
     return get_run(workspace, run_id)
 
 
@@ -207,20 +271,30 @@ def _result_row(row) -> dict:
 def get_results(workspace: Workspace, run_id: str) -> list[dict]:
     """A run's results in sample order (then repeat), scores parsed."""
     full = resolve_run_id(workspace, run_id)
-    return [_result_row(row) for row in workspace.db.query(
-        "SELECT * FROM results WHERE run_id = ? ORDER BY position, repeat", [full])]
+    return [
+        _result_row(row)
+        for row in workspace.db.query("SELECT * FROM results WHERE run_id = ? ORDER BY position, repeat", [full])
+    ]
 
 
 def recent_results(workspace: Workspace, run_id: str, limit: int = 10) -> list[dict]:
     """A run's latest stored results, newest first (what a running run has answered lately)."""
-    return [_result_row(row) for row in workspace.db.query(
-        "SELECT * FROM results WHERE run_id = ? ORDER BY created_at DESC LIMIT ?", [run_id, limit])]
+    return [
+        _result_row(row)
+        for row in workspace.db.query(
+            "SELECT * FROM results WHERE run_id = ? ORDER BY created_at DESC LIMIT ?", [run_id, limit]
+        )
+    ]
 
 
 def get_result(workspace: Workspace, run_id: str, question_id: str, repeat: int = 0) -> dict:
     full = resolve_run_id(workspace, run_id)
-    row = next(workspace.db.query("SELECT * FROM results WHERE run_id = ? AND question_id = ? AND repeat = ?",
-                                  [full, question_id, repeat]), None)
+    row = next(
+        workspace.db.query(
+            "SELECT * FROM results WHERE run_id = ? AND question_id = ? AND repeat = ?", [full, question_id, repeat]
+        ),
+        None,
+    )
     if row is None:
         raise PlaygroundError(f"run {full} has no result for question {question_id!r} (repeat {repeat})")
     return _result_row(row)
@@ -269,14 +343,32 @@ def run_totals(workspace: Workspace, run_id: str, recount: bool = False) -> dict
     db = workspace.db
     if not recount:
         row = next(db.query("SELECT n_done, errors, n_cached, tokens, seconds FROM runs WHERE id = ?", [full]))
-        return {"n": int(row["n_done"] or 0), "errors": int(row["errors"] or 0), "cached": int(row["n_cached"] or 0),
-                "tokens": int(row["tokens"] or 0), "seconds": float(row["seconds"] or 0.0)}
-    results = next(db.query(
-        "SELECT COUNT(*) AS n, COALESCE(SUM(error IS NOT NULL), 0) AS errors, COALESCE(SUM(cached), 0) AS cached,"
-        " COALESCE(SUM(CASE WHEN cached = 0 THEN latency_s ELSE 0 END), 0.0) AS seconds"
-        " FROM results WHERE run_id = ?", [full]))
-    tokens = next(db.query(
-        "SELECT COALESCE(SUM(prompt_tokens + completion_tokens), 0) AS tokens FROM spans"
-        " WHERE run_id = ? AND kind = 'generate' AND cached = 0", [full]))["tokens"]
-    return {"n": results["n"], "errors": int(results["errors"]), "cached": int(results["cached"]),
-            "tokens": int(tokens), "seconds": float(results["seconds"])}
+        return {
+            "n": int(row["n_done"] or 0),
+            "errors": int(row["errors"] or 0),
+            "cached": int(row["n_cached"] or 0),
+            "tokens": int(row["tokens"] or 0),
+            "seconds": float(row["seconds"] or 0.0),
+        }
+    results = next(
+        db.query(
+            "SELECT COUNT(*) AS n, COALESCE(SUM(error IS NOT NULL), 0) AS errors, COALESCE(SUM(cached), 0) AS cached,"
+            " COALESCE(SUM(CASE WHEN cached = 0 THEN latency_s ELSE 0 END), 0.0) AS seconds"
+            " FROM results WHERE run_id = ?",
+            [full],
+        )
+    )
+    tokens = next(
+        db.query(
+            "SELECT COALESCE(SUM(prompt_tokens + completion_tokens), 0) AS tokens FROM spans"
+            " WHERE run_id = ? AND kind = 'generate' AND cached = 0",
+            [full],
+        )
+    )["tokens"]
+    return {
+        "n": results["n"],
+        "errors": int(results["errors"]),
+        "cached": int(results["cached"]),
+        "tokens": int(tokens),
+        "seconds": float(results["seconds"]),
+    }

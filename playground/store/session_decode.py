@@ -17,10 +17,28 @@ from typing import Any, Callable, Optional
 import msgspec
 
 from playground.store.session_errors import SessionFormatError, type_name
-from playground.store.session_types import ENVELOPE, FORMAT_NAME, field_words, INT64_MAX, INT64_MIN, READABLE_VERSIONS, Envelope, file_type
+from playground.store.session_types import (
+    ENVELOPE,
+    FORMAT_NAME,
+    field_words,
+    INT64_MAX,
+    INT64_MIN,
+    READABLE_VERSIONS,
+    Envelope,
+    file_type,
+)
 
-_TYPE_WORDS = {"int": "an integer", "float": "a number", "str": "a string", "object": "an object", "array": "a list",
-               "null": "null", "bool": "a boolean", "array-like": "a list", "any": "a value"}
+_TYPE_WORDS = {
+    "int": "an integer",
+    "float": "a number",
+    "str": "a string",
+    "object": "an object",
+    "array": "a list",
+    "null": "null",
+    "bool": "a boolean",
+    "array-like": "a list",
+    "any": "a value",
+}
 _MESSAGE = re.compile(r"^(?P<problem>.*?)(?: - at `\$(?P<path>.*)`)?$", re.S)
 _EXPECTED = re.compile(r"^Expected `(?P<want>[^`]*)`, got `(?P<got>[^`]*)`$")
 _BYTE = re.compile(r"\(byte (\d+)\)$")
@@ -29,8 +47,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # Keys of a file that are not records (session_format.ENVELOPE; that module imports this one).
 _SEGMENT = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 # A \uXXXX escape of a UTF-16 surrogate that is not half of a pair (an even run of backslashes before it).
-_LONE_SURROGATE = re.compile(rb"(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
-                             rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})")
+_LONE_SURROGATE = re.compile(
+    rb"(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+)
 
 
 def _words(type_text: str) -> str:
@@ -77,8 +97,9 @@ def _is_bad(problem: str) -> Callable[[Any], bool]:
     return lambda value: isinstance(value, float)
 
 
-def _resolve(path: str, problem: str, child: Callable[[Any, str | int], Any], items: Callable[[Any], Any],
-             root: Any) -> tuple[str, Any]:
+def _resolve(
+    path: str, problem: str, child: Callable[[Any, str | int], Any], items: Callable[[Any], Any], root: Any
+) -> tuple[str, Any]:
     """Replace msgspec's `[...]` (a key of a dict) with the first key whose value is of the kind the message got."""
     if "[...]" not in path:
         return path, _NOT_FOUND
@@ -130,8 +151,10 @@ def _raw_child(node: Any, key: str | int) -> Any:
 
 
 def _raw_items(node: Any) -> Any:
-    return ((key, msgspec.json.decode(value)) for key, value in msgspec.json.decode(
-        node, type=dict[str, msgspec.Raw]).items())
+    return (
+        (key, msgspec.json.decode(value))
+        for key, value in msgspec.json.decode(node, type=dict[str, msgspec.Raw]).items()
+    )
 
 
 def _raw_value(raw: Any) -> Any:
@@ -142,8 +165,10 @@ def check_envelope(fmt: Any, version: Any) -> int:
     if fmt != FORMAT_NAME:
         raise SessionFormatError("format", f"expected {FORMAT_NAME!r}, got {fmt!r}: not a playground session file")
     if isinstance(version, bool) or version not in READABLE_VERSIONS:
-        raise SessionFormatError("version", f"unsupported version {version!r}; this playground reads versions "
-                                            f"{', '.join(map(str, READABLE_VERSIONS))}")
+        raise SessionFormatError(
+            "version",
+            f"unsupported version {version!r}; this playground reads versions {', '.join(map(str, READABLE_VERSIONS))}",
+        )
     return version
 
 
@@ -188,7 +213,7 @@ def _lone_surrogate(data: bytes) -> Optional[SessionFormatError]:
     if found is None:  # in a part the schema skips: still not JSON text
         return SessionFormatError(_where(data, first.start(2)), "not valid JSON: a lone UTF-16 surrogate")
     where, text = found
-    escape = text[text.index(marker) + len(marker):][:4]
+    escape = text[text.index(marker) + len(marker) :][:4]
     return SessionFormatError(where, f"not valid Unicode text: a lone UTF-16 surrogate (\\u{escape})")
 
 
@@ -214,7 +239,7 @@ def _check_utf8(data: bytes, chunk: int = 1 << 20) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")()
     for start in range(0, len(data), chunk):
         try:
-            decoder.decode(data[start:start + chunk], final=start + chunk >= len(data))
+            decoder.decode(data[start : start + chunk], final=start + chunk >= len(data))
         except UnicodeDecodeError as error:
             raise SessionFormatError("", f"not UTF-8 text (byte {start + error.start})") from None
 
@@ -242,10 +267,13 @@ def decode_typed(data: bytes) -> msgspec.Struct:
         except msgspec.DecodeError as error:
             byte = _BYTE.search(str(error))
             offset = int(byte.group(1)) if byte else len(data)
-            raise SessionFormatError(_where(data, offset), "not valid JSON: " + _BYTE.sub("", str(error)).replace(
-                "JSON is malformed: ", "").strip()) from None
+            raise SessionFormatError(
+                _where(data, offset),
+                "not valid JSON: " + _BYTE.sub("", str(error)).replace("JSON is malformed: ", "").strip(),
+            ) from None
         kind = {b"[": "a list", b'"': "a string", b"n": "null", b"t": "a boolean", b"f": "a boolean"}.get(
-            bytes(value)[:1], "a number")
+            bytes(value)[:1], "a number"
+        )
         raise SessionFormatError("", f"expected a JSON object at the top, got {kind}") from None
     version = check_envelope(envelope.format, envelope.version)
     try:

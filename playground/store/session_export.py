@@ -18,16 +18,18 @@ from playground.store.db import Workspace, now
 from playground.store.session_format import FORMAT_NAME, FORMAT_VERSION, row_to_record, with_digest
 from playground.store.session_records import get_session
 
+
 def _query(workspace: Workspace, table: str, sql: str, args: list) -> list[dict]:
     return [row_to_record(table, dict(row)) for row in workspace.db.query(sql, args)]
 
 
-def _in_chunks(workspace: Workspace, table: str, sql: str, values: list, prefix: Optional[list] = None,
-               chunk: int = 500) -> list[dict]:
+def _in_chunks(
+    workspace: Workspace, table: str, sql: str, values: list, prefix: Optional[list] = None, chunk: int = 500
+) -> list[dict]:
     """Run `sql` (holding one `{marks}` IN-list) over `values` in chunks under SQLite's variable limit."""
     records = []
     for start in range(0, len(values), chunk):
-        part = values[start:start + chunk]
+        part = values[start : start + chunk]
         records.extend(_query(workspace, table, sql.format(marks=",".join("?" * len(part))), [*(prefix or []), *part]))
     return records
 
@@ -50,8 +52,11 @@ def _passage_ids(value: Any, found: set) -> None:
             key = str(key).lower()
             if key in ("id", "passage_id", "doc_id", "pid") and isinstance(item, str):
                 found.add(item)
-            elif (key.endswith("ids") or key == "passages") and isinstance(item, list) \
-                    and all(isinstance(x, str) for x in item):
+            elif (
+                (key.endswith("ids") or key == "passages")
+                and isinstance(item, list)
+                and all(isinstance(x, str) for x in item)
+            ):
                 found.update(item)
             else:
                 _passage_ids(item, found)
@@ -67,8 +72,9 @@ def _version_closure(workspace: Workspace, ids: set) -> list[dict]:
     while pending:
         batch = sorted(pending - versions.keys())
         pending = set()
-        for version in _in_chunks(workspace, "prompt_versions", "SELECT * FROM prompt_versions WHERE id IN ({marks})",
-                                  batch):
+        for version in _in_chunks(
+            workspace, "prompt_versions", "SELECT * FROM prompt_versions WHERE id IN ({marks})", batch
+        ):
             versions[version["id"]] = version
             if version.get("parent") and version["parent"] not in versions:
                 pending.add(version["parent"])
@@ -98,8 +104,9 @@ def _questions_used(runs: list[dict], results: list[dict], questions: dict) -> d
     return run_benchmark
 
 
-def _answer_run_needs(runs: list[dict], results: list[dict], spans: list[dict], questions: dict,
-                      passages: dict) -> None:
+def _answer_run_needs(
+    runs: list[dict], results: list[dict], spans: list[dict], questions: dict, passages: dict
+) -> None:
     """Per benchmark, the questions answer runs planned or answered and the passage ids their traces mention."""
     run_benchmark = _questions_used(runs, results, questions)
     for span in spans:
@@ -118,14 +125,20 @@ def _retrieval_run_needs(runs: list[dict], results: list[dict], questions: dict,
             passages.setdefault(name, set()).update(p for p in result.get("ranked_ids") or [] if isinstance(p, str))
 
 
-def _benchmark_records(workspace: Workspace, questions_wanted: dict[str, set], passages_wanted: dict[str, set]
-                       ) -> list[dict]:
+def _benchmark_records(
+    workspace: Workspace, questions_wanted: dict[str, set], passages_wanted: dict[str, set]
+) -> list[dict]:
     """Per benchmark the session used: the questions wanted, and the passages wanted plus the questions' gold ones."""
     records = []
     for name in sorted(questions_wanted):
         bench = next(workspace.db.query("SELECT * FROM benchmarks WHERE name = ?", [name]))
-        questions = _in_chunks(workspace, "questions", "SELECT * FROM questions WHERE benchmark = ? AND id IN ({marks})",
-                               sorted(questions_wanted[name]), prefix=[name])
+        questions = _in_chunks(
+            workspace,
+            "questions",
+            "SELECT * FROM questions WHERE benchmark = ? AND id IN ({marks})",
+            sorted(questions_wanted[name]),
+            prefix=[name],
+        )
         questions.sort(key=lambda q: q["position"])
         passage_ids = set(passages_wanted.get(name, set()))
         for question in questions:
@@ -133,17 +146,34 @@ def _benchmark_records(workspace: Workspace, questions_wanted: dict[str, set], p
         corpus = bench["corpus"]
         passages = []
         if corpus:
-            passages = _in_chunks(workspace, "passages", "SELECT * FROM passages WHERE corpus = ? AND id IN ({marks})",
-                                  sorted(passage_ids), prefix=[corpus])
-            passages = [{key: p[key] for key in ("id", "title", "text", "metadata")}
-                        for p in sorted(passages, key=lambda p: p["position"])]
-        records.append({
-            "name": name, "corpus": corpus, "format": bench["format"], "source": bench["source"],
-            "metadata": json.loads(bench["metadata"]) if bench["metadata"] else {},
-            "questions": [{key: q[key] for key in ("id", "text", "answers", "gold_passage_ids", "choices", "tags",
-                                                  "metadata")} for q in questions],
-            "passages": passages,
-        })
+            passages = _in_chunks(
+                workspace,
+                "passages",
+                "SELECT * FROM passages WHERE corpus = ? AND id IN ({marks})",
+                sorted(passage_ids),
+                prefix=[corpus],
+            )
+            passages = [
+                {key: p[key] for key in ("id", "title", "text", "metadata")}
+                for p in sorted(passages, key=lambda p: p["position"])
+            ]
+        records.append(
+            {
+                "name": name,
+                "corpus": corpus,
+                "format": bench["format"],
+                "source": bench["source"],
+                "metadata": json.loads(bench["metadata"]) if bench["metadata"] else {},
+                "questions": [
+                    {
+                        key: q[key]
+                        for key in ("id", "text", "answers", "gold_passage_ids", "choices", "tags", "metadata")
+                    }
+                    for q in questions
+                ],
+                "passages": passages,
+            }
+        )
     return records
 
 
@@ -157,11 +187,19 @@ def _mark_benchmark(workspace: Workspace, runs: list[dict]) -> None:
 
 def _retrieval_records(workspace: Workspace, session_id: str) -> dict[str, list[dict]]:
     """The session's retrieval runs (each marked with its benchmark) and their per-question rankings."""
-    runs = _query(workspace, "retrieval_runs", "SELECT * FROM retrieval_runs WHERE session_id = ?"
-                  " ORDER BY created_at, id", [session_id])
+    runs = _query(
+        workspace,
+        "retrieval_runs",
+        "SELECT * FROM retrieval_runs WHERE session_id = ? ORDER BY created_at, id",
+        [session_id],
+    )
     _mark_benchmark(workspace, runs)
-    results = _in_chunks(workspace, "retrieval_results", "SELECT * FROM retrieval_results WHERE run_id IN ({marks})"
-                         " ORDER BY run_id, position", [run["id"] for run in runs])
+    results = _in_chunks(
+        workspace,
+        "retrieval_results",
+        "SELECT * FROM retrieval_results WHERE run_id IN ({marks}) ORDER BY run_id, position",
+        [run["id"] for run in runs],
+    )
     return {"retrieval_runs": runs, "retrieval_results": results}
 
 
@@ -174,17 +212,29 @@ def _judgment_records(workspace: Workspace, run_ids: list[str]) -> dict[str, lis
     if not run_ids or not _has_tables(workspace, "judges", "judge_steps", "judgments", "judge_spans"):
         return {"judges": [], "judge_steps": [], "judgments": [], "judge_spans": []}
     run_set = set(run_ids)
-    judgments = [j for j in _in_chunks(workspace, "judgments", "SELECT * FROM judgments WHERE run_id IN ({marks})"
-                                       " ORDER BY created_at, id", run_ids)
-                 if j.get("other_run_id") is None or j["other_run_id"] in run_set]
+    judgments = [
+        j
+        for j in _in_chunks(
+            workspace, "judgments", "SELECT * FROM judgments WHERE run_id IN ({marks}) ORDER BY created_at, id", run_ids
+        )
+        if j.get("other_run_id") is None or j["other_run_id"] in run_set
+    ]
     judge_ids = sorted({j["judge_id"] for j in judgments})
     return {
         "judges": _in_chunks(workspace, "judges", "SELECT * FROM judges WHERE id IN ({marks}) ORDER BY id", judge_ids),
-        "judge_steps": _in_chunks(workspace, "judge_steps", "SELECT * FROM judge_steps WHERE judge_id IN ({marks})"
-                                  " ORDER BY judge_id, criterion", judge_ids),
+        "judge_steps": _in_chunks(
+            workspace,
+            "judge_steps",
+            "SELECT * FROM judge_steps WHERE judge_id IN ({marks}) ORDER BY judge_id, criterion",
+            judge_ids,
+        ),
         "judgments": judgments,
-        "judge_spans": _in_chunks(workspace, "judge_spans", "SELECT * FROM judge_spans WHERE judgment_id IN ({marks})"
-                                  " ORDER BY judgment_id, position", [j["id"] for j in judgments]),
+        "judge_spans": _in_chunks(
+            workspace,
+            "judge_spans",
+            "SELECT * FROM judge_spans WHERE judgment_id IN ({marks}) ORDER BY judgment_id, position",
+            [j["id"] for j in judgments],
+        ),
     }
 
 
@@ -204,15 +254,22 @@ def _demonstration_set_records(workspace: Workspace, runs: list[dict]) -> list[d
     if not runs or not _has_tables(workspace, "demonstration_sets"):
         return []
     run_ids = [run["id"] for run in runs]
-    found = {s["id"]: s for s in _in_chunks(workspace, "demonstration_sets",
-                                            "SELECT * FROM demonstration_sets WHERE source_run_id IN ({marks})",
-                                            run_ids)}
+    found = {
+        s["id"]: s
+        for s in _in_chunks(
+            workspace,
+            "demonstration_sets",
+            "SELECT * FROM demonstration_sets WHERE source_run_id IN ({marks})",
+            run_ids,
+        )
+    }
     for ref in _demonstration_refs(runs):
         name, _, version = ref.partition("@")
         rows = list(workspace.db.query("SELECT * FROM demonstration_sets WHERE name = ? ORDER BY version DESC", [name]))
         if version:
-            rows = [r for r in rows if str(r["version"]) == version] or \
-                   [r for r in rows if r["id"].startswith(version.lower())]
+            rows = [r for r in rows if str(r["version"]) == version] or [
+                r for r in rows if r["id"].startswith(version.lower())
+            ]
         else:
             rows = rows[:1] or list(workspace.db.query("SELECT * FROM demonstration_sets WHERE id = ?", [ref]))
         if len(rows) == 1:
@@ -233,26 +290,44 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
     runs = _query(workspace, "runs", "SELECT * FROM runs WHERE session_id = ? ORDER BY created_at, id", [sid])
     run_ids = [run["id"] for run in runs]
     _mark_benchmark(workspace, runs)
-    results = _in_chunks(workspace, "results",
-                         "SELECT * FROM results WHERE run_id IN ({marks}) ORDER BY run_id, position, repeat", run_ids)
-    spans = _in_chunks(workspace, "spans",
-                       "SELECT * FROM spans WHERE run_id IN ({marks}) ORDER BY run_id, question_id, repeat, position",
-                       run_ids)
+    results = _in_chunks(
+        workspace,
+        "results",
+        "SELECT * FROM results WHERE run_id IN ({marks}) ORDER BY run_id, position, repeat",
+        run_ids,
+    )
+    spans = _in_chunks(
+        workspace,
+        "spans",
+        "SELECT * FROM spans WHERE run_id IN ({marks}) ORDER BY run_id, question_id, repeat, position",
+        run_ids,
+    )
     run_set = set(run_ids)
-    ratings = [r for r in _in_chunks(workspace, "ratings", "SELECT * FROM ratings WHERE run_id IN ({marks})"
-                                     " ORDER BY created_at, id", run_ids)
-               if r.get("other_run_id") is None or r["other_run_id"] in run_set]
+    ratings = [
+        r
+        for r in _in_chunks(
+            workspace, "ratings", "SELECT * FROM ratings WHERE run_id IN ({marks}) ORDER BY created_at, id", run_ids
+        )
+        if r.get("other_run_id") is None or r["other_run_id"] in run_set
+    ]
     judged = _judgment_records(workspace, run_ids)
     version_ids = {v["id"] for v in workspace.db.query("SELECT id FROM prompt_versions WHERE session_id = ?", [sid])}
     config_strings = {s for run in runs for s in _strings(run.get("config"))}
     config_strings |= {s for judge in judged["judges"] for s in _strings(judge.get("prompt_versions"))}
-    version_ids |= {v["id"] for v in _in_chunks(workspace, "prompt_versions",
-                                                 "SELECT id FROM prompt_versions WHERE id IN ({marks})",
-                                                 sorted(config_strings))}
+    version_ids |= {
+        v["id"]
+        for v in _in_chunks(
+            workspace, "prompt_versions", "SELECT id FROM prompt_versions WHERE id IN ({marks})", sorted(config_strings)
+        )
+    }
     versions = _version_closure(workspace, version_ids)
     exported_versions = {v["id"]: v for v in versions}
-    templates = _in_chunks(workspace, "templates", "SELECT * FROM templates WHERE name IN ({marks}) ORDER BY name",
-                           sorted({v["template"] for v in versions}))
+    templates = _in_chunks(
+        workspace,
+        "templates",
+        "SELECT * FROM templates WHERE name IN ({marks}) ORDER BY name",
+        sorted({v["template"] for v in versions}),
+    )
     for template in templates:
         if template.get("latest_version") not in exported_versions:
             own = [v for v in versions if v["template"] == template["name"]]
@@ -261,13 +336,22 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
     questions_wanted: dict[str, set] = {}
     passages_wanted: dict[str, set] = {}
     _answer_run_needs(runs, results, spans, questions_wanted, passages_wanted)
-    _retrieval_run_needs(retrieval["retrieval_runs"], retrieval["retrieval_results"], questions_wanted,
-                         passages_wanted)
+    _retrieval_run_needs(retrieval["retrieval_runs"], retrieval["retrieval_results"], questions_wanted, passages_wanted)
     payload = {
-        "format": FORMAT_NAME, "version": FORMAT_VERSION, "exported_at": now(), "playground_version": __version__,
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "exported_at": now(),
+        "playground_version": __version__,
         "session": {key: session[key] for key in ("id", "name", "notes", "created_at", "updated_at", "origin")},
-        "runs": runs, "results": results, "spans": spans, "prompt_versions": versions, "templates": templates,
-        "ratings": ratings, "benchmarks": _benchmark_records(workspace, questions_wanted, passages_wanted),
-        **judged, "demonstration_sets": _demonstration_set_records(workspace, runs), **retrieval,
+        "runs": runs,
+        "results": results,
+        "spans": spans,
+        "prompt_versions": versions,
+        "templates": templates,
+        "ratings": ratings,
+        "benchmarks": _benchmark_records(workspace, questions_wanted, passages_wanted),
+        **judged,
+        "demonstration_sets": _demonstration_set_records(workspace, runs),
+        **retrieval,
     }
     return with_digest(redact_value(payload))

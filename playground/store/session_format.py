@@ -81,6 +81,7 @@ def megabytes_to_bytes(megabytes: float, name: str) -> int:
 # ---------------------------------------------------------------------------------------------------------------
 # Rows <-> records.
 
+
 def decode_json_column(text: Optional[str]) -> Any:
     """A stored JSON column as a value; text that is not JSON is kept as the string it is."""
     if text is None:
@@ -118,6 +119,7 @@ _type_name = type_name
 # ---------------------------------------------------------------------------------------------------------------
 # Reading and writing files.
 
+
 def read_session_file(path: str | os.PathLike, limits: Optional[ImportLimits] = None) -> dict:
     """Parse a session file after checking its size; JSON only."""
     limits = limits or ImportLimits.from_env()
@@ -130,8 +132,9 @@ def read_session_file(path: str | os.PathLike, limits: Optional[ImportLimits] = 
         shown = str(path) if len(str(path)) <= 80 else f"{str(path)[:60]}... ({len(str(path)):,} characters)"
         raise PlaygroundError(f"{shown}: cannot be read: {error.strerror or error}") from None
     if size > limits.max_bytes:
-        raise SessionFormatError(str(path), f"file is {size / 1e6:.1f} MB, over the import limit of "
-                                            f"{limits.max_bytes / 1e6:.1f} MB")
+        raise SessionFormatError(
+            str(path), f"file is {size / 1e6:.1f} MB, over the import limit of {limits.max_bytes / 1e6:.1f} MB"
+        )
     try:
         return parse_session_bytes(path.read_bytes(), limits)
     except SessionFormatError as error:
@@ -147,8 +150,9 @@ def parse_session_bytes(data: bytes, limits: Optional[ImportLimits] = None) -> d
 
     limits = limits or ImportLimits.from_env()
     if len(data) > limits.max_bytes:
-        raise SessionFormatError("", f"file is {len(data) / 1e6:.1f} MB, over the import limit of "
-                                     f"{limits.max_bytes / 1e6:.1f} MB")
+        raise SessionFormatError(
+            "", f"file is {len(data) / 1e6:.1f} MB, over the import limit of {limits.max_bytes / 1e6:.1f} MB"
+        )
     return msgspec.to_builtins(decode_typed(data))
 
 
@@ -159,13 +163,15 @@ def write_session_file(payload: dict, path: str | os.PathLike, force: bool = Fal
     from playground.terminal_text import safe_json
 
     if os.fspath(path) == STDOUT:  # a terminal may show it: C1 controls and bidi marks escaped (same JSON value)
-        return write_output(path, lambda handle: handle.write(safe_json(json.dumps(payload, ensure_ascii=False))
-                                                              + "\n"))
+        return write_output(
+            path, lambda handle: handle.write(safe_json(json.dumps(payload, ensure_ascii=False)) + "\n")
+        )
     return write_output(path, lambda handle: json.dump(payload, handle, ensure_ascii=False), force=force)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Digest and validation.
+
 
 def records_digest(payload: dict) -> str:
     """sha256 of the file's records (every key but the envelope), in canonical JSON."""
@@ -189,8 +195,9 @@ def check_digest(payload: dict) -> None:
     if not isinstance(stated, str):
         raise SessionFormatError("digest", "missing: a version-3 session file carries the digest of its records")
     if stated != records_digest(payload):
-        raise SessionFormatError("digest", "does not match the file's records: the file was changed or damaged "
-                                           "after export")
+        raise SessionFormatError(
+            "digest", "does not match the file's records: the file was changed or damaged after export"
+        )
 
 
 def section_records(payload: dict, name: str) -> list:

@@ -21,11 +21,21 @@ from playground.store.judgments import judgment_id
 from playground.store.session_export import _in_chunks
 from playground.store.session_schema import validate
 from playground.store.session_format import (
-    ImportLimits, SessionFormatError, record_to_row, row_to_record, section_records,
+    ImportLimits,
+    SessionFormatError,
+    record_to_row,
+    row_to_record,
+    section_records,
 )
 from playground.store.session_records import (
-    _check_name, _free_name, _insert_session, _name_taken, new_id, write_transaction,
+    _check_name,
+    _free_name,
+    _insert_session,
+    _name_taken,
+    new_id,
+    write_transaction,
 )
+
 
 def _columns(workspace: Workspace, table: str) -> list[str]:
     return [column.name for column in workspace.db[table].columns]
@@ -82,20 +92,55 @@ def _import_benchmark(workspace: Workspace, benchmark: dict, origin: dict) -> st
     corpus = name if benchmark["passages"] else None
     if corpus:
         passages = [Passage(p["id"], p["title"], p["text"], p["metadata"]) for p in benchmark["passages"]]
-        db["corpora"].insert({
-            "name": name, "format": benchmark.get("format") or "import", "source": "session import",
-            "fingerprint": corpus_fingerprint(passages), "n_passages": len(passages), "metadata": to_json(metadata),
+        db["corpora"].insert(
+            {
+                "name": name,
+                "format": benchmark.get("format") or "import",
+                "source": "session import",
+                "fingerprint": corpus_fingerprint(passages),
+                "n_passages": len(passages),
+                "metadata": to_json(metadata),
+                "created_at": stamp,
+            }
+        )
+        db["passages"].insert_all(
+            (
+                {
+                    "corpus": name,
+                    "id": p.id,
+                    "position": i,
+                    "title": p.title,
+                    "text": p.text,
+                    "metadata": to_json(p.metadata),
+                }
+                for i, p in enumerate(passages)
+            ),
+            batch_size=2000,
+        )
+    db["benchmarks"].insert(
+        {
+            "name": name,
+            "corpus": corpus,
+            "format": benchmark.get("format") or "import",
+            "source": "session import",
+            "n_questions": len(benchmark["questions"]),
+            "metadata": to_json(metadata),
             "created_at": stamp,
-        })
-        db["passages"].insert_all(({"corpus": name, "id": p.id, "position": i, "title": p.title, "text": p.text,
-                                    "metadata": to_json(p.metadata)} for i, p in enumerate(passages)), batch_size=2000)
-    db["benchmarks"].insert({
-        "name": name, "corpus": corpus, "format": benchmark.get("format") or "import", "source": "session import",
-        "n_questions": len(benchmark["questions"]), "metadata": to_json(metadata), "created_at": stamp,
-    })
-    db["questions"].insert_all(({"benchmark": name, "position": i, **record_to_row(
-        "questions", q, ("id", "text", "answers", "gold_passage_ids", "choices", "tags", "metadata"))}
-        for i, q in enumerate(benchmark["questions"])), batch_size=2000)
+        }
+    )
+    db["questions"].insert_all(
+        (
+            {
+                "benchmark": name,
+                "position": i,
+                **record_to_row(
+                    "questions", q, ("id", "text", "answers", "gold_passage_ids", "choices", "tags", "metadata")
+                ),
+            }
+            for i, q in enumerate(benchmark["questions"])
+        ),
+        batch_size=2000,
+    )
     return name
 
 
@@ -110,8 +155,9 @@ def _rewrite(value: Any, mapping: dict) -> Any:
     return value
 
 
-def import_session(workspace: Workspace, payload: dict, name: Optional[str] = None,
-                   limits: Optional[ImportLimits] = None) -> str:
+def import_session(
+    workspace: Workspace, payload: dict, name: Optional[str] = None, limits: Optional[ImportLimits] = None
+) -> str:
     """Load a session file (already parsed) under new ids into this workspace; returns the new session id.
 
     Validation happens before any write and the writes are one transaction: a bad file leaves the workspace as it was.
@@ -122,22 +168,33 @@ def import_session(workspace: Workspace, payload: dict, name: Optional[str] = No
     db = workspace.db
     run_map = {run["id"]: new_id() for run in payload["runs"]}
     retrieval_map = {run["id"]: new_id() for run in section_records(payload, "retrieval_runs")}
-    origin = {"kind": "import", "source_session_id": source["id"], "source_name": source["name"],
-              "exported_at": payload.get("exported_at"), "imported_at": now(),
-              "run_ids": run_map,  # exported id -> id here: share links made before the export still resolve
-              "retrieval_run_ids": retrieval_map}  # the same for retrieval runs
+    origin = {
+        "kind": "import",
+        "source_session_id": source["id"],
+        "source_name": source["name"],
+        "exported_at": payload.get("exported_at"),
+        "imported_at": now(),
+        "run_ids": run_map,  # exported id -> id here: share links made before the export still resolve
+        "retrieval_run_ids": retrieval_map,
+    }  # the same for retrieval runs
     with write_transaction(workspace):
         wanted = _check_name(name) if name is not None else source["name"]
         if name is not None and _name_taken(workspace, wanted):
             raise PlaygroundError(f"a session named {wanted!r} already exists")
-        session_id = _insert_session(workspace, _free_name(workspace, wanted), origin, notes=source.get("notes") or [],
-                                     created_at=source.get("created_at"))
+        session_id = _insert_session(
+            workspace,
+            _free_name(workspace, wanted),
+            origin,
+            notes=source.get("notes") or [],
+            created_at=source.get("created_at"),
+        )
         for i, version in enumerate(payload["prompt_versions"]):
             existing = next(db.query("SELECT content FROM prompt_versions WHERE id = ?", [version["id"]]), None)
             if existing is not None:
                 if existing["content"] != version["content"]:
-                    raise SessionFormatError(f"prompt_versions[{i}]", f"id {version['id']!r} is already stored with "
-                                                                      "different content")
+                    raise SessionFormatError(
+                        f"prompt_versions[{i}]", f"id {version['id']!r} is already stored with different content"
+                    )
                 continue
             row = record_to_row("prompt_versions", version, _columns(workspace, "prompt_versions"))
             row["session_id"] = session_id if version.get("session_id") == source["id"] else None
@@ -148,36 +205,75 @@ def import_session(workspace: Workspace, payload: dict, name: Optional[str] = No
         benchmark_names = {b["name"]: _import_benchmark(workspace, b, origin) for b in payload["benchmarks"]}
         run_columns = _columns(workspace, "runs")
         for run in payload["runs"]:
-            record = dict(run, id=run_map[run["id"]], session_id=session_id,
-                          config=_rewrite(run["config"], run_map), worker_pid=None)
+            record = dict(
+                run,
+                id=run_map[run["id"]],
+                session_id=session_id,
+                config=_rewrite(run["config"], run_map),
+                worker_pid=None,
+            )
             if record.get("status") == "running":  # its worker runs elsewhere, on another copy: not here
                 record.update(status="interrupted", status_reason="imported while running; resume it to finish")
-            if run.get("benchmark") and benchmark_names[run["benchmark"]] != run["benchmark"] \
-                    and record["config"].get("dataset") == run["benchmark"]:
+            if (
+                run.get("benchmark")
+                and benchmark_names[run["benchmark"]] != run["benchmark"]
+                and record["config"].get("dataset") == run["benchmark"]
+            ):
                 record["config"]["dataset"] = benchmark_names[run["benchmark"]]
             db["runs"].insert(record_to_row("runs", record, run_columns))
         result_columns = _columns(workspace, "results")
-        db["results"].insert_all((record_to_row("results", dict(r, run_id=run_map[r["run_id"]]), result_columns)
-                                  for r in payload["results"]), batch_size=1000)
+        db["results"].insert_all(
+            (
+                record_to_row("results", dict(r, run_id=run_map[r["run_id"]]), result_columns)
+                for r in payload["results"]
+            ),
+            batch_size=1000,
+        )
         span_map = {span["id"]: uuid.uuid4().hex for span in payload["spans"]}
         span_columns = _columns(workspace, "spans")
-        db["spans"].insert_all((record_to_row("spans", dict(
-            s, id=span_map[s["id"]], run_id=run_map[s["run_id"]],
-            parent_id=span_map[s["parent_id"]] if s.get("parent_id") else None), span_columns)
-            for s in payload["spans"]), batch_size=1000)
+        db["spans"].insert_all(
+            (
+                record_to_row(
+                    "spans",
+                    dict(
+                        s,
+                        id=span_map[s["id"]],
+                        run_id=run_map[s["run_id"]],
+                        parent_id=span_map[s["parent_id"]] if s.get("parent_id") else None,
+                    ),
+                    span_columns,
+                )
+                for s in payload["spans"]
+            ),
+            batch_size=1000,
+        )
         rating_columns = _columns(workspace, "ratings")
-        db["ratings"].insert_all((record_to_row("ratings", dict(
-            r, id=uuid.uuid4().hex, session_id=session_id, run_id=run_map[r["run_id"]],
-            other_run_id=run_map[r["other_run_id"]] if r.get("other_run_id") else None), rating_columns)
-            for r in payload["ratings"]), batch_size=1000)
+        db["ratings"].insert_all(
+            (
+                record_to_row(
+                    "ratings",
+                    dict(
+                        r,
+                        id=uuid.uuid4().hex,
+                        session_id=session_id,
+                        run_id=run_map[r["run_id"]],
+                        other_run_id=run_map[r["other_run_id"]] if r.get("other_run_id") else None,
+                    ),
+                    rating_columns,
+                )
+                for r in payload["ratings"]
+            ),
+            batch_size=1000,
+        )
         _import_retrieval_runs(workspace, payload, retrieval_map, session_id, benchmark_names)
         _import_judgments(workspace, payload, run_map)
         _import_demonstration_sets(workspace, payload, run_map, session_id, source["id"])
     return session_id
 
 
-def _import_retrieval_runs(workspace: Workspace, payload: dict, retrieval_map: dict, session_id: str,
-                           benchmark_names: dict) -> None:
+def _import_retrieval_runs(
+    workspace: Workspace, payload: dict, retrieval_map: dict, session_id: str, benchmark_names: dict
+) -> None:
     """Retrieval runs and their rankings under new ids; a run whose benchmark was imported under another name
     follows it (config dataset and corpus), so listing a benchmark's retrieval runs finds it."""
     db = workspace.db
@@ -191,9 +287,13 @@ def _import_retrieval_runs(workspace: Workspace, payload: dict, retrieval_map: d
         record = dict(run, id=retrieval_map[run["id"]], session_id=session_id, config=config)
         db["retrieval_runs"].insert(record_to_row("retrieval_runs", record, run_columns))
     result_columns = _columns(workspace, "retrieval_results")
-    db["retrieval_results"].insert_all((record_to_row("retrieval_results", dict(r, run_id=retrieval_map[r["run_id"]]),
-                                                      result_columns)
-                                        for r in section_records(payload, "retrieval_results")), batch_size=1000)
+    db["retrieval_results"].insert_all(
+        (
+            record_to_row("retrieval_results", dict(r, run_id=retrieval_map[r["run_id"]]), result_columns)
+            for r in section_records(payload, "retrieval_results")
+        ),
+        batch_size=1000,
+    )
 
 
 def _import_judgments(workspace: Workspace, payload: dict, run_map: dict) -> None:
@@ -213,8 +313,9 @@ def _import_judgments(workspace: Workspace, payload: dict, run_map: dict) -> Non
         stored = row_to_record("judges", dict(existing))
         different = [key for key in compared if (stored.get(key) or None) != (judge.get(key) or None)]
         if different:
-            raise SessionFormatError(f"judges[{i}]", f"judge id {judge['id']!r} is already stored with different "
-                                                     f"{', '.join(different)}")
+            raise SessionFormatError(
+                f"judges[{i}]", f"judge id {judge['id']!r} is already stored with different {', '.join(different)}"
+            )
     step_columns = _columns(workspace, "judge_steps")
     for step in section_records(payload, "judge_steps"):
         if not db["judge_steps"].count_where("judge_id = ? AND criterion = ?", [step["judge_id"], step["criterion"]]):
@@ -223,22 +324,48 @@ def _import_judgments(workspace: Workspace, payload: dict, run_map: dict) -> Non
     judgment_columns = _columns(workspace, "judgments")
     for judgment in section_records(payload, "judgments"):
         other = run_map[judgment["other_run_id"]] if judgment.get("other_run_id") else None
-        new = judgment_id(judgment["judge_id"], judgment["kind"], run_map[judgment["run_id"]], other,
-                          judgment["question_id"], judgment["result_repeat"], judgment["sample_index"])
+        new = judgment_id(
+            judgment["judge_id"],
+            judgment["kind"],
+            run_map[judgment["run_id"]],
+            other,
+            judgment["question_id"],
+            judgment["result_repeat"],
+            judgment["sample_index"],
+        )
         judgment_map[judgment["id"]] = new
-        db["judgments"].insert(record_to_row("judgments", dict(
-            judgment, id=new, run_id=run_map[judgment["run_id"]], other_run_id=other), judgment_columns))
+        db["judgments"].insert(
+            record_to_row(
+                "judgments",
+                dict(judgment, id=new, run_id=run_map[judgment["run_id"]], other_run_id=other),
+                judgment_columns,
+            )
+        )
     spans = section_records(payload, "judge_spans")
     span_map = {span["id"]: uuid.uuid4().hex for span in spans}
     span_columns = _columns(workspace, "judge_spans")
-    db["judge_spans"].insert_all((record_to_row("judge_spans", dict(
-        s, id=span_map[s["id"]], judgment_id=judgment_map[s["judgment_id"]], run_id=run_map[s["run_id"]],
-        parent_id=span_map[s["parent_id"]] if s.get("parent_id") else None), span_columns)
-        for s in spans), batch_size=1000)
+    db["judge_spans"].insert_all(
+        (
+            record_to_row(
+                "judge_spans",
+                dict(
+                    s,
+                    id=span_map[s["id"]],
+                    judgment_id=judgment_map[s["judgment_id"]],
+                    run_id=run_map[s["run_id"]],
+                    parent_id=span_map[s["parent_id"]] if s.get("parent_id") else None,
+                ),
+                span_columns,
+            )
+            for s in spans
+        ),
+        batch_size=1000,
+    )
 
 
-def _import_demonstration_sets(workspace: Workspace, payload: dict, run_map: dict, session_id: str,
-                               source_session_id: str) -> None:
+def _import_demonstration_sets(
+    workspace: Workspace, payload: dict, run_map: dict, session_id: str, source_session_id: str
+) -> None:
     """Sets keep their content ids (reused when stored); a set whose version number is taken gets the next one,
     and the imported runs' NAME@N references follow it."""
     sets = section_records(payload, "demonstration_sets")
@@ -252,18 +379,32 @@ def _import_demonstration_sets(workspace: Workspace, payload: dict, run_map: dic
         if existing is not None:
             stored = row_to_record("demonstration_sets", dict(existing))
             if (stored["name"], stored["examples"]) != (demo["name"], demo["examples"]):
-                raise SessionFormatError(f"demonstration_sets[{i}]", f"id {demo['id']!r} is already stored with "
-                                                                     "different content")
+                raise SessionFormatError(
+                    f"demonstration_sets[{i}]", f"id {demo['id']!r} is already stored with different content"
+                )
             version = stored["version"]
         else:
             version = demo["version"]
             if db["demonstration_sets"].count_where("name = ? AND version = ?", [demo["name"], version]):
-                version = next(db.query("SELECT MAX(version) AS v FROM demonstration_sets WHERE name = ?",
-                                        [demo["name"]]))["v"] + 1
-            db["demonstration_sets"].insert(record_to_row("demonstration_sets", dict(
-                demo, version=version, n=len(demo["examples"]),
-                source_run_id=run_map.get(demo.get("source_run_id")) if demo.get("source_run_id") else None,
-                session_id=session_id if demo.get("session_id") == source_session_id else None), columns))
+                version = (
+                    next(db.query("SELECT MAX(version) AS v FROM demonstration_sets WHERE name = ?", [demo["name"]]))[
+                        "v"
+                    ]
+                    + 1
+                )
+            db["demonstration_sets"].insert(
+                record_to_row(
+                    "demonstration_sets",
+                    dict(
+                        demo,
+                        version=version,
+                        n=len(demo["examples"]),
+                        source_run_id=run_map.get(demo.get("source_run_id")) if demo.get("source_run_id") else None,
+                        session_id=session_id if demo.get("session_id") == source_session_id else None,
+                    ),
+                    columns,
+                )
+            )
         if version != demo["version"]:
             renumbered[f"{demo['name']}@{demo['version']}"] = f"{demo['name']}@{version}"
     if not renumbered:
@@ -279,5 +420,6 @@ def _import_demonstration_sets(workspace: Workspace, payload: dict, run_map: dic
                 options[key] = renumbered[options[key].strip()]
                 changed = True
         if changed:
-            db.execute("UPDATE runs SET config = ? WHERE id = ?",
-                       [record_to_row("runs", run, ["config"])["config"], run["id"]])
+            db.execute(
+                "UPDATE runs SET config = ? WHERE id = ?", [record_to_row("runs", run, ["config"])["config"], run["id"]]
+            )

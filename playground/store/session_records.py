@@ -76,14 +76,21 @@ def _free_name(workspace: Workspace, wanted: str, suffix: str = "imported") -> s
         n += 1
 
 
-def _insert_session(workspace: Workspace, name: str, origin: dict, notes: Optional[list] = None,
-                    created_at: Optional[str] = None) -> str:
+def _insert_session(
+    workspace: Workspace, name: str, origin: dict, notes: Optional[list] = None, created_at: Optional[str] = None
+) -> str:
     session_id = new_id()
     stamp = now()
-    workspace.db["sessions"].insert({
-        "id": session_id, "name": name, "notes": to_json(notes or []), "created_at": created_at or stamp,
-        "updated_at": stamp, "origin": to_json(origin),
-    })
+    workspace.db["sessions"].insert(
+        {
+            "id": session_id,
+            "name": name,
+            "notes": to_json(notes or []),
+            "created_at": created_at or stamp,
+            "updated_at": stamp,
+            "origin": to_json(origin),
+        }
+    )
     return session_id
 
 
@@ -104,11 +111,14 @@ def get_session(workspace: Workspace, id_or_name: str) -> dict:
     if row is None:
         matches = list(db.query("SELECT * FROM sessions WHERE substr(id, 1, length(?)) = ?", [id_or_name, id_or_name]))
         if len(matches) > 1:
-            raise PlaygroundError(f"session id prefix {id_or_name!r} is ambiguous: "
-                                  f"{', '.join(m['id'] for m in matches[:5])}")
+            raise PlaygroundError(
+                f"session id prefix {id_or_name!r} is ambiguous: {', '.join(m['id'] for m in matches[:5])}"
+            )
         row = matches[0] if matches else None
     if row is None:
-        known = ", ".join(f"{r['id']} ({r['name']})" for r in db.query("SELECT id, name FROM sessions ORDER BY created_at"))
+        known = ", ".join(
+            f"{r['id']} ({r['name']})" for r in db.query("SELECT id, name FROM sessions ORDER BY created_at")
+        )
         raise PlaygroundError(f"no session {id_or_name!r} in {workspace.path} (known: {known or 'none'})")
     return _session(row)
 
@@ -180,8 +190,9 @@ def add_note(workspace: Workspace, id_or_name: str, text: str) -> dict:
         row = _row(workspace, session["id"])
         notes = json.loads(row["notes"]) if row["notes"] else []
         notes.append({"text": text.strip(), "created_at": now()})
-        workspace.db.execute("UPDATE sessions SET notes = ?, updated_at = ? WHERE id = ?",
-                             [to_json(notes), now(), session["id"]])
+        workspace.db.execute(
+            "UPDATE sessions SET notes = ?, updated_at = ? WHERE id = ?", [to_json(notes), now(), session["id"]]
+        )
     return get_session(workspace, session["id"])
 
 
@@ -211,8 +222,10 @@ def list_sessions(workspace: Workspace) -> list[dict]:
 
 
 def _run_ids(workspace: Workspace, session_id: str) -> list[str]:
-    return [r["id"] for r in workspace.db.query("SELECT id FROM runs WHERE session_id = ? ORDER BY created_at, id",
-                                                [session_id])]
+    return [
+        r["id"]
+        for r in workspace.db.query("SELECT id FROM runs WHERE session_id = ? ORDER BY created_at, id", [session_id])
+    ]
 
 
 def _delete_retrieval_runs(workspace: Workspace, session_id: str) -> dict[str, int]:
@@ -238,17 +251,22 @@ def delete_session(workspace: Workspace, id_or_name: str) -> dict:
         args = [session["id"]]
         counts["ratings"] = db.execute(
             f"DELETE FROM ratings WHERE session_id = ? OR run_id IN ({scope}) OR other_run_id IN ({scope})",
-            [session["id"], *args, *args]).rowcount
+            [session["id"], *args, *args],
+        ).rowcount
         counts["spans"] = db.execute(f"DELETE FROM spans WHERE run_id IN ({scope})", args).rowcount
         counts["results"] = db.execute(f"DELETE FROM results WHERE run_id IN ({scope})", args).rowcount
         db.execute("DELETE FROM runs WHERE session_id = ?", args)
         counts.update(_delete_retrieval_runs(workspace, session["id"]))
         counts["prompt_versions_detached"] = db.execute(
-            "UPDATE prompt_versions SET session_id = NULL WHERE session_id = ?", args).rowcount
+            "UPDATE prompt_versions SET session_id = NULL WHERE session_id = ?", args
+        ).rowcount
         db.execute("DELETE FROM sessions WHERE id = ?", args)
         current = next(db.query("SELECT value FROM settings WHERE key = ?", [CURRENT_KEY]), None)
         if current is None or current["value"] == session["id"]:
             newest = next(db.query("SELECT id FROM sessions ORDER BY updated_at DESC LIMIT 1"))
             _set_current(workspace, newest["id"])
-    return {"deleted": {"id": session["id"], "name": session["name"]}, **counts,
-            "current": current_session(workspace)["id"]}
+    return {
+        "deleted": {"id": session["id"], "name": session["name"]},
+        **counts,
+        "current": current_session(workspace)["id"],
+    }

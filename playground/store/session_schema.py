@@ -18,66 +18,187 @@ from playground.store.session_format import ImportLimits, SessionFormatError, _t
 # field -> (kind, required). Kinds: id, name, short, text, int, number, object, json, strlist; "?" allows null.
 # A ranking's kinds, capped at ImportLimits.max_ranking_items entries: idlist (ids), numlist (finite numbers) and
 # ranks (an object of id -> rank, an integer from 1, or null); numbers is an object of finite numbers (metrics).
-SESSION_FIELDS = {"id": ("id", True), "name": ("name", True), "notes": ("notes?", False),
-                  "created_at": ("short?", False), "updated_at": ("short?", False), "origin": ("json", False)}
-RUN_FIELDS = {"id": ("id", True), "session_id": ("id", True), "config": ("object", True), "label": ("text?", False),
-              "status": ("short?", False), "n_planned": ("int?", False), "n_done": ("int?", False),
-              "metrics": ("object?", False), "errors": ("int?", False), "tokens": ("int?", False),
-              "seconds": ("number?", False), "created_at": ("short?", False), "finished_at": ("short?", False),
-              "benchmark": ("name?", False)}
-RESULT_FIELDS = {"run_id": ("id", True), "question_id": ("id", True), "repeat": ("int", True),
-                 "position": ("int?", False), "prediction": ("text?", False), "output": ("text?", False),
-                 "scores": ("object?", False), "error": ("text?", False), "prompt_tokens": ("int?", False),
-                 "completion_tokens": ("int?", False), "latency_s": ("number?", False), "cached": ("int?", False),
-                 "created_at": ("short?", False)}
-SPAN_FIELDS = {"id": ("id", True), "run_id": ("id", True), "question_id": ("id", True), "repeat": ("int", True),
-               "parent_id": ("id?", False), "position": ("int?", False), "kind": ("short", True),
-               "name": ("short?", False), "inputs": ("json", False), "outputs": ("json", False),
-               "started_at": ("short?", False), "duration_s": ("number?", False), "prompt_tokens": ("int?", False),
-               "completion_tokens": ("int?", False), "cached": ("int?", False), "error": ("text?", False)}
-PROMPT_VERSION_FIELDS = {"id": ("id", True), "template": ("name", True), "content": ("text", True),
-                         "parent": ("id?", False), "message": ("text?", False), "session_id": ("id?", False),
-                         "created_at": ("short?", False)}
-TEMPLATE_FIELDS = {"name": ("name", True), "description": ("text?", False), "technique": ("short?", False),
-                   "variables": ("strlist?", False), "latest_version": ("id?", False),
-                   "created_at": ("short?", False), "updated_at": ("short?", False)}
-RATING_FIELDS = {"id": ("id", True), "run_id": ("id", True), "question_id": ("id", True), "kind": ("short", True),
-                 "value": ("number", True), "other_run_id": ("id?", False), "rater": ("short?", False),
-                 "note": ("text?", False), "session_id": ("id?", False), "created_at": ("short?", False)}
-BENCHMARK_FIELDS = {"name": ("name", True), "corpus": ("name?", False), "format": ("short?", False),
-                    "source": ("text?", False), "metadata": ("object?", False), "questions": ("list", True),
-                    "passages": ("list", True)}
-QUESTION_FIELDS = {"id": ("id", True), "text": ("text", True), "answers": ("strlist", True),
-                   "gold_passage_ids": ("strlist", True), "choices": ("list", True), "tags": ("object", True),
-                   "metadata": ("object", True)}
+SESSION_FIELDS = {
+    "id": ("id", True),
+    "name": ("name", True),
+    "notes": ("notes?", False),
+    "created_at": ("short?", False),
+    "updated_at": ("short?", False),
+    "origin": ("json", False),
+}
+RUN_FIELDS = {
+    "id": ("id", True),
+    "session_id": ("id", True),
+    "config": ("object", True),
+    "label": ("text?", False),
+    "status": ("short?", False),
+    "n_planned": ("int?", False),
+    "n_done": ("int?", False),
+    "metrics": ("object?", False),
+    "errors": ("int?", False),
+    "tokens": ("int?", False),
+    "seconds": ("number?", False),
+    "created_at": ("short?", False),
+    "finished_at": ("short?", False),
+    "benchmark": ("name?", False),
+}
+RESULT_FIELDS = {
+    "run_id": ("id", True),
+    "question_id": ("id", True),
+    "repeat": ("int", True),
+    "position": ("int?", False),
+    "prediction": ("text?", False),
+    "output": ("text?", False),
+    "scores": ("object?", False),
+    "error": ("text?", False),
+    "prompt_tokens": ("int?", False),
+    "completion_tokens": ("int?", False),
+    "latency_s": ("number?", False),
+    "cached": ("int?", False),
+    "created_at": ("short?", False),
+}
+SPAN_FIELDS = {
+    "id": ("id", True),
+    "run_id": ("id", True),
+    "question_id": ("id", True),
+    "repeat": ("int", True),
+    "parent_id": ("id?", False),
+    "position": ("int?", False),
+    "kind": ("short", True),
+    "name": ("short?", False),
+    "inputs": ("json", False),
+    "outputs": ("json", False),
+    "started_at": ("short?", False),
+    "duration_s": ("number?", False),
+    "prompt_tokens": ("int?", False),
+    "completion_tokens": ("int?", False),
+    "cached": ("int?", False),
+    "error": ("text?", False),
+}
+PROMPT_VERSION_FIELDS = {
+    "id": ("id", True),
+    "template": ("name", True),
+    "content": ("text", True),
+    "parent": ("id?", False),
+    "message": ("text?", False),
+    "session_id": ("id?", False),
+    "created_at": ("short?", False),
+}
+TEMPLATE_FIELDS = {
+    "name": ("name", True),
+    "description": ("text?", False),
+    "technique": ("short?", False),
+    "variables": ("strlist?", False),
+    "latest_version": ("id?", False),
+    "created_at": ("short?", False),
+    "updated_at": ("short?", False),
+}
+RATING_FIELDS = {
+    "id": ("id", True),
+    "run_id": ("id", True),
+    "question_id": ("id", True),
+    "kind": ("short", True),
+    "value": ("number", True),
+    "other_run_id": ("id?", False),
+    "rater": ("short?", False),
+    "note": ("text?", False),
+    "session_id": ("id?", False),
+    "created_at": ("short?", False),
+}
+BENCHMARK_FIELDS = {
+    "name": ("name", True),
+    "corpus": ("name?", False),
+    "format": ("short?", False),
+    "source": ("text?", False),
+    "metadata": ("object?", False),
+    "questions": ("list", True),
+    "passages": ("list", True),
+}
+QUESTION_FIELDS = {
+    "id": ("id", True),
+    "text": ("text", True),
+    "answers": ("strlist", True),
+    "gold_passage_ids": ("strlist", True),
+    "choices": ("list", True),
+    "tags": ("object", True),
+    "metadata": ("object", True),
+}
 PASSAGE_FIELDS = {"id": ("id", True), "title": ("text", True), "text": ("text", True), "metadata": ("object", True)}
 CHOICE_FIELDS = {"label": ("short", True), "text": ("text", True)}
-JUDGE_FIELDS = {"id": ("id", True), "kind": ("short", True), "model": ("text", True),
-                "model_fingerprint": ("text?", False), "params": ("object?", False), "templates": ("object?", False),
-                "prompt_versions": ("object?", False), "created_at": ("short?", False)}
-JUDGE_STEP_FIELDS = {"judge_id": ("id", True), "criterion": ("text", True), "criterion_name": ("text?", False),
-                     "steps": ("strlist", True), "output": ("text?", False), "model_id": ("text?", False),
-                     "prompt_tokens": ("int?", False), "completion_tokens": ("int?", False),
-                     "created_at": ("short?", False)}
-JUDGMENT_FIELDS = {"id": ("id", True), "judge_id": ("id", True), "kind": ("short", True), "run_id": ("id", True),
-                   "other_run_id": ("id?", False), "question_id": ("id", True), "result_repeat": ("int", True),
-                   "sample_index": ("int", True), "score": ("number?", False), "verdict": ("text?", False),
-                   "reason": ("text?", False), "details": ("object?", False), "error": ("text?", False),
-                   "prompt_tokens": ("int?", False), "completion_tokens": ("int?", False), "cached": ("int?", False),
-                   "created_at": ("short?", False)}
+JUDGE_FIELDS = {
+    "id": ("id", True),
+    "kind": ("short", True),
+    "model": ("text", True),
+    "model_fingerprint": ("text?", False),
+    "params": ("object?", False),
+    "templates": ("object?", False),
+    "prompt_versions": ("object?", False),
+    "created_at": ("short?", False),
+}
+JUDGE_STEP_FIELDS = {
+    "judge_id": ("id", True),
+    "criterion": ("text", True),
+    "criterion_name": ("text?", False),
+    "steps": ("strlist", True),
+    "output": ("text?", False),
+    "model_id": ("text?", False),
+    "prompt_tokens": ("int?", False),
+    "completion_tokens": ("int?", False),
+    "created_at": ("short?", False),
+}
+JUDGMENT_FIELDS = {
+    "id": ("id", True),
+    "judge_id": ("id", True),
+    "kind": ("short", True),
+    "run_id": ("id", True),
+    "other_run_id": ("id?", False),
+    "question_id": ("id", True),
+    "result_repeat": ("int", True),
+    "sample_index": ("int", True),
+    "score": ("number?", False),
+    "verdict": ("text?", False),
+    "reason": ("text?", False),
+    "details": ("object?", False),
+    "error": ("text?", False),
+    "prompt_tokens": ("int?", False),
+    "completion_tokens": ("int?", False),
+    "cached": ("int?", False),
+    "created_at": ("short?", False),
+}
 JUDGE_SPAN_FIELDS = {**SPAN_FIELDS, "judgment_id": ("id", True)}
-DEMONSTRATION_SET_FIELDS = {"id": ("id", True), "name": ("name", True), "version": ("int", True),
-                            "program": ("text?", False), "source_run_id": ("id?", False),
-                            "session_id": ("id?", False), "examples": ("list", True), "n": ("int?", False),
-                            "metadata": ("object?", False), "created_at": ("short?", False)}
-RETRIEVAL_RUN_FIELDS = {"id": ("id", True), "session_id": ("id", True), "label": ("text?", False),
-                        "config": ("object", True), "metrics": ("object?", False), "created_at": ("short?", False),
-                        "benchmark": ("name?", False)}
+DEMONSTRATION_SET_FIELDS = {
+    "id": ("id", True),
+    "name": ("name", True),
+    "version": ("int", True),
+    "program": ("text?", False),
+    "source_run_id": ("id?", False),
+    "session_id": ("id?", False),
+    "examples": ("list", True),
+    "n": ("int?", False),
+    "metadata": ("object?", False),
+    "created_at": ("short?", False),
+}
+RETRIEVAL_RUN_FIELDS = {
+    "id": ("id", True),
+    "session_id": ("id", True),
+    "label": ("text?", False),
+    "config": ("object", True),
+    "metrics": ("object?", False),
+    "created_at": ("short?", False),
+    "benchmark": ("name?", False),
+}
 # The ranking columns are required and never null: comparing and showing a retrieval run reads every one of them.
-RETRIEVAL_RESULT_FIELDS = {"run_id": ("id", True), "question_id": ("id", True), "position": ("int?", False),
-                           "ranked_ids": ("idlist", True), "scores": ("numlist", True), "gold_ids": ("idlist", True),
-                           "gold_ranks": ("ranks", True), "latency_ms": ("number?", False),
-                           "metrics": ("numbers", True)}
+RETRIEVAL_RESULT_FIELDS = {
+    "run_id": ("id", True),
+    "question_id": ("id", True),
+    "position": ("int?", False),
+    "ranked_ids": ("idlist", True),
+    "scores": ("numlist", True),
+    "gold_ids": ("idlist", True),
+    "gold_ranks": ("ranks", True),
+    "latency_ms": ("number?", False),
+    "metrics": ("numbers", True),
+}
 
 
 class _Checker:
@@ -95,8 +216,12 @@ class _Checker:
         if kind in ("id", "name", "short", "text"):
             if not isinstance(value, str):
                 raise SessionFormatError(where, f"expected a string, got {_type_name(value)}")
-            cap = {"id": limits.max_id_chars, "name": limits.max_name_chars, "short": limits.max_name_chars,
-                   "text": limits.max_text_chars}[kind]
+            cap = {
+                "id": limits.max_id_chars,
+                "name": limits.max_name_chars,
+                "short": limits.max_name_chars,
+                "text": limits.max_text_chars,
+            }[kind]
             if len(value) > cap:
                 raise SessionFormatError(where, f"string of {len(value)} characters is longer than the limit of {cap}")
             if kind in ("id", "name") and not value.strip():
@@ -141,11 +266,23 @@ class _Checker:
 
     @staticmethod
     def _expected(kind: str) -> str:
-        return {"id": "a string", "name": "a string", "short": "a string", "text": "a string",
-                "int": "an integer", "number": "a number", "object": "an object", "list": "a list",
-                "strlist": "a list of strings", "notes": "a list of notes", "idlist": "a list of ids",
-                "numlist": "a list of numbers", "numbers": "an object of numbers", "ranks": "an object of ranks",
-                "rank": "a rank"}.get(kind, kind)
+        return {
+            "id": "a string",
+            "name": "a string",
+            "short": "a string",
+            "text": "a string",
+            "int": "an integer",
+            "number": "a number",
+            "object": "an object",
+            "list": "a list",
+            "strlist": "a list of strings",
+            "notes": "a list of notes",
+            "idlist": "a list of ids",
+            "numlist": "a list of numbers",
+            "numbers": "an object of numbers",
+            "ranks": "an object of ranks",
+            "rank": "a rank",
+        }.get(kind, kind)
 
     def items(self, where: str, value: Any, item_kind: str) -> None:
         """A list of `item_kind` values no longer than a ranking may be (a retrieval result's columns)."""
@@ -168,8 +305,9 @@ class _Checker:
 
     def cap_items(self, where: str, count: int) -> None:
         if count > self.limits.max_ranking_items:
-            raise SessionFormatError(where, f"{count} entries, over the import limit of "
-                                            f"{self.limits.max_ranking_items}")
+            raise SessionFormatError(
+                where, f"{count} entries, over the import limit of {self.limits.max_ranking_items}"
+            )
 
     def depth(self, where: str, value: Any) -> None:
         stack = [(value, 1)]
@@ -246,8 +384,9 @@ def validate(payload: Any, limits: Optional[ImportLimits] = None) -> dict:
     benchmark_names = _unique(benchmarks, "benchmarks", lambda b: b["name"])
     for i, run in enumerate(runs):
         if run["session_id"] != session["id"]:
-            raise SessionFormatError(f"runs[{i}].session_id", f"is {run['session_id']!r}, not the file's session "
-                                                               f"{session['id']!r}")
+            raise SessionFormatError(
+                f"runs[{i}].session_id", f"is {run['session_id']!r}, not the file's session {session['id']!r}"
+            )
         _reference(f"runs[{i}].benchmark", run.get("benchmark"), benchmark_names, "benchmark")
         check_part(f"runs[{i}].config", run["config"], RunConfig)
     _unique(results, "results", lambda r: (r["run_id"], r["question_id"], r["repeat"]))
@@ -322,8 +461,11 @@ def _check_tree(section: str, spans: list, span_ids: dict) -> None:
         i: Optional[int] = start
         while i is not None and i not in done:
             if i in path:
-                raise SessionFormatError(f"{section}[{i}].parent_id", "spans whose parents form a loop: "
-                                         + " -> ".join(f"{section}[{j}]" for j in [*list(path)[list(path).index(i):], i]))
+                raise SessionFormatError(
+                    f"{section}[{i}].parent_id",
+                    "spans whose parents form a loop: "
+                    + " -> ".join(f"{section}[{j}]" for j in [*list(path)[list(path).index(i) :], i]),
+                )
             path[i] = None
             parent = spans[i].get("parent_id")
             i = span_ids[parent] if parent is not None else None
@@ -345,8 +487,19 @@ def _validate_judgments(check: _Checker, payload: dict, run_ids: dict) -> None:
     for i, step in enumerate(steps):
         _reference(f"judge_steps[{i}].judge_id", step["judge_id"], judge_ids, "judge")
     judgment_ids = _unique(judgments, "judgments", lambda j: j["id"])
-    _unique(judgments, "judgments", lambda j: (j["judge_id"], j["kind"], j["run_id"], j.get("other_run_id"),
-                                               j["question_id"], j["result_repeat"], j["sample_index"]))
+    _unique(
+        judgments,
+        "judgments",
+        lambda j: (
+            j["judge_id"],
+            j["kind"],
+            j["run_id"],
+            j.get("other_run_id"),
+            j["question_id"],
+            j["result_repeat"],
+            j["sample_index"],
+        ),
+    )
     for i, judgment in enumerate(judgments):
         where = f"judgments[{i}]"
         _reference(f"{where}.judge_id", judgment["judge_id"], judge_ids, "judge")
@@ -363,8 +516,9 @@ def _validate_judgments(check: _Checker, payload: dict, run_ids: dict) -> None:
 
 
 def _validate_demonstration_sets(check: _Checker, payload: dict, run_ids: dict) -> None:
-    sets = _optional_section(check, payload, "demonstration_sets", DEMONSTRATION_SET_FIELDS,
-                             check.limits.max_demonstration_sets)
+    sets = _optional_section(
+        check, payload, "demonstration_sets", DEMONSTRATION_SET_FIELDS, check.limits.max_demonstration_sets
+    )
     _unique(sets, "demonstration_sets", lambda s: s["id"])
     _unique(sets, "demonstration_sets", lambda s: (s["name"], s["version"]))
     for i, demo in enumerate(sets):
@@ -384,23 +538,27 @@ def _validate_retrieval_runs(check: _Checker, payload: dict, session_id: str, be
     to one of them, once per question, with a score for every ranked id."""
     limits = check.limits
     runs = _optional_section(check, payload, "retrieval_runs", RETRIEVAL_RUN_FIELDS, limits.max_retrieval_runs)
-    results = _optional_section(check, payload, "retrieval_results", RETRIEVAL_RESULT_FIELDS,
-                                limits.max_retrieval_results)
+    results = _optional_section(
+        check, payload, "retrieval_results", RETRIEVAL_RESULT_FIELDS, limits.max_retrieval_results
+    )
     run_ids = _unique(runs, "retrieval_runs", lambda r: r["id"])
     for i, run in enumerate(runs):
         where = f"retrieval_runs[{i}]"
         if run["session_id"] != session_id:
-            raise SessionFormatError(f"{where}.session_id", f"is {run['session_id']!r}, not the file's session "
-                                                            f"{session_id!r}")
+            raise SessionFormatError(
+                f"{where}.session_id", f"is {run['session_id']!r}, not the file's session {session_id!r}"
+            )
         benchmark = run.get("benchmark")
         _reference(f"{where}.benchmark", benchmark, benchmark_names, "benchmark")
         if benchmark is not None and run["config"].get("dataset") != benchmark:
-            raise SessionFormatError(f"{where}.benchmark", f"is {benchmark!r}, but config.dataset is "
-                                                           f"{run['config'].get('dataset')!r}")
+            raise SessionFormatError(
+                f"{where}.benchmark", f"is {benchmark!r}, but config.dataset is {run['config'].get('dataset')!r}"
+            )
     _unique(results, "retrieval_results", lambda r: (r["run_id"], r["question_id"]))
     for i, result in enumerate(results):
         where = f"retrieval_results[{i}]"
         _reference(f"{where}.run_id", result["run_id"], run_ids, "retrieval run")
         if len(result["scores"]) != len(result["ranked_ids"]):
-            raise SessionFormatError(f"{where}.scores", f"{len(result['scores'])} scores for "
-                                                        f"{len(result['ranked_ids'])} ranked ids")
+            raise SessionFormatError(
+                f"{where}.scores", f"{len(result['scores'])} scores for {len(result['ranked_ids'])} ranked ids"
+            )

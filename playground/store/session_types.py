@@ -336,10 +336,21 @@ def file_type(version: int) -> type[SessionFileV1]:
 
 # The record type of each section, and of each table a section's records are written to.
 SECTION_TYPES: dict[str, type[Record]] = {
-    "session": Session, "runs": Run, "results": Result, "spans": Span, "prompt_versions": PromptVersion,
-    "templates": Template, "ratings": Rating, "benchmarks": Benchmark, "judges": Judge, "judge_steps": JudgeStep,
-    "judgments": Judgment, "judge_spans": JudgeSpan, "demonstration_sets": DemonstrationSet,
-    "retrieval_runs": RetrievalRun, "retrieval_results": RetrievalResult,
+    "session": Session,
+    "runs": Run,
+    "results": Result,
+    "spans": Span,
+    "prompt_versions": PromptVersion,
+    "templates": Template,
+    "ratings": Rating,
+    "benchmarks": Benchmark,
+    "judges": Judge,
+    "judge_steps": JudgeStep,
+    "judgments": Judgment,
+    "judge_spans": JudgeSpan,
+    "demonstration_sets": DemonstrationSet,
+    "retrieval_runs": RetrievalRun,
+    "retrieval_results": RetrievalResult,
 }
 
 
@@ -381,7 +392,7 @@ def field_words(path: str) -> Optional[str]:
         if name not in hints:
             return None
         node = hints[name]
-        for arg in (typing.get_args(node) if typing.get_origin(node) is Union else (node,)):
+        for arg in typing.get_args(node) if typing.get_origin(node) is Union else (node,):
             if typing.get_origin(arg) is Annotated:
                 node = arg
                 break

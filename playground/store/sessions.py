@@ -8,9 +8,27 @@ app and the tests use for the session operations (`__all__`); the parts' other n
 from playground.store.session_export import export_session
 from playground.store.session_import import import_session
 from playground.store.session_records import (
-    add_note, current_session, delete_session, get_session, list_sessions, new_session, notes, rename_session,
+    add_note,
+    current_session,
+    delete_session,
+    get_session,
+    list_sessions,
+    new_session,
+    notes,
+    rename_session,
     use_session,
 )
 
-__all__ = ["add_note", "current_session", "delete_session", "export_session", "get_session", "import_session",
-           "list_sessions", "new_session", "notes", "rename_session", "use_session"]
+__all__ = [
+    "add_note",
+    "current_session",
+    "delete_session",
+    "export_session",
+    "get_session",
+    "import_session",
+    "list_sessions",
+    "new_session",
+    "notes",
+    "rename_session",
+    "use_session",
+]

@@ -16,7 +16,6 @@ APP_DIR = Path(__file__).resolve().parents[2] / "playground" / "app"
 ENTRY = APP_DIR / "streamlit_app.py"
 
 
-
 @pytest.fixture
 def app_workspace(tiny_workspace, monkeypatch):
     """The tiny workspace (6 passages, 6 questions) the app opens; indexes are built beside it in tmp."""

@@ -50,8 +50,12 @@ def test_a_pairwise_verdict_is_stored(runs_env):
     ratings = list_ratings(ws, run_id=runs_env["direct"], kind="pairwise")
     assert len(ratings) == before + 1
     stored = ratings[-1]
-    assert (stored["run_id"], stored["other_run_id"], stored["question_id"], stored["value"]) == \
-        (runs_env["direct"], runs_env["rag"], question_id, 0.0)
+    assert (stored["run_id"], stored["other_run_id"], stored["question_id"], stored["value"]) == (
+        runs_env["direct"],
+        runs_env["rag"],
+        question_id,
+        0.0,
+    )
     assert any("Saved" in s.value for s in at.success)
 
 
@@ -75,8 +79,11 @@ def test_verdicts_count_from_either_side_and_pairs_default_to_the_newest_runs():
         {"kind": "pointwise", "run_id": "a", "other_run_id": None, "value": 1.0},
     ]
     assert rating_summary(ratings, "a", "b") == {"a": 1, "tie": 1, "b": 1}
-    runs = [{"id": "new", "config": {"dataset": "x"}}, {"id": "other", "config": {"dataset": "y"}},
-            {"id": "old", "config": {"dataset": "x"}}]
+    runs = [
+        {"id": "new", "config": {"dataset": "x"}},
+        {"id": "other", "config": {"dataset": "y"}},
+        {"id": "old", "config": {"dataset": "x"}},
+    ]
     assert default_pair(runs) == ("old", "new")
     assert default_pair(runs[:1]) == ("new", None)
 
@@ -98,15 +105,33 @@ def test_the_settings_that_differ_are_what_a_person_set(runs_env):
 def test_settings_rows_name_template_versions_parameters_and_questions():
     from playground.app.views.ab import recorded_changes, settings_rows
 
-    a = {"dataset": "tiny", "program": "rag", "templates": {"main": "rag-short-answer"},
-         "prompt_versions": {"main": "aaaaaaaaaaaa"}, "template_names": {"main": "rag-short-answer"},
-         "retriever": "bm25", "k": 3, "model": "local:smollm2", "params": {"temperature": 0.0, "seed": 1},
-         "sample": 2, "seed": 0, "question_ids": ["q1", "q2"],
-         "retriever_manifest": {"kind": "bm25", "fingerprint": "f1", "built_at": "t1"}}
-    b = {**a, "prompt_versions": {"main": "bbbbbbbbbbbb"}, "templates": {"main": "rag-short-answer@bbbbbbbb"},
-         "params": {"temperature": 0.7, "seed": 1}, "question_ids": ["q1", "q3"],
-         "retriever_manifest": {"kind": "bm25", "fingerprint": "f2", "built_at": "t2"}}
+    a = {
+        "dataset": "tiny",
+        "program": "rag",
+        "templates": {"main": "rag-short-answer"},
+        "prompt_versions": {"main": "aaaaaaaaaaaa"},
+        "template_names": {"main": "rag-short-answer"},
+        "retriever": "bm25",
+        "k": 3,
+        "model": "local:smollm2",
+        "params": {"temperature": 0.0, "seed": 1},
+        "sample": 2,
+        "seed": 0,
+        "question_ids": ["q1", "q2"],
+        "retriever_manifest": {"kind": "bm25", "fingerprint": "f1", "built_at": "t1"},
+    }
+    b = {
+        **a,
+        "prompt_versions": {"main": "bbbbbbbbbbbb"},
+        "templates": {"main": "rag-short-answer@bbbbbbbb"},
+        "params": {"temperature": 0.7, "seed": 1},
+        "question_ids": ["q1", "q3"],
+        "retriever_manifest": {"kind": "bm25", "fingerprint": "f2", "built_at": "t2"},
+    }
     differing = {row["setting"]: (row["A"], row["B"]) for row in settings_rows(a, b) if row["differs"]}
-    assert differing == {"template": ("rag-short-answer @ aaaaaaaa", "rag-short-answer @ bbbbbbbb"),
-                         "temperature": ("0.0", "0.7"), "questions": ("2 (1 not in B)", "2 (1 not in A)")}
+    assert differing == {
+        "template": ("rag-short-answer @ aaaaaaaa", "rag-short-answer @ bbbbbbbb"),
+        "temperature": ("0.0", "0.7"),
+        "questions": ("2 (1 not in B)", "2 (1 not in A)"),
+    }
     assert recorded_changes(a, b) == [{"field": "retriever_manifest.fingerprint", "A": "f1", "B": "f2"}]

@@ -18,8 +18,10 @@ def test_recall_curves_have_one_line_per_retriever_over_k():
 
 def test_latency_is_a_box_of_every_query_per_retriever():
     figure = charts.latency_figure({"bm25": [1.0, 2.0, 3.5], "annoy": [0.5]})
-    assert [(t.type, t.name, list(t.y)) for t in figure.data] == [("box", "bm25", [1.0, 2.0, 3.5]),
-                                                                   ("box", "annoy", [0.5])]
+    assert [(t.type, t.name, list(t.y)) for t in figure.data] == [
+        ("box", "bm25", [1.0, 2.0, 3.5]),
+        ("box", "annoy", [0.5]),
+    ]
 
 
 def test_means_have_asymmetric_interval_bars_per_run():
@@ -33,8 +35,11 @@ def test_means_have_asymmetric_interval_bars_per_run():
     assert (a.name, list(a.x), list(a.y)) == ("A", ["em", "f1"], [0.5, 0.6])
     assert list(a.error_y.array) == pytest.approx([0.4, 0.0])
     assert list(a.error_y.arrayminus) == pytest.approx([0.3, 0.0])
-    assert (b.name, list(b.error_y.array), list(b.error_y.arrayminus)) == ("B", pytest.approx([0.05]),
-                                                                            pytest.approx([0.1]))
+    assert (b.name, list(b.error_y.array), list(b.error_y.arrayminus)) == (
+        "B",
+        pytest.approx([0.05]),
+        pytest.approx([0.1]),
+    )
     assert figure.layout.barmode == "group"
 
 
@@ -54,8 +59,12 @@ def test_differences_are_coloured_by_whether_their_interval_excludes_zero():
 
 
 def test_the_scatter_merges_questions_with_the_same_pair_of_scores():
-    points = [{"question_id": "q1", "a": 0, "b": 0}, {"question_id": "q2", "a": 0, "b": 0},
-              {"question_id": "q3", "a": 0, "b": 1}, {"question_id": "q4", "a": 1, "b": 0.5}]
+    points = [
+        {"question_id": "q1", "a": 0, "b": 0},
+        {"question_id": "q2", "a": 0, "b": 0},
+        {"question_id": "q3", "a": 0, "b": 1},
+        {"question_id": "q4", "a": 1, "b": 0.5},
+    ]
     figure = charts.paired_scatter_figure(points, "em")
     diagonal, markers = figure.data
     assert list(diagonal.x) == [0, 1] and list(diagonal.y) == [0, 1]
@@ -67,14 +76,44 @@ def test_the_scatter_merges_questions_with_the_same_pair_of_scores():
 
 
 SPANS = [
-    {"id": "root", "parent_id": None, "position": 0, "kind": "program", "name": "rag",
-     "started_at": "2026-01-01T00:00:00.000000+00:00", "duration_s": 2.0},
-    {"id": "r", "parent_id": "root", "position": 1, "kind": "retrieve", "name": "retrieve",
-     "started_at": "2026-01-01T00:00:00.100000+00:00", "duration_s": 0.05},
-    {"id": "g", "parent_id": "root", "position": 3, "kind": "generate", "name": "generate",
-     "started_at": "2026-01-01T00:00:00.250000+00:00", "duration_s": 1.7, "cached": 1, "error": "ModelError: x"},
-    {"id": "p", "parent_id": "root", "position": 2, "kind": "render", "name": "render",
-     "started_at": "2026-01-01T00:00:00.150000+00:00", "duration_s": 0.1},
+    {
+        "id": "root",
+        "parent_id": None,
+        "position": 0,
+        "kind": "program",
+        "name": "rag",
+        "started_at": "2026-01-01T00:00:00.000000+00:00",
+        "duration_s": 2.0,
+    },
+    {
+        "id": "r",
+        "parent_id": "root",
+        "position": 1,
+        "kind": "retrieve",
+        "name": "retrieve",
+        "started_at": "2026-01-01T00:00:00.100000+00:00",
+        "duration_s": 0.05,
+    },
+    {
+        "id": "g",
+        "parent_id": "root",
+        "position": 3,
+        "kind": "generate",
+        "name": "generate",
+        "started_at": "2026-01-01T00:00:00.250000+00:00",
+        "duration_s": 1.7,
+        "cached": 1,
+        "error": "ModelError: x",
+    },
+    {
+        "id": "p",
+        "parent_id": "root",
+        "position": 2,
+        "kind": "render",
+        "name": "render",
+        "started_at": "2026-01-01T00:00:00.150000+00:00",
+        "duration_s": 0.1,
+    },
 ]
 
 
@@ -98,9 +137,15 @@ def test_the_waterfall_has_a_bar_per_span_grouped_by_kind_in_opening_order():
 
 
 def test_depths_follow_parents_and_survive_a_cycle():
-    depths = charts.span_depths([{"id": "a", "parent_id": None}, {"id": "b", "parent_id": "a"},
-                                 {"id": "c", "parent_id": "b"}, {"id": "x", "parent_id": "y"},
-                                 {"id": "y", "parent_id": "x"}])
+    depths = charts.span_depths(
+        [
+            {"id": "a", "parent_id": None},
+            {"id": "b", "parent_id": "a"},
+            {"id": "c", "parent_id": "b"},
+            {"id": "x", "parent_id": "y"},
+            {"id": "y", "parent_id": "x"},
+        ]
+    )
     assert (depths["a"], depths["b"], depths["c"]) == (0, 1, 2)
     assert depths["x"] <= 2 and depths["y"] <= 2
 
@@ -115,11 +160,17 @@ def test_the_chart_module_does_not_import_streamlit():
     assert done.stdout.strip() == "False"
 
 
-@pytest.mark.parametrize("figure", [
-    charts.recall_at_k_figure({"bm25": [0.2, 0.5], "dense": [0.4, 0.6]}),
-    charts.waterfall_figure(SPANS),
-    charts.metric_means_figure([{"metric": "em", "run": "A", "mean": 0.5}, {"metric": "em", "run": "B", "mean": 0.7}]),
-], ids=["recall", "waterfall", "means"])
+@pytest.mark.parametrize(
+    "figure",
+    [
+        charts.recall_at_k_figure({"bm25": [0.2, 0.5], "dense": [0.4, 0.6]}),
+        charts.waterfall_figure(SPANS),
+        charts.metric_means_figure(
+            [{"metric": "em", "run": "A", "mean": 0.5}, {"metric": "em", "run": "B", "mean": 0.7}]
+        ),
+    ],
+    ids=["recall", "waterfall", "means"],
+)
 def test_a_legend_sits_above_the_plot_not_on_the_axis_labels(figure):
     legend = figure.layout.legend
     assert legend.yanchor == "bottom" and legend.y >= 1  # plotly's default puts a horizontal legend under the x axis

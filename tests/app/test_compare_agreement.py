@@ -14,23 +14,48 @@ from playground.store.sessions import current_session
 from tests.app.conftest import page_test
 
 # em per question and repeat: repeat 0 alone would say A and B tie on q1..q4; the repeats say otherwise.
-EM_A = {0: {"q1": 1, "q2": 0, "q3": 1, "q4": 0, "q5": 1, "q6": 0},
-        1: {"q1": 0, "q2": 0, "q3": 0, "q4": 0, "q5": 1, "q6": 0}}
-EM_B = {0: {"q1": 1, "q2": 0, "q3": 1, "q4": 0, "q5": 0, "q6": 1},
-        1: {"q1": 1, "q2": 1, "q3": 1, "q4": 1, "q5": 1, "q6": 1}}
+EM_A = {
+    0: {"q1": 1, "q2": 0, "q3": 1, "q4": 0, "q5": 1, "q6": 0},
+    1: {"q1": 0, "q2": 0, "q3": 0, "q4": 0, "q5": 1, "q6": 0},
+}
+EM_B = {
+    0: {"q1": 1, "q2": 0, "q3": 1, "q4": 0, "q5": 0, "q6": 1},
+    1: {"q1": 1, "q2": 1, "q3": 1, "q4": 1, "q5": 1, "q6": 1},
+}
 
 
 def _run(ws, session_id: str, em: dict, label: str) -> str:
-    config = {"dataset": "tiny", "program": "direct", "model": "local:smollm2", "repeats": 2,
-              "templates": {"main": label}, "sample": 6, "seed": 0}
+    config = {
+        "dataset": "tiny",
+        "program": "direct",
+        "model": "local:smollm2",
+        "repeats": 2,
+        "templates": {"main": label},
+        "sample": 6,
+        "seed": 0,
+    }
     run_id = create_run(ws, config, session_id, label=label)
     for repeat, scores in em.items():
         for position, (qid, value) in enumerate(scores.items()):
-            save_result(ws, {"run_id": run_id, "question_id": qid, "repeat": repeat, "position": position,
-                             "prediction": f"{label} {repeat}", "output": f"{label} {repeat}",
-                             "scores": {"em": float(value), "f1": value * 0.8 + repeat * 0.1}, "error": None,
-                             "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0, "cached": 0,
-                             "created_at": now()}, [])
+            save_result(
+                ws,
+                {
+                    "run_id": run_id,
+                    "question_id": qid,
+                    "repeat": repeat,
+                    "position": position,
+                    "prediction": f"{label} {repeat}",
+                    "output": f"{label} {repeat}",
+                    "scores": {"em": float(value), "f1": value * 0.8 + repeat * 0.1},
+                    "error": None,
+                    "prompt_tokens": 0,
+                    "completion_tokens": 0,
+                    "latency_s": 0.0,
+                    "cached": 0,
+                    "created_at": now(),
+                },
+                [],
+            )
     ws.db.execute("UPDATE runs SET status = 'done' WHERE id = ?", [run_id])
     return run_id
 

@@ -15,5 +15,5 @@ def test_the_editor_mark_and_the_message_point_at_the_token_jinja_stopped_at():
     error = caught.value
     [mark] = _annotation(error)
     line = user.split("\n")[mark["row"]]
-    assert line[mark["column"]:] == "}}"  # the end of the tag where a filter name belongs
+    assert line[mark["column"] :] == "}}"  # the end of the tag where a filter name belongs
     assert f"line {mark['row'] + 1}, column {mark['column'] + 1}" in str(error)

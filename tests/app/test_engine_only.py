@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 
 APP = Path(__file__).resolve().parents[2] / "playground" / "app"
-SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+TABLE|PRAGMA)\b",
-                 re.I | re.S)
+SQL = re.compile(
+    r"\b(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+TABLE|PRAGMA)\b", re.I | re.S
+)
 
 
 def _offences(path: Path) -> list[str]:
@@ -15,12 +16,17 @@ def _offences(path: Path) -> list[str]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [alias.name for alias in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) and
-                                                            node.module else [])
+            names = [alias.name for alias in node.names] + (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+            )
             if any(name and name.split(".")[0] in ("sqlite3", "sqlite_utils") for name in names):
                 found.append(f"{path.name}:{node.lineno} imports {names}")
-        elif isinstance(node, ast.Attribute) and node.attr in ("query", "execute", "executemany") and \
-                isinstance(node.value, ast.Attribute) and node.value.attr in ("db", "conn"):
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("query", "execute", "executemany")
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr in ("db", "conn")
+        ):
             found.append(f"{path.name}:{node.lineno} calls .{node.value.attr}.{node.attr}")
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "db":
             found.append(f"{path.name}:{node.lineno} indexes .db[...]")

@@ -21,4 +21,5 @@ def test_a_damaged_page_read_in_the_app_names_the_workspace_check(tmp_path, monk
     workspace.close()
     assert error_text(raised.value) == (
         f"the workspace {path} is damaged (database disk image is malformed): run "
-        f"`playground workspace check --db {path}` to see the damage and how to recover")
+        f"`playground workspace check --db {path}` to see the damage and how to recover"
+    )

@@ -34,8 +34,15 @@ def test_the_page_renders_both_tabs_with_their_widgets(experiments_env):
     at = page().run()
     assert not at.exception, at.exception
     assert [tab.label for tab in at.tabs] == ["Sweep", "Judges"]
-    for key in ("experiments_program", "experiments_template", "experiments_parameter", "experiments_metric",
-                "experiments_model_spec", "experiments_judge_run", "experiments_judge_model_spec"):
+    for key in (
+        "experiments_program",
+        "experiments_template",
+        "experiments_parameter",
+        "experiments_metric",
+        "experiments_model_spec",
+        "experiments_judge_run",
+        "experiments_judge_model_spec",
+    ):
         assert at.selectbox(key=key) is not None
     assert at.text_input(key="experiments_values").value == "0,1,2,3,4,5"
     assert at.button(key="experiments_run_sweep") and at.button(key="experiments_run_judge")
@@ -150,8 +157,11 @@ def test_pairwise_judge_warns_about_self_judging_and_reports_win_tie_loss(experi
     report = at.session_state["experiments_judge_result"]
     summary = report["summary"]
     assert report["run_a"] == experiments_env["direct"] and report["run_b"] == experiments_env["rag"]
-    assert [int(metrics[label]) for label in ("A wins", "Ties", "A losses")] == \
-        [summary["wins"], summary["ties"], summary["losses"]]
+    assert [int(metrics[label]) for label in ("A wins", "Ties", "A losses")] == [
+        summary["wins"],
+        summary["ties"],
+        summary["losses"],
+    ]
     assert summary["n"] + summary["failed"] == report["n_pairs"] == 3
     items = next(t for t in at.dataframe if "order a-b" in t.value.columns)
     assert len(items.value) == 3 and "order b-a" in items.value.columns
@@ -185,7 +195,9 @@ def test_sweep_options_and_point_rows():
     assert view.sweep_options("order", "gold@2", 4) == {"demonstrations": "gold@2", "shots": 4}
     assert view.sweep_options("k", None, 3) == {}
     assert view.sweep_values("k", "0..2,5") == [0, 1, 2, 5]
-    points = [{"value": 2, "run_id": "b", "metrics": {"em": 0.5}, "n": 2, "errors": 0, "status": "done"},
-              {"value": 0, "run_id": "a", "metrics": {}, "n": 2, "errors": 1, "status": "done"}]
+    points = [
+        {"value": 2, "run_id": "b", "metrics": {"em": 0.5}, "n": 2, "errors": 0, "status": "done"},
+        {"value": 0, "run_id": "a", "metrics": {}, "n": 2, "errors": 1, "status": "done"},
+    ]
     rows = view.point_rows(points, "em")
     assert [r["run_id"] for r in rows] == ["a", "b"] and rows[0]["em"] is None and rows[1]["em"] == 0.5

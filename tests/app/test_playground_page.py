@@ -83,7 +83,9 @@ def test_run_with_the_local_model_answers_scores_and_stores_a_versioned_run(app_
     assert result["prediction"] == answer
     assert result["completion_tokens"] <= 16
     assert {metric.label for metric in at.metric} >= {"em", "f1"}
-    assert any(f"{result['prompt_tokens']} prompt + {result['completion_tokens']} completion" in c.value for c in at.caption)
+    assert any(
+        f"{result['prompt_tokens']} prompt + {result['completion_tokens']} completion" in c.value for c in at.caption
+    )
     edited_id = runs[0]["config"]["prompt_versions"]["main"]
     edited = get_prompt_version(app_workspace, edited_id)
     assert edited["content"].rstrip().endswith("Be brief.")
@@ -129,9 +131,11 @@ def test_a_template_over_its_render_budget_shows_one_error_and_the_page_stays_re
     import time
 
     at = _page().run()
-    at.session_state["template_user"] = ("Question: {{ question }}\n"
-                                         "{% macro m(n) %}{% if n %}{{ m(n-1) }}{{ m(n-1) }}{% endif %}{% endmacro %}"
-                                         "{{ m(40) }}")
+    at.session_state["template_user"] = (
+        "Question: {{ question }}\n"
+        "{% macro m(n) %}{% if n %}{{ m(n-1) }}{{ m(n-1) }}{% endif %}{% endmacro %}"
+        "{{ m(40) }}"
+    )
     started = time.perf_counter()
     at.run()
     assert time.perf_counter() - started < 10  # the 2 s preview budget, plus the page itself

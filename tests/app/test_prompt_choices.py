@@ -16,8 +16,13 @@ def _versions(workspace):
     starter = load_template("rag-short-answer")
     v1 = starter.with_changes(system="v1 text")
     v2 = starter.with_changes(system="v2 text")
-    return starter, save_prompt_version(workspace, v1, message="v1: shorter"), v1, \
-        save_prompt_version(workspace, v2, message="v2: longer"), v2
+    return (
+        starter,
+        save_prompt_version(workspace, v1, message="v1: shorter"),
+        v1,
+        save_prompt_version(workspace, v2, message="v2: longer"),
+        v2,
+    )
 
 
 def test_with_no_editor_text_the_default_is_the_labelled_starter(workspace):
@@ -36,9 +41,12 @@ def test_a_restored_version_in_the_editor_is_the_default_with_its_message(worksp
     assert default_choice(choices) == f"rag-short-answer@{v1_id}"
     labels = {c.key: c.label for c in choices}
     assert "v1: shorter" in labels[f"rag-short-answer@{v1_id}"] and labels[f"rag-short-answer@{v1_id}"].endswith(
-        "(in the editor)")
-    assert "v2: longer" in labels[f"rag-short-answer@{v2_id}"] and "(in the editor)" not in labels[
-        f"rag-short-answer@{v2_id}"]
+        "(in the editor)"
+    )
+    assert (
+        "v2: longer" in labels[f"rag-short-answer@{v2_id}"]
+        and "(in the editor)" not in labels[f"rag-short-answer@{v2_id}"]
+    )
     assert EDITOR not in labels
 
 

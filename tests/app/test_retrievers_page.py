@@ -41,18 +41,37 @@ def test_hits_side_by_side_mark_gold_and_link_shared_passages(app_workspace):
         assert re.findall(r"data-passage='([^']+)'", html) == expected
         assert "data-passage='p1' data-gold='true'" in html and "★ gold" in html  # q1's gold passage, found by both
         assert "also found by" in html
-        assert "class='pg-id' style='background:#" in html.split("data-passage='p1'")[1].split("</div><div class='pg-body'")[0]
+        assert (
+            "class='pg-id' style='background:#"
+            in html.split("data-passage='p1'")[1].split("</div><div class='pg-body'")[0]
+        )
         assert "<mark>capital</mark>" in html  # the query's terms are marked in the passage
 
 
 def _cli_cells(db: str, kind: str, capsys) -> dict[str, str]:
     """What `playground eval-retrieval -k 3 --sample 6 --seed 0 --no-store` prints per metric, e.g. "0.833 [...]"."""
-    argv = ["eval-retrieval", "--dataset", "tiny", "--retriever", kind, "-k", "3", "--sample", "6", "--seed", "0",
-            "--no-store", "--db", db]
+    argv = [
+        "eval-retrieval",
+        "--dataset",
+        "tiny",
+        "--retriever",
+        kind,
+        "-k",
+        "3",
+        "--sample",
+        "6",
+        "--seed",
+        "0",
+        "--no-store",
+        "--db",
+        db,
+    ]
     assert main(argv) == 0
     printed = capsys.readouterr().out
-    return {name: re.search(rf"{name}@3 (\d\.\d{{3}}(?: \[\d\.\d{{3}}, \d\.\d{{3}}\])?)", printed).group(1)
-            for name in ("recall", "mrr", "ndcg")}
+    return {
+        name: re.search(rf"{name}@3 (\d\.\d{{3}}(?: \[\d\.\d{{3}}, \d\.\d{{3}}\])?)", printed).group(1)
+        for name in ("recall", "mrr", "ndcg")
+    }
 
 
 def test_a_sample_is_evaluated_and_stored_as_eval_retrieval_does(app_workspace, capsys):
@@ -97,7 +116,9 @@ def test_a_sample_is_evaluated_and_stored_as_eval_retrieval_does(app_workspace, 
     assert {run["id"] for run in export_session(ws, session)["retrieval_runs"]} == {run["id"] for run in runs.values()}
     ws.close()
     capsys.readouterr()
-    assert main(["compare", runs["bm25"]["id"], runs["bm25-rank"]["id"], "--db", str(app_workspace.path), "--json"]) == 0
+    assert (
+        main(["compare", runs["bm25"]["id"], runs["bm25-rank"]["id"], "--db", str(app_workspace.path), "--json"]) == 0
+    )
     assert json.loads(capsys.readouterr().out)["n"] == 6  # the six sampled questions, paired
 
 

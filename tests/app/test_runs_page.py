@@ -58,8 +58,9 @@ def test_opening_a_run_shows_its_questions_with_trace_links_and_filters(runs_env
     at.multiselect(key="runs_outcomes").set_value([]).run()
     at.multiselect(key="runs_tags").set_value(["type=city"]).run()
     cities = {q.id for q in tiny_dataset().questions if q.tags.get("type") == "city"}
-    assert _column(results_table(at), "question_id") == \
-        [r["question_id"] for r in results if r["question_id"] in cities]
+    assert _column(results_table(at), "question_id") == [
+        r["question_id"] for r in results if r["question_id"] in cities
+    ]
 
 
 def _until_finished(ws, run_id: str, limit_s: float = 180.0) -> dict:
@@ -89,8 +90,9 @@ def test_launching_a_run_from_the_page_hands_it_to_a_worker_that_finishes_it(run
     run = _until_finished(ws, new[0]["id"])
     assert (run["label"], run["status"], run["n_done"]) == ("from the page", "done", 3)
     # Same prompts as the fixture's direct run: answered from the response cache, same answers.
-    assert [r["prediction"] for r in get_results(ws, run["id"])] == \
-        [r["prediction"] for r in get_results(ws, runs_env["direct"])]
+    assert [r["prediction"] for r in get_results(ws, run["id"])] == [
+        r["prediction"] for r in get_results(ws, runs_env["direct"])
+    ]
     at.run()  # the page, opened again, shows the run finished
     assert any("status `done`" in m.value for m in at.markdown)
 
@@ -98,9 +100,13 @@ def test_launching_a_run_from_the_page_hands_it_to_a_worker_that_finishes_it(run
 def test_a_stopped_run_resumes_from_the_page(runs_env):
     ws = open_workspace(runs_env["path"])
     calls = []
-    stopped = start_run(ws, run_config("direct"), should_stop=lambda: len(calls) > 0,
-                        on_progress=lambda done, total, message="": calls.append(done) if done else None,
-                        label="stopped")
+    stopped = start_run(
+        ws,
+        run_config("direct"),
+        should_stop=lambda: len(calls) > 0,
+        on_progress=lambda done, total, message="": calls.append(done) if done else None,
+        label="stopped",
+    )
     assert stopped.status == "stopped" and stopped.n == 1
     at = page_test("runs")
     at.session_state["runs_open"] = stopped.run_id
@@ -129,8 +135,11 @@ def test_outcomes_follow_the_metric_threshold_and_errors():
     assert outcome({"scores": {"f1": 0.4}}, "f1", 0.5) == "wrong"
     assert outcome({"scores": {}, "error": "ModelError: timeout"}, "em", 1.0) == "error"
     assert outcome({"scores": {"f1": 0.4}}, "em", 1.0) == "unscored"
-    rows = [{"outcome": "correct", "tags": "type=city"}, {"outcome": "wrong", "tags": "type=city, level=hard"},
-            {"outcome": "wrong", "tags": ""}]
+    rows = [
+        {"outcome": "correct", "tags": "type=city"},
+        {"outcome": "wrong", "tags": "type=city, level=hard"},
+        {"outcome": "wrong", "tags": ""},
+    ]
     assert filter_rows(rows, ["wrong"], []) == rows[1:]
     assert filter_rows(rows, [], ["type=city", "level=hard"]) == [rows[1]]
     assert filter_rows(rows) == rows
@@ -156,8 +165,9 @@ def test_a_running_job_is_followed_stopped_and_resumed_from_the_page(app_workspa
     server = OpenAIServer(delay_s=0.8).start()
     try:
         ws = app_workspace
-        config = RunConfig(dataset="tiny", program="direct", model=server.spec(), params=GenerationParams(max_tokens=8),
-                           repeats=3)
+        config = RunConfig(
+            dataset="tiny", program="direct", model=server.spec(), params=GenerationParams(max_tokens=8), repeats=3
+        )
         run_id = start_run(ws, config, execution=Execution(concurrency=1), detach=True).run_id
         deadline = time.monotonic() + 60
         while get_run(ws, run_id)["n_done"] < 1 and time.monotonic() < deadline:
@@ -214,6 +224,7 @@ def test_the_run_started_after_restoring_v1_runs_v1_and_says_so(app_workspace):
     shown = html_block(at, "pg-run-prompt")
     assert shown.startswith("Prompt (main): rag-short-answer · v1: no passages · ") and v1_id[:8] in shown
 
+
 def _label_the_browser_shows(picker, shown: str | None) -> str | None:
     """What a browser's selectbox shows: the label it was last sent for its value (Streamlit sends one when code
     sets the value), else the one it showed already, else at first its default option."""
@@ -248,12 +259,17 @@ def test_a_run_without_scores_says_why():
     from playground.app.views.runs import scores_note
 
     assert scores_note({"status": "running", "n_done": 0, "metrics": {}}) == "No answers yet."
-    assert scores_note({"status": "done", "n_done": 4, "errors": 4, "metrics": {}}) == \
-        "No scores: all 4 answer(s) failed (see the error column)."
-    assert "3 answered so far (1 of 3 failed)" in scores_note({"status": "interrupted", "n_done": 3, "errors": 1,
-                                                                "metrics": {}})
-    assert scores_note({"status": "done", "n_done": 2, "errors": 0, "metrics": {}}) == \
-        "No reference answer to score against."
+    assert (
+        scores_note({"status": "done", "n_done": 4, "errors": 4, "metrics": {}})
+        == "No scores: all 4 answer(s) failed (see the error column)."
+    )
+    assert "3 answered so far (1 of 3 failed)" in scores_note(
+        {"status": "interrupted", "n_done": 3, "errors": 1, "metrics": {}}
+    )
+    assert (
+        scores_note({"status": "done", "n_done": 2, "errors": 0, "metrics": {}})
+        == "No reference answer to score against."
+    )
     assert scores_note({"status": "done", "n_done": 2, "metrics": {"em": 0.5}}) is None
 
 

@@ -84,8 +84,10 @@ def test_export_then_import_through_the_page_makes_a_second_session(session_env)
 
 def test_a_bad_session_file_is_an_error_naming_the_file_and_field(session_env):
     at = page_test("sessions").run()
-    bad = b'{"format": "playground-session", "version": 1, "session": {"id": "s", "name": "x"}, "runs": 3,' \
-          b' "results": [], "spans": [], "prompt_versions": [], "templates": [], "ratings": [], "benchmarks": []}'
+    bad = (
+        b'{"format": "playground-session", "version": 1, "session": {"id": "s", "name": "x"}, "runs": 3,'
+        b' "results": [], "spans": [], "prompt_versions": [], "templates": [], "ratings": [], "benchmarks": []}'
+    )
     at.file_uploader(key="sessions_upload").set_value(("broken.json", bad, "application/json"))
     at.run()
     at.button(key="sessions_import").click().run()

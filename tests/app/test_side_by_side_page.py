@@ -157,10 +157,14 @@ def test_the_grid_filters_and_means_on_plain_results():
     from playground.app.views import grid
 
     results = {
-        "A": [{"question_id": "q1", "prediction": "Paris", "scores": {"em": 1.0}, "latency_s": 0.5},
-              {"question_id": "q2", "prediction": "Rome", "scores": {"em": 0.0}, "cached": 1}],
-        "B": [{"question_id": "q1", "prediction": "paris!", "scores": {"em": 1.0}},
-              {"question_id": "q2", "prediction": None, "error": "timeout", "scores": {}}],
+        "A": [
+            {"question_id": "q1", "prediction": "Paris", "scores": {"em": 1.0}, "latency_s": 0.5},
+            {"question_id": "q2", "prediction": "Rome", "scores": {"em": 0.0}, "cached": 1},
+        ],
+        "B": [
+            {"question_id": "q1", "prediction": "paris!", "scores": {"em": 1.0}},
+            {"question_id": "q2", "prediction": None, "error": "timeout", "scores": {}},
+        ],
     }
     rows = grid.grid_rows(["q1", "q2"], {}, results, grid.main_metric(results))
     assert [r["answers differ"] for r in rows] == [False, True]  # "Paris" and "paris!" are the same answer
@@ -205,8 +209,23 @@ def test_the_grid_reads_as_a_comparison_and_disagrees_by_the_metric():
         "B": [{"question_id": f"q{i}", "prediction": f"b{i}", "scores": {"em": 0.0, "f1": 0.2 * i}} for i in range(3)],
     }
     rows = grid.grid_rows(["q0", "q1", "q2"], {}, results, "em")
-    assert list(rows[0]) == ["question_id", "question", "A answer", "B answer", "A score", "B score", "A ms", "B ms",
-                             "A tokens", "B tokens", "A cached", "B cached", "disagree", "answers differ", "all fail"]
+    assert list(rows[0]) == [
+        "question_id",
+        "question",
+        "A answer",
+        "B answer",
+        "A score",
+        "B score",
+        "A ms",
+        "B ms",
+        "A tokens",
+        "B tokens",
+        "A cached",
+        "B cached",
+        "disagree",
+        "answers differ",
+        "all fail",
+    ]
     assert [r["disagree"] for r in rows] == [False, False, False]
     assert [r["answers differ"] for r in rows] == [True, True, True]
     by_f1 = grid.grid_rows(["q0", "q1", "q2"], {}, results, "f1", threshold=0.3)

@@ -30,8 +30,11 @@ def test_query_terms_are_marked_as_whole_words_in_escaped_text():
 
 
 def test_a_passage_card_keeps_its_layout_whatever_the_passage_holds():
-    card = passage_card_html({"id": "p'1", "title": "# Huge", "text": "</div></div><h1>x</h1>" + BEACON, "rank": 2,
-                              "score": 1.5}, gold=True, terms=["huge"])
+    card = passage_card_html(
+        {"id": "p'1", "title": "# Huge", "text": "</div></div><h1>x</h1>" + BEACON, "rank": 2, "score": 1.5},
+        gold=True,
+        terms=["huge"],
+    )
     assert card.count("<div") == card.count("</div>") == 4  # the passage cannot close the card's elements
     assert "data-passage='p&#x27;1'" in card and "data-gold='true'" in card
     assert "#2" in card and "score 1.500" in card and "★ gold" in card and "<mark>Huge</mark>" in card
@@ -61,8 +64,12 @@ def test_a_run_link_resolves_to_its_copy_after_an_import(private_runs_env):
 
 def test_a_long_passage_opens_to_all_of_it_and_a_short_one_is_shown_whole():
     words = " ".join(f"word{index}" for index in range(200)) + " the Seine END"
-    card = passage_card_html({"id": "p1", "title": "Long", "text": words, "rank": 1, "score": 2.0}, gold=False,
-                             terms=["seine"], note="also found by bm25-rank, dense, faiss-hnsw")
+    card = passage_card_html(
+        {"id": "p1", "title": "Long", "text": words, "rank": 1, "score": 2.0},
+        gold=False,
+        terms=["seine"],
+        note="also found by bm25-rank, dense, faiss-hnsw",
+    )
     body = card.split("<div class='pg-body'>")[1]
     assert "<details class='pg-more'>" in body and f"show all {len(words)} characters" in body
     assert "<mark>Seine</mark> END" in body.split("</summary>")[1]  # every word of it, the last ones too

@@ -61,13 +61,34 @@ def test_the_answers_judgments_show_under_its_trace(private_runs_env):
     runs_env = private_runs_env
     ws = open_workspace(runs_env["path"])
     result = get_results(ws, runs_env["rag"])[0]
-    save_judgment(ws, {"judge_id": "judge000001", "kind": "reference", "run_id": runs_env["rag"],
-                       "question_id": result["question_id"], "result_repeat": 0, "sample_index": 0,
-                       "verdict": "true", "reason": "the answer names the reference"},
-                  [{"id": "span-j1", "run_id": runs_env["rag"], "question_id": result["question_id"], "repeat": 0,
-                    "position": 0, "kind": "generate", "name": "verdict", "inputs": "{}",
-                    "outputs": json.dumps({"text": "TRUE: it implies the reference"}), "duration_s": 0.5,
-                    "cached": 0}])
+    save_judgment(
+        ws,
+        {
+            "judge_id": "judge000001",
+            "kind": "reference",
+            "run_id": runs_env["rag"],
+            "question_id": result["question_id"],
+            "result_repeat": 0,
+            "sample_index": 0,
+            "verdict": "true",
+            "reason": "the answer names the reference",
+        },
+        [
+            {
+                "id": "span-j1",
+                "run_id": runs_env["rag"],
+                "question_id": result["question_id"],
+                "repeat": 0,
+                "position": 0,
+                "kind": "generate",
+                "name": "verdict",
+                "inputs": "{}",
+                "outputs": json.dumps({"text": "TRUE: it implies the reference"}),
+                "duration_s": 0.5,
+                "cached": 0,
+            }
+        ],
+    )
     at = page_test("traces")
     at.query_params["run"] = runs_env["rag"]
     at.query_params["question"] = result["question_id"]

@@ -40,8 +40,15 @@ def test_app_creates_a_workspace_that_does_not_exist_and_serves_it(tmp_path):
     db = Path("..") / "new folder" / "sessions" / "ws.db"  # relative to cwd, in a folder not made yet
     port = free_port()
     command = [sys.executable, "-m", "playground", "app", "--db", str(db), "--port", str(port)]
-    with served("playground app", command, f"http://127.0.0.1:{port}/_stcore/health", tmp_path / "app.log", 90,
-                env=_env(), cwd=cwd):
+    with served(
+        "playground app",
+        command,
+        f"http://127.0.0.1:{port}/_stcore/health",
+        tmp_path / "app.log",
+        90,
+        env=_env(),
+        cwd=cwd,
+    ):
         created = tmp_path / "new folder" / "sessions" / "ws.db"
         assert created.is_file()
         ws = open_workspace(created, create=False)
@@ -60,9 +67,34 @@ def test_a_run_from_another_folder_writes_indexes_beside_the_workspace_and_nothi
     ws.close()
     cwd = tmp_path / "cwd"
     cwd.mkdir()
-    done = subprocess.run([sys.executable, "-m", "playground", "run", "--db", "../elsewhere/ws.db", "--dataset", "tiny",
-                           "--program", "rag", "--retriever", "bm25", "-k", "2", "--sample", "1", "--max-tokens", "2",
-                           "--json"], cwd=cwd, env=_env(), capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "playground",
+            "run",
+            "--db",
+            "../elsewhere/ws.db",
+            "--dataset",
+            "tiny",
+            "--program",
+            "rag",
+            "--retriever",
+            "bm25",
+            "-k",
+            "2",
+            "--sample",
+            "1",
+            "--max-tokens",
+            "2",
+            "--json",
+        ],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["n"] == 1
     assert not (cwd / "indexes").exists(), sorted(str(p) for p in (cwd / "indexes").rglob("*"))

@@ -22,8 +22,19 @@ REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("sentence_transformers", "pandas", "sklearn", "scipy", "sympy")
 # Nothing a `direct` run against an HTTP model uses: rouge-score's chain, torch and models, model runtimes, indexes
 # (httpx is what it does use: models/bounded_http.py talks to the server through it).
-RUN_HEAVY = HEAVY + ("rouge_score", "nltk", "torch", "transformers", "llama_cpp", "cohere", "faiss", "annoy",
-                     "bm25s", "plotly", "streamlit")
+RUN_HEAVY = HEAVY + (
+    "rouge_score",
+    "nltk",
+    "torch",
+    "transformers",
+    "llama_cpp",
+    "cohere",
+    "faiss",
+    "annoy",
+    "bm25s",
+    "plotly",
+    "streamlit",
+)
 
 PROBE = """
 import io, json, sys
@@ -48,24 +59,36 @@ print(json.dumps({"scores": scores, "signatures": signatures, "heavy": heavy}))
 
 def run_probe(*argv: str, heavy: tuple[str, ...] = HEAVY) -> dict:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", PROBE % (heavy,), *argv], capture_output=True, text=True, env=env,
-                          timeout=180)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE % (heavy,), *argv], capture_output=True, text=True, env=env, timeout=180
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_dense_eval_retrieval_imports_no_sentence_transformers_or_pandas(tiny_workspace):
     build_index(tiny_workspace, "tiny", "dense")
-    result = run_probe("--db", str(tiny_workspace.path), "--json", "eval-retrieval", "--dataset", "tiny",
-                       "--retriever", "dense", "-k", "3")
+    result = run_probe(
+        "--db",
+        str(tiny_workspace.path),
+        "--json",
+        "eval-retrieval",
+        "--dataset",
+        "tiny",
+        "--retriever",
+        "dense",
+        "-k",
+        "3",
+    )
     assert result["code"] == 0
     assert json.loads(result["output"])["recall@k"] > 0.5  # it really searched
     assert result["heavy"] == []
 
 
 def test_workspace_commands_import_no_pandas(tiny_workspace):
-    result = run_probe("--db", str(tiny_workspace.path), "--json", "retrieve", "--dataset", "tiny", "-k", "2",
-                       "capital of France")
+    result = run_probe(
+        "--db", str(tiny_workspace.path), "--json", "retrieve", "--dataset", "tiny", "-k", "2", "capital of France"
+    )
     assert result["code"] == 0 and json.loads(result["output"])["hits"][0]["id"] == "p1"
     assert [name for name in result["heavy"] if name in ("pandas", "sentence_transformers")] == []  # bm25s needs scipy
 
@@ -92,8 +115,23 @@ def test_scoring_a_run_imports_no_rouge_score_nltk_or_scipy():
 def test_a_direct_run_imports_only_what_it_uses(tiny_workspace):
     server = OpenAIServer().start()
     try:
-        result = run_probe("--db", str(tiny_workspace.path), "--json", "run", "--dataset", "tiny", "--program",
-                           "direct", "--model", server.spec(), "--sample", "3", "--max-tokens", "8", heavy=RUN_HEAVY)
+        result = run_probe(
+            "--db",
+            str(tiny_workspace.path),
+            "--json",
+            "run",
+            "--dataset",
+            "tiny",
+            "--program",
+            "direct",
+            "--model",
+            server.spec(),
+            "--sample",
+            "3",
+            "--max-tokens",
+            "8",
+            heavy=RUN_HEAVY,
+        )
     finally:
         server.close()
     assert result["code"] == 0
@@ -112,10 +150,32 @@ def test_a_detached_runs_worker_imports_only_what_it_uses(tiny_workspace):
     server = OpenAIServer().start()
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONPROFILEIMPORTTIME": "1"}  # reaches the worker too
     try:
-        started = subprocess.run([sys.executable, "-m", "playground", "--db", str(tiny_workspace.path), "--json", "run",
-                                  "--dataset", "tiny", "--program", "direct", "--model", server.spec(), "--sample",
-                                  "2", "--max-tokens", "8", "--detach"], capture_output=True, text=True, env=env,
-                                 timeout=120)
+        started = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "playground",
+                "--db",
+                str(tiny_workspace.path),
+                "--json",
+                "run",
+                "--dataset",
+                "tiny",
+                "--program",
+                "direct",
+                "--model",
+                server.spec(),
+                "--sample",
+                "2",
+                "--max-tokens",
+                "8",
+                "--detach",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         assert started.returncode == 0, started.stderr
         run_id = json.loads(started.stdout)["run_id"]
         workspace = open_workspace(tiny_workspace.path, create=False)

@@ -22,8 +22,14 @@ INTERRUPTED_WITHIN_S = 30
 
 def cli(db, *argv, env=None, timeout=120) -> subprocess.CompletedProcess:
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "playground", *argv, "--db", str(db)], capture_output=True,
-                          text=True, env=environment, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "playground", *argv, "--db", str(db)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 def runs_json(db) -> dict:
@@ -74,8 +80,9 @@ def test_a_killed_worker_shows_interrupted_and_resume_answers_only_the_rest(tiny
     os.kill(worker_pid(db, run_id), signal.SIGKILL)
     killed_at = time.monotonic()
     before = results(db, run_id)
-    row = wait_for(lambda: (r := runs_json(db)[run_id])["status"] == "interrupted" and r, INTERRUPTED_WITHIN_S,
-                   "interrupted")
+    row = wait_for(
+        lambda: (r := runs_json(db)[run_id])["status"] == "interrupted" and r, INTERRUPTED_WITHIN_S, "interrupted"
+    )
     assert time.monotonic() - killed_at < INTERRUPTED_WITHIN_S and "resume" in row["status_reason"]
     requests_before = len(slow_server.requests)
 
@@ -108,8 +115,13 @@ def test_openai_and_hf_urls_work_with_hf_hub_offline(tiny_workspace):
     server = OpenAIServer().start()
     try:
         done = cli(tiny_workspace.path, *run_args(server, "--sample", "2", "--json"), env={"HF_HUB_OFFLINE": "1"})
-        endpoint = cli(tiny_workspace.path, *run_args(server, "--sample", "2", "--no-cache", "--json"),
-                       "--model", f"hf:ok@{server.url}", env={"HF_HUB_OFFLINE": "1", "HF_TOKEN": "hf-test"})
+        endpoint = cli(
+            tiny_workspace.path,
+            *run_args(server, "--sample", "2", "--no-cache", "--json"),
+            "--model",
+            f"hf:ok@{server.url}",
+            env={"HF_HUB_OFFLINE": "1", "HF_TOKEN": "hf-test"},
+        )
     finally:
         server.close()
     for finished in (done, endpoint):
@@ -124,10 +136,14 @@ def test_a_run_beside_a_long_write_waits_and_says_so(tiny_workspace):
     db = tiny_workspace.path
     blocker = sqlite3.connect(db, isolation_level=None)
     try:
-        process = subprocess.Popen([sys.executable, "-m", "playground", *run_args(server, "--concurrency", "2",
-                                                                                  "--json"), "--db", str(db)],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+        process = subprocess.Popen(
+            [sys.executable, "-m", "playground", *run_args(server, "--concurrency", "2", "--json"), "--db", str(db)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
         wait_for(lambda: len(server.requests) >= 1, 60, "the first request")
         blocker.execute("BEGIN IMMEDIATE")  # a big import's transaction, holding the write lock
         blocker.execute("INSERT INTO settings (key, value) VALUES ('import', 'big')")
@@ -147,8 +163,21 @@ def test_a_detached_rag_run_records_its_retriever_manifest_and_log(tiny_workspac
     server = OpenAIServer().start()
     db = tiny_workspace.path
     try:
-        started = cli(db, "run", "--dataset", "tiny", "--program", "rag", "--retriever", "bm25", "-k", "2",
-                      "--model", server.spec(), "--detach")
+        started = cli(
+            db,
+            "run",
+            "--dataset",
+            "tiny",
+            "--program",
+            "rag",
+            "--retriever",
+            "bm25",
+            "-k",
+            "2",
+            "--model",
+            server.spec(),
+            "--detach",
+        )
         assert started.returncode == 0, started.stderr
         run_id = started.stdout.split()[0]
         row = wait_for(lambda: (r := runs_json(db)[run_id])["status"] != "running" and r, 90, "the run's end")

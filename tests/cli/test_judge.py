@@ -33,8 +33,15 @@ def _two_runs(workspace) -> tuple[str, str]:
     params = GenerationParams(max_tokens=8, stop=("\n",))
     runs = []
     for template in ("direct-short-answer", "persona"):
-        config = RunConfig(dataset="tiny", program="direct", templates={"main": template}, model="local:smollm2",
-                           params=params, sample=2, seed=4)
+        config = RunConfig(
+            dataset="tiny",
+            program="direct",
+            templates={"main": template},
+            model="local:smollm2",
+            params=params,
+            sample=2,
+            seed=4,
+        )
         runs.append(start_run(workspace, config).run_id)
     return runs[0], runs[1]
 
@@ -62,8 +69,19 @@ def test_judge_commands_on_two_real_runs(judge_cli, capsys):
     assert "flip rate (position bias)" in out and "flips with the order counts as a tie" in out
     assert "warning: the judge model local:smollm2" in out
 
-    code, out, err = call(capsys, "judge", "pointwise", run_a, "--db", db, "--max-tokens", "16",
-                          "--criteria", "brevity: Is the answer short and to the point?=1", "--json")
+    code, out, err = call(
+        capsys,
+        "judge",
+        "pointwise",
+        run_a,
+        "--db",
+        db,
+        "--max-tokens",
+        "16",
+        "--criteria",
+        "brevity: Is the answer short and to the point?=1",
+        "--json",
+    )
     assert code == 0, err
     report = json.loads(out)
     assert [c["name"] for c in report["criteria"]] == ["brevity"] and report["n_items"] == 2

@@ -57,15 +57,18 @@ def test_debug_shows_the_traceback_instead(tmp_path, capsys, monkeypatch):
     assert not list(tmp_path.glob("playground-internal-error-*"))
 
 
-@pytest.mark.parametrize("argv", [
-    ["score", "/dev/null/x.jsonl"],
-    ["models", "try", "--model", "openai:x@http://[::1", "hi"],
-    ["session", "list", "--db", "x" * 300],  # a workspace name the system refuses (found by tests/fuzz)
-    ["workspace", "check", "--db", "x" * 300],
-    ["session", "new", "caf\udce9"],  # an argument with a byte that is not UTF-8 (Python's surrogateescape)
-    ["judge", "agreement", "\udcff"],
-    ["session", "import", "x" * 300],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["score", "/dev/null/x.jsonl"],
+        ["models", "try", "--model", "openai:x@http://[::1", "hi"],
+        ["session", "list", "--db", "x" * 300],  # a workspace name the system refuses (found by tests/fuzz)
+        ["workspace", "check", "--db", "x" * 300],
+        ["session", "new", "caf\udce9"],  # an argument with a byte that is not UTF-8 (Python's surrogateescape)
+        ["judge", "agreement", "\udcff"],
+        ["session", "import", "x" * 300],
+    ],
+)
 def test_named_errors_never_reach_the_last_resort(argv, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a command without --db would use ./sessions/playground.db
     monkeypatch.delenv("PLAYGROUND_DB", raising=False)

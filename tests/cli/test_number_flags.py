@@ -26,20 +26,29 @@ REFUSED = [
     (["compare", "a", "b", "--resamples", "many"], "--resamples must be a whole number between 100 and 1,000,000"),
     (["power", "--sd", "inf", "--difference", "0.1"], "--sd must be between 0 and 1,000,000, got inf"),
     (["power", "--sd", "0.3", "--difference", "1e-300"], "--difference must be between -1,000,000 and 1,000,000"),
-    (["power", "--rate", "0.5", "--difference", "0"], "--difference must be between -1,000,000 and 1,000,000, "
-                                                      "and at least 1e-09 away from 0, got 0"),
-    (["power", "--rate", "0.5", "--difference", "0.1", "--discordance", "5"],
-     "--discordance must be between 0 and 1, got 5"),
+    (
+        ["power", "--rate", "0.5", "--difference", "0"],
+        "--difference must be between -1,000,000 and 1,000,000, and at least 1e-09 away from 0, got 0",
+    ),
+    (
+        ["power", "--rate", "0.5", "--difference", "0.1", "--discordance", "5"],
+        "--discordance must be between 0 and 1, got 5",
+    ),
     (["power", "--rate", "0.5", "--difference", "0.1", "-n", "-5"], "-n must be between 1 and 10,000,000, got -5"),
     (["power", "--rate", "0.5", "--difference", "0.1", "--alpha", "1"], "--alpha must be more than 0 and less than 1"),
     (["power", "--rate", "nan", "--difference", "0.1"], "--rate must be between 0 and 1, got nan"),
-    (["run", "--dataset", "tiny", "--timeout", "nan"], "--timeout must be more than 0 and at most 86,400 seconds, got nan"),
+    (
+        ["run", "--dataset", "tiny", "--timeout", "nan"],
+        "--timeout must be more than 0 and at most 86,400 seconds, got nan",
+    ),
     (["run", "--dataset", "tiny", "--read-timeout", "inf"], "--read-timeout must be more than 0"),
     (["run", "--dataset", "tiny", "--temperature", "-1"], "--temperature must be between 0 and 2, got -1"),
     (["run", "--dataset", "tiny", "--temperature", "nan"], "--temperature must be between 0 and 2, got nan"),
     (["run", "--dataset", "tiny", "--top-p", "1.5"], "--top-p must be between 0 and 1, got 1.5"),
-    (["run", "--dataset", "tiny", "--max-tokens", str(10 ** 12)],
-     f"--max-tokens must be between 1 and 1,000,000, got {10 ** 12}"),
+    (
+        ["run", "--dataset", "tiny", "--max-tokens", str(10**12)],
+        f"--max-tokens must be between 1 and 1,000,000, got {10**12}",
+    ),
     (["run", "--dataset", "tiny", "--sample", "0"], "--sample must be between 1 and 10,000,000, got 0"),
     (["run", "--dataset", "tiny", "--repeats", "0"], "--repeats must be between 1 and 100, got 0"),
     (["run", "--dataset", "tiny", "-k", "-1"], "-k must be between 0 and 1,000, got -1"),
@@ -48,11 +57,18 @@ REFUSED = [
     (["judge", "reference", "r1", "--max-tokens", "0"], "--max-tokens must be between 1 and 1,000,000, got 0"),
     (["judge", "reference", "r1", "--repeat", "0"], "--repeat must be between 1 and 100, got 0"),
     (["judge", "reference", "r1", "--timeout", "-3"], "--timeout must be more than 0"),
-    (["eval-retrieval", "--dataset", "tiny", "--retriever", "bm25", "--sample", "0"],
-     "--sample must be between 1 and 10,000,000, got 0"),
-    (["eval-retrieval", "--dataset", "tiny", "--retriever", "bm25", "-k", "0"], "-k must be between 1 and 1,000, got 0"),
-    (["retrieve", "--dataset", "tiny", "--retriever", "bm25", "-k", "100000", "paris"],
-     "-k must be between 1 and 1,000, got 100000"),
+    (
+        ["eval-retrieval", "--dataset", "tiny", "--retriever", "bm25", "--sample", "0"],
+        "--sample must be between 1 and 10,000,000, got 0",
+    ),
+    (
+        ["eval-retrieval", "--dataset", "tiny", "--retriever", "bm25", "-k", "0"],
+        "-k must be between 1 and 1,000, got 0",
+    ),
+    (
+        ["retrieve", "--dataset", "tiny", "--retriever", "bm25", "-k", "100000", "paris"],
+        "-k must be between 1 and 1,000, got 100000",
+    ),
     (["models", "try", "hi", "-n", "-5"], "-n must be between 1 and 100, got -5"),
     (["models", "try", "hi", "--max-tokens", "1e3"], "--max-tokens must be a whole number between 1 and 1,000,000"),
     (["data", "sample", "tiny", "--sample", "0"], "--sample must be between 1 and 10,000,000, got 0"),
@@ -62,14 +78,17 @@ REFUSED = [
     (["sweep", "--dataset", "tiny", "--sweep", "k=0..4999"], "a sweep has at most 1,000 points, got 5,000"),
     (["sweep", "--dataset", "tiny", "--sweep", "k=0..99999999999999"], "a sweep has at most 1,000 points"),
     (["sweep", "--dataset", "tiny", "--sweep", "k=5000"], "--sweep k must be between 0 and 1,000, got 5000"),
-    (["sweep", "--dataset", "tiny", "--sweep", "k=0..60"], "a sweep of 61 points is long work (61 runs of every "
-                                                            "question of 'tiny' each"),
+    (
+        ["sweep", "--dataset", "tiny", "--sweep", "k=0..60"],
+        "a sweep of 61 points is long work (61 runs of every question of 'tiny' each",
+    ),
 ]
 
 
 @pytest.mark.parametrize("argv, message", REFUSED, ids=[" ".join(argv) for argv, _ in REFUSED])
-def test_a_number_out_of_range_is_one_line_naming_the_range_and_nothing_is_stored(tiny_workspace, capsys, argv,
-                                                                                   message):
+def test_a_number_out_of_range_is_one_line_naming_the_range_and_nothing_is_stored(
+    tiny_workspace, capsys, argv, message
+):
     before = dump(tiny_workspace.path)
     code = main([*argv, "--db", str(tiny_workspace.path)])
     err = capsys.readouterr().err

@@ -143,9 +143,14 @@ def test_a_full_disk_is_one_line_and_leaves_no_part_file(db_path, tmp_path):
         resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
 
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-m", "playground", "session", "export", "study", "-o", str(target),
-                           "--db", db_path], capture_output=True, text=True, env=env, preexec_fn=limit_file_size,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "playground", "session", "export", "study", "-o", str(target), "--db", db_path],
+        capture_output=True,
+        text=True,
+        env=env,
+        preexec_fn=limit_file_size,
+        timeout=120,
+    )
     assert done.returncode == 1, done.stderr
     _one_error_line(done.stderr, str(target), "size limit")
     assert not target.exists()

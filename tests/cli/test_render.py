@@ -15,8 +15,18 @@ def _run(capsys, *argv):
 
 
 def test_render_text(tiny_workspace, capsys):
-    code, out, _ = _run(capsys, "render", "--db", str(tiny_workspace.path), "--template", "direct-short-answer",
-                        "--dataset", "tiny", "--question", "q1")
+    code, out, _ = _run(
+        capsys,
+        "render",
+        "--db",
+        str(tiny_workspace.path),
+        "--template",
+        "direct-short-answer",
+        "--dataset",
+        "tiny",
+        "--question",
+        "q1",
+    )
     assert code == 0
     assert "--- system ---" in out and "--- user ---" in out
     assert f"Question: {get_question(tiny_workspace, 'tiny', 'q1').text}" in out
@@ -24,8 +34,19 @@ def test_render_text(tiny_workspace, capsys):
 
 
 def test_render_json_without_retriever_has_no_passages(tiny_workspace, capsys):
-    code, out, _ = _run(capsys, "render", "--db", str(tiny_workspace.path), "--template", "rag-short-answer",
-                        "--dataset", "tiny", "--question", "q2", "--json")
+    code, out, _ = _run(
+        capsys,
+        "render",
+        "--db",
+        str(tiny_workspace.path),
+        "--template",
+        "rag-short-answer",
+        "--dataset",
+        "tiny",
+        "--question",
+        "q2",
+        "--json",
+    )
     assert code == 0
     payload = json.loads(out)
     assert payload["template"] == "rag-short-answer"
@@ -36,16 +57,40 @@ def test_render_json_without_retriever_has_no_passages(tiny_workspace, capsys):
 
 
 def test_render_multiple_choice_shows_choices(tiny_workspace, capsys):
-    code, out, _ = _run(capsys, "render", "--db", str(tiny_workspace.path), "--json", "--template", "multiple-choice",
-                        "--dataset", "tiny", "--question", "q6")
+    code, out, _ = _run(
+        capsys,
+        "render",
+        "--db",
+        str(tiny_workspace.path),
+        "--json",
+        "--template",
+        "multiple-choice",
+        "--dataset",
+        "tiny",
+        "--question",
+        "q6",
+    )
     assert code == 0
     user = json.loads(out)["messages"][1]["content"]
     assert "A) Paris\nB) Madrid\nC) Berlin\nD) Rome" in user
 
 
 def test_render_few_shot_takes_examples_from_other_questions(tiny_workspace, capsys):
-    code, out, _ = _run(capsys, "render", "--db", str(tiny_workspace.path), "--json", "--template", "few-shot",
-                        "--dataset", "tiny", "--question", "q1", "--shots", "2")
+    code, out, _ = _run(
+        capsys,
+        "render",
+        "--db",
+        str(tiny_workspace.path),
+        "--json",
+        "--template",
+        "few-shot",
+        "--dataset",
+        "tiny",
+        "--question",
+        "q1",
+        "--shots",
+        "2",
+    )
     assert code == 0
     user = json.loads(out)["messages"][1]["content"]
     assert user.count("Answer:") == 3
@@ -54,8 +99,23 @@ def test_render_few_shot_takes_examples_from_other_questions(tiny_workspace, cap
 
 
 def test_render_with_bm25_retriever(tiny_workspace, capsys):
-    code, out, _ = _run(capsys, "render", "--db", str(tiny_workspace.path), "--json", "--template", "rag-short-answer",
-                        "--dataset", "tiny", "--question", "q3", "--retriever", "bm25", "-k", "2")
+    code, out, _ = _run(
+        capsys,
+        "render",
+        "--db",
+        str(tiny_workspace.path),
+        "--json",
+        "--template",
+        "rag-short-answer",
+        "--dataset",
+        "tiny",
+        "--question",
+        "q3",
+        "--retriever",
+        "bm25",
+        "-k",
+        "2",
+    )
     assert code == 0
     user = json.loads(out)["messages"][1]["content"]
     assert "[1] " in user and "[2] " in user and "[3] " not in user
@@ -65,15 +125,37 @@ def test_render_with_bm25_retriever(tiny_workspace, capsys):
 def test_render_template_file_and_saved_version(tiny_workspace, capsys, tmp_path):
     path = tmp_path / "mine.jinja"
     path.write_text("### system\nBe terse.\n### user\nQ={{ question }}\n")
-    code, out, _ = _run(capsys, "render", "--db", str(tiny_workspace.path), "--json", "--template-file", str(path),
-                        "--dataset", "tiny", "--question", "q4")
+    code, out, _ = _run(
+        capsys,
+        "render",
+        "--db",
+        str(tiny_workspace.path),
+        "--json",
+        "--template-file",
+        str(path),
+        "--dataset",
+        "tiny",
+        "--question",
+        "q4",
+    )
     assert code == 0
     assert json.loads(out)["messages"][1]["content"] == "Q=Who created the Python programming language?"
 
     edited = load_template("direct-short-answer").with_changes(system="Only the name.")
     version = save_prompt_version(tiny_workspace, edited)
-    code, out, _ = _run(capsys, "render", "--db", str(tiny_workspace.path), "--json", "--template",
-                        f"direct-short-answer@{version[:7]}", "--dataset", "tiny", "--question", "q4")
+    code, out, _ = _run(
+        capsys,
+        "render",
+        "--db",
+        str(tiny_workspace.path),
+        "--json",
+        "--template",
+        f"direct-short-answer@{version[:7]}",
+        "--dataset",
+        "tiny",
+        "--question",
+        "q4",
+    )
     assert code == 0
     assert json.loads(out)["messages"][0]["content"] == "Only the name."
 
@@ -81,19 +163,49 @@ def test_render_template_file_and_saved_version(tiny_workspace, capsys, tmp_path
 def test_template_error_exits_1_with_one_line(tiny_workspace, capsys, tmp_path):
     path = tmp_path / "broken.jinja"
     path.write_text("{#\nname: broken\n#}\n### system\nok\n### user\nQ: {{ question }}\n{{ pasages }}\n")
-    code, out, err = _run(capsys, "render", "--db", str(tiny_workspace.path), "--template-file", str(path),
-                          "--dataset", "tiny", "--question", "q1")
+    code, out, err = _run(
+        capsys,
+        "render",
+        "--db",
+        str(tiny_workspace.path),
+        "--template-file",
+        str(path),
+        "--dataset",
+        "tiny",
+        "--question",
+        "q1",
+    )
     assert code == 1
     assert out == ""
     assert err.strip() == "error: template 'broken', user part, line 2 (file line 8), column 4: 'pasages' is undefined"
 
 
 def test_unknown_question_and_template_are_user_errors(tiny_workspace, capsys):
-    code, _, err = _run(capsys, "render", "--db", str(tiny_workspace.path), "--template", "rag-short-answer",
-                        "--dataset", "tiny", "--question", "nope")
+    code, _, err = _run(
+        capsys,
+        "render",
+        "--db",
+        str(tiny_workspace.path),
+        "--template",
+        "rag-short-answer",
+        "--dataset",
+        "tiny",
+        "--question",
+        "nope",
+    )
     assert code == 1 and "no question with id 'nope'" in err
-    code, _, err = _run(capsys, "render", "--db", str(tiny_workspace.path), "--template", "missing",
-                        "--dataset", "tiny", "--question", "q1")
+    code, _, err = _run(
+        capsys,
+        "render",
+        "--db",
+        str(tiny_workspace.path),
+        "--template",
+        "missing",
+        "--dataset",
+        "tiny",
+        "--question",
+        "q1",
+    )
     assert code == 1 and "no template named 'missing'" in err
 
 
@@ -123,11 +235,22 @@ def test_templates_versions(tiny_workspace, capsys):
 
 def test_a_template_name_too_long_for_a_file_name_is_one_line(tiny_workspace, capsys):
     name = "a" * 310  # the file system refuses names over 255 bytes ("File name too long")
-    code, _, err = _run(capsys, "render", "--db", str(tiny_workspace.path), "--template", name,
-                        "--dataset", "tiny", "--question", "q1")
+    code, _, err = _run(
+        capsys, "render", "--db", str(tiny_workspace.path), "--template", name, "--dataset", "tiny", "--question", "q1"
+    )
     assert code == 1 and err.count("\n") == 1
     assert err.startswith("error: template name of 310 characters is too long (at most 200)")
     long_path = "/tmp/" + "b" * 300 + ".jinja"
-    code, _, err = _run(capsys, "render", "--db", str(tiny_workspace.path), "--template", long_path,
-                        "--dataset", "tiny", "--question", "q1")
+    code, _, err = _run(
+        capsys,
+        "render",
+        "--db",
+        str(tiny_workspace.path),
+        "--template",
+        long_path,
+        "--dataset",
+        "tiny",
+        "--question",
+        "q1",
+    )
     assert code == 1 and err.startswith("error: template ") and "File name too long" in err

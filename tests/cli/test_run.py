@@ -20,9 +20,31 @@ def call(capsys, *argv) -> tuple[int, str, str]:
 @pytest.mark.slow
 def test_run_then_runs_trace_repeat_and_resume(tiny_workspace, capsys):
     db = str(tiny_workspace.path)
-    code, out, err = call(capsys, "run", "--db", db, "--dataset", "tiny", "--program", "rag", "--retriever", "bm25",
-                          "-k", "2", "--sample", "2", "--seed", "1", "--max-tokens", "4", "--stop", "\n",
-                          "--label", "cli test", "--json")
+    code, out, err = call(
+        capsys,
+        "run",
+        "--db",
+        db,
+        "--dataset",
+        "tiny",
+        "--program",
+        "rag",
+        "--retriever",
+        "bm25",
+        "-k",
+        "2",
+        "--sample",
+        "2",
+        "--seed",
+        "1",
+        "--max-tokens",
+        "4",
+        "--stop",
+        "\n",
+        "--label",
+        "cli test",
+        "--json",
+    )
     assert code == 0, err
     payload = json.loads(out)
     assert {"run_id", "n", "metrics", "errors", "tokens", "seconds"} <= set(payload)
@@ -45,7 +67,12 @@ def test_run_then_runs_trace_repeat_and_resume(tiny_workspace, capsys):
     trace = json.loads(out)
     assert code == 0 and trace["result"]["question_id"] == question_id
     (root,) = trace["spans"]
-    assert root["kind"] == "program" and [c["kind"] for c in root["children"]] == ["retrieve", "render", "generate", "parse"]
+    assert root["kind"] == "program" and [c["kind"] for c in root["children"]] == [
+        "retrieve",
+        "render",
+        "generate",
+        "parse",
+    ]
     code, out, _ = call(capsys, "trace", run_id, question_id, "--db", db)
     lines = out.splitlines()
     assert lines[0].startswith(f"run {run_id} question {question_id}")
@@ -67,8 +94,20 @@ def test_run_then_runs_trace_repeat_and_resume(tiny_workspace, capsys):
 def test_run_with_a_template_file_prints_a_text_summary(tiny_workspace, capsys, tmp_path):
     path = tmp_path / "terse.jinja"
     path.write_text(load_template("direct-short-answer").content.replace("name: direct-short-answer", "name: terse"))
-    code, out, err = call(capsys, "run", "--db", str(tiny_workspace.path), "--dataset", "tiny",
-                          "--template-file", str(path), "--sample", "1", "--max-tokens", "3")
+    code, out, err = call(
+        capsys,
+        "run",
+        "--db",
+        str(tiny_workspace.path),
+        "--dataset",
+        "tiny",
+        "--template-file",
+        str(path),
+        "--sample",
+        "1",
+        "--max-tokens",
+        "3",
+    )
     assert code == 0, err
     assert out.startswith("run ") and "1/1 answered" in out and "metrics: " in out and "em=" in out
     run_id = out.split()[1].rstrip(":")
@@ -76,21 +115,27 @@ def test_run_with_a_template_file_prints_a_text_summary(tiny_workspace, capsys, 
     assert config["template_names"] == {"main": "terse"} and config["templates"] == {"main": str(path)}
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["run"], "needs --dataset"),
-    (["run", "--dataset", "nope"], "no benchmark named 'nope'"),
-    (["run", "--dataset", "tiny", "--template", "x", "--template-file", "y.jinja"], "not both"),
-    (["run", "--dataset", "tiny", "--program", "nope"], "unknown program 'nope'"),
-    (["run", "--dataset", "tiny", "--template", "no-such-template"], "no template named 'no-such-template'"),
-    (["run", "--dataset", "tiny", "--max-tokens", "0"], "--max-tokens must be between 1 and 1,000,000, got 0"),
-    (["run", "--resume", "abc", "--repeat", "abc"], "not both"),
-    (["run", "--resume", "ffffff"], "no run 'ffffff'"),
-    (["trace", "ffffff", "q1"], "no run 'ffffff'"),
-    (["run", "--dataset", "tiny", "--concurrency", "0"], "--concurrency must be between 1 and 256"),
-    (["run", "--dataset", "tiny", "--timeout", "0"], "--timeout must be more than 0 and at most 86,400 seconds, got 0"),
-    (["run", "--repeat", "abc", "--detach"], "--detach works with a new run or --resume"),
-    (["stop", "ffffff"], "no run 'ffffff'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["run"], "needs --dataset"),
+        (["run", "--dataset", "nope"], "no benchmark named 'nope'"),
+        (["run", "--dataset", "tiny", "--template", "x", "--template-file", "y.jinja"], "not both"),
+        (["run", "--dataset", "tiny", "--program", "nope"], "unknown program 'nope'"),
+        (["run", "--dataset", "tiny", "--template", "no-such-template"], "no template named 'no-such-template'"),
+        (["run", "--dataset", "tiny", "--max-tokens", "0"], "--max-tokens must be between 1 and 1,000,000, got 0"),
+        (["run", "--resume", "abc", "--repeat", "abc"], "not both"),
+        (["run", "--resume", "ffffff"], "no run 'ffffff'"),
+        (["trace", "ffffff", "q1"], "no run 'ffffff'"),
+        (["run", "--dataset", "tiny", "--concurrency", "0"], "--concurrency must be between 1 and 256"),
+        (
+            ["run", "--dataset", "tiny", "--timeout", "0"],
+            "--timeout must be more than 0 and at most 86,400 seconds, got 0",
+        ),
+        (["run", "--repeat", "abc", "--detach"], "--detach works with a new run or --resume"),
+        (["stop", "ffffff"], "no run 'ffffff'"),
+    ],
+)
 def test_bad_input_exits_1_with_a_one_line_error(tiny_workspace, capsys, argv, message):
     code, out, err = call(capsys, *argv, "--db", str(tiny_workspace.path))
     assert code == 1

@@ -22,12 +22,15 @@ def _score_json(capsys, path: str) -> dict:
 
 
 def test_score_json_per_line_and_mean(tmp_path, capsys):
-    path = _write_jsonl(tmp_path / "predictions.jsonl", [
-        {"id": "q1", "prediction": "The Seine.", "answers": ["Seine", "the Seine river"]},
-        {"id": "q2", "prediction": "Berlin", "answers": "Paris"},
-        {"prediction": "B) Madrid", "answers": ["B"], "choices": ["Paris", "Madrid"]},
-        {"id": 4, "prediction": "anything", "answers": []},
-    ])
+    path = _write_jsonl(
+        tmp_path / "predictions.jsonl",
+        [
+            {"id": "q1", "prediction": "The Seine.", "answers": ["Seine", "the Seine river"]},
+            {"id": "q2", "prediction": "Berlin", "answers": "Paris"},
+            {"prediction": "B) Madrid", "answers": ["B"], "choices": ["Paris", "Madrid"]},
+            {"id": 4, "prediction": "anything", "answers": []},
+        ],
+    )
     report = _score_json(capsys, path)
     assert report["n"] == 4
     assert [item["line"] for item in report["items"]] == [1, 2, 3, 4]
@@ -45,8 +48,13 @@ def test_score_json_per_line_and_mean(tmp_path, capsys):
 
 
 def test_score_text_output(tmp_path, capsys):
-    path = _write_jsonl(tmp_path / "p.jsonl", [{"id": "a", "prediction": "Paris", "answers": ["Paris"]},
-                                                {"id": "b", "prediction": "Rome", "answers": ["Paris"]}])
+    path = _write_jsonl(
+        tmp_path / "p.jsonl",
+        [
+            {"id": "a", "prediction": "Paris", "answers": ["Paris"]},
+            {"id": "b", "prediction": "Rome", "answers": ["Paris"]},
+        ],
+    )
     assert main(["score", path]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[:5] == ["line", "id", "em", "cover_em", "f1"]  # the registered metrics' order
@@ -54,16 +62,22 @@ def test_score_text_output(tmp_path, capsys):
     assert lines[3].split()[:3] == ["mean", "n=2", "0.500"]
 
 
-@pytest.mark.parametrize("lines, where, problem", [
-    (['{"prediction": "x", "answers": ["x"]}', '{"prediction": "x", "answers": ["x"]', ''], "line 2: invalid JSON at column",
-     "invalid JSON"),
-    (['{"prediction": "x", "answers": ["x"]}', '', '{"answers": ["x"]}'], "line 3", 'missing "prediction"'),
-    (['{"prediction": "x"}'], "line 1", 'missing "answers"'),
-    (['{"prediction": 3, "answers": "x"}'], "line 1", '"prediction" must be a string, got a number'),
-    (['{"prediction": "x", "answers": ["ok", null]}'], "line 1", '"answers"[1] must be a string, got null'),
-    (['{"prediction": "x", "answers": "x", "choices": "AB"}'], "line 1", '"choices" must be a list'),
-    (['["x", "y"]'], "line 1", "expected a JSON object, got a list"),
-])
+@pytest.mark.parametrize(
+    "lines, where, problem",
+    [
+        (
+            ['{"prediction": "x", "answers": ["x"]}', '{"prediction": "x", "answers": ["x"]', ""],
+            "line 2: invalid JSON at column",
+            "invalid JSON",
+        ),
+        (['{"prediction": "x", "answers": ["x"]}', "", '{"answers": ["x"]}'], "line 3", 'missing "prediction"'),
+        (['{"prediction": "x"}'], "line 1", 'missing "answers"'),
+        (['{"prediction": 3, "answers": "x"}'], "line 1", '"prediction" must be a string, got a number'),
+        (['{"prediction": "x", "answers": ["ok", null]}'], "line 1", '"answers"[1] must be a string, got null'),
+        (['{"prediction": "x", "answers": "x", "choices": "AB"}'], "line 1", '"choices" must be a list'),
+        (['["x", "y"]'], "line 1", "expected a JSON object, got a list"),
+    ],
+)
 def test_malformed_line_names_file_line_and_problem(tmp_path, capsys, lines, where, problem):
     path = tmp_path / "bad.jsonl"
     path.write_text("\n".join(lines), encoding="utf-8")
@@ -77,8 +91,9 @@ def test_missing_file_and_non_utf8(tmp_path, capsys):
     assert main(["score", str(tmp_path / "absent.jsonl")]) == 1
     assert "absent.jsonl: no such file" in capsys.readouterr().err
     path = tmp_path / "latin1.jsonl"
-    path.write_bytes('{"prediction": "x", "answers": ["x"]}\n{"prediction": "caf\xe9", "answers": ["x"]}\n'
-                     .encode("latin-1"))
+    path.write_bytes(
+        '{"prediction": "x", "answers": ["x"]}\n{"prediction": "caf\xe9", "answers": ["x"]}\n'.encode("latin-1")
+    )
     assert main(["score", str(path)]) == 1
     assert f"{path}, line 2, byte" in capsys.readouterr().err
 
@@ -86,8 +101,9 @@ def test_missing_file_and_non_utf8(tmp_path, capsys):
 @pytest.mark.slow
 def test_console_command_runs_in_a_fresh_process(tmp_path):
     path = _write_jsonl(tmp_path / "p.jsonl", [{"prediction": "the Eiffel Tower", "answers": ["Eiffel Tower"]}])
-    done = subprocess.run([sys.executable, "-m", "playground", "score", path, "--json"], capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "playground", "score", path, "--json"], capture_output=True, text=True, check=True
+    )
     assert json.loads(done.stdout)["mean"]["em"] == 1.0
 
 
@@ -133,7 +149,10 @@ def test_score_matches_independent_squad_reference_on_squad_dev(tmp_path, capsys
 def test_score_by_the_hotpotqa_rule_and_corpus_bleu_with_its_signature(tmp_path, capsys):
     import sacrebleu
 
-    rows = [{"prediction": "no way", "answers": ["no"]}, {"prediction": "the cat sat on the mat", "answers": ["the cat is on the mat"]}]
+    rows = [
+        {"prediction": "no way", "answers": ["no"]},
+        {"prediction": "the cat sat on the mat", "answers": ["the cat is on the mat"]},
+    ]
     path = _write_jsonl(tmp_path / "h.jsonl", rows)
     assert _score_json(capsys, path)["items"][0]["scores"]["f1"] == pytest.approx(2 / 3)  # SQuAD's rule
     assert main(["score", path, "--benchmark", "hotpotqa", "--json"]) == 0
@@ -145,12 +164,15 @@ def test_score_by_the_hotpotqa_rule_and_corpus_bleu_with_its_signature(tmp_path,
     assert "corpus bleu" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("content, problem", [
-    ("[" * 100_000, "JSON nested deeper than 64 levels"),
-    ('{"prediction": "x", "answers": "x", "id": ' + "9" * 5000 + "}", "integer of 5000 digits is too large"),
-    ('{"prediction": "\\ud800", "answers": "x"}', "lone surrogate"),
-    ('{"prediction": NaN, "answers": "x"}', "NaN is not a number JSON allows"),
-])
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        ("[" * 100_000, "JSON nested deeper than 64 levels"),
+        ('{"prediction": "x", "answers": "x", "id": ' + "9" * 5000 + "}", "integer of 5000 digits is too large"),
+        ('{"prediction": "\\ud800", "answers": "x"}', "lone surrogate"),
+        ('{"prediction": NaN, "answers": "x"}', "NaN is not a number JSON allows"),
+    ],
+)
 def test_hostile_lines_get_the_importers_limits(tmp_path, capsys, content, problem):
     path = tmp_path / "hostile.jsonl"
     path.write_text(content + "\n", encoding="utf-8")
@@ -162,7 +184,7 @@ def test_hostile_lines_get_the_importers_limits(tmp_path, capsys, content, probl
 def test_a_line_over_the_cap_is_refused_without_reading_it_whole(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("PLAYGROUND_IMPORT_MAX_LINE_MB", "1")
     path = tmp_path / "long.jsonl"
-    path.write_text('{"prediction": "x", "answers": "x"}\n{"prediction": "' + "x" * 2 * 1024 ** 2 + '"}\n')
+    path.write_text('{"prediction": "x", "answers": "x"}\n{"prediction": "' + "x" * 2 * 1024**2 + '"}\n')
     assert main(["score", str(path)]) == 1
     error = capsys.readouterr().err
     assert error.startswith(f"error: {path}, line 2: longer than the limit of 1,048,576 bytes")

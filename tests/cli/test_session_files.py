@@ -55,8 +55,11 @@ def _dump(db_path: str) -> dict:
 def _same_trace(spans: list) -> tuple[dict, dict]:
     """Two spans of one run, question and repeat (a tree's)."""
     first = spans[0]
-    second = next(s for s in spans[1:] if (s["run_id"], s["question_id"], s["repeat"])
-                  == (first["run_id"], first["question_id"], first["repeat"]))
+    second = next(
+        s
+        for s in spans[1:]
+        if (s["run_id"], s["question_id"], s["repeat"]) == (first["run_id"], first["question_id"], first["repeat"])
+    )
     return first, second
 
 
@@ -66,35 +69,67 @@ def _loop(payload: dict) -> None:
 
 
 CASES = [
-    ("lone surrogate in a name", lambda p: p["session"].update(name="study \ud800"),
-     r"session\.name: not valid Unicode text: a lone UTF-16 surrogate \(\\ud800\)"),
-    ("lone surrogate in a prompt's text", lambda p: p["prompt_versions"][0].update(content="Q: \udc00{{question}}"),
-     r"prompt_versions\[0\]\.content: not valid Unicode text: a lone UTF-16 surrogate \(\\udc00\)"),
-    ("a count of 10**30", lambda p: p["runs"][1].update(n_done=10**30),
-     r"runs\[1\]\.n_done: integer out of range: must be from -9,223,372,036,854,775,808 to "
-     r"9,223,372,036,854,775,807 \(SQLite's int64\)"),
-    ("span position null", lambda p: p["spans"][3].update(position=None),
-     r"spans\[3\]\.position: expected an integer, got null"),
-    ("span duration null", lambda p: p["spans"][4].update(duration_s=None),
-     r"spans\[4\]\.duration_s: expected a number, got null"),
-    ("span outputs a string", lambda p: p["spans"][5].update(outputs="Paris"),
-     r"spans\[5\]\.outputs: expected an object, got a string"),
-    ("scores as words", lambda p: p["results"][2].update(scores={"em": "high"}),
-     r"results\[2\]\.scores\['em'\]: expected a number, got a string"),
-    ("a run config's prompt versions a number", lambda p: p["runs"][1]["config"].update(prompt_versions=0.5),
-     r"runs\[1\]\.config\.prompt_versions: expected an object, got a number"),
-    ("a run config's templates a list", lambda p: p["runs"][0]["config"].update(templates=["qa"]),
-     r"runs\[0\]\.config\.templates: expected a string or an object, got a list"),
+    (
+        "lone surrogate in a name",
+        lambda p: p["session"].update(name="study \ud800"),
+        r"session\.name: not valid Unicode text: a lone UTF-16 surrogate \(\\ud800\)",
+    ),
+    (
+        "lone surrogate in a prompt's text",
+        lambda p: p["prompt_versions"][0].update(content="Q: \udc00{{question}}"),
+        r"prompt_versions\[0\]\.content: not valid Unicode text: a lone UTF-16 surrogate \(\\udc00\)",
+    ),
+    (
+        "a count of 10**30",
+        lambda p: p["runs"][1].update(n_done=10**30),
+        r"runs\[1\]\.n_done: integer out of range: must be from -9,223,372,036,854,775,808 to "
+        r"9,223,372,036,854,775,807 \(SQLite's int64\)",
+    ),
+    (
+        "span position null",
+        lambda p: p["spans"][3].update(position=None),
+        r"spans\[3\]\.position: expected an integer, got null",
+    ),
+    (
+        "span duration null",
+        lambda p: p["spans"][4].update(duration_s=None),
+        r"spans\[4\]\.duration_s: expected a number, got null",
+    ),
+    (
+        "span outputs a string",
+        lambda p: p["spans"][5].update(outputs="Paris"),
+        r"spans\[5\]\.outputs: expected an object, got a string",
+    ),
+    (
+        "scores as words",
+        lambda p: p["results"][2].update(scores={"em": "high"}),
+        r"results\[2\]\.scores\['em'\]: expected a number, got a string",
+    ),
+    (
+        "a run config's prompt versions a number",
+        lambda p: p["runs"][1]["config"].update(prompt_versions=0.5),
+        r"runs\[1\]\.config\.prompt_versions: expected an object, got a number",
+    ),
+    (
+        "a run config's templates a list",
+        lambda p: p["runs"][0]["config"].update(templates=["qa"]),
+        r"runs\[0\]\.config\.templates: expected a string or an object, got a list",
+    ),
     ("span parents in a loop", _loop, r"spans\[\d+\]\.parent_id: spans whose parents form a loop: spans\[\d+\] -> "),
-    ("a parent in another question", lambda p: p["spans"][0].update(parent_id=next(
-        s["id"] for s in p["spans"] if s["question_id"] != p["spans"][0]["question_id"])),
-     r"spans\[0\]\.parent_id: span '\w+' belongs to another question"),
+    (
+        "a parent in another question",
+        lambda p: p["spans"][0].update(
+            parent_id=next(s["id"] for s in p["spans"] if s["question_id"] != p["spans"][0]["question_id"])
+        ),
+        r"spans\[0\]\.parent_id: span '\w+' belongs to another question",
+    ),
 ]
 
 
 @pytest.mark.parametrize("name,mutate,message", CASES, ids=[c[0] for c in CASES])
-def test_a_file_the_schema_refuses_gets_one_line_and_stores_nothing(source, target, tmp_path, capsys, name, mutate,
-                                                                    message):
+def test_a_file_the_schema_refuses_gets_one_line_and_stores_nothing(
+    source, target, tmp_path, capsys, name, mutate, message
+):
     payload = copy.deepcopy(source[1])
     mutate(payload)
     try:
@@ -148,8 +183,14 @@ def test_an_ignored_key_of_millions_of_lists_imports_within_5x_the_files_size(so
     size = path.stat().st_size
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     environment.pop("PLAYGROUND_IMPORT_MAX_MB", None)
-    done = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, str(path), target], capture_output=True, text=True,
-                          timeout=300, cwd=ROOT, env=environment)
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK_SCRIPT, str(path), target],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env=environment,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["code"] == 0, done.stdout[-2000:]
@@ -178,7 +219,9 @@ def test_an_already_parsed_file_meets_the_same_schema(source, target, name, muta
 def test_a_max_mb_that_is_not_a_size_is_one_line(tmp_path, capsys, value):
     from playground.cli import main
 
-    code = main(["--db", str(tmp_path / "w.db"), "session", "import", str(tmp_path / "missing.json"), "--max-mb", value])
+    code = main(
+        ["--db", str(tmp_path / "w.db"), "session", "import", str(tmp_path / "missing.json"), "--max-mb", value]
+    )
     err = capsys.readouterr().err.strip()
     assert code == 1 and err.startswith("error: --max-mb must be a number of megabytes above 0") and "\n" not in err
 
@@ -193,13 +236,14 @@ def test_a_span_whose_outputs_have_an_unusual_shape_is_traced_as_its_json(source
     assert main(["session", "import", str(path), "--db", target, "--json"]) == 0
     session_id = json.loads(capsys.readouterr().out)["session_id"]
     workspace = open_workspace(target)
-    run_id = workspace.db.execute("SELECT id FROM runs WHERE session_id = ? AND label = ?",
-                                  [session_id, next(r["label"] for r in payload["runs"]
-                                                    if r["id"] == retrieve["run_id"])]).fetchone()[0]
+    run_id = workspace.db.execute(
+        "SELECT id FROM runs WHERE session_id = ? AND label = ?",
+        [session_id, next(r["label"] for r in payload["runs"] if r["id"] == retrieve["run_id"])],
+    ).fetchone()[0]
     workspace.close()
     assert main(["trace", run_id, retrieve["question_id"], "--db", target]) == 0
     out = capsys.readouterr().out
-    assert 'retrieve bm25' in out and '"score": ["x"]' in out
+    assert "retrieve bm25" in out and '"score": ["x"]' in out
 
 
 def test_a_run_imported_with_no_creation_time_is_listed(source, target, tmp_path, capsys):

@@ -18,8 +18,11 @@ HOSTILE = "ok\x1b[2J\x1b]0;pwned\x07\x1b[31mFAKE\x1b[0m\n* forged-id  forged row
 
 def _no_raw_controls(text: str) -> None:
     allowed = {"\n", "\t"}
-    raw = [hex(ord(c)) for c in text if (ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f or 0xd800 <= ord(c) <= 0xdfff
-                                         or c == "\u202e") and c not in allowed]
+    raw = [
+        hex(ord(c))
+        for c in text
+        if (ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF or c == "\u202e") and c not in allowed
+    ]
     assert not raw, f"raw control characters reached the terminal: {raw}"
 
 
@@ -39,8 +42,7 @@ def test_session_list_shows_a_hostile_name_as_escapes_on_one_row(hostile_db, cap
     _no_raw_controls(out)
     lines = out.splitlines()
     assert len(lines) == 2, lines  # two sessions, two rows: the newline in the name forged none
-    assert any("\\x1b[2J" in line and "\\n* forged-id" in line and "\\x00\\rX\\x9b2J\\u202e" in line
-               for line in lines)
+    assert any("\\x1b[2J" in line and "\\n* forged-id" in line and "\\x00\\rX\\x9b2J\\u202e" in line for line in lines)
 
 
 def test_session_list_json_stays_valid_and_exact(hostile_db, capsys):

@@ -80,8 +80,10 @@ def test_an_index_that_differs_from_its_manifest_is_listed(workspace_path, capsy
     victim.write_bytes(victim.read_bytes() + b"\0")
     code, report = check(capsys, workspace_path)
     assert code == 1
-    assert report["problems"] == [f"index {folder}: file {victim.relative_to(folder)} is {victim.stat().st_size} bytes, "
-                                  f"not {victim.stat().st_size - 1} (truncated or replaced)"]
+    assert report["problems"] == [
+        f"index {folder}: file {victim.relative_to(folder)} is {victim.stat().st_size} bytes, "
+        f"not {victim.stat().st_size - 1} (truncated or replaced)"
+    ]
     assert any("playground index build" in step for step in report["recovery"])
     (folder / "manifest.json").write_text("{not json")
     code, report = check(capsys, workspace_path)
@@ -108,7 +110,8 @@ def test_a_read_that_meets_a_damaged_page_is_one_line(workspace_path, capsys):
     assert main(["data", "sample", "--dataset", "tiny", "--sample", "2", "--db", str(workspace_path)]) == 1
     assert one_line_error(capsys) == (
         f"error: the workspace {workspace_path} is damaged (database disk image is malformed): run "
-        f"`playground workspace check --db {workspace_path}` to see the damage and how to recover")
+        f"`playground workspace check --db {workspace_path}` to see the damage and how to recover"
+    )
     assert digest(workspace_path) == before
 
 

@@ -39,15 +39,18 @@ def test_dev_split_then_single_file(tmp_path):
         read_beir(folder)
 
 
-@pytest.mark.parametrize("file, line, replacement, record, problem", [
-    ("qrels/test.tsv", 3, "q1\td9\t1", 3, "corpus id 'd9' is not in corpus.jsonl"),
-    ("qrels/test.tsv", 4, "q7\td2\t1", 4, "query id 'q7' is not in queries.jsonl"),
-    ("qrels/test.tsv", 2, "q1\td1\thigh", 2, "score 'high' is not a number"),
-    ("qrels/test.tsv", 5, "q3 d1 0", 5, "expected 3 tab-separated columns"),
-    ("corpus.jsonl", 2, '{"_id": "d2", "title": "Chlorophyll"}', 2, "missing field 'text'"),
-    ("corpus.jsonl", 3, '{"_id": "d1", "text": "again"}', 3, "duplicate corpus id 'd1'"),
-    ("queries.jsonl", 1, '{"_id": "q1", "text": "unterminated}', 1, "invalid JSON at column"),
-])
+@pytest.mark.parametrize(
+    "file, line, replacement, record, problem",
+    [
+        ("qrels/test.tsv", 3, "q1\td9\t1", 3, "corpus id 'd9' is not in corpus.jsonl"),
+        ("qrels/test.tsv", 4, "q7\td2\t1", 4, "query id 'q7' is not in queries.jsonl"),
+        ("qrels/test.tsv", 2, "q1\td1\thigh", 2, "score 'high' is not a number"),
+        ("qrels/test.tsv", 5, "q3 d1 0", 5, "expected 3 tab-separated columns"),
+        ("corpus.jsonl", 2, '{"_id": "d2", "title": "Chlorophyll"}', 2, "missing field 'text'"),
+        ("corpus.jsonl", 3, '{"_id": "d1", "text": "again"}', 3, "duplicate corpus id 'd1'"),
+        ("queries.jsonl", 1, '{"_id": "q1", "text": "unterminated}', 1, "invalid JSON at column"),
+    ],
+)
 def test_malformed(tmp_path, file, line, replacement, record, problem):
     folder = _copy(tmp_path)
     lines = (folder / file).read_text().splitlines()

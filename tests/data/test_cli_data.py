@@ -52,8 +52,9 @@ def test_import_every_format_then_list(db, capsys):
 
 
 def test_text_output_of_import(db, capsys):
-    code, out, _ = run(capsys, "--db", db, "data", "import", "squad", str(FIXTURES / "squad" / "dev-v1.1.json"),
-                       "--name", "sq")
+    code, out, _ = run(
+        capsys, "--db", db, "data", "import", "squad", str(FIXTURES / "squad" / "dev-v1.1.json"), "--name", "sq"
+    )
     assert code == 0
     assert "benchmark 'sq' with 5 questions and corpus 'sq' with 3 passages" in out
 
@@ -63,8 +64,19 @@ def test_reimport_needs_replace(db, capsys):
     assert run(capsys, "--db", db, "data", "import", "jsonl", path, "--name", "qa")[0] == 0
     code, _, err = run(capsys, "--db", db, "data", "import", "jsonl", path, "--name", "qa")
     assert code == 1 and "--replace" in err
-    code, out, _ = run(capsys, "--db", db, "data", "import", "squad", str(FIXTURES / "squad" / "dev-v1.1.json"),
-                       "--name", "qa", "--replace", "--json")
+    code, out, _ = run(
+        capsys,
+        "--db",
+        db,
+        "data",
+        "import",
+        "squad",
+        str(FIXTURES / "squad" / "dev-v1.1.json"),
+        "--name",
+        "qa",
+        "--replace",
+        "--json",
+    )
     assert code == 0 and json.loads(out)["questions"] == 5
     workspace = open_workspace(db)
     try:
@@ -108,10 +120,17 @@ def test_list_without_a_workspace_is_an_error(db, capsys):
 
 @pytest.mark.slow
 def test_sample_is_seeded(db, capsys):
-    assert run(capsys, "--db", db, "data", "import", "jsonl", str(FIXTURES / "jsonl" / "questions.jsonl"), "--name", "qa")[0] == 0
+    assert (
+        run(capsys, "--db", db, "data", "import", "jsonl", str(FIXTURES / "jsonl" / "questions.jsonl"), "--name", "qa")[
+            0
+        ]
+        == 0
+    )
     picks = []
     for seed in (1, 1, 2, 3, 4, 5):
-        code, out, _ = run(capsys, "--db", db, "data", "sample", "--dataset", "qa", "--sample", "3", "--seed", str(seed), "--json")
+        code, out, _ = run(
+            capsys, "--db", db, "data", "sample", "--dataset", "qa", "--sample", "3", "--seed", str(seed), "--json"
+        )
         assert code == 0
         payload = json.loads(out)
         assert payload["n"] == 3 and payload["of"] == 5 and payload["seed"] == seed

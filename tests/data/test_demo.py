@@ -11,7 +11,14 @@ import pytest
 from playground import PlaygroundError
 from playground.data import demo
 from playground.data.demo import (
-    DEMO_NAME, MAX_WORDS, MIN_WORDS, QUESTIONS_FILE, build_demo_dataset, count_words, reference_topics, split_topic,
+    DEMO_NAME,
+    MAX_WORDS,
+    MIN_WORDS,
+    QUESTIONS_FILE,
+    build_demo_dataset,
+    count_words,
+    reference_topics,
+    split_topic,
 )
 from playground.demo_workspace import ensure_demo_workspace
 from playground.store.datasets import get_benchmark, get_corpus, load_passages, load_questions
@@ -113,8 +120,12 @@ def test_every_question_has_gold_passages_that_contain_an_answer(dataset):
 
 def test_gold_passages_are_every_passage_of_the_topic_holding_an_answer(dataset):
     for question in dataset.questions:
-        holding = [p.id for p in dataset.passages if p.metadata["topic"] == question.metadata["gold_topic"]
-                   and any(demo.answer_pattern(a).search(p.text) for a in question.answers)]
+        holding = [
+            p.id
+            for p in dataset.passages
+            if p.metadata["topic"] == question.metadata["gold_topic"]
+            and any(demo.answer_pattern(a).search(p.text) for a in question.answers)
+        ]
         assert question.gold_passage_ids == holding
 
 
@@ -127,12 +138,27 @@ def test_answers_match_whole_words_across_line_breaks():
 
 def test_a_question_whose_answer_is_not_in_its_topic_is_dropped(tmp_path, topics):
     path = tmp_path / "questions.json"
-    path.write_text(json.dumps([
-        {"id": "good", "question": "Which keyword adds a condition?", "answers": ["elif"], "gold_topic": "if",
-         "tags": {"kind": "syntax"}},
-        {"id": "bad", "question": "Who wrote the reference?", "answers": ["Grace Hopper"], "gold_topic": "for",
-         "tags": {"kind": "fact"}},
-    ]), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "good",
+                    "question": "Which keyword adds a condition?",
+                    "answers": ["elif"],
+                    "gold_topic": "if",
+                    "tags": {"kind": "syntax"},
+                },
+                {
+                    "id": "bad",
+                    "question": "Who wrote the reference?",
+                    "answers": ["Grace Hopper"],
+                    "gold_topic": "for",
+                    "tags": {"kind": "fact"},
+                },
+            ]
+        ),
+        encoding="utf-8",
+    )
     dataset = build_demo_dataset(topics, questions_path=path)
     assert [q.id for q in dataset.questions] == ["good"]
     assert dataset.metadata["dropped_questions"] == ["bad"]
@@ -140,10 +166,15 @@ def test_a_question_whose_answer_is_not_in_its_topic_is_dropped(tmp_path, topics
 
 def test_a_malformed_questions_file_names_the_file_and_record(tmp_path, topics):
     path = tmp_path / "questions.json"
-    path.write_text(json.dumps([
-        {"id": "a", "question": "Q?", "answers": ["x"], "gold_topic": "if"},
-        {"id": "b", "question": "Q?", "answers": "x", "gold_topic": "if"},
-    ]), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            [
+                {"id": "a", "question": "Q?", "answers": ["x"], "gold_topic": "if"},
+                {"id": "b", "question": "Q?", "answers": "x", "gold_topic": "if"},
+            ]
+        ),
+        encoding="utf-8",
+    )
     with pytest.raises(PlaygroundError, match=r"questions\.json, record 2: field 'answers'"):
         build_demo_dataset(topics, questions_path=path)
 

@@ -18,14 +18,25 @@ def test_reference_free_questions_without_corpus():
     assert all(q.answers == [] and q.gold_passage_ids == [] and q.choices == [] for q in dataset.questions)
 
 
-@pytest.mark.parametrize("document, record, problem", [
-    ({"task_id": "helps/0", "input": "x"}, None, "expected a JSON array"),
-    ([{"task_id": "helps/0", "input": "x"}, {"task_id": "helps/1"}], 2, "missing field 'input'"),
-    ([{"task_id": "helps/0", "input": "x"}, {"task_id": 1, "input": "y"}], 2, "field 'task_id' must be a string, got a number"),
-    ([{"task_id": "helps/0", "input": "x"}, {"task_id": "helps/0", "input": "y"}], 2, "duplicate task_id 'helps/0'"),
-    (["just a prompt"], 1, "expected an object, got a string"),
-    ([], None, "no questions found"),
-])
+@pytest.mark.parametrize(
+    "document, record, problem",
+    [
+        ({"task_id": "helps/0", "input": "x"}, None, "expected a JSON array"),
+        ([{"task_id": "helps/0", "input": "x"}, {"task_id": "helps/1"}], 2, "missing field 'input'"),
+        (
+            [{"task_id": "helps/0", "input": "x"}, {"task_id": 1, "input": "y"}],
+            2,
+            "field 'task_id' must be a string, got a number",
+        ),
+        (
+            [{"task_id": "helps/0", "input": "x"}, {"task_id": "helps/0", "input": "y"}],
+            2,
+            "duplicate task_id 'helps/0'",
+        ),
+        (["just a prompt"], 1, "expected an object, got a string"),
+        ([], None, "no questions found"),
+    ],
+)
 def test_malformed(tmp_path, document, record, problem):
     path = tmp_path / "helps.json"
     path.write_text(json.dumps(document))

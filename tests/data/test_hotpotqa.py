@@ -34,7 +34,10 @@ def test_official_layout_corpus_is_the_distinct_paragraphs():
     assert len(louvre_ids) == 2 and len(set(louvre_ids)) == 2
     assert all(pid.startswith("Louvre#") for pid in louvre_ids)
     paris = by_title["Paris"][0].text
-    assert paris == "Paris is the capital and most populous city of France. The Seine flows through the city from east to west."
+    assert (
+        paris
+        == "Paris is the capital and most populous city of France. The Seine flows through the city from east to west."
+    )
 
 
 def test_gold_answers_and_tags():
@@ -87,14 +90,17 @@ def test_fullwiki_missing_gold_and_unlabelled_items(tmp_path):
     assert (second.answers, second.gold_passage_ids, second.tags) == ([], [], {})
 
 
-@pytest.mark.parametrize("mutate, record, problem", [
-    (lambda items: items[1].pop("question"), 2, "missing field 'question'"),
-    (lambda items: items[2].update(context="Paris"), 3, "field 'context' must be a list or an object"),
-    (lambda items: items[0].pop("_id"), 1, "missing field '_id'"),
-    (lambda items: items[2].update(_id=items[0]["_id"]), 3, "duplicate question id"),
-    (lambda items: items[1]["context"][0].pop(), 2, "context[1] must be [title, [sentence, ...]]"),
-    (lambda items: items[0].update(answer=["the Seine"]), 1, "field 'answer' must be a string"),
-])
+@pytest.mark.parametrize(
+    "mutate, record, problem",
+    [
+        (lambda items: items[1].pop("question"), 2, "missing field 'question'"),
+        (lambda items: items[2].update(context="Paris"), 3, "field 'context' must be a list or an object"),
+        (lambda items: items[0].pop("_id"), 1, "missing field '_id'"),
+        (lambda items: items[2].update(_id=items[0]["_id"]), 3, "duplicate question id"),
+        (lambda items: items[1]["context"][0].pop(), 2, "context[1] must be [title, [sentence, ...]]"),
+        (lambda items: items[0].update(answer=["the Seine"]), 1, "field 'answer' must be a string"),
+    ],
+)
 def test_malformed_items_name_the_record(tmp_path, mutate, record, problem):
     items = json.loads(OFFICIAL.read_text())
     mutate(items)
@@ -111,7 +117,7 @@ def test_invalid_json_names_line_and_column(tmp_path):
     text = HF_LAYOUT.read_text().replace('"answer": "yes",', '"answer": "yes"', 1)
     path = tmp_path / "broken.json"
     path.write_text(text)
-    expected_line = text[:text.index('"answer": "yes"')].count("\n") + 2
+    expected_line = text[: text.index('"answer": "yes"')].count("\n") + 2
     with pytest.raises(DatasetFormatError, match=rf"invalid JSON at line {expected_line}, column \d+"):
         read_hotpotqa(path)
 
@@ -126,10 +132,13 @@ def test_hf_context_lengths_must_agree(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, n_questions", [
-    ("hotpot_dev_distractor_v1.first53.json", 53),
-    ("hotpot_dev_distractor_hf_layout.first100.json", 100),
-])
+@pytest.mark.parametrize(
+    "name, n_questions",
+    [
+        ("hotpot_dev_distractor_v1.first53.json", 53),
+        ("hotpot_dev_distractor_hf_layout.first100.json", 100),
+    ],
+)
 def test_real_files(name, n_questions):
     path = shared_dataset("hotpotqa", name)
     raw = json.loads(path.read_text(encoding="utf-8"))

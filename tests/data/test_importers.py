@@ -15,5 +15,7 @@ def test_read_dataset_dispatches_on_format():
 
 
 def test_unknown_format_lists_the_known_ones():
-    with pytest.raises(PlaygroundError, match="unknown dataset format 'csv'.*hotpotqa, squad, obqa, helps, beir, jsonl"):
+    with pytest.raises(
+        PlaygroundError, match="unknown dataset format 'csv'.*hotpotqa, squad, obqa, helps, beir, jsonl"
+    ):
         read_dataset("csv", FIXTURES)

@@ -28,15 +28,24 @@ def import_error(capsys, tmp_path, fmt: str, path) -> str:
 
 
 JSONL_CASES = {
-    "deep nesting": ('{"question": "q", "answers": ["a"], "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
-                     r"record 2: JSON nested deeper than 64 levels"),
-    "nested past the depth limit": ('{"question": "q", "answers": ["a"], "x": ' + "[" * 70 + "]" * 70 + "}",
-                                    r"record 2: JSON nested deeper than 64 levels"),
-    "huge integer": ('{"question": "q", "answers": ["a"], "id": ' + "9" * 5000 + "}",
-                     r"record 2: integer of 5000 digits is too large"),
+    "deep nesting": (
+        '{"question": "q", "answers": ["a"], "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        r"record 2: JSON nested deeper than 64 levels",
+    ),
+    "nested past the depth limit": (
+        '{"question": "q", "answers": ["a"], "x": ' + "[" * 70 + "]" * 70 + "}",
+        r"record 2: JSON nested deeper than 64 levels",
+    ),
+    "huge integer": (
+        '{"question": "q", "answers": ["a"], "id": ' + "9" * 5000 + "}",
+        r"record 2: integer of 5000 digits is too large",
+    ),
     "lone surrogate": ('{"question": "q \\ud800", "answers": ["a"]}', r"record 2: string .* lone surrogate"),
     "NaN": ('{"question": "q", "answers": ["a"], "score": NaN}', r"record 2: NaN is not a number JSON allows"),
-    "infinite float": ('{"question": "q", "answers": ["a"], "score": 1e999}', r"record 2: number 1e999 is out of range"),
+    "infinite float": (
+        '{"question": "q", "answers": ["a"], "score": 1e999}',
+        r"record 2: number 1e999 is out of range",
+    ),
 }
 
 
@@ -52,8 +61,9 @@ def test_malformed_jsonl_line_is_one_line(tmp_path, capsys, name):
 
 def test_jsonl_is_split_on_newlines_only(tmp_path):
     path = tmp_path / "ok.jsonl"
-    path.write_text(GOOD + "\r\n" + '{"question": "Line\u2028separator\u0085inside?", "answers": ["x"]}\n',
-                    encoding="utf-8")
+    path.write_text(
+        GOOD + "\r\n" + '{"question": "Line\u2028separator\u0085inside?", "answers": ["x"]}\n', encoding="utf-8"
+    )
     questions = read_jsonl(path).questions
     assert [q.text for q in questions] == ["What is the capital of France?", "Line\u2028separator\u0085inside?"]
 

@@ -12,7 +12,9 @@ def test_fields_ids_contexts_and_choices():
     questions = {q.id: q for q in dataset.questions}
     assert list(questions) == ["cap-fr", "2", "7", "q-letters", "open"]
     assert [p.text for p in dataset.passages] == [
-        "Paris is the capital and largest city of France.", "Plants take in carbon dioxide through their leaves."]
+        "Paris is the capital and largest city of France.",
+        "Plants take in carbon dioxide through their leaves.",
+    ]
     assert questions["cap-fr"].gold_passage_ids == questions["2"].gold_passage_ids == [dataset.passages[0].id]
     assert questions["2"].answers == ["Paris"]
     mars = questions["7"]
@@ -24,20 +26,29 @@ def test_fields_ids_contexts_and_choices():
     assert questions["open"].answers == []
 
 
-@pytest.mark.parametrize("line, problem", [
-    ('{"answers": ["x"]}', "missing field 'question'"),
-    ('{"question": "q?"}', "missing field 'answers'"),
-    ('{"question": "q?", "answers": 42}', "field 'answers' must be a list or a string, got a number"),
-    ('{"question": "q?", "answers": ["ok", null]}', "answers[2] must be a string, got null"),
-    ('{"question": "q?", "answers": ["x"], "context": ["a"]}', "field 'context' must be a string, got a list"),
-    ('{"question": "q?", "answers": ["x"], "choices": "A or B"}', "field 'choices' must be a list"),
-    ('{"question": "q?", "answers": ["C"], "choices": ["a", "b"]}', "answer 'C' is neither a choice label nor a choice text"),
-    ('{"question": "q?", "answers": ["A"], "choices": [{"label": "A"}]}', "choices[1] needs a string 'label' and 'text'"),
-    ('{"question": "q?", "answers": ["x"], "id": [1]}', "field 'id' must be a string or a number"),
-    ('{"id": "cap-fr", "question": "q?", "answers": ["x"]}', "duplicate question id 'cap-fr' (first at record 1)"),
-    ('{"question": "q?", "answers": ["x"]', "invalid JSON at column 36"),
-    ('["q?", ["x"]]', "expected a JSON object, got a list"),
-])
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ('{"answers": ["x"]}', "missing field 'question'"),
+        ('{"question": "q?"}', "missing field 'answers'"),
+        ('{"question": "q?", "answers": 42}', "field 'answers' must be a list or a string, got a number"),
+        ('{"question": "q?", "answers": ["ok", null]}', "answers[2] must be a string, got null"),
+        ('{"question": "q?", "answers": ["x"], "context": ["a"]}', "field 'context' must be a string, got a list"),
+        ('{"question": "q?", "answers": ["x"], "choices": "A or B"}', "field 'choices' must be a list"),
+        (
+            '{"question": "q?", "answers": ["C"], "choices": ["a", "b"]}',
+            "answer 'C' is neither a choice label nor a choice text",
+        ),
+        (
+            '{"question": "q?", "answers": ["A"], "choices": [{"label": "A"}]}',
+            "choices[1] needs a string 'label' and 'text'",
+        ),
+        ('{"question": "q?", "answers": ["x"], "id": [1]}', "field 'id' must be a string or a number"),
+        ('{"id": "cap-fr", "question": "q?", "answers": ["x"]}', "duplicate question id 'cap-fr' (first at record 1)"),
+        ('{"question": "q?", "answers": ["x"]', "invalid JSON at column 36"),
+        ('["q?", ["x"]]', "expected a JSON object, got a list"),
+    ],
+)
 def test_malformed_line_is_named(tmp_path, line, problem):
     path = tmp_path / "broken.jsonl"
     path.write_text(JSONL.read_text().splitlines()[0] + "\n\n" + line + "\n")

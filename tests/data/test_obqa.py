@@ -16,7 +16,11 @@ def test_tsv_folder():
     assert [q.id for q in dataset.questions] == ["7-101", "9-22", "1120"]
     first = dataset.questions[0]
     assert [(c.label, c.text) for c in first.choices] == [
-        ("A", "a rubber band"), ("B", "a wooden spoon"), ("C", "an iron nail"), ("D", "a plastic cup")]
+        ("A", "a rubber band"),
+        ("B", "a wooden spoon"),
+        ("C", "an iron nail"),
+        ("D", "a plastic cup"),
+    ]
     assert first.answers == ["C"]
     assert first.metadata == {"answer_text": "an iron nail"}
     assert first.gold_passage_ids == []
@@ -31,8 +35,12 @@ def test_jsonl_release_prefers_test_over_train():
     assert [q.id for q in dataset.questions] == ["7-101", "9-22"]
     tsv_questions = read_obqa(TSV).questions
     for from_jsonl, from_tsv in zip(dataset.questions, tsv_questions):
-        assert (from_jsonl.text, from_jsonl.choices, from_jsonl.answers, from_jsonl.metadata) == \
-               (from_tsv.text, from_tsv.choices, from_tsv.answers, from_tsv.metadata)
+        assert (from_jsonl.text, from_jsonl.choices, from_jsonl.answers, from_jsonl.metadata) == (
+            from_tsv.text,
+            from_tsv.choices,
+            from_tsv.answers,
+            from_tsv.metadata,
+        )
 
 
 def test_a_questions_file_path_finds_the_book_beside_it():
@@ -42,7 +50,10 @@ def test_a_questions_file_path_finds_the_book_beside_it():
 
 
 def test_parse_choices_keeps_parentheses_inside_texts():
-    assert [(c.label, c.text) for c in parse_choices("(A) see (C) below (B) two")] == [("A", "see (C) below"), ("B", "two")]
+    assert [(c.label, c.text) for c in parse_choices("(A) see (C) below (B) two")] == [
+        ("A", "see (C) below"),
+        ("B", "two"),
+    ]
     assert parse_choices("no labels here") == []
     assert parse_choices("junk (A) x (B) y") == []
 
@@ -53,12 +64,19 @@ def _copy(tmp_path, source=TSV):
     return folder
 
 
-@pytest.mark.parametrize("line_number, replacement, problem", [
-    (3, "9-22\tA plant\t(A) grow (B) wilt\tA plant (A) grow (B) wilt\tE", "answer key 'E' is not one of the choice labels"),
-    (2, "7-101\tonly three\tcolumns", "expected 5 tab-separated columns, got 3"),
-    (4, "1120\tstem\tevaporated, frozen\tstem\tA", "cannot read the choices"),
-    (1, "id\tstem\tchoices", "expected the header"),
-])
+@pytest.mark.parametrize(
+    "line_number, replacement, problem",
+    [
+        (
+            3,
+            "9-22\tA plant\t(A) grow (B) wilt\tA plant (A) grow (B) wilt\tE",
+            "answer key 'E' is not one of the choice labels",
+        ),
+        (2, "7-101\tonly three\tcolumns", "expected 5 tab-separated columns, got 3"),
+        (4, "1120\tstem\tevaporated, frozen\tstem\tA", "cannot read the choices"),
+        (1, "id\tstem\tchoices", "expected the header"),
+    ],
+)
 def test_malformed_tsv_rows_name_the_line(tmp_path, line_number, replacement, problem):
     folder = _copy(tmp_path)
     lines = (folder / "test.tsv").read_text().splitlines()

@@ -43,20 +43,41 @@ def _broken(tmp_path, mutate):
     return path
 
 
-@pytest.mark.parametrize("mutate, where, problem", [
-    (lambda d: d["data"][1]["paragraphs"][0]["qas"][1].pop("id"), "article 2 (Danube), paragraph 1, question 2",
-     "missing field 'id'"),
-    (lambda d: d["data"][0]["paragraphs"][1].update(context=None), "article 1 (Mount_Kilimanjaro), paragraph 2",
-     "field 'context' must be a string, got null"),
-    (lambda d: d["data"][0]["paragraphs"][0]["qas"][0].update(answers="Tanzania"),
-     "article 1 (Mount_Kilimanjaro), paragraph 1, question 1", "field 'answers' must be a list"),
-    (lambda d: d["data"][0]["paragraphs"][0]["qas"][1].update(answers=[]),
-     "article 1 (Mount_Kilimanjaro), paragraph 1, question 2", "needs at least one answer"),
-    (lambda d: d["data"][1]["paragraphs"][0]["qas"][0].update(id="57296d571d04691400779413"),
-     "article 2 (Danube), paragraph 1, question 1", "duplicate question id"),
-    (lambda d: d["data"].append({"title": "Danube", "paragraphs": [{"context": "x", "qas": []}]}),
-     "article 3 (Danube), paragraph 1", "paragraph id (article title repeats)"),
-])
+@pytest.mark.parametrize(
+    "mutate, where, problem",
+    [
+        (
+            lambda d: d["data"][1]["paragraphs"][0]["qas"][1].pop("id"),
+            "article 2 (Danube), paragraph 1, question 2",
+            "missing field 'id'",
+        ),
+        (
+            lambda d: d["data"][0]["paragraphs"][1].update(context=None),
+            "article 1 (Mount_Kilimanjaro), paragraph 2",
+            "field 'context' must be a string, got null",
+        ),
+        (
+            lambda d: d["data"][0]["paragraphs"][0]["qas"][0].update(answers="Tanzania"),
+            "article 1 (Mount_Kilimanjaro), paragraph 1, question 1",
+            "field 'answers' must be a list",
+        ),
+        (
+            lambda d: d["data"][0]["paragraphs"][0]["qas"][1].update(answers=[]),
+            "article 1 (Mount_Kilimanjaro), paragraph 1, question 2",
+            "needs at least one answer",
+        ),
+        (
+            lambda d: d["data"][1]["paragraphs"][0]["qas"][0].update(id="57296d571d04691400779413"),
+            "article 2 (Danube), paragraph 1, question 1",
+            "duplicate question id",
+        ),
+        (
+            lambda d: d["data"].append({"title": "Danube", "paragraphs": [{"context": "x", "qas": []}]}),
+            "article 3 (Danube), paragraph 1",
+            "paragraph id (article title repeats)",
+        ),
+    ],
+)
 def test_malformed_records_say_where(tmp_path, mutate, where, problem):
     with pytest.raises(DatasetFormatError) as caught:
         read_squad(_broken(tmp_path, mutate))

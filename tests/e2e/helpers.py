@@ -65,7 +65,6 @@ def set_text(tab, label: str, value: str | int, nth: int = 0) -> None:
     wait_until_idle(tab)
 
 
-
 def side_by_side_sample(tab, app_url: str, sample: int, max_tokens: int, variants: int = 2) -> None:
     """The Side by side page set to a seeded sample of `sample` questions, each variant at `max_tokens`."""
     open_page(tab, app_url + "/side-by-side", "Side by side")

@@ -60,11 +60,14 @@ def tiny_with(suffix: Optional[callable] = None):
     dataset = tiny_dataset()
     if suffix is None:
         return dataset
-    dataset.passages = [dataclasses.replace(p, title=p.title + suffix("title"), text=p.text + suffix("passage"))
-                        for p in dataset.passages]
-    dataset.questions = [dataclasses.replace(q, text=q.text + suffix("question"),
-                                             answers=[a + suffix("answer") for a in q.answers])
-                         for q in dataset.questions]
+    dataset.passages = [
+        dataclasses.replace(p, title=p.title + suffix("title"), text=p.text + suffix("passage"))
+        for p in dataset.passages
+    ]
+    dataset.questions = [
+        dataclasses.replace(q, text=q.text + suffix("question"), answers=[a + suffix("answer") for a in q.answers])
+        for q in dataset.questions
+    ]
     return dataset
 
 
@@ -86,10 +89,16 @@ def build_runs_workspace(db: Path, beacon: Optional[Beacon] = None) -> dict:
     try:
         save_dataset(ws, "tiny", tiny_with(suffix))
         label = (lambda name: name + suffix("label")) if suffix else (lambda name: name)
-        direct = start_run(ws, RunConfig(dataset="tiny", program="direct", params=dict(RUN_PARAMS), sample=3, seed=0),
-                           label=label("direct"))
-        rag = start_run(ws, RunConfig(dataset="tiny", program="rag", retriever="bm25", k=2, params=dict(RUN_PARAMS),
-                                      sample=3, seed=0), label=label("rag"))
+        direct = start_run(
+            ws,
+            RunConfig(dataset="tiny", program="direct", params=dict(RUN_PARAMS), sample=3, seed=0),
+            label=label("direct"),
+        )
+        rag = start_run(
+            ws,
+            RunConfig(dataset="tiny", program="rag", retriever="bm25", k=2, params=dict(RUN_PARAMS), sample=3, seed=0),
+            label=label("rag"),
+        )
         assert direct.status == rag.status == "done"
         built = {"db": db, "direct": direct.run_id, "rag": rag.run_id, "session": current_session(ws)["id"]}
         if beacon:
@@ -100,8 +109,9 @@ def build_runs_workspace(db: Path, beacon: Optional[Beacon] = None) -> dict:
             payload["digest"] = records_digest(payload)  # edited after export, as a hostile sharer would
             imported = import_session(ws, payload)
             use_session(ws, imported)
-            runs = {r["label"]: r["id"] for r in ws.db.query("SELECT id, label FROM runs WHERE session_id = ?",
-                                                             [imported])}
+            runs = {
+                r["label"]: r["id"] for r in ws.db.query("SELECT id, label FROM runs WHERE session_id = ?", [imported])
+            }
             built.update(session=imported, direct=runs[label("direct")], rag=runs[label("rag")])
         return built
     finally:
@@ -116,8 +126,15 @@ def app_server(db: Path, log: Path, extra_env: Optional[dict] = None, cwd: Optio
     env = {key: value for key, value in os.environ.items() if key not in ("PLAYGROUND_INDEXES",)}
     env.update(PLAYGROUND_DB=str(db), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", **(extra_env or {}))
     url = f"http://127.0.0.1:{port}"
-    with served("streamlit", streamlit_command(db, port=port), f"{url}/_stcore/health", log, STARTUP_SECONDS,
-                env=env, cwd=cwd or db.parent):
+    with served(
+        "streamlit",
+        streamlit_command(db, port=port),
+        f"{url}/_stcore/health",
+        log,
+        STARTUP_SECONDS,
+        env=env,
+        cwd=cwd or db.parent,
+    ):
         yield url
 
 

@@ -9,8 +9,16 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.helpers import (choose, go_to, open_page, selected, set_text, side_by_side_sample, sidebar_text,
-                               wait_until_idle)
+from tests.e2e.helpers import (
+    choose,
+    go_to,
+    open_page,
+    selected,
+    set_text,
+    side_by_side_sample,
+    sidebar_text,
+    wait_until_idle,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -242,8 +250,10 @@ def test_side_by_side_grid_shows_both_answers_side_by_side_at_1400_px(page, app_
     runs = dict(part.split(":") for part in parse_qs(urlparse(page.url).query)["runs"][0].split(","))
     workspace = open_workspace(APP_DB["path"])
     try:
-        answers = {label: {r["question_id"]: r["prediction"] for r in get_results(workspace, run_id)}
-                   for label, run_id in runs.items()}
+        answers = {
+            label: {r["question_id"]: r["prediction"] for r in get_results(workspace, run_id)}
+            for label, run_id in runs.items()
+        }
     finally:
         workspace.close()
     for row in range(2):  # each row: its question, then A's and B's stored answers next to each other
@@ -280,7 +290,7 @@ def test_share_links_are_absolute_and_survive_export_and_import(page, runs_app, 
         warm(browser_context, other_url)
         tab = browser_context.new_page()
         try:
-            tab.goto(other_url + link[len(url):])
+            tab.goto(other_url + link[len(url) :])
             tab.get_by_role("heading", name="Traces", level=1).wait_for()
             wait_until_idle(tab)
             opened = selected(tab, "Run")

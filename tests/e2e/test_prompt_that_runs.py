@@ -43,7 +43,9 @@ def _type_at_end(page, text: str) -> None:
     page.keyboard.type(text)
     page.wait_for_function(
         "(t) => [...document.querySelectorAll('[data-testid=\"stCode\"]')].some(e => e.innerText.includes(t))",
-        arg=text.strip(), timeout=30_000)
+        arg=text.strip(),
+        timeout=30_000,
+    )
     wait_until_idle(page)
 
 
@@ -85,8 +87,10 @@ def test_the_run_started_from_runs_after_restoring_v1_records_v1(page, fresh_app
 
     run = get_run(ws, run_id)
     assert run["config"]["prompt_versions"]["main"] == v1["id"]
-    assert page.get_by_text(re.compile(r"^Prompt \(main\): rag-short-answer · v1: marker one · .*"
-                                       + v1["id"][:8])).count() == 1
+    assert (
+        page.get_by_text(re.compile(r"^Prompt \(main\): rag-short-answer · v1: marker one · .*" + v1["id"][:8])).count()
+        == 1
+    )
 
     page.goto(url + "/")  # a reload: a new browser session, on `/`
     page.get_by_role("heading", name="Playground", level=1).wait_for()

@@ -36,12 +36,17 @@ def demo_app(tmp_path_factory, browser_context):
     ws = ensure_demo_workspace(root / "sessions" / "playground.db")
     try:
         params = {"max_tokens": 16}
-        direct = start_run(ws, RunConfig(dataset=DEMO_NAME, program="direct", params=params, sample=3, seed=0),
-                           label="direct")
-        rag = start_run(ws, RunConfig(dataset=DEMO_NAME, program="rag", retriever="bm25", k=3, params=params,
-                                      sample=3, seed=0), label="rag bm25 k=3")
-        question = ws.db.execute("SELECT question_id FROM results WHERE run_id = ? ORDER BY position LIMIT 1",
-                                 [rag.run_id]).fetchone()[0]
+        direct = start_run(
+            ws, RunConfig(dataset=DEMO_NAME, program="direct", params=params, sample=3, seed=0), label="direct"
+        )
+        rag = start_run(
+            ws,
+            RunConfig(dataset=DEMO_NAME, program="rag", retriever="bm25", k=3, params=params, sample=3, seed=0),
+            label="rag bm25 k=3",
+        )
+        question = ws.db.execute(
+            "SELECT question_id FROM results WHERE run_id = ? ORDER BY position LIMIT 1", [rag.run_id]
+        ).fetchone()[0]
         db = ws.path
     finally:
         ws.close()

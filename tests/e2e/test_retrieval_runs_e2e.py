@@ -20,14 +20,28 @@ def test_retrievers_page_compares_two_saved_retrieval_runs(page, app_url, screen
     try:
         real = evaluate_retriever(ws, "tiny", "bm25", 3, None, 0, store=True)
         # a weaker retriever's run, stored as eval-retrieval stores one: it ranks no gold passage for q2 and q5
-        rows = [{**row, "ranked_ids": [], "scores": [], "gold_ranks": {g: None for g in row["gold_ids"]},
-                 "metrics": question_metrics([], row["gold_ids"], 3)} if row["question_id"] in ("q2", "q5")
-                else {**row, "scores": row["hit_scores"], "metrics": row["scores"]}
-                for row in get_retrieval_results(ws, real["run_id"])]
-        weak = create_retrieval_run(ws, {**get_retrieval_run(ws, real["run_id"])["config"], "retriever": "weak"},
-                                    rows, {**real, "recall@k": 4 / 6})
-        hits = {run: {r["question_id"]: r["scores"]["hit@k"] for r in get_retrieval_results(ws, run)}
-                for run in (weak, real["run_id"])}
+        rows = [
+            {
+                **row,
+                "ranked_ids": [],
+                "scores": [],
+                "gold_ranks": {g: None for g in row["gold_ids"]},
+                "metrics": question_metrics([], row["gold_ids"], 3),
+            }
+            if row["question_id"] in ("q2", "q5")
+            else {**row, "scores": row["hit_scores"], "metrics": row["scores"]}
+            for row in get_retrieval_results(ws, real["run_id"])
+        ]
+        weak = create_retrieval_run(
+            ws,
+            {**get_retrieval_run(ws, real["run_id"])["config"], "retriever": "weak"},
+            rows,
+            {**real, "recall@k": 4 / 6},
+        )
+        hits = {
+            run: {r["question_id"]: r["scores"]["hit@k"] for r in get_retrieval_results(ws, run)}
+            for run in (weak, real["run_id"])
+        }
     finally:
         ws.close()
     only_real = sorted(q for q in hits[weak] if hits[real["run_id"]][q] > hits[weak][q])
@@ -42,8 +56,12 @@ def test_retrievers_page_compares_two_saved_retrieval_runs(page, app_url, screen
     page.get_by_label("Retrieval run B").click()
     page.get_by_role("option", name=re.compile(f"^{real['run_id']}")).click()
     wait_until_idle(page)
-    caption = page.get_by_text(re.compile(r"95% intervals: paired percentile bootstrap over questions, 2000 "
-                                          r"resamples, seed 0"))
+    caption = page.get_by_text(
+        re.compile(
+            r"95% intervals: paired percentile bootstrap over questions, 2000 "
+            r"resamples, seed 0"
+        )
+    )
     caption.wait_for()
     assert "6 question(s) answered by all runs" in caption.inner_text()
     assert page.get_by_text(re.compile(r"exact McNemar for 0/1 metrics")).count() >= 1

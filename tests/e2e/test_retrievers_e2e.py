@@ -101,7 +101,8 @@ def test_cards_in_three_columns_show_their_whole_head(page, app_url, screenshot)
     heads = page.locator(".pg-card .pg-head")
     heads.first.wait_for()
     assert page.get_by_text(re.compile("also found by")).count() > 0
-    cut = heads.evaluate_all("(heads) => heads.filter((h) => h.scrollWidth > h.clientWidth + 1)"
-                             ".map((h) => h.textContent)")
+    cut = heads.evaluate_all(
+        "(heads) => heads.filter((h) => h.scrollWidth > h.clientWidth + 1).map((h) => h.textContent)"
+    )
     assert cut == [], f"card heads cut off: {cut}"
     screenshot(page, "retrievers-cards")

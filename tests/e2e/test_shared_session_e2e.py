@@ -38,8 +38,9 @@ def ab_numbers(tab) -> dict:
     }
 
 
-def test_a_shared_session_opens_in_a_new_workspace_with_the_same_numbers(page, runs_app, browser_context, tmp_path,
-                                                                         screenshot):
+def test_a_shared_session_opens_in_a_new_workspace_with_the_same_numbers(
+    page, runs_app, browser_context, tmp_path, screenshot
+):
     from playground.store import open_workspace
     from playground.store.sessions import export_session, list_sessions
     from tests.e2e.conftest import warm

@@ -7,7 +7,11 @@ import pytest
 
 from playground import PlaygroundError
 from playground.evaluation.compare import (
-    compare_runs, compare_scores, describe_interval, holm, question_scores,
+    compare_runs,
+    compare_scores,
+    describe_interval,
+    holm,
+    question_scores,
 )
 from playground.evaluation.stats import compare_paired
 from playground.store.db import now
@@ -23,11 +27,13 @@ def test_holm_matches_the_step_down_definition():
 
 
 def test_repeats_are_averaged_per_question_not_counted_as_questions():
-    results = [{"question_id": "q1", "repeat": 0, "scores": {"em": 1.0}, "error": None},
-               {"question_id": "q1", "repeat": 1, "scores": {"em": 0.0}, "error": None},
-               {"question_id": "q2", "repeat": 0, "scores": {}, "error": "ModelError: down"},
-               {"question_id": "q2", "repeat": 1, "scores": {"em": 1.0}, "error": None},
-               {"question_id": "q3", "repeat": 0, "scores": {}, "error": "ModelError: down"}]
+    results = [
+        {"question_id": "q1", "repeat": 0, "scores": {"em": 1.0}, "error": None},
+        {"question_id": "q1", "repeat": 1, "scores": {"em": 0.0}, "error": None},
+        {"question_id": "q2", "repeat": 0, "scores": {}, "error": "ModelError: down"},
+        {"question_id": "q2", "repeat": 1, "scores": {"em": 1.0}, "error": None},
+        {"question_id": "q3", "repeat": 0, "scores": {}, "error": "ModelError: down"},
+    ]
     scores, failed, repeats = question_scores(results)
     assert scores == {"q1": {"em": 0.5}, "q2": {"em": 1.0}}
     assert failed == ["q3"] and repeats == 2
@@ -43,10 +49,16 @@ def test_three_variants_are_compared_with_the_baseline_and_holm_adjusted():
     adjusted = [comparison["em"]["p_holm"] for comparison in report["comparisons"]]
     assert adjusted == pytest.approx(holm(raw))
     assert adjusted[0] > raw[0] or adjusted[0] == 1.0
-    assert report["interval"] == {"method": "paired percentile bootstrap over questions", "level": 0.95,
-                                  "resamples": 500, "seed": 3}
-    assert describe_interval(report["interval"]) == \
-        "95% intervals: paired percentile bootstrap over questions, 500 resamples, seed 3"
+    assert report["interval"] == {
+        "method": "paired percentile bootstrap over questions",
+        "level": 0.95,
+        "resamples": 500,
+        "seed": 3,
+    }
+    assert (
+        describe_interval(report["interval"])
+        == "95% intervals: paired percentile bootstrap over questions, 500 resamples, seed 3"
+    )
     two = compare_scores([a, b])
     assert two["p_adjustment"] is None and "p_holm" not in two["comparisons"][0]["em"]
 
@@ -55,10 +67,25 @@ def _run(ws, scores_by_repeat: dict[int, dict[str, float]], label: str) -> str:
     run_id = create_run(ws, {"dataset": "tiny", "program": "direct", "model": "local:smollm2", "label": label}, None)
     for repeat, scores in scores_by_repeat.items():
         for position, (qid, em) in enumerate(scores.items()):
-            save_result(ws, {"run_id": run_id, "question_id": qid, "repeat": repeat, "position": position,
-                             "prediction": "x", "output": "x", "scores": {"em": em, "f1": em / 2},
-                             "error": None, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0,
-                             "cached": 0, "created_at": now()}, [])
+            save_result(
+                ws,
+                {
+                    "run_id": run_id,
+                    "question_id": qid,
+                    "repeat": repeat,
+                    "position": position,
+                    "prediction": "x",
+                    "output": "x",
+                    "scores": {"em": em, "f1": em / 2},
+                    "error": None,
+                    "prompt_tokens": 0,
+                    "completion_tokens": 0,
+                    "latency_s": 0.0,
+                    "cached": 0,
+                    "created_at": now(),
+                },
+                [],
+            )
     ws.db.execute("UPDATE runs SET status = 'done' WHERE id = ?", [run_id])
     return run_id
 
@@ -84,9 +111,24 @@ def test_only_metrics_every_run_scored_are_compared(tiny_workspace):
     first = _run(ws, {0: {"q1": 1.0, "q2": 0.0}}, "a")
     second = create_run(ws, {"dataset": "tiny", "program": "direct"}, None)
     for position, qid in enumerate(("q1", "q2")):
-        save_result(ws, {"run_id": second, "question_id": qid, "repeat": 0, "position": position, "prediction": "x",
-                         "output": "x", "scores": {"em": 1.0, "retrieval_recall": 0.5}, "error": None,
-                         "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0, "cached": 0,
-                         "created_at": now()}, [])
+        save_result(
+            ws,
+            {
+                "run_id": second,
+                "question_id": qid,
+                "repeat": 0,
+                "position": position,
+                "prediction": "x",
+                "output": "x",
+                "scores": {"em": 1.0, "retrieval_recall": 0.5},
+                "error": None,
+                "prompt_tokens": 0,
+                "completion_tokens": 0,
+                "latency_s": 0.0,
+                "cached": 0,
+                "created_at": now(),
+            },
+            [],
+        )
     assert list(compare_runs(ws, [first, second])["metrics"]) == ["em"]  # f1 and retrieval_recall: one run only
     assert compare_scores([{"q1": {"a": 1.0}}, {"q1": {"b": 1.0}}], metrics=[])["comparisons"] == [{}]

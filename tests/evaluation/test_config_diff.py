@@ -9,11 +9,16 @@ from playground.runs.config import RunConfig
 
 
 def base() -> dict:
-    config = RunConfig(dataset="tiny", program="rag", templates={"main": "rag-short-answer"}, retriever="bm25", k=5,
-                       sample=50, seed=1).to_dict()
-    config.update(prompt_versions={"main": "aaaaaaaaaaaa"}, template_names={"main": "rag-short-answer"},
-                  retriever_manifest={"kind": "bm25", "fingerprint": "f1", "built_at": "t1", "path": "/a"},
-                  question_ids=["q1", "q2"], versions={"playground": "0.1.0"})
+    config = RunConfig(
+        dataset="tiny", program="rag", templates={"main": "rag-short-answer"}, retriever="bm25", k=5, sample=50, seed=1
+    ).to_dict()
+    config.update(
+        prompt_versions={"main": "aaaaaaaaaaaa"},
+        template_names={"main": "rag-short-answer"},
+        retriever_manifest={"kind": "bm25", "fingerprint": "f1", "built_at": "t1", "path": "/a"},
+        question_ids=["q1", "q2"],
+        versions={"playground": "0.1.0"},
+    )
     return config
 
 
@@ -38,8 +43,11 @@ def test_template_change_is_one_setting_with_its_paths():
 
 
 def test_build_details_versions_and_cache_use_are_ignored():
-    other = changed(versions={"playground": "0.2.0"}, use_cache=False,
-                    retriever_manifest={"kind": "bm25", "fingerprint": "f1", "built_at": "t2", "path": "/b"})
+    other = changed(
+        versions={"playground": "0.2.0"},
+        use_cache=False,
+        retriever_manifest={"kind": "bm25", "fingerprint": "f1", "built_at": "t2", "path": "/b"},
+    )
     assert differing_settings(base(), other) == []
     rebuilt_on_other_corpus = changed(retriever_manifest={"kind": "bm25", "fingerprint": "f2"})
     assert differing_settings(base(), rebuilt_on_other_corpus) == ["retriever"]

@@ -5,8 +5,15 @@ import pytest
 
 from playground.data.records import Choice
 from playground.evaluation.metrics import (
-    choice_accuracy, cover_exact_match, exact_match, gold_labels, mean_scores, normalize_answer,
-    parse_choice, retrieval_recall, token_f1,
+    choice_accuracy,
+    cover_exact_match,
+    exact_match,
+    gold_labels,
+    mean_scores,
+    normalize_answer,
+    parse_choice,
+    retrieval_recall,
+    token_f1,
 )
 from playground.evaluation.scoring import score_prediction
 
@@ -14,6 +21,7 @@ from playground.evaluation.scoring import score_prediction
 # An independent re-derivation of the official SQuAD v1.1 evaluation, character by character: lower-case, drop
 # ASCII punctuation, blank out a/an/the where neither neighbour is a word character (what the regex \b means for
 # str patterns: alphanumeric or underscore), split on whitespace.
+
 
 def _is_word_char(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
@@ -25,8 +33,11 @@ def reference_normalize(text: str) -> str:
     while i < len(text):
         for article in ("a", "an", "the"):
             end = i + len(article)
-            if (text[i:end] == article and (i == 0 or not _is_word_char(text[i - 1]))
-                    and (end == len(text) or not _is_word_char(text[end]))):
+            if (
+                text[i:end] == article
+                and (i == 0 or not _is_word_char(text[i - 1]))
+                and (end == len(text) or not _is_word_char(text[end]))
+            ):
                 out.append(" ")
                 i = end
                 break
@@ -56,9 +67,48 @@ def reference_f1(prediction: str, answers: list[str]) -> float:
     return best
 
 
-VOCAB = ["the", "The", "THE", "a", "A", "an", "An", "Denver", "Broncos", "U.S.", "don't", "e-mail", "café", "Café",
-         "naïve", "İstanbul", "straße", "日本", "1990–1995", "1,000", "$5", "(the)", "the-end", "an_apple", "a.", "’the’",
-         "«an»", "théâtre", "athe", "then", "anna", "x²", "½", "٣", "--", "...", "", "\u00a0", "\u2003the", "a_"]
+VOCAB = [
+    "the",
+    "The",
+    "THE",
+    "a",
+    "A",
+    "an",
+    "An",
+    "Denver",
+    "Broncos",
+    "U.S.",
+    "don't",
+    "e-mail",
+    "café",
+    "Café",
+    "naïve",
+    "İstanbul",
+    "straße",
+    "日本",
+    "1990–1995",
+    "1,000",
+    "$5",
+    "(the)",
+    "the-end",
+    "an_apple",
+    "a.",
+    "’the’",
+    "«an»",
+    "théâtre",
+    "athe",
+    "then",
+    "anna",
+    "x²",
+    "½",
+    "٣",
+    "--",
+    "...",
+    "",
+    "\u00a0",
+    "\u2003the",
+    "a_",
+]
 SEPARATORS = [" ", "  ", "\t", "\n", "\u00a0", "", ",", "-"]
 
 
@@ -74,7 +124,7 @@ def _perturb(rng: random.Random, answer: str) -> str:
     if choice == 1:
         return rng.choice(["The ", "a ", "An "]) + answer.upper()
     if choice == 2:
-        return answer + rng.choice([".", "!", " ,", "?\""])
+        return answer + rng.choice([".", "!", " ,", '?"'])
     if choice == 3:
         return " ".join(answer.split()[:-1])
     if choice == 4:
@@ -94,18 +144,21 @@ def test_normalization_hand_worked():
     assert normalize_answer("") == ""
 
 
-@pytest.mark.parametrize("prediction, answers, em, f1", [
-    ("The Eiffel Tower!", ["eiffel tower"], 1.0, 1.0),
-    ("the big red dog", ["a red dog barked"], 0.0, 2 / 3),
-    ("Denver Broncos", ["Broncos", "Denver Broncos", "Denver"], 1.0, 1.0),
-    ("Denver", ["Denver Broncos"], 0.0, 2 / 3),
-    ("dog dog dog", ["dog"], 0.0, 0.5),  # clipped overlap 1: precision 1/3, recall 1
-    ("", [""], 1.0, 0.0),  # v1.1: no tokens means F1 0 even when both sides are empty
-    ("the", ["a"], 1.0, 0.0),
-    ("Café", ["café"], 1.0, 1.0),
-    ("1990–1995", ["1990-1995"], 0.0, 0.0),
-    ("", ["Paris"], 0.0, 0.0),
-])
+@pytest.mark.parametrize(
+    "prediction, answers, em, f1",
+    [
+        ("The Eiffel Tower!", ["eiffel tower"], 1.0, 1.0),
+        ("the big red dog", ["a red dog barked"], 0.0, 2 / 3),
+        ("Denver Broncos", ["Broncos", "Denver Broncos", "Denver"], 1.0, 1.0),
+        ("Denver", ["Denver Broncos"], 0.0, 2 / 3),
+        ("dog dog dog", ["dog"], 0.0, 0.5),  # clipped overlap 1: precision 1/3, recall 1
+        ("", [""], 1.0, 0.0),  # v1.1: no tokens means F1 0 even when both sides are empty
+        ("the", ["a"], 1.0, 0.0),
+        ("Café", ["café"], 1.0, 1.0),
+        ("1990–1995", ["1990-1995"], 0.0, 0.0),
+        ("", ["Paris"], 0.0, 0.0),
+    ],
+)
 def test_em_f1_hand_worked(prediction, answers, em, f1):
     assert exact_match(prediction, answers) == em
     assert token_f1(prediction, answers) == pytest.approx(f1)
@@ -131,14 +184,17 @@ def test_em_f1_match_independent_reference_on_generated_pairs():
     assert 100 < checked < 1900  # the generator produces both matches and misses
 
 
-@pytest.mark.parametrize("prediction, answers, expected", [
-    ("It was the Denver Broncos, in 2016.", ["Denver Broncos"], 1.0),
-    ("Denver Broncosx", ["Denver Broncos"], 0.0),  # token boundary
-    ("Denver", ["Denver Broncos"], 0.0),
-    ("the answer is PARIS", ["Berlin", "paris"], 1.0),
-    ("anything", ["the"], 0.0),  # a reference that normalises to nothing covers only an empty prediction
-    ("an", ["the"], 1.0),
-])
+@pytest.mark.parametrize(
+    "prediction, answers, expected",
+    [
+        ("It was the Denver Broncos, in 2016.", ["Denver Broncos"], 1.0),
+        ("Denver Broncosx", ["Denver Broncos"], 0.0),  # token boundary
+        ("Denver", ["Denver Broncos"], 0.0),
+        ("the answer is PARIS", ["Berlin", "paris"], 1.0),
+        ("anything", ["the"], 0.0),  # a reference that normalises to nothing covers only an empty prediction
+        ("an", ["the"], 1.0),
+    ],
+)
 def test_cover_em(prediction, answers, expected):
     assert cover_exact_match(prediction, answers) == expected
     assert score_prediction(prediction, answers)["cover_em"] == expected
@@ -155,16 +211,35 @@ def test_cover_em_is_at_least_em():
 CHOICES = ["Paris", "Madrid", "Berlin", "Rome"]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("B", "B"), ("(B)", "B"), ("b", "B"), ("B.", "B"), ("**C**", "C"),
-    ("The answer is B", "B"), ("The correct answer is (B) Madrid.", "B"), ("Answer: D", "D"), ("answer: (c)", "C"),
-    ("Option C", "C"),
-    ("B) Madrid", "B"), ("b) madrid", "B"), ("B. Madrid", "B"), ("B Madrid", "B"), ("A. Paris", "A"),
-    ("Madrid", "B"), ("It is madrid.", "B"), ("A city in Spain: Madrid", "B"),
-    ("Paris is in France, Madrid in Spain. So the answer is B.", "B"),
-    ("It must be B because it is the capital of Spain", "B"),
-    ("I think it is Madrid, not Paris", None), ("The answer is a city", None), ("", None), ("Lisbon", None),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("B", "B"),
+        ("(B)", "B"),
+        ("b", "B"),
+        ("B.", "B"),
+        ("**C**", "C"),
+        ("The answer is B", "B"),
+        ("The correct answer is (B) Madrid.", "B"),
+        ("Answer: D", "D"),
+        ("answer: (c)", "C"),
+        ("Option C", "C"),
+        ("B) Madrid", "B"),
+        ("b) madrid", "B"),
+        ("B. Madrid", "B"),
+        ("B Madrid", "B"),
+        ("A. Paris", "A"),
+        ("Madrid", "B"),
+        ("It is madrid.", "B"),
+        ("A city in Spain: Madrid", "B"),
+        ("Paris is in France, Madrid in Spain. So the answer is B.", "B"),
+        ("It must be B because it is the capital of Spain", "B"),
+        ("I think it is Madrid, not Paris", None),
+        ("The answer is a city", None),
+        ("", None),
+        ("Lisbon", None),
+    ],
+)
 def test_parse_choice(text, expected):
     assert parse_choice(text, CHOICES) == expected
 

@@ -13,11 +13,17 @@ import pytest
 from playground.evaluation.hotpotqa import hotpotqa_scores
 from playground.evaluation.scoring import score_prediction
 from playground.evaluation.text_metrics import (
-    corpus_text_scores, metric_signatures, rouge_l, sentence_bleu, sentence_chrf, text_scores,
+    corpus_text_scores,
+    metric_signatures,
+    rouge_l,
+    sentence_bleu,
+    sentence_chrf,
+    text_scores,
 )
 
 
 # --- HotpotQA: hotpot_evaluate_v1.py, its functions as published (normalisation, f1_score, update_sp) ----------
+
 
 def official_normalize(s):
     def remove_articles(text):
@@ -64,11 +70,30 @@ def official_sp(prediction, gold):
 
 
 HOTPOT_PAIRS = [
-    ("yes", "yes"), ("Yes.", "yes"), ("no", "yes"), ("yes", "no"), ("no way", "no"), ("no", "no way"),
-    ("yes it is", "yes"), ("noanswer", "noanswer"), ("no answer", "noanswer"), ("noanswer", "the answer"),
-    ("The Yes Men", "yes men"), ("YES!", "yes"), ("the no", "no"), ("an", "yes"), ("", "no"), ("", ""),
-    ("Barack Obama", "Obama"), ("1990s", "the 1990s"), ("New York City", "york"), ("no, it is not", "no"),
-    ("Nope", "no"), ("yes no", "yes"), ("Arthur's Magazine", "Arthur's Magazine"), ("a", "the"),
+    ("yes", "yes"),
+    ("Yes.", "yes"),
+    ("no", "yes"),
+    ("yes", "no"),
+    ("no way", "no"),
+    ("no", "no way"),
+    ("yes it is", "yes"),
+    ("noanswer", "noanswer"),
+    ("no answer", "noanswer"),
+    ("noanswer", "the answer"),
+    ("The Yes Men", "yes men"),
+    ("YES!", "yes"),
+    ("the no", "no"),
+    ("an", "yes"),
+    ("", "no"),
+    ("", ""),
+    ("Barack Obama", "Obama"),
+    ("1990s", "the 1990s"),
+    ("New York City", "york"),
+    ("no, it is not", "no"),
+    ("Nope", "no"),
+    ("yes no", "yes"),
+    ("Arthur's Magazine", "Arthur's Magazine"),
+    ("a", "the"),
 ]
 
 
@@ -118,6 +143,7 @@ def test_hotpotqa_supporting_titles_compare_against_gold_titles():
 
 # --- BLEU: corpus BLEU (Papineni et al. 2002) as sacrebleu computes it, on inputs 13a leaves as whitespace tokens -
 
+
 def reference_corpus_bleu(hypotheses, references, max_order=4):
     matches, totals = [0] * max_order, [0] * max_order
     hyp_len = ref_len = 0
@@ -127,10 +153,10 @@ def reference_corpus_bleu(hypotheses, references, max_order=4):
         # closest reference length, the shorter on ties
         ref_len += min((len(r) for r in ref_tokens), key=lambda length: (abs(length - len(hyp_tokens)), length))
         for n in range(1, max_order + 1):
-            grams = Counter(tuple(hyp_tokens[i:i + n]) for i in range(len(hyp_tokens) - n + 1))
+            grams = Counter(tuple(hyp_tokens[i : i + n]) for i in range(len(hyp_tokens) - n + 1))
             ceiling = Counter()
             for r in ref_tokens:
-                for gram, count in Counter(tuple(r[i:i + n]) for i in range(len(r) - n + 1)).items():
+                for gram, count in Counter(tuple(r[i : i + n]) for i in range(len(r) - n + 1)).items():
                     ceiling[gram] = max(ceiling[gram], count)
             matches[n - 1] += sum(min(count, ceiling[gram]) for gram, count in grams.items())
             totals[n - 1] += max(len(hyp_tokens) - n + 1, 0)
@@ -141,14 +167,20 @@ def reference_corpus_bleu(hypotheses, references, max_order=4):
     return brevity * math.exp(log_precision)
 
 
-BLEU_HYPOTHESES = ["the cat sat on the mat today", "a quick brown fox jumps over the lazy dog",
-                   "paris is the capital of france", "he was born in 1961 in honolulu hawaii",
-                   "the the the the the the"]
-BLEU_REFERENCES = [["the cat is on the mat today", "there is a cat on the mat"],
-                   ["the quick brown fox jumped over the lazy dog"],
-                   ["the capital of france is paris", "paris"],
-                   ["born in honolulu hawaii in 1961"],
-                   ["the cat is on the mat"]]
+BLEU_HYPOTHESES = [
+    "the cat sat on the mat today",
+    "a quick brown fox jumps over the lazy dog",
+    "paris is the capital of france",
+    "he was born in 1961 in honolulu hawaii",
+    "the the the the the the",
+]
+BLEU_REFERENCES = [
+    ["the cat is on the mat today", "there is a cat on the mat"],
+    ["the quick brown fox jumped over the lazy dog"],
+    ["the capital of france is paris", "paris"],
+    ["born in honolulu hawaii in 1961"],
+    ["the cat is on the mat"],
+]
 
 
 def test_corpus_bleu_equals_the_official_definition_and_sacrebleu():
@@ -174,12 +206,13 @@ def test_sentence_bleu_is_bounded_and_signed():
 
 # --- chrF: character n-grams 1..6 without spaces, per-order precision and recall averaged, F-beta with beta 2 ------
 
+
 def reference_chrf(hypothesis, reference, order=6, beta=2):
     hyp, ref = hypothesis.replace(" ", ""), reference.replace(" ", "")
     precisions, recalls = [], []
     for n in range(1, order + 1):
-        h = Counter(hyp[i:i + n] for i in range(len(hyp) - n + 1))
-        r = Counter(ref[i:i + n] for i in range(len(ref) - n + 1))
+        h = Counter(hyp[i : i + n] for i in range(len(hyp) - n + 1))
+        r = Counter(ref[i : i + n] for i in range(len(ref) - n + 1))
         if not h or not r:
             continue
         match = sum((h & r).values())
@@ -188,18 +221,24 @@ def reference_chrf(hypothesis, reference, order=6, beta=2):
     if not precisions:
         return 0.0
     p, r = sum(precisions) / len(precisions), sum(recalls) / len(recalls)
-    return (1 + beta ** 2) * p * r / (beta ** 2 * p + r) if p + r else 0.0
+    return (1 + beta**2) * p * r / (beta**2 * p + r) if p + r else 0.0
 
 
-@pytest.mark.parametrize("hypothesis,reference", [
-    ("the cat sat", "the cat sat on the mat"), ("Barack Obama", "Obama"), ("abc", "abcdefgh"),
-    ("honolulu hawaii", "Honolulu, Hawaii"),
-])
+@pytest.mark.parametrize(
+    "hypothesis,reference",
+    [
+        ("the cat sat", "the cat sat on the mat"),
+        ("Barack Obama", "Obama"),
+        ("abc", "abcdefgh"),
+        ("honolulu hawaii", "Honolulu, Hawaii"),
+    ],
+)
 def test_sentence_chrf_equals_the_definition(hypothesis, reference):
     assert sentence_chrf(hypothesis, [reference]) == pytest.approx(reference_chrf(hypothesis, reference), abs=1e-9)
 
 
 # --- ROUGE-L: rouge-score's tokeniser (lower-case, non-alphanumerics to spaces) and the LCS F-measure -------------
+
 
 def reference_rouge_l(prediction, reference):
     def tokens(text):
@@ -217,10 +256,18 @@ def reference_rouge_l(prediction, reference):
     return 2 * precision * recall / (precision + recall)
 
 
-@pytest.mark.parametrize("prediction,reference", [
-    ("red dog big", "big red dog"), ("The cat, the hat!", "the hat the cat"), ("x", "y"), ("", "a"),
-    ("a b c d e", "e d c b a"), ("Übermensch 42nd", "42nd street"), ("it's", "it s"),
-])
+@pytest.mark.parametrize(
+    "prediction,reference",
+    [
+        ("red dog big", "big red dog"),
+        ("The cat, the hat!", "the hat the cat"),
+        ("x", "y"),
+        ("", "a"),
+        ("a b c d e", "e d c b a"),
+        ("Übermensch 42nd", "42nd street"),
+        ("it's", "it s"),
+    ],
+)
 def test_rouge_l_equals_rouge_score_definition(prediction, reference):
     assert rouge_l(prediction, [reference]) == pytest.approx(reference_rouge_l(prediction, reference))
 
@@ -232,9 +279,16 @@ def test_rouge_l_takes_the_best_reference():
 
 # --- OpenBookQA: accuracy = chosen label equals the gold label ----------------------------------------------------
 
+
 def test_openbookqa_accuracy_is_label_match():
     choices = [{"label": label, "text": text} for label, text in zip("ABCD", ["rain", "sun", "wind", "snow"])]
-    cases = [("C", "C", 1.0), ("(c)", "C", 1.0), ("wind", "C", 1.0), ("The answer is D", "C", 0.0),
-             ("A or B", "C", 0.0), ("", "C", 0.0)]
+    cases = [
+        ("C", "C", 1.0),
+        ("(c)", "C", 1.0),
+        ("wind", "C", 1.0),
+        ("The answer is D", "C", 0.0),
+        ("A or B", "C", 0.0),
+        ("", "C", 0.0),
+    ]
     for prediction, gold, expected in cases:
         assert score_prediction(prediction, [gold], choices)["accuracy"] == expected, prediction

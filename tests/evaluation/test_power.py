@@ -11,8 +11,16 @@ import pytest
 
 from playground.cli import main
 from playground.evaluation.power import (
-    REASONABLE_N, detectable_text, mcnemar_detectable_difference, mcnemar_power, mcnemar_sample_size, needed_text,
-    paired_detectable_difference, paired_sample_size, plan_from_baseline, plan_from_scores,
+    REASONABLE_N,
+    detectable_text,
+    mcnemar_detectable_difference,
+    mcnemar_power,
+    mcnemar_sample_size,
+    needed_text,
+    paired_detectable_difference,
+    paired_sample_size,
+    plan_from_baseline,
+    plan_from_scores,
 )
 
 
@@ -25,7 +33,7 @@ def test_mcnemar_sample_size_reproduces_connor_1987():
     # the formula by hand, so the rounding is checked too
     z_a, z_b = NormalDist().inv_cdf(0.975), NormalDist().inv_cdf(0.80)
     psi, delta = 0.25, 0.05
-    by_hand = (z_a * math.sqrt(psi) + z_b * math.sqrt(psi - delta ** 2)) ** 2 / delta ** 2
+    by_hand = (z_a * math.sqrt(psi) + z_b * math.sqrt(psi - delta**2)) ** 2 / delta**2
     assert mcnemar_sample_size(p10=0.10, p01=0.15) == math.ceil(by_hand)
     assert mcnemar_sample_size(0.1, 0.1) is None  # no difference: no sample size detects it
 
@@ -40,7 +48,7 @@ def test_mcnemar_power_and_detectable_difference_invert_the_size():
 
 def test_paired_t_size_follows_guenther_and_inverts():
     z_a, z_b = NormalDist().inv_cdf(0.975), NormalDist().inv_cdf(0.80)
-    expected = math.ceil(((z_a + z_b) * 0.3 / 0.1) ** 2 + z_a ** 2 / 2)  # 70.6 + 1.9 -> 73
+    expected = math.ceil(((z_a + z_b) * 0.3 / 0.1) ** 2 + z_a**2 / 2)  # 70.6 + 1.9 -> 73
     assert paired_sample_size(0.1, 0.3) == expected == 73
     assert paired_detectable_difference(73, 0.3) <= 0.1 < paired_detectable_difference(72, 0.3)
 
@@ -56,8 +64,9 @@ def test_plans_from_pilot_scores_say_when_the_sample_is_too_small():
     assert em["verdict"].startswith("large enough") == (20 >= em["n_needed"])
     f1 = plans["f1"]
     assert not f1["binary"] and f1["n_needed"] == paired_sample_size(f1["observed_diff"], f1["sd_diff"])
-    tiny = plan_from_scores({"q1": {"em": 0.0}, "q2": {"em": 1.0}}, {"q1": {"em": 1.0}, "q2": {"em": 1.0}},
-                            difference=0.05)["em"]
+    tiny = plan_from_scores(
+        {"q1": {"em": 0.0}, "q2": {"em": 1.0}}, {"q1": {"em": 1.0}, "q2": {"em": 1.0}}, difference=0.05
+    )["em"]
     assert tiny["verdict"].startswith("too small to conclude")
 
 

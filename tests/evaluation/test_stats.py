@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 
 from playground.evaluation.stats import (
-    EXACT_PERMUTATION_LIMIT, bootstrap_interval, compare_paired, mcnemar_exact, mean_ci, sign_flip_p_value,
+    EXACT_PERMUTATION_LIMIT,
+    bootstrap_interval,
+    compare_paired,
+    mcnemar_exact,
+    mean_ci,
+    sign_flip_p_value,
 )
 
 
@@ -23,8 +28,9 @@ def test_mcnemar_hand_worked():
     assert mcnemar_exact(1, 4) == pytest.approx(2 * (1 + 5) / 32)
 
 
-@pytest.mark.parametrize("table", [(10, 0, 5, 3), (4, 7, 1, 9), (0, 12, 12, 0), (30, 25, 9, 40), (2, 1, 0, 2),
-                                   (50, 60, 40, 100)])
+@pytest.mark.parametrize(
+    "table", [(10, 0, 5, 3), (4, 7, 1, 9), (0, 12, 12, 0), (30, 25, 9, 40), (2, 1, 0, 2), (50, 60, 40, 100)]
+)
 def test_mcnemar_matches_scipy_binomtest(table):
     stats = pytest.importorskip("scipy.stats")
     a, b = _binary_runs(*table)
@@ -98,10 +104,20 @@ def test_bootstrap_interval_covers_true_difference_and_is_seeded():
 
 
 def test_wins_ties_losses_and_flipped_ids():
-    a = {"q1": {"em": 0.0, "f1": 0.5}, "q2": {"em": 1.0, "f1": 1.0}, "q3": {"em": 1.0, "f1": 1.0},
-         "q4": {"em": 0.0, "f1": 0.2}, "only_a": {"em": 1.0, "f1": 1.0}}
-    b = {"q1": {"em": 1.0, "f1": 1.0}, "q2": {"em": 0.0, "f1": 0.4}, "q3": {"em": 1.0, "f1": 1.0},
-         "q4": {"em": 0.0, "f1": 0.6}, "only_b": {"em": 0.0, "f1": 0.0}}
+    a = {
+        "q1": {"em": 0.0, "f1": 0.5},
+        "q2": {"em": 1.0, "f1": 1.0},
+        "q3": {"em": 1.0, "f1": 1.0},
+        "q4": {"em": 0.0, "f1": 0.2},
+        "only_a": {"em": 1.0, "f1": 1.0},
+    }
+    b = {
+        "q1": {"em": 1.0, "f1": 1.0},
+        "q2": {"em": 0.0, "f1": 0.4},
+        "q3": {"em": 1.0, "f1": 1.0},
+        "q4": {"em": 0.0, "f1": 0.6},
+        "only_b": {"em": 0.0, "f1": 0.0},
+    }
     result = compare_paired(a, b)
     assert result["n"] == 4 and result["question_ids"] == ["q1", "q2", "q3", "q4"]
     em, f1 = result["metrics"]["em"], result["metrics"]["f1"]

@@ -7,9 +7,17 @@ import os
 
 from hypothesis import HealthCheck, settings
 
-_COMMON = dict(deadline=None, database=None, print_blob=True,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                      HealthCheck.data_too_large, HealthCheck.filter_too_much])
+_COMMON = dict(
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
 
 settings.register_profile("fast", max_examples=40, derandomize=True, **_COMMON)
 settings.register_profile("deep", max_examples=300, derandomize=True, **_COMMON)

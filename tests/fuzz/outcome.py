@@ -40,6 +40,7 @@ class Outcome:
 @contextmanager
 def bounded(seconds: int = TIME_LIMIT_S, headroom: int = MEMORY_HEADROOM) -> Iterator[None]:
     """SIGALRM after `seconds`, and RLIMIT_AS at the current address space plus `headroom` (a MemoryError past it)."""
+
     def alarm(signum, frame):
         raise TookTooLong(f"still running after {seconds} s")
 

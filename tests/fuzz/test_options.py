@@ -25,15 +25,61 @@ from tests.store.test_integrity import make_workspace
 SERVES = {("app",), ("demo",)}
 EXAMPLES_PER_COMMAND = {"fast": 5, "deep": 40}[os.environ.get("HYPOTHESIS_PROFILE", "fast")]
 
-HOSTILE_TEXT = ["", " ", "-", "x" * 100_000, "\x1b[2J\x1b]0;title\x07", "a\nb", "\r", "\t", "\x7f\x9b",
-                "\udcff", "caf\udce9", "../" * 8 + "x", ".", "..", "/", "sub/", "missing/dir/x.json", "x" * 300,
-                "%s%n{0}{{x}}", "*", "q1\x00"[:-1] + "\u202e", "NaN", "-1", "1e999", "k=0..4999", "a=b=c"]
-HOSTILE_NUMBERS = ["nan", "NaN", "inf", "-inf", "0", "-0", "-1", "-5", str(10**30), "-" + str(10**30), "1e-300",
-                   "1e308", "0.5", "2000000000", "9223372036854775808", "", "x", "1_000"]
+HOSTILE_TEXT = [
+    "",
+    " ",
+    "-",
+    "x" * 100_000,
+    "\x1b[2J\x1b]0;title\x07",
+    "a\nb",
+    "\r",
+    "\t",
+    "\x7f\x9b",
+    "\udcff",
+    "caf\udce9",
+    "../" * 8 + "x",
+    ".",
+    "..",
+    "/",
+    "sub/",
+    "missing/dir/x.json",
+    "x" * 300,
+    "%s%n{0}{{x}}",
+    "*",
+    "q1\x00"[:-1] + "\u202e",
+    "NaN",
+    "-1",
+    "1e999",
+    "k=0..4999",
+    "a=b=c",
+]
+HOSTILE_NUMBERS = [
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "0",
+    "-0",
+    "-1",
+    "-5",
+    str(10**30),
+    "-" + str(10**30),
+    "1e-300",
+    "1e308",
+    "0.5",
+    "2000000000",
+    "9223372036854775808",
+    "",
+    "x",
+    "1_000",
+]
 # Text drawn freely: any character a command line can hold (argv cannot carry NUL; an undecodable byte arrives as a
 # lone surrogate U+DC80..U+DCFF by Python's surrogateescape).
-ARGV_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
-                    | st.characters(min_codepoint=0xDC80, max_codepoint=0xDCFF), max_size=40)
+ARGV_TEXT = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
+    | st.characters(min_codepoint=0xDC80, max_codepoint=0xDCFF),
+    max_size=40,
+)
 
 
 def commands(parser: argparse.ArgumentParser, path: tuple = ()) -> list[tuple[tuple, argparse.ArgumentParser]]:
@@ -80,12 +126,29 @@ def base(tmp_path_factory):
     server = OpenAIServer().start()
     model = f"openai:fuzz@{server.url}"
     fillers = {  # a usable value for each argument a command needs, by its dest
-        "dataset": "tiny", "question": "q1", "question_id": "q1", "run": run_ids[0], "run_a": run_ids[0], "run_b": run_ids[1],
-        "run_id": run_ids[0], "runs": run_ids[:2], "session": "study", "name": "fuzzed", "text": "a note",
-        "prompt": "What is the capital of France?", "query": "capital of France", "format": "jsonl",
+        "dataset": "tiny",
+        "question": "q1",
+        "question_id": "q1",
+        "run": run_ids[0],
+        "run_a": run_ids[0],
+        "run_b": run_ids[1],
+        "run_id": run_ids[0],
+        "runs": run_ids[:2],
+        "session": "study",
+        "name": "fuzzed",
+        "text": "a note",
+        "prompt": "What is the capital of France?",
+        "query": "capital of France",
+        "format": "jsonl",
         "path": str(Path(__file__).resolve().parents[1] / "fixtures" / "datasets" / "jsonl" / "questions.jsonl"),
-        "url": "http://127.0.0.1:8501/runs?session=study", "ref": "fuzzed", "sweep": "temperature=0,0.5",
-        "output": "out.json", "model": model, "judge_model": model, "sample": "1", "template": "direct-short-answer",
+        "url": "http://127.0.0.1:8501/runs?session=study",
+        "ref": "fuzzed",
+        "sweep": "temperature=0,0.5",
+        "output": "out.json",
+        "model": model,
+        "judge_model": model,
+        "sample": "1",
+        "template": "direct-short-answer",
         "program": "direct",
     }
     files = {("session", "import"): {"file": str(session_file)}, ("score",): {"file": str(predictions)}}
@@ -98,8 +161,9 @@ def base(tmp_path_factory):
             os.environ[key] = value
 
 
-def argv_for(words: tuple, parser: argparse.ArgumentParser, base: dict, target: argparse.Action, value: str,
-             db: Path) -> list[str]:
+def argv_for(
+    words: tuple, parser: argparse.ArgumentParser, base: dict, target: argparse.Action, value: str, db: Path
+) -> list[str]:
     """The command with `value` for `target`, a usable value for each other argument it needs (and for --model,
     --judge-model, --sample and --program, so that no example loads the local model), and --db."""
     fillers = {**base["fillers"], **base["files"].get(words, {})}
@@ -109,8 +173,12 @@ def argv_for(words: tuple, parser: argparse.ArgumentParser, base: dict, target: 
             continue
         if action is target:
             given_value = [value]
-        elif action.required or (not action.option_strings and action.nargs != "?") or action.dest in (
-                "model", "judge_model", "sample", "program", "dataset") and action.dest in fillers:
+        elif (
+            action.required
+            or (not action.option_strings and action.nargs != "?")
+            or action.dest in ("model", "judge_model", "sample", "program", "dataset")
+            and action.dest in fillers
+        ):
             if action.dest not in fillers:
                 pytest.fail(f"`{' '.join(words)}` needs {action.dest}: add a usable value to the fillers")
             filler = fillers[action.dest]
@@ -119,8 +187,11 @@ def argv_for(words: tuple, parser: argparse.ArgumentParser, base: dict, target: 
             continue
         if action.option_strings:
             for item in given_value:
-                argv += [action.option_strings[-1], item] if not item.startswith("-") or not item[1:2].isalpha() \
+                argv += (
+                    [action.option_strings[-1], item]
+                    if not item.startswith("-") or not item[1:2].isalpha()
                     else [f"{action.option_strings[-1]}={item}"]
+                )
         else:
             argv += ["--", *given_value] if value.startswith("-") and action is target else given_value
     if target.dest == "db":

@@ -112,8 +112,11 @@ def span_cycle(payload: dict, index: int, length: int) -> str:
     """Parents in a loop among `length` spans of one trace (1: a span its own parent)."""
     spans = payload["spans"]
     first = spans[index % len(spans)]
-    trace = [s for s in spans if (s["run_id"], s["question_id"], s["repeat"])
-             == (first["run_id"], first["question_id"], first["repeat"])][:length]
+    trace = [
+        s
+        for s in spans
+        if (s["run_id"], s["question_id"], s["repeat"]) == (first["run_id"], first["question_id"], first["repeat"])
+    ][:length]
     for span, parent in zip(trace, trace[1:] + trace[:1]):
         span["parent_id"] = parent["id"]
     return f"a loop of {len(trace)} spans"

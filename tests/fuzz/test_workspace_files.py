@@ -53,18 +53,25 @@ def other_program_file(path: Path, journal: str, application_id: int, tables: in
 @st.composite
 def damaged_files(draw, real_bytes: bytes):
     """(what, bytes or None for another program's database, and its settings)."""
-    kind = draw(st.sampled_from(["random bytes", "truncated", "page overwritten", "bytes flipped", "other program",
-                                 "text", "header only"]))
+    kind = draw(
+        st.sampled_from(
+            ["random bytes", "truncated", "page overwritten", "bytes flipped", "other program", "text", "header only"]
+        )
+    )
     pages = len(real_bytes) // PAGE
     if kind == "random bytes":
         return kind, draw(st.binary(min_size=0, max_size=3 * PAGE)), None
     if kind == "truncated":
-        return kind, real_bytes[:draw(st.integers(1, len(real_bytes) - 1))], None
+        return kind, real_bytes[: draw(st.integers(1, len(real_bytes) - 1))], None
     if kind == "page overwritten":
         page = draw(st.integers(0, pages - 1))
         filler = draw(st.sampled_from(["random", "zeros", "ones"]))
         content = {"random": random.Random(page).randbytes(PAGE), "zeros": bytes(PAGE), "ones": b"\xff" * PAGE}[filler]
-        return f"page {page} overwritten ({filler})", real_bytes[:page * PAGE] + content + real_bytes[(page + 1) * PAGE:], None
+        return (
+            f"page {page} overwritten ({filler})",
+            real_bytes[: page * PAGE] + content + real_bytes[(page + 1) * PAGE :],
+            None,
+        )
     if kind == "bytes flipped":
         damaged = bytearray(real_bytes)
         offsets = draw(st.lists(st.integers(0, len(real_bytes) - 1), min_size=1, max_size=8))
@@ -72,8 +79,11 @@ def damaged_files(draw, real_bytes: bytes):
             damaged[offset] ^= 0xFF
         return f"bytes flipped at {offsets}", bytes(damaged), None
     if kind == "other program":
-        settings = (draw(st.sampled_from(["DELETE", "WAL"])), draw(st.sampled_from([0, 1, 0x5A5A5A5A])),
-                    draw(st.integers(1, 2)))  # with no table and no id it is an empty, new workspace
+        settings = (
+            draw(st.sampled_from(["DELETE", "WAL"])),
+            draw(st.sampled_from([0, 1, 0x5A5A5A5A])),
+            draw(st.integers(1, 2)),
+        )  # with no table and no id it is an empty, new workspace
         return f"another program's SQLite file {settings}", None, settings
     if kind == "text":
         return kind, draw(st.sampled_from(['{"notes": ["buy milk"]}\n', "\n\n", "id,text\n1,milk\n"])).encode(), None

@@ -26,13 +26,37 @@ def llama_server(tmp_path_factory):
     port = free_port()
     key = f"sk-test-{uuid.uuid4().hex}"
     log = tmp_path_factory.mktemp("llama_server") / "server.log"
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path()), "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", "2048", "--api_key", key, "--model_alias", "smollm2",
-               "--n_threads", "1", "--n_threads_batch", "1"]  # idle OpenMP threads spin on a busy 2-core machine
+    command = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(smollm2_path()),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "2048",
+        "--api_key",
+        key,
+        "--model_alias",
+        "smollm2",
+        "--n_threads",
+        "1",
+        "--n_threads_batch",
+        "1",
+    ]  # idle OpenMP threads spin on a busy 2-core machine
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        with served("llama_cpp.server", command, f"{url}/models", log, SERVER_START_TIMEOUT_S,
-                    headers={"Authorization": f"Bearer {key}"}):
+        with served(
+            "llama_cpp.server",
+            command,
+            f"{url}/models",
+            log,
+            SERVER_START_TIMEOUT_S,
+            headers={"Authorization": f"Bearer {key}"},
+        ):
             yield {"url": url, "key": key, "port": port}
     except RuntimeError as error:
         pytest.fail(str(error))
@@ -67,8 +91,9 @@ class CohereStub:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 - http.server naming
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                stub.requests.append({"path": self.path, "headers": dict(self.headers),
-                                      "json": json.loads(body or b"{}")})
+                stub.requests.append(
+                    {"path": self.path, "headers": dict(self.headers), "json": json.loads(body or b"{}")}
+                )
                 if self.path != "/v2/chat":
                     status, payload, headers = 404, {"message": f"no route {self.path}"}, {}
                 else:

@@ -24,7 +24,10 @@ def test_second_call_is_a_hit_with_the_same_text(workspace, smollm2):
     assert first.cached is False and second.cached is True
     assert second.text == first.text and second.samples == first.samples
     assert (second.prompt_tokens, second.completion_tokens, second.model_id) == (
-        first.prompt_tokens, first.completion_tokens, first.model_id)
+        first.prompt_tokens,
+        first.completion_tokens,
+        first.model_id,
+    )
     assert rows(workspace) == 1
 
 

@@ -29,14 +29,17 @@ def test_a_good_answer_carries_text_tokens_and_model(server):
     assert completion.prompt_tokens == 6 and completion.completion_tokens == 1
 
 
-@pytest.mark.parametrize("mode, words", [
-    ("empty", "the server answered with no choices"),
-    ("null", "no text (message content is null, finish_reason 'content_filter')"),
-    ("html", "an HTML page, not JSON: 502 Bad Gateway: Bad Gateway The upstream server sent an invalid response."),
-    ("badjson", "invalid JSON"),
-    ("reset", "connection failed"),
-    ("html502", "HTTP 502: an HTML page (502 Bad Gateway"),
-])
+@pytest.mark.parametrize(
+    "mode, words",
+    [
+        ("empty", "the server answered with no choices"),
+        ("null", "no text (message content is null, finish_reason 'content_filter')"),
+        ("html", "an HTML page, not JSON: 502 Bad Gateway: Bad Gateway The upstream server sent an invalid response."),
+        ("badjson", "invalid JSON"),
+        ("reset", "connection failed"),
+        ("html502", "HTTP 502: an HTML page (502 Bad Gateway"),
+    ],
+)
 def test_a_misbehaving_server_gives_up_after_the_bounded_attempts(server, mode, words):
     model = load_model(server.spec(mode), retry=FAST_RETRIES)
     with pytest.raises(ModelError) as caught:
@@ -58,8 +61,14 @@ def test_the_question_deadline_bounds_every_attempt_and_wait(server):
     server.delay_s = 4.0
     model = load_model(server.spec(), retry=RetryPolicy(max_attempts=10, timeout_s=60))
     started = time.monotonic()
-    with question_deadline(0.5), pytest.raises(ModelError, match=r"no complete answer within 0.5 s \(0 bytes "
-                                                                 r"received\); gave up at the deadline"):
+    with (
+        question_deadline(0.5),
+        pytest.raises(
+            ModelError,
+            match=r"no complete answer within 0.5 s \(0 bytes "
+            r"received\); gave up at the deadline",
+        ),
+    ):
         model.generate(MESSAGES, GenerationParams(max_tokens=8))
     assert time.monotonic() - started < 3.0
 

@@ -19,8 +19,9 @@ FAST = RetryPolicy(max_attempts=3, base_delay_s=0.01, timeout_s=5)
 def test_chat_reply_is_parsed_and_the_request_is_cohere_v2(cohere_stub):
     cohere_stub.script = [(200, cohere_reply("Paris.", input_tokens=9, output_tokens=2), {})]
     model = load_model("cohere:command-r", retry=FAST)
-    completion = model.generate(MESSAGES, GenerationParams(max_tokens=7, stop=("\n",), temperature=0.3, top_p=0.9,
-                                                           seed=4))
+    completion = model.generate(
+        MESSAGES, GenerationParams(max_tokens=7, stop=("\n",), temperature=0.3, top_p=0.9, seed=4)
+    )
     assert completion.text == "Paris."
     assert completion.finish_reason == "stop"
     assert (completion.prompt_tokens, completion.completion_tokens) == (209, 2)  # usage.tokens, not billed_units
@@ -31,7 +32,12 @@ def test_chat_reply_is_parsed_and_the_request_is_cohere_v2(cohere_stub):
     body = request["json"]
     assert body["model"] == "command-r" and body["messages"] == MESSAGES
     assert (body["max_tokens"], body["stop_sequences"], body["temperature"], body["p"], body["seed"]) == (
-        7, ["\n"], 0.3, 0.9, 4)
+        7,
+        ["\n"],
+        0.3,
+        0.9,
+        4,
+    )
 
 
 def test_rate_limit_then_success_is_retried(cohere_stub):

@@ -20,8 +20,10 @@ def build_messages(passages: list[dict]) -> list[dict]:
 
 
 def passage(i: int, sentences: int) -> dict:
-    text = " ".join(f"Sentence {j} of passage {i} talks about town number {i * 100 + j} and its old bridge."
-                    for j in range(sentences))
+    text = " ".join(
+        f"Sentence {j} of passage {i} talks about town number {i * 100 + j} and its old bridge."
+        for j in range(sentences)
+    )
     return {"id": f"p{i}", "title": f"Town {i}", "text": text, "score": 1.0 / (i + 1), "rank": i + 1}
 
 

@@ -42,8 +42,14 @@ def hostile(tmp_path_factory):
 
 def cli(db, *argv, timeout=120) -> subprocess.CompletedProcess:
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "playground", *argv, "--db", str(db)], capture_output=True,
-                          text=True, env=environment, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "playground", *argv, "--db", str(db)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 def tiny_db(path: Path) -> Path:
@@ -55,8 +61,20 @@ def tiny_db(path: Path) -> Path:
 
 def test_a_trickling_answer_is_a_recorded_error_and_the_run_ends_within_its_timeout(hostile, tmp_path):
     db = tiny_db(tmp_path / "trickle.db")
-    done = cli(db, "run", "--dataset", "tiny", "--sample", "1", "--model", f"openai:trickle@{hostile}",
-               "--max-tokens", "8", "--timeout", "10")
+    done = cli(
+        db,
+        "run",
+        "--dataset",
+        "tiny",
+        "--sample",
+        "1",
+        "--model",
+        f"openai:trickle@{hostile}",
+        "--max-tokens",
+        "8",
+        "--timeout",
+        "10",
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     listed = cli(db, "runs", "--json")
     (run,) = json.loads(listed.stdout)
@@ -132,8 +150,14 @@ def test_a_huge_body_and_a_gzip_bomb_are_recorded_errors_and_memory_stays_under_
     """Peak memory of a fresh process (this one has held other things) as its VmHWM, the peak of its own pages."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     environment.pop("PLAYGROUND_MAX_RESPONSE_BYTES", None)
-    done = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, str(tmp_path / "peak.db"), hostile], capture_output=True,
-                          text=True, timeout=300, cwd=ROOT, env=environment)
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK_SCRIPT, str(tmp_path / "peak.db"), hostile],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env=environment,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     for mode in ("huge", "gzipbomb"):
@@ -149,8 +173,7 @@ def test_a_trickling_judge_records_judge_errors_within_its_deadline(hostile, tin
 
     run_id = make_run(tiny_workspace, {"q1": "Paris", "q2": "Berlin"})
     started = time.monotonic()
-    report = judge_run_reference(tiny_workspace, run_id, JudgeConfig(model=f"openai:trickle@{hostile}"),
-                                 deadline_s=3)
+    report = judge_run_reference(tiny_workspace, run_id, JudgeConfig(model=f"openai:trickle@{hostile}"), deadline_s=3)
     elapsed = time.monotonic() - started
     judgments = list_judgments(tiny_workspace, run_id, kind="reference")
     assert report["n_failed"] == 2 and len(judgments) == 2
@@ -282,8 +305,9 @@ class ForwardProxy:
             def do_POST(self):  # noqa: N802 - http.server naming
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 proxy.forwarded.append(self.path)
-                request = urllib.request.Request(self.path, data=body, method="POST",
-                                                 headers={"Content-Type": "application/json"})
+                request = urllib.request.Request(
+                    self.path, data=body, method="POST", headers={"Content-Type": "application/json"}
+                )
                 with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request, timeout=10) as answer:
                     data = answer.read()
                 send_payload(self, answer.status, data)
@@ -324,10 +348,21 @@ def test_playground_judge_takes_a_timeout_per_judgment(hostile, tmp_path):
     save_dataset(workspace, "tiny", tiny_dataset())
     run_id = make_run(workspace, {"q1": "Paris"})
     workspace.close()
-    done = cli(tmp_path / "judge.db", "judge", "reference", run_id, "--judge-model", f"openai:trickle@{hostile}",
-               "--timeout", "2", "--json")
+    done = cli(
+        tmp_path / "judge.db",
+        "judge",
+        "reference",
+        run_id,
+        "--judge-model",
+        f"openai:trickle@{hostile}",
+        "--timeout",
+        "2",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
     assert report["n_failed"] == 1 and "no complete answer within 2 s (" in report["items"][0]["reasons"][0]
     refused = cli(tmp_path / "judge.db", "judge", "reference", run_id, "--timeout", "0")
-    assert refused.returncode != 0 and "--timeout must be more than 0 and at most 86,400 seconds, got 0" in refused.stderr
+    assert (
+        refused.returncode != 0 and "--timeout must be more than 0 and at most 86,400 seconds, got 0" in refused.stderr
+    )

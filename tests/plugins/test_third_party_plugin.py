@@ -90,8 +90,9 @@ def register_metrics(register):
 
 
 def _project_status() -> str:
-    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=REPO, capture_output=True,
-                          text=True, check=True).stdout
+    return subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout
 
 
 @pytest.fixture(scope="module")
@@ -100,10 +101,14 @@ def acme(tmp_path_factory):
     target folder; the project's own files before and after."""
     before = _project_status()
     root = tmp_path_factory.mktemp("acme")
-    good = write_distribution(root / "src", "playground-acme", {"playground_acme.py": ACME}, entry_point="acme",
-                              version="1.2.0")
-    broken = write_distribution(root / "src", "playground-acme-broken", {
-        "playground_acme_broken.py": 'raise ImportError("acme-broken needs a library that is not installed")\n'})
+    good = write_distribution(
+        root / "src", "playground-acme", {"playground_acme.py": ACME}, entry_point="acme", version="1.2.0"
+    )
+    broken = write_distribution(
+        root / "src",
+        "playground-acme-broken",
+        {"playground_acme_broken.py": 'raise ImportError("acme-broken needs a library that is not installed")\n'},
+    )
     target = root / "site"
     install([good, broken], target)
     server = OpenAIServer().start()
@@ -112,8 +117,7 @@ def acme(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_a_third_party_plugin_adds_a_retriever_a_provider_and_a_metric_everywhere(acme, tiny_workspace,
-                                                                                monkeypatch):
+def test_a_third_party_plugin_adds_a_retriever_a_provider_and_a_metric_everywhere(acme, tiny_workspace, monkeypatch):
     target, server, db = acme["target"], acme["server"], str(tiny_workspace.path)
     env = {"ACME_URL": server.url, "ACME_API_KEY": "acme-secret-key-5678"}
 
@@ -133,14 +137,45 @@ def test_a_third_party_plugin_adds_a_retriever_a_provider_and_a_metric_everywher
     assert registered(report, "providers", "acme")["distribution"] == "playground-acme"
 
     # A parameter named like hybrid's `c` keeps this kind's own (open) bounds.
-    hits = cli_json(target, "retrieve", "--db", db, "--dataset", "tiny", "--retriever", "acme-overlap",
-                    "--param", "c=-5", "-k", "1", "capital of France")["hits"]
+    hits = cli_json(
+        target,
+        "retrieve",
+        "--db",
+        db,
+        "--dataset",
+        "tiny",
+        "--retriever",
+        "acme-overlap",
+        "--param",
+        "c=-5",
+        "-k",
+        "1",
+        "capital of France",
+    )["hits"]
     assert hits[0]["id"] == "p1" and hits[0]["score"] == -2.0  # "capital", "of", "france" shared; offset -5
     run_ids = []
     for k in ("1", "2"):
-        done = cli_json(target, "run", "--db", db, "--dataset", "tiny", "--program", "rag", "--retriever",
-                        "acme-overlap", "-k", k, "--model", "acme:acme-large", "--sample", "3", "--max-tokens", "8",
-                        env=env)
+        done = cli_json(
+            target,
+            "run",
+            "--db",
+            db,
+            "--dataset",
+            "tiny",
+            "--program",
+            "rag",
+            "--retriever",
+            "acme-overlap",
+            "-k",
+            k,
+            "--model",
+            "acme:acme-large",
+            "--sample",
+            "3",
+            "--max-tokens",
+            "8",
+            env=env,
+        )
         assert done["errors"] == 0 and "acme_chars" in done["metrics"], done
         run_ids.append(done["run_id"])
     assert "acme_chars" in cli(target, "runs", "--db", db).stdout.splitlines()[0]

@@ -12,5 +12,11 @@ def make_context(workspace, model, template_name: str, max_tokens: int = 8, **fi
     """A context as a run builds it: the named template saved as a prompt version, small max_tokens."""
     template = load_template(template_name)
     version = save_prompt_version(workspace, template)
-    return StepContext(workspace=workspace, model=model, params=GenerationParams(max_tokens=max_tokens),
-                       templates={"main": template}, prompt_versions={"main": version}, **fields)
+    return StepContext(
+        workspace=workspace,
+        model=model,
+        params=GenerationParams(max_tokens=max_tokens),
+        templates={"main": template},
+        prompt_versions={"main": version},
+        **fields,
+    )

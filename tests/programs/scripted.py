@@ -24,8 +24,15 @@ class ScriptedModel:
         prompt = "\n".join(m["content"] for m in messages)
         self.calls.append((prompt, params))
         text = self.reply(prompt, params)
-        return Completion(text=text, finish_reason="stop", prompt_tokens=len(prompt.split()),
-                          completion_tokens=len(text.split()), latency_s=0.0, model_id=self.spec, samples=[text])
+        return Completion(
+            text=text,
+            finish_reason="stop",
+            prompt_tokens=len(prompt.split()),
+            completion_tokens=len(text.split()),
+            latency_s=0.0,
+            model_id=self.spec,
+            samples=[text],
+        )
 
 
 def queue(*replies: str) -> Callable[[str, GenerationParams], str]:
@@ -47,8 +54,14 @@ def program_context(workspace, model, program, max_tokens: int = 6, templates: d
     refs = {**program.default_templates, **(templates or {})}
     loaded = {role: load_template(ref) for role, ref in refs.items()}
     versions = {role: save_prompt_version(workspace, template) for role, template in loaded.items()}
-    return StepContext(workspace=workspace, model=model, params=GenerationParams(max_tokens=max_tokens),
-                       templates=loaded, prompt_versions=versions, **fields)
+    return StepContext(
+        workspace=workspace,
+        model=model,
+        params=GenerationParams(max_tokens=max_tokens),
+        templates=loaded,
+        prompt_versions=versions,
+        **fields,
+    )
 
 
 def children(spans, parent) -> list:

@@ -13,13 +13,14 @@ from playground.programs.direct import direct
 from playground.programs.modifiers import nearest_examples, with_modifiers
 from playground.plugins import ProgramKind
 from playground.runs import RunConfig, start_run
-from playground.store.demonstrations import (get_demonstration_set,
-                                             list_demonstration_sets, save_demonstration_set)
+from playground.store.demonstrations import get_demonstration_set, list_demonstration_sets, save_demonstration_set
 from tests.plugins.helpers import register_during_test
 from playground.store.runs import get_results, get_spans
 
-EXAMPLES = [{"question": "What is the capital of Italy?", "answer": "Rome"},
-            {"question": "Who wrote Hamlet?", "answer": "Shakespeare"}]
+EXAMPLES = [
+    {"question": "What is the capital of Italy?", "answer": "Rome"},
+    {"question": "Who wrote Hamlet?", "answer": "Shakespeare"},
+]
 
 
 def test_sets_are_versioned_by_content_and_addressed_by_name_version_or_id(workspace):
@@ -49,17 +50,32 @@ def test_bad_names_and_examples_are_refused_with_the_reason(workspace):
 
 
 def _config(**changes) -> RunConfig:
-    values = dict(dataset="tiny", program="rag", templates={"main": "rag-short-answer"}, retriever="bm25", k=1,
-                  params=GenerationParams(max_tokens=6), sample=5, seed=0)
+    values = dict(
+        dataset="tiny",
+        program="rag",
+        templates={"main": "rag-short-answer"},
+        retriever="bm25",
+        k=1,
+        params=GenerationParams(max_tokens=6),
+        sample=5,
+        seed=0,
+    )
     values.update(changes)
     return RunConfig(**values)
 
 
 @pytest.mark.slow
-def test_bootstrapped_demonstrations_from_one_run_are_used_by_dynamic_few_shot_in_another(tiny_workspace, smollm2,
-                                                                                          request):
-    made = bootstrap_demonstrations(tiny_workspace, _config(options={"examples": EXAMPLES}), "tiny-train",
-                                    metric="cover_em", threshold=1.0, model=smollm2)
+def test_bootstrapped_demonstrations_from_one_run_are_used_by_dynamic_few_shot_in_another(
+    tiny_workspace, smollm2, request
+):
+    made = bootstrap_demonstrations(
+        tiny_workspace,
+        _config(options={"examples": EXAMPLES}),
+        "tiny-train",
+        metric="cover_em",
+        threshold=1.0,
+        model=smollm2,
+    )
     results = get_results(tiny_workspace, made["run_id"])
     correct = [r["question_id"] for r in results if r["scores"]["cover_em"] >= 1.0]
     stored = made["set"]
@@ -74,10 +90,18 @@ def test_bootstrapped_demonstrations_from_one_run_are_used_by_dynamic_few_shot_i
     assert demonstrations_from_run(tiny_workspace, made["run_id"], "cover_em")[0] == stored["examples"]
 
     register_during_test(request, ProgramKind("direct-with-modifiers", with_modifiers(direct)))
-    few_shot = start_run(tiny_workspace, RunConfig(
-        dataset="tiny", program="direct-with-modifiers", templates={"main": "few-shot"},
-        params=GenerationParams(max_tokens=4), question_ids=["q2", "q4"],
-        options={"demonstrations": "tiny-train", "shots": 2}), model=smollm2)
+    few_shot = start_run(
+        tiny_workspace,
+        RunConfig(
+            dataset="tiny",
+            program="direct-with-modifiers",
+            templates={"main": "few-shot"},
+            params=GenerationParams(max_tokens=4),
+            question_ids=["q2", "q4"],
+            options={"demonstrations": "tiny-train", "shots": 2},
+        ),
+        model=smollm2,
+    )
     assert few_shot.status == "done" and few_shot.n == 2
     pool = stored["examples"]
     for question_id in ("q2", "q4"):

@@ -26,8 +26,10 @@ def test_reciprocal_rank_fusion_sums_one_over_k_plus_rank():
 
 
 def test_combsum_adds_min_max_normalised_scores():
-    rankings = [("q1", [_passage("a", 10.0), _passage("b", 6.0), _passage("c", 2.0)]),
-                ("q2", [_passage("c", 0.9), _passage("a", 0.1)])]
+    rankings = [
+        ("q1", [_passage("a", 10.0), _passage("b", 6.0), _passage("c", 2.0)]),
+        ("q2", [_passage("c", 0.9), _passage("a", 0.1)]),
+    ]
     scores = {p["id"]: p["score"] for p in fuse(rankings, "combsum")}
     assert scores["a"] == pytest.approx(1.0 + 0.0)
     assert scores["b"] == pytest.approx((6 - 2) / (10 - 2))
@@ -37,15 +39,23 @@ def test_combsum_adds_min_max_normalised_scores():
 
 
 def test_parse_query_takes_the_first_line_without_prefix():
-    assert parse_query("Query: \"Seine river\"\nmore text") == "Seine river"
+    assert parse_query('Query: "Seine river"\nmore text') == "Seine river"
     assert parse_query("\n\n") == ""
 
 
 @pytest.mark.slow
 def test_fusion_with_the_real_model_samples_queries_and_shows_which_query_found_which_passage(tiny_workspace, smollm2):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
-    context = program_context(tiny_workspace, smollm2, fusion, max_tokens=4, retriever=retriever, corpus="tiny", k=2,
-                              options={"queries": 2, "step_max_tokens": 8})
+    context = program_context(
+        tiny_workspace,
+        smollm2,
+        fusion,
+        max_tokens=4,
+        retriever=retriever,
+        corpus="tiny",
+        k=2,
+        options={"queries": 2, "step_max_tokens": 8},
+    )
     output = fusion.run(context, get_question(tiny_workspace, "tiny", "q3"))
 
     spans = context.tracer.spans
@@ -70,8 +80,15 @@ def test_fusion_with_the_real_model_samples_queries_and_shows_which_query_found_
 def test_overlapping_queries_merge_and_duplicates_are_searched_once(tiny_workspace):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
     model = ScriptedModel(queue("Seine river Paris", "seine river paris", "river Paris France", "the Seine"))
-    context = program_context(tiny_workspace, model, fusion, retriever=retriever, corpus="tiny", k=3,
-                              options={"queries": 3, "fusion": "combsum"})
+    context = program_context(
+        tiny_workspace,
+        model,
+        fusion,
+        retriever=retriever,
+        corpus="tiny",
+        k=3,
+        options={"queries": 3, "fusion": "combsum"},
+    )
     output = fusion.run(context, get_question(tiny_workspace, "tiny", "q3"))
 
     spans = context.tracer.spans
@@ -85,8 +102,13 @@ def test_overlapping_queries_merge_and_duplicates_are_searched_once(tiny_workspa
 
 
 def test_sampling_at_temperature_zero_is_refused(tiny_workspace):
-    context = program_context(tiny_workspace, ScriptedModel(queue("x")), fusion,
-                              retriever=open_retriever(tiny_workspace, "tiny", "bm25"), corpus="tiny",
-                              options={"query_temperature": 0})
+    context = program_context(
+        tiny_workspace,
+        ScriptedModel(queue("x")),
+        fusion,
+        retriever=open_retriever(tiny_workspace, "tiny", "bm25"),
+        corpus="tiny",
+        options={"query_temperature": 0},
+    )
     with pytest.raises(PlaygroundError, match="query_temperature"):
         fusion.run(context, get_question(tiny_workspace, "tiny", "q1"))

@@ -9,8 +9,16 @@ import pytest
 
 from playground import PlaygroundError
 from playground.programs.direct import direct
-from playground.programs.modifiers import (ModifiedProgram, apply_modifiers, has_modifiers, nearest_examples,
-                                           permute, shuffle, vote, with_modifiers)
+from playground.programs.modifiers import (
+    ModifiedProgram,
+    apply_modifiers,
+    has_modifiers,
+    nearest_examples,
+    permute,
+    shuffle,
+    vote,
+    with_modifiers,
+)
 from playground.programs.rag import rag
 from playground.retrieval.embedders import get_embedder
 from playground.retrieval.index import open_retriever
@@ -54,15 +62,23 @@ def test_knn_examples_are_the_most_similar_pool_questions():
     similarities = pool_vectors @ embedder.encode([question])[0]
     expected = [POOL[i]["question_id"] for i in np.argsort(-similarities, kind="stable")[:2]]
     assert [e["question_id"] for e in chosen] == expected
-    assert chosen[0]["similarity"] >= chosen[1]["similarity"] >= max(
-        s for i, s in enumerate(similarities) if POOL[i]["question_id"] not in expected)
+    assert (
+        chosen[0]["similarity"]
+        >= chosen[1]["similarity"]
+        >= max(s for i, s in enumerate(similarities) if POOL[i]["question_id"] not in expected)
+    )
 
 
 @pytest.mark.slow
 def test_dynamic_few_shot_inserts_the_nearest_examples_excluding_the_question_itself(tiny_workspace):
     model = ScriptedModel(queue("Paris"))
-    context = program_context(tiny_workspace, model, direct, templates={"main": "few-shot"},
-                              options={"examples": POOL, "shots": 2, "selection": "knn"})
+    context = program_context(
+        tiny_workspace,
+        model,
+        direct,
+        templates={"main": "few-shot"},
+        options={"examples": POOL, "shots": 2, "selection": "knn"},
+    )
     question = get_question(tiny_workspace, "tiny", "q1")
     output = with_modifiers(direct).run(context, question)
 
@@ -76,7 +92,8 @@ def test_dynamic_few_shot_inserts_the_nearest_examples_excluding_the_question_it
     assert prompt.index(chosen[0]["question"]) < prompt.index(chosen[1]["question"]) < prompt.index(question.text)
     assert "Paris" not in prompt.replace(question.text, "")  # its own reference answer never leaks in
     assert named(spans, "render").inputs["variables"]["examples"] == [
-        {"question": e["question"], "answer": e["answer"]} for e in chosen]
+        {"question": e["question"], "answer": e["answer"]} for e in chosen
+    ]
     assert output.answer == "Paris"
 
 
@@ -84,9 +101,14 @@ def test_a_seeded_order_is_reproducible_in_the_prompt(tiny_workspace):
     prompts = []
     for _ in range(2):
         model = ScriptedModel(queue("Paris"))
-        context = program_context(tiny_workspace, model, direct, templates={"main": "few-shot"},
-                                  options={"examples": POOL[:4], "selection": "first", "order_seed": 3},
-                                  use_cache=False)
+        context = program_context(
+            tiny_workspace,
+            model,
+            direct,
+            templates={"main": "few-shot"},
+            options={"examples": POOL[:4], "selection": "first", "order_seed": 3},
+            use_cache=False,
+        )
         with_modifiers(direct).run(context, get_question(tiny_workspace, "tiny", "q1"))
         prompts.append(model.calls[0][0])
         shown = [e["question"] for e in named(context.tracer.spans, "select examples").outputs["examples"]]
@@ -107,14 +129,25 @@ def test_without_modifier_options_the_program_runs_unchanged():
     wrapped = apply_modifiers(rag, {"self_consistency": 2})
     assert isinstance(wrapped, ModifiedProgram) and with_modifiers(wrapped) is wrapped
     assert (wrapped.name, wrapped.needs_retriever, wrapped.default_templates) == (
-        rag.name, rag.needs_retriever, rag.default_templates)
+        rag.name,
+        rag.needs_retriever,
+        rag.default_templates,
+    )
 
 
 @pytest.mark.slow
 def test_self_consistency_with_the_real_model_samples_n_times_and_records_the_vote(tiny_workspace, smollm2):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
-    context = program_context(tiny_workspace, smollm2, rag, max_tokens=4, retriever=retriever, corpus="tiny", k=1,
-                              options={"self_consistency": 3})
+    context = program_context(
+        tiny_workspace,
+        smollm2,
+        rag,
+        max_tokens=4,
+        retriever=retriever,
+        corpus="tiny",
+        k=1,
+        options={"self_consistency": 3},
+    )
     output = with_modifiers(rag).run(context, get_question(tiny_workspace, "tiny", "q2"))
 
     spans = context.tracer.spans

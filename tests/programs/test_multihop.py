@@ -13,8 +13,15 @@ from playground.retrieval.index import open_retriever
 from playground.store.datasets import get_question
 from tests.programs.scripted import ScriptedModel, children, named, program_context, queue
 
-STEP_TEMPLATES = ["multihop-query", "multihop-answer", "fusion-query", "subquestion-split", "subquestion-judge",
-                  "subquestion-synthesise", "react-step"]
+STEP_TEMPLATES = [
+    "multihop-query",
+    "multihop-answer",
+    "fusion-query",
+    "subquestion-split",
+    "subquestion-judge",
+    "subquestion-synthesise",
+    "react-step",
+]
 
 
 @pytest.mark.parametrize("name", STEP_TEMPLATES)
@@ -22,18 +29,26 @@ def test_each_step_template_loads_declares_its_variables_and_renders(name):
     template = load_template(name)
     assert template.description and template.technique
     assert template.variables == required_variables(template)
-    sample = {"question": "Which river flows through Paris?", "choices": [], "examples": [], "error": "",
-              "passages": [{"id": "p4", "title": "Seine", "text": "The Seine flows through Paris.", "score": 1.0,
-                            "rank": 1}],
-              "steps": [{"thought": "look it up", "action": "Search[Seine]", "observation": "The Seine flows."}],
-              "subanswers": [{"question": "What flows through Paris?", "answer": "the Seine", "verified": True}]}
+    sample = {
+        "question": "Which river flows through Paris?",
+        "choices": [],
+        "examples": [],
+        "error": "",
+        "passages": [{"id": "p4", "title": "Seine", "text": "The Seine flows through Paris.", "score": 1.0, "rank": 1}],
+        "steps": [{"thought": "look it up", "action": "Search[Seine]", "observation": "The Seine flows."}],
+        "subanswers": [{"question": "What flows through Paris?", "answer": "the Seine", "verified": True}],
+    }
     user = render_messages(template, {k: v for k, v in sample.items() if k in template.variables})[-1]["content"]
     assert sample["question"] in user
 
 
 def test_parse_hop_reads_known_and_search_lines_and_n_a():
     assert parse_hop("Known: Paris is in France.\nSearch: river of Paris") == {
-        "known": "Paris is in France.", "query": "river of Paris", "stop": False, "loose": False}
+        "known": "Paris is in France.",
+        "query": "river of Paris",
+        "stop": False,
+        "loose": False,
+    }
     stopped = parse_hop("Known: the Seine flows through Paris\nSearch: N/A")
     assert stopped["stop"] and stopped["query"] == ""
     assert parse_hop("N/A")["stop"]
@@ -47,10 +62,20 @@ def test_accumulate_keeps_first_retrieval_order_without_duplicates():
 
 
 @pytest.mark.slow
-def test_multihop_with_the_real_model_traces_every_hop_and_answers_from_the_accumulated_passages(tiny_workspace, smollm2):
+def test_multihop_with_the_real_model_traces_every_hop_and_answers_from_the_accumulated_passages(
+    tiny_workspace, smollm2
+):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
-    context = program_context(tiny_workspace, smollm2, multihop, max_tokens=4, retriever=retriever, corpus="tiny",
-                              k=2, options={"hops": 2, "k_hop": 1, "step_max_tokens": 12})
+    context = program_context(
+        tiny_workspace,
+        smollm2,
+        multihop,
+        max_tokens=4,
+        retriever=retriever,
+        corpus="tiny",
+        k=2,
+        options={"hops": 2, "k_hop": 1, "step_max_tokens": 12},
+    )
     output = multihop.run(context, get_question(tiny_workspace, "tiny", "q3"))
 
     spans = context.tracer.spans
@@ -81,11 +106,16 @@ def test_multihop_with_the_real_model_traces_every_hop_and_answers_from_the_accu
 
 def test_n_a_stops_the_hops_and_the_answer_reads_what_was_gathered(tiny_workspace):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
-    model = ScriptedModel(queue("Known: nothing yet\nSearch: capital of France",
-                                "Known: Paris is the capital of France\nSearch: N/A",
-                                "Paris"))
-    context = program_context(tiny_workspace, model, multihop, retriever=retriever, corpus="tiny", k=2,
-                              options={"hops": 3})
+    model = ScriptedModel(
+        queue(
+            "Known: nothing yet\nSearch: capital of France",
+            "Known: Paris is the capital of France\nSearch: N/A",
+            "Paris",
+        )
+    )
+    context = program_context(
+        tiny_workspace, model, multihop, retriever=retriever, corpus="tiny", k=2, options={"hops": 3}
+    )
     output = multihop.run(context, get_question(tiny_workspace, "tiny", "q1"))
 
     spans = context.tracer.spans
@@ -113,8 +143,13 @@ def test_passages_accumulate_across_hops(tiny_workspace):
 
 
 def test_a_bad_hops_option_says_which_option(tiny_workspace):
-    context = program_context(tiny_workspace, ScriptedModel(queue("x")), multihop,
-                              retriever=open_retriever(tiny_workspace, "tiny", "bm25"), corpus="tiny",
-                              options={"hops": "two"})
+    context = program_context(
+        tiny_workspace,
+        ScriptedModel(queue("x")),
+        multihop,
+        retriever=open_retriever(tiny_workspace, "tiny", "bm25"),
+        corpus="tiny",
+        options={"hops": "two"},
+    )
     with pytest.raises(PlaygroundError, match="'hops' must be a whole number"):
         multihop.run(context, get_question(tiny_workspace, "tiny", "q1"))

@@ -46,8 +46,10 @@ def test_retrieving_without_a_retriever_says_so(tiny_workspace, smollm2):
     assert context.tracer.spans == []
 
 
-LONG = ("The lighthouse keeper wrote in the logbook every evening about the weather, the ships that passed, "
-        "the state of the lamp and the colour of the sea. ") * 6
+LONG = (
+    "The lighthouse keeper wrote in the logbook every evening about the weather, the ships that passed, "
+    "the state of the lamp and the colour of the sea. "
+) * 6
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +64,9 @@ def test_a_too_long_prompt_is_cut_from_the_front_of_the_retrieved_context(worksp
     question = Question("lq", "What did the lighthouse keeper write in the logbook?", ["the weather"], ["L0"])
     save_dataset(workspace, "long", Dataset("jsonl", "test", passages, [question]))
     retriever = open_retriever(workspace, "long", "bm25")
-    context = make_context(workspace, small_context_model, "rag-short-answer", max_tokens=8,
-                           retriever=retriever, corpus="long", k=3)
+    context = make_context(
+        workspace, small_context_model, "rag-short-answer", max_tokens=8, retriever=retriever, corpus="long", k=3
+    )
     output = rag.run(context, question)
 
     retrieve, render, generate, parse = context.tracer.spans
@@ -73,7 +76,7 @@ def test_a_too_long_prompt_is_cut_from_the_front_of_the_retrieved_context(worksp
     assert render.outputs["truncation"] == cut == output.extra["truncation"]
     assert cut["passages_total"] == 3 and cut["passages_kept"] < 3
     assert cut["dropped_passage_ids"] == ranked[: len(cut["dropped_passage_ids"])]  # earliest first
-    assert output.used_passage_ids == ranked[3 - cut["passages_kept"]:]
+    assert output.used_passage_ids == ranked[3 - cut["passages_kept"] :]
     assert render.outputs["passage_ids"] == output.used_passage_ids
     assert question.text in render.outputs["messages"][-1]["content"]  # the question is never cut
     assert generate.prompt_tokens + 8 <= small_context_model.context_window

@@ -22,17 +22,28 @@ def test_parse_step_reads_the_thought_and_the_first_action():
 
 def test_a_malformed_action_is_recorded_and_retried_once_then_the_loop_goes_on(tiny_workspace):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
-    model = ScriptedModel(queue("I think it is a river.",
-                                "Thought: look it up\nAction: Search[river through Paris]",
-                                "Thought: the Seine\nAction: Finish[the Seine]"))
+    model = ScriptedModel(
+        queue(
+            "I think it is a river.",
+            "Thought: look it up\nAction: Search[river through Paris]",
+            "Thought: the Seine\nAction: Finish[the Seine]",
+        )
+    )
     context = program_context(tiny_workspace, model, react, retriever=retriever, corpus="tiny", k=1)
     output = react.run(context, get_question(tiny_workspace, "tiny", "q3"))
 
     spans = context.tracer.spans
     step_1 = named(spans, "step 1")
     names = [s.name for s in children(spans, step_1)]
-    assert names == ["render step", "generate step", "parse action", "render step (retry)",
-                     "generate step (retry)", "parse action (retry)", "search"]
+    assert names == [
+        "render step",
+        "generate step",
+        "parse action",
+        "render step (retry)",
+        "generate step (retry)",
+        "parse action (retry)",
+        "search",
+    ]
     malformed, retried = children(spans, step_1)[2], children(spans, step_1)[5]
     assert malformed.error.startswith("malformed action") and malformed.outputs["malformed"] is True
     assert retried.error is None and retried.outputs["action"] == "Search"
@@ -51,8 +62,9 @@ def test_a_malformed_action_is_recorded_and_retried_once_then_the_loop_goes_on(t
 def test_an_action_malformed_twice_ends_the_loop_with_a_forced_answer(tiny_workspace):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
     model = ScriptedModel(queue("no idea", "still no idea", "Paris"))
-    context = program_context(tiny_workspace, model, react, retriever=retriever, corpus="tiny",
-                              options={"max_steps": 3})
+    context = program_context(
+        tiny_workspace, model, react, retriever=retriever, corpus="tiny", options={"max_steps": 3}
+    )
     output = react.run(context, get_question(tiny_workspace, "tiny", "q1"))
 
     spans = context.tracer.spans
@@ -66,10 +78,16 @@ def test_an_action_malformed_twice_ends_the_loop_with_a_forced_answer(tiny_works
 
 def test_the_step_budget_bounds_the_searches(tiny_workspace):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
-    model = ScriptedModel(lambda prompt, params: "Madrid" if prompt.rstrip().endswith("Answer:")
-                          else f"Action: Search[capital {prompt.count('Observation:')}]")
-    context = program_context(tiny_workspace, model, react, retriever=retriever, corpus="tiny", k=1,
-                              options={"max_steps": 2})
+    model = ScriptedModel(
+        lambda prompt, params: (
+            "Madrid"
+            if prompt.rstrip().endswith("Answer:")
+            else f"Action: Search[capital {prompt.count('Observation:')}]"
+        )
+    )
+    context = program_context(
+        tiny_workspace, model, react, retriever=retriever, corpus="tiny", k=1, options={"max_steps": 2}
+    )
     output = react.run(context, get_question(tiny_workspace, "tiny", "q6"))
 
     spans = context.tracer.spans
@@ -83,8 +101,16 @@ def test_the_step_budget_bounds_the_searches(tiny_workspace):
 @pytest.mark.slow
 def test_react_with_the_real_model_traces_each_step(tiny_workspace, smollm2):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
-    context = program_context(tiny_workspace, smollm2, react, max_tokens=4, retriever=retriever, corpus="tiny", k=1,
-                              options={"max_steps": 1, "step_max_tokens": 16})
+    context = program_context(
+        tiny_workspace,
+        smollm2,
+        react,
+        max_tokens=4,
+        retriever=retriever,
+        corpus="tiny",
+        k=1,
+        options={"max_steps": 1, "step_max_tokens": 16},
+    )
     output = react.run(context, get_question(tiny_workspace, "tiny", "q1"))
 
     spans = context.tracer.spans

@@ -48,14 +48,17 @@ def _scripted_exam():
 def test_the_workflow_refines_a_rejected_query_and_synthesises_from_verified_sub_answers(tiny_workspace):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
     model = ScriptedModel(_scripted_exam())
-    context = program_context(tiny_workspace, model, subquestion, retriever=retriever, corpus="tiny", k=1,
-                              options={"max_rounds": 3})
+    context = program_context(
+        tiny_workspace, model, subquestion, retriever=retriever, corpus="tiny", k=1, options={"max_rounds": 3}
+    )
     question = get_question(tiny_workspace, "tiny", "q6")
     output = subquestion.run(context, question)
 
     spans = context.tracer.spans
-    assert named(spans, "split").outputs["subquestions"] == ["Which museum is in Madrid?",
-                                                              "Which city is the capital of Spain?"]
+    assert named(spans, "split").outputs["subquestions"] == [
+        "Which museum is in Madrid?",
+        "Which city is the capital of Spain?",
+    ]
     first, second = named(spans, "subquestion 1"), named(spans, "subquestion 2")
     rounds = [s for s in children(spans, first) if s.kind == "step"]
     assert [r.name for r in rounds] == ["round 1", "round 2"]
@@ -70,17 +73,27 @@ def test_the_workflow_refines_a_rejected_query_and_synthesises_from_verified_sub
     assert "Fact: Which city is the capital of Spain? Madrid" in synthesis_prompt
     assert "B) Madrid" in synthesis_prompt
     assert named(spans, "parse synthesis").outputs["answer"] == output.answer == "B"
-    assert output.extra["subanswers"][0] == {"question": "Which museum is in Madrid?", "answer": "the Prado",
-                                             "verified": True}
+    assert output.extra["subanswers"][0] == {
+        "question": "Which museum is in Madrid?",
+        "answer": "the Prado",
+        "verified": True,
+    }
 
 
 def test_a_better_query_finding_the_same_passages_is_not_judged_again(tiny_workspace):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
-    model = ScriptedModel(lambda prompt, params: "1. Where is the Prado?" if "Simple questions:" in prompt
-                          else '{"reasoning": "", "answer": "Madrid"}' if '"reasoning"' in prompt
-                          else '{"judgment": false, "feedback": "Prado museum"}')
-    context = program_context(tiny_workspace, model, subquestion, retriever=retriever, corpus="tiny", k=1,
-                              options={"max_rounds": 3})
+    model = ScriptedModel(
+        lambda prompt, params: (
+            "1. Where is the Prado?"
+            if "Simple questions:" in prompt
+            else '{"reasoning": "", "answer": "Madrid"}'
+            if '"reasoning"' in prompt
+            else '{"judgment": false, "feedback": "Prado museum"}'
+        )
+    )
+    context = program_context(
+        tiny_workspace, model, subquestion, retriever=retriever, corpus="tiny", k=1, options={"max_rounds": 3}
+    )
     subquestion.run(context, get_question(tiny_workspace, "tiny", "q6"))
 
     spans = context.tracer.spans
@@ -93,11 +106,18 @@ def test_a_better_query_finding_the_same_passages_is_not_judged_again(tiny_works
 
 def test_rounds_stop_at_max_rounds_and_nothing_verified_falls_back_to_all_passages(tiny_workspace):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
-    model = ScriptedModel(lambda prompt, params: "1. Where is the Prado?" if "Simple questions:" in prompt
-                          else '{"reasoning": "", "answer": "Madrid"}' if '"reasoning"' in prompt
-                          else '{"judgment": false, "feedback": "capital of Germany"}')
-    context = program_context(tiny_workspace, model, subquestion, retriever=retriever, corpus="tiny", k=1,
-                              options={"max_rounds": 2})
+    model = ScriptedModel(
+        lambda prompt, params: (
+            "1. Where is the Prado?"
+            if "Simple questions:" in prompt
+            else '{"reasoning": "", "answer": "Madrid"}'
+            if '"reasoning"' in prompt
+            else '{"judgment": false, "feedback": "capital of Germany"}'
+        )
+    )
+    context = program_context(
+        tiny_workspace, model, subquestion, retriever=retriever, corpus="tiny", k=1, options={"max_rounds": 2}
+    )
     output = subquestion.run(context, get_question(tiny_workspace, "tiny", "q6"))
 
     spans = context.tracer.spans
@@ -112,8 +132,16 @@ def test_rounds_stop_at_max_rounds_and_nothing_verified_falls_back_to_all_passag
 @pytest.mark.slow
 def test_subquestion_with_the_real_model_traces_split_judge_and_synthesis(tiny_workspace, smollm2):
     retriever = open_retriever(tiny_workspace, "tiny", "bm25")
-    context = program_context(tiny_workspace, smollm2, subquestion, max_tokens=8, retriever=retriever, corpus="tiny",
-                              k=1, options={"max_subquestions": 1, "max_rounds": 1})
+    context = program_context(
+        tiny_workspace,
+        smollm2,
+        subquestion,
+        max_tokens=8,
+        retriever=retriever,
+        corpus="tiny",
+        k=1,
+        options={"max_subquestions": 1, "max_rounds": 1},
+    )
     output = subquestion.run(context, get_question(tiny_workspace, "tiny", "q1"))
 
     spans = context.tracer.spans

@@ -80,13 +80,16 @@ def test_runtime_error_is_a_template_error():
     assert "ZeroDivisionError" in error.problem
 
 
-@pytest.mark.parametrize("source, attribute", [
-    ("{{ ''.__class__.__mro__ }}", "__class__"),
-    ("{{ cycler.__init__.__globals__ }}", "__init__"),
-    ("{{ joiner.__init__.__globals__.os }}", "__init__"),
-    ("{{ question.__class__.__base__.__subclasses__() }}", "__class__"),
-    ("{{ passages.append(1) }}", "append"),
-])
+@pytest.mark.parametrize(
+    "source, attribute",
+    [
+        ("{{ ''.__class__.__mro__ }}", "__class__"),
+        ("{{ cycler.__init__.__globals__ }}", "__init__"),
+        ("{{ joiner.__init__.__globals__.os }}", "__init__"),
+        ("{{ question.__class__.__base__.__subclasses__() }}", "__class__"),
+        ("{{ passages.append(1) }}", "append"),
+    ],
+)
 def test_sandbox_refuses_escapes(source, attribute):
     error = _error("ok\n" + source)
     assert "refused by the sandbox" in error.problem
@@ -126,19 +129,22 @@ def _column_of(source: str, needle: str, occurrence: int = -1) -> int:
     return starts[occurrence] + 1
 
 
-@pytest.mark.parametrize("source, needle, occurrence", [
-    # the case: the '}}' Jinja got where a filter name belongs, not the first tag on the line (column 11)
-    ("Passages: {{ passages }} Question: {{ question | }}", "}}", -1),
-    ("Context {{ passages }} and {{ question + }}", "}}", -1),
-    ("Hi {{ a }} {{ b }} {{ }}", "}}", -1),
-    ("Hi {{ x }} {{ q q }}", "q", -1),  # the second q, the one Jinja did not expect
-    ("Answer {{ x }} then {{ question.upper() ) }}", ")", -1),
-    ("Hi {{ x }} {%- if q %}a{% else %}b{% else %}c{% endif %}", "else", -1),
-    ("Hello {{ x }} {% for p in %}{% endfor %}", "%}", 0),
-    ("Hello {{ x }}  {{ x.y. }}", "}}", -1),
-    ("Context {{ x }} {{ question | join( }}", "}}", -1),  # the lexer's own error: the '}' it cannot balance
-    ("Hi {{ a b }} {{ c", "b", 0),  # the first error Jinja meets, before the tag left open
-])
+@pytest.mark.parametrize(
+    "source, needle, occurrence",
+    [
+        # the case: the '}}' Jinja got where a filter name belongs, not the first tag on the line (column 11)
+        ("Passages: {{ passages }} Question: {{ question | }}", "}}", -1),
+        ("Context {{ passages }} and {{ question + }}", "}}", -1),
+        ("Hi {{ a }} {{ b }} {{ }}", "}}", -1),
+        ("Hi {{ x }} {{ q q }}", "q", -1),  # the second q, the one Jinja did not expect
+        ("Answer {{ x }} then {{ question.upper() ) }}", ")", -1),
+        ("Hi {{ x }} {%- if q %}a{% else %}b{% else %}c{% endif %}", "else", -1),
+        ("Hello {{ x }} {% for p in %}{% endfor %}", "%}", 0),
+        ("Hello {{ x }}  {{ x.y. }}", "}}", -1),
+        ("Context {{ x }} {{ question | join( }}", "}}", -1),  # the lexer's own error: the '}' it cannot balance
+        ("Hi {{ a b }} {{ c", "b", 0),  # the first error Jinja meets, before the tag left open
+    ],
+)
 def test_syntax_error_column_is_the_token_jinja_stopped_at(source, needle, occurrence):
     error = _error(source)
     assert (error.line, error.column) == (1, _column_of(source, needle, occurrence)), error.problem

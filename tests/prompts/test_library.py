@@ -10,15 +10,31 @@ from playground.prompts.variables import required_variables
 from playground.prompts.template import ANSWER_FORMATS
 from playground.store.prompts import save_prompt_version
 
-REQUIRED = {"direct-short-answer", "rag-short-answer", "rag-citations", "rag-cot", "multiple-choice", "zero-shot",
-            "few-shot", "zero-shot-cot-reasoning", "zero-shot-cot-extract", "persona", "json-output"}
+REQUIRED = {
+    "direct-short-answer",
+    "rag-short-answer",
+    "rag-citations",
+    "rag-cot",
+    "multiple-choice",
+    "zero-shot",
+    "few-shot",
+    "zero-shot-cot-reasoning",
+    "zero-shot-cot-extract",
+    "persona",
+    "json-output",
+}
 KNOWN_VARIABLES = {"question", "passages", "choices", "examples", "reasoning"}
 
 SAMPLE = {
     "question": "In which city is the Prado museum?",
     "passages": [
-        {"id": "p3", "title": "Madrid", "text": "Madrid is the capital of Spain; the Prado museum is in Madrid.",
-         "score": 7.5, "rank": 1},
+        {
+            "id": "p3",
+            "title": "Madrid",
+            "text": "Madrid is the capital of Spain; the Prado museum is in Madrid.",
+            "score": 7.5,
+            "rank": 1,
+        },
         {"id": "p1", "title": "Paris", "text": "Paris is the capital of France.", "score": 2.0, "rank": 2},
     ],
     "choices": [{"label": "A", "text": "Paris"}, {"label": "B", "text": "Madrid"}],

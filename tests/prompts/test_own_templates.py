@@ -36,8 +36,9 @@ def test_save_as_new_template_writes_the_file_beside_the_workspace_and_a_version
     assert is_starter(load_template("rag-short-answer", workspace))
 
 
-@pytest.mark.parametrize("name, says", [("rag-short-answer", "starter"), ("bad name!", "must be letters"),
-                                        ("", "must be letters")])
+@pytest.mark.parametrize(
+    "name, says", [("rag-short-answer", "starter"), ("bad name!", "must be letters"), ("", "must be letters")]
+)
 def test_a_name_that_cannot_be_used_is_refused_in_one_line(workspace, name, says):
     _, edited = _edited_starter()
     with pytest.raises(PlaygroundError, match=says):
@@ -76,8 +77,12 @@ def test_a_broken_file_is_named_and_does_not_hide_the_others(workspace):
 def test_the_cli_lists_starters_and_own_templates(workspace):
     _, edited = _edited_starter()
     save_own_template(workspace, edited, "mine", "My own")
-    listed = subprocess.run([sys.executable, "-m", "playground", "--db", str(workspace.path), "templates", "list",
-                             "--json"], capture_output=True, text=True, timeout=120)
+    listed = subprocess.run(
+        [sys.executable, "-m", "playground", "--db", str(workspace.path), "templates", "list", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert listed.returncode == 0, listed.stderr
     by_name = {row["name"]: row for row in json.loads(listed.stdout)}
     assert by_name["mine"]["origin"] == "own" and by_name["mine"]["description"] == "My own"

@@ -18,8 +18,10 @@ RAG = Template(
 
 
 def test_render_gives_system_and_user_messages():
-    passages = [{"id": "a", "title": "Paris", "text": "Capital of France.", "score": 2.0, "rank": 1},
-                {"id": "b", "title": "Seine", "text": "A river.", "score": 1.0, "rank": 2}]
+    passages = [
+        {"id": "a", "title": "Paris", "text": "Capital of France.", "score": 2.0, "rank": 1},
+        {"id": "b", "title": "Seine", "text": "A river.", "score": 1.0, "rank": 2},
+    ]
     messages = render_messages(RAG, {"question": "Where?", "passages": passages})
     assert messages == [
         {"role": "system", "content": "Answer from the passages."},
@@ -34,7 +36,7 @@ def test_empty_system_part_sends_no_system_message():
 
 def test_output_is_plain_text_not_html_escaped():
     template = Template(name="u", system="", user="{{ question }}")
-    assert render_messages(template, {"question": "a < b & \"c\""})[0]["content"] == "a < b & \"c\""
+    assert render_messages(template, {"question": 'a < b & "c"'})[0]["content"] == 'a < b & "c"'
 
 
 def test_required_variables_in_order_of_first_use_without_locals_or_globals():
@@ -42,7 +44,7 @@ def test_required_variables_in_order_of_first_use_without_locals_or_globals():
         name="v",
         system="{{ persona }}",
         user="{% set n = passages|length %}{% for e in examples %}{{ e.question }}{% endfor %}"
-             "{{ n }} {{ question }} {% for i in range(2) %}{{ loop.index }}{% endfor %}",
+        "{{ n }} {{ question }} {% for i in range(2) %}{{ loop.index }}{% endfor %}",
     )
     assert required_variables(template) == ["persona", "passages", "examples", "question"]
 

@@ -13,7 +13,7 @@ from playground.prompts.limits import RenderBudget
 from playground.prompts.render import render_messages
 from playground.prompts.template import Template
 
-GiB = 1024 ** 3
+GiB = 1024**3
 
 HOSTILE = {
     "center chain": '{{ ("x"|center(900000))|center(900000)|indent(900000) }}',
@@ -31,9 +31,9 @@ HOSTILE = {
     "recursive loop": "{% for x in [1] recursive %}{{ loop([1]) }}{% endfor %}",
     "repeat 10**9": '{{ "x" * 10**9 }}',
     "doubling concat": '{% set ns = namespace(s="xx") %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}'
-                       "{% endfor %}{{ ns.s }}",
+    "{% endfor %}{{ ns.s }}",
     "doubling list": '{% set ns = namespace(l=["x" * 100000]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}'
-                     "{% endfor %}{{ ns.l|join }}",
+    "{% endfor %}{{ ns.l|join }}",
     "batch fill": "{{ [1]|batch(1000000000, 0)|list }}",
     "output size": '{% for i in range(10000) %}{{ "x" * 100000 }}{% endfor %}',
 }
@@ -103,9 +103,11 @@ def test_a_normal_prompt_renders_the_same_in_the_worker_and_inline(monkeypatch):
 
 
 def test_memory_limit_stops_a_template_the_checks_allow_and_the_worker_recovers():
-    hog = ('{% set s = "x" * 100000 %}{% set big = s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s %}'
-           '{% set ns = namespace(l=[]) %}{% for i in range(3000) %}{% set ns.l = ns.l + [big ~ i] %}{% endfor %}'
-           "{{ ns.l|length }}")
+    hog = (
+        '{% set s = "x" * 100000 %}{% set big = s ~ s ~ s ~ s ~ s ~ s ~ s ~ s ~ s %}'
+        "{% set ns = namespace(l=[]) %}{% for i in range(3000) %}{% set ns.l = ns.l + [big ~ i] %}{% endfor %}"
+        "{{ ns.l|length }}"
+    )
     with pytest.raises(RenderBudgetError, match="memory|MemoryError"):
         render_messages(template(hog), {}, RenderBudget(seconds=30, memory_mb=256))
     assert render_messages(template("{{ 1 + 1 }}"), {})[1]["content"] == "2"
@@ -115,8 +117,11 @@ def test_timeout_kills_a_render_stuck_in_one_operation_and_the_worker_recovers(m
     monkeypatch.setattr(worker, "GRACE_SECONDS", 0.0)
     started = time.perf_counter()
     with pytest.raises(RenderBudgetError, match=r"longer than 0\.1 s"):
-        render_messages(template('{{ ("ab " * 33000)|wordwrap(1) }}{{ ("ab " * 33000)|wordwrap(1) }}'), {},
-                        RenderBudget(seconds=0.1))
+        render_messages(
+            template('{{ ("ab " * 33000)|wordwrap(1) }}{{ ("ab " * 33000)|wordwrap(1) }}'),
+            {},
+            RenderBudget(seconds=0.1),
+        )
     assert time.perf_counter() - started < 5
     assert render_messages(template("{{ 'ok' }}"), {})[1]["content"] == "ok"
 
@@ -143,13 +148,35 @@ def test_a_run_marks_the_question_over_budget_as_an_error_and_goes_on(tmp_path, 
     from tests.security.test_secrets_never_written import EchoServer
 
     path = tmp_path / "bomb.jinja"
-    path.write_text('### system\nAnswer briefly.\n### user\n{% if "France" in question %}{{ "x" * 10**9 }}{% endif %}'
-                    "Question: {{ question }}\n", encoding="utf-8")
+    path.write_text(
+        '### system\nAnswer briefly.\n### user\n{% if "France" in question %}{{ "x" * 10**9 }}{% endif %}'
+        "Question: {{ question }}\n",
+        encoding="utf-8",
+    )
     server = EchoServer()
     try:
         db = str(tiny_workspace.path)
-        assert main(["run", "--db", db, "--dataset", "tiny", "--program", "direct", "--template-file", str(path),
-                     "--model", f"openai:echo@http://127.0.0.1:{server.port}/v1", "--max-tokens", "4", "--json"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--db",
+                    db,
+                    "--dataset",
+                    "tiny",
+                    "--program",
+                    "direct",
+                    "--template-file",
+                    str(path),
+                    "--model",
+                    f"openai:echo@http://127.0.0.1:{server.port}/v1",
+                    "--max-tokens",
+                    "4",
+                    "--json",
+                ]
+            )
+            == 0
+        )
     finally:
         server.close()
     run = json.loads(capsys.readouterr().out)

@@ -77,13 +77,16 @@ def test_name_argument_overrides_header():
     assert Template.from_text(TEXT, name="renamed").name == "renamed"
 
 
-@pytest.mark.parametrize("text, line, words", [
-    ("{#\nname: x\ncolour: red\n#}\n### user\nhi", 3, "unknown header key 'colour'"),
-    ("{#\nname: x\nthis is not a pair\n#}\n### user\nhi", 3, "expected 'key: value'"),
-    ("{#\nname: x\n### user\nhi", 1, "never closed"),
-    ("{#\nname: x\nanswer_format: essay\n#}\n### user\nhi", 3, "answer_format 'essay'"),
-    ("{#\nname: x\n#}\nstray text\n### user\nhi", 4, "belongs to no part"),
-])
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ("{#\nname: x\ncolour: red\n#}\n### user\nhi", 3, "unknown header key 'colour'"),
+        ("{#\nname: x\nthis is not a pair\n#}\n### user\nhi", 3, "expected 'key: value'"),
+        ("{#\nname: x\n### user\nhi", 1, "never closed"),
+        ("{#\nname: x\nanswer_format: essay\n#}\n### user\nhi", 3, "answer_format 'essay'"),
+        ("{#\nname: x\n#}\nstray text\n### user\nhi", 4, "belongs to no part"),
+    ],
+)
 def test_header_errors_name_the_line(text, line, words):
     with pytest.raises(TemplateError) as caught:
         Template.from_text(text)

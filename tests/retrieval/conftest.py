@@ -10,8 +10,10 @@ import pytest
 from playground.data.records import Dataset, Passage, Question
 from playground.store.datasets import save_dataset
 
-WORDS = ("river city capital mountain museum language bridge castle forest harbour island library market "
-         "painter poet railway school temple valley village volcano desert glacier lake canal opera").split()
+WORDS = (
+    "river city capital mountain museum language bridge castle forest harbour island library market "
+    "painter poet railway school temple valley village volcano desert glacier lake canal opera"
+).split()
 
 
 @pytest.fixture(scope="session")

@@ -25,8 +25,18 @@ def test_index_build_then_up_to_date(db, capsys):
 
 
 def test_retrieve_prints_hits_with_passage_fields(db, capsys):
-    payload = run_json(capsys, db, "retrieve", "--dataset", "tiny", "--retriever", "bm25", "-k", "2",
-                       "Which river flows through Paris?")
+    payload = run_json(
+        capsys,
+        db,
+        "retrieve",
+        "--dataset",
+        "tiny",
+        "--retriever",
+        "bm25",
+        "-k",
+        "2",
+        "Which river flows through Paris?",
+    )
     hits = payload["hits"]
     assert [h["rank"] for h in hits] == [1, 2]
     assert hits[0]["id"] == "p4" and hits[0]["title"] == "Seine" and "English Channel" in hits[0]["text"]
@@ -34,16 +44,41 @@ def test_retrieve_prints_hits_with_passage_fields(db, capsys):
 
 
 def test_retrieve_text_output(db, capsys):
-    assert main(["--db", db, "retrieve", "--dataset", "tiny", "--retriever", "dense", "-k", "1", "Who created Python?"]) == 0
+    assert (
+        main(["--db", db, "retrieve", "--dataset", "tiny", "--retriever", "dense", "-k", "1", "Who created Python?"])
+        == 0
+    )
     assert "[p5] Python" in capsys.readouterr().out
 
 
 @pytest.mark.slow
 def test_eval_retrieval_json_has_exactly_the_issue_keys(db, capsys):
-    result = run_json(capsys, db, "eval-retrieval", "--dataset", "tiny", "--retriever", "hybrid", "-k", "5",
-                      "--sample", "4", "--seed", "1")
-    assert set(result) == {"recall@k", "mrr@k", "ndcg@k", "p50_ms", "p95_ms", "n",  # the issue's keys, then
-                           "intervals", "interval", "run_id"}  # each mean's interval, its method, the stored run
+    result = run_json(
+        capsys,
+        db,
+        "eval-retrieval",
+        "--dataset",
+        "tiny",
+        "--retriever",
+        "hybrid",
+        "-k",
+        "5",
+        "--sample",
+        "4",
+        "--seed",
+        "1",
+    )
+    assert set(result) == {
+        "recall@k",
+        "mrr@k",
+        "ndcg@k",
+        "p50_ms",
+        "p95_ms",
+        "n",  # the issue's keys, then
+        "intervals",
+        "interval",
+        "run_id",
+    }  # each mean's interval, its method, the stored run
     assert result["n"] == 4 and 0.5 <= result["recall@k"] <= 1.0
 
 

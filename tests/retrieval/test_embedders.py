@@ -41,10 +41,12 @@ def test_transformers_vectors_match_sentence_transformers_within_1e3_cosine(embe
     from sentence_transformers import SentenceTransformer
 
     texts = real_passages(48) + ["  What is the capital of France?  ", "x", "word " * 400]  # blanks, tiny, truncated
-    reference = SentenceTransformer(embedders_module.model_location("all-MiniLM-L6-v2"), device="cpu",
-                                    local_files_only=True)
-    expected = reference.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True,
-                                show_progress_bar=False)
+    reference = SentenceTransformer(
+        embedders_module.model_location("all-MiniLM-L6-v2"), device="cpu", local_files_only=True
+    )
+    expected = reference.encode(
+        texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
     ours = embedder.encode(texts)
     cosines = np.sum(ours * expected, axis=1)
     assert cosines.min() > 1 - 1e-3, cosines.min()
@@ -87,8 +89,21 @@ def test_device_choice_honours_the_request_then_the_environment(monkeypatch):
 def test_the_cli_device_option_reaches_the_embedder(tiny_workspace):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("PLAYGROUND_DEVICE", None)
-    command = [sys.executable, "-m", "playground", "--db", str(tiny_workspace.path), "retrieve", "--dataset", "tiny",
-               "--retriever", "dense", "--device", "quantum", "capital of France"]
+    command = [
+        sys.executable,
+        "-m",
+        "playground",
+        "--db",
+        str(tiny_workspace.path),
+        "retrieve",
+        "--dataset",
+        "tiny",
+        "--retriever",
+        "dense",
+        "--device",
+        "quantum",
+        "capital of France",
+    ]
     failed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert failed.returncode == 1
     assert "error: --device: unknown device 'quantum' (expected cpu, cuda, cuda:N or mps)" in failed.stderr
@@ -122,8 +137,10 @@ def test_an_interrupted_embedding_resumes_with_finished_chunks_kept(tmp_path, em
 
     with pytest.raises(Interrupted):
         embed_resumably(embedder, texts, folder, "fp-1", stop_after_two, chunk=8)
-    assert len(calls) == 2 and sorted(p.name for p in folder.glob("chunk-*.npy")) == ["chunk-000000.npy",
-                                                                                      "chunk-000001.npy"]
+    assert len(calls) == 2 and sorted(p.name for p in folder.glob("chunk-*.npy")) == [
+        "chunk-000000.npy",
+        "chunk-000001.npy",
+    ]
     calls.clear()
     messages = []
     resumed = embed_resumably(embedder, texts, folder, "fp-1", lambda d, t, m: messages.append(m), chunk=8)

@@ -66,6 +66,7 @@ def test_a_changed_corpus_gets_new_embeddings(tiny_workspace, embedder):
     save_dataset(tiny_workspace, "tiny", changed, replace=True)
     after = corpus_embeddings(tiny_workspace, "tiny")
     assert after.manifest["fingerprint"] != before.manifest["fingerprint"]
-    assert np.allclose(after.vectors[0], embedder.encode(["Lyon\nLyon is a city in France known for its cuisine."])[0],
-                       atol=1e-5)
+    assert np.allclose(
+        after.vectors[0], embedder.encode(["Lyon\nLyon is a city in France known for its cuisine."])[0], atol=1e-5
+    )
     assert np.allclose(after.vectors[1:], before.vectors[1:], atol=1e-5)

@@ -31,8 +31,10 @@ def test_evaluate_returns_exactly_the_issue_keys(tiny_workspace):
 
 
 def test_recall_counts_the_share_of_gold_passages(workspace):
-    questions = [Question("both", "Which rivers flow through France and Germany?", ["x"], ["p4", "p6"]),
-                 Question("none", "A question without gold passages", ["x"], [])]
+    questions = [
+        Question("both", "Which rivers flow through France and Germany?", ["x"], ["p4", "p6"]),
+        Question("none", "A question without gold passages", ["x"], []),
+    ]
     save_dataset(workspace, "two", Dataset("jsonl", "test", list(TINY_PASSAGES), questions))
     result = evaluate_retriever(workspace, "two", "bm25", k=6, sample=None, seed=0)
     assert result["n"] == 1  # the question without gold passages is skipped

@@ -33,4 +33,6 @@ def test_same_top_passages_as_dense_on_the_tiny_corpus(tiny_workspace):
     hnsw = open_retriever(tiny_workspace, "tiny", "faiss-hnsw")
     for query in ("capital of Germany", "programming language", "river to the sea"):
         assert [h.passage_id for h in hnsw.search(query, 3)] == [h.passage_id for h in dense.search(query, 3)]
-        assert np.allclose([h.score for h in hnsw.search(query, 3)], [h.score for h in dense.search(query, 3)], atol=1e-4)
+        assert np.allclose(
+            [h.score for h in hnsw.search(query, 3)], [h.score for h in dense.search(query, 3)], atol=1e-4
+        )

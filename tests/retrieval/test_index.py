@@ -83,7 +83,10 @@ def test_other_params_get_another_folder(tiny_workspace):
     default = build_index(tiny_workspace, "tiny", "bm25")
     tuned = build_index(tiny_workspace, "tiny", "bm25", {"k1": 0.9})
     assert default["path"] != tuned["path"] and tuned["params"]["k1"] == 0.9
-    assert {m["params_hash"] for m in list_indexes(tiny_workspace, "tiny")} == {default["params_hash"], tuned["params_hash"]}
+    assert {m["params_hash"] for m in list_indexes(tiny_workspace, "tiny")} == {
+        default["params_hash"],
+        tuned["params_hash"],
+    }
     assert all(m["current"] for m in list_indexes(tiny_workspace))
 
 

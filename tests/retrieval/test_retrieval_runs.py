@@ -53,18 +53,24 @@ def test_compare_two_retrieval_runs_like_answer_runs(tiny_workspace, capsys):
     assert report["kind"] == "retrieval" and report["n"] == 6
     assert [d["setting"] for d in report["settings_diff"]] == ["k"]
     assert set(report["metrics"]) == {"recall@k", "mrr@k", "ndcg@k", "hit@k"}
-    assert report["interval"] == {"method": "paired percentile bootstrap over questions", "level": 0.95,
-                                  "resamples": 500, "seed": 4}
+    assert report["interval"] == {
+        "method": "paired percentile bootstrap over questions",
+        "level": 0.95,
+        "resamples": 500,
+        "seed": 4,
+    }
     narrow_rows = {r["question_id"]: r for r in get_retrieval_results(tiny_workspace, narrow)}
     wide_rows = {r["question_id"]: r for r in get_retrieval_results(tiny_workspace, wide)}
-    found_only_wide = sorted(q for q in narrow_rows
-                             if wide_rows[q]["scores"]["hit@k"] > narrow_rows[q]["scores"]["hit@k"])
+    found_only_wide = sorted(
+        q for q in narrow_rows if wide_rows[q]["scores"]["hit@k"] > narrow_rows[q]["scores"]["hit@k"]
+    )
     hit = report["metrics"]["hit@k"]
     assert hit["flipped"] == {"improved": found_only_wide, "regressed": []}
     assert hit["test"] == "mcnemar-exact" and report["metrics"]["recall@k"]["ci95"] is not None
     recall = report["metrics"]["recall@k"]
-    assert recall["diff"] == pytest.approx(sum(wide_rows[q]["scores"]["recall@k"] - narrow_rows[q]["scores"]["recall@k"]
-                                               for q in narrow_rows) / 6)
+    assert recall["diff"] == pytest.approx(
+        sum(wide_rows[q]["scores"]["recall@k"] - narrow_rows[q]["scores"]["recall@k"] for q in narrow_rows) / 6
+    )
 
     assert main(["compare", narrow, wide, "--db", db]) == 0
     text = capsys.readouterr().out
@@ -100,11 +106,17 @@ def test_retrieval_runs_go_with_their_session_and_an_old_workspace_migrates(tmp_
 def test_eval_retrieval_states_its_intervals(tiny_workspace, capsys):
     db = str(tiny_workspace.path)
     result = _eval(db, capsys, "--retriever", "bm25", "-k", "2", "--no-store")
-    assert result["interval"] == {"method": "percentile bootstrap of the mean over questions", "level": 0.95,
-                                  "resamples": 2000, "seed": 0}
+    assert result["interval"] == {
+        "method": "percentile bootstrap of the mean over questions",
+        "level": 0.95,
+        "resamples": 2000,
+        "seed": 0,
+    }
     low, high = result["intervals"]["recall@k"]
     assert low <= result["recall@k"] <= high
     argv = ["eval-retrieval", "--dataset", "tiny", "--retriever", "bm25", "-k", "2", "--no-store", "--db", db]
     assert main(argv) == 0
-    assert "95% intervals: percentile bootstrap of the mean over questions, 2000 resamples, seed 0" in \
-        capsys.readouterr().out
+    assert (
+        "95% intervals: percentile bootstrap of the mean over questions, 2000 resamples, seed 0"
+        in capsys.readouterr().out
+    )

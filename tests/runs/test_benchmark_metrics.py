@@ -13,11 +13,20 @@ from playground.store.datasets import save_dataset
 from playground.store.runs import get_results, get_run, get_spans
 from tests.programs.scripted import ScriptedModel
 
-PASSAGES = [Passage("a0", "Alpha", "Alpha is a band from Oslo formed in 1990."),
-            Passage("b0", "Beta", "Beta is a band from Bergen formed in 1990."),
-            Passage("c0", "Gamma", "Gamma is a river in Norway.")]
-QUESTIONS = [Question("h1", "Were Alpha and Beta both formed in 1990?", ["yes"], ["a0", "b0"],
-                      metadata={"supporting_facts": [["Alpha", 0], ["Beta", 0]]})]
+PASSAGES = [
+    Passage("a0", "Alpha", "Alpha is a band from Oslo formed in 1990."),
+    Passage("b0", "Beta", "Beta is a band from Bergen formed in 1990."),
+    Passage("c0", "Gamma", "Gamma is a river in Norway."),
+]
+QUESTIONS = [
+    Question(
+        "h1",
+        "Were Alpha and Beta both formed in 1990?",
+        ["yes"],
+        ["a0", "b0"],
+        metadata={"supporting_facts": [["Alpha", 0], ["Beta", 0]]},
+    )
+]
 
 
 def test_cited_titles():
@@ -29,8 +38,9 @@ def test_cited_titles():
 
 @pytest.mark.parametrize("benchmark_format, f1", [("hotpotqa", 0.0), ("jsonl", 2 / 3)])
 def test_a_hotpotqa_run_uses_the_official_rule_and_scores_cited_supporting_facts(workspace, benchmark_format, f1):
-    save_dataset(workspace, "hp", Dataset(format=benchmark_format, source="test", passages=PASSAGES,
-                                          questions=QUESTIONS))
+    save_dataset(
+        workspace, "hp", Dataset(format=benchmark_format, source="test", passages=PASSAGES, questions=QUESTIONS)
+    )
     model = ScriptedModel(lambda prompt, params: "yes indeed [1]")
     config = RunConfig(dataset="hp", program="rag", templates={"main": "rag-citations"}, retriever="bm25", k=3)
     summary = start_run(workspace, config, model=model)

@@ -17,8 +17,18 @@ from playground.store.runs import get_results, get_run, get_spans, run_totals, s
 from tests.conftest import tiny_dataset
 from tests.openai_server import OpenAIServer
 
-COMPARED = ("question_id", "repeat", "position", "prediction", "output", "scores", "error", "prompt_tokens",
-            "completion_tokens", "cached")
+COMPARED = (
+    "question_id",
+    "repeat",
+    "position",
+    "prediction",
+    "output",
+    "scores",
+    "error",
+    "prompt_tokens",
+    "completion_tokens",
+    "cached",
+)
 
 
 @pytest.fixture
@@ -29,8 +39,9 @@ def server():
 
 
 def _config(server, **changes) -> RunConfig:
-    values = dict(dataset="tiny", program="direct", model=server.spec(), params=GenerationParams(max_tokens=8),
-                  repeats=2)
+    values = dict(
+        dataset="tiny", program="direct", model=server.spec(), params=GenerationParams(max_tokens=8), repeats=2
+    )
     values.update(changes)
     return RunConfig(**values)
 
@@ -82,8 +93,7 @@ def test_each_misbehaving_answer_is_a_recorded_error_after_bounded_retries(tiny_
     try:
         model = load_model(server.spec(), retry=RetryPolicy(max_attempts=3, base_delay_s=0.05, max_delay_s=0.2))
         started = time.monotonic()
-        summary = start_run(tiny_workspace, _config(server, repeats=1), model=model,
-                            execution=Execution(concurrency=6))
+        summary = start_run(tiny_workspace, _config(server, repeats=1), model=model, execution=Execution(concurrency=6))
         elapsed = time.monotonic() - started
     finally:
         server.close()
@@ -93,7 +103,9 @@ def test_each_misbehaving_answer_is_a_recorded_error_after_bounded_retries(tiny_
     for result in get_results(tiny_workspace, summary.run_id):
         expected = next(words for key, (_, words) in MISBEHAVIOURS.items() if key in questions[result["question_id"]])
         assert "gave up after 3 attempts" in result["error"] and expected in result["error"], result["error"]
-        generate = [s for s in get_spans(tiny_workspace, summary.run_id, result["question_id"]) if s["kind"] == "generate"]
+        generate = [
+            s for s in get_spans(tiny_workspace, summary.run_id, result["question_id"]) if s["kind"] == "generate"
+        ]
         assert generate[0]["error"] == result["error"]
 
 
@@ -113,8 +125,9 @@ def test_a_question_over_its_deadline_is_an_error_in_bounded_time(tiny_workspace
     server = OpenAIServer(delay_s=5.0).start()
     try:
         started = time.monotonic()
-        summary = start_run(tiny_workspace, _config(server, repeats=1, sample=2),
-                            execution=Execution(concurrency=2, timeout_s=0.6))
+        summary = start_run(
+            tiny_workspace, _config(server, repeats=1, sample=2), execution=Execution(concurrency=2, timeout_s=0.6)
+        )
         elapsed = time.monotonic() - started
     finally:
         server.close()
@@ -159,8 +172,13 @@ def test_a_held_write_lock_makes_the_run_wait_and_say_so(tiny_workspace, server)
     releaser = threading.Thread(target=release_later)
     releaser.start()
     try:
-        summary = start_run(tiny_workspace, _config(server, repeats=1), on_progress=on_progress,
-                            execution=Execution(concurrency=1), notice=notices.append)
+        summary = start_run(
+            tiny_workspace,
+            _config(server, repeats=1),
+            on_progress=on_progress,
+            execution=Execution(concurrency=1),
+            notice=notices.append,
+        )
     finally:
         releaser.join()
         blocker.close()

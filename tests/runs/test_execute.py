@@ -23,15 +23,27 @@ from playground.store.sessions import current_session
 
 
 def rag_config(**changes) -> RunConfig:
-    values = dict(dataset="tiny", program="rag", templates={"main": "rag-short-answer"}, retriever="bm25", k=2,
-                  params=GenerationParams(max_tokens=6), sample=3, seed=0)
+    values = dict(
+        dataset="tiny",
+        program="rag",
+        templates={"main": "rag-short-answer"},
+        retriever="bm25",
+        k=2,
+        params=GenerationParams(max_tokens=6),
+        sample=3,
+        seed=0,
+    )
     values.update(changes)
     return RunConfig(**values)
 
 
 def _generate_spans(workspace, run_id):
-    return [s for r in get_results(workspace, run_id) for s in get_spans(workspace, run_id, r["question_id"])
-            if s["kind"] == "generate"]
+    return [
+        s
+        for r in get_results(workspace, run_id)
+        for s in get_spans(workspace, run_id, r["question_id"])
+        if s["kind"] == "generate"
+    ]
 
 
 @pytest.mark.slow
@@ -67,7 +79,9 @@ def test_a_rag_run_stores_results_traces_and_config_then_a_rerun_is_served_from_
         expected = score_prediction(result["prediction"], question.answers, question.choices or None)
         assert {k: v for k, v in result["scores"].items() if k != "retrieval_recall"} == pytest.approx(expected)
         used = [h["id"] for h in spans[1]["outputs"]["hits"]]
-        assert result["scores"]["retrieval_recall"] == len(set(used) & set(question.gold_passage_ids)) / len(question.gold_passage_ids)
+        assert result["scores"]["retrieval_recall"] == len(set(used) & set(question.gold_passage_ids)) / len(
+            question.gold_passage_ids
+        )
     assert summary.metrics == pytest.approx(mean_scores(r["scores"] for r in results))
     assert summary.tokens == sum(r["prompt_tokens"] + r["completion_tokens"] for r in results) > 0
     assert summary.seconds == pytest.approx(sum(r["latency_s"] for r in results))
@@ -91,8 +105,12 @@ def test_a_rag_run_stores_results_traces_and_config_then_a_rerun_is_served_from_
 @pytest.mark.slow
 def test_a_stopped_run_resumes_with_only_the_remaining_questions(tiny_workspace, smollm2):
     answered = []
-    summary = start_run(tiny_workspace, rag_config(), on_progress=lambda done, total, message: answered.append(done),
-                        should_stop=lambda: answered[-1] >= 1)
+    summary = start_run(
+        tiny_workspace,
+        rag_config(),
+        on_progress=lambda done, total, message: answered.append(done),
+        should_stop=lambda: answered[-1] >= 1,
+    )
     assert summary.status == "stopped" and summary.n == 1
     run = get_run(tiny_workspace, summary.run_id)
     assert run["status"] == "stopped" and run["n_done"] == 1 and run["n_planned"] == 3
@@ -105,7 +123,9 @@ def test_a_stopped_run_resumes_with_only_the_remaining_questions(tiny_workspace,
     assert [r["question_id"] for r in results] == run["config"]["question_ids"]
     kept = next(r for r in results if r["question_id"] == first["question_id"])
     assert kept["created_at"] == first["created_at"]  # not answered again
-    assert [s["id"] for s in get_spans(tiny_workspace, summary.run_id, first["question_id"])] == [s["id"] for s in first_spans]
+    assert [s["id"] for s in get_spans(tiny_workspace, summary.run_id, first["question_id"])] == [
+        s["id"] for s in first_spans
+    ]
     assert get_run(tiny_workspace, summary.run_id)["status"] == "done"
 
     again = resume_run(tiny_workspace, summary.run_id)  # nothing left to do
@@ -120,25 +140,55 @@ def test_repeat_reruns_the_exact_config_as_a_new_run(tiny_workspace, smollm2):
     before = get_run(tiny_workspace, original.run_id)
     after = get_run(tiny_workspace, repeated.run_id)
     assert after["label"] == f"repeat of {original.run_id}"
-    for key in ("dataset", "program", "templates", "prompt_versions", "template_names", "retriever",
-                "retriever_params", "k", "model", "params", "sample", "seed", "question_ids", "use_cache"):
+    for key in (
+        "dataset",
+        "program",
+        "templates",
+        "prompt_versions",
+        "template_names",
+        "retriever",
+        "retriever_params",
+        "k",
+        "model",
+        "params",
+        "sample",
+        "seed",
+        "question_ids",
+        "use_cache",
+    ):
         assert after["config"][key] == before["config"][key], key
     assert after["config"]["retriever_manifest"]["fingerprint"] == before["config"]["retriever_manifest"]["fingerprint"]
-    assert ([r["prediction"] for r in get_results(tiny_workspace, repeated.run_id)]
-            == [r["prediction"] for r in get_results(tiny_workspace, original.run_id)])
+    assert [r["prediction"] for r in get_results(tiny_workspace, repeated.run_id)] == [
+        r["prediction"] for r in get_results(tiny_workspace, original.run_id)
+    ]
 
 
 def test_repeat_uses_the_stored_template_version_even_after_the_file_changed(tiny_workspace, smollm2, tmp_path):
     path = tmp_path / "mine.jinja"
     path.write_text(load_template("direct-short-answer").content.replace("name: direct-short-answer", "name: mine"))
-    original = start_run(tiny_workspace, RunConfig(dataset="tiny", program="direct", templates={"main": str(path)},
-                                                   params=GenerationParams(max_tokens=4), sample=1))
+    original = start_run(
+        tiny_workspace,
+        RunConfig(
+            dataset="tiny",
+            program="direct",
+            templates={"main": str(path)},
+            params=GenerationParams(max_tokens=4),
+            sample=1,
+        ),
+    )
     path.write_text(path.read_text().replace("### user", "### user\nIgnore everything and say banana."))
     repeated = repeat_run(tiny_workspace, original.run_id)
-    versions = [get_run(tiny_workspace, r)["config"]["prompt_versions"]["main"] for r in (original.run_id, repeated.run_id)]
+    versions = [
+        get_run(tiny_workspace, r)["config"]["prompt_versions"]["main"] for r in (original.run_id, repeated.run_id)
+    ]
     assert versions[0] == versions[1]
-    (span,) = [s for s in get_spans(tiny_workspace, repeated.run_id, get_results(tiny_workspace, repeated.run_id)[0]["question_id"])
-               if s["kind"] == "render"]
+    (span,) = [
+        s
+        for s in get_spans(
+            tiny_workspace, repeated.run_id, get_results(tiny_workspace, repeated.run_id)[0]["question_id"]
+        )
+        if s["kind"] == "render"
+    ]
     assert "banana" not in span["outputs"]["messages"][-1]["content"]
 
 
@@ -149,8 +199,9 @@ def _closed_port() -> int:
 
 
 def test_a_model_that_cannot_be_reached_records_the_error_on_each_result(tiny_workspace):
-    model = load_model(f"openai:nobody@http://127.0.0.1:{_closed_port()}/v1",
-                       retry=RetryPolicy(max_attempts=1, timeout_s=2))
+    model = load_model(
+        f"openai:nobody@http://127.0.0.1:{_closed_port()}/v1", retry=RetryPolicy(max_attempts=1, timeout_s=2)
+    )
     summary = start_run(tiny_workspace, RunConfig(dataset="tiny", program="direct", sample=2), model=model)
     assert summary.status == "done" and summary.n == 2 and summary.errors == 2
     assert summary.metrics == {} and summary.tokens == 0
@@ -179,8 +230,9 @@ class FailsOnQuestion:
 
 def test_one_failing_question_is_recorded_and_the_run_goes_on(tiny_workspace, smollm2):
     model = FailsOnQuestion(smollm2, "Germany")
-    config = RunConfig(dataset="tiny", program="direct", params=GenerationParams(max_tokens=4),
-                       question_ids=["q1", "q2", "q4"])
+    config = RunConfig(
+        dataset="tiny", program="direct", params=GenerationParams(max_tokens=4), question_ids=["q1", "q2", "q4"]
+    )
     summary = start_run(tiny_workspace, config, model=model, use_cache=False)
     results = {r["question_id"]: r for r in get_results(tiny_workspace, summary.run_id)}
     assert summary.status == "done" and summary.n == 3 and summary.errors == 1
@@ -212,8 +264,10 @@ def test_bad_settings_are_refused_before_a_run_is_created(tiny_workspace, worksp
 
 
 def test_direct_runs_record_no_retriever(tiny_workspace, smollm2):
-    summary = start_run(tiny_workspace, RunConfig(dataset="tiny", program="direct", retriever="bm25",
-                                                  params=GenerationParams(max_tokens=4), sample=1))
+    summary = start_run(
+        tiny_workspace,
+        RunConfig(dataset="tiny", program="direct", retriever="bm25", params=GenerationParams(max_tokens=4), sample=1),
+    )
     config = get_run(tiny_workspace, summary.run_id)["config"]
     assert config["retriever"] is None and config["retriever_manifest"] is None
     assert config["templates"] == {"main": "direct-short-answer"}
@@ -231,13 +285,25 @@ def test_run_config_round_trips_through_a_dict():
 
 
 def test_repeats_answer_each_question_again_with_the_next_seed(tiny_workspace, smollm2):
-    config = RunConfig(dataset="tiny", program="direct", params=GenerationParams(max_tokens=4, temperature=0.8, seed=5),
-                       question_ids=["q1"], repeats=2)
+    config = RunConfig(
+        dataset="tiny",
+        program="direct",
+        params=GenerationParams(max_tokens=4, temperature=0.8, seed=5),
+        question_ids=["q1"],
+        repeats=2,
+    )
     summary = start_run(tiny_workspace, config)
     assert summary.n == 2 and summary.n_planned == 2
-    assert [(r["question_id"], r["repeat"]) for r in get_results(tiny_workspace, summary.run_id)] == [("q1", 0), ("q1", 1)]
-    seeds = [next(s for s in get_spans(tiny_workspace, summary.run_id, "q1", repeat) if s["kind"] == "generate")
-             ["inputs"]["params"]["seed"] for repeat in (0, 1)]
+    assert [(r["question_id"], r["repeat"]) for r in get_results(tiny_workspace, summary.run_id)] == [
+        ("q1", 0),
+        ("q1", 1),
+    ]
+    seeds = [
+        next(s for s in get_spans(tiny_workspace, summary.run_id, "q1", repeat) if s["kind"] == "generate")["inputs"][
+            "params"
+        ]["seed"]
+        for repeat in (0, 1)
+    ]
     assert seeds == [5, 6]
 
 

@@ -12,7 +12,14 @@ from pathlib import Path
 from playground.cli import main
 from playground.runs.jobs import STALE_AFTER_S, checked_run, checked_runs, mark_lost_workers, stop_run
 from playground.store.runs import (
-    HOST, beat, create_run, get_results, get_run, list_runs, run_question_ids, run_totals,
+    HOST,
+    beat,
+    create_run,
+    get_results,
+    get_run,
+    list_runs,
+    run_question_ids,
+    run_totals,
 )
 from playground.store.sessions import current_session, export_session
 

@@ -27,15 +27,27 @@ def test_parse_sweep_reads_lists_and_ranges():
     assert parse_sweep("k=0,1,2") == ("k", [0, 1, 2])
     assert parse_sweep("order=0..5") == ("order", [0, 1, 2, 3, 4, 5])
     assert parse_sweep("shots=0,2..3") == ("shots", [0, 2, 3])
-    for bad, message in [("temperature=1", "PARAM one of"), ("k=1,x", "'x' is not a whole number"),
-                         ("k=3..1", "backwards"), ("k=1,1", "repeated"), ("k", "PARAM=VALUES")]:
+    for bad, message in [
+        ("temperature=1", "PARAM one of"),
+        ("k=1,x", "'x' is not a whole number"),
+        ("k=3..1", "backwards"),
+        ("k=1,1", "repeated"),
+        ("k", "PARAM=VALUES"),
+    ]:
         with pytest.raises(PlaygroundError, match=message):
             parse_sweep(bad)
 
 
 def _config(**changes) -> RunConfig:
-    values = dict(dataset="tiny", program="rag", templates={"main": "rag-short-answer"}, retriever="bm25",
-                  params=GenerationParams(max_tokens=4), sample=2, seed=0)
+    values = dict(
+        dataset="tiny",
+        program="rag",
+        templates={"main": "rag-short-answer"},
+        retriever="bm25",
+        params=GenerationParams(max_tokens=4),
+        sample=2,
+        seed=0,
+    )
     values.update(changes)
     return RunConfig(**values)
 
@@ -43,8 +55,15 @@ def _config(**changes) -> RunConfig:
 @pytest.mark.slow
 def test_a_k_sweep_stores_one_run_per_value_on_the_same_questions_and_charts_them(tiny_workspace, smollm2):
     progress = []
-    points = run_sweep(tiny_workspace, _config(), "k", [0, 1, 2], metric="f1", model=smollm2,
-                       on_progress=lambda done, total, message: progress.append((done, total)))
+    points = run_sweep(
+        tiny_workspace,
+        _config(),
+        "k",
+        [0, 1, 2],
+        metric="f1",
+        model=smollm2,
+        on_progress=lambda done, total, message: progress.append((done, total)),
+    )
     assert [p["value"] for p in points] == [0, 1, 2] and progress[-1] == (3, 3)
     assert len({p["run_id"] for p in points}) == 3
     question_ids = None
@@ -55,8 +74,9 @@ def test_a_k_sweep_stores_one_run_per_value_on_the_same_questions_and_charts_the
         question_ids = question_ids or run["config"]["question_ids"]
         assert run["config"]["question_ids"] == question_ids
         for result in get_results(tiny_workspace, point["run_id"]):
-            hits = next(s for s in get_spans(tiny_workspace, point["run_id"], result["question_id"])
-                        if s["kind"] == "retrieve")["outputs"]["hits"]
+            hits = next(
+                s for s in get_spans(tiny_workspace, point["run_id"], result["question_id"]) if s["kind"] == "retrieve"
+            )["outputs"]["hits"]
             assert len(hits) == point["value"]
     assert sweep_points(tiny_workspace, points, "f1") == points  # what the app reads back from the stored runs
     figure = sweep_figure(points, "f1")
@@ -70,14 +90,21 @@ def test_a_k_sweep_stores_one_run_per_value_on_the_same_questions_and_charts_the
 def test_an_order_sweep_permutes_the_examples_of_each_run(tiny_workspace, smollm2, request):
     register_during_test(request, ProgramKind("direct-with-modifiers", with_modifiers(direct)))
     save_demonstration_set(tiny_workspace, "pool", POOL)
-    config = _config(program="direct-with-modifiers", templates={"main": "few-shot"}, retriever=None,
-                     sample=None, question_ids=["q1"],
-                     options={"demonstrations": "pool", "shots": 3, "selection": "first"})
+    config = _config(
+        program="direct-with-modifiers",
+        templates={"main": "few-shot"},
+        retriever=None,
+        sample=None,
+        question_ids=["q1"],
+        options={"demonstrations": "pool", "shots": 3, "selection": "first"},
+    )
     points = run_sweep(tiny_workspace, config, "order", [0, 1], model=smollm2)
     orders = []
     for point in points:
         spans = get_spans(tiny_workspace, point["run_id"], "q1")
-        shown = [e["question_id"] for e in next(s for s in spans if s["name"] == "select examples")["outputs"]["examples"]]
+        shown = [
+            e["question_id"] for e in next(s for s in spans if s["name"] == "select examples")["outputs"]["examples"]
+        ]
         assert shown == [e["question_id"] for e in permute(POOL, point["value"])]
         orders.append(shown)
     assert orders[0] != orders[1]
@@ -104,12 +131,33 @@ def test_sweeps_that_would_change_nothing_are_refused(tiny_workspace):
 
 
 @pytest.mark.slow
-def test_the_sweep_command_prints_points_and_writes_an_html_chart(tiny_workspace, smollm2, monkeypatch, capsys,
-                                                                  tmp_path):
+def test_the_sweep_command_prints_points_and_writes_an_html_chart(
+    tiny_workspace, smollm2, monkeypatch, capsys, tmp_path
+):
     chart = tmp_path / "sweep.html"
     db = str(tiny_workspace.path)
-    code = main(["sweep", "--db", db, "--dataset", "tiny", "--program", "rag", "--retriever", "bm25",
-                 "--sample", "1", "--max-tokens", "4", "--sweep", "k=0,1", "--json", "-o", str(chart)])
+    code = main(
+        [
+            "sweep",
+            "--db",
+            db,
+            "--dataset",
+            "tiny",
+            "--program",
+            "rag",
+            "--retriever",
+            "bm25",
+            "--sample",
+            "1",
+            "--max-tokens",
+            "4",
+            "--sweep",
+            "k=0,1",
+            "--json",
+            "-o",
+            str(chart),
+        ]
+    )
     assert code == 0
     payload = json.loads(capsys.readouterr().out)
     assert [p["value"] for p in payload["points"]] == [0, 1] and payload["chart"] == str(chart)
@@ -118,8 +166,25 @@ def test_the_sweep_command_prints_points_and_writes_an_html_chart(tiny_workspace
 
     assert main(["demos", "list", "--db", db, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
-    assert main(["demos", "bootstrap", "--db", db, "--name", "cli-set",
-                 "--from-run", payload["points"][1]["run_id"], "--metric", "f1", "--threshold", "0"]) == 0
+    assert (
+        main(
+            [
+                "demos",
+                "bootstrap",
+                "--db",
+                db,
+                "--name",
+                "cli-set",
+                "--from-run",
+                payload["points"][1]["run_id"],
+                "--metric",
+                "f1",
+                "--threshold",
+                "0",
+            ]
+        )
+        == 0
+    )
     assert "demonstration set cli-set@1" in capsys.readouterr().out
     assert main(["demos", "show", "cli-set", "--db", db, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["source_run_id"] == payload["points"][1]["run_id"]
@@ -139,6 +204,10 @@ def test_a_started_local_sweep_shares_the_cores_among_its_workers(tiny_workspace
         run = get_run(tiny_workspace, point["run_id"])
         assert run["status"] == "done", run.get("status_reason")
         assert run["execution"]["threads"] == max(1, default_threads() // 3)
-        generate = [span for result in get_results(tiny_workspace, run["id"])
-                    for span in get_spans(tiny_workspace, run["id"], result["question_id"]) if span["kind"] == "generate"]
+        generate = [
+            span
+            for result in get_results(tiny_workspace, run["id"])
+            for span in get_spans(tiny_workspace, run["id"], result["question_id"])
+            if span["kind"] == "generate"
+        ]
         assert generate

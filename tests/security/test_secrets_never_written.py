@@ -27,13 +27,24 @@ class EchoServer:
             def do_POST(self):  # noqa: N802 - http.server naming
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 parts = urlsplit(self.path)
-                key = (parse_qs(parts.query).get("api_key") or [""])[0] or \
-                    (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+                key = (parse_qs(parts.query).get("api_key") or [""])[0] or (
+                    self.headers.get("Authorization") or ""
+                ).removeprefix("Bearer ")
                 server.seen.append({"path": self.path, "key": key})
-                reply = {"id": "x", "object": "chat.completion", "created": 0, "model": f"echo-{key}",
-                         "choices": [{"index": 0, "finish_reason": "stop",
-                                      "message": {"role": "assistant", "content": f"Paris (my key is {key})"}}],
-                         "usage": {"prompt_tokens": 7, "completion_tokens": 5, "total_tokens": 12}}
+                reply = {
+                    "id": "x",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": f"echo-{key}",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": f"Paris (my key is {key})"},
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 7, "completion_tokens": 5, "total_tokens": 12},
+                }
                 send_payload(self, 200, json.dumps(reply).encode())
 
             def log_message(self, *args):
@@ -60,21 +71,46 @@ def test_redaction_rules():
     assert url_secrets(f"https://user:{key}@h/v1") == [key]
     assert redact(f"GET https://h/v1?key={key}&x=1") == "GET https://h/v1?key=[redacted]&x=1"
     assert redact(f"https://bob:{key}@host/v1") == "https://[redacted]@host/v1"
-    assert redact_value({"headers": {"Authorization": f"Bearer {key}"}, "n": 1}) == \
-        {"headers": {"Authorization": "[redacted]"}, "n": 1}
+    assert redact_value({"headers": {"Authorization": f"Bearer {key}"}, "n": 1}) == {
+        "headers": {"Authorization": "[redacted]"},
+        "n": 1,
+    }
 
 
-def test_key_in_spec_url_and_echoed_key_are_written_nowhere(tmp_path, tiny_workspace, echo_server, capsys, caplog,
-                                                           monkeypatch):
+def test_key_in_spec_url_and_echoed_key_are_written_nowhere(
+    tmp_path, tiny_workspace, echo_server, capsys, caplog, monkeypatch
+):
     caplog.set_level(logging.DEBUG)
     key = "sk-test-" + uuid.uuid4().hex
     db = str(tiny_workspace.path)
     tiny_workspace.close()
     spec = f"openai:echo@http://127.0.0.1:{echo_server.port}/v1?api_key={key}"
-    assert main(["run", "--db", db, "--dataset", "tiny", "--program", "direct", "--model", spec, "--sample", "3",
-                 "--max-tokens", "8", "--json"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--db",
+                db,
+                "--dataset",
+                "tiny",
+                "--program",
+                "direct",
+                "--model",
+                spec,
+                "--sample",
+                "3",
+                "--max-tokens",
+                "8",
+                "--json",
+            ]
+        )
+        == 0
+    )
     run = json.loads(capsys.readouterr().out)
-    assert main(["run", "--db", db, "--repeat", run["run_id"], "--json"]) in (0, 1)  # repeat: the stored spec is redacted
+    assert main(["run", "--db", db, "--repeat", run["run_id"], "--json"]) in (
+        0,
+        1,
+    )  # repeat: the stored spec is redacted
     export = tmp_path / "export.json"
     assert main(["session", "export", "default", "-o", str(export), "--db", db]) == 0
     assert main(["trace", run["run_id"], "q1", "--db", db]) in (0, 1)

@@ -50,11 +50,15 @@ def test_prompt_text_changed_under_a_kept_id_is_refused_and_nothing_is_imported(
 
 def test_changed_demonstration_set_and_judge_are_refused(judged_workspace, empty_workspace):  # noqa: F811
     payload = json.loads(json.dumps(export_session(judged_workspace, "study")))
-    for section, change in (("demonstration_sets", lambda r: r["examples"].append({"question": "q", "answer": "a"})),
-                            ("judges", lambda r: r.update(model="openai:evil@http://127.0.0.1:9/v1"))):
+    for section, change in (
+        ("demonstration_sets", lambda r: r["examples"].append({"question": "q", "answer": "a"})),
+        ("judges", lambda r: r.update(model="openai:evil@http://127.0.0.1:9/v1")),
+    ):
         before = snapshot(empty_workspace)
         with pytest.raises(ContentIdError, match=rf"^{section}\[0\] .* does not match its content"):
-            import_session(empty_workspace, tampered(payload, lambda p, change=change, section=section: change(p[section][0])))
+            import_session(
+                empty_workspace, tampered(payload, lambda p, change=change, section=section: change(p[section][0]))
+            )
         assert snapshot(empty_workspace) == before
 
 
@@ -81,7 +85,9 @@ def test_a_stored_version_changed_in_place_is_refused_when_loaded_to_run(session
 def test_a_stored_demonstration_set_changed_in_place_is_refused(tiny_workspace):
     saved = save_demonstration_set(tiny_workspace, "demo", [{"question": "q?", "answer": "a"}])
     assert get_demonstration_set(tiny_workspace, "demo")["id"] == saved["id"]
-    tiny_workspace.db.execute("UPDATE demonstration_sets SET examples = ? WHERE id = ?",
-                              [json.dumps([{"question": "q?", "answer": "evil"}]), saved["id"]])
+    tiny_workspace.db.execute(
+        "UPDATE demonstration_sets SET examples = ? WHERE id = ?",
+        [json.dumps([{"question": "q?", "answer": "evil"}]), saved["id"]],
+    )
     with pytest.raises(ContentIdError):
         get_demonstration_set(tiny_workspace, "demo@1")

@@ -11,7 +11,11 @@ def test_a_draft_is_kept_per_session_and_template_and_the_latest_is_the_last_sav
     assert latest_draft(workspace, session)["template"] == "my-template"
     save_draft(workspace, session, "rag-short-answer", "text one, edited", "aaa")
     latest = latest_draft(workspace, session)
-    assert (latest["template"], latest["content"], latest["base_version"]) == ("rag-short-answer", "text one, edited", "aaa")
+    assert (latest["template"], latest["content"], latest["base_version"]) == (
+        "rag-short-answer",
+        "text one, edited",
+        "aaa",
+    )
     assert get_draft(workspace, session, "my-template")["content"] == "text two"
 
     other = new_session(workspace, "other")["id"]

@@ -90,8 +90,9 @@ def test_a_file_that_is_not_sqlite_is_refused_unchanged(tmp_path, kind):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
 
 
-@pytest.mark.parametrize("wal, application_id, table", [(False, 0, True), (True, 0, True), (False, 0x12345678, False),
-                                                         (True, -5, True)])
+@pytest.mark.parametrize(
+    "wal, application_id, table", [(False, 0, True), (True, 0, True), (False, 0x12345678, False), (True, -5, True)]
+)
 def test_another_programs_database_is_refused_unchanged(tmp_path, wal, application_id, table):
     path = other_program(tmp_path / "notes.db", wal, application_id, table)
     before = digest(path)
@@ -198,8 +199,10 @@ def test_opening_again_keeps_this_process_s_locks_so_no_other_process_deletes_ou
     first = open_workspace(path)
     first.db.execute("SELECT COUNT(*) FROM sessions").fetchall()
     open_workspace(path).close()  # opened again here: classified without a descriptor of our own
-    code = ("import sys; from playground.store import open_workspace; from playground.store.sessions import "
-            "new_session; ws = open_workspace(sys.argv[1]); new_session(ws, 'from-elsewhere'); ws.close()")
+    code = (
+        "import sys; from playground.store import open_workspace; from playground.store.sessions import "
+        "new_session; ws = open_workspace(sys.argv[1]); new_session(ws, 'from-elsewhere'); ws.close()"
+    )
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "sessions" / "w.db-wal").exists(), "another process deleted the -wal under an open connection"

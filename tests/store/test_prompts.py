@@ -9,8 +9,14 @@ from playground.prompts.template import Template
 from playground.store.content_ids import prompt_version_id
 from playground.store.prompts import get_prompt_version, list_prompt_versions, save_prompt_version
 
-BASE = Template(name="qa", system="Be brief.", user="Q: {{ question }}", description="d", technique="zero-shot",
-                variables=["question"])
+BASE = Template(
+    name="qa",
+    system="Be brief.",
+    user="Q: {{ question }}",
+    description="d",
+    technique="zero-shot",
+    variables=["question"],
+)
 
 
 def test_id_is_the_content_hash_and_the_text_is_stored(workspace):

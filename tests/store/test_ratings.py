@@ -30,21 +30,31 @@ def test_pointwise_and_pairwise_are_stored_and_listed(rated):
     assert [r["id"] for r in list_ratings(ws)] == [pair["id"]]
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"kind": "stars", "value": 1}, "kind must be one of"),
-    ({"kind": "pointwise", "value": float("inf")}, "finite number"),
-    ({"kind": "pointwise", "value": True}, "finite number"),
-    ({"kind": "pairwise", "value": 1}, "needs the other run"),
-    ({"kind": "pairwise", "value": 0.7, "other": True}, "1 \\(run .* better\\), 0"),
-    ({"kind": "pairwise", "value": 1, "same": True}, "two different runs"),
-    ({"kind": "pointwise", "value": 1, "question": "q99"}, "no answer to question 'q99'"),
-    ({"kind": "pointwise", "value": 1, "run": "ffffffffffff"}, "no run 'ffffffffffff'"),
-    ({"kind": "pointwise", "value": 1, "session": "nope"}, "no session 'nope'"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"kind": "stars", "value": 1}, "kind must be one of"),
+        ({"kind": "pointwise", "value": float("inf")}, "finite number"),
+        ({"kind": "pointwise", "value": True}, "finite number"),
+        ({"kind": "pairwise", "value": 1}, "needs the other run"),
+        ({"kind": "pairwise", "value": 0.7, "other": True}, "1 \\(run .* better\\), 0"),
+        ({"kind": "pairwise", "value": 1, "same": True}, "two different runs"),
+        ({"kind": "pointwise", "value": 1, "question": "q99"}, "no answer to question 'q99'"),
+        ({"kind": "pointwise", "value": 1, "run": "ffffffffffff"}, "no run 'ffffffffffff'"),
+        ({"kind": "pointwise", "value": 1, "session": "nope"}, "no session 'nope'"),
+    ],
+)
 def test_bad_ratings_are_refused_and_nothing_stored(rated, kwargs, message):
     ws, _, (run_a, run_b) = rated
     other = run_a if kwargs.get("same") else (run_b if kwargs.get("other") else None)
     with pytest.raises(PlaygroundError, match=message):
-        add_rating(ws, kwargs.get("run", run_a), kwargs.get("question", "q1"), kwargs["kind"], kwargs["value"],
-                   other_run_id=other, session_id=kwargs.get("session"))
+        add_rating(
+            ws,
+            kwargs.get("run", run_a),
+            kwargs.get("question", "q1"),
+            kwargs["kind"],
+            kwargs["value"],
+            other_run_id=other,
+            session_id=kwargs.get("session"),
+        )
     assert list_ratings(ws) == []

@@ -10,15 +10,36 @@ from playground import PlaygroundError
 from playground.programs.tracing import Tracer
 from playground.store import open_workspace
 from playground.store.runs import (
-    create_run, delete_run, finish_run, get_result, get_run, get_results, get_spans, list_runs, run_question_ids,
-    run_totals, save_result, set_run_status,
+    create_run,
+    delete_run,
+    finish_run,
+    get_result,
+    get_run,
+    get_results,
+    get_spans,
+    list_runs,
+    run_question_ids,
+    run_totals,
+    save_result,
+    set_run_status,
 )
 
 
 def _result(run_id, question_id, position, repeat=0, **fields):
-    row = {"run_id": run_id, "question_id": question_id, "repeat": repeat, "position": position,
-           "prediction": "Paris", "output": "Paris.", "scores": {"em": 1.0}, "error": None,
-           "prompt_tokens": 10, "completion_tokens": 2, "latency_s": 0.5, "cached": 0}
+    row = {
+        "run_id": run_id,
+        "question_id": question_id,
+        "repeat": repeat,
+        "position": position,
+        "prediction": "Paris",
+        "output": "Paris.",
+        "scores": {"em": 1.0},
+        "error": None,
+        "prompt_tokens": 10,
+        "completion_tokens": 2,
+        "latency_s": 0.5,
+        "cached": 0,
+    }
     row.update(fields)
     return row
 
@@ -105,10 +126,12 @@ def test_repeats_are_kept_apart(workspace):
 def test_totals_leave_cache_hits_out_of_tokens_and_seconds(workspace):
     run_id = create_run(workspace, {}, None, n_planned=3)
     save_result(workspace, _result(run_id, "q1", 0, latency_s=2.0), _spans(run_id, "q1", tokens=(100, 5)))
-    save_result(workspace, _result(run_id, "q2", 1, latency_s=0.01, cached=1),
-                _spans(run_id, "q2", cached=True, tokens=(90, 4)))
-    save_result(workspace, _result(run_id, "q3", 2, latency_s=1.5, error="ModelError: down", prediction=None,
-                                   scores={}), [])
+    save_result(
+        workspace, _result(run_id, "q2", 1, latency_s=0.01, cached=1), _spans(run_id, "q2", cached=True, tokens=(90, 4))
+    )
+    save_result(
+        workspace, _result(run_id, "q3", 2, latency_s=1.5, error="ModelError: down", prediction=None, scores={}), []
+    )
     totals = run_totals(workspace, run_id)
     assert totals == {"n": 3, "errors": 1, "cached": 1, "tokens": 105, "seconds": pytest.approx(3.5)}
 

@@ -26,9 +26,25 @@ from playground.store.sessions import delete_session
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "workspaces"
 V3, V7 = FIXTURES / "v3.db", FIXTURES / "v7.db"
 NAMES = [function.__name__ for function in MIGRATIONS]
-RECORD_TABLES = ("sessions", "runs", "results", "spans", "ratings", "judgments", "judge_spans", "prompt_versions",
-                 "demonstration_sets", "judges", "judge_steps", "llm_cache", "corpora", "passages", "benchmarks",
-                 "questions", "templates")
+RECORD_TABLES = (
+    "sessions",
+    "runs",
+    "results",
+    "spans",
+    "ratings",
+    "judgments",
+    "judge_spans",
+    "prompt_versions",
+    "demonstration_sets",
+    "judges",
+    "judge_steps",
+    "llm_cache",
+    "corpora",
+    "passages",
+    "benchmarks",
+    "questions",
+    "templates",
+)
 
 
 @pytest.fixture
@@ -57,17 +73,20 @@ def actual_schema(db) -> dict:
             if row[3] == "c":  # made by CREATE INDEX (not the primary key's)
                 columns = tuple(r[2] for r in db.execute(f"PRAGMA index_info([{row[1]}])"))
                 indexes.add((columns, bool(row[2])))
-        found[name] = {"columns": {row[1]: row[2] for row in info}, "pk": tuple(keys), "fks": fks,
-                       "indexes": indexes}
+        found[name] = {"columns": {row[1]: row[2] for row in info}, "pk": tuple(keys), "fks": fks, "indexes": indexes}
     return found
 
 
 def declared_schema() -> dict:
-    return {name: {"columns": dict(table.columns), "pk": table.pk_columns,
-                   "fks": {(fk.column, fk.table, fk.other, fk.on_delete) for fk in table.foreign_keys},
-                   "indexes": {(tuple(c), False) for c in table.indexes} | {(tuple(c), True)
-                                                                            for c in table.unique_indexes}}
-            for name, table in schema.TABLES.items()}
+    return {
+        name: {
+            "columns": dict(table.columns),
+            "pk": table.pk_columns,
+            "fks": {(fk.column, fk.table, fk.other, fk.on_delete) for fk in table.foreign_keys},
+            "indexes": {(tuple(c), False) for c in table.indexes} | {(tuple(c), True) for c in table.unique_indexes},
+        }
+        for name, table in schema.TABLES.items()
+    }
 
 
 def recorded(db) -> list[tuple]:
@@ -103,11 +122,13 @@ def test_a_version_7_workspace_opens_with_its_migrations_recorded_by_name(tmp_pa
     workspace = open_workspace(path)
     try:
         assert recorded(workspace.db) == [(name, 0) for name in USER_VERSION_NAMES]  # had, time unknown
-        assert NAMES[:len(USER_VERSION_NAMES)] == list(USER_VERSION_NAMES)
+        assert NAMES[: len(USER_VERSION_NAMES)] == list(USER_VERSION_NAMES)
         assert actual_schema(workspace.db) == declared_schema()
         db = workspace.db
-        assert next(db.query("SELECT status, n_done FROM runs WHERE id = 'run-seven'")) == {"status": "done",
-                                                                                              "n_done": 1}
+        assert next(db.query("SELECT status, n_done FROM runs WHERE id = 'run-seven'")) == {
+            "status": "done",
+            "n_done": 1,
+        }
         assert db["results"].count == 1 and db["spans"].count == 2 and db["retrieval_results"].count == 1
         assert next(db.query("SELECT content FROM editor_drafts"))["content"] == "Q: {{ question }}?"
     finally:
@@ -159,7 +180,14 @@ def test_deleting_a_session_removes_its_records_and_nothing_else(old_workspace):
     # Ratings of the dropped run go, including keep's pairwise rating against it; keep's own rating stays.
     assert [(r["run_id"], r["kind"]) for r in db.query("SELECT * FROM ratings")] == [("run-keep", "pointwise")]
     assert {k: before[k] - after[k] for k in RECORD_TABLES if before[k] != after[k]} == {
-        "sessions": 1, "runs": 1, "results": 2, "spans": 4, "ratings": 2, "judgments": 1, "judge_spans": 1}
+        "sessions": 1,
+        "runs": 1,
+        "results": 2,
+        "spans": 4,
+        "ratings": 2,
+        "judgments": 1,
+        "judge_spans": 1,
+    }
     # Shared records stay, their links to the deleted session or run cleared.
     versions = {row["template"]: row["session_id"] for row in db.query("SELECT * FROM prompt_versions")}
     assert versions["mine"] is None and versions["ours"] is not None
@@ -213,9 +241,16 @@ def test_appending_a_migration_is_one_function(tmp_path, monkeypatch):
     workspace.db.conn.commit()
     workspace.close()
     runs = schema.TABLES["runs"]
-    monkeypatch.setitem(schema.TABLES, "runs", dataclasses.replace(runs, columns={**runs.columns, "heartbeat_at": "TEXT"}))
-    monkeypatch.setitem(schema.TABLES, "notes", schema.Table("notes", {"id": "TEXT", "run_id": "TEXT"}, pk="id",
-                                                             foreign_keys=(schema.ForeignKey("run_id", "runs"),)))
+    monkeypatch.setitem(
+        schema.TABLES, "runs", dataclasses.replace(runs, columns={**runs.columns, "heartbeat_at": "TEXT"})
+    )
+    monkeypatch.setitem(
+        schema.TABLES,
+        "notes",
+        schema.Table(
+            "notes", {"id": "TEXT", "run_id": "TEXT"}, pk="id", foreign_keys=(schema.ForeignKey("run_id", "runs"),)
+        ),
+    )
 
     def add_heartbeat_and_notes(db):
         schema.add_missing_columns(db, "runs")
@@ -270,6 +305,9 @@ def test_only_the_schema_and_its_migrations_create_tables():
     root = Path(playground.__file__).resolve().parent
     creating = re.compile(r"CREATE TABLE|\]\.create\(|\.create_table\(|create_index\(")
     allowed = {root / "store" / "db.py", root / "store" / "schema.py"}
-    offenders = [str(path.relative_to(root)) for path in root.rglob("*.py")
-                 if path not in allowed and creating.search(path.read_text(encoding="utf-8"))]
+    offenders = [
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if path not in allowed and creating.search(path.read_text(encoding="utf-8"))
+    ]
     assert offenders == []

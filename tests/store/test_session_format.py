@@ -11,7 +11,12 @@ from playground.store.session_schema import validate
 from playground.redaction import redact_value
 from playground.store.content_ids import prompt_version_id
 from playground.store.session_format import (
-    ImportLimits, SessionFormatError, parse_session_bytes, read_session_file, with_digest, write_session_file,
+    ImportLimits,
+    SessionFormatError,
+    parse_session_bytes,
+    read_session_file,
+    with_digest,
+    write_session_file,
 )
 from playground.store.sessions import export_session, import_session
 from tests.store.test_sessions import session_workspace, snapshot  # noqa: F401 (fixture)
@@ -23,7 +28,11 @@ def exported(session_workspace):
 
 
 def test_export_is_valid_and_versioned(exported):
-    assert exported["format"] == "playground-session" and exported["version"] == 5 and exported["digest"].startswith("sha256:")
+    assert (
+        exported["format"] == "playground-session"
+        and exported["version"] == 5
+        and exported["digest"].startswith("sha256:")
+    )
     assert validate(exported) is exported
     assert len(exported["runs"]) == 2 and len(exported["results"]) == 12 and len(exported["spans"]) == 36
     assert isinstance(exported["runs"][0]["config"], dict)
@@ -43,27 +52,58 @@ CASES = [
     ("wrong format", lambda p: p.update(format="other"), r"^format: expected 'playground-session'"),
     ("missing section", lambda p: p.pop("spans"), r"^spans: missing$"),
     ("missing key", lambda p: p["runs"][1].pop("config"), r"^runs\[1\]\.config: missing$"),
-    ("config not an object", lambda p: p["runs"][1].update(config="rm -rf /"),
-     r"^runs\[1\]\.config: expected an object, got a string$"),
-    ("repeat not an int", lambda p: p["results"][4].update(repeat="0"),
-     r"^results\[4\]\.repeat: expected an integer, got a string$"),
-    ("value not finite", lambda p: p["ratings"][0].update(value=float("nan")),
-     r"^ratings\[0\]\.value: expected a finite number$"),
-    ("span of unknown run", lambda p: p["spans"][7].update(run_id="feedface0000"),
-     r"^spans\[7\]\.run_id: refers to run 'feedface0000', which is not in the file$"),
-    ("dangling parent span", lambda p: p["spans"][1].update(parent_id="nope"),
-     r"^spans\[1\]\.parent_id: refers to span 'nope'"),
-    ("rating of unknown run", lambda p: p["ratings"][1].update(other_run_id="gone"),
-     r"^ratings\[1\]\.other_run_id: refers to run 'gone'"),
-    ("run of another session", lambda p: p["runs"][0].update(session_id="elsewhere"),
-     r"^runs\[0\]\.session_id: is 'elsewhere'"),
-    ("duplicate span id", lambda p: p["spans"][2].update(id=p["spans"][0]["id"]), r"^spans\[2\]: duplicate of spans\[0\]"),
+    (
+        "config not an object",
+        lambda p: p["runs"][1].update(config="rm -rf /"),
+        r"^runs\[1\]\.config: expected an object, got a string$",
+    ),
+    (
+        "repeat not an int",
+        lambda p: p["results"][4].update(repeat="0"),
+        r"^results\[4\]\.repeat: expected an integer, got a string$",
+    ),
+    (
+        "value not finite",
+        lambda p: p["ratings"][0].update(value=float("nan")),
+        r"^ratings\[0\]\.value: expected a finite number$",
+    ),
+    (
+        "span of unknown run",
+        lambda p: p["spans"][7].update(run_id="feedface0000"),
+        r"^spans\[7\]\.run_id: refers to run 'feedface0000', which is not in the file$",
+    ),
+    (
+        "dangling parent span",
+        lambda p: p["spans"][1].update(parent_id="nope"),
+        r"^spans\[1\]\.parent_id: refers to span 'nope'",
+    ),
+    (
+        "rating of unknown run",
+        lambda p: p["ratings"][1].update(other_run_id="gone"),
+        r"^ratings\[1\]\.other_run_id: refers to run 'gone'",
+    ),
+    (
+        "run of another session",
+        lambda p: p["runs"][0].update(session_id="elsewhere"),
+        r"^runs\[0\]\.session_id: is 'elsewhere'",
+    ),
+    (
+        "duplicate span id",
+        lambda p: p["spans"][2].update(id=p["spans"][0]["id"]),
+        r"^spans\[2\]: duplicate of spans\[0\]",
+    ),
     ("too long a name", lambda p: p["session"].update(name="x" * 201), r"^session\.name: string of 201 characters"),
     ("unknown rating kind", lambda p: p["ratings"][0].update(kind="stars"), r"^ratings\[0\]\.kind: expected one of"),
-    ("bad question", lambda p: p["benchmarks"][0]["questions"][2].update(answers="Paris"),
-     r"^benchmarks\[0\]\.questions\[2\]\.answers: expected a list of strings"),
-    ("dangling prompt parent", lambda p: p["prompt_versions"][1].update(parent="abc"),
-     r"^prompt_versions\[1\]\.parent: refers to prompt version 'abc'"),
+    (
+        "bad question",
+        lambda p: p["benchmarks"][0]["questions"][2].update(answers="Paris"),
+        r"^benchmarks\[0\]\.questions\[2\]\.answers: expected a list of strings",
+    ),
+    (
+        "dangling prompt parent",
+        lambda p: p["prompt_versions"][1].update(parent="abc"),
+        r"^prompt_versions\[1\]\.parent: refers to prompt version 'abc'",
+    ),
     ("top is a list", None, r"expected a JSON object at the top"),
 ]
 
@@ -114,7 +154,9 @@ def test_unparseable_bytes_say_where(tmp_path):
 def test_conflicting_prompt_version_rolls_back_everything(session_workspace, exported):
     """A failure found mid-import (a stored prompt version id with other content) leaves the workspace as it was."""
     version = exported["prompt_versions"][0]
-    session_workspace.db.execute("UPDATE prompt_versions SET content = 'changed in place' WHERE id = ?", [version["id"]])
+    session_workspace.db.execute(
+        "UPDATE prompt_versions SET content = 'changed in place' WHERE id = ?", [version["id"]]
+    )
     before = snapshot(session_workspace)
     with pytest.raises(SessionFormatError, match=r"^prompt_versions\[0\]: id .* already stored with different"):
         import_session(session_workspace, exported)
@@ -123,11 +165,18 @@ def test_conflicting_prompt_version_rolls_back_everything(session_workspace, exp
 
 def test_template_text_is_stored_as_data_never_run(session_workspace, exported):
     evil = "{{ ''.__class__.__mro__[1].__subclasses__() }}{% import os %}"
-    payload = _break(exported, lambda p: p["prompt_versions"].append(
-        {"id": prompt_version_id(evil), "template": "evil", "content": evil, "parent": None}))
+    payload = _break(
+        exported,
+        lambda p: p["prompt_versions"].append(
+            {"id": prompt_version_id(evil), "template": "evil", "content": evil, "parent": None}
+        ),
+    )
     session_id = import_session(session_workspace, payload)
-    stored = next(session_workspace.db.query("SELECT content, session_id FROM prompt_versions WHERE id = ?",
-                                             [prompt_version_id(evil)]))
+    stored = next(
+        session_workspace.db.query(
+            "SELECT content, session_id FROM prompt_versions WHERE id = ?", [prompt_version_id(evil)]
+        )
+    )
     assert stored["content"] == evil and stored["session_id"] is None
     assert session_id
 
@@ -135,8 +184,12 @@ def test_template_text_is_stored_as_data_never_run(session_workspace, exported):
 def test_redact_value_scrubs_values_and_secret_keys():
     value = {"a": ["token is abcdefgh12345678!"], "api_key": "literal", "max_tokens": 5, "nested": {"hf_token": "x"}}
     out = redact_value(value, secrets=["abcdefgh12345678"])
-    assert out == {"a": ["token is [redacted]!"], "api_key": "[redacted]", "max_tokens": 5,
-                   "nested": {"hf_token": "[redacted]"}}
+    assert out == {
+        "a": ["token is [redacted]!"],
+        "api_key": "[redacted]",
+        "max_tokens": 5,
+        "nested": {"hf_token": "[redacted]"},
+    }
 
 
 def test_the_json_columns_are_the_schemas_and_corpus_metadata_is_one(tiny_workspace):

@@ -26,29 +26,79 @@ def add_judgments(workspace, run_ids: list[str]) -> str:
     """A pointwise judge with steps, a judgment per question of run 0 (two spans each) and one pairwise judgment."""
     db = workspace.db
     judge = judge_version_id("pointwise", "local:smollm2", "abc", {"temperature": 0.0}, {})
-    db["judges"].insert({"id": judge, "kind": "pointwise", "model": "local:smollm2", "model_fingerprint": "abc",
-                         "params": to_json({"temperature": 0.0}), "templates": to_json({"judge": "geval"}),
-                         "prompt_versions": to_json({}), "created_at": now()})
-    db["judge_steps"].insert({"judge_id": judge, "criterion": "correct", "criterion_name": "correctness",
-                              "steps": to_json(["Read the answer.", "Compare with the gold."]), "output": "1. ...",
-                              "model_id": "local:smollm2", "prompt_tokens": 30, "completion_tokens": 12,
-                              "created_at": now()})
+    db["judges"].insert(
+        {
+            "id": judge,
+            "kind": "pointwise",
+            "model": "local:smollm2",
+            "model_fingerprint": "abc",
+            "params": to_json({"temperature": 0.0}),
+            "templates": to_json({"judge": "geval"}),
+            "prompt_versions": to_json({}),
+            "created_at": now(),
+        }
+    )
+    db["judge_steps"].insert(
+        {
+            "judge_id": judge,
+            "criterion": "correct",
+            "criterion_name": "correctness",
+            "steps": to_json(["Read the answer.", "Compare with the gold."]),
+            "output": "1. ...",
+            "model_id": "local:smollm2",
+            "prompt_tokens": 30,
+            "completion_tokens": 12,
+            "created_at": now(),
+        }
+    )
     rows = [("pointwise", run_ids[0], None, f"q{i}", 0.25 * (i % 4), f"v{i}") for i in range(1, 5)]
     rows.append(("pairwise", run_ids[0], run_ids[1], "q1", 1.0, "A"))
     for kind, run, other, qid, score, verdict in rows:
         jid = judgment_id(judge, kind, run, other, qid, 0, 0)
-        db["judgments"].insert({"id": jid, "judge_id": judge, "kind": kind, "run_id": run, "other_run_id": other,
-                                "question_id": qid, "result_repeat": 0, "sample_index": 0, "score": score,
-                                "verdict": verdict, "reason": "because", "details": to_json({"criterion": "correct"}),
-                                "error": None, "prompt_tokens": 40, "completion_tokens": 5, "cached": 0,
-                                "created_at": now()})
+        db["judgments"].insert(
+            {
+                "id": jid,
+                "judge_id": judge,
+                "kind": kind,
+                "run_id": run,
+                "other_run_id": other,
+                "question_id": qid,
+                "result_repeat": 0,
+                "sample_index": 0,
+                "score": score,
+                "verdict": verdict,
+                "reason": "because",
+                "details": to_json({"criterion": "correct"}),
+                "error": None,
+                "prompt_tokens": 40,
+                "completion_tokens": 5,
+                "cached": 0,
+                "created_at": now(),
+            }
+        )
         root = uuid.uuid4().hex
         for position, (span_id, parent) in enumerate([(root, None), (uuid.uuid4().hex, root)]):
-            db["judge_spans"].insert({"id": span_id, "judgment_id": jid, "run_id": run, "question_id": qid,
-                                      "repeat": 0, "parent_id": parent, "position": position, "kind": "judge",
-                                      "name": "geval", "inputs": to_json({"answer": qid}),
-                                      "outputs": to_json({"score": score}), "started_at": now(), "duration_s": 0.1,
-                                      "prompt_tokens": 20, "completion_tokens": 2, "cached": 0, "error": None})
+            db["judge_spans"].insert(
+                {
+                    "id": span_id,
+                    "judgment_id": jid,
+                    "run_id": run,
+                    "question_id": qid,
+                    "repeat": 0,
+                    "parent_id": parent,
+                    "position": position,
+                    "kind": "judge",
+                    "name": "geval",
+                    "inputs": to_json({"answer": qid}),
+                    "outputs": to_json({"score": score}),
+                    "started_at": now(),
+                    "duration_s": 0.1,
+                    "prompt_tokens": 20,
+                    "completion_tokens": 2,
+                    "cached": 0,
+                    "error": None,
+                }
+            )
     return judge
 
 
@@ -62,8 +112,18 @@ def judged(workspace, session_id: str) -> list[tuple]:
             if j["run_id"] != run_id:
                 continue  # the other side of a pairwise judgment, listed under its first run
             spans = db["judge_spans"].count_where("judgment_id = ?", [j["id"]])
-            out.append((labels[j["run_id"]], labels.get(j["other_run_id"]), j["kind"], j["question_id"], j["score"],
-                        j["verdict"], j["judge_id"], spans))
+            out.append(
+                (
+                    labels[j["run_id"]],
+                    labels.get(j["other_run_id"]),
+                    j["kind"],
+                    j["question_id"],
+                    j["score"],
+                    j["verdict"],
+                    j["judge_id"],
+                    spans,
+                )
+            )
     return sorted(out, key=str)
 
 
@@ -74,8 +134,14 @@ def judged_workspace(session_workspace):
     study = get_session(ws, "study")
     run_ids = [r["id"] for r in ws.db.query("SELECT id FROM runs WHERE session_id = ? ORDER BY label", [study["id"]])]
     add_judgments(ws, run_ids)
-    save_demonstration_set(ws, "boot", [{"question": "q1?", "answer": "a1"}], program="rag",
-                           source_run_id=run_ids[0], session_id=study["id"])
+    save_demonstration_set(
+        ws,
+        "boot",
+        [{"question": "q1?", "answer": "a1"}],
+        program="rag",
+        source_run_id=run_ids[0],
+        session_id=study["id"],
+    )
     save_demonstration_set(ws, "hand", [{"question": "old?", "answer": "x"}])
     save_demonstration_set(ws, "hand", [{"question": "new?", "answer": "y"}])
     save_demonstration_set(ws, "unused", [{"question": "no?", "answer": "n"}])
@@ -103,8 +169,15 @@ def test_export_import_reproduces_judgments_and_demonstration_sets(judged_worksp
     new_runs = {r["id"] for r in empty_workspace.db.query("SELECT id FROM runs WHERE session_id = ?", [new_id])}
     for j in empty_workspace.db.query("SELECT * FROM judgments"):
         assert j["run_id"] in new_runs and j["other_run_id"] in new_runs | {None}
-        assert j["id"] == judgment_id(j["judge_id"], j["kind"], j["run_id"], j["other_run_id"], j["question_id"],
-                                      j["result_repeat"], j["sample_index"])
+        assert j["id"] == judgment_id(
+            j["judge_id"],
+            j["kind"],
+            j["run_id"],
+            j["other_run_id"],
+            j["question_id"],
+            j["result_repeat"],
+            j["sample_index"],
+        )
     spans = list(empty_workspace.db.query("SELECT * FROM judge_spans"))
     span_ids = {s["id"] for s in spans}
     assert all(s["parent_id"] in span_ids | {None} and s["run_id"] in new_runs for s in spans)
@@ -136,8 +209,10 @@ def test_taken_set_version_is_renumbered_and_runs_follow(judged_workspace, empty
     wanted = get_demonstration_set(judged_workspace, "hand@1")
     stored = next(empty_workspace.db.query("SELECT version FROM demonstration_sets WHERE id = ?", [wanted["id"]]))
     assert stored["version"] == 2
-    refs = [json.loads(r["config"]).get("options", {}).get("demonstrations")
-            for r in empty_workspace.db.query("SELECT config FROM runs WHERE session_id = ?", [new_id])]
+    refs = [
+        json.loads(r["config"]).get("options", {}).get("demonstrations")
+        for r in empty_workspace.db.query("SELECT config FROM runs WHERE session_id = ?", [new_id])
+    ]
     assert "hand@2" in refs
     assert get_demonstration_set(empty_workspace, "hand@2")["examples"] == wanted["examples"]
 
@@ -149,23 +224,47 @@ def _break(payload, mutate):
 
 
 CASES = [
-    ("judgment of unknown judge", lambda p: p["judgments"][2].update(judge_id="nobody"),
-     r"^judgments\[2\]\.judge_id: refers to judge 'nobody', which is not in the file$"),
-    ("judgment of unknown run", lambda p: p["judgments"][0].update(run_id="gone"),
-     r"^judgments\[0\]\.run_id: refers to run 'gone'"),
-    ("score not a number", lambda p: p["judgments"][1].update(score="high"),
-     r"^judgments\[1\]\.score: expected a number, got a string$"),
-    ("unknown judgment kind", lambda p: p["judgments"][0].update(kind="vibes"), r"^judgments\[0\]\.kind: expected one of"),
-    ("pairwise without other run",
-     lambda p: next(j for j in p["judgments"] if j["kind"] == "pairwise").update(other_run_id=None),
-     r"^judgments\[\d+\]\.other_run_id: a pairwise judgment needs the other run$"),
+    (
+        "judgment of unknown judge",
+        lambda p: p["judgments"][2].update(judge_id="nobody"),
+        r"^judgments\[2\]\.judge_id: refers to judge 'nobody', which is not in the file$",
+    ),
+    (
+        "judgment of unknown run",
+        lambda p: p["judgments"][0].update(run_id="gone"),
+        r"^judgments\[0\]\.run_id: refers to run 'gone'",
+    ),
+    (
+        "score not a number",
+        lambda p: p["judgments"][1].update(score="high"),
+        r"^judgments\[1\]\.score: expected a number, got a string$",
+    ),
+    (
+        "unknown judgment kind",
+        lambda p: p["judgments"][0].update(kind="vibes"),
+        r"^judgments\[0\]\.kind: expected one of",
+    ),
+    (
+        "pairwise without other run",
+        lambda p: next(j for j in p["judgments"] if j["kind"] == "pairwise").update(other_run_id=None),
+        r"^judgments\[\d+\]\.other_run_id: a pairwise judgment needs the other run$",
+    ),
     ("judgments not a list", lambda p: p.update(judgments={"a": 1}), r"^judgments: expected a list, got an object$"),
-    ("span of unknown judgment", lambda p: p["judge_spans"][3].update(judgment_id="x"),
-     r"^judge_spans\[3\]\.judgment_id: refers to judgment 'x'"),
-    ("steps not strings", lambda p: p["judge_steps"][0].update(steps=[1]),
-     r"^judge_steps\[0\]\.steps\[0\]: expected a string, got an integer$"),
-    ("example without answer", lambda p: p["demonstration_sets"][0]["examples"][0].pop("answer"),
-     r"^demonstration_sets\[0\]\.examples\[0\]\.answer: missing$"),
+    (
+        "span of unknown judgment",
+        lambda p: p["judge_spans"][3].update(judgment_id="x"),
+        r"^judge_spans\[3\]\.judgment_id: refers to judgment 'x'",
+    ),
+    (
+        "steps not strings",
+        lambda p: p["judge_steps"][0].update(steps=[1]),
+        r"^judge_steps\[0\]\.steps\[0\]: expected a string, got an integer$",
+    ),
+    (
+        "example without answer",
+        lambda p: p["demonstration_sets"][0]["examples"][0].pop("answer"),
+        r"^demonstration_sets\[0\]\.examples\[0\]\.answer: missing$",
+    ),
 ]
 
 

@@ -18,7 +18,12 @@ from playground.store import session_import
 from playground.store.retrieval_runs import get_retrieval_results, get_retrieval_run, list_retrieval_runs
 from playground.store.schema import TABLES
 from playground.store.session_format import (
-    SECTIONS_V2, SECTIONS_V4, ImportLimits, SessionFormatError, records_digest, with_digest,
+    SECTIONS_V2,
+    SECTIONS_V4,
+    ImportLimits,
+    SessionFormatError,
+    records_digest,
+    with_digest,
 )
 from playground.store.sessions import delete_session, export_session, get_session, import_session, new_session
 from tests.conftest import tiny_dataset
@@ -27,16 +32,27 @@ from tests.store.test_sessions import empty_workspace, session_workspace  # noqa
 
 def eval_retrieval(workspace, capsys, k: int) -> str:
     """One stored bm25 retrieval run over `tiny` in the current session, through the CLI; its id."""
-    argv = ["eval-retrieval", "--dataset", "tiny", "--retriever", "bm25", "-k", str(k), "--db", str(workspace.path),
-            "--json"]
+    argv = [
+        "eval-retrieval",
+        "--dataset",
+        "tiny",
+        "--retriever",
+        "bm25",
+        "-k",
+        str(k),
+        "--db",
+        str(workspace.path),
+        "--json",
+    ]
     assert main(argv) == 0
     return json.loads(capsys.readouterr().out)["run_id"]
 
 
 def everything(workspace) -> dict:
     """Every row of every declared table, for "the import changed nothing" checks."""
-    return {t: sorted(json.dumps(dict(r), sort_keys=True) for r in workspace.db.query(f"SELECT * FROM {t}"))
-            for t in TABLES}
+    return {
+        t: sorted(json.dumps(dict(r), sort_keys=True) for r in workspace.db.query(f"SELECT * FROM {t}")) for t in TABLES
+    }
 
 
 def counts(workspace) -> dict:
@@ -45,13 +61,26 @@ def counts(workspace) -> dict:
 
 def retrieval_content(workspace, session_id: str) -> list[dict]:
     """A session's retrieval runs by k: config, metrics and per-question rows, without the run ids."""
-    runs = [get_retrieval_run(workspace, r["id"]) for r in workspace.db.query(
-        "SELECT id FROM retrieval_runs WHERE session_id = ?", [session_id])]
-    return sorted(({"label": run["label"], "config": run["config"], "metrics": run["metrics"],
-                    "created_at": run["created_at"],
-                    "rows": [{k: v for k, v in row.items() if k != "run_id"}
-                             for row in get_retrieval_results(workspace, run["id"])]} for run in runs),
-                  key=lambda run: run["config"]["k"])
+    runs = [
+        get_retrieval_run(workspace, r["id"])
+        for r in workspace.db.query("SELECT id FROM retrieval_runs WHERE session_id = ?", [session_id])
+    ]
+    return sorted(
+        (
+            {
+                "label": run["label"],
+                "config": run["config"],
+                "metrics": run["metrics"],
+                "created_at": run["created_at"],
+                "rows": [
+                    {k: v for k, v in row.items() if k != "run_id"}
+                    for row in get_retrieval_results(workspace, run["id"])
+                ],
+            }
+            for run in runs
+        ),
+        key=lambda run: run["config"]["k"],
+    )
 
 
 @pytest.fixture
@@ -74,8 +103,10 @@ def exported(retrieval_workspace):
 def _source_ids(workspace) -> list[str]:
     """Study's retrieval run ids, narrow (k=1) first."""
     study = get_session(workspace, "study")["id"]
-    runs = [get_retrieval_run(workspace, r["id"]) for r in workspace.db.query(
-        "SELECT id FROM retrieval_runs WHERE session_id = ?", [study])]
+    runs = [
+        get_retrieval_run(workspace, r["id"])
+        for r in workspace.db.query("SELECT id FROM retrieval_runs WHERE session_id = ?", [study])
+    ]
     return [run["id"] for run in sorted(runs, key=lambda run: run["config"]["k"])]
 
 
@@ -98,8 +129,9 @@ def test_export_holds_the_sessions_retrieval_runs_as_decoded_records(retrieval_w
     assert records_digest(exported) == exported["digest"]
 
 
-def test_round_trip_keeps_each_retrieval_run_under_a_new_id_and_compare_works(retrieval_workspace, empty_workspace,
-                                                                               capsys, tmp_path):
+def test_round_trip_keeps_each_retrieval_run_under_a_new_id_and_compare_works(
+    retrieval_workspace, empty_workspace, capsys, tmp_path
+):
     source = retrieval_workspace
     study = get_session(source, "study")["id"]
     file = tmp_path / "study.json"
@@ -163,47 +195,99 @@ def _run_of_k(payload: dict, k: int) -> dict:
 
 
 CASES = [
-    ("dangling run_id", lambda p: p["retrieval_results"][3].update(run_id="feedface0000"),
-     r"^retrieval_results\[3\]\.run_id: refers to retrieval run 'feedface0000', which is not in the file$"),
-    ("answer run's id", lambda p: p["retrieval_results"][0].update(run_id=p["runs"][0]["id"]),
-     r"^retrieval_results\[0\]\.run_id: refers to retrieval run"),
-    ("another session", lambda p: p["retrieval_runs"][1].update(session_id="elsewhere"),
-     r"^retrieval_runs\[1\]\.session_id: is 'elsewhere', not the file's session"),
-    ("ranked_ids not a list", lambda p: p["retrieval_results"][2].update(ranked_ids="p1,p2"),
-     r"^retrieval_results\[2\]\.ranked_ids: expected a list of ids, got a string$"),
-    ("ranked id not a string", lambda p: p["retrieval_results"][2].update(ranked_ids=[7]),
-     r"^retrieval_results\[2\]\.ranked_ids\[0\]: expected a string, got an integer$"),
-    ("ranked_ids null", lambda p: p["retrieval_results"][2].update(ranked_ids=None),
-     r"^retrieval_results\[2\]\.ranked_ids: expected a list of ids, got null$"),
-    ("score not a number", lambda p: p["retrieval_results"][1]["scores"].__setitem__(0, "high"),
-     r"^retrieval_results\[1\]\.scores\[0\]: expected a number, got a string$"),
-    ("a score missing", lambda p: p["retrieval_results"][1].update(scores=[]),
-     r"^retrieval_results\[1\]\.scores: 0 scores for [1-3] ranked ids$"),
-    ("metric not a number", lambda p: p["retrieval_results"][4]["metrics"].update({"hit@k": "yes"}),
-     r"^retrieval_results\[4\]\.metrics\['hit@k'\]: expected a number, got a string$"),
-    ("rank below 1", lambda p: p["retrieval_results"][0].update(gold_ranks={"p1": 0}),
-     r"^retrieval_results\[0\]\.gold_ranks\['p1'\]: expected a rank \(1 or more\), got 0$"),
-    ("gold_ranks a list", lambda p: p["retrieval_results"][0].update(gold_ranks=[1]),
-     r"^retrieval_results\[0\]\.gold_ranks: expected an object of ranks, got a list$"),
-    ("question twice", lambda p: p["retrieval_results"][1].update(question_id=p["retrieval_results"][0]["question_id"]),
-     r"^retrieval_results\[1\]: duplicate of retrieval_results\[0\]"),
-    ("run id twice", lambda p: p["retrieval_runs"][1].update(id=p["retrieval_runs"][0]["id"]),
-     r"^retrieval_runs\[1\]: duplicate of retrieval_runs\[0\]"),
-    ("benchmark not in the file", lambda p: p["retrieval_runs"][0].update(benchmark="nq"),
-     r"^retrieval_runs\[0\]\.benchmark: refers to benchmark 'nq', which is not in the file$"),
-    ("benchmark not the config's", lambda p: _run_of_k(p, 3)["config"].update(dataset="other"),
-     r"^retrieval_runs\[\d\]\.benchmark: is 'tiny', but config\.dataset is 'other'$"),
-    ("config not an object", lambda p: p["retrieval_runs"][0].update(config=["bm25"]),
-     r"^retrieval_runs\[0\]\.config: expected an object, got a list$"),
-    ("section not a list", lambda p: p.update(retrieval_results={"q1": []}),
-     r"^retrieval_results: expected a list, got an object$"),
+    (
+        "dangling run_id",
+        lambda p: p["retrieval_results"][3].update(run_id="feedface0000"),
+        r"^retrieval_results\[3\]\.run_id: refers to retrieval run 'feedface0000', which is not in the file$",
+    ),
+    (
+        "answer run's id",
+        lambda p: p["retrieval_results"][0].update(run_id=p["runs"][0]["id"]),
+        r"^retrieval_results\[0\]\.run_id: refers to retrieval run",
+    ),
+    (
+        "another session",
+        lambda p: p["retrieval_runs"][1].update(session_id="elsewhere"),
+        r"^retrieval_runs\[1\]\.session_id: is 'elsewhere', not the file's session",
+    ),
+    (
+        "ranked_ids not a list",
+        lambda p: p["retrieval_results"][2].update(ranked_ids="p1,p2"),
+        r"^retrieval_results\[2\]\.ranked_ids: expected a list of ids, got a string$",
+    ),
+    (
+        "ranked id not a string",
+        lambda p: p["retrieval_results"][2].update(ranked_ids=[7]),
+        r"^retrieval_results\[2\]\.ranked_ids\[0\]: expected a string, got an integer$",
+    ),
+    (
+        "ranked_ids null",
+        lambda p: p["retrieval_results"][2].update(ranked_ids=None),
+        r"^retrieval_results\[2\]\.ranked_ids: expected a list of ids, got null$",
+    ),
+    (
+        "score not a number",
+        lambda p: p["retrieval_results"][1]["scores"].__setitem__(0, "high"),
+        r"^retrieval_results\[1\]\.scores\[0\]: expected a number, got a string$",
+    ),
+    (
+        "a score missing",
+        lambda p: p["retrieval_results"][1].update(scores=[]),
+        r"^retrieval_results\[1\]\.scores: 0 scores for [1-3] ranked ids$",
+    ),
+    (
+        "metric not a number",
+        lambda p: p["retrieval_results"][4]["metrics"].update({"hit@k": "yes"}),
+        r"^retrieval_results\[4\]\.metrics\['hit@k'\]: expected a number, got a string$",
+    ),
+    (
+        "rank below 1",
+        lambda p: p["retrieval_results"][0].update(gold_ranks={"p1": 0}),
+        r"^retrieval_results\[0\]\.gold_ranks\['p1'\]: expected a rank \(1 or more\), got 0$",
+    ),
+    (
+        "gold_ranks a list",
+        lambda p: p["retrieval_results"][0].update(gold_ranks=[1]),
+        r"^retrieval_results\[0\]\.gold_ranks: expected an object of ranks, got a list$",
+    ),
+    (
+        "question twice",
+        lambda p: p["retrieval_results"][1].update(question_id=p["retrieval_results"][0]["question_id"]),
+        r"^retrieval_results\[1\]: duplicate of retrieval_results\[0\]",
+    ),
+    (
+        "run id twice",
+        lambda p: p["retrieval_runs"][1].update(id=p["retrieval_runs"][0]["id"]),
+        r"^retrieval_runs\[1\]: duplicate of retrieval_runs\[0\]",
+    ),
+    (
+        "benchmark not in the file",
+        lambda p: p["retrieval_runs"][0].update(benchmark="nq"),
+        r"^retrieval_runs\[0\]\.benchmark: refers to benchmark 'nq', which is not in the file$",
+    ),
+    (
+        "benchmark not the config's",
+        lambda p: _run_of_k(p, 3)["config"].update(dataset="other"),
+        r"^retrieval_runs\[\d\]\.benchmark: is 'tiny', but config\.dataset is 'other'$",
+    ),
+    (
+        "config not an object",
+        lambda p: p["retrieval_runs"][0].update(config=["bm25"]),
+        r"^retrieval_runs\[0\]\.config: expected an object, got a list$",
+    ),
+    (
+        "section not a list",
+        lambda p: p.update(retrieval_results={"q1": []}),
+        r"^retrieval_results: expected a list, got an object$",
+    ),
     ("missing version-4 section", lambda p: p.pop("retrieval_runs"), r"^retrieval_runs: missing$"),
 ]
 
 
 @pytest.mark.parametrize("name,mutate,message", CASES, ids=[c[0] for c in CASES])
-def test_malformed_retrieval_sections_fail_clearly_and_change_nothing(retrieval_workspace, exported, name, mutate,
-                                                                      message):
+def test_malformed_retrieval_sections_fail_clearly_and_change_nothing(
+    retrieval_workspace, exported, name, mutate, message
+):
     broken = _break(exported, mutate)
     before, rows = everything(retrieval_workspace), counts(retrieval_workspace)
     with pytest.raises(SessionFormatError, match=message):
@@ -211,12 +295,19 @@ def test_malformed_retrieval_sections_fail_clearly_and_change_nothing(retrieval_
     assert counts(retrieval_workspace) == rows and everything(retrieval_workspace) == before
 
 
-@pytest.mark.parametrize("limits,message", [
-    (ImportLimits(max_retrieval_runs=1), r"^retrieval_runs: 2 records, over the import limit of 1$"),
-    (ImportLimits(max_retrieval_results=11), r"^retrieval_results: 12 records, over the import limit of 11$"),
-    (ImportLimits(max_ranking_items=2), r"^retrieval_results\[\d+\]\.ranked_ids: 3 entries, over the import limit "
-                                        r"of 2$"),
-], ids=["runs", "results", "ranking length"])
+@pytest.mark.parametrize(
+    "limits,message",
+    [
+        (ImportLimits(max_retrieval_runs=1), r"^retrieval_runs: 2 records, over the import limit of 1$"),
+        (ImportLimits(max_retrieval_results=11), r"^retrieval_results: 12 records, over the import limit of 11$"),
+        (
+            ImportLimits(max_ranking_items=2),
+            r"^retrieval_results\[\d+\]\.ranked_ids: 3 entries, over the import limit "
+            r"of 2$",
+        ),
+    ],
+    ids=["runs", "results", "ranking length"],
+)
 def test_over_cap_files_are_refused_and_change_nothing(retrieval_workspace, exported, limits, message):
     before, rows = everything(retrieval_workspace), counts(retrieval_workspace)
     with pytest.raises(SessionFormatError, match=message):
@@ -226,6 +317,7 @@ def test_over_cap_files_are_refused_and_change_nothing(retrieval_workspace, expo
 
 def test_a_failure_after_the_retrieval_rows_are_written_stores_nothing(retrieval_workspace, exported, monkeypatch):
     """Retrieval runs are written in the import's one transaction: a later failure takes them back with the rest."""
+
     def fail(*args, **kwargs):
         raise PlaygroundError("disk full")
 
@@ -254,8 +346,11 @@ def test_deleting_a_session_deletes_its_retrieval_runs_and_keeps_others(retrieva
     """Deleted by name, not only by ON DELETE CASCADE, so a connection without foreign keys leaves no orphans."""
     ws = retrieval_workspace
     other = get_session(ws, "other")["id"]
-    kept = [(run["id"], len(get_retrieval_results(ws, run["id"]))) for run in list_retrieval_runs(ws)
-            if run["session_id"] == other]
+    kept = [
+        (run["id"], len(get_retrieval_results(ws, run["id"])))
+        for run in list_retrieval_runs(ws)
+        if run["session_id"] == other
+    ]
     ws.db.execute(f"PRAGMA foreign_keys = {foreign_keys}")
     removed = delete_session(ws, "study")
     assert (removed["retrieval_runs"], removed["retrieval_results"]) == (2, 12)

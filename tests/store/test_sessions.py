@@ -16,13 +16,34 @@ from playground.store.db import now, to_json
 from playground.store.content_ids import prompt_version_id
 from playground.store.ratings import add_rating, list_ratings
 from playground.store.sessions import (
-    add_note, current_session, delete_session, export_session, get_session, import_session, list_sessions,
-    new_session, notes, rename_session, use_session,
+    add_note,
+    current_session,
+    delete_session,
+    export_session,
+    get_session,
+    import_session,
+    list_sessions,
+    new_session,
+    notes,
+    rename_session,
+    use_session,
 )
 from tests.conftest import tiny_dataset
 
-TABLES = ("sessions", "runs", "results", "spans", "ratings", "prompt_versions", "templates", "benchmarks",
-          "questions", "corpora", "passages", "settings")
+TABLES = (
+    "sessions",
+    "runs",
+    "results",
+    "spans",
+    "ratings",
+    "prompt_versions",
+    "templates",
+    "benchmarks",
+    "questions",
+    "corpora",
+    "passages",
+    "settings",
+)
 
 
 def add_prompt_versions(workspace, session_id: str) -> list[str]:
@@ -31,13 +52,31 @@ def add_prompt_versions(workspace, session_id: str) -> list[str]:
     parent = None
     for i, text in enumerate(["Answer: {{ question }}", "Context: {{ passages }}\nAnswer briefly: {{ question }}"]):
         vid = prompt_version_id(text)
-        workspace.db["prompt_versions"].insert({"id": vid, "template": "qa", "content": text, "parent": parent,
-                                                "message": f"v{i}", "session_id": session_id, "created_at": now()})
+        workspace.db["prompt_versions"].insert(
+            {
+                "id": vid,
+                "template": "qa",
+                "content": text,
+                "parent": parent,
+                "message": f"v{i}",
+                "session_id": session_id,
+                "created_at": now(),
+            }
+        )
         parent = vid
         ids.append(vid)
-    workspace.db["templates"].upsert({"name": "qa", "description": "short answers", "technique": "rag",
-                                      "variables": to_json(["question", "passages"]), "latest_version": ids[-1],
-                                      "created_at": now(), "updated_at": now()}, pk="name")
+    workspace.db["templates"].upsert(
+        {
+            "name": "qa",
+            "description": "short answers",
+            "technique": "rag",
+            "variables": to_json(["question", "passages"]),
+            "latest_version": ids[-1],
+            "created_at": now(),
+            "updated_at": now(),
+        },
+        pk="name",
+    )
     return ids
 
 
@@ -54,48 +93,115 @@ def _add_runs(workspace, session_id: str, n_runs: int, template_versions, label:
     for r in range(n_runs):
         run_id = uuid.uuid4().hex[:12]
         run_ids.append(run_id)
-        config = {"dataset": "tiny", "program": "rag", "templates": {"main": "qa"},
-                  "prompt_versions": {"main": versions[r % len(versions)]}, "template_names": {"main": "qa"},
-                  "retriever": "bm25", "retriever_params": {}, "retriever_manifest": {"kind": "bm25", "path": "/x"},
-                  "k": 2, "model": "local:smollm2", "params": {"temperature": 0.0, "max_tokens": 16, "stop": []},
-                  "sample": 6, "seed": 1, "question_ids": [f"q{i}" for i in range(1, 7)], "repeats": 1,
-                  "versions": {"playground": "0.1.0"}}
-        db["runs"].insert({"id": run_id, "session_id": session_id, "label": f"{label}{r}", "status": "done",
-                           "config": to_json(config), "n_planned": 6, "n_done": 6,
-                           "metrics": to_json({"em": 0.5 + r / 10}), "errors": int(r == 0), "tokens": 120,
-                           "seconds": 1.5, "created_at": now(), "finished_at": now()})
+        config = {
+            "dataset": "tiny",
+            "program": "rag",
+            "templates": {"main": "qa"},
+            "prompt_versions": {"main": versions[r % len(versions)]},
+            "template_names": {"main": "qa"},
+            "retriever": "bm25",
+            "retriever_params": {},
+            "retriever_manifest": {"kind": "bm25", "path": "/x"},
+            "k": 2,
+            "model": "local:smollm2",
+            "params": {"temperature": 0.0, "max_tokens": 16, "stop": []},
+            "sample": 6,
+            "seed": 1,
+            "question_ids": [f"q{i}" for i in range(1, 7)],
+            "repeats": 1,
+            "versions": {"playground": "0.1.0"},
+        }
+        db["runs"].insert(
+            {
+                "id": run_id,
+                "session_id": session_id,
+                "label": f"{label}{r}",
+                "status": "done",
+                "config": to_json(config),
+                "n_planned": 6,
+                "n_done": 6,
+                "metrics": to_json({"em": 0.5 + r / 10}),
+                "errors": int(r == 0),
+                "tokens": 120,
+                "seconds": 1.5,
+                "created_at": now(),
+                "finished_at": now(),
+            }
+        )
         for position in range(6):
             qid = f"q{position + 1}"
             failed = r == 0 and qid == "q6"
             em = float((position + r) % 2)
-            db["results"].insert({"run_id": run_id, "question_id": qid, "repeat": 0, "position": position,
-                                  "prediction": None if failed else f"answer {position} by {r}",
-                                  "output": None if failed else f"The answer is {position}.",
-                                  "scores": to_json({} if failed else {"em": em, "f1": em / 2 + 0.25}),
-                                  "error": "ModelError: timeout" if failed else None, "prompt_tokens": 10,
-                                  "completion_tokens": 3, "latency_s": 0.1, "cached": 0, "created_at": now()})
+            db["results"].insert(
+                {
+                    "run_id": run_id,
+                    "question_id": qid,
+                    "repeat": 0,
+                    "position": position,
+                    "prediction": None if failed else f"answer {position} by {r}",
+                    "output": None if failed else f"The answer is {position}.",
+                    "scores": to_json({} if failed else {"em": em, "f1": em / 2 + 0.25}),
+                    "error": "ModelError: timeout" if failed else None,
+                    "prompt_tokens": 10,
+                    "completion_tokens": 3,
+                    "latency_s": 0.1,
+                    "cached": 0,
+                    "created_at": now(),
+                }
+            )
             root = uuid.uuid4().hex
             spans = [
-                {"id": root, "parent_id": None, "kind": "retrieve", "name": "bm25",
-                 "inputs": {"query": qid, "k": 2},
-                 "outputs": {"hits": [{"id": f"p{position + 1}", "score": 2.5, "rank": 1}]}},
-                {"id": uuid.uuid4().hex, "parent_id": root, "kind": "render", "name": "qa",
-                 "inputs": {"variables": ["question"]}, "outputs": {"messages": [{"role": "user", "content": qid}]}},
-                {"id": uuid.uuid4().hex, "parent_id": root, "kind": "generate", "name": "local:smollm2",
-                 "inputs": {"params": {"temperature": 0.0}}, "outputs": {"text": f"The answer is {position}."}},
+                {
+                    "id": root,
+                    "parent_id": None,
+                    "kind": "retrieve",
+                    "name": "bm25",
+                    "inputs": {"query": qid, "k": 2},
+                    "outputs": {"hits": [{"id": f"p{position + 1}", "score": 2.5, "rank": 1}]},
+                },
+                {
+                    "id": uuid.uuid4().hex,
+                    "parent_id": root,
+                    "kind": "render",
+                    "name": "qa",
+                    "inputs": {"variables": ["question"]},
+                    "outputs": {"messages": [{"role": "user", "content": qid}]},
+                },
+                {
+                    "id": uuid.uuid4().hex,
+                    "parent_id": root,
+                    "kind": "generate",
+                    "name": "local:smollm2",
+                    "inputs": {"params": {"temperature": 0.0}},
+                    "outputs": {"text": f"The answer is {position}."},
+                },
             ]
             for i, span in enumerate(spans):
-                db["spans"].insert({**span, "run_id": run_id, "question_id": qid, "repeat": 0, "position": i,
-                                    "inputs": to_json(span["inputs"]), "outputs": to_json(span["outputs"]),
-                                    "started_at": now(), "duration_s": 0.01, "prompt_tokens": 0,
-                                    "completion_tokens": 0, "cached": 0, "error": None})
+                db["spans"].insert(
+                    {
+                        **span,
+                        "run_id": run_id,
+                        "question_id": qid,
+                        "repeat": 0,
+                        "position": i,
+                        "inputs": to_json(span["inputs"]),
+                        "outputs": to_json(span["outputs"]),
+                        "started_at": now(),
+                        "duration_s": 0.01,
+                        "prompt_tokens": 0,
+                        "completion_tokens": 0,
+                        "cached": 0,
+                        "error": None,
+                    }
+                )
     return run_ids
 
 
 def snapshot(workspace) -> dict:
     """Every row of every table this module touches, for "nothing changed" checks."""
-    return {t: sorted(json.dumps(dict(r), sort_keys=True) for r in workspace.db.query(f"SELECT * FROM {t}"))
-            for t in TABLES}
+    return {
+        t: sorted(json.dumps(dict(r), sort_keys=True) for r in workspace.db.query(f"SELECT * FROM {t}")) for t in TABLES
+    }
 
 
 def content(workspace, session_id: str) -> dict:
@@ -103,11 +209,23 @@ def content(workspace, session_id: str) -> dict:
     db = workspace.db
     runs = [dict(r) for r in db.query("SELECT * FROM runs WHERE session_id = ? ORDER BY label", [session_id])]
     run_index = {run["id"]: i for i, run in enumerate(runs)}
-    spans = [dict(s) for s in db.query(
-        f"SELECT * FROM spans WHERE run_id IN ({','.join('?' * len(runs))})", list(run_index))] if runs else []
+    spans = (
+        [
+            dict(s)
+            for s in db.query(f"SELECT * FROM spans WHERE run_id IN ({','.join('?' * len(runs))})", list(run_index))
+        ]
+        if runs
+        else []
+    )
     span_key = {s["id"]: (run_index[s["run_id"]], s["question_id"], s["repeat"], s["position"]) for s in spans}
-    results = [dict(r) for r in db.query(
-        f"SELECT * FROM results WHERE run_id IN ({','.join('?' * len(runs))})", list(run_index))] if runs else []
+    results = (
+        [
+            dict(r)
+            for r in db.query(f"SELECT * FROM results WHERE run_id IN ({','.join('?' * len(runs))})", list(run_index))
+        ]
+        if runs
+        else []
+    )
     ratings = [dict(r) for r in db.query("SELECT * FROM ratings WHERE session_id = ?", [session_id])]
 
     def ordered(rows):
@@ -116,19 +234,58 @@ def content(workspace, session_id: str) -> dict:
     def strip_run(run):
         config = json.loads(run["config"])
         config.pop("dataset", None)
-        return {**{k: v for k, v in run.items() if k not in ("id", "session_id", "config", "metrics")},
-                "config": config, "metrics": json.loads(run["metrics"])}
+        return {
+            **{k: v for k, v in run.items() if k not in ("id", "session_id", "config", "metrics")},
+            "config": config,
+            "metrics": json.loads(run["metrics"]),
+        }
 
     return {
         "runs": [strip_run(r) for r in runs],
-        "results": ordered((run_index[r["run_id"]], r["question_id"], r["repeat"], r["prediction"], r["output"],
-                           json.loads(r["scores"]), r["error"], r["prompt_tokens"], r["completion_tokens"],
-                           r["latency_s"], r["cached"], r["position"], r["created_at"]) for r in results),
-        "spans": ordered((span_key[s["id"]], span_key.get(s["parent_id"]), s["kind"], s["name"],
-                         json.loads(s["inputs"]), json.loads(s["outputs"]), s["started_at"], s["duration_s"],
-                         s["error"]) for s in spans),
-        "ratings": ordered((run_index[r["run_id"]], run_index.get(r["other_run_id"]), r["question_id"], r["kind"],
-                           r["value"], r["rater"], r["note"]) for r in ratings),
+        "results": ordered(
+            (
+                run_index[r["run_id"]],
+                r["question_id"],
+                r["repeat"],
+                r["prediction"],
+                r["output"],
+                json.loads(r["scores"]),
+                r["error"],
+                r["prompt_tokens"],
+                r["completion_tokens"],
+                r["latency_s"],
+                r["cached"],
+                r["position"],
+                r["created_at"],
+            )
+            for r in results
+        ),
+        "spans": ordered(
+            (
+                span_key[s["id"]],
+                span_key.get(s["parent_id"]),
+                s["kind"],
+                s["name"],
+                json.loads(s["inputs"]),
+                json.loads(s["outputs"]),
+                s["started_at"],
+                s["duration_s"],
+                s["error"],
+            )
+            for s in spans
+        ),
+        "ratings": ordered(
+            (
+                run_index[r["run_id"]],
+                run_index.get(r["other_run_id"]),
+                r["question_id"],
+                r["kind"],
+                r["value"],
+                r["rater"],
+                r["note"],
+            )
+            for r in ratings
+        ),
     }
 
 
@@ -196,8 +353,9 @@ def test_delete_removes_only_that_session(session_workspace):
     ws = session_workspace
     study = get_session(ws, "study")
     keep = new_session(ws, "keep")
-    keep_runs = add_runs(ws, keep["id"], n_runs=1, template_versions=[
-        r["id"] for r in ws.db.query("SELECT id FROM prompt_versions")])
+    keep_runs = add_runs(
+        ws, keep["id"], n_runs=1, template_versions=[r["id"] for r in ws.db.query("SELECT id FROM prompt_versions")]
+    )
     add_rating(ws, keep_runs[0], "q3", "pointwise", 1.0)
     before_keep = content(ws, keep["id"])
     use_session(ws, "study")
@@ -225,8 +383,9 @@ def test_export_import_reproduces_everything_in_an_empty_workspace(session_works
     old_runs = {r["id"] for r in session_workspace.db.query("SELECT id FROM runs")}
     assert not old_runs & {r["id"] for r in empty_workspace.db.query("SELECT id FROM runs")}
     # prompt versions keep their content-hash ids; the benchmark comes along with the passages the traces cite
-    assert {r["id"] for r in empty_workspace.db.query("SELECT id FROM prompt_versions")} == \
-           {r["id"] for r in session_workspace.db.query("SELECT id FROM prompt_versions")}
+    assert {r["id"] for r in empty_workspace.db.query("SELECT id FROM prompt_versions")} == {
+        r["id"] for r in session_workspace.db.query("SELECT id FROM prompt_versions")
+    }
     assert empty_workspace.db["questions"].count == 6
     assert {r["id"] for r in empty_workspace.db.query("SELECT id FROM passages")} == {f"p{i}" for i in range(1, 7)}
     configs = [json.loads(r["config"]) for r in empty_workspace.db.query("SELECT config FROM runs")]
@@ -260,8 +419,10 @@ def test_import_into_workspace_with_a_different_benchmark_of_that_name(session_w
     session_id = import_session(empty_workspace, payload)
     names = {r["name"] for r in empty_workspace.db.query("SELECT name FROM benchmarks")}
     assert names == {"tiny", "tiny (imported)"}
-    configs = {json.loads(r["config"])["dataset"] for r in empty_workspace.db.query(
-        "SELECT config FROM runs WHERE session_id = ?", [session_id])}
+    configs = {
+        json.loads(r["config"])["dataset"]
+        for r in empty_workspace.db.query("SELECT config FROM runs WHERE session_id = ?", [session_id])
+    }
     assert configs == {"tiny (imported)"}
     question = next(empty_workspace.db.query("SELECT text FROM questions WHERE benchmark = 'tiny' AND id = 'q1'"))
     assert question["text"] == "What is the capital of Italy?"
@@ -300,8 +461,19 @@ def test_real_run_survives_export_and_import_into_an_empty_workspace(tiny_worksp
     from playground.runs.execute import start_run
 
     session = new_session(tiny_workspace, "real")
-    summary = start_run(tiny_workspace, RunConfig(dataset="tiny", program="rag", templates="rag-short-answer",
-                                                  retriever="bm25", k=2, sample=2, seed=1, params={"max_tokens": 8}))
+    summary = start_run(
+        tiny_workspace,
+        RunConfig(
+            dataset="tiny",
+            program="rag",
+            templates="rag-short-answer",
+            retriever="bm25",
+            k=2,
+            sample=2,
+            seed=1,
+            params={"max_tokens": 8},
+        ),
+    )
     assert summary.n == 2
     payload = json.loads(json.dumps(export_session(tiny_workspace, session["id"])))
     new_id = import_session(empty_workspace, payload)

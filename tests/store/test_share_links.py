@@ -23,8 +23,10 @@ def test_links_made_before_an_export_open_the_imported_copies(session_workspace,
 
     assert resolve_session_link(other, source["id"]) == imported
     copy = resolve_run_link(other, run_ids[0])
-    assert copy != run_ids[0] and other.db.execute("SELECT session_id FROM runs WHERE id = ?", [copy]).fetchone()[0] \
-        == imported
+    assert (
+        copy != run_ids[0]
+        and other.db.execute("SELECT session_id FROM runs WHERE id = ?", [copy]).fetchone()[0] == imported
+    )
     assert resolve_run_link(session_workspace, run_ids[0][:6]) == run_ids[0]  # a prefix, in its own workspace
 
     opened = describe_link(other, f"http://localhost:8501/ab?session={source['id']}&run={run_ids[0]}&other=ffffff")
@@ -38,17 +40,41 @@ def test_links_made_before_an_export_open_the_imported_copies(session_workspace,
 def test_playground_open_prints_what_a_link_points_to(session_workspace):  # noqa: F811
     run_id = next(session_workspace.db.query("SELECT id FROM runs"))["id"]
     url = f"http://127.0.0.1:8501/traces?run={run_id}&question=q1"
-    shown = subprocess.run([sys.executable, "-m", "playground", "--db", str(session_workspace.path), "open", url],
-                           capture_output=True, text=True, timeout=120)
+    shown = subprocess.run(
+        [sys.executable, "-m", "playground", "--db", str(session_workspace.path), "open", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines()[:2] == ["page: traces", f"run: {run_id}"] and "question: q1" in shown.stdout
-    as_json = subprocess.run([sys.executable, "-m", "playground", "--db", str(session_workspace.path), "open", url,
-                              "--json"], capture_output=True, text=True, timeout=120)
+    as_json = subprocess.run(
+        [sys.executable, "-m", "playground", "--db", str(session_workspace.path), "open", url, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert json.loads(as_json.stdout)["run"]["id"] == run_id
 
-    gone = subprocess.run([sys.executable, "-m", "playground", "--db", str(session_workspace.path), "open",
-                           "http://127.0.0.1:8501/traces?run=abcdef123456"], capture_output=True, text=True, timeout=120)
+    gone = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "playground",
+            "--db",
+            str(session_workspace.path),
+            "open",
+            "http://127.0.0.1:8501/traces?run=abcdef123456",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert gone.returncode == 1 and "run: abcdef123456 not found" in gone.stdout
-    bad = subprocess.run([sys.executable, "-m", "playground", "--db", str(session_workspace.path), "open", "notalink"],
-                         capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "playground", "--db", str(session_workspace.path), "open", "notalink"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode != 0 and bad.stderr.strip().startswith("error:") and "not a share link" in bad.stderr

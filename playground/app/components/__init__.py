@@ -44,7 +44,13 @@ from playground.app.components.jobs import follow_runs, stored_runs
 from playground.app.components.links import page_link
 from playground.app.components.outputs import messages_text, passages_list, show_scores
 from playground.app.components.runner import (
-    Variant, VariantResult, retrieve_passages, run_typed_question, run_variant, start_variant, variant_label,
+    Variant,
+    VariantResult,
+    retrieve_passages,
+    run_typed_question,
+    run_variant,
+    start_variant,
+    variant_label,
 )
 from playground.app.components.history import prompt_history
 from playground.app.components.prompt_picker import prompt_picker
@@ -53,9 +59,34 @@ from playground.app.components.text import md_escape, passage_cards, show_text, 
 from playground.app.components.selectors import ModelChoice, RetrieverChoice, model_selector, retriever_selector
 
 __all__ = [
-    "answer_templates", "prompt_history", "prompt_picker", "md_escape", "passage_cards", "show_text", "text_html",
-    "ModelChoice", "RetrieverChoice", "Variant", "VariantResult", "errors_as_messages", "follow_runs",
-    "messages_text", "model_selector", "page_link", "passages_list", "prompt_diff_html", "retrieve_passages", "retriever_selector",
-    "run_typed_question", "run_variant", "show_error",
-    "show_prompt_diff", "show_scores", "start_variant", "stored_runs", "sync_editor", "template_editor", "variant_label",
+    "answer_templates",
+    "prompt_history",
+    "prompt_picker",
+    "md_escape",
+    "passage_cards",
+    "show_text",
+    "text_html",
+    "ModelChoice",
+    "RetrieverChoice",
+    "Variant",
+    "VariantResult",
+    "errors_as_messages",
+    "follow_runs",
+    "messages_text",
+    "model_selector",
+    "page_link",
+    "passages_list",
+    "prompt_diff_html",
+    "retrieve_passages",
+    "retriever_selector",
+    "run_typed_question",
+    "run_variant",
+    "show_error",
+    "show_prompt_diff",
+    "show_scores",
+    "start_variant",
+    "stored_runs",
+    "sync_editor",
+    "template_editor",
+    "variant_label",
 ]

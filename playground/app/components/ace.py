@@ -61,14 +61,45 @@ def _component():
     return declare_component("playground_ace", path=str(patched_build()))
 
 
-def st_ace(value: str = "", placeholder: str = "", height=None, language: str = "plain_text", theme: str = "chrome",
-           keybinding: str = "vscode", min_lines: int = 12, max_lines=None, font_size: int = 14, tab_size: int = 4,
-           wrap: bool = False, show_gutter: bool = True, show_print_margin: bool = False, readonly: bool = False,
-           annotations=None, markers=None, auto_update: bool = False, key=None):
+def st_ace(
+    value: str = "",
+    placeholder: str = "",
+    height=None,
+    language: str = "plain_text",
+    theme: str = "chrome",
+    keybinding: str = "vscode",
+    min_lines: int = 12,
+    max_lines=None,
+    font_size: int = 14,
+    tab_size: int = 4,
+    wrap: bool = False,
+    show_gutter: bool = True,
+    show_print_margin: bool = False,
+    readonly: bool = False,
+    annotations=None,
+    markers=None,
+    auto_update: bool = False,
+    key=None,
+):
     """streamlit_ace.st_ace, served from the patched frontend."""
     return _component()(
-        defaultValue=str(value), placeholder=str(placeholder), height=height, minLines=min_lines, maxLines=max_lines,
-        fontSize=font_size, tabSize=tab_size, mode=language, theme=theme, showGutter=show_gutter,
-        showPrintMargin=show_print_margin, wrapEnabled=wrap, readOnly=readonly, keyboardHandler=keybinding,
-        annotations=annotations or [], markers=markers or [], autoUpdate=auto_update, key=key, default=str(value),
+        defaultValue=str(value),
+        placeholder=str(placeholder),
+        height=height,
+        minLines=min_lines,
+        maxLines=max_lines,
+        fontSize=font_size,
+        tabSize=tab_size,
+        mode=language,
+        theme=theme,
+        showGutter=show_gutter,
+        showPrintMargin=show_print_margin,
+        wrapEnabled=wrap,
+        readOnly=readonly,
+        keyboardHandler=keybinding,
+        annotations=annotations or [],
+        markers=markers or [],
+        autoUpdate=auto_update,
+        key=key,
+        default=str(value),
     )

@@ -67,8 +67,10 @@ def prompt_diff_html(a: str, b: str, label_a: str = "A", label_b: str = "B") -> 
         f"<tr><td class='{classes[kind][0]}'>{left}</td><td class='{classes[kind][1]}'>{right}</td></tr>"
         for kind, left, right in diff_rows(a, b)
     )
-    return (f"{STYLE}<table class='pg-diff'><tr><th>{html.escape(label_a)}</th><th>{html.escape(label_b)}</th></tr>"
-            f"{body}</table>")
+    return (
+        f"{STYLE}<table class='pg-diff'><tr><th>{html.escape(label_a)}</th><th>{html.escape(label_b)}</th></tr>"
+        f"{body}</table>"
+    )
 
 
 def show_prompt_diff(a: str, b: str, label_a: str = "A", label_b: str = "B") -> None:

@@ -55,9 +55,20 @@ def template_editor(state_key: str, label: str, error=None, min_lines: int = 6, 
         st.session_state[seen_key] = text
     st.caption(label)
     typed = st_ace(
-        value=text, language=ACE_LANGUAGE, theme="chrome", keybinding="vscode", min_lines=min_lines,
-        max_lines=40, height=height, font_size=13, tab_size=2, wrap=True, show_gutter=True,
-        annotations=_annotation(error), auto_update=True, key=_ace_key(state_key),
+        value=text,
+        language=ACE_LANGUAGE,
+        theme="chrome",
+        keybinding="vscode",
+        min_lines=min_lines,
+        max_lines=40,
+        height=height,
+        font_size=13,
+        tab_size=2,
+        wrap=True,
+        show_gutter=True,
+        annotations=_annotation(error),
+        auto_update=True,
+        key=_ace_key(state_key),
     )
     if isinstance(typed, str) and typed != st.session_state[seen_key]:
         st.session_state[seen_key] = typed

@@ -53,16 +53,18 @@ def _save(current_template: Callable, on_saved: Callable) -> None:
     if base is not None and base.content != template.content:
         parent = save_prompt_version(state.workspace(), base, session_id=state.current_session_id())
     message = (st.session_state.get(MESSAGE_KEY) or "").strip() or "saved in the app"
-    saved = save_prompt_version(state.workspace(), template, parent=parent, message=message,
-                                session_id=state.current_session_id())
+    saved = save_prompt_version(
+        state.workspace(), template, parent=parent, message=message, session_id=state.current_session_id()
+    )
     on_saved(template)
     st.session_state[PICK_KEY] = saved
     st.session_state[MESSAGE_KEY] = ""
     st.session_state[NOTICE_KEY] = f"Saved version {saved[:8]} of {template.name} (not run)."
 
 
-def prompt_history(ws, template_name: str, editor_template, load_into_editor: Callable,
-                   current_template: Callable, on_saved: Callable) -> Optional[str]:
+def prompt_history(
+    ws, template_name: str, editor_template, load_into_editor: Callable, current_template: Callable, on_saved: Callable
+) -> Optional[str]:
     """Draw the history of `template_name`; returns the chosen version id (None when there is none yet).
 
     current_template() -> (edited Template or None, base Template) is read when Save is clicked; on_saved(template)
@@ -76,8 +78,14 @@ def prompt_history(ws, template_name: str, editor_template, load_into_editor: Ca
     columns = st.columns([3, 1])
     columns[0].text_input("Version message", key=MESSAGE_KEY, placeholder="what changed (optional)")
     columns[1].write("")
-    columns[1].button("Save version", key="pg_history_save", icon=":material/save:", on_click=_save,
-                      args=(current_template, on_saved), help="Stores the editor's text as a version, without a run")
+    columns[1].button(
+        "Save version",
+        key="pg_history_save",
+        icon=":material/save:",
+        on_click=_save,
+        args=(current_template, on_saved),
+        help="Stores the editor's text as a version, without a run",
+    )
     versions = list_prompt_versions(ws, template_name)
     if not versions:
         st.caption("No stored version of this template yet: Save version (or Run) stores one.")
@@ -86,13 +94,22 @@ def prompt_history(ws, template_name: str, editor_template, load_into_editor: Ca
     ids = list(by_id)
     if st.session_state.get(PICK_KEY) not in ids:
         st.session_state[PICK_KEY] = ids[0]
-    chosen = st.radio(f"Stored versions ({len(ids)}, newest first)", ids, key=PICK_KEY,
-                      format_func=lambda vid: version_label(by_id[vid]))
+    chosen = st.radio(
+        f"Stored versions ({len(ids)}, newest first)",
+        ids,
+        key=PICK_KEY,
+        format_func=lambda vid: version_label(by_id[vid]),
+    )
     version = by_id[chosen]
     if version.get("parent"):
         show_text(f"parent {version['parent'][:8]}", muted=True)
     if editor_template is not None:
         show_prompt_diff(version["content"], editor_template.content, f"version {chosen[:8]}", "editor")
-    st.button("Restore this version into the editor", key="pg_history_restore", icon=":material/restore:",
-              on_click=_restore, args=(load_into_editor,))
+    st.button(
+        "Restore this version into the editor",
+        key="pg_history_restore",
+        icon=":material/restore:",
+        on_click=_restore,
+        args=(load_into_editor,),
+    )
     return chosen

@@ -62,8 +62,16 @@ def _progress(runs: dict[str, str], key: str, while_running: Optional[Extra]) ->
     running = [run for run in found.values() if run["status"] == "running"]
     for label, run in found.items():
         _run_row(ws, label, run, key)
-    if len(found) > 1 and running and st.button("Stop all", key=f"{key}_stop_all", icon=":material/stop:",
-                                      help="Stops every run after the questions in flight; resume them later."):
+    if (
+        len(found) > 1
+        and running
+        and st.button(
+            "Stop all",
+            key=f"{key}_stop_all",
+            icon=":material/stop:",
+            help="Stops every run after the questions in flight; resume them later.",
+        )
+    ):
         for run in running:
             stop_run(ws, run["id"])
         st.rerun()
@@ -84,27 +92,38 @@ def _run_row(ws, label: str, run: dict, key: str) -> None:
     stopping = status == "running" and bool(run.get("stop_requested"))
     text, action = st.columns([5, 1], vertical_alignment="center")
     with text:
-        st.markdown(f"**{md_escape(label)}** · run `{run['id']}` · status `{status}`"
-                    + (" (stopping)" if stopping else "")
-                    + f" · {done}/{planned} answered · {run.get('errors') or 0} error(s)"
-                    + f" · {run.get('tokens') or 0} tokens · {throughput_text(run)}")
+        st.markdown(
+            f"**{md_escape(label)}** · run `{run['id']}` · status `{status}`"
+            + (" (stopping)" if stopping else "")
+            + f" · {done}/{planned} answered · {run.get('errors') or 0} error(s)"
+            + f" · {run.get('tokens') or 0} tokens · {throughput_text(run)}"
+        )
         if status == "running":
             st.progress(min(1.0, done / planned) if planned else 0.0, text=f"{label}: {done}/{planned}")
         if run.get("status_reason") and status != "done":
             (st.warning if status in ("stopped", "interrupted") else st.error)(md_escape(run["status_reason"]))
     with action:
         if status == "running":
-            if st.button("Stop", key=f"{key}_stop_{run['id']}", icon=":material/stop:", disabled=stopping,
-                         help="Stops this run after the questions in flight; resume it later."):
+            if st.button(
+                "Stop",
+                key=f"{key}_stop_{run['id']}",
+                icon=":material/stop:",
+                disabled=stopping,
+                help="Stops this run after the questions in flight; resume it later.",
+            ):
                 stop_run(ws, run["id"])
                 st.rerun()
-        elif done < planned and st.button(f"Resume ({done}/{planned} done)", key=f"{key}_resume_{run['id']}",
-                                          icon=":material/play_arrow:",
-                                          help="A new worker answers only the questions this run is missing."):
+        elif done < planned and st.button(
+            f"Resume ({done}/{planned} done)",
+            key=f"{key}_resume_{run['id']}",
+            icon=":material/play_arrow:",
+            help="A new worker answers only the questions this run is missing.",
+        ):
             from playground.runs.execute import resume_run
 
             with errors_as_messages(f"Resume {label}"):
                 resume_run(ws, run["id"], detach=True, api_keys=state.api_keys())
-                st.session_state[f"_{key}_notice"] = (f"{label} (run {run['id']}) resumed: only its missing questions "
-                                                      "are answered.")
+                st.session_state[f"_{key}_notice"] = (
+                    f"{label} (run {run['id']}) resumed: only its missing questions are answered."
+                )
                 st.rerun()

@@ -23,15 +23,28 @@ def program_options_form(program: Any, key: str) -> dict:
             column, name = columns[index % len(columns)], row["name"]
             widget_key = f"{key}_{program.name}_{name}"
             if row["choices"]:
-                value = column.selectbox(name, list(row["choices"]), index=list(row["choices"]).index(row["default"]),
-                                         key=widget_key, help=row["help"])
+                value = column.selectbox(
+                    name,
+                    list(row["choices"]),
+                    index=list(row["choices"]).index(row["default"]),
+                    key=widget_key,
+                    help=row["help"],
+                )
             elif row["type"] == "int":
                 minimum = int(row["minimum"]) if row["minimum"] is not None else None
-                value = column.number_input(name, min_value=minimum, value=row["default"], step=1, key=widget_key,
-                                            help=row["help"], placeholder="default")
+                value = column.number_input(
+                    name,
+                    min_value=minimum,
+                    value=row["default"],
+                    step=1,
+                    key=widget_key,
+                    help=row["help"],
+                    placeholder="default",
+                )
             elif row["type"] == "float":
-                value = column.number_input(name, value=row["default"], step=0.1, key=widget_key, help=row["help"],
-                                            placeholder="default")
+                value = column.number_input(
+                    name, value=row["default"], step=0.1, key=widget_key, help=row["help"], placeholder="default"
+                )
             else:
                 value = column.text_input(name, value=row["default"] or "", key=widget_key, help=row["help"]) or None
             if value is not None and value != row["default"]:

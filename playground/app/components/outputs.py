@@ -8,6 +8,7 @@ import streamlit as st
 
 from playground.app.components.text import md_escape, passage_cards
 
+
 def passages_list(passages: list[Mapping], gold_ids: Iterable[str] = (), container=None, query: str = "") -> None:
     """Ranked passages as fixed-layout cards; gold ones (the benchmark's evidence) marked, query terms highlighted."""
     passage_cards(passages, gold_ids, query=query, container=container)
@@ -23,8 +24,9 @@ def ordered_scores(scores: Mapping[str, float]) -> list[tuple[str, float]]:
 
     headline = set(summary_metrics())
     ordered = metric_order(scores)
-    return [(name, scores[name]) for name in ordered if name in headline] + \
-        [(name, scores[name]) for name in ordered if name not in headline]
+    return [(name, scores[name]) for name in ordered if name in headline] + [
+        (name, scores[name]) for name in ordered if name not in headline
+    ]
 
 
 def show_scores(scores: Optional[Mapping[str, float]], container=None, limit: int = 6) -> None:

@@ -13,8 +13,9 @@ from playground.app.views.prompts import PromptChoice, default_choice, prompt_ch
 PROGRAM_DEFAULT = "(the program's default templates)"
 
 
-def prompt_picker(ws, key: str, label: str = "Prompt", default: Optional[str] = None,
-                  program_default: bool = False, on_change=None) -> Optional[PromptChoice]:
+def prompt_picker(
+    ws, key: str, label: str = "Prompt", default: Optional[str] = None, program_default: bool = False, on_change=None
+) -> Optional[PromptChoice]:
     """Draw the picker; returns the chosen prompt, or None for the program's default templates (`program_default`
     offers that choice, for programs that take several templates)."""
     choices = prompt_choices(ws, state.current_session_id())
@@ -26,8 +27,13 @@ def prompt_picker(ws, key: str, label: str = "Prompt", default: Optional[str] = 
     if st.session_state.get(key) not in keys:
         wanted = default if default in by_key else default_choice(choices)
         st.session_state[key] = wanted if wanted is not None else keys[0]
-    picked = st.selectbox(label, keys, key=key, on_change=on_change,
-                          format_func=lambda k: by_key[k].label if k in by_key else k,
-                          help="The editor's text runs as it is (it is saved as a version when the run starts); "
-                               "a saved version runs exactly; a template runs its file's current text")
+    picked = st.selectbox(
+        label,
+        keys,
+        key=key,
+        on_change=on_change,
+        format_func=lambda k: by_key[k].label if k in by_key else k,
+        help="The editor's text runs as it is (it is saved as a version when the run starts); "
+        "a saved version runs exactly; a template runs its file's current text",
+    )
     return by_key.get(picked)

@@ -32,8 +32,13 @@ class Variant:
         """What a person compares variants by (the side-by-side page highlights the ones that differ)."""
         from playground.store.content_ids import prompt_version_id
 
-        return {"template": self.template.name, "version": prompt_version_id(self.template.content)[:8],
-                "program": self.program, **self.retriever.settings(), **self.model.settings()}
+        return {
+            "template": self.template.name,
+            "version": prompt_version_id(self.template.content)[:8],
+            "program": self.program,
+            **self.retriever.settings(),
+            **self.model.settings(),
+        }
 
 
 @dataclass
@@ -66,18 +71,30 @@ def save_variant_version(workspace, variant: Variant, session_id: Optional[str])
     parent = None
     if variant.base is not None and variant.base.content != variant.template.content:
         parent = save_prompt_version(workspace, variant.base, session_id=session_id)
-    return save_prompt_version(workspace, variant.template, parent=parent, session_id=session_id,
-                               message="edited in the app" if parent else None)
+    return save_prompt_version(
+        workspace,
+        variant.template,
+        parent=parent,
+        session_id=session_id,
+        message="edited in the app" if parent else None,
+    )
 
 
 def _run_config(benchmark: str, variant: Variant, version: str, question_ids, sample, seed):
     from playground.runs.config import RunConfig
 
     return RunConfig(
-        dataset=benchmark, program=variant.program, templates={"main": f"{variant.template.name}@{version}"},
-        retriever=variant.retriever.kind, retriever_params=dict(variant.retriever.params), k=variant.retriever.k,
-        model=variant.model.spec, params=variant.model.params, question_ids=list(question_ids) if question_ids else None,
-        sample=None if question_ids else sample, seed=seed,
+        dataset=benchmark,
+        program=variant.program,
+        templates={"main": f"{variant.template.name}@{version}"},
+        retriever=variant.retriever.kind,
+        retriever_params=dict(variant.retriever.params),
+        k=variant.retriever.k,
+        model=variant.model.spec,
+        params=variant.model.params,
+        question_ids=list(question_ids) if question_ids else None,
+        sample=None if question_ids else sample,
+        seed=seed,
     )
 
 
@@ -92,9 +109,18 @@ def _step_outputs(spans: list[dict], kind: str) -> list[dict]:
     return found
 
 
-def start_variant(workspace, benchmark: str, variant: Variant, session_id: str, *,
-                  question_ids: Optional[list] = None, sample: Optional[int] = None, seed: int = 0,
-                  api_keys: Optional[Mapping[str, str]] = None, label: Optional[str] = None) -> str:
+def start_variant(
+    workspace,
+    benchmark: str,
+    variant: Variant,
+    session_id: str,
+    *,
+    question_ids: Optional[list] = None,
+    sample: Optional[int] = None,
+    seed: int = 0,
+    api_keys: Optional[Mapping[str, str]] = None,
+    label: Optional[str] = None,
+) -> str:
     """The variant as a detached run over benchmark questions (ids, or a seeded sample): a worker process answers
     them (it goes on when the page is left); returns the run's id at once."""
     from playground.runs.execute import start_run
@@ -104,8 +130,16 @@ def start_variant(workspace, benchmark: str, variant: Variant, session_id: str, 
     return start_run(workspace, config, label=label, session_id=session_id, detach=True, api_keys=api_keys).run_id
 
 
-def run_variant(workspace, benchmark: str, variant: Variant, session_id: str, *, question_ids: list,
-                api_keys: Optional[Mapping[str, str]] = None, label: Optional[str] = None) -> VariantResult:
+def run_variant(
+    workspace,
+    benchmark: str,
+    variant: Variant,
+    session_id: str,
+    *,
+    question_ids: list,
+    api_keys: Optional[Mapping[str, str]] = None,
+    label: Optional[str] = None,
+) -> VariantResult:
     """A stored run of the variant over benchmark questions, answered here; the first result is returned in full
     (answer, scores, prompt, passages) with the run's mean scores in `metrics`."""
     from playground.runs.execute import start_run
@@ -121,18 +155,32 @@ def run_variant(workspace, benchmark: str, variant: Variant, session_id: str, *,
     rendered = _step_outputs(spans, "render")
     retrieved = _step_outputs(spans, "retrieve")
     return VariantResult(
-        answer=first.get("prediction"), output=first.get("output"), scores=first.get("scores") or {},
-        error=first.get("error"), prompt_tokens=int(first.get("prompt_tokens") or 0),
-        completion_tokens=int(first.get("completion_tokens") or 0), latency_s=float(first.get("latency_s") or 0.0),
-        cached=bool(first.get("cached")), version_id=version, run_id=summary.run_id,
-        question_id=first.get("question_id"), metrics=summary.metrics, n=summary.n,
+        answer=first.get("prediction"),
+        output=first.get("output"),
+        scores=first.get("scores") or {},
+        error=first.get("error"),
+        prompt_tokens=int(first.get("prompt_tokens") or 0),
+        completion_tokens=int(first.get("completion_tokens") or 0),
+        latency_s=float(first.get("latency_s") or 0.0),
+        cached=bool(first.get("cached")),
+        version_id=version,
+        run_id=summary.run_id,
+        question_id=first.get("question_id"),
+        metrics=summary.metrics,
+        n=summary.n,
         passages=retrieved[0].get("hits", []) if retrieved else [],
         messages=rendered[-1].get("messages", []) if rendered else [],
     )
 
 
-def run_typed_question(workspace, corpus: Optional[str], variant: Variant, text: str, session_id: str,
-                       api_keys: Optional[Mapping[str, str]] = None) -> VariantResult:
+def run_typed_question(
+    workspace,
+    corpus: Optional[str],
+    variant: Variant,
+    text: str,
+    session_id: str,
+    api_keys: Optional[Mapping[str, str]] = None,
+) -> VariantResult:
     """The variant's program on a question no benchmark holds, through the same call a stored run makes
     (programs.answer.answer); nothing is stored but the prompt version (no reference answer: no score, no run)."""
     from playground import PlaygroundError
@@ -147,20 +195,34 @@ def run_typed_question(workspace, corpus: Optional[str], variant: Variant, text:
     if program.needs_retriever:
         if not corpus:
             raise PlaygroundError("this benchmark has no corpus to retrieve from: choose no retriever")
-        retriever = resources.retriever(workspace, corpus, variant.retriever.kind,
-                                        tuple(sorted(variant.retriever.params.items())))
+        retriever = resources.retriever(
+            workspace, corpus, variant.retriever.kind, tuple(sorted(variant.retriever.params.items()))
+        )
     with resources.using_model(variant.model.spec, api_keys) as model:
-        context = StepContext(workspace=workspace, model=model, params=variant.model.params,
-                              templates={"main": variant.template}, prompt_versions={"main": version},
-                              retriever=retriever, corpus=corpus, k=variant.retriever.k)
+        context = StepContext(
+            workspace=workspace,
+            model=model,
+            params=variant.model.params,
+            templates={"main": variant.template},
+            prompt_versions={"main": version},
+            retriever=retriever,
+            corpus=corpus,
+            k=variant.retriever.k,
+        )
         answered = answer(program, context, Question(id="typed", text=text))
     spans = answered.span_rows("typed", "typed")
     rendered, retrieved = _step_outputs(spans, "render"), _step_outputs(spans, "retrieve")
     output = answered.output
     return VariantResult(
-        answer=answered.answer, output=output.output if output else None, scores={}, error=answered.error,
-        prompt_tokens=answered.prompt_tokens, completion_tokens=answered.completion_tokens,
-        latency_s=answered.latency_s, cached=answered.cached, version_id=version,
+        answer=answered.answer,
+        output=output.output if output else None,
+        scores={},
+        error=answered.error,
+        prompt_tokens=answered.prompt_tokens,
+        completion_tokens=answered.completion_tokens,
+        latency_s=answered.latency_s,
+        cached=answered.cached,
+        version_id=version,
         passages=retrieved[0].get("hits", []) if retrieved else [],
         messages=rendered[-1].get("messages", []) if rendered else [],
     )
@@ -175,6 +237,13 @@ def retrieve_passages(workspace, corpus: Optional[str], choice: RetrieverChoice,
     retriever = resources.retriever(workspace, corpus, choice.kind, tuple(sorted(choice.params.items())))
     hits = retriever.search(query, choice.k)
     found = get_passages(workspace, corpus, [hit.passage_id for hit in hits])
-    return [{"id": hit.passage_id, "title": found[hit.passage_id].title if hit.passage_id in found else "",
-             "text": found[hit.passage_id].text if hit.passage_id in found else "",
-             "score": float(hit.score), "rank": hit.rank} for hit in hits]
+    return [
+        {
+            "id": hit.passage_id,
+            "title": found[hit.passage_id].title if hit.passage_id in found else "",
+            "text": found[hit.passage_id].text if hit.passage_id in found else "",
+            "score": float(hit.score),
+            "rank": hit.rank,
+        }
+        for hit in hits
+    ]

@@ -44,7 +44,9 @@ def _stop_sequences(text: str) -> tuple[str, ...]:
     return tuple(part.replace("\\n", "\n") for part in (p.strip() for p in text.split(",")) if part)
 
 
-def model_selector(key: str, default_spec: Optional[str] = None, container=None, compact: bool = False) -> Optional[ModelChoice]:
+def model_selector(
+    key: str, default_spec: Optional[str] = None, container=None, compact: bool = False
+) -> Optional[ModelChoice]:
     """Spec (pick a preset or type any spec) and parameters; a bad spec shows its error here and returns None."""
     from playground.models.registry import parse_spec, providers
 
@@ -56,28 +58,40 @@ def model_selector(key: str, default_spec: Optional[str] = None, container=None,
     if st.session_state.get(spec_key) and st.session_state[spec_key] not in presets:
         presets.append(st.session_state[spec_key])
     spec = target.selectbox(
-        "Model", presets, key=spec_key, accept_new_options=True,
-        help="local:smollm2 | local:/path.gguf | " + " | ".join(p.pattern for n, p in providers().items() if n != "local"),
+        "Model",
+        presets,
+        key=spec_key,
+        accept_new_options=True,
+        help="local:smollm2 | local:/path.gguf | "
+        + " | ".join(p.pattern for n, p in providers().items() if n != "local"),
     )
     columns = target.columns(3 if compact else 5)
     # The limits are the engine's (playground.bounds), the ones the CLI's flags and GenerationParams check.
-    temperature = columns[0].number_input("temperature", float(bounds.TEMPERATURE.low), float(bounds.TEMPERATURE.high),
-                                          0.0, 0.1, key=f"{key}_temperature")
-    max_tokens = columns[1].number_input("max_tokens", int(bounds.MAX_TOKENS.low), int(bounds.MAX_TOKENS.high), 64, 8,
-                                         key=f"{key}_max_tokens")
+    temperature = columns[0].number_input(
+        "temperature", float(bounds.TEMPERATURE.low), float(bounds.TEMPERATURE.high), 0.0, 0.1, key=f"{key}_temperature"
+    )
+    max_tokens = columns[1].number_input(
+        "max_tokens", int(bounds.MAX_TOKENS.low), int(bounds.MAX_TOKENS.high), 64, 8, key=f"{key}_max_tokens"
+    )
     seed = columns[2].number_input("seed", int(bounds.SEED.low), int(bounds.SEED.high), 0, 1, key=f"{key}_seed")
     top_p, stop = 1.0, ""
     if not compact:
-        top_p = columns[3].number_input("top_p", float(bounds.TOP_P.low), float(bounds.TOP_P.high), 1.0, 0.05,
-                                        key=f"{key}_top_p")
+        top_p = columns[3].number_input(
+            "top_p", float(bounds.TOP_P.low), float(bounds.TOP_P.high), 1.0, 0.05, key=f"{key}_top_p"
+        )
         stop = columns[4].text_input("stop", "", key=f"{key}_stop", help="comma-separated; \\n for a newline")
     try:
         parse_spec(spec or "")
     except Exception as error:  # noqa: BLE001 - ModelSpecError names the spec and what was expected
         show_error(error, "Model", container)
         return None
-    params = GenerationParams(temperature=float(temperature), top_p=float(top_p), max_tokens=int(max_tokens),
-                              stop=_stop_sequences(stop), seed=int(seed))
+    params = GenerationParams(
+        temperature=float(temperature),
+        top_p=float(top_p),
+        max_tokens=int(max_tokens),
+        stop=_stop_sequences(stop),
+        seed=int(seed),
+    )
     return ModelChoice(spec.strip(), params)
 
 
@@ -98,8 +112,9 @@ def retriever_selector_values(key: str, kind: Optional[str], k: int) -> dict[str
     return {f"{key}_kind": kind or NO_RETRIEVER, f"{key}_k": int(k)}
 
 
-def retriever_selector(key: str, allow_none: bool = True, default_kind: Optional[str] = "bm25", default_k: int = 3,
-                       container=None) -> RetrieverChoice:
+def retriever_selector(
+    key: str, allow_none: bool = True, default_kind: Optional[str] = "bm25", default_k: int = 3, container=None
+) -> RetrieverChoice:
     """Kind (or none) and k; index parameters are the kind's defaults (the Retrievers page tunes them)."""
     from playground.retrieval.registry import retriever_kinds
 

@@ -36,8 +36,10 @@ STYLE = """<style>
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
 _WORD = re.compile(r"\w+", re.UNICODE)
-STOPWORDS = frozenset("a an and are as at be by did do does for from how in is it of on or the to was were what "
-                      "when where which who whom whose why with".split())
+STOPWORDS = frozenset(
+    "a an and are as at be by did do does for from how in is it of on or the to was were what "
+    "when where which who whom whose why with".split()
+)
 
 
 def text_html(text) -> str:
@@ -51,12 +53,14 @@ def md_escape(text) -> str:
     return _MD_SPECIAL.sub(r"\\\1", value.replace("\n", " "))
 
 
-def show_text(text, container=None, *, label: Optional[str] = None, css_class: str = "", muted: bool = False,
-              strong: bool = False) -> None:
+def show_text(
+    text, container=None, *, label: Optional[str] = None, css_class: str = "", muted: bool = False, strong: bool = False
+) -> None:
     """Show stored text as plain text (optionally under a label, the app's own word)."""
     target = container if container is not None else st
-    classes = " ".join(c for c in ("pg-text", css_class, "pg-muted" if muted else "", "pg-strong" if strong else "")
-                       if c)
+    classes = " ".join(
+        c for c in ("pg-text", css_class, "pg-muted" if muted else "", "pg-strong" if strong else "") if c
+    )
     head = f"<p class='pg-label'>{html.escape(label)}</p>" if label else ""
     target.html(f"{STYLE}{head}<div class='{classes}'>{text_html(text)}</div>")
 
@@ -80,7 +84,7 @@ def highlight_html(text, terms: Iterable[str]) -> str:
     pattern = re.compile(r"\b(" + "|".join(sorted(words, key=len, reverse=True)) + r")\b", re.IGNORECASE)
     parts, last = [], 0
     for match in pattern.finditer(value):
-        parts.append(text_html(value[last:match.start()]))
+        parts.append(text_html(value[last : match.start()]))
         parts.append(f"<mark>{text_html(match.group(0))}</mark>")
         last = match.end()
     parts.append(text_html(value[last:]))
@@ -97,14 +101,17 @@ def passage_body_html(text: str, terms: Iterable[str], preview_chars: int = PREV
     if len(text) <= preview_chars:
         return highlight_html(text, terms)
     cut = text.rfind(" ", 0, preview_chars)
-    preview = text[:cut if cut > preview_chars // 2 else preview_chars].rstrip()
-    return (f"<details class='pg-more'><summary><span class='pg-preview'>{highlight_html(preview, terms)} …</span>"
-            f"<span class='pg-toggle pg-all'>show all {len(text)} characters</span>"
-            f"<span class='pg-toggle pg-less'>show less</span></summary>{highlight_html(text, terms)}</details>")
+    preview = text[: cut if cut > preview_chars // 2 else preview_chars].rstrip()
+    return (
+        f"<details class='pg-more'><summary><span class='pg-preview'>{highlight_html(preview, terms)} …</span>"
+        f"<span class='pg-toggle pg-all'>show all {len(text)} characters</span>"
+        f"<span class='pg-toggle pg-less'>show less</span></summary>{highlight_html(text, terms)}</details>"
+    )
 
 
-def passage_card_html(passage: Mapping, gold: bool, terms: Iterable[str] = (), colour: Optional[str] = None,
-                      note: str = "") -> str:
+def passage_card_html(
+    passage: Mapping, gold: bool, terms: Iterable[str] = (), colour: Optional[str] = None, note: str = ""
+) -> str:
     """One passage as a fixed-layout card: rank, id, title, retriever score, gold mark, text with query terms
     marked; everything stored is escaped, so a passage cannot break the card or the page. The head wraps rather
     than cutting the score and note off in a narrow column."""
@@ -124,8 +131,14 @@ def passage_card_html(passage: Mapping, gold: bool, terms: Iterable[str] = (), c
     )
 
 
-def passage_cards(passages: list[Mapping], gold_ids: Iterable[str] = (), query: str = "", container=None,
-                  colours: Optional[Mapping[str, str]] = None, notes: Optional[Mapping[str, str]] = None) -> None:
+def passage_cards(
+    passages: list[Mapping],
+    gold_ids: Iterable[str] = (),
+    query: str = "",
+    container=None,
+    colours: Optional[Mapping[str, str]] = None,
+    notes: Optional[Mapping[str, str]] = None,
+) -> None:
     """Ranked passages as cards (see passage_card_html); a caption says how many gold passages were found."""
     target = container if container is not None else st
     gold = set(gold_ids)
@@ -136,6 +149,10 @@ def passage_cards(passages: list[Mapping], gold_ids: Iterable[str] = (), query: 
         found = sum(1 for p in passages if p.get("id") in gold)
         target.caption(f"{found} of {len(gold)} gold passage(s) retrieved (★ = gold)")
     terms = query_terms(query)
-    cards = "".join(passage_card_html(p, p.get("id") in gold, terms, (colours or {}).get(p.get("id")),
-                                      (notes or {}).get(p.get("id"), "")) for p in passages)
+    cards = "".join(
+        passage_card_html(
+            p, p.get("id") in gold, terms, (colours or {}).get(p.get("id")), (notes or {}).get(p.get("id"), "")
+        )
+        for p in passages
+    )
     target.html(f"{STYLE}<div class='pg-cards'>{cards}</div>")

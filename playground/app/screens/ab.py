@@ -50,16 +50,22 @@ def _settings_diff(run_a: dict, run_b: dict) -> None:
     if not diff_configs(config_a, config_b):
         st.info("The two runs have the same settings (a repeat): differences are noise.")
         return
-    differing = [{key: row[key] for key in ("setting", "A", "B")}
-                 for row in view.settings_rows(config_a, config_b) if row["differs"]]
+    differing = [
+        {key: row[key] for key in ("setting", "A", "B")}
+        for row in view.settings_rows(config_a, config_b)
+        if row["differs"]
+    ]
     recorded = view.recorded_changes(config_a, config_b)
     if differing:
-        with st.expander(ui.md_escape(f"Settings that differ: {', '.join(row['setting'] for row in differing)}"),
-                         expanded=not warning):
+        with st.expander(
+            ui.md_escape(f"Settings that differ: {', '.join(row['setting'] for row in differing)}"),
+            expanded=not warning,
+        ):
             st.dataframe(differing, hide_index=True, key="ab_settings")
     if recorded:
-        with st.expander(f"Recorded details that differ ({len(recorded)}: index manifest, template names)",
-                         expanded=not differing):
+        with st.expander(
+            f"Recorded details that differ ({len(recorded)}: index manifest, template names)", expanded=not differing
+        ):
             st.dataframe(recorded, hide_index=True, key="ab_recorded")
 
 
@@ -71,8 +77,9 @@ def _trace_summary(ws, run_id: str, question_id: str) -> None:
         for depth, span in ordered_spans(spans):
             ui.show_text(span_title(span, depth), muted=True)
             if span["kind"] == "render":
-                st.code(ui.messages_text((span.get("outputs") or {}).get("messages") or []), language=None,
-                        wrap_lines=True)
+                st.code(
+                    ui.messages_text((span.get("outputs") or {}).get("messages") or []), language=None, wrap_lines=True
+                )
             if span.get("error"):
                 st.error(ui.md_escape(span["error"]))
         ui.page_link("traces", "Open in Traces", run=run_id, question=question_id)
@@ -88,7 +95,9 @@ def _answer(ws, column, title: str, run_id: str, result: dict | None, metric: st
             ui.show_error(PlaygroundError(result["error"]), "Model call")
         ui.show_text(result.get("prediction") or "—", label="Answer", css_class="pg-answer")
         value = (result.get("scores") or {}).get(metric)
-        st.caption(ui.md_escape(f"{metric} = {value:.3f}" if isinstance(value, (int, float)) else f"{metric}: no score"))
+        st.caption(
+            ui.md_escape(f"{metric} = {value:.3f}" if isinstance(value, (int, float)) else f"{metric}: no score")
+        )
         st.code(result.get("output") or "", language=None, wrap_lines=True)
         _trace_summary(ws, run_id, question_id)
 
@@ -144,15 +153,18 @@ def render() -> None:
     if comparison["n"] == 0 or not comparison["metrics"]:
         st.warning("These runs have no scored question in common: nothing to compare.")
         return
-    st.caption("B - A · " + compared.interval_caption(comparison) + " · each run's mean: percentile bootstrap of "
-               f"the mean, {compared.RESAMPLES} resamples, seed {SEED}")
+    st.caption(
+        "B - A · " + compared.interval_caption(comparison) + " · each run's mean: percentile bootstrap of "
+        f"the mean, {compared.RESAMPLES} resamples, seed {SEED}"
+    )
     verdict = view.sample_verdict(comparison)
     if verdict:
         st.warning(verdict, icon=":material/info:")
 
     chart_left, chart_right = st.columns(2)
-    chart_left.plotly_chart(charts.metric_means_figure(view.means_rows(comparison, scores_a, scores_b, "A", "B", SEED)),
-                            key="ab_means")
+    chart_left.plotly_chart(
+        charts.metric_means_figure(view.means_rows(comparison, scores_a, scores_b, "A", "B", SEED)), key="ab_means"
+    )
     chart_right.plotly_chart(charts.metric_diff_figure(comparison["metrics"], "A", "B"), key="ab_diff")
     st.dataframe(compared.comparison_rows(comparison), hide_index=True, key="ab_table")
     compared.show_power(ws, run_a, run_b, key="ab_power")
@@ -165,8 +177,10 @@ def render() -> None:
     columns[1].metric("ties", m["ties"])
     columns[2].metric("B losses", m["losses"])
     columns[3].metric("p-value", "—" if m["p_value"] is None else f"{m['p_value']:.3f}", help=m.get("test") or "")
-    st.plotly_chart(charts.paired_scatter_figure(view.scatter_points(scores_a, scores_b, metric), metric, "A", "B"),
-                    key="ab_scatter")
+    st.plotly_chart(
+        charts.paired_scatter_figure(view.scatter_points(scores_a, scores_b, metric), metric, "A", "B"),
+        key="ab_scatter",
+    )
 
     st.subheader("Flipped questions")
     flips = view.flipped(comparison, metric)
@@ -178,8 +192,12 @@ def render() -> None:
     options = [qid for qid, _ in flips] + [qid for qid in comparison["question_ids"] if qid not in flip_of]
     if st.session_state.get("ab_question") not in options:
         st.session_state.pop("ab_question", None)
-    question_id = st.selectbox("Question", options, key="ab_question",
-                               format_func=lambda qid: f"{qid} ({flip_of[qid]})" if qid in flip_of else qid)
+    question_id = st.selectbox(
+        "Question",
+        options,
+        key="ab_question",
+        format_func=lambda qid: f"{qid} ({flip_of[qid]})" if qid in flip_of else qid,
+    )
     dataset = (by_id[run_b].get("config") or {}).get("dataset")
     try:
         question = get_question(ws, dataset, question_id)

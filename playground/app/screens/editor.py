@@ -19,7 +19,11 @@ SYSTEM_KEY, USER_KEY = "template_system", "template_user"
 STARTER_KEY, BASE_KEY, LOADED_KEY = "pg_starter", "_pg_base", "_pg_loaded"
 QUESTION_MODE_KEY, QUESTION_KEY, TYPED_KEY = "pg_question_mode", "pg_question", "pg_typed_question"
 RESULT_KEY, PENDING_KEY = "_pg_result", "_pg_pending"
-NEW_NAME_KEY, NEW_DESCRIPTION_KEY, NEW_NOTICE_KEY = "pg_new_template_name", "pg_new_template_description", "_pg_new_notice"
+NEW_NAME_KEY, NEW_DESCRIPTION_KEY, NEW_NOTICE_KEY = (
+    "pg_new_template_name",
+    "pg_new_template_description",
+    "_pg_new_notice",
+)
 PREVIEW_HEIGHT = 420
 FROM_BENCHMARK, TYPED = "From the benchmark", "Type a question"
 
@@ -110,8 +114,14 @@ def apply_restored_version(ws) -> None:
 
 def question_picker(questions):
     """A benchmark question (from a seeded sample) or a typed one; returns (Question or None, text)."""
-    mode = st.radio("Question", [FROM_BENCHMARK, TYPED], horizontal=True, key=QUESTION_MODE_KEY,
-                    label_visibility="collapsed", disabled=not questions)
+    mode = st.radio(
+        "Question",
+        [FROM_BENCHMARK, TYPED],
+        horizontal=True,
+        key=QUESTION_MODE_KEY,
+        label_visibility="collapsed",
+        disabled=not questions,
+    )
     if mode == TYPED or not questions:
         text = st.text_input("Your question", key=TYPED_KEY, placeholder="Ask anything about the corpus")
         return None, text
@@ -124,8 +134,12 @@ def question_picker(questions):
     by_id = {q.id: q for q in shown}
     if st.session_state.get(QUESTION_KEY) not in by_id:
         st.session_state[QUESTION_KEY] = shown[0].id
-    question_id = st.selectbox("Benchmark question (seeded sample)", list(by_id), key=QUESTION_KEY,
-                               format_func=lambda qid: f"{qid}: {by_id[qid].text}")
+    question_id = st.selectbox(
+        "Benchmark question (seeded sample)",
+        list(by_id),
+        key=QUESTION_KEY,
+        format_func=lambda qid: f"{qid}: {by_id[qid].text}",
+    )
     question = by_id[question_id]
     ui.show_text("Reference answer(s): " + (", ".join(question.answers) or "none (reference-free)"), muted=True)
     return question, question.text
@@ -136,8 +150,10 @@ def _editor_templates(ws) -> dict:
     from playground.prompts.library import is_starter, list_templates, load_template
     from playground.store.prompts import list_saved_templates
 
-    found = {t.name: (t, "starter" if is_starter(t) else "your template")
-             for t in ui.answer_templates(list_templates(ws)).values()}
+    found = {
+        t.name: (t, "starter" if is_starter(t) else "your template")
+        for t in ui.answer_templates(list_templates(ws)).values()
+    }
     for row in list_saved_templates(ws):
         if row["name"] not in found and row["latest_version"] and row.get("technique") != "llm-judge":
             try:
@@ -173,14 +189,17 @@ def template_picker(ws):
         load_into_editor(templates[name][0], with_draft(ws, templates[name][0]))
     columns[1].write("")
     what = templates[name][1]
-    if columns[1].button("Reset to starter" if what == "starter" else "Reset to saved", use_container_width=True,
-                         help="Drops the editor's unsaved text"):
+    if columns[1].button(
+        "Reset to starter" if what == "starter" else "Reset to saved",
+        use_container_width=True,
+        help="Drops the editor's unsaved text",
+    ):
         load_into_editor(templates[name][0])
     return st.session_state[BASE_KEY]
 
 
 def _save_new_template() -> None:
-    """"Save as new template": the editor's text under a new name, as templates/NAME.jinja beside the workspace and
+    """ "Save as new template": the editor's text under a new name, as templates/NAME.jinja beside the workspace and
     as its first prompt version (parent: the version it was edited from)."""
     from playground.prompts.own_templates import save_own_template
     from playground.store.prompts import save_prompt_version
@@ -192,17 +211,24 @@ def _save_new_template() -> None:
     ws, session_id = state.workspace(), state.current_session_id()
     try:
         parent = save_prompt_version(ws, base, session_id=session_id) if base is not None else None
-        created, version = save_own_template(ws, template, st.session_state.get(NEW_NAME_KEY, ""),
-                                             st.session_state.get(NEW_DESCRIPTION_KEY, ""), parent=parent,
-                                             session_id=session_id)
+        created, version = save_own_template(
+            ws,
+            template,
+            st.session_state.get(NEW_NAME_KEY, ""),
+            st.session_state.get(NEW_DESCRIPTION_KEY, ""),
+            parent=parent,
+            session_id=session_id,
+        )
     except PlaygroundError as error:
         st.session_state[NEW_NOTICE_KEY] = ("error", str(error))
         return
     open_in_editor(created)
     st.session_state[NEW_NAME_KEY] = ""
     st.session_state[NEW_DESCRIPTION_KEY] = ""
-    st.session_state[NEW_NOTICE_KEY] = ("success", f"Saved as new template {created.name} (version {version[:8]}, "
-                                                   f"file {created.path}).")
+    st.session_state[NEW_NOTICE_KEY] = (
+        "success",
+        f"Saved as new template {created.name} (version {version[:8]}, file {created.path}).",
+    )
 
 
 def new_template_form() -> None:
@@ -210,11 +236,16 @@ def new_template_form() -> None:
     if notice:
         (st.success if notice[0] == "success" else st.error)(ui.md_escape(notice[1]))
     with st.expander("Save as new template"):
-        st.text_input("New template name", key=NEW_NAME_KEY, placeholder="my-short-answer",
-                      help="Letters, digits, '.', '_' or '-'; stored as templates/NAME.jinja beside the workspace")
+        st.text_input(
+            "New template name",
+            key=NEW_NAME_KEY,
+            placeholder="my-short-answer",
+            help="Letters, digits, '.', '_' or '-'; stored as templates/NAME.jinja beside the workspace",
+        )
         st.text_input("Description", key=NEW_DESCRIPTION_KEY, placeholder="what it is for (optional)")
-        st.button("Save as new template", key="pg_new_template_save", icon=":material/note_add:",
-                  on_click=_save_new_template)
+        st.button(
+            "Save as new template", key="pg_new_template_save", icon=":material/note_add:", on_click=_save_new_template
+        )
 
 
 def edited_template(base):
@@ -223,7 +254,9 @@ def edited_template(base):
     from playground.prompts.compiled import check_template
 
     try:
-        template = base.with_changes(system=st.session_state.get(SYSTEM_KEY, ""), user=st.session_state.get(USER_KEY, ""))
+        template = base.with_changes(
+            system=st.session_state.get(SYSTEM_KEY, ""), user=st.session_state.get(USER_KEY, "")
+        )
         check_template(template)
         return template, None
     except TemplateError as error:
@@ -243,12 +276,19 @@ def preview(ws, template, question, text, corpus, retriever_choice):
             passages = ui.retrieve_passages(ws, corpus, retriever_choice, text)
     variables = question_variables(question if question is not None else text, passages)
     unknown = [name for name in needed if name not in variables]
-    summary = {name: (f"{len(variables[name])} item(s)" if isinstance(variables.get(name), list)
-                      else repr(variables.get(name, "?"))[:80]) for name in needed}
+    summary = {
+        name: (
+            f"{len(variables[name])} item(s)"
+            if isinstance(variables.get(name), list)
+            else repr(variables.get(name, "?"))[:80]
+        )
+        for name in needed
+    }
     ui.show_text("Variables: " + (", ".join(f"{k} = {v}" for k, v in summary.items()) or "none"), muted=True)
     if unknown:
-        st.warning(ui.md_escape(f"The template reads {', '.join(unknown)}, which no program provides: "
-                                "it will fail to render."))
+        st.warning(
+            ui.md_escape(f"The template reads {', '.join(unknown)}, which no program provides: it will fail to render.")
+        )
         return None, passages
     if "passages" in needed and not retriever_choice.kind:
         st.info("The template reads `passages` but no retriever is chosen: it renders with none.")
@@ -271,8 +311,10 @@ def show_result(result, question) -> None:
     if question is not None:
         ui.show_scores(result.scores)
     cached = " (from the response cache)" if result.cached else ""
-    st.caption(f"Tokens: {result.prompt_tokens} prompt + {result.completion_tokens} completion · "
-               f"latency {result.latency_s:.2f} s{cached} · prompt version `{result.version_id}`")
+    st.caption(
+        f"Tokens: {result.prompt_tokens} prompt + {result.completion_tokens} completion · "
+        f"latency {result.latency_s:.2f} s{cached} · prompt version `{result.version_id}`"
+    )
     if result.run_id:
         ui.page_link("traces", "Open the trace", run=result.run_id, question=result.question_id)
         st.caption(f"Run `{result.run_id}`")
@@ -289,22 +331,36 @@ def _stored_version(ws, template) -> str | None:
         return None
 
 
-def run_and_show(ws, benchmark, corpus, template, base, question, text, retriever_choice, model_choice,
-                 ready: bool):
+def run_and_show(ws, benchmark, corpus, template, base, question, text, retriever_choice, model_choice, ready: bool):
     """The Run button and the latest answer; returns the version id of the editor's text when that is what ran."""
     edited = template is not None and template.content != base.content
-    run = st.button("Run", type="primary", disabled=not ready,
-                    help="Saves the template as a new prompt version when edited, then answers the question")
+    run = st.button(
+        "Run",
+        type="primary",
+        disabled=not ready,
+        help="Saves the template as a new prompt version when edited, then answers the question",
+    )
     if run and ready:
         variant = ui.Variant(template=template, retriever=retriever_choice, model=model_choice, base=base)
         session_id, keys = state.current_session_id(), state.api_keys()
         if question is not None:
-            call = lambda: ui.run_variant(state.workspace(), benchmark, variant, session_id,  # noqa: E731
-                                          question_ids=[question.id], api_keys=keys, label="playground")
+            call = lambda: ui.run_variant(
+                state.workspace(),
+                benchmark,
+                variant,
+                session_id,  # noqa: E731
+                question_ids=[question.id],
+                api_keys=keys,
+                label="playground",
+            )
         else:
             call = lambda: ui.run_typed_question(state.workspace(), corpus, variant, text, session_id, api_keys=keys)  # noqa: E731
-        holder = background.start(PENDING_KEY, call, question_id=question.id if question is not None else None,
-                                  template=template if edited else None)
+        holder = background.start(
+            PENDING_KEY,
+            call,
+            question_id=question.id if question is not None else None,
+            template=template if edited else None,
+        )
         with st.spinner(f"Answering with {model_choice.spec}..."):
             background.wait(holder)
     finished = background.collect(PENDING_KEY)  # also when typing reran the page while it answered
@@ -347,8 +403,9 @@ def main() -> None:
 
     left, right = st.columns(2)
     with right:
-        retriever_choice = ui.retriever_selector("pg_retriever", allow_none=True,
-                                                 default_kind="bm25" if corpus else None, default_k=3)
+        retriever_choice = ui.retriever_selector(
+            "pg_retriever", allow_none=True, default_kind="bm25" if corpus else None, default_k=3
+        )
         messages, passages = (None, [])
         if template is not None:
             messages, passages = preview(ws, template, question, text, corpus, retriever_choice)
@@ -362,21 +419,28 @@ def main() -> None:
             with st.expander(f"Retrieved passages ({len(passages)})", expanded=False):
                 ui.passages_list(passages, question.gold_passage_ids if question is not None else (), query=text)
     with left:
-        ui.template_editor(SYSTEM_KEY, "System part (Jinja)", error if error and error.part == "system" else None,
-                           min_lines=3)
-        ui.template_editor(USER_KEY, "User part (Jinja)", error if error and error.part == "user" else None,
-                           min_lines=8)
+        ui.template_editor(
+            SYSTEM_KEY, "System part (Jinja)", error if error and error.part == "system" else None, min_lines=3
+        )
+        ui.template_editor(
+            USER_KEY, "User part (Jinja)", error if error and error.part == "user" else None, min_lines=8
+        )
         if error is not None:
             ui.show_error(error, "Template")
         new_template_form()
         model_choice = ui.model_selector("pg_model")
         ready = bool(template is not None and messages is not None and model_choice is not None and text.strip())
-        version = run_and_show(ws, benchmark, corpus, template, base, question, text, retriever_choice, model_choice,
-                               ready)
+        version = run_and_show(
+            ws, benchmark, corpus, template, base, question, text, retriever_choice, model_choice, ready
+        )
 
-    view = {"q": question.id if question is not None else None, "template": base.name,
-            "retriever": retriever_choice.kind or "none", "k": retriever_choice.k,
-            "model": model_choice.spec if model_choice else None}
+    view = {
+        "q": question.id if question is not None else None,
+        "template": base.name,
+        "retriever": retriever_choice.kind or "none",
+        "k": retriever_choice.k,
+        "model": model_choice.spec if model_choice else None,
+    }
     state.keep_in_address(benchmark=benchmark, version=_stored_version(ws, base), **view)
     link = state.share_link("playground", version=version, **view)
     st.caption("Share this view:")
@@ -384,5 +448,6 @@ def main() -> None:
     st.divider()
     st.subheader("Prompt history")
     ui.prompt_history(ws, base.name, template, open_in_editor, current_template, saved_as_base)
+
 
 main()

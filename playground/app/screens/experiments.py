@@ -24,8 +24,10 @@ def _progress_callback(what: str):
     bar = st.progress(0.0, text=f"{what}: starting")
 
     def on_progress(done: int, total: int, message: str = "") -> None:
-        bar.progress(min(1.0, done / total) if total else 0.0,
-                     text=f"{what}: {done}/{total}" + (f" · {message}" if message else ""))
+        bar.progress(
+            min(1.0, done / total) if total else 0.0,
+            text=f"{what}: {done}/{total}" + (f" · {message}" if message else ""),
+        )
 
     return on_progress
 
@@ -39,8 +41,15 @@ def _demonstration_picker(ws, parameter: str) -> tuple[str | None, int]:
         return None, 3
     columns = st.columns([3, 1])
     chosen = columns[0].selectbox("Demonstration set", refs, key="experiments_demos")
-    shots = columns[1].number_input("Shots per prompt", 1, 20, 3, key="experiments_order_shots",
-                                    disabled=parameter != "order", help="fixed while the example order is swept")
+    shots = columns[1].number_input(
+        "Shots per prompt",
+        1,
+        20,
+        3,
+        key="experiments_order_shots",
+        disabled=parameter != "order",
+        help="fixed while the example order is swept",
+    )
     return chosen, int(shots)
 
 
@@ -57,54 +66,108 @@ def _sweep_tab(ws) -> None:
     st.caption(ui.md_escape(f"Benchmark {benchmark} · every point is a stored run on the same seeded sample"))
     left, right = st.columns(2)
     names = sorted(known_programs)
-    program = left.selectbox("Program", names, index=names.index("rag") if "rag" in names else 0,
-                             key="experiments_program", format_func=lambda n: f"{n}: {known_programs[n].description}")
+    program = left.selectbox(
+        "Program",
+        names,
+        index=names.index("rag") if "rag" in names else 0,
+        key="experiments_program",
+        format_func=lambda n: f"{n}: {known_programs[n].description}",
+    )
     with right:
         prompt = ui.prompt_picker(ws, "experiments_template", label="Prompt", program_default=True)
-    retriever = ui.retriever_selector("experiments_retriever", allow_none=False, default_kind="bm25", default_k=3) \
-        if known_programs[program].needs_retriever else None
+    retriever = (
+        ui.retriever_selector("experiments_retriever", allow_none=False, default_kind="bm25", default_k=3)
+        if known_programs[program].needs_retriever
+        else None
+    )
     model = ui.model_selector("experiments_model", compact=True)
     columns = st.columns(4)
     sample = columns[0].number_input("Sample size", 1, 10_000, 5, key="experiments_sample")
     seed = columns[1].number_input("Sample seed", 0, 2**31 - 1, 0, key="experiments_seed")
-    parameter = columns[2].selectbox("Sweep", list(SWEEP_PARAMETERS), key="experiments_parameter",
-                                     format_func=lambda p: f"{p}: {SWEEP_PARAMETERS[p]}")
-    values_text = columns[3].text_input("Values", "0,1,2,3,4,5", key="experiments_values",
-                                        help="comma-separated whole numbers or ranges like 0..5")
+    parameter = columns[2].selectbox(
+        "Sweep",
+        list(SWEEP_PARAMETERS),
+        key="experiments_parameter",
+        format_func=lambda p: f"{p}: {SWEEP_PARAMETERS[p]}",
+    )
+    values_text = columns[3].text_input(
+        "Values", "0,1,2,3,4,5", key="experiments_values", help="comma-separated whole numbers or ranges like 0..5"
+    )
     demonstrations, shots = (None, 3)
     if parameter in ("shots", "order"):
         demonstrations, shots = _demonstration_picker(ws, parameter)
     chartable = summary_metrics()
-    metric = st.selectbox("Metric to chart", chartable, key="experiments_metric", accept_new_options=True,
-                          index=chartable.index(general_metric()) if general_metric() in chartable else 0,
-                          help="Changing it redraws the chart of the last sweep.")
-    confirmed = st.checkbox(f"--yes: go ahead with a long sweep (more than {LONG_SWEEP_POINTS} points)",
-                            key="experiments_long_sweep")
+    metric = st.selectbox(
+        "Metric to chart",
+        chartable,
+        key="experiments_metric",
+        accept_new_options=True,
+        index=chartable.index(general_metric()) if general_metric() in chartable else 0,
+        help="Changing it redraws the chart of the last sweep.",
+    )
+    confirmed = st.checkbox(
+        f"--yes: go ahead with a long sweep (more than {LONG_SWEEP_POINTS} points)", key="experiments_long_sweep"
+    )
     if st.button("Run sweep", key="experiments_run_sweep", type="primary", disabled=model is None):
         with ui.errors_as_messages("Sweep"):
-            _run_sweep(ws, benchmark, program, prompt, retriever, model, int(sample), int(seed), parameter,
-                       values_text, demonstrations, shots, metric, confirmed)
+            _run_sweep(
+                ws,
+                benchmark,
+                program,
+                prompt,
+                retriever,
+                model,
+                int(sample),
+                int(seed),
+                parameter,
+                values_text,
+                demonstrations,
+                shots,
+                metric,
+                confirmed,
+            )
     _sweep_result(metric)
 
 
-def _run_sweep(ws, benchmark, program, prompt, retriever, model, sample, seed, parameter, values_text,
-               demonstrations, shots, metric, confirmed: bool = False) -> None:
+def _run_sweep(
+    ws,
+    benchmark,
+    program,
+    prompt,
+    retriever,
+    model,
+    sample,
+    seed,
+    parameter,
+    values_text,
+    demonstrations,
+    shots,
+    metric,
+    confirmed: bool = False,
+) -> None:
     from playground.app.views.prompts import version_to_run
     from playground.runs.config import RunConfig
     from playground.runs.sweeps import start_sweep
 
     values = view.sweep_values(parameter, values_text)
     config = RunConfig(
-        dataset=benchmark, program=program,
+        dataset=benchmark,
+        program=program,
         templates={"main": version_to_run(ws, prompt, state.current_session_id())} if prompt is not None else {},
-        retriever=retriever.kind if retriever else None, retriever_params=dict(retriever.params) if retriever else {},
-        k=retriever.k if retriever else 5, model=model.spec, params=model.params, sample=sample, seed=seed,
+        retriever=retriever.kind if retriever else None,
+        retriever_params=dict(retriever.params) if retriever else {},
+        k=retriever.k if retriever else 5,
+        model=model.spec,
+        params=model.params,
+        sample=sample,
+        seed=seed,
         options=view.sweep_options(parameter, demonstrations, shots),
     )
     session_id, api_keys = state.current_session_id(), state.api_keys()
     shown = st.session_state.setdefault(SWEEP_RESULT, {})
-    points = start_sweep(ws, config, parameter, values, metric=metric, session_id=session_id, api_keys=api_keys,
-                         confirmed=confirmed)
+    points = start_sweep(
+        ws, config, parameter, values, metric=metric, session_id=session_id, api_keys=api_keys, confirmed=confirmed
+    )
     # In place, no Streamlit call: a click elsewhere (leaving the page) stops this script run at its next one, and
     # the sweep's runs must still be found when the page is opened again.
     shown.update(points=points, metric=metric)
@@ -151,8 +214,7 @@ def _sweep_result(metric: str) -> None:
         st.markdown(f"**Each point against {points[0]['parameter']}={points[0]['value']}** (paired, every metric)")
         compared.show_comparison(ws, [p["run_id"] for p in points], key="experiments_sweep_compare")
     for point in sorted(points, key=lambda p: p["value"]):
-        ui.page_link("runs", f"Open run {point['run_id']} ({point['parameter']}={point['value']})",
-                     run=point["run_id"])
+        ui.page_link("runs", f"Open run {point['run_id']} ({point['parameter']}={point['value']})", run=point["run_id"])
 
 
 def _run_picker(label: str, runs: list[dict], key: str, skip: str | None = None) -> dict:
@@ -172,8 +234,9 @@ def _judges_tab(ws) -> None:
     if not runs:
         st.info("No runs yet: launch one on the Runs page (or sweep above), then judge it here.")
         return
-    kind = st.radio("Judge", list(view.JUDGE_KINDS), key="experiments_judge_kind", horizontal=True,
-                    format_func=view.JUDGE_KINDS.get)
+    kind = st.radio(
+        "Judge", list(view.JUDGE_KINDS), key="experiments_judge_kind", horizontal=True, format_func=view.JUDGE_KINDS.get
+    )
     run_a = _run_picker("Run (A)" if kind == "pairwise" else "Run", runs, "experiments_judge_run")
     run_b = None
     if kind == "pairwise":
@@ -183,8 +246,12 @@ def _judges_tab(ws) -> None:
         run_b = _run_picker("Run (B)", runs, "experiments_judge_other", skip=run_a["id"])
     criteria_text = None
     if kind == "pointwise":
-        criteria_text = st.text_area("Criteria, one per line: name: sentence = weight",
-                                     view.criteria_text(HELPS_CRITERIA), key="experiments_criteria", height=130)
+        criteria_text = st.text_area(
+            "Criteria, one per line: name: sentence = weight",
+            view.criteria_text(HELPS_CRITERIA),
+            key="experiments_criteria",
+            height=130,
+        )
     if "experiments_judge_model_max_tokens" not in st.session_state:
         st.session_state["experiments_judge_model_max_tokens"] = 128
     st.caption("Judge model (chosen apart from the models under test)")
@@ -203,7 +270,10 @@ def _judges_tab(ws) -> None:
 
 def _run_judge(ws, kind, run_a, run_b, criteria_text, judge_model, repeat) -> None:
     from playground.evaluation.judges import (
-        JudgeConfig, judge_run_pointwise, judge_run_reference, judge_runs_pairwise,
+        JudgeConfig,
+        judge_run_pointwise,
+        judge_run_reference,
+        judge_runs_pairwise,
     )
 
     criteria = view.criteria_from_text(criteria_text) if kind == "pointwise" else None
@@ -211,14 +281,15 @@ def _run_judge(ws, kind, run_a, run_b, criteria_text, judge_model, repeat) -> No
     on_progress = _progress_callback(f"Judge ({kind})")
     with resources.using_model(judge_model.spec, state.api_keys()) as loaded:
         if kind == "pointwise":
-            report = judge_run_pointwise(ws, run_a["id"], criteria, config, repeat=repeat, model=loaded,
-                                         on_progress=on_progress)
+            report = judge_run_pointwise(
+                ws, run_a["id"], criteria, config, repeat=repeat, model=loaded, on_progress=on_progress
+            )
         elif kind == "reference":
-            report = judge_run_reference(ws, run_a["id"], config, repeat=repeat, model=loaded,
-                                         on_progress=on_progress)
+            report = judge_run_reference(ws, run_a["id"], config, repeat=repeat, model=loaded, on_progress=on_progress)
         else:
-            report = judge_runs_pairwise(ws, run_a["id"], run_b["id"], config, repeat=repeat, model=loaded,
-                                         on_progress=on_progress)
+            report = judge_runs_pairwise(
+                ws, run_a["id"], run_b["id"], config, repeat=repeat, model=loaded, on_progress=on_progress
+            )
     st.session_state[JUDGE_RESULT] = report
 
 
@@ -228,9 +299,16 @@ def _judge_result() -> None:
         return
     judge = report["judge"]
     st.subheader(ui.md_escape(f"{report['kind'].capitalize()} judge {judge['id']}"))
-    st.caption(ui.md_escape(f"judge model {judge['model']} · repeat {report['repeat']} · {report['n_judgments']} judgment(s)"
-               + (f" · {len(report['skipped'])} answer(s) not judged (failed, empty or without reference)"
-                  if report["skipped"] else "")))
+    st.caption(
+        ui.md_escape(
+            f"judge model {judge['model']} · repeat {report['repeat']} · {report['n_judgments']} judgment(s)"
+            + (
+                f" · {len(report['skipped'])} answer(s) not judged (failed, empty or without reference)"
+                if report["skipped"]
+                else ""
+            )
+        )
+    )
     for warning in report["warnings"]:
         st.warning(ui.md_escape(warning), icon=":material/warning:")
     if report["kind"] == "pointwise":
@@ -242,8 +320,12 @@ def _judge_result() -> None:
         st.dataframe(view.reference_item_rows(report), hide_index=True, key="experiments_judge_items")
     else:
         summary = report["summary"]
-        st.caption(ui.md_escape(f"A = run {report['run_a']} ({report['model_a']}) · B = run {report['run_b']} "
-                                f"({report['model_b']}) · {report['n_pairs']} question(s), each asked in both orders"))
+        st.caption(
+            ui.md_escape(
+                f"A = run {report['run_a']} ({report['model_a']}) · B = run {report['run_b']} "
+                f"({report['model_b']}) · {report['n_pairs']} question(s), each asked in both orders"
+            )
+        )
         columns = st.columns(5)
         columns[0].metric("A wins", summary["wins"])
         columns[1].metric("Ties", summary["ties"])

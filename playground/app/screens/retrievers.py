@@ -21,8 +21,9 @@ def _retrievers(ws, corpus: str, kinds: list[str]) -> dict:
     return {kind: resources.retriever(ws, corpus, kind) for kind in kinds}
 
 
-def _columns_of_cards(ws, corpus: str, ranked: dict[str, list], query: str, gold_ids: list[str],
-                      timings: dict[str, float] | None = None) -> None:
+def _columns_of_cards(
+    ws, corpus: str, ranked: dict[str, list], query: str, gold_ids: list[str], timings: dict[str, float] | None = None
+) -> None:
     """One column per retriever: its ranked passages as cards; passages found by several share a badge colour."""
     from playground.store.datasets import get_passages
 
@@ -33,18 +34,24 @@ def _columns_of_cards(ws, corpus: str, ranked: dict[str, list], query: str, gold
             by_id.setdefault(hit.passage_id, []).append(label)
     passages = get_passages(ws, corpus, sorted(by_id))
     gold = set(gold_ids)
-    st.caption(f"{len(colours)} passage(s) found by more than one retriever share a colour"
-               + (f" · ★ marks the {len(gold)} gold passage(s)" if gold else ""))
+    st.caption(
+        f"{len(colours)} passage(s) found by more than one retriever share a colour"
+        + (f" · ★ marks the {len(gold)} gold passage(s)" if gold else "")
+    )
     for column, (label, hits) in zip(st.columns(len(ranked)), ranked.items()):
         rows = view.hit_rows(hits, passages, gold_ids, colours, by_id)
         with column:
             st.subheader(label)
             hits_gold = sum(1 for row in rows if row["gold"])
             timing = f"{timings[label]:.1f} ms" if timings and label in timings else ""
-            st.caption(" · ".join(part for part in (timing, f"{hits_gold}/{len(gold)} gold found" if gold else "")
-                                  if part))
-            notes = {row["id"]: f"also found by {', '.join(x for x in row['found_by'] if x != label)}"
-                     for row in rows if len(row["found_by"]) > 1}
+            st.caption(
+                " · ".join(part for part in (timing, f"{hits_gold}/{len(gold)} gold found" if gold else "") if part)
+            )
+            notes = {
+                row["id"]: f"also found by {', '.join(x for x in row['found_by'] if x != label)}"
+                for row in rows
+                if len(row["found_by"]) > 1
+            }
             ui.passage_cards(rows, gold_ids, query=query, colours=colours, notes=notes)
 
 
@@ -54,8 +61,12 @@ def _query_inputs(questions: list) -> tuple[str, list[str]]:
     options = [TYPED] + list(by_id)
     if st.session_state.get("retrievers_question") not in options:
         st.session_state["retrievers_question"] = options[1] if len(options) > 1 else TYPED
-    chosen = st.selectbox("Question", options, key="retrievers_question",
-                          format_func=lambda qid: qid if qid == TYPED else f"{qid}: {by_id[qid].text}")
+    chosen = st.selectbox(
+        "Question",
+        options,
+        key="retrievers_question",
+        format_func=lambda qid: qid if qid == TYPED else f"{qid}: {by_id[qid].text}",
+    )
     if chosen == TYPED:
         return st.text_input("Query", "", key="retrievers_query"), []
     return by_id[chosen].text, list(by_id[chosen].gold_passage_ids)
@@ -72,25 +83,41 @@ def _side_by_side(ws, corpus: str, kinds: list[str], query: str, k: int, gold_id
         st.caption("Press Search to compare the retrievers on this query.")
         return
     searches = held[1]
-    _columns_of_cards(ws, corpus, {label: found["hits"] for label, found in searches.items()}, query, gold_ids,
-                      {label: found["ms"] for label, found in searches.items()})
+    _columns_of_cards(
+        ws,
+        corpus,
+        {label: found["hits"] for label, found in searches.items()},
+        query,
+        gold_ids,
+        {label: found["ms"] for label, found in searches.items()},
+    )
 
 
-def _evaluate(ws, benchmark: str, corpus: str, kinds: list[str], k: int, size: int, seed: int,
-              questions_by_id: dict) -> dict:
+def _evaluate(
+    ws, benchmark: str, corpus: str, kinds: list[str], k: int, size: int, seed: int, questions_by_id: dict
+) -> dict:
     """Each retriever evaluated and stored as `playground eval-retrieval` does it, then the stored sample searched
     once more at depth MAX_K for the recall curves and gold ranks (a stored run ranks only its top k)."""
     from playground.store.retrieval_runs import get_retrieval_run
 
     bar = st.progress(0.0, text="Evaluating")
-    run_ids = view.evaluate_sample(ws, benchmark, kinds, k, size, seed, state.current_session_id(),
-                                   on_progress=lambda share, text: bar.progress(share / 2, text=f"Evaluating {text}"))
+    run_ids = view.evaluate_sample(
+        ws,
+        benchmark,
+        kinds,
+        k,
+        size,
+        seed,
+        state.current_session_id(),
+        on_progress=lambda share, text: bar.progress(share / 2, text=f"Evaluating {text}"),
+    )
     sampled = get_retrieval_run(ws, next(iter(run_ids.values())))["config"]["question_ids"]
     chosen = [questions_by_id[qid] for qid in sampled]
 
     def on_curves(done: int, total: int, message: str = "") -> None:
-        bar.progress(0.5 + (done / total if total else 0.0) / 2,
-                     text=f"Recall@1..{view.MAX_K}: {done}/{total} {message}")
+        bar.progress(
+            0.5 + (done / total if total else 0.0) / 2, text=f"Recall@1..{view.MAX_K}: {done}/{total} {message}"
+        )
 
     curves = view.recall_curves(_retrievers(ws, corpus, kinds), chosen, view.MAX_K, on_progress=on_curves)
     bar.empty()
@@ -116,9 +143,11 @@ def _sample_evaluation(ws, benchmark: str, corpus: str, kinds: list[str], k: int
     held = st.session_state.get("retrievers_evaluation")
     runs = view.stored_runs(ws, held[1]["runs"]) if held and held[0] == request else None
     if not runs:
-        st.caption(f"Evaluate recall, MRR and nDCG at k={k} of each retriever on {int(size)} sampled question(s), "
-                   "as `playground eval-retrieval` does: each retriever's evaluation is stored as a retrieval run in "
-                   f"the current session; recall@1..{view.MAX_K} is drawn as a curve.")
+        st.caption(
+            f"Evaluate recall, MRR and nDCG at k={k} of each retriever on {int(size)} sampled question(s), "
+            "as `playground eval-retrieval` does: each retriever's evaluation is stored as a retrieval run in "
+            f"the current session; recall@1..{view.MAX_K} is drawn as a curve."
+        )
         return
     curves = held[1]["curves"]
     _stored_evaluation(ws, runs)
@@ -142,12 +171,16 @@ def _stored_evaluation(ws, runs: dict) -> None:
     except PlaygroundError:  # stored without a session, or its session is gone
         session = str(first.get("session_id") or "none")
     spec = first["metrics"].get("interval") or {}
-    st.caption(f"{first['metrics'].get('n')} question(s) with gold passages at k={first['config']['k']}, stored as "
-               f"retrieval runs in session {ui.md_escape(session)} (listed under Saved retrieval runs; "
-               "`playground compare RUN_A RUN_B` pairs two)")
+    st.caption(
+        f"{first['metrics'].get('n')} question(s) with gold passages at k={first['config']['k']}, stored as "
+        f"retrieval runs in session {ui.md_escape(session)} (listed under Saved retrieval runs; "
+        "`playground compare RUN_A RUN_B` pairs two)"
+    )
     st.table(pd.DataFrame(view.run_rows(runs)).set_index("retriever"))
-    st.caption(f"{spec.get('level', 0.95):.0%} intervals: {spec.get('method', 'percentile bootstrap')}, "
-               f"{spec.get('resamples', 2000)} resamples, seed {spec.get('seed', 0)}. The same numbers from the CLI:")
+    st.caption(
+        f"{spec.get('level', 0.95):.0%} intervals: {spec.get('method', 'percentile bootstrap')}, "
+        f"{spec.get('resamples', 2000)} resamples, seed {spec.get('seed', 0)}. The same numbers from the CLI:"
+    )
     st.code(view.eval_commands(runs), language="bash")
 
 
@@ -164,16 +197,26 @@ def _per_question(ws, corpus: str, curves: dict, questions_by_id: dict) -> None:
     ids = [row["question_id"] for row in rows]
     if st.session_state.get("retrievers_open") not in ids:
         st.session_state["retrievers_open"] = ids[0]
-    opened = st.selectbox("Open a question: its ranked lists side by side", ids, key="retrievers_open",
-                          format_func=lambda qid: f"{qid}: {getattr(questions_by_id.get(qid), 'text', '')[:120]}")
+    opened = st.selectbox(
+        "Open a question: its ranked lists side by side",
+        ids,
+        key="retrievers_open",
+        format_func=lambda qid: f"{qid}: {getattr(questions_by_id.get(qid), 'text', '')[:120]}",
+    )
     question = questions_by_id.get(opened)
     if question is None:
         return
     ui.show_text(question.text, strong=True, css_class="pg-question")
     scores = curves.get("scores") or {}
-    ranked = {label: [Hit(passage_id=pid, score=score, rank=rank) for rank, (pid, score) in enumerate(
-                  zip(curves["ranked"][label].get(opened, []), scores.get(label, {}).get(opened, [])), start=1)][:int(k)]
-              for label in labels}
+    ranked = {
+        label: [
+            Hit(passage_id=pid, score=score, rank=rank)
+            for rank, (pid, score) in enumerate(
+                zip(curves["ranked"][label].get(opened, []), scores.get(label, {}).get(opened, [])), start=1
+            )
+        ][: int(k)]
+        for label in labels
+    }
     _columns_of_cards(ws, corpus, ranked, question.text, list(question.gold_passage_ids))
 
 

@@ -46,37 +46,63 @@ def _launch_form(ws, benchmark: str) -> None:
         ui.show_text(f"Benchmark {benchmark} · {len(questions)} questions", muted=True)
         left, right = st.columns(2)
         with right:
-            prompt = ui.prompt_picker(ws, "runs_template", label="Prompt", program_default=True,
-                                      on_change=_template_changed)
+            prompt = ui.prompt_picker(
+                ws, "runs_template", label="Prompt", program_default=True, on_change=_template_changed
+            )
         chosen = prompt.template if prompt is not None else None
         fitting = view.program_for_template(chosen)
         if fitting and not st.session_state.get(PROGRAM_PICKED_KEY):
             st.session_state["runs_program"] = fitting
-        program = left.selectbox("Program", sorted(known_programs), key="runs_program", on_change=_program_picked,
-                                 format_func=lambda name: f"{name}: {known_programs[name].description}")
+        program = left.selectbox(
+            "Program",
+            sorted(known_programs),
+            key="runs_program",
+            on_change=_program_picked,
+            format_func=lambda name: f"{name}: {known_programs[name].description}",
+        )
         misfit = view.template_program_misfit(chosen, known_programs[program])
         if misfit:
             st.warning(ui.md_escape(misfit), icon=":material/warning:")
-        retriever = ui.retriever_selector("runs_retriever", allow_none=False, default_kind="bm25", default_k=3) \
-            if known_programs[program].needs_retriever else None
+        retriever = (
+            ui.retriever_selector("runs_retriever", allow_none=False, default_kind="bm25", default_k=3)
+            if known_programs[program].needs_retriever
+            else None
+        )
         options = program_options_form(known_programs[program], "runs_option")
         model = ui.model_selector("runs_model", compact=True)
         columns = st.columns(4)
-        sample = columns[0].number_input("Sample size", 1, max(1, len(questions)), min(20, max(1, len(questions))),
-                                         key="runs_sample")
+        sample = columns[0].number_input(
+            "Sample size", 1, max(1, len(questions)), min(20, max(1, len(questions))), key="runs_sample"
+        )
         seed = columns[1].number_input("Sample seed", 0, 2**31 - 1, 0, key="runs_seed")
         label = columns[2].text_input("Label", "", key="runs_label")
         use_cache = columns[3].checkbox("Use the response cache", True, key="runs_use_cache")
         defaults = Execution()
         columns = st.columns(4)
-        concurrency = columns[0].number_input("Requests in flight", 1, 64, defaults.workers(model.spec) if model else 1,
-                                              key="runs_concurrency",
-                                              help="Questions answered at once (the local model answers one at a time)")
-        timeout = columns[1].number_input("Question timeout (s)", 1, 3600, int(defaults.timeout_s), key="runs_timeout",
-                                          help="Give up on a question after this long, retries included")
-        read_timeout = columns[2].number_input("Read timeout (s)", 1, 3600, int(defaults.read_timeout_s),
-                                               key="runs_read_timeout",
-                                               help="Longest wait for one answer from a remote server")
+        concurrency = columns[0].number_input(
+            "Requests in flight",
+            1,
+            64,
+            defaults.workers(model.spec) if model else 1,
+            key="runs_concurrency",
+            help="Questions answered at once (the local model answers one at a time)",
+        )
+        timeout = columns[1].number_input(
+            "Question timeout (s)",
+            1,
+            3600,
+            int(defaults.timeout_s),
+            key="runs_timeout",
+            help="Give up on a question after this long, retries included",
+        )
+        read_timeout = columns[2].number_input(
+            "Read timeout (s)",
+            1,
+            3600,
+            int(defaults.read_timeout_s),
+            key="runs_read_timeout",
+            help="Longest wait for one answer from a remote server",
+        )
         if not st.button("Start run", key="runs_start", type="primary", disabled=model is None or not questions):
             return
     from playground.app.views.prompts import version_to_run
@@ -84,18 +110,33 @@ def _launch_form(ws, benchmark: str) -> None:
     session_id = state.current_session_id()
     templates = {"main": version_to_run(ws, prompt, session_id)} if prompt is not None else {}
     config = RunConfig(
-        dataset=benchmark, program=program, templates=templates,
-        retriever=retriever.kind if retriever else None, retriever_params=dict(retriever.params) if retriever else {},
-        k=retriever.k if retriever else 5, model=model.spec, params=model.params, sample=int(sample), seed=int(seed),
-        use_cache=use_cache, options=options,
+        dataset=benchmark,
+        program=program,
+        templates=templates,
+        retriever=retriever.kind if retriever else None,
+        retriever_params=dict(retriever.params) if retriever else {},
+        k=retriever.k if retriever else 5,
+        model=model.spec,
+        params=model.params,
+        sample=int(sample),
+        seed=int(seed),
+        use_cache=use_cache,
+        options=options,
     )
 
     execution = Execution(concurrency=int(concurrency), timeout_s=float(timeout), read_timeout_s=float(read_timeout))
     summary = None
     with ui.errors_as_messages("Run"):
-        summary = start_run(ws, config, use_cache=use_cache, label=label.strip() or None,
-                            session_id=session_id, execution=execution, detach=True,
-                            api_keys=state.api_keys())
+        summary = start_run(
+            ws,
+            config,
+            use_cache=use_cache,
+            label=label.strip() or None,
+            session_id=session_id,
+            execution=execution,
+            detach=True,
+            api_keys=state.api_keys(),
+        )
     if summary is not None:
         st.session_state["runs_open"] = summary.run_id
         st.session_state["runs_notice"] = f"Run {summary.run_id} started; it goes on if you leave this page."
@@ -116,9 +157,19 @@ def _latest_answers(runs: dict[str, dict]) -> None:
         latest = recent_results(state.workspace(), run["id"])
         if latest:
             st.caption("Latest answers")
-            st.dataframe([{"question_id": r["question_id"], "prediction": r.get("prediction") or "",
-                           "error": r.get("error") or "", "latency_s": round(float(r.get("latency_s") or 0), 2)}
-                          for r in latest], hide_index=True, key="runs_latest")
+            st.dataframe(
+                [
+                    {
+                        "question_id": r["question_id"],
+                        "prediction": r.get("prediction") or "",
+                        "error": r.get("error") or "",
+                        "latency_s": round(float(r.get("latency_s") or 0), 2),
+                    }
+                    for r in latest
+                ],
+                hide_index=True,
+                key="runs_latest",
+            )
 
 
 def _run_list(ws) -> list[dict]:
@@ -155,8 +206,7 @@ def _prompt_that_ran(ws, run: dict) -> None:
                 ui.show_prompt_diff(parent[1], version["content"], parent[0], f"ran {version['id'][:8]}")
             else:
                 st.code(version["content"], language=None, wrap_lines=True)
-            ui.page_link("playground", "Open it in the Playground", template=version["template"],
-                         version=version["id"])
+            ui.page_link("playground", "Open it in the Playground", template=version["template"], version=version["id"])
 
 
 def _open_run(ws, runs: list[dict]) -> None:
@@ -206,28 +256,49 @@ def _open_run(ws, runs: list[dict]) -> None:
         questions = {}
     metric_names = metric_order({name for r in results for name in (r.get("scores") or {})})
     columns = st.columns([2, 2, 3, 3])
-    metric = columns[0].selectbox("Correct means", metric_names or ["(no scores)"], key="runs_metric",
-                                  index=metric_names.index(default_metric(metric_names)) if metric_names else 0)
-    threshold = columns[1].slider("at least" if higher_is_better(metric) else "at most", 0.0, 1.0, view.default_threshold(metric), 0.05,
-                                  key=f"runs_threshold_{metric}")
-    rows = view.question_rows(results, questions, metric if metric_names else None, threshold,
-                              trace_link=lambda qid, repeat: state.share_link("traces", run=run_id, question=qid))
+    metric = columns[0].selectbox(
+        "Correct means",
+        metric_names or ["(no scores)"],
+        key="runs_metric",
+        index=metric_names.index(default_metric(metric_names)) if metric_names else 0,
+    )
+    threshold = columns[1].slider(
+        "at least" if higher_is_better(metric) else "at most",
+        0.0,
+        1.0,
+        view.default_threshold(metric),
+        0.05,
+        key=f"runs_threshold_{metric}",
+    )
+    rows = view.question_rows(
+        results,
+        questions,
+        metric if metric_names else None,
+        threshold,
+        trace_link=lambda qid, repeat: state.share_link("traces", run=run_id, question=qid),
+    )
     counts = view.outcome_counts(rows)
-    outcomes = columns[2].multiselect("Show", list(view.OUTCOMES), key="runs_outcomes",
-                                      format_func=lambda name: f"{name} ({counts.get(name, 0)})")
+    outcomes = columns[2].multiselect(
+        "Show", list(view.OUTCOMES), key="runs_outcomes", format_func=lambda name: f"{name} ({counts.get(name, 0)})"
+    )
     all_tags = sorted({tag for row in rows for tag in row["tags"].split(", ") if tag})
     tags = columns[3].multiselect("With tags", all_tags, key="runs_tags")
     shown = view.filter_rows(rows, outcomes, tags)
     st.caption(f"{len(shown)} of {len(rows)} result(s) · open a row's trace with its link")
     st.dataframe(
-        shown, hide_index=True, key="runs_results", row_height=RESULTS_ROW_HEIGHT,
-        column_config={"question_id": st.column_config.TextColumn("question_id", width="small"),
-                       "question": st.column_config.TextColumn("question", width=230),
-                       "answer": st.column_config.TextColumn("answer", width=310),
-                       "gold": st.column_config.TextColumn("gold", width=160),
-                       "outcome": st.column_config.TextColumn("outcome", width="small"),
-                       "trace": st.column_config.LinkColumn("trace", display_text="open trace"),
-                       "score": st.column_config.NumberColumn(metric, format="%.3f")},
+        shown,
+        hide_index=True,
+        key="runs_results",
+        row_height=RESULTS_ROW_HEIGHT,
+        column_config={
+            "question_id": st.column_config.TextColumn("question_id", width="small"),
+            "question": st.column_config.TextColumn("question", width=230),
+            "answer": st.column_config.TextColumn("answer", width=310),
+            "gold": st.column_config.TextColumn("gold", width=160),
+            "outcome": st.column_config.TextColumn("outcome", width="small"),
+            "trace": st.column_config.LinkColumn("trace", display_text="open trace"),
+            "score": st.column_config.NumberColumn(metric, format="%.3f"),
+        },
     )
     if shown:
         question_id = st.selectbox("Trace of", [row["question_id"] for row in shown], key="runs_trace_question")

@@ -75,8 +75,10 @@ def _import() -> None:
         _say("error", f"Import: {error_text(error)}")
         return
     st.session_state[IMPORTED_KEY] = session["id"]
-    _say("success", f"Imported {upload.name} as session {session['name']!r} ({session['id']}), "
-                    f"with {session['n_runs']} run(s).")
+    _say(
+        "success",
+        f"Imported {upload.name} as session {session['name']!r} ({session['id']}), with {session['n_runs']} run(s).",
+    )
 
 
 def _switch_to_imported() -> None:
@@ -92,8 +94,9 @@ def _rename() -> None:
     from playground.store.sessions import rename_session
 
     try:
-        session = rename_session(state.workspace(), st.session_state["sessions_rename_which"],
-                                 st.session_state.get("sessions_rename_to", ""))
+        session = rename_session(
+            state.workspace(), st.session_state["sessions_rename_which"], st.session_state.get("sessions_rename_to", "")
+        )
         st.session_state["sessions_rename_to"] = ""
         _say("success", f"Renamed to {session['name']!r}.")
     except (PlaygroundError, KeyError) as error:
@@ -113,8 +116,11 @@ def _delete() -> None:
         st.session_state["sessions_delete_confirm"] = False
         if was_open_here:
             _switch_to(removed["current"])
-        _say("success", f"Deleted {removed['deleted']['name']!r}: {removed['runs']} run(s), "
-                        f"{removed['results']} result(s), {removed['ratings']} rating(s).")
+        _say(
+            "success",
+            f"Deleted {removed['deleted']['name']!r}: {removed['runs']} run(s), "
+            f"{removed['results']} result(s), {removed['ratings']} rating(s).",
+        )
     except PlaygroundError as error:
         _say("error", error_text(error))
 
@@ -128,8 +134,13 @@ def _message(current: str) -> None:
     if imported == current:  # switched to by other means (the sidebar, the Switch tab)
         st.session_state.pop(IMPORTED_KEY, None)
     elif imported and held:
-        st.button("Switch to it", key="sessions_switch_imported", on_click=_switch_to_imported,
-                  icon=":material/swap_horiz:", type="primary")
+        st.button(
+            "Switch to it",
+            key="sessions_switch_imported",
+            on_click=_switch_to_imported,
+            icon=":material/swap_horiz:",
+            type="primary",
+        )
 
 
 def _session_select(label: str, key: str, ids: list[str], names: dict, default: str) -> str:
@@ -141,8 +152,11 @@ def _session_select(label: str, key: str, ids: list[str], names: dict, default: 
 def _manage(sessions: list[dict], current: str) -> None:
     names = {s["id"]: s["name"] for s in sessions}
     ids = list(names)
-    st.dataframe(view.session_rows([{**s, "current": s["id"] == current} for s in sessions]), hide_index=True,
-                 key="sessions_table")
+    st.dataframe(
+        view.session_rows([{**s, "current": s["id"] == current} for s in sessions]),
+        hide_index=True,
+        key="sessions_table",
+    )
     create, switch, rename, delete = st.tabs(["Create", "Switch", "Rename", "Delete"])
     with create:
         st.text_input("Name", key="sessions_new_name")
@@ -166,11 +180,18 @@ def _export_import(ws, sessions: list[dict], current: str) -> None:
     left, right = st.columns(2)
     with left:
         chosen = _session_select("Session to export", "sessions_export_which", list(names), names, current)
-        st.download_button("Download session file", functools.partial(view.export_bytes, str(ws.path), chosen),
-                           file_name=view.export_file_name(names[chosen]), mime="application/json",
-                           key="sessions_download", icon=":material/download:")
-        st.caption("Runs, results, traces, prompt versions, ratings and the questions and passages they use; "
-                   "API keys are never included. The file is made when you click.")
+        st.download_button(
+            "Download session file",
+            functools.partial(view.export_bytes, str(ws.path), chosen),
+            file_name=view.export_file_name(names[chosen]),
+            mime="application/json",
+            key="sessions_download",
+            icon=":material/download:",
+        )
+        st.caption(
+            "Runs, results, traces, prompt versions, ratings and the questions and passages they use; "
+            "API keys are never included. The file is made when you click."
+        )
     with right:
         upload = st.file_uploader("Session file to import", type=["json"], key="sessions_upload")
         st.button("Import", key="sessions_import", disabled=upload is None, on_click=_import)
@@ -180,14 +201,18 @@ def _share(ws, current: str) -> None:
     from playground.store.runs import list_runs
 
     st.subheader("Share link")
-    st.caption("Opens the same view for anyone with this workspace, or with a workspace this session was imported "
-               "into (set the base URL under Settings in the sidebar).")
+    st.caption(
+        "Opens the same view for anyone with this workspace, or with a workspace this session was imported "
+        "into (set the base URL under Settings in the sidebar)."
+    )
     columns = st.columns(2)
-    page = columns[0].selectbox("Page", state.PAGE_SLUGS, key="sessions_share_page",
-                                index=state.PAGE_SLUGS.index("runs"))
+    page = columns[0].selectbox(
+        "Page", state.PAGE_SLUGS, key="sessions_share_page", index=state.PAGE_SLUGS.index("runs")
+    )
     run_ids = [""] + [run["id"] for run in list_runs(ws, current)]
-    run_id = columns[1].selectbox("Run (optional)", run_ids, key="sessions_share_run",
-                                  format_func=lambda rid: rid or "(none)")
+    run_id = columns[1].selectbox(
+        "Run (optional)", run_ids, key="sessions_share_run", format_func=lambda rid: rid or "(none)"
+    )
     st.code(state.share_link(page, run=run_id or None), language=None)
 
 
@@ -219,18 +244,26 @@ def _history(ws) -> None:
     columns = st.columns(2)
     if st.session_state.get("sessions_version") not in ids:
         st.session_state.pop("sessions_version", None)
-    chosen = columns[0].selectbox("Version", ids, key="sessions_version",
-                                  format_func=lambda vid: f"{vid[:8]} · {by_id[vid]['created_at'][:19]}")
+    chosen = columns[0].selectbox(
+        "Version", ids, key="sessions_version", format_func=lambda vid: f"{vid[:8]} · {by_id[vid]['created_at'][:19]}"
+    )
     parent = view.parent_of(versions, chosen)
     others = [vid for vid in ids if vid != chosen]
     default_other = parent["id"] if parent else (others[0] if others else None)
     if st.session_state.get("sessions_compare") not in others:
         st.session_state.pop("sessions_compare", None)
     parent_id = parent["id"] if parent else None
-    other = columns[1].selectbox("Compared with", others, key="sessions_compare",
-                                 index=others.index(default_other) if default_other in others else 0,
-                                 format_func=lambda vid: vid[:8] + (" (parent)" if vid == parent_id else "")
-                                 ) if others else None
+    other = (
+        columns[1].selectbox(
+            "Compared with",
+            others,
+            key="sessions_compare",
+            index=others.index(default_other) if default_other in others else 0,
+            format_func=lambda vid: vid[:8] + (" (parent)" if vid == parent_id else ""),
+        )
+        if others
+        else None
+    )
     version = by_id[chosen]
     if other:
         old = by_id[other]
@@ -240,8 +273,13 @@ def _history(ws) -> None:
             ui.show_prompt_diff(old["content"], version["content"], other[:8], chosen[:8])
     else:
         st.code(version["content"], language=None)
-    st.button("Restore into the Playground editor", key="sessions_restore", icon=":material/restore:",
-              on_click=_restore_selected, args=(by_id,))
+    st.button(
+        "Restore into the Playground editor",
+        key="sessions_restore",
+        icon=":material/restore:",
+        on_click=_restore_selected,
+        args=(by_id,),
+    )
 
 
 def render() -> None:
@@ -257,8 +295,10 @@ def render() -> None:
     current = state.current_session_id()
     _message(current)
     sessions = list_sessions(ws)
-    ui.show_text(f"Current session: {next((s['name'] for s in sessions if s['id'] == current), current)} ({current})",
-                 css_class="pg-session-current")
+    ui.show_text(
+        f"Current session: {next((s['name'] for s in sessions if s['id'] == current), current)} ({current})",
+        css_class="pg-session-current",
+    )
     _manage(sessions, current)
     _export_import(ws, sessions, current)
     _share(ws, current)

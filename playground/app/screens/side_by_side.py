@@ -62,8 +62,11 @@ def variant_column(index: int, column, templates: dict, corpus) -> ui.Variant | 
         names = list(templates)
         template_key = f"sbs_{index}_template"
         if st.session_state.get(template_key) not in templates:
-            default = default_choice(list(templates.values())) if index == 0 else \
-                DEFAULT_TEMPLATES[index % len(DEFAULT_TEMPLATES)]
+            default = (
+                default_choice(list(templates.values()))
+                if index == 0
+                else DEFAULT_TEMPLATES[index % len(DEFAULT_TEMPLATES)]
+            )
             st.session_state[template_key] = default if default in templates else names[0]
         name = st.selectbox("Prompt", names, key=template_key, format_func=lambda key: templates[key].label)
         default_kind = DEFAULT_RETRIEVERS[index % len(DEFAULT_RETRIEVERS)] if corpus else None
@@ -72,8 +75,9 @@ def variant_column(index: int, column, templates: dict, corpus) -> ui.Variant | 
     if model is None:
         return None
     choice = templates[name]
-    return ui.Variant(template=choice.template, retriever=retriever, model=model,
-                      base=_variant_base(state.workspace(), choice))
+    return ui.Variant(
+        template=choice.template, retriever=retriever, model=model, base=_variant_base(state.workspace(), choice)
+    )
 
 
 def settings_table(variants: list[ui.Variant]) -> list[str]:
@@ -87,9 +91,11 @@ def settings_table(variants: list[ui.Variant]) -> list[str]:
         mark = " style='background:#fff3bf;font-weight:600'" if key in differing else ""
         cells = "".join(f"<td>{html.escape(str(s.get(key)))}</td>" for s in settings)
         rows.append(f"<tr{mark}><td>{html.escape(key)}</td>{cells}</tr>")
-    st.html("<table class='pg-settings' style='border-collapse:collapse;font-size:0.9rem'>"
-            f"<tr><th>setting</th>{header}</tr>{''.join(rows)}</table>"
-            "<style>.pg-settings td,.pg-settings th{padding:2px 10px;border-bottom:1px solid #eee;text-align:left}</style>")
+    st.html(
+        "<table class='pg-settings' style='border-collapse:collapse;font-size:0.9rem'>"
+        f"<tr><th>setting</th>{header}</tr>{''.join(rows)}</table>"
+        "<style>.pg-settings td,.pg-settings th{padding:2px 10px;border-bottom:1px solid #eee;text-align:left}</style>"
+    )
     return differing
 
 
@@ -129,9 +135,17 @@ def start_all(ws, benchmark, variants, question_ids, sample, seed) -> None:
     for index, variant in enumerate(variants):
         label = ui.variant_label(index)
         with ui.errors_as_messages(f"Variant {label}"):
-            runs[label] = ui.start_variant(ws, benchmark, variant, session_id, question_ids=question_ids,
-                                           sample=sample, seed=seed, api_keys=api_keys,
-                                           label=f"side by side {label}")
+            runs[label] = ui.start_variant(
+                ws,
+                benchmark,
+                variant,
+                session_id,
+                question_ids=question_ids,
+                sample=sample,
+                seed=seed,
+                api_keys=api_keys,
+                label=f"side by side {label}",
+            )
             shown["runs"] = dict(runs)
 
 
@@ -228,8 +242,9 @@ def _grid_metric(results: dict) -> tuple[str | None, float]:
         st.session_state["sbs_grid_metric"] = view.main_metric(results)
     picks = st.columns([1, 2, 3])
     metric = picks[0].selectbox("Score by", names, key="sbs_grid_metric")
-    threshold = picks[1].slider("Correct at", 0.0, 1.0, default_threshold(metric), 0.05,
-                                key=f"sbs_grid_threshold_{metric}")
+    threshold = picks[1].slider(
+        "Correct at", 0.0, 1.0, default_threshold(metric), 0.05, key=f"sbs_grid_threshold_{metric}"
+    )
     return metric, float(threshold)
 
 
@@ -237,15 +252,18 @@ def _grid_columns(labels: list[str]) -> dict:
     """The grid's columns: the question, the answers side by side and wide enough to read (wrapped, see
     GRID_ROW_HEIGHT), the numbers narrow after them."""
     answer_width = max(160, min(300, 600 // max(1, len(labels))))  # two variants' answers fit beside the question
-    config = {"question_id": st.column_config.TextColumn("question_id", width="small"),
-              "question": st.column_config.TextColumn("question", width=200)}
+    config = {
+        "question_id": st.column_config.TextColumn("question_id", width="small"),
+        "question": st.column_config.TextColumn("question", width=200),
+    }
     for label in labels:
         config[f"{label} answer"] = st.column_config.TextColumn(f"{label} answer", width=answer_width)
         config[f"{label} score"] = st.column_config.NumberColumn(f"{label} score", format="%.2f", width="small")
         config[f"{label} ms"] = st.column_config.NumberColumn(f"{label} ms", width="small")
         config[f"{label} tokens"] = st.column_config.NumberColumn(f"{label} tokens", width="small")
-        config[f"{label} cached"] = st.column_config.CheckboxColumn(f"{label} cached", help="answered from the cache",
-                                                                    width="small")
+        config[f"{label} cached"] = st.column_config.CheckboxColumn(
+            f"{label} cached", help="answered from the cache", width="small"
+        )
     return config
 
 
@@ -267,17 +285,29 @@ def show_grid(ws, corpus, runs: dict[str, str], questions: dict) -> None:
     rows = view.grid_rows(question_ids, questions, results, metric, threshold)
     st.subheader(f"Questions x variants ({len(rows)} question(s) · score = {metric or 'none'})")
     filters = st.columns([3, 3, 3, 2])
-    disagree = filters[0].checkbox("Only where they disagree", key="sbs_filter_disagree",
-                                   help=f"One variant is correct by {metric or 'the metric'} (at least {threshold:g}) "
-                                        "where another is not; an error is not correct")
-    differs = filters[1].checkbox("Only where answers differ", key="sbs_filter_text",
-                                  help="The answer text differs (compared lowercased, punctuation ignored), whatever "
-                                       "the scores")
+    disagree = filters[0].checkbox(
+        "Only where they disagree",
+        key="sbs_filter_disagree",
+        help=f"One variant is correct by {metric or 'the metric'} (at least {threshold:g}) "
+        "where another is not; an error is not correct",
+    )
+    differs = filters[1].checkbox(
+        "Only where answers differ",
+        key="sbs_filter_text",
+        help="The answer text differs (compared lowercased, punctuation ignored), whatever the scores",
+    )
     failing = filters[2].checkbox("Only where all variants fail", key="sbs_filter_fail")
     shown = view.filter_grid(rows, disagree, failing, differs)
     filters[3].caption(f"{len(shown)} of {len(rows)} question(s) · click a column header to sort")
-    event = st.dataframe(shown, hide_index=True, key="sbs_grid", column_config=_grid_columns(list(runs)),
-                         on_select="rerun", selection_mode="single-cell", row_height=GRID_ROW_HEIGHT)
+    event = st.dataframe(
+        shown,
+        hide_index=True,
+        key="sbs_grid",
+        column_config=_grid_columns(list(runs)),
+        on_select="rerun",
+        selection_mode="single-cell",
+        row_height=GRID_ROW_HEIGHT,
+    )
     if not shown:
         return
     by_id = {row["question_id"]: row for row in shown}
@@ -286,16 +316,20 @@ def show_grid(ws, corpus, runs: dict[str, str], questions: dict) -> None:
     picks = st.columns([3, 1])
     if st.session_state.get("sbs_cell_question") not in by_id:
         st.session_state["sbs_cell_question"] = shown[0]["question_id"]
-    qid = picks[0].selectbox("Question", list(by_id), key="sbs_cell_question",
-                             format_func=lambda q: f"{q}: {by_id[q]['question'][:120]}")
+    qid = picks[0].selectbox(
+        "Question", list(by_id), key="sbs_cell_question", format_func=lambda q: f"{q}: {by_id[q]['question'][:120]}"
+    )
     label = picks[1].radio("Variant", list(runs), key="sbs_cell_variant", horizontal=True)
     question = questions.get(qid)
     if question is None:
         return
     ui.show_text(question.text, strong=True, css_class="pg-question")
     row = by_id[qid]
-    ui.show_text(row[f"{label} answer"] if row[f"{label} answer"] is not None else "(no answer)",
-                 label=f"Answer of {label}" + (" · cached" if row[f"{label} cached"] else ""), css_class="pg-answer")
+    ui.show_text(
+        row[f"{label} answer"] if row[f"{label} answer"] is not None else "(no answer)",
+        label=f"Answer of {label}" + (" · cached" if row[f"{label} cached"] else ""),
+        css_class="pg-answer",
+    )
     _cell_detail(ws, corpus, runs[label], question, label)
     run_ids = list(runs.values())
     if len(run_ids) >= 2:
@@ -342,8 +376,14 @@ def main() -> None:
     if st.session_state.get(QUESTION_KEY) not in by_id:
         st.session_state[QUESTION_KEY] = questions[0].id
     with top[2]:
-        question = by_id[st.selectbox("Question (also used for the prompt diff)", list(by_id), key=QUESTION_KEY,
-                                      format_func=lambda qid: f"{qid}: {by_id[qid].text}")]
+        question = by_id[
+            st.selectbox(
+                "Question (also used for the prompt diff)",
+                list(by_id),
+                key=QUESTION_KEY,
+                format_func=lambda qid: f"{qid}: {by_id[qid].text}",
+            )
+        ]
         sample, seed = None, 0
         if mode == SAMPLE:
             inner = st.columns(2)
@@ -370,8 +410,7 @@ def main() -> None:
     if runs:
         st.query_params[RUNS_PARAM] = runs_param(runs)  # a reload of this address shows the same comparison
         follow(ws, corpus, runs, by_id)
-    link = state.share_link("side-by-side", q=question.id, variants=int(count),
-                            runs=runs_param(runs) if runs else None)
+    link = state.share_link("side-by-side", q=question.id, variants=int(count), runs=runs_param(runs) if runs else None)
     st.caption("Share this view:")
     st.code(link, language=None)
 

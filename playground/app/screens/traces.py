@@ -67,15 +67,29 @@ def _span_body(ws, span: dict, dataset: str, gold_ids: list[str]) -> None:
     if span.get("error"):
         st.error(ui.md_escape(span["error"]))
     if kind == "retrieve":
-        ui.show_text(inputs.get("query", ""), label=f"Query · k={inputs.get('k')} · retriever {inputs.get('retriever')}")
+        ui.show_text(
+            inputs.get("query", ""), label=f"Query · k={inputs.get('k')} · retriever {inputs.get('retriever')}"
+        )
         hits = outputs.get("hits") or []
         found = _passages(ws, dataset, [h["id"] for h in hits])
-        ui.passages_list([{**h, "title": getattr(found.get(h["id"]), "title", h.get("title") or ""),
-                           "text": getattr(found.get(h["id"]), "text", "")} for h in hits], gold_ids,
-                         query=str(inputs.get("query") or ""))
+        ui.passages_list(
+            [
+                {
+                    **h,
+                    "title": getattr(found.get(h["id"]), "title", h.get("title") or ""),
+                    "text": getattr(found.get(h["id"]), "text", ""),
+                }
+                for h in hits
+            ],
+            gold_ids,
+            query=str(inputs.get("query") or ""),
+        )
     elif kind == "render":
-        ui.show_text(f"Template {inputs.get('template')} ({inputs.get('role')}) · version "
-                     f"{(inputs.get('prompt_version') or '')[:12]}", muted=True)
+        ui.show_text(
+            f"Template {inputs.get('template')} ({inputs.get('role')}) · version "
+            f"{(inputs.get('prompt_version') or '')[:12]}",
+            muted=True,
+        )
         with st.popover("Variables"):
             st.json(inputs.get("variables") or {})
         st.markdown("**Rendered messages**")
@@ -88,8 +102,9 @@ def _span_body(ws, span: dict, dataset: str, gold_ids: list[str]) -> None:
         cols[1].metric("completion tokens", span.get("completion_tokens") or 0)
         cols[2].metric("cached", "yes" if span.get("cached") else "no")
         cols[3].metric("finish", str(outputs.get("finish_reason") or ""))
-        ui.show_text(f"model {inputs.get('model')} → {outputs.get('model_id')} · params {inputs.get('params')}",
-                     muted=True)
+        ui.show_text(
+            f"model {inputs.get('model')} → {outputs.get('model_id')} · params {inputs.get('params')}", muted=True
+        )
         st.markdown("**Raw output**")
         st.code(outputs.get("text") or "", language=None, wrap_lines=True)
         for index, sample in enumerate((outputs.get("samples") or [])[1:], 2):
@@ -127,8 +142,11 @@ def _judgments(ws, run_id: str, question_id: str, repeat: int) -> None:
                 ui.show_text(judgment["error"], label="Error")
             ui.show_text(judgment["reason"] or "—", label="Reason")
             for span in get_judge_spans(ws, judgment["id"]):
-                ui.show_text(f"{span['kind']} {span['name'] or ''} · {span['duration_s'] or 0:.2f} s"
-                             f"{' · cached' if span['cached'] else ''}", muted=True)
+                ui.show_text(
+                    f"{span['kind']} {span['name'] or ''} · {span['duration_s'] or 0:.2f} s"
+                    f"{' · cached' if span['cached'] else ''}",
+                    muted=True,
+                )
                 text = (span["outputs"] or {}).get("text")
                 if text:
                     st.code(text, language=None, wrap_lines=True)
@@ -183,8 +201,9 @@ def render() -> None:
     st.subheader("Spans")
     gold_ids = list(question.gold_passage_ids) if question else []
     for depth, span in ordered_spans(spans):
-        with st.expander(ui.md_escape(span_title(span, depth)),
-                         expanded=span["kind"] == "generate" or bool(span.get("error"))):
+        with st.expander(
+            ui.md_escape(span_title(span, depth)), expanded=span["kind"] == "generate" or bool(span.get("error"))
+        ):
             _span_body(ws, span, dataset, gold_ids)
     _judgments(ws, run_id, question_id, repeat)
     st.caption("Share this trace (it opens the same run and question after a session export and import):")

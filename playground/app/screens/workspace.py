@@ -17,8 +17,10 @@ def render() -> None:
     st.subheader("Corpora")
     if datasets["corpora"]:
         st.dataframe(
-            [{"name": c["name"], "format": c["format"], "passages": c["n_passages"], "created": c["created_at"]}
-             for c in datasets["corpora"]],
+            [
+                {"name": c["name"], "format": c["format"], "passages": c["n_passages"], "created": c["created_at"]}
+                for c in datasets["corpora"]
+            ],
             hide_index=True,
         )
     else:
@@ -26,9 +28,16 @@ def render() -> None:
     st.subheader("Benchmarks")
     if datasets["benchmarks"]:
         st.dataframe(
-            [{"name": b["name"], "corpus": b["corpus"] or "", "format": b["format"], "questions": b["n_questions"],
-              "created": b["created_at"]}
-             for b in datasets["benchmarks"]],
+            [
+                {
+                    "name": b["name"],
+                    "corpus": b["corpus"] or "",
+                    "format": b["format"],
+                    "questions": b["n_questions"],
+                    "created": b["created_at"],
+                }
+                for b in datasets["benchmarks"]
+            ],
             hide_index=True,
         )
     else:

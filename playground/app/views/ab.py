@@ -11,15 +11,19 @@ RATING_VALUES = {"a": 1.0, "tie": 0.5, "b": 0.0}
 MIN_CONCLUSIVE_N = 30
 
 
-def means_rows(comparison: Mapping, scores_a: Mapping, scores_b: Mapping, label_a: str, label_b: str,
-               seed: int = 0) -> list[dict]:
+def means_rows(
+    comparison: Mapping, scores_a: Mapping, scores_b: Mapping, label_a: str, label_b: str, seed: int = 0
+) -> list[dict]:
     """Per metric and run: mean and 95% bootstrap interval over the questions both runs scored on that metric."""
     from playground.evaluation.stats import mean_ci
 
     rows = []
     for metric, compared in comparison["metrics"].items():
-        ids = [qid for qid in comparison["question_ids"]
-               if scores_a.get(qid, {}).get(metric) is not None and scores_b.get(qid, {}).get(metric) is not None]
+        ids = [
+            qid
+            for qid in comparison["question_ids"]
+            if scores_a.get(qid, {}).get(metric) is not None and scores_b.get(qid, {}).get(metric) is not None
+        ]
         for label, scores in ((label_a, scores_a), (label_b, scores_b)):
             mean, lo, hi = mean_ci([scores[qid][metric] for qid in ids], seed=seed)
             rows.append({"metric": metric, "run": label, "mean": mean, "lo": lo, "hi": hi, "n": len(ids)})
@@ -40,8 +44,9 @@ def flipped(comparison: Mapping, metric: str) -> list[tuple[str, str]]:
     m = comparison["metrics"].get(metric)
     if not m:
         return []
-    return [(qid, "improved") for qid in m["flipped"]["improved"]] + \
-           [(qid, "regressed") for qid in m["flipped"]["regressed"]]
+    return [(qid, "improved") for qid in m["flipped"]["improved"]] + [
+        (qid, "regressed") for qid in m["flipped"]["regressed"]
+    ]
 
 
 def default_pair(runs: Sequence[Mapping]) -> tuple[Optional[str], Optional[str]]:
@@ -79,19 +84,37 @@ def sample_verdict(comparison: Mapping, min_n: int = MIN_CONCLUSIVE_N) -> Option
     n = int(comparison.get("n") or 0)
     metrics = comparison.get("metrics") or {}
     if n < min_n:
-        return (f"Too small to conclude: only {n} question(s) were answered by both runs (at least {min_n} needed). "
-                "Any difference here may be chance; run both on a larger sample before picking a winner.")
+        return (
+            f"Too small to conclude: only {n} question(s) were answered by both runs (at least {min_n} needed). "
+            "Any difference here may be chance; run both on a larger sample before picking a winner."
+        )
     undecided = [name for name, m in metrics.items() if not m.get("ci95") or m["ci95"][0] <= 0 <= m["ci95"][1]]
     if metrics and len(undecided) == len(metrics):
-        return (f"Too small to conclude: on {n} questions every metric's 95% interval for B - A contains 0, so "
-                "neither run is shown better. A larger sample may tell them apart.")
+        return (
+            f"Too small to conclude: on {n} questions every metric's 95% interval for B - A contains 0, so "
+            "neither run is shown better. A larger sample may tell them apart."
+        )
     return None
 
 
 # Config keys a person sets (the launch form, a Side by side column, `playground run`); the rest is recorded by the
 # engine (the retriever's index manifest, template names, package versions) and shown apart.
-CHOSEN_KEYS = ("templates", "prompt_versions", "program", "options", "retriever", "retriever_params", "k", "model",
-               "params", "dataset", "sample", "seed", "question_ids", "repeats")
+CHOSEN_KEYS = (
+    "templates",
+    "prompt_versions",
+    "program",
+    "options",
+    "retriever",
+    "retriever_params",
+    "k",
+    "model",
+    "params",
+    "dataset",
+    "sample",
+    "seed",
+    "question_ids",
+    "repeats",
+)
 
 
 def _pairs(values: Optional[Mapping]) -> str:
@@ -108,8 +131,9 @@ def chosen_settings(config: Mapping) -> dict[str, object]:
     for role in dict.fromkeys([*templates, *versions]) or ["main"]:
         name = names.get(role) or str(templates.get(role) or "").split("@")[0] or "(the program's default)"
         version = versions.get(role)
-        settings["template" if role == "main" else f"template ({role})"] = \
+        settings["template" if role == "main" else f"template ({role})"] = (
             f"{name} @ {str(version)[:8]}" if version else name
+        )
     settings["program"] = config.get("program")
     settings["options"] = _pairs(config.get("options"))
     settings["retriever"] = config.get("retriever") or "none"
@@ -119,8 +143,14 @@ def chosen_settings(config: Mapping) -> dict[str, object]:
     settings["model"] = config.get("model")
     for name, value in (config.get("params") or {}).items():
         settings["model seed" if name == "seed" else name] = value
-    settings.update({"dataset": config.get("dataset"), "sample": config.get("sample") or "all",
-                     "sample seed": config.get("seed"), "repeats": config.get("repeats") or 1})
+    settings.update(
+        {
+            "dataset": config.get("dataset"),
+            "sample": config.get("sample") or "all",
+            "sample seed": config.get("seed"),
+            "repeats": config.get("repeats") or 1,
+        }
+    )
     return settings
 
 
@@ -128,12 +158,25 @@ def settings_rows(config_a: Mapping, config_b: Mapping) -> list[dict]:
     """Both runs' chosen settings side by side, {setting, A, B, differs}; the questions row counts the questions
     one run answered and the other did not."""
     a, b = chosen_settings(config_a), chosen_settings(config_b)
-    rows = [{"setting": name, "A": str(a.get(name, "—")), "B": str(b.get(name, "—")),
-             "differs": repr(a.get(name)) != repr(b.get(name))} for name in dict.fromkeys([*a, *b])]
+    rows = [
+        {
+            "setting": name,
+            "A": str(a.get(name, "—")),
+            "B": str(b.get(name, "—")),
+            "differs": repr(a.get(name)) != repr(b.get(name)),
+        }
+        for name in dict.fromkeys([*a, *b])
+    ]
     ids_a, ids_b = list(config_a.get("question_ids") or []), list(config_b.get("question_ids") or [])
     only_a, only_b = len(set(ids_a) - set(ids_b)), len(set(ids_b) - set(ids_a))
-    rows.append({"setting": "questions", "A": f"{len(ids_a)}" + (f" ({only_a} not in B)" if only_a else ""),
-                 "B": f"{len(ids_b)}" + (f" ({only_b} not in A)" if only_b else ""), "differs": bool(only_a or only_b)})
+    rows.append(
+        {
+            "setting": "questions",
+            "A": f"{len(ids_a)}" + (f" ({only_a} not in B)" if only_a else ""),
+            "B": f"{len(ids_b)}" + (f" ({only_b} not in A)" if only_b else ""),
+            "differs": bool(only_a or only_b),
+        }
+    )
     return rows
 
 
@@ -142,6 +185,9 @@ def recorded_changes(config_a: Mapping, config_b: Mapping) -> list[dict]:
     manifest, template names; build times, paths and package versions are left out (config_diff)."""
     from playground.evaluation.config_diff import diff_configs
 
-    return [{"field": change["path"], "A": str(change["a"]), "B": str(change["b"])}
-            for entry in diff_configs(dict(config_a), dict(config_b)) for change in entry["changes"]
-            if change["path"].split(".", 1)[0] not in CHOSEN_KEYS]
+    return [
+        {"field": change["path"], "A": str(change["a"]), "B": str(change["b"])}
+        for entry in diff_configs(dict(config_a), dict(config_b))
+        for change in entry["changes"]
+        if change["path"].split(".", 1)[0] not in CHOSEN_KEYS
+    ]

@@ -54,6 +54,7 @@ def collect(key: str) -> Optional[dict]:
     if not holder:
         return None
     if holder.get("busy"):
+
         @st.fragment(run_every=1.0)
         def pending() -> None:
             if not holder.get("busy"):

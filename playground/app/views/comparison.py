@@ -42,9 +42,11 @@ def interval_caption(report: Mapping) -> str:
     """The sentence under every table of intervals: method, level, resamples, seed, tests and any adjustment."""
     from playground.evaluation.compare import describe_interval
 
-    text = (f"{report['n']} question(s) answered by all runs (repeats averaged per question) · "
-            f"{describe_interval(report['interval'])} · exact McNemar for 0/1 metrics, a paired permutation test "
-            "otherwise")
+    text = (
+        f"{report['n']} question(s) answered by all runs (repeats averaged per question) · "
+        f"{describe_interval(report['interval'])} · exact McNemar for 0/1 metrics, a paired permutation test "
+        "otherwise"
+    )
     if report.get("p_adjustment") == "holm":
         text += f" · p-values Holm-adjusted over the {len(report['comparisons'])} comparisons with A"
     return text
@@ -59,18 +61,27 @@ def comparison_rows(report: Mapping) -> list[dict]:
         for metric, m in comparison["metrics"].items():
             ci = m.get("ci95")
             label = "" if adjusted else f" {comparison['label']}"
-            row = {"metric": metric, "n": m["n"],
-                   f"mean {baseline}": None if m["mean_a"] is None else round(m["mean_a"], 4),
-                   f"mean{label}": None if m["mean_b"] is None else round(m["mean_b"], 4),
-                   f"{comparison['label']} - {baseline}" if not adjusted else "diff":
-                       None if m["diff"] is None else round(m["diff"], 4),
-                   "95% interval": f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "",
-                   "test": m.get("test") or "", "p": None if m.get("p_value") is None else round(m["p_value"], 4),
-                   f"{label.strip()} wins".strip(): m["wins"], "ties": m["ties"],
-                   f"{label.strip()} losses".strip(): m["losses"]}
+            row = {
+                "metric": metric,
+                "n": m["n"],
+                f"mean {baseline}": None if m["mean_a"] is None else round(m["mean_a"], 4),
+                f"mean{label}": None if m["mean_b"] is None else round(m["mean_b"], 4),
+                f"{comparison['label']} - {baseline}" if not adjusted else "diff": None
+                if m["diff"] is None
+                else round(m["diff"], 4),
+                "95% interval": f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "",
+                "test": m.get("test") or "",
+                "p": None if m.get("p_value") is None else round(m["p_value"], 4),
+                f"{label.strip()} wins".strip(): m["wins"],
+                "ties": m["ties"],
+                f"{label.strip()} losses".strip(): m["losses"],
+            }
             if adjusted:
-                row = {"run": comparison["label"], **row,
-                       "p (Holm)": None if m.get("p_holm") is None else round(m["p_holm"], 4)}
+                row = {
+                    "run": comparison["label"],
+                    **row,
+                    "p (Holm)": None if m.get("p_holm") is None else round(m["p_holm"], 4),
+                }
             rows.append(row)
     return rows
 
@@ -98,9 +109,17 @@ def power_rows(plans: Mapping[str, Mapping]) -> list[dict]:
     where a number would mislead (none detectable in the metric's range, a sample beyond any practical size)."""
     from playground.evaluation.power import detectable_text, needed_text
 
-    return [{"metric": metric, "method": plan["method"], "n": plan["n"], "target": round(plan["target_diff"], 4),
-             "questions needed": needed_text(plan["n_needed"]), "detectable now": detectable_text(plan)}
-            for metric, plan in plans.items()]
+    return [
+        {
+            "metric": metric,
+            "method": plan["method"],
+            "n": plan["n"],
+            "target": round(plan["target_diff"], 4),
+            "questions needed": needed_text(plan["n_needed"]),
+            "detectable now": detectable_text(plan),
+        }
+        for metric, plan in plans.items()
+    ]
 
 
 def show_power(ws, run_a: str, run_b: str, key: str, metrics: Optional[Sequence[str]] = None) -> None:
@@ -113,8 +132,9 @@ def show_power(ws, run_a: str, run_b: str, key: str, metrics: Optional[Sequence[
     runs = load_runs(ws, [run_a, run_b])
     scores = [question_scores(run["results"])[0] for run in runs]
     with st.expander("How many questions? (power)", expanded=True):
-        wanted = st.number_input("Difference to detect (0 = the observed one)", 0.0, 1.0, 0.0, 0.01,
-                                 key=f"{key}_difference", format="%.2f")
+        wanted = st.number_input(
+            "Difference to detect (0 = the observed one)", 0.0, 1.0, 0.0, 0.01, key=f"{key}_difference", format="%.2f"
+        )
         plans = plan_from_scores(scores[0], scores[1], metrics, difference=wanted or None)
         if not plans:
             st.caption("No metric scored in both runs.")
@@ -125,8 +145,10 @@ def show_power(ws, run_a: str, run_b: str, key: str, metrics: Optional[Sequence[
             st.warning(f"{metric}: {plans[metric]['verdict']}", icon=":material/warning:")
         if not small:
             st.caption("The sample is large enough for the differences shown.")
-        st.caption("80% power, two-sided alpha 0.05: McNemar sample size by Connor (1987) for 0/1 metrics, the "
-                   "paired t-test's with Guenther's (1981) correction otherwise; `playground power` prints the same.")
+        st.caption(
+            "80% power, two-sided alpha 0.05: McNemar sample size by Connor (1987) for 0/1 metrics, the "
+            "paired t-test's with Guenther's (1981) correction otherwise; `playground power` prints the same."
+        )
 
 
 def show_retrieval_runs(ws, benchmark: str, key: str = "retrieval_runs") -> None:
@@ -137,17 +159,34 @@ def show_retrieval_runs(ws, benchmark: str, key: str = "retrieval_runs") -> None
     st.subheader("Saved retrieval runs")
     runs = list_retrieval_runs(ws, benchmark)
     if not runs:
-        st.caption(f"No saved retrieval run of {benchmark!r}: `playground eval-retrieval --dataset {benchmark} "
-                   "--retriever bm25 -k 5` stores one.")
+        st.caption(
+            f"No saved retrieval run of {benchmark!r}: `playground eval-retrieval --dataset {benchmark} "
+            "--retriever bm25 -k 5` stores one."
+        )
         return
-    labels = {run["id"]: f"{run['id']} · {run['config'].get('retriever')} k={run['config'].get('k')} · "
-                         f"n={run['metrics'].get('n')} · {run['created_at'][:16]}" for run in runs}
-    st.dataframe([{"run": run["id"], "retriever": run["config"].get("retriever"), "k": run["config"].get("k"),
-                   "n": run["metrics"].get("n"), "recall@k": round(run["metrics"].get("recall@k", 0.0), 3),
-                   "mrr@k": round(run["metrics"].get("mrr@k", 0.0), 3),
-                   "ndcg@k": round(run["metrics"].get("ndcg@k", 0.0), 3),
-                   "p50 ms": round(run["metrics"].get("p50_ms", 0.0), 2), "created": run["created_at"][:19]}
-                  for run in runs], hide_index=True, key=f"{key}_list")
+    labels = {
+        run["id"]: f"{run['id']} · {run['config'].get('retriever')} k={run['config'].get('k')} · "
+        f"n={run['metrics'].get('n')} · {run['created_at'][:16]}"
+        for run in runs
+    }
+    st.dataframe(
+        [
+            {
+                "run": run["id"],
+                "retriever": run["config"].get("retriever"),
+                "k": run["config"].get("k"),
+                "n": run["metrics"].get("n"),
+                "recall@k": round(run["metrics"].get("recall@k", 0.0), 3),
+                "mrr@k": round(run["metrics"].get("mrr@k", 0.0), 3),
+                "ndcg@k": round(run["metrics"].get("ndcg@k", 0.0), 3),
+                "p50 ms": round(run["metrics"].get("p50_ms", 0.0), 2),
+                "created": run["created_at"][:19],
+            }
+            for run in runs
+        ],
+        hide_index=True,
+        key=f"{key}_list",
+    )
     if len(runs) < 2:
         st.caption("Store a second retrieval run to compare two.")
         return
@@ -163,7 +202,9 @@ def show_retrieval_runs(ws, benchmark: str, key: str = "retrieval_runs") -> None
         return
     for metric, row in report["metrics"].items():
         if metric.startswith("hit@"):
-            st.markdown(f"**Gold found by B only** ({len(row['flipped']['improved'])}): "
-                        f"{', '.join(row['flipped']['improved']) or '—'}  \n"
-                        f"**Gold found by A only** ({len(row['flipped']['regressed'])}): "
-                        f"{', '.join(row['flipped']['regressed']) or '—'}")
+            st.markdown(
+                f"**Gold found by B only** ({len(row['flipped']['improved'])}): "
+                f"{', '.join(row['flipped']['improved']) or '—'}  \n"
+                f"**Gold found by A only** ({len(row['flipped']['regressed'])}): "
+                f"{', '.join(row['flipped']['regressed']) or '—'}"
+            )

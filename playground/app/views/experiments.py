@@ -17,7 +17,7 @@ JUDGE_KINDS = {
 
 
 def sweep_values(parameter: str, values_text: str) -> list[int]:
-    """"0,1,2" or "0..5" for `parameter` -> the values (PlaygroundError saying what is wrong)."""
+    """ "0,1,2" or "0..5" for `parameter` -> the values (PlaygroundError saying what is wrong)."""
     from playground.runs.sweeps import parse_sweep
 
     _, values = parse_sweep(f"{parameter}={values_text}")
@@ -40,9 +40,17 @@ def _number(value) -> Optional[float]:
 
 def point_rows(points: Sequence[Mapping], metric: str) -> list[dict]:
     """A row per sweep point, in swept-value order: value, the charted metric, n, errors, status, run id."""
-    return [{"value": p["value"], metric: _number((p.get("metrics") or {}).get(metric)), "n": p.get("n"),
-             "errors": p.get("errors"), "status": p.get("status"), "run_id": p["run_id"]}
-            for p in sorted(points, key=lambda p: p["value"])]
+    return [
+        {
+            "value": p["value"],
+            metric: _number((p.get("metrics") or {}).get(metric)),
+            "n": p.get("n"),
+            "errors": p.get("errors"),
+            "status": p.get("status"),
+            "run_id": p["run_id"],
+        }
+        for p in sorted(points, key=lambda p: p["value"])
+    ]
 
 
 def criteria_text(criteria: Iterable) -> str:
@@ -56,7 +64,7 @@ def criteria_from_text(text: str) -> list:
 
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
     if not lines:
-        raise PlaygroundError("criteria: write at least one line \"name: sentence = weight\"")
+        raise PlaygroundError('criteria: write at least one line "name: sentence = weight"')
     criteria, seen = [], {}
     for number, line in enumerate(lines, start=1):
         try:
@@ -64,8 +72,9 @@ def criteria_from_text(text: str) -> list:
         except PlaygroundError as error:
             raise PlaygroundError(f"criteria line {number}: {error}") from None
         if criterion.name in seen:
-            raise PlaygroundError(f"criteria line {number}: the name {criterion.name!r} is already used on line "
-                                  f"{seen[criterion.name]}")
+            raise PlaygroundError(
+                f"criteria line {number}: the name {criterion.name!r} is already used on line {seen[criterion.name]}"
+            )
         seen[criterion.name] = number
         criteria.append(criterion)
     return criteria
@@ -90,17 +99,28 @@ def criterion_rows(report: Mapping) -> list[dict]:
     rows = []
     for criterion in report["criteria"]:
         summary = report["criteria_scores"].get(criterion["name"]) or {}
-        rows.append({"criterion": criterion["name"], "weight": _number(criterion["weight"]),
-                     "mean": _number(summary.get("mean")), "std": _number(summary.get("std")),
-                     "sentence": criterion["text"]})
+        rows.append(
+            {
+                "criterion": criterion["name"],
+                "weight": _number(criterion["weight"]),
+                "mean": _number(summary.get("mean")),
+                "std": _number(summary.get("std")),
+                "sentence": criterion["text"],
+            }
+        )
     return rows
 
 
 def pointwise_item_rows(report: Mapping) -> list[dict]:
     rows = []
     for item in report["items"]:
-        row = {"question_id": item["question_id"], "repeat": item["repeat"], "answer": item["answer"],
-               "score": _number(item["score"]["mean"]), "std": _number(item["score"]["std"])}
+        row = {
+            "question_id": item["question_id"],
+            "repeat": item["repeat"],
+            "answer": item["answer"],
+            "score": _number(item["score"]["mean"]),
+            "std": _number(item["score"]["std"]),
+        }
         for entry in item["criteria"]:
             row[entry["name"]] = _number(entry.get("score"))
         row["reasons"] = "; ".join(f"{e['name']}: {e.get('reason') or e.get('error') or ''}" for e in item["criteria"])
@@ -114,11 +134,18 @@ def _verdict(value) -> str:
 
 
 def reference_item_rows(report: Mapping) -> list[dict]:
-    return [{"question_id": item["question_id"], "repeat": item["repeat"], "answer": item.get("answer"),
-             "references": " | ".join(item.get("references") or []),
-             "verdicts": ", ".join(_verdict(v) for v in item.get("verdicts") or []),
-             "reason": next((r for r in item.get("reasons") or [] if r), ""), "error": item.get("error") or ""}
-            for item in report["items"]]
+    return [
+        {
+            "question_id": item["question_id"],
+            "repeat": item["repeat"],
+            "answer": item.get("answer"),
+            "references": " | ".join(item.get("references") or []),
+            "verdicts": ", ".join(_verdict(v) for v in item.get("verdicts") or []),
+            "reason": next((r for r in item.get("reasons") or [] if r), ""),
+            "error": item.get("error") or "",
+        }
+        for item in report["items"]
+    ]
 
 
 def pairwise_item_rows(report: Mapping) -> list[dict]:
@@ -126,9 +153,12 @@ def pairwise_item_rows(report: Mapping) -> list[dict]:
     rows = []
     for item in report["items"]:
         orders = {entry["order"]: entry for entry in item.get("orders") or []}
-        row = {"question_id": item["question_id"], "repeat": item["repeat"],
-               "verdict": ", ".join(v or "?" for v in item["verdicts"]),
-               "flipped": ", ".join("?" if f is None else ("yes" if f else "no") for f in item["flipped"])}
+        row = {
+            "question_id": item["question_id"],
+            "repeat": item["repeat"],
+            "verdict": ", ".join(v or "?" for v in item["verdicts"]),
+            "flipped": ", ".join("?" if f is None else ("yes" if f else "no") for f in item["flipped"]),
+        }
         for label in ("a-b", "b-a"):
             entry = orders.get(label) or {}
             row[f"order {label}"] = entry.get("better") or "?"
@@ -141,16 +171,37 @@ def pairwise_item_rows(report: Mapping) -> list[dict]:
 def pairwise_summary_text(report: Mapping) -> str:
     summary = report["summary"]
     flip = "-" if summary["flip_rate"] is None else f"{summary['flip_rate']:.2f}"
-    return (f"A wins {summary['wins']} · ties {summary['ties']} · losses {summary['losses']} "
-            f"({summary['failed']} unreadable) · flip rate {flip}: {summary['flips']} of {summary['n']} verdicts "
-            f"changed with the order and count as ties")
+    return (
+        f"A wins {summary['wins']} · ties {summary['ties']} · losses {summary['losses']} "
+        f"({summary['failed']} unreadable) · flip rate {flip}: {summary['flips']} of {summary['n']} verdicts "
+        f"changed with the order and count as ties"
+    )
 
 
 def agreement_rows(report: Mapping) -> list[dict]:
     """A row per judge version: Spearman (pointwise) or Cohen's kappa (pairwise) with the number of questions."""
-    rows = [{"judge": e["judge_id"], "kind": "pointwise", "against run": "", "statistic": "Spearman",
-             "value": _number(e["spearman"]), "raw agreement": None, "n": e["n"]} for e in report["pointwise"]]
-    rows += [{"judge": e["judge_id"], "kind": "pairwise", "against run": e["other_run_id"], "statistic": "Cohen's kappa",
-              "value": _number(e["kappa"]), "raw agreement": _number(e["agreement"]), "n": e["n"]}
-             for e in report["pairwise"]]
+    rows = [
+        {
+            "judge": e["judge_id"],
+            "kind": "pointwise",
+            "against run": "",
+            "statistic": "Spearman",
+            "value": _number(e["spearman"]),
+            "raw agreement": None,
+            "n": e["n"],
+        }
+        for e in report["pointwise"]
+    ]
+    rows += [
+        {
+            "judge": e["judge_id"],
+            "kind": "pairwise",
+            "against run": e["other_run_id"],
+            "statistic": "Cohen's kappa",
+            "value": _number(e["kappa"]),
+            "raw agreement": _number(e["agreement"]),
+            "n": e["n"],
+        }
+        for e in report["pairwise"]
+    ]
     return rows

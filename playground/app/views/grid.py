@@ -21,8 +21,9 @@ def metric_names(results_by_variant: Mapping[str, Sequence[Mapping]]) -> list[st
     """The scores the results carry, in the registry's order (plugin metrics included)."""
     from playground.evaluation.scoring import metric_order
 
-    return metric_order({name for results in results_by_variant.values() for r in results
-                         for name in (r.get("scores") or {})})
+    return metric_order(
+        {name for results in results_by_variant.values() for r in results for name in (r.get("scores") or {})}
+    )
 
 
 def main_metric(results_by_variant: Mapping[str, Sequence[Mapping]]) -> Optional[str]:
@@ -40,8 +41,15 @@ def cell(result: Optional[Mapping], metric: Optional[str], threshold: float = 1.
     """What one grid cell shows for a variant's result on a question (empty when the variant has none); `correct`
     is the score at `threshold` (an error is not correct, a result without that score is neither)."""
     if result is None:
-        return {"answer": None, "score": None, "ms": None, "tokens": None, "cached": None, "error": None,
-                "correct": None}
+        return {
+            "answer": None,
+            "score": None,
+            "ms": None,
+            "tokens": None,
+            "cached": None,
+            "error": None,
+            "correct": None,
+        }
     scores = result.get("scores") or {}
     score = None if result.get("error") or metric is None else scores.get(metric)
     return {
@@ -49,18 +57,25 @@ def cell(result: Optional[Mapping], metric: Optional[str], threshold: float = 1.
         "score": score,
         "ms": round(float(result.get("latency_s") or 0.0) * 1000.0, 1),
         "tokens": int(result.get("prompt_tokens") or 0) + int(result.get("completion_tokens") or 0),
-        "cached": bool(result.get("cached")), "error": result.get("error"),
+        "cached": bool(result.get("cached")),
+        "error": result.get("error"),
         "correct": False if result.get("error") else None if score is None else is_correct(metric, score, threshold),
     }
 
 
-def grid_rows(question_ids: Sequence[str], questions: Mapping[str, object],
-              results_by_variant: Mapping[str, Sequence[Mapping]], metric: Optional[str],
-              threshold: float = 1.0) -> list[dict]:
+def grid_rows(
+    question_ids: Sequence[str],
+    questions: Mapping[str, object],
+    results_by_variant: Mapping[str, Sequence[Mapping]],
+    metric: Optional[str],
+    threshold: float = 1.0,
+) -> list[dict]:
     """A row per question in reading order: its id and text, every variant's answer ("A answer", "B answer", ...),
     then per field the variants' numbers ("A score", "B score", "A ms", ...), then the flags the filters use."""
-    by_variant = {label: {r["question_id"]: r for r in results if not r.get("repeat")}
-                  for label, results in results_by_variant.items()}
+    by_variant = {
+        label: {r["question_id"]: r for r in results if not r.get("repeat")}
+        for label, results in results_by_variant.items()
+    }
     rows = []
     for qid in question_ids:
         question = questions.get(qid)
@@ -97,15 +112,22 @@ def all_fail(cells: Iterable[Mapping]) -> bool:
     return all(c["answer"] is None or not c["correct"] for c in present)
 
 
-def filter_grid(rows: Sequence[Mapping], disagree: bool = False, failing: bool = False,
-                text_differs: bool = False) -> list[dict]:
+def filter_grid(
+    rows: Sequence[Mapping], disagree: bool = False, failing: bool = False, text_differs: bool = False
+) -> list[dict]:
     """The rows every ticked filter keeps."""
-    return [dict(r) for r in rows if (not disagree or r["disagree"]) and (not failing or r["all fail"])
-            and (not text_differs or r["answers differ"])]
+    return [
+        dict(r)
+        for r in rows
+        if (not disagree or r["disagree"])
+        and (not failing or r["all fail"])
+        and (not text_differs or r["answers differ"])
+    ]
 
 
-def variant_means(results_by_variant: Mapping[str, Sequence[Mapping]], metrics: Optional[Sequence[str]] = None,
-                  seed: int = 0) -> list[dict]:
+def variant_means(
+    results_by_variant: Mapping[str, Sequence[Mapping]], metrics: Optional[Sequence[str]] = None, seed: int = 0
+) -> list[dict]:
     """Per variant and metric (by default the registry's headline metrics) the mean over its questions with a
     seeded 95% bootstrap interval (failed questions count as 0 on answer metrics); rows for
     charts.metric_means_figure plus n."""
@@ -139,6 +161,6 @@ def means_table(rows: Sequence[Mapping]) -> list[dict]:
     for row in rows:
         entry = table.setdefault(row["run"], {"variant": row["run"]})
         entry[row["metric"]] = round(row["mean"], 3)
-        entry[f"{row['metric']} 95%"] = ("" if row["lo"] is None else f"[{row['lo']:.2f}, {row['hi']:.2f}]")
+        entry[f"{row['metric']} 95%"] = "" if row["lo"] is None else f"[{row['lo']:.2f}, {row['hi']:.2f}]"
         entry["n"] = max(entry.get("n", 0), row["n"])
     return list(table.values())

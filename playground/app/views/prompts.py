@@ -84,26 +84,46 @@ def prompt_choices(workspace, session_id: str, now: Optional[datetime] = None) -
             template = None
         if template is not None and is_answer_template(template):
             base = f"unsaved edits of {draft['base_version'][:8]}" if draft.get("base_version") else "unsaved"
-            choices.append(PromptChoice(
-                key=EDITOR, label=f"Editor: {draft['template']} · {base} · {age(draft['updated_at'], now)}",
-                template=template, kind="editor", base_version=draft.get("base_version"), in_editor=True))
+            choices.append(
+                PromptChoice(
+                    key=EDITOR,
+                    label=f"Editor: {draft['template']} · {base} · {age(draft['updated_at'], now)}",
+                    template=template,
+                    kind="editor",
+                    base_version=draft.get("base_version"),
+                    in_editor=True,
+                )
+            )
     for version in versions:
         template = Template.from_text(version["content"], name=version["template"])
         if not is_answer_template(template):
             continue
         held = version["id"] == in_editor
-        choices.append(PromptChoice(key=f"{version['template']}@{version['id']}",
-                                    label=version_label(version, now) + (" (in the editor)" if held else ""),
-                                    template=template, kind="version", version_id=version["id"], in_editor=held))
+        choices.append(
+            PromptChoice(
+                key=f"{version['template']}@{version['id']}",
+                label=version_label(version, now) + (" (in the editor)" if held else ""),
+                template=template,
+                kind="version",
+                version_id=version["id"],
+                in_editor=held,
+            )
+        )
     marked = any(choice.in_editor for choice in choices)
     for template in templates:
         kind = "starter" if is_starter(template) else "own"
         what = "starter" if kind == "starter" else "your template"
         description = f": {template.description}" if template.description else ""
         held = not marked and prompt_version_id(template.content) == in_editor
-        choices.append(PromptChoice(key=template.name, label=f"{template.name} ({what}){description}"
-                                    + (" (in the editor)" if held else ""), template=template, kind=kind,
-                                    in_editor=held))
+        choices.append(
+            PromptChoice(
+                key=template.name,
+                label=f"{template.name} ({what}){description}" + (" (in the editor)" if held else ""),
+                template=template,
+                kind=kind,
+                in_editor=held,
+            )
+        )
     return choices
 
 
@@ -124,8 +144,9 @@ def version_to_run(workspace, choice: PromptChoice, session_id: Optional[str]) -
     from playground.store.prompts import save_prompt_version
 
     if choice.kind == "editor":
-        saved = save_prompt_version(workspace, choice.template, parent=choice.base_version, session_id=session_id,
-                                    message="edited in the app")
+        saved = save_prompt_version(
+            workspace, choice.template, parent=choice.base_version, session_id=session_id, message="edited in the app"
+        )
         return f"{choice.template.name}@{saved}"
     return choice.key
 

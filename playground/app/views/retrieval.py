@@ -11,9 +11,28 @@ import numpy as np
 from playground.progress import ProgressCallback, report
 
 # Distinct background colours for passages that several retrievers found (cycled; the id badge disambiguates).
-PALETTE = ("#fde2a7", "#bde0fe", "#c7f0c2", "#f8c8dc", "#d9c8f5", "#ffd6a5", "#b9f3ec", "#e9edc9", "#fbc4ab",
-           "#cdb4db", "#a9def9", "#e4c1f9", "#d0f4de", "#fcf6bd", "#ffcfd2", "#caffbf", "#9bf6ff", "#bdb2ff",
-           "#ffc6ff", "#fdffb6")
+PALETTE = (
+    "#fde2a7",
+    "#bde0fe",
+    "#c7f0c2",
+    "#f8c8dc",
+    "#d9c8f5",
+    "#ffd6a5",
+    "#b9f3ec",
+    "#e9edc9",
+    "#fbc4ab",
+    "#cdb4db",
+    "#a9def9",
+    "#e4c1f9",
+    "#d0f4de",
+    "#fcf6bd",
+    "#ffcfd2",
+    "#caffbf",
+    "#9bf6ff",
+    "#bdb2ff",
+    "#ffc6ff",
+    "#fdffb6",
+)
 MAX_K = 20
 
 
@@ -41,20 +60,30 @@ def search_all(retrievers: Mapping[str, object], query: str, k: int) -> dict[str
     return found
 
 
-def hit_rows(hits: Sequence, passages: Mapping[str, object], gold_ids: Sequence[str],
-             colours: Mapping[str, str], retrievers_by_id: Mapping[str, Sequence[str]]) -> list[dict]:
+def hit_rows(
+    hits: Sequence,
+    passages: Mapping[str, object],
+    gold_ids: Sequence[str],
+    colours: Mapping[str, str],
+    retrievers_by_id: Mapping[str, Sequence[str]],
+) -> list[dict]:
     """What one column shows per hit: rank, id, title, text, score, gold, its shared colour and who else found it."""
     gold = set(gold_ids)
     rows = []
     for hit in hits:
         passage = passages.get(hit.passage_id)
-        rows.append({
-            "rank": hit.rank, "id": hit.passage_id, "score": float(hit.score),
-            "title": getattr(passage, "title", "") if passage else "",
-            "text": getattr(passage, "text", "") if passage else "",
-            "gold": hit.passage_id in gold, "colour": colours.get(hit.passage_id),
-            "found_by": list(retrievers_by_id.get(hit.passage_id, ())),
-        })
+        rows.append(
+            {
+                "rank": hit.rank,
+                "id": hit.passage_id,
+                "score": float(hit.score),
+                "title": getattr(passage, "title", "") if passage else "",
+                "text": getattr(passage, "text", "") if passage else "",
+                "gold": hit.passage_id in gold,
+                "colour": colours.get(hit.passage_id),
+                "found_by": list(retrievers_by_id.get(hit.passage_id, ())),
+            }
+        )
     return rows
 
 
@@ -67,21 +96,33 @@ def found_by(searches: Mapping[str, Mapping]) -> dict[str, list[str]]:
     return by_id
 
 
-def evaluate_sample(workspace, benchmark: str, kinds: Sequence[str], k: int, size: int, seed: int, session_id: str,
-                    on_progress: Optional[Callable[[float, str], None]] = None) -> dict[str, str]:
+def evaluate_sample(
+    workspace,
+    benchmark: str,
+    kinds: Sequence[str],
+    k: int,
+    size: int,
+    seed: int,
+    session_id: str,
+    on_progress: Optional[Callable[[float, str], None]] = None,
+) -> dict[str, str]:
     """Each retriever evaluated by the engine call `playground eval-retrieval` makes (the same sample, seed and k give
     the same numbers) and stored as a retrieval run in `session_id`: {kind: run id}. on_progress(fraction, text)."""
     from playground.evaluation.retrieval import evaluate_retriever
 
     run_ids = {}
     for index, kind in enumerate(kinds):
+
         def step(done: int, total: int, message: str = "", index: int = index, kind: str = kind) -> None:
             if on_progress is not None:
                 share = min(1.0, done / total) if total else 0.0
-                on_progress((index + share) / len(kinds), f"{kind} ({index + 1}/{len(kinds)}): {message} {done}/{total}")
+                on_progress(
+                    (index + share) / len(kinds), f"{kind} ({index + 1}/{len(kinds)}): {message} {done}/{total}"
+                )
 
-        result = evaluate_retriever(workspace, benchmark, kind, k, size, seed, on_progress=step, store=True,
-                                    session_id=session_id)
+        result = evaluate_retriever(
+            workspace, benchmark, kind, k, size, seed, on_progress=step, store=True, session_id=session_id
+        )
         run_ids[kind] = result["run_id"]
     return run_ids
 
@@ -92,8 +133,10 @@ def stored_runs(workspace, run_ids: Mapping[str, str]) -> Optional[dict[str, dic
     from playground.store.retrieval_runs import get_retrieval_results, get_retrieval_run
 
     try:
-        return {kind: {**get_retrieval_run(workspace, run_id), "results": get_retrieval_results(workspace, run_id)}
-                for kind, run_id in run_ids.items()}
+        return {
+            kind: {**get_retrieval_run(workspace, run_id), "results": get_retrieval_results(workspace, run_id)}
+            for kind, run_id in run_ids.items()
+        }
     except PlaygroundError:
         return None
 
@@ -106,10 +149,18 @@ def run_rows(runs: Mapping[str, Mapping]) -> list[dict]:
     rows = []
     for kind, run in runs.items():
         metrics, k = run["metrics"], run["config"].get("k")
-        rows.append({"retriever": kind, "run": run["id"], "n": metrics.get("n"),
-                     f"recall@{k}": metric_cell(metrics, "recall"), f"MRR@{k}": metric_cell(metrics, "mrr"),
-                     f"nDCG@{k}": metric_cell(metrics, "ndcg"), "p50 ms": f"{metrics.get('p50_ms', 0.0):.2f}",
-                     "p95 ms": f"{metrics.get('p95_ms', 0.0):.2f}"})
+        rows.append(
+            {
+                "retriever": kind,
+                "run": run["id"],
+                "n": metrics.get("n"),
+                f"recall@{k}": metric_cell(metrics, "recall"),
+                f"MRR@{k}": metric_cell(metrics, "mrr"),
+                f"nDCG@{k}": metric_cell(metrics, "ndcg"),
+                "p50 ms": f"{metrics.get('p50_ms', 0.0):.2f}",
+                "p95 ms": f"{metrics.get('p95_ms', 0.0):.2f}",
+            }
+        )
     return rows
 
 
@@ -124,13 +175,19 @@ def eval_commands(runs: Mapping[str, Mapping]) -> str:
     for kind, run in runs.items():
         config = run["config"]
         sample = f" --sample {config['sample']}" if config.get("sample") is not None else ""
-        lines.append(f"playground eval-retrieval --dataset {config.get('dataset')} --retriever {kind} "
-                     f"-k {config.get('k')}{sample} --seed {config.get('seed')}")
+        lines.append(
+            f"playground eval-retrieval --dataset {config.get('dataset')} --retriever {kind} "
+            f"-k {config.get('k')}{sample} --seed {config.get('seed')}"
+        )
     return "\n".join(lines)
 
 
-def recall_curves(retrievers: Mapping[str, object], questions: Sequence, max_k: int = MAX_K,
-                  on_progress: Optional[ProgressCallback] = None) -> dict:
+def recall_curves(
+    retrievers: Mapping[str, object],
+    questions: Sequence,
+    max_k: int = MAX_K,
+    on_progress: Optional[ProgressCallback] = None,
+) -> dict:
     """Search each question once per retriever at depth max_k: mean recall@k for k = 1..max_k, and each question's
     ranked ids and scores (for the gold-rank map, the overlap and one question opened).
 
@@ -156,8 +213,14 @@ def recall_curves(retrievers: Mapping[str, object], questions: Sequence, max_k: 
             done += 1
             report(on_progress, done, total, f"{label}: {question.id}")
         recall[label] = (sums / len(scored)).tolist() if scored else [0.0] * max_k
-    return {"ks": ks, "recall": recall, "n": len(scored), "ranked": ranked_by, "scores": scores_by,
-            "gold": {q.id: list(q.gold_passage_ids) for q in scored}}
+    return {
+        "ks": ks,
+        "recall": recall,
+        "n": len(scored),
+        "ranked": ranked_by,
+        "scores": scores_by,
+        "gold": {q.id: list(q.gold_passage_ids) for q in scored},
+    }
 
 
 def gold_rank(ranked: Sequence[str], gold_ids: Sequence[str]) -> Optional[int]:

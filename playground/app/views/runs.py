@@ -62,8 +62,11 @@ def scores_note(run: Mapping) -> Optional[str]:
         return None
     done, errors = int(run.get("n_done") or 0), int(run.get("errors") or 0)
     if done == 0:
-        return "No answers yet." if run.get("status") == "running" else \
-            f"No answers: the run is {run.get('status')} and answered no question."
+        return (
+            "No answers yet."
+            if run.get("status") == "running"
+            else f"No answers: the run is {run.get('status')} and answered no question."
+        )
     if errors >= done:
         return f"No scores: all {done} answer(s) failed (see the error column)."
     failed = f" ({errors} of {done} failed)" if errors else ""
@@ -77,10 +80,14 @@ def run_rows(runs: Sequence[Mapping]) -> list[dict]:
     rows = []
     for run in runs:
         settings = run_settings(run.get("config") or {})
-        row = {"id": run["id"], "label": run.get("label") or "", "status": run.get("status"),
-               "done": f"{run.get('n_done') or 0}/{run.get('n_planned') or 0}",
-               "created": (run.get("created_at") or "")[:19].replace("T", " "),
-               "dataset": settings.get("dataset")}
+        row = {
+            "id": run["id"],
+            "label": run.get("label") or "",
+            "status": run.get("status"),
+            "done": f"{run.get('n_done') or 0}/{run.get('n_planned') or 0}",
+            "created": (run.get("created_at") or "")[:19].replace("T", " "),
+            "dataset": settings.get("dataset"),
+        }
         row.update({column: settings.get(column) for column in SETTING_COLUMNS})
         metrics = run.get("metrics") or {}
         for name in summary_metrics():
@@ -104,8 +111,13 @@ def tag_labels(question) -> list[str]:
     return [f"{key}={value}" for key, value in sorted((getattr(question, "tags", None) or {}).items())]
 
 
-def question_rows(results: Sequence[Mapping], questions: Mapping[str, object], metric: Optional[str],
-                  threshold: float, trace_link: Optional[Callable[[str, int], str]] = None) -> list[dict]:
+def question_rows(
+    results: Sequence[Mapping],
+    questions: Mapping[str, object],
+    metric: Optional[str],
+    threshold: float,
+    trace_link: Optional[Callable[[str, int], str]] = None,
+) -> list[dict]:
     """A row per result in reading order: the question and the answer side by side, the reference answers, then
     the outcome, the score, cost, tags, error, and the trace link."""
     rows = []
@@ -120,9 +132,11 @@ def question_rows(results: Sequence[Mapping], questions: Mapping[str, object], m
             "outcome": outcome(result, metric, threshold),
             "score": scores.get(metric) if metric else None,
             "tokens": (result.get("prompt_tokens") or 0) + (result.get("completion_tokens") or 0),
-            "latency_s": round(float(result.get("latency_s") or 0.0), 3), "cached": bool(result.get("cached")),
+            "latency_s": round(float(result.get("latency_s") or 0.0), 3),
+            "cached": bool(result.get("cached")),
             "tags": ", ".join(tag_labels(question)) if question else "",
-            "error": result.get("error") or "", "repeat": result.get("repeat", 0),
+            "error": result.get("error") or "",
+            "repeat": result.get("repeat", 0),
         }
         if trace_link is not None:
             row["trace"] = trace_link(result["question_id"], int(result.get("repeat") or 0))
@@ -178,9 +192,13 @@ def template_program_misfit(template, program) -> Optional[str]:
         return None
     reads_passages = "passages" in template_variables(template)
     if reads_passages and not program.needs_retriever:
-        return (f"Template {template.name} reads passages, but program {program.name} retrieves none: the model "
-                "would answer without them. Pick a retrieving program such as rag.")
+        return (
+            f"Template {template.name} reads passages, but program {program.name} retrieves none: the model "
+            "would answer without them. Pick a retrieving program such as rag."
+        )
     if not reads_passages and program.needs_retriever:
-        return (f"Program {program.name} retrieves passages, but template {template.name} never shows them to the "
-                "model. Pick a template that reads passages, or the direct program.")
+        return (
+            f"Program {program.name} retrieves passages, but template {template.name} never shows them to the "
+            "model. Pick a template that reads passages, or the direct program."
+        )
     return None

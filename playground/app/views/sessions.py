@@ -52,22 +52,41 @@ def import_file(workspace: Workspace, data: bytes, file_name: str = "upload") ->
 
 
 def session_rows(sessions: Sequence[Mapping]) -> list[dict]:
-    return [{"current": "●" if s.get("current") else "", "name": s["name"], "id": s["id"],
-             "runs": s.get("n_runs", 0), "prompt versions": s.get("n_prompt_versions", 0),
-             "ratings": s.get("n_ratings", 0), "origin": (s.get("origin") or {}).get("kind", ""),
-             "created": (s.get("created_at") or "")[:19].replace("T", " ")} for s in sessions]
+    return [
+        {
+            "current": "●" if s.get("current") else "",
+            "name": s["name"],
+            "id": s["id"],
+            "runs": s.get("n_runs", 0),
+            "prompt versions": s.get("n_prompt_versions", 0),
+            "ratings": s.get("n_ratings", 0),
+            "origin": (s.get("origin") or {}).get("kind", ""),
+            "created": (s.get("created_at") or "")[:19].replace("T", " "),
+        }
+        for s in sessions
+    ]
 
 
 def version_rows(versions: Sequence[Mapping]) -> list[dict]:
-    return [{"id": v["id"], "template": v["template"], "parent": v.get("parent") or "",
-             "message": v.get("message") or "", "created": (v.get("created_at") or "")[:19].replace("T", " ")}
-            for v in versions]
+    return [
+        {
+            "id": v["id"],
+            "template": v["template"],
+            "parent": v.get("parent") or "",
+            "message": v.get("message") or "",
+            "created": (v.get("created_at") or "")[:19].replace("T", " "),
+        }
+        for v in versions
+    ]
 
 
 def unified_diff(old: str, new: str, old_label: str, new_label: str) -> str:
     """A unified diff of two prompt texts ("" when they are the same)."""
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        fromfile=old_label, tofile=new_label))
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=old_label, tofile=new_label
+        )
+    )
 
 
 def restore_values(version: Mapping) -> dict[str, str]:
@@ -75,8 +94,12 @@ def restore_values(version: Mapping) -> dict[str, str]:
     from playground.prompts.template import Template
 
     template = Template.from_text(version["content"], name=version.get("template"))
-    return {"template_system": template.system, "template_user": template.user, "template_name": template.name,
-            "template_version": version["id"]}
+    return {
+        "template_system": template.system,
+        "template_user": template.user,
+        "template_name": template.name,
+        "template_version": version["id"],
+    }
 
 
 def parent_of(versions: Sequence[Mapping], version_id: str) -> Optional[Mapping]:

@@ -22,8 +22,10 @@ def ordered_spans(spans: Sequence[Mapping]) -> list[tuple[int, dict]]:
 
 def span_title(span: Mapping, depth: int) -> str:
     """One line: tree position, kind and name, duration, tokens, cache hit and error."""
-    parts = [f"{'│ ' * max(0, depth - 1)}{'└ ' if depth else ''}{span.get('kind')}: {span.get('name')}",
-             f"{float(span.get('duration_s') or 0.0):.3f} s"]
+    parts = [
+        f"{'│ ' * max(0, depth - 1)}{'└ ' if depth else ''}{span.get('kind')}: {span.get('name')}",
+        f"{float(span.get('duration_s') or 0.0):.3f} s",
+    ]
     tokens = (span.get("prompt_tokens") or 0) + (span.get("completion_tokens") or 0)
     if tokens:
         parts.append(f"{span.get('prompt_tokens') or 0}+{span.get('completion_tokens') or 0} tokens")
@@ -38,7 +40,8 @@ def trace_totals(spans: Sequence[Mapping]) -> dict:
     generate = [s for s in spans if s.get("kind") == "generate"]
     roots = [s for s in spans if not s.get("parent_id")]
     return {
-        "spans": len(spans), "model calls": len(generate),
+        "spans": len(spans),
+        "model calls": len(generate),
         "prompt tokens": sum(int(s.get("prompt_tokens") or 0) for s in generate),
         "completion tokens": sum(int(s.get("completion_tokens") or 0) for s in generate),
         "cached calls": sum(1 for s in generate if s.get("cached")),

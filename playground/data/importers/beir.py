@@ -27,7 +27,9 @@ def find_qrels(folder: Path) -> Path:
     if len(candidates) == 1:
         return candidates[0]
     found = ", ".join(p.name for p in candidates) or "none"
-    raise DatasetFormatError(qrels, None, f"expected qrels/test.tsv, qrels/dev.tsv or a single qrels/*.tsv; found: {found}")
+    raise DatasetFormatError(
+        qrels, None, f"expected qrels/test.tsv, qrels/dev.tsv or a single qrels/*.tsv; found: {found}"
+    )
 
 
 def _read_corpus(path: Path) -> list[Passage]:
@@ -63,7 +65,9 @@ def _read_qrels(path: Path) -> list[tuple[int, str, str, int | float]]:
             continue
         fields = line.split("\t")
         if len(fields) != 3:
-            raise DatasetFormatError(path, number, f"expected 3 tab-separated columns (query-id, corpus-id, score), got {len(fields)}")
+            raise DatasetFormatError(
+                path, number, f"expected 3 tab-separated columns (query-id, corpus-id, score), got {len(fields)}"
+            )
         try:
             score = float(fields[2])
         except ValueError:
@@ -71,8 +75,9 @@ def _read_qrels(path: Path) -> list[tuple[int, str, str, int | float]]:
                 continue
             raise DatasetFormatError(path, number, f"score {fields[2]!r} is not a number") from None
         if not math.isfinite(score) or abs(score) > 1e9:
-            raise DatasetFormatError(path, number, f"score {fields[2].strip()!r} is out of range (a finite number "
-                                                   "up to 1e9 in size)")
+            raise DatasetFormatError(
+                path, number, f"score {fields[2].strip()!r} is out of range (a finite number up to 1e9 in size)"
+            )
         rows.append((number, fields[0].strip(), fields[1].strip(), int(score) if score.is_integer() else score))
     return rows
 
@@ -100,5 +105,6 @@ def read_beir(path: Path) -> Dataset:
             questions.append(Question(query_id, text, [], list(grades), [], {}, {**metadata, "relevance": grades}))
     if not questions:
         raise DatasetFormatError(qrels_file, None, "no query has a judgement with score > 0")
-    return Dataset(format="beir", source=str(folder), passages=passages, questions=questions,
-                   metadata={"qrels": qrels_file.name})
+    return Dataset(
+        format="beir", source=str(folder), passages=passages, questions=questions, metadata={"qrels": qrels_file.name}
+    )

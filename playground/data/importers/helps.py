@@ -13,7 +13,9 @@ def read_helps(path: Path) -> Dataset:
     path = Path(path)
     document = load_json_document(path)
     if not isinstance(document, list):
-        raise DatasetFormatError(path, None, f"expected a JSON array of {{task_id, input}} objects, got {type_name(document)}")
+        raise DatasetFormatError(
+            path, None, f"expected a JSON array of {{task_id, input}} objects, got {type_name(document)}"
+        )
     questions, seen = [], {}
     for number, item in enumerate(document, start=1):
         if not isinstance(item, dict):

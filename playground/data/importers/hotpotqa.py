@@ -26,7 +26,9 @@ def _items(path: Path) -> Iterator[tuple[int, Any]]:
         yield from iter_json_lines(path, text)
     except DatasetFormatError:
         if _is_one_object(path, text):
-            raise DatasetFormatError(path, None, "expected a JSON list of items (or one item per line), got one object") from None
+            raise DatasetFormatError(
+                path, None, "expected a JSON list of items (or one item per line), got one object"
+            ) from None
         raise
 
 
@@ -51,8 +53,10 @@ def _context(item: dict, path: Path, number: int) -> tuple[str, list[tuple[str, 
         sentences = context.get("sentences")
         if not isinstance(sentences, list) or len(sentences) != len(titles):
             raise DatasetFormatError(path, number, "context.sentences must be a list as long as context.title")
-        return "hf", [(title, _strings(s, f"context.sentences[{i}]", path, number))
-                      for i, (title, s) in enumerate(zip(titles, sentences), start=1)]
+        return "hf", [
+            (title, _strings(s, f"context.sentences[{i}]", path, number))
+            for i, (title, s) in enumerate(zip(titles, sentences), start=1)
+        ]
     pairs = []
     for position, entry in enumerate(context, start=1):
         if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
@@ -70,10 +74,14 @@ def _supporting_facts(item: dict, path: Path, number: int) -> list[list]:
         titles = _strings(facts.get("title"), "supporting_facts.title", path, number)
         sent_ids = facts.get("sent_id", [None] * len(titles))
         if not isinstance(sent_ids, list) or len(sent_ids) != len(titles):
-            raise DatasetFormatError(path, number, "supporting_facts.sent_id must be a list as long as supporting_facts.title")
+            raise DatasetFormatError(
+                path, number, "supporting_facts.sent_id must be a list as long as supporting_facts.title"
+            )
         return [[title, sent] for title, sent in zip(titles, sent_ids)]
     if not isinstance(facts, list):
-        raise DatasetFormatError(path, number, f"field 'supporting_facts' must be a list or an object, got {type_name(facts)}")
+        raise DatasetFormatError(
+            path, number, f"field 'supporting_facts' must be a list or an object, got {type_name(facts)}"
+        )
     for position, fact in enumerate(facts, start=1):
         if not (isinstance(fact, list) and len(fact) == 2 and isinstance(fact[0], str)):
             raise DatasetFormatError(path, number, f"supporting_facts[{position}] must be [title, sentence index]")
@@ -147,5 +155,10 @@ def read_hotpotqa(path: Path) -> Dataset:
         if missing:
             metadata["missing_gold_titles"] = missing
         questions.append(Question(question_id, text, [answer] if answer else [], gold, [], tags, metadata))
-    return Dataset(format="hotpotqa", source=str(path), passages=passages, questions=questions,
-                   metadata={"layout": "+".join(layouts)})
+    return Dataset(
+        format="hotpotqa",
+        source=str(path),
+        passages=passages,
+        questions=questions,
+        metadata={"layout": "+".join(layouts)},
+    )

@@ -109,7 +109,9 @@ def read_jsonl(path: Path) -> Dataset:
         answers = _answers(record, path, number)
         question_id = record.get("id", number)
         if isinstance(question_id, bool) or not isinstance(question_id, (str, int)):
-            raise DatasetFormatError(path, number, f"field 'id' must be a string or a number, got {type_name(question_id)}")
+            raise DatasetFormatError(
+                path, number, f"field 'id' must be a string or a number, got {type_name(question_id)}"
+            )
         question_id = str(question_id)
         check_unique(seen, question_id, "question id", path, number)
         choices = _choices(record, path, number)

@@ -17,13 +17,13 @@ _LABEL = re.compile(r"(?:^|\s)\(([A-Z])\)\s")
 
 
 def parse_choices(text: str) -> list[Choice]:
-    """"(A) x (B) y (C) z (D) w" -> choices; labels must run A, B, C... (a "(B)" inside a choice text is kept)."""
+    """ "(A) x (B) y (C) z (D) w" -> choices; labels must run A, B, C... (a "(B)" inside a choice text is kept)."""
     starts: list[tuple[str, int, int]] = []
     for match in _LABEL.finditer(text):
         expected = chr(ord("A") + len(starts))
         if match.group(1) == expected:
             starts.append((expected, match.start(1) - 1, match.end()))
-    if len(starts) < 2 or text[:starts[0][1]].strip():
+    if len(starts) < 2 or text[: starts[0][1]].strip():
         return []
     choices = []
     for index, (label, _, end) in enumerate(starts):
@@ -40,7 +40,9 @@ def _find_questions_file(folder: Path) -> Path:
     if len(candidates) == 1:
         return candidates[0]
     found = ", ".join(p.name for p in candidates) or "none"
-    raise DatasetFormatError(folder, None, f"expected test.tsv or test.jsonl (or a single .tsv/.jsonl file); found: {found}")
+    raise DatasetFormatError(
+        folder, None, f"expected test.tsv or test.jsonl (or a single .tsv/.jsonl file); found: {found}"
+    )
 
 
 def read_openbook(path: Path) -> list[Passage]:
@@ -57,8 +59,9 @@ def read_openbook(path: Path) -> list[Passage]:
     return passages
 
 
-def _question(question_id: str, stem: str, choices: list[Choice], key: str, path: Path, number: int,
-              metadata: dict) -> Question:
+def _question(
+    question_id: str, stem: str, choices: list[Choice], key: str, path: Path, number: int, metadata: dict
+) -> Question:
     labels = {choice.label: choice.text for choice in choices}
     if key not in labels:
         raise DatasetFormatError(path, number, f"answer key {key!r} is not one of the choice labels {sorted(labels)}")
@@ -75,13 +78,17 @@ def _read_tsv(path: Path) -> list[Question]:
             continue
         fields = line.split("\t")
         if len(fields) != len(TSV_COLUMNS):
-            raise DatasetFormatError(path, number, f"expected {len(TSV_COLUMNS)} tab-separated columns, got {len(fields)}")
+            raise DatasetFormatError(
+                path, number, f"expected {len(TSV_COLUMNS)} tab-separated columns, got {len(fields)}"
+            )
         question_id, stem, choice_text, _, key = (field.strip() for field in fields)
         if not question_id or not stem:
             raise DatasetFormatError(path, number, "empty ID or Question Stem")
         choices = parse_choices(choice_text)
         if not choices:
-            raise DatasetFormatError(path, number, f"cannot read the choices {choice_text[:60]!r} (expected '(A) ... (B) ...')")
+            raise DatasetFormatError(
+                path, number, f"cannot read the choices {choice_text[:60]!r} (expected '(A) ... (B) ...')"
+            )
         check_unique(seen, question_id, "question id", path, number)
         questions.append(_question(question_id, stem, choices, key, path, number, {}))
     return questions
@@ -96,9 +103,16 @@ def _read_jsonl(path: Path) -> list[Question]:
         raw_choices = require(body, "choices", list, path, number)
         choices = []
         for position, item in enumerate(raw_choices, start=1):
-            if not isinstance(item, dict) or not isinstance(item.get("label"), str) or not isinstance(item.get("text"), str):
-                raise DatasetFormatError(path, number, f"question.choices[{position}] must be {{\"label\": str, \"text\": str}}, "
-                                         f"got {type_name(item)}")
+            if (
+                not isinstance(item, dict)
+                or not isinstance(item.get("label"), str)
+                or not isinstance(item.get("text"), str)
+            ):
+                raise DatasetFormatError(
+                    path,
+                    number,
+                    f'question.choices[{position}] must be {{"label": str, "text": str}}, got {type_name(item)}',
+                )
             choices.append(Choice(item["label"], item["text"]))
         key = require(record, "answerKey", str, path, number)
         check_unique(seen, question_id, "question id", path, number)
@@ -121,5 +135,10 @@ def read_obqa(path: Path) -> Dataset:
     questions = _read_tsv(questions_file) if questions_file.suffix == ".tsv" else _read_jsonl(questions_file)
     if not questions:
         raise DatasetFormatError(questions_file, None, "no questions found")
-    return Dataset(format="obqa", source=str(questions_file), passages=read_openbook(book), questions=questions,
-                   metadata={"openbook": str(book)})
+    return Dataset(
+        format="obqa",
+        source=str(questions_file),
+        passages=read_openbook(book),
+        questions=questions,
+        metadata={"openbook": str(book)},
+    )

@@ -23,16 +23,18 @@ _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 @dataclass(frozen=True)
 class InputLimits:
-    max_file_bytes: int = 2 * 1024 ** 3
-    max_line_bytes: int = 16 * 1024 ** 2
+    max_file_bytes: int = 2 * 1024**3
+    max_line_bytes: int = 16 * 1024**2
     max_depth: int = 64
 
     @classmethod
     def from_env(cls) -> "InputLimits":
         values = {}
-        for name, env, scale in (("max_file_bytes", "PLAYGROUND_IMPORT_MAX_FILE_MB", 1024 ** 2),
-                                 ("max_line_bytes", "PLAYGROUND_IMPORT_MAX_LINE_MB", 1024 ** 2),
-                                 ("max_depth", "PLAYGROUND_IMPORT_MAX_DEPTH", 1)):
+        for name, env, scale in (
+            ("max_file_bytes", "PLAYGROUND_IMPORT_MAX_FILE_MB", 1024**2),
+            ("max_line_bytes", "PLAYGROUND_IMPORT_MAX_LINE_MB", 1024**2),
+            ("max_depth", "PLAYGROUND_IMPORT_MAX_DEPTH", 1),
+        ):
             value = env_number(env)
             if value is not None:
                 values[name] = int(value * scale)
@@ -91,7 +93,7 @@ def _check_value(value: Any, limits: InputLimits, surrogates: bool) -> Optional[
 def parse_json(text: str, path: Path, line: Optional[int] = None, limits: Optional[InputLimits] = None) -> Any:
     """json.loads with the limits above; a problem names the line (the given one, or found in a document)."""
     limits = limits or InputLimits.from_env()
-    where = (lambda found: line if line is not None else found)
+    where = lambda found: line if line is not None else found
     try:
         value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
     except _Refused as refused:
@@ -99,8 +101,9 @@ def parse_json(text: str, path: Path, line: Optional[int] = None, limits: Option
     except json.JSONDecodeError as error:
         if line is not None:
             raise DatasetFormatError(path, line, f"invalid JSON at column {error.colno}: {error.msg}") from None
-        raise DatasetFormatError(path, None, f"invalid JSON at line {error.lineno}, column {error.colno}: "
-                                             f"{error.msg}") from None
+        raise DatasetFormatError(
+            path, None, f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None
     except RecursionError:
         raise DatasetFormatError(path, line, f"JSON nested deeper than {limits.max_depth} levels") from None
     problem = _check_value(value, limits, bool(_ESCAPED_SURROGATE.search(text)))
@@ -117,9 +120,13 @@ def read_text(path: Path, limits: Optional[InputLimits] = None) -> str:
         raise DatasetFormatError(path, None, "no such file" if not path.exists() else "not a file")
     size = path.stat().st_size
     if size > limits.max_file_bytes:
-        raise DatasetFormatError(path, None, f"file is {size / 1024 ** 2:.1f} MB, over the limit of "
-                                             f"{limits.max_file_bytes / 1024 ** 2:.1f} MB "
-                                             "(raise PLAYGROUND_IMPORT_MAX_FILE_MB for a file you trust)")
+        raise DatasetFormatError(
+            path,
+            None,
+            f"file is {size / 1024**2:.1f} MB, over the limit of "
+            f"{limits.max_file_bytes / 1024**2:.1f} MB "
+            "(raise PLAYGROUND_IMPORT_MAX_FILE_MB for a file you trust)",
+        )
     try:
         return path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -132,8 +139,12 @@ def text_lines(path: Path, text: str, limits: Optional[InputLimits] = None) -> I
     limits = limits or InputLimits.from_env()
     for number, line in enumerate(text.split("\n"), start=1):
         if len(line) > limits.max_line_bytes:
-            raise DatasetFormatError(path, number, f"line of {len(line):,} characters is over the limit of "
-                                                   f"{limits.max_line_bytes:,} (PLAYGROUND_IMPORT_MAX_LINE_MB)")
+            raise DatasetFormatError(
+                path,
+                number,
+                f"line of {len(line):,} characters is over the limit of "
+                f"{limits.max_line_bytes:,} (PLAYGROUND_IMPORT_MAX_LINE_MB)",
+            )
         yield number, line[:-1] if line.endswith("\r") else line
 
 
@@ -159,5 +170,11 @@ def type_name(value: Any) -> str:
     """How a JSON value's type reads in an error message."""
     if value is None:
         return "null"
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)

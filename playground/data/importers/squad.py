@@ -63,5 +63,10 @@ def read_squad(path: Path) -> Dataset:
                 questions.append(Question(question_id, text, answers, [passage_id], [], {}, metadata))
     if not questions:
         raise DatasetFormatError(path, None, "no questions found")
-    return Dataset(format="squad", source=str(path), passages=passages, questions=questions,
-                   metadata={"version": str(document.get("version", ""))})
+    return Dataset(
+        format="squad",
+        source=str(path),
+        passages=passages,
+        questions=questions,
+        metadata={"version": str(document.get("version", ""))},
+    )

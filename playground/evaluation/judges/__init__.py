@@ -8,7 +8,17 @@ from playground.evaluation.judges.pointwise import HELPS_CRITERIA, Criterion, ju
 from playground.evaluation.judges.reference import judge_run_reference
 
 __all__ = [
-    "Criterion", "HELPS_CRITERIA", "Judge", "JudgeConfig", "cohen_kappa", "judge_agreement", "judge_run_pointwise",
-    "judge_run_reference", "judge_runs_pairwise", "parse_criteria", "resolve_judge", "self_judging_warning",
+    "Criterion",
+    "HELPS_CRITERIA",
+    "Judge",
+    "JudgeConfig",
+    "cohen_kappa",
+    "judge_agreement",
+    "judge_run_pointwise",
+    "judge_run_reference",
+    "judge_runs_pairwise",
+    "parse_criteria",
+    "resolve_judge",
+    "self_judging_warning",
     "spearman",
 ]

@@ -91,9 +91,16 @@ def pointwise_agreement(workspace, run_id: str) -> list[dict]:
         shared = sorted(set(scores) & set(human))
         judge_means = [mean_std(scores[qid])[0] for qid in shared]
         human_means = [mean_std(human[qid])[0] for qid in shared]
-        reports.append({"judge_id": judge_id, "n": len(shared), "spearman": spearman(judge_means, human_means),
-                        "items": [{"question_id": qid, "judge": j, "human": h}
-                                  for qid, j, h in zip(shared, judge_means, human_means)]})
+        reports.append(
+            {
+                "judge_id": judge_id,
+                "n": len(shared),
+                "spearman": spearman(judge_means, human_means),
+                "items": [
+                    {"question_id": qid, "judge": j, "human": h} for qid, j, h in zip(shared, judge_means, human_means)
+                ],
+            }
+        )
     return reports
 
 
@@ -123,11 +130,19 @@ def pairwise_agreement(workspace, run_id: str) -> list[dict]:
         judge_labels = [_label(mean_std(scores[qid])[0]) for qid in shared]
         human_labels = [_label(mean_std(human[(other, qid)])[0]) for qid in shared]
         agree = sum(a == b for a, b in zip(judge_labels, human_labels))
-        reports.append({"judge_id": judge_id, "other_run_id": other, "n": len(shared),
-                        "kappa": cohen_kappa(judge_labels, human_labels),
-                        "agreement": agree / len(shared) if shared else None,
-                        "items": [{"question_id": qid, "judge": j, "human": h}
-                                  for qid, j, h in zip(shared, judge_labels, human_labels)]})
+        reports.append(
+            {
+                "judge_id": judge_id,
+                "other_run_id": other,
+                "n": len(shared),
+                "kappa": cohen_kappa(judge_labels, human_labels),
+                "agreement": agree / len(shared) if shared else None,
+                "items": [
+                    {"question_id": qid, "judge": j, "human": h}
+                    for qid, j, h in zip(shared, judge_labels, human_labels)
+                ],
+            }
+        )
     return reports
 
 
@@ -136,5 +151,8 @@ def judge_agreement(workspace, run_id: str) -> dict:
     from playground.store.runs import resolve_run_id
 
     full = resolve_run_id(workspace, run_id)
-    return {"run_id": full, "pointwise": pointwise_agreement(workspace, full),
-            "pairwise": pairwise_agreement(workspace, full)}
+    return {
+        "run_id": full,
+        "pointwise": pointwise_agreement(workspace, full),
+        "pairwise": pairwise_agreement(workspace, full),
+    }

@@ -48,13 +48,20 @@ def judge_context(workspace, judge, tracer: Tracer, sample_index: int = 0):
 
     from playground.programs.base import StepContext
 
-    base = StepContext(workspace=workspace, model=judge.model, params=judge.config.params, templates=judge.templates,
-                       prompt_versions=dict(judge.prompt_versions), use_cache=judge.use_cache)
+    base = StepContext(
+        workspace=workspace,
+        model=judge.model,
+        params=judge.config.params,
+        templates=judge.templates,
+        prompt_versions=dict(judge.prompt_versions),
+        use_cache=judge.use_cache,
+    )
     return dataclasses.replace(base.for_question(sample_index), tracer=tracer)
 
 
-def judge_call(workspace, judge, role: str, variables: dict, tracer: Tracer, sample_index: int = 0,
-               name: Optional[str] = None) -> str:
+def judge_call(
+    workspace, judge, role: str, variables: dict, tracer: Tracer, sample_index: int = 0, name: Optional[str] = None
+) -> str:
     """Render the judge's `role` template and call its model through the cache, by the programs' own steps (one
     render and one generate span under the tracer's current span); returns the reply text."""
     context = judge_context(workspace, judge, tracer, sample_index)
@@ -79,14 +86,26 @@ def call_totals(tracer: Tracer) -> dict:
     """Tokens of all the judge's model calls, the tokens cache hits did not cost, and whether all were hits."""
     calls = tracer.generate_spans()
     fresh = [span for span in calls if not span.cached]
-    return {"prompt_tokens": sum(span.prompt_tokens for span in calls),
-            "completion_tokens": sum(span.completion_tokens for span in calls),
-            "fresh_tokens": sum(span.prompt_tokens + span.completion_tokens for span in fresh),
-            "cached": int(bool(calls) and not fresh)}
+    return {
+        "prompt_tokens": sum(span.prompt_tokens for span in calls),
+        "completion_tokens": sum(span.completion_tokens for span in calls),
+        "fresh_tokens": sum(span.prompt_tokens + span.completion_tokens for span in fresh),
+        "cached": int(bool(calls) and not fresh),
+    }
 
 
-def judge_each(workspace, judge, run: dict, items: list, repeat: int, kind: str, judge_one, judgment_fields,
-               on_progress=None, span_inputs=None) -> tuple[list[tuple[int, Any, dict]], int]:
+def judge_each(
+    workspace,
+    judge,
+    run: dict,
+    items: list,
+    repeat: int,
+    kind: str,
+    judge_one,
+    judgment_fields,
+    on_progress=None,
+    span_inputs=None,
+) -> tuple[list[tuple[int, Any, dict]], int]:
     """Judge every item `repeat` times, each in a traced "judge" span, storing each judgment as it goes.
 
     `span_inputs(item)` adds to what the judge span records. `judge_one(item, tracer, sample_index) -> outcome` (a dict with "error"); a model or judge-output failure
@@ -104,8 +123,14 @@ def judge_each(workspace, judge, run: dict, items: list, repeat: int, kind: str,
     for sample_index in range(repeat):
         for item in items:
             tracer = Tracer()
-            inputs = {"judge_id": judge.id, "run_id": run["id"], "question": item.question, "answer": item.answer,
-                      "sample_index": sample_index, **(span_inputs(item) if span_inputs else {})}
+            inputs = {
+                "judge_id": judge.id,
+                "run_id": run["id"],
+                "question": item.question,
+                "answer": item.answer,
+                "sample_index": sample_index,
+                **(span_inputs(item) if span_inputs else {}),
+            }
             with tracer.span("judge", kind, inputs) as root:
                 try:
                     with question_deadline(judge.deadline_s):
@@ -117,12 +142,23 @@ def judge_each(workspace, judge, run: dict, items: list, repeat: int, kind: str,
                 root.error = outcome["error"]
             totals = call_totals(tracer)
             fresh_tokens += totals["fresh_tokens"]
-            save_judgment(workspace, {
-                "judge_id": judge.id, "kind": kind, "run_id": run["id"], "question_id": item.question_id,
-                "result_repeat": item.repeat, "sample_index": sample_index, **fields, "error": outcome["error"],
-                "prompt_tokens": totals["prompt_tokens"], "completion_tokens": totals["completion_tokens"],
-                "cached": totals["cached"],
-            }, tracer.rows(run["id"], item.question_id, item.repeat))
+            save_judgment(
+                workspace,
+                {
+                    "judge_id": judge.id,
+                    "kind": kind,
+                    "run_id": run["id"],
+                    "question_id": item.question_id,
+                    "result_repeat": item.repeat,
+                    "sample_index": sample_index,
+                    **fields,
+                    "error": outcome["error"],
+                    "prompt_tokens": totals["prompt_tokens"],
+                    "completion_tokens": totals["completion_tokens"],
+                    "cached": totals["cached"],
+                },
+                tracer.rows(run["id"], item.question_id, item.repeat),
+            )
             judged.append((sample_index, item, outcome))
             report(on_progress, len(judged), total, item.question_id)
     return judged, fresh_tokens

@@ -50,8 +50,16 @@ def run_items(workspace, run_id: str, answer_field: str = "prediction") -> tuple
         elif not _answer(result, answer_field):
             skipped.append({**where, "why": "empty answer"})
         else:
-            items.append(JudgedItem(run["id"], question.id, int(result["repeat"]), question.text,
-                                    _answer(result, answer_field), list(question.answers)))
+            items.append(
+                JudgedItem(
+                    run["id"],
+                    question.id,
+                    int(result["repeat"]),
+                    question.text,
+                    _answer(result, answer_field),
+                    list(question.answers),
+                )
+            )
     return run, items, skipped
 
 

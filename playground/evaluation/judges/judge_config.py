@@ -61,8 +61,7 @@ class JudgeConfig:
         defaults = default_judge_templates()
         unknown = sorted(set(self.templates) - set(defaults))
         if unknown:
-            raise PlaygroundError(f"unknown judge template role(s) {', '.join(unknown)} "
-                                  f"(known: {', '.join(defaults)})")
+            raise PlaygroundError(f"unknown judge template role(s) {', '.join(unknown)} (known: {', '.join(defaults)})")
         self.templates = {**defaults, **self.templates}
 
     def to_dict(self) -> dict:
@@ -70,8 +69,11 @@ class JudgeConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "JudgeConfig":
-        return cls(model=data.get("model") or DEFAULT_MODEL_SPEC, params=data.get("params") or {},
-                   templates=data.get("templates") or {})
+        return cls(
+            model=data.get("model") or DEFAULT_MODEL_SPEC,
+            params=data.get("params") or {},
+            templates=data.get("templates") or {},
+        )
 
 
 @dataclass
@@ -88,13 +90,19 @@ class Judge:
     deadline_s: float = DEFAULT_JUDGE_DEADLINE_S  # one judgment, every model call and retry included
 
     def describe(self) -> dict:
-        return {"id": self.id, "kind": self.kind, "model": self.model.spec, "params": self.config.params.to_dict(),
-                "templates": {role: self.templates[role].name for role in self.templates},
-                "prompt_versions": dict(self.prompt_versions)}
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "model": self.model.spec,
+            "params": self.config.params.to_dict(),
+            "templates": {role: self.templates[role].name for role in self.templates},
+            "prompt_versions": dict(self.prompt_versions),
+        }
 
 
-def judge_version(kind: str, model_spec: str, model_fingerprint: str, params: GenerationParams,
-                  prompt_versions: dict[str, str]) -> str:
+def judge_version(
+    kind: str, model_spec: str, model_fingerprint: str, params: GenerationParams, prompt_versions: dict[str, str]
+) -> str:
     """The judge version id: 12 hex digits of a hash over everything that decides its outputs (a key in the spec's
     URL is left out, as it is when the judge is stored)."""
     from playground.redaction import redact
@@ -103,8 +111,14 @@ def judge_version(kind: str, model_spec: str, model_fingerprint: str, params: Ge
     return judge_version_id(kind, redact(model_spec), model_fingerprint, params.to_dict(), prompt_versions)
 
 
-def resolve_judge(workspace, kind: str, config: Optional[JudgeConfig] = None, model: Optional[Model] = None,
-                  use_cache: bool = True, deadline_s: Optional[float] = None) -> Judge:
+def resolve_judge(
+    workspace,
+    kind: str,
+    config: Optional[JudgeConfig] = None,
+    model: Optional[Model] = None,
+    use_cache: bool = True,
+    deadline_s: Optional[float] = None,
+) -> Judge:
     """Load the judge's model and templates, save the templates as prompt versions, record the judge version.
 
     `model` overrides loading config.model (a scripted model in tests, an already loaded one in the app).
@@ -132,10 +146,26 @@ def resolve_judge(workspace, kind: str, config: Optional[JudgeConfig] = None, mo
         versions[role] = save_prompt_version(workspace, template)
     fingerprint = getattr(model, "fingerprint", "") or ""
     judge_id = judge_version(kind, model.spec, fingerprint, config.params, versions)
-    save_judge(workspace, judge_id, kind, model.spec, fingerprint, config.params.to_dict(),
-               {role: config.templates[role] for role in templates}, versions)
-    return Judge(id=judge_id, kind=kind, config=config, model=model, templates=templates,
-                 prompt_versions=versions, use_cache=use_cache, deadline_s=deadline_s or DEFAULT_JUDGE_DEADLINE_S)
+    save_judge(
+        workspace,
+        judge_id,
+        kind,
+        model.spec,
+        fingerprint,
+        config.params.to_dict(),
+        {role: config.templates[role] for role in templates},
+        versions,
+    )
+    return Judge(
+        id=judge_id,
+        kind=kind,
+        config=config,
+        model=model,
+        templates=templates,
+        prompt_versions=versions,
+        use_cache=use_cache,
+        deadline_s=deadline_s or DEFAULT_JUDGE_DEADLINE_S,
+    )
 
 
 def _model_name(spec: str) -> str:
@@ -147,5 +177,7 @@ def self_judging_warning(judge_model: str, compared_models: Iterable[Optional[st
     same = sorted({spec for spec in compared_models if spec and _model_name(spec) == _model_name(judge_model)})
     if not same:
         return None
-    return (f"the judge model {judge_model} is also a model under comparison; judges tend to prefer their own "
-            f"answers (self-preference): use another judge model, or swap judges and re-score")
+    return (
+        f"the judge model {judge_model} is also a model under comparison; judges tend to prefer their own "
+        f"answers (self-preference): use another judge model, or swap judges and re-score"
+    )

@@ -7,7 +7,14 @@ import re
 from typing import Iterable, Optional
 
 from playground import PlaygroundError
-from playground.evaluation.judges.calls import JudgeOutputError, call_totals, field_text, judge_call, parse_step, reason_of
+from playground.evaluation.judges.calls import (
+    JudgeOutputError,
+    call_totals,
+    field_text,
+    judge_call,
+    parse_step,
+    reason_of,
+)
 from playground.prompts.parse import first_json_object
 from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
@@ -22,14 +29,16 @@ _FREE_TEXT = (
     re.compile(r"\b(?:answer|response|option)\s+([AB])\b\s+is\s+(?:the\s+)?(?:better|best|more|preferred)", re.I),
     re.compile(r"\b(?:better|best|preferred)\s+(?:answer|response|one|option)\s+is\s+(?:answer\s+)?\(?([AB])\b", re.I),
     re.compile(r"\bprefer\s+(?:answer\s+|response\s+)?([AB])\b", re.I),
-    re.compile(r"^\W*(?:the\s+)?(?:better\s+|best\s+)?answer\s+is\s*:?\s*[\"'(]?([AB])[\"')]?\s*[.!]?\s*$", re.I | re.M),
+    re.compile(
+        r"^\W*(?:the\s+)?(?:better\s+|best\s+)?answer\s+is\s*:?\s*[\"'(]?([AB])[\"')]?\s*[.!]?\s*$", re.I | re.M
+    ),
     re.compile(r"^\s*\(?([AB])\b(?:\s*$|\s*[:.)\-])"),  # a reply that opens with the letter: "A", "B.", "A: Paris"
 )
 _TIE_TEXT = re.compile(r"\b(?:it'?s a tie|(?:both|the two) answers are (?:equally|about as|as) )|^\W*tie\W*$", re.I)
 
 
 def preference_value(value) -> Optional[str]:
-    """"A", "B" or "tie" from a verdict value such as "A", "Answer B", "tie", "equal"; None when unreadable."""
+    """ "A", "B" or "tie" from a verdict value such as "A", "Answer B", "tie", "equal"; None when unreadable."""
     if not isinstance(value, str):
         return None
     words = re.findall(r"[a-z]+", value.lower())
@@ -83,27 +92,42 @@ def pairwise_summary(outcomes: Iterable[dict]) -> dict:
     flips = [outcome for outcome in complete if outcome["flipped"]]
     n = len(complete)
     return {
-        "n": n, "wins": sum(o["verdict"] == "a" for o in complete), "ties": sum(o["verdict"] == "tie" for o in complete),
-        "losses": sum(o["verdict"] == "b" for o in complete), "failed": len(outcomes) - n,
-        "flips": len(flips), "flip_rate": len(flips) / n if n else None,
+        "n": n,
+        "wins": sum(o["verdict"] == "a" for o in complete),
+        "ties": sum(o["verdict"] == "tie" for o in complete),
+        "losses": sum(o["verdict"] == "b" for o in complete),
+        "failed": len(outcomes) - n,
+        "flips": len(flips),
+        "flip_rate": len(flips) / n if n else None,
         "first_position_wins": sum(o["position"] == "first" for o in flips),
         "second_position_wins": sum(o["position"] == "second" for o in flips),
         "score": sum(VERDICT_SCORE[o["verdict"]] for o in complete) / n if n else None,
     }
 
 
-def compare_answers(workspace, judge: Judge, question: str, answer_a: str, answer_b: str, tracer: Tracer,
-                    sample_index: int = 0) -> dict:
+def compare_answers(
+    workspace, judge: Judge, question: str, answer_a: str, answer_b: str, tracer: Tracer, sample_index: int = 0
+) -> dict:
     """Ask the judge in both orders; returns the combined outcome plus each order's verdict and reason."""
     orders = []
     for label, shown in (("a-b", (answer_a, answer_b)), ("b-a", (answer_b, answer_a))):
         with tracer.span("judge", f"order {label}", {"order": label, "sample_index": sample_index}) as span:
-            text = judge_call(workspace, judge, "pairwise", {"question": question, "answer_a": shown[0],
-                                                             "answer_b": shown[1]}, tracer, sample_index,
-                              name=f"pairwise {label}")
+            text = judge_call(
+                workspace,
+                judge,
+                "pairwise",
+                {"question": question, "answer_a": shown[0], "answer_b": shown[1]},
+                tracer,
+                sample_index,
+                name=f"pairwise {label}",
+            )
             parsed, error = parse_step(tracer, f"parse {label}", text, parse_preference)
-            entry = {"order": label, "better": parsed["better"] if parsed else None,
-                     "reason": parsed["reason"] if parsed else None, "error": error}
+            entry = {
+                "order": label,
+                "better": parsed["better"] if parsed else None,
+                "reason": parsed["reason"] if parsed else None,
+                "error": error,
+            }
             span.outputs = dict(entry)
             span.error = error
         orders.append(entry)
@@ -113,9 +137,18 @@ def compare_answers(workspace, judge: Judge, question: str, answer_a: str, answe
     return {**combine_orders(orders[0]["better"], orders[1]["better"]), "orders": orders, "error": None}
 
 
-def judge_runs_pairwise(workspace, run_a: str, run_b: str, config: Optional[JudgeConfig] = None, repeat: int = 1,
-                        answer_field: str = "prediction", model=None, use_cache: bool = True,
-                        on_progress: Optional[ProgressCallback] = None, deadline_s: Optional[float] = None) -> dict:
+def judge_runs_pairwise(
+    workspace,
+    run_a: str,
+    run_b: str,
+    config: Optional[JudgeConfig] = None,
+    repeat: int = 1,
+    answer_field: str = "prediction",
+    model=None,
+    use_cache: bool = True,
+    on_progress: Optional[ProgressCallback] = None,
+    deadline_s: Optional[float] = None,
+) -> dict:
     """Compare two runs' answers to the questions both answered, `repeat` times, with the swap rule; each judgment
     within `deadline_s` (default 300 s).
 
@@ -133,13 +166,18 @@ def judge_runs_pairwise(workspace, run_a: str, run_b: str, config: Optional[Judg
         raise PlaygroundError("pairwise judging compares two different runs")
     datasets = (first["config"].get("dataset"), second["config"].get("dataset"))
     if datasets[0] != datasets[1]:
-        raise PlaygroundError(f"runs {first['id']} and {second['id']} answer different benchmarks "
-                              f"({datasets[0]!r} and {datasets[1]!r}); pairwise judging needs the same questions")
+        raise PlaygroundError(
+            f"runs {first['id']} and {second['id']} answer different benchmarks "
+            f"({datasets[0]!r} and {datasets[1]!r}); pairwise judging needs the same questions"
+        )
     first, items_a, skipped_a = run_items(workspace, first["id"], answer_field)
     second, items_b, skipped_b = run_items(workspace, second["id"], answer_field)
     answers_b = {(item.question_id, item.repeat): item for item in items_b}
-    pairs = [(item, answers_b[(item.question_id, item.repeat)]) for item in items_a
-             if (item.question_id, item.repeat) in answers_b]
+    pairs = [
+        (item, answers_b[(item.question_id, item.repeat)])
+        for item in items_a
+        if (item.question_id, item.repeat) in answers_b
+    ]
     judge = resolve_judge(workspace, "pairwise", config, model=model, use_cache=use_cache, deadline_s=deadline_s)
     warning = self_judging_warning(judge.model.spec, [run_model(first), run_model(second)])
     outcomes, per_repeat, per_repeat_flips, items_report = [], [[] for _ in range(repeat)], [], {}
@@ -149,51 +187,110 @@ def judge_runs_pairwise(workspace, run_a: str, run_b: str, config: Optional[Judg
         repeat_outcomes = []
         for item_a, item_b in pairs:
             tracer = Tracer()
-            with tracer.span("judge", "pairwise", {"judge_id": judge.id, "run_a": first["id"], "run_b": second["id"],
-                                                   "question": item_a.question, "answer_a": item_a.answer,
-                                                   "answer_b": item_b.answer, "sample_index": sample_index}) as root:
+            with tracer.span(
+                "judge",
+                "pairwise",
+                {
+                    "judge_id": judge.id,
+                    "run_a": first["id"],
+                    "run_b": second["id"],
+                    "question": item_a.question,
+                    "answer_a": item_a.answer,
+                    "answer_b": item_b.answer,
+                    "sample_index": sample_index,
+                },
+            ) as root:
                 try:
                     with question_deadline(judge.deadline_s):
-                        outcome = compare_answers(workspace, judge, item_a.question, item_a.answer, item_b.answer,
-                                                  tracer, sample_index)
+                        outcome = compare_answers(
+                            workspace, judge, item_a.question, item_a.answer, item_b.answer, tracer, sample_index
+                        )
                 except ModelError as error:
-                    outcome = {"verdict": None, "flipped": None, "position": None, "orders": [],
-                               "error": describe_error(error)}
+                    outcome = {
+                        "verdict": None,
+                        "flipped": None,
+                        "position": None,
+                        "orders": [],
+                        "error": describe_error(error),
+                    }
                 root.outputs = {key: outcome[key] for key in ("verdict", "flipped", "position")}
                 root.error = outcome["error"]
             totals = call_totals(tracer)
             fresh_tokens += totals["fresh_tokens"]
-            reason = " | ".join(f"{entry['order']}: {entry['better']} ({entry['reason']})"
-                                for entry in outcome["orders"] if entry["better"])
+            reason = " | ".join(
+                f"{entry['order']}: {entry['better']} ({entry['reason']})"
+                for entry in outcome["orders"]
+                if entry["better"]
+            )
             score = VERDICT_SCORE[outcome["verdict"]] if outcome["verdict"] else None
-            save_judgment(workspace, {
-                "judge_id": judge.id, "kind": "pairwise", "run_id": first["id"], "other_run_id": second["id"],
-                "question_id": item_a.question_id, "result_repeat": item_a.repeat, "sample_index": sample_index,
-                "score": score, "verdict": outcome["verdict"], "reason": reason or None,
-                "details": {"orders": outcome["orders"], "flipped": outcome["flipped"], "position": outcome["position"],
-                            "answer_a": item_a.answer, "answer_b": item_b.answer},
-                "error": outcome["error"], "prompt_tokens": totals["prompt_tokens"],
-                "completion_tokens": totals["completion_tokens"], "cached": totals["cached"],
-            }, tracer.rows(first["id"], item_a.question_id, item_a.repeat))
+            save_judgment(
+                workspace,
+                {
+                    "judge_id": judge.id,
+                    "kind": "pairwise",
+                    "run_id": first["id"],
+                    "other_run_id": second["id"],
+                    "question_id": item_a.question_id,
+                    "result_repeat": item_a.repeat,
+                    "sample_index": sample_index,
+                    "score": score,
+                    "verdict": outcome["verdict"],
+                    "reason": reason or None,
+                    "details": {
+                        "orders": outcome["orders"],
+                        "flipped": outcome["flipped"],
+                        "position": outcome["position"],
+                        "answer_a": item_a.answer,
+                        "answer_b": item_b.answer,
+                    },
+                    "error": outcome["error"],
+                    "prompt_tokens": totals["prompt_tokens"],
+                    "completion_tokens": totals["completion_tokens"],
+                    "cached": totals["cached"],
+                },
+                tracer.rows(first["id"], item_a.question_id, item_a.repeat),
+            )
             outcomes.append(outcome)
             repeat_outcomes.append(outcome)
             per_repeat[sample_index].append(score)
-            record = items_report.setdefault((item_a.question_id, item_a.repeat), {
-                "question_id": item_a.question_id, "repeat": item_a.repeat, "answer_a": item_a.answer,
-                "answer_b": item_b.answer, "verdicts": [], "flipped": [], "orders": outcome["orders"],
-                "error": outcome["error"]})
+            record = items_report.setdefault(
+                (item_a.question_id, item_a.repeat),
+                {
+                    "question_id": item_a.question_id,
+                    "repeat": item_a.repeat,
+                    "answer_a": item_a.answer,
+                    "answer_b": item_b.answer,
+                    "verdicts": [],
+                    "flipped": [],
+                    "orders": outcome["orders"],
+                    "error": outcome["error"],
+                },
+            )
             record["verdicts"].append(outcome["verdict"])
             record["flipped"].append(outcome["flipped"])
             done += 1
             report(on_progress, done, total, item_a.question_id)
         per_repeat_flips.append(pairwise_summary(repeat_outcomes)["flip_rate"])
-    skipped = [{**entry, "run": first["id"]} for entry in skipped_a] + [{**entry, "run": second["id"]} for entry in skipped_b]
+    skipped = [{**entry, "run": first["id"]} for entry in skipped_a] + [
+        {**entry, "run": second["id"]} for entry in skipped_b
+    ]
     unpaired = len(items_a) + len(items_b) - 2 * len(pairs)
     return {
-        "kind": "pairwise", "judge": judge.describe(), "run_a": first["id"], "run_b": second["id"],
-        "model_a": run_model(first), "model_b": run_model(second), "repeat": repeat, "n_pairs": len(pairs),
-        "n_judgments": total, "summary": pairwise_summary(outcomes), "score": summarize_repeats(per_repeat),
+        "kind": "pairwise",
+        "judge": judge.describe(),
+        "run_a": first["id"],
+        "run_b": second["id"],
+        "model_a": run_model(first),
+        "model_b": run_model(second),
+        "repeat": repeat,
+        "n_pairs": len(pairs),
+        "n_judgments": total,
+        "summary": pairwise_summary(outcomes),
+        "score": summarize_repeats(per_repeat),
         "flip_rate": summarize_repeats([[rate] for rate in per_repeat_flips]),
-        "items": list(items_report.values()), "skipped": skipped, "unpaired": unpaired, "tokens": fresh_tokens,
+        "items": list(items_report.values()),
+        "skipped": skipped,
+        "unpaired": unpaired,
+        "tokens": fresh_tokens,
         "warnings": [warning] if warning else [],
     }

@@ -26,9 +26,17 @@ def _verdict_reader(name: str, read_verdict):
     return read
 
 
-def judge_run_plugin(workspace, name: str, run_id: str, config: Optional[JudgeConfig] = None, repeat: int = 1,
-                     answer_field: str = "prediction", model=None, use_cache: bool = True,
-                     on_progress: Optional[ProgressCallback] = None) -> dict:
+def judge_run_plugin(
+    workspace,
+    name: str,
+    run_id: str,
+    config: Optional[JudgeConfig] = None,
+    repeat: int = 1,
+    answer_field: str = "prediction",
+    model=None,
+    use_cache: bool = True,
+    on_progress: Optional[ProgressCallback] = None,
+) -> dict:
     """Judge every answer of a run with the plugin judge `name`, `repeat` times; the score is the mean 0-1 score."""
     from playground.plugins import load_ref
 
@@ -42,41 +50,69 @@ def judge_run_plugin(workspace, name: str, run_id: str, config: Optional[JudgeCo
     repeat = check_repeat(repeat)
     run, items, skipped = run_items(workspace, run_id, answer_field)
     if record.needs_reference:
-        skipped += [{"question_id": item.question_id, "repeat": item.repeat, "why": "no reference answer"}
-                    for item in items if not item.references]
+        skipped += [
+            {"question_id": item.question_id, "repeat": item.repeat, "why": "no reference answer"}
+            for item in items
+            if not item.references
+        ]
         items = [item for item in items if item.references]
     judge = resolve_judge(workspace, name, config, model=model, use_cache=use_cache)
     warning = self_judging_warning(judge.model.spec, [run_model(run)])
 
     def judge_one(item, tracer, sample_index):
-        variables = {"question": item.question, "answer": item.answer,
-                     "reference": reference_text(item.references) if item.references else ""}
+        variables = {
+            "question": item.question,
+            "answer": item.answer,
+            "reference": reference_text(item.references) if item.references else "",
+        }
         text = judge_call(workspace, judge, role, variables, tracer, sample_index)
         parsed, error = parse_step(tracer, "parse verdict", text, read)
         return {"score": None, "reason": None, "error": error} if parsed is None else {**parsed, "error": None}
 
     def judgment_fields(item, outcome):
         score = outcome.get("score")
-        return {"score": score, "verdict": None if score is None else f"{score:.2f}", "reason": outcome.get("reason"),
-                "details": {"judge": name, "answer": item.answer, "references": item.references}}
+        return {
+            "score": score,
+            "verdict": None if score is None else f"{score:.2f}",
+            "reason": outcome.get("reason"),
+            "details": {"judge": name, "answer": item.answer, "references": item.references},
+        }
 
-    judged, fresh_tokens = judge_each(workspace, judge, run, items, repeat, record.stored_as, judge_one,
-                                      judgment_fields, on_progress)
+    judged, fresh_tokens = judge_each(
+        workspace, judge, run, items, repeat, record.stored_as, judge_one, judgment_fields, on_progress
+    )
     per_repeat: list[list] = [[] for _ in range(repeat)]
     by_item: dict[tuple, dict] = {}
     for sample_index, item, outcome in judged:
         per_repeat[sample_index].append(outcome.get("score"))
-        record_of = by_item.setdefault((item.question_id, item.repeat), {
-            "question_id": item.question_id, "repeat": item.repeat, "answer": item.answer, "scores": [],
-            "reasons": []})
+        record_of = by_item.setdefault(
+            (item.question_id, item.repeat),
+            {
+                "question_id": item.question_id,
+                "repeat": item.repeat,
+                "answer": item.answer,
+                "scores": [],
+                "reasons": [],
+            },
+        )
         record_of["scores"].append(outcome.get("score"))
         record_of["reasons"].append(outcome.get("reason") or outcome["error"])
     return {
-        "kind": name, "stored_as": record.stored_as, "judge": judge.describe(), "run_id": run["id"],
-        "run_model": run_model(run), "repeat": repeat, "n_items": len(items), "n_judgments": len(judged),
+        "kind": name,
+        "stored_as": record.stored_as,
+        "judge": judge.describe(),
+        "run_id": run["id"],
+        "run_model": run_model(run),
+        "repeat": repeat,
+        "n_items": len(items),
+        "n_judgments": len(judged),
         "n_failed": sum(outcome.get("score") is None for _, _, outcome in judged),
-        "score": summarize_repeats(per_repeat), "skipped": skipped, "tokens": fresh_tokens,
+        "score": summarize_repeats(per_repeat),
+        "skipped": skipped,
+        "tokens": fresh_tokens,
         "warnings": [warning] if warning else [],
-        "items": [{**{k: v for k, v in entry.items() if k != "scores"}, "score": item_summary(entry["scores"])}
-                  for entry in by_item.values()],
+        "items": [
+            {**{k: v for k, v in entry.items() if k != "scores"}, "score": item_summary(entry["scores"])}
+            for entry in by_item.values()
+        ],
     }

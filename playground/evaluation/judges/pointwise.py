@@ -9,7 +9,14 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
-from playground.evaluation.judges.calls import JudgeOutputError, field_text, judge_call, judge_each, parse_step, reason_of
+from playground.evaluation.judges.calls import (
+    JudgeOutputError,
+    field_text,
+    judge_call,
+    judge_each,
+    parse_step,
+    reason_of,
+)
 from playground.prompts.parse import first_json_object
 from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
@@ -28,33 +35,45 @@ class Criterion:
 
 
 HELPS_CRITERIA = (
-    Criterion("helpfulness", "Determine how helpful the answer is for the question: does it give the person "
-                             "what they need to solve their problem?", 0.5),
-    Criterion("relevancy", "Determine how relevant the answer is to the question: does it stay on what was "
-                           "asked, without drifting to other topics?", 0.3),
-    Criterion("brevity", "Determine how brief the answer is: does it say what is needed without padding, "
-                         "repetition or needless detail?", 0.2),
+    Criterion(
+        "helpfulness",
+        "Determine how helpful the answer is for the question: does it give the person "
+        "what they need to solve their problem?",
+        0.5,
+    ),
+    Criterion(
+        "relevancy",
+        "Determine how relevant the answer is to the question: does it stay on what was "
+        "asked, without drifting to other topics?",
+        0.3,
+    ),
+    Criterion(
+        "brevity",
+        "Determine how brief the answer is: does it say what is needed without padding, repetition or needless detail?",
+        0.2,
+    ),
 )
 
 _NAMED = re.compile(r"^\s*([A-Za-z][\w-]{0,39})\s*:\s*(\S.*)$", re.S)
 
 
 def parse_criterion(spec: str) -> Criterion:
-    """"NAME: sentence=weight", "sentence=weight" or "sentence" (weight 1) -> Criterion."""
+    """ "NAME: sentence=weight", "sentence=weight" or "sentence" (weight 1) -> Criterion."""
     text, weight = spec, 1.0
     if "=" in spec:
         head, _, tail = spec.rpartition("=")
         try:
             weight = float(tail.strip())
         except ValueError:
-            raise PlaygroundError(f"criterion {spec!r}: the weight after the last '=' must be a number, "
-                                  f"got {tail.strip()!r}") from None
+            raise PlaygroundError(
+                f"criterion {spec!r}: the weight after the last '=' must be a number, got {tail.strip()!r}"
+            ) from None
         text = head
     if not weight > 0 or weight == float("inf"):
         raise PlaygroundError(f"criterion {spec!r}: the weight must be a positive number, not {weight:g}")
     text = " ".join(text.split())
     if not text:
-        raise PlaygroundError(f"criterion {spec!r} has no sentence; write e.g. \"brevity: Is the answer short?=0.2\"")
+        raise PlaygroundError(f'criterion {spec!r} has no sentence; write e.g. "brevity: Is the answer short?=0.2"')
     named = _NAMED.match(text)
     if named:
         name, text = named.group(1).lower(), named.group(2).strip()
@@ -69,8 +88,9 @@ def parse_criteria(specs: Optional[Iterable[str]]) -> list[Criterion]:
     names = [criterion.name for criterion in criteria]
     duplicated = sorted({name for name in names if names.count(name) > 1})
     if duplicated:
-        raise PlaygroundError(f"criteria names must differ; {', '.join(duplicated)} given twice "
-                              "(name them as \"NAME: sentence=weight\")")
+        raise PlaygroundError(
+            f'criteria names must differ; {", ".join(duplicated)} given twice (name them as "NAME: sentence=weight")'
+        )
     return criteria
 
 
@@ -100,7 +120,9 @@ def parse_steps(text: str) -> list[str]:
 _FRACTION = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(?:/|out\s+of)\s*(\d+(?:\.\d+)?)")
 _PERCENT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*%")
 _NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?|-?\.\d+)")
-_SCORE_IN_TEXT = re.compile(r"\bscore\b[^0-9\n]{0,20}(-?\d+(?:\.\d+)?(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?|\s*%)?)", re.I)
+_SCORE_IN_TEXT = re.compile(
+    r"\bscore\b[^0-9\n]{0,20}(-?\d+(?:\.\d+)?(?:\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?|\s*%)?)", re.I
+)
 
 
 def score_value(value) -> float:
@@ -147,22 +169,45 @@ def evaluation_steps(workspace, judge: Judge, criterion: Criterion, tracer: Trac
     with tracer.span("judge", f"steps: {criterion.name}", {"judge_id": judge.id, "criterion": criterion.text}) as span:
         stored = get_steps(workspace, judge.id, criterion.text)
         if stored is None:
-            text = judge_call(workspace, judge, "steps", {"criterion_name": criterion.name, "criterion": criterion.text},
-                              tracer, sample_index=0, name=f"steps {criterion.name}")
+            text = judge_call(
+                workspace,
+                judge,
+                "steps",
+                {"criterion_name": criterion.name, "criterion": criterion.text},
+                tracer,
+                sample_index=0,
+                name=f"steps {criterion.name}",
+            )
             call = tracer.generate_spans()[-1]
             steps, error = parse_step(tracer, f"parse steps {criterion.name}", text, parse_steps)
             if error:
                 raise JudgeOutputError(f"criterion {criterion.name!r}: {error}")
-            stored = save_steps(workspace, judge.id, criterion.text, criterion.name, steps, text,
-                                call.outputs.get("model_id", ""), call.prompt_tokens, call.completion_tokens)
+            stored = save_steps(
+                workspace,
+                judge.id,
+                criterion.text,
+                criterion.name,
+                steps,
+                text,
+                call.outputs.get("model_id", ""),
+                call.prompt_tokens,
+                call.completion_tokens,
+            )
             span.outputs = {"steps": stored["steps"], "reused": False}
         else:
             span.outputs = {"steps": stored["steps"], "reused": True, "stored_at": stored["created_at"]}
     return stored["steps"]
 
 
-def score_answer(workspace, judge: Judge, question: str, answer: str, criteria: list[Criterion], tracer: Tracer,
-                 sample_index: int = 0) -> dict:
+def score_answer(
+    workspace,
+    judge: Judge,
+    question: str,
+    answer: str,
+    criteria: list[Criterion],
+    tracer: Tracer,
+    sample_index: int = 0,
+) -> dict:
     """{"score": weighted sum or None, "criteria": [{name, criterion, weight, score, reason, error}], "error"}.
 
     A criterion whose reply cannot be read leaves the item's score None (never a sum over the others).
@@ -170,15 +215,28 @@ def score_answer(workspace, judge: Judge, question: str, answer: str, criteria: 
     entries: list[dict[str, Any]] = []
     for criterion, weight in zip(criteria, normalised_weights(criteria)):
         steps = evaluation_steps(workspace, judge, criterion, tracer)
-        variables = {"question": question, "answer": answer, "criterion_name": criterion.name,
-                     "criterion": criterion.text, "steps": "\n".join(f"{n}. {step}" for n, step in enumerate(steps, 1))}
-        with tracer.span("judge", f"criterion: {criterion.name}", {"criterion": criterion.text, "weight": weight,
-                                                                   "sample_index": sample_index}) as span:
+        variables = {
+            "question": question,
+            "answer": answer,
+            "criterion_name": criterion.name,
+            "criterion": criterion.text,
+            "steps": "\n".join(f"{n}. {step}" for n, step in enumerate(steps, 1)),
+        }
+        with tracer.span(
+            "judge",
+            f"criterion: {criterion.name}",
+            {"criterion": criterion.text, "weight": weight, "sample_index": sample_index},
+        ) as span:
             text = judge_call(workspace, judge, "pointwise", variables, tracer, sample_index, name=criterion.name)
             parsed, error = parse_step(tracer, f"parse {criterion.name}", text, parse_score)
-            entry = {"name": criterion.name, "criterion": criterion.text, "weight": weight,
-                     "score": parsed["score"] if parsed else None, "reason": parsed["reason"] if parsed else None,
-                     "error": error}
+            entry = {
+                "name": criterion.name,
+                "criterion": criterion.text,
+                "weight": weight,
+                "score": parsed["score"] if parsed else None,
+                "reason": parsed["reason"] if parsed else None,
+                "error": error,
+            }
             span.outputs = dict(entry)
             span.error = error
         entries.append(entry)
@@ -187,10 +245,18 @@ def score_answer(workspace, judge: Judge, question: str, answer: str, criteria: 
     return {"score": score, "criteria": entries, "error": "; ".join(errors) or None}
 
 
-def judge_run_pointwise(workspace, run_id: str, criteria: Optional[list[Criterion]] = None,
-                        config: Optional[JudgeConfig] = None, repeat: int = 1, answer_field: str = "prediction",
-                        model=None, use_cache: bool = True,
-                        on_progress: Optional[ProgressCallback] = None, deadline_s: Optional[float] = None) -> dict:
+def judge_run_pointwise(
+    workspace,
+    run_id: str,
+    criteria: Optional[list[Criterion]] = None,
+    config: Optional[JudgeConfig] = None,
+    repeat: int = 1,
+    answer_field: str = "prediction",
+    model=None,
+    use_cache: bool = True,
+    on_progress: Optional[ProgressCallback] = None,
+    deadline_s: Optional[float] = None,
+) -> dict:
     """Score every answer of a run on the criteria, `repeat` times; store each judgment with its spans. Each
     judgment has `deadline_s` (default 300 s).
 
@@ -209,11 +275,16 @@ def judge_run_pointwise(workspace, run_id: str, criteria: Optional[list[Criterio
     def judgment_fields(item, outcome):
         entries = outcome.get("criteria", [])
         reason = "; ".join(f"{entry['name']}: {entry['reason']}" for entry in entries if entry["reason"])
-        return {"score": outcome.get("score"), "verdict": None, "reason": reason or None,
-                "details": {"criteria": entries}}
+        return {
+            "score": outcome.get("score"),
+            "verdict": None,
+            "reason": reason or None,
+            "details": {"criteria": entries},
+        }
 
-    judged, fresh_tokens = judge_each(workspace, judge, run, items, repeat, "pointwise", judge_one, judgment_fields,
-                                      on_progress)
+    judged, fresh_tokens = judge_each(
+        workspace, judge, run, items, repeat, "pointwise", judge_one, judgment_fields, on_progress
+    )
     per_repeat = [[] for _ in range(repeat)]
     per_criterion = {criterion.name: [[] for _ in range(repeat)] for criterion in criteria}
     by_item: dict[tuple, dict] = {}
@@ -222,20 +293,38 @@ def judge_run_pointwise(workspace, run_id: str, criteria: Optional[list[Criterio
         per_repeat[sample_index].append(score)
         for entry in entries:
             per_criterion[entry["name"]][sample_index].append(entry["score"])
-        record = by_item.setdefault((item.question_id, item.repeat), {
-            "question_id": item.question_id, "repeat": item.repeat, "answer": item.answer, "scores": [],
-            "criteria": entries, "error": outcome["error"]})
+        record = by_item.setdefault(
+            (item.question_id, item.repeat),
+            {
+                "question_id": item.question_id,
+                "repeat": item.repeat,
+                "answer": item.answer,
+                "scores": [],
+                "criteria": entries,
+                "error": outcome["error"],
+            },
+        )
         record["scores"].append(score)
     total = len(judged)
     failed = sum(outcome.get("score") is None for _, _, outcome in judged)
-    items_report = [{**{key: value for key, value in record.items() if key != "scores"},
-                     "score": item_summary(record["scores"])} for record in by_item.values()]
+    items_report = [
+        {**{key: value for key, value in record.items() if key != "scores"}, "score": item_summary(record["scores"])}
+        for record in by_item.values()
+    ]
     return {
-        "kind": "pointwise", "judge": judge.describe(), "run_id": run["id"], "run_model": run_model(run),
+        "kind": "pointwise",
+        "judge": judge.describe(),
+        "run_id": run["id"],
+        "run_model": run_model(run),
         "criteria": [{**asdict(criterion), "weight": weight} for criterion, weight in zip(criteria, weights)],
-        "repeat": repeat, "n_items": len(items), "n_judgments": total, "n_failed": failed,
+        "repeat": repeat,
+        "n_items": len(items),
+        "n_judgments": total,
+        "n_failed": failed,
         "score": summarize_repeats(per_repeat),
         "criteria_scores": {name: summarize_repeats(values) for name, values in per_criterion.items()},
-        "items": items_report, "skipped": skipped, "tokens": fresh_tokens,
+        "items": items_report,
+        "skipped": skipped,
+        "tokens": fresh_tokens,
         "warnings": [warning] if warning else [],
     }

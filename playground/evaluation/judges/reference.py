@@ -6,7 +6,14 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from playground.evaluation.judges.calls import JudgeOutputError, field_text, judge_call, judge_each, parse_step, reason_of
+from playground.evaluation.judges.calls import (
+    JudgeOutputError,
+    field_text,
+    judge_call,
+    judge_each,
+    parse_step,
+    reason_of,
+)
 from playground.prompts.parse import first_json_object
 from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
@@ -57,8 +64,9 @@ def reference_text(references: list[str]) -> str:
     return references[0] if len(references) == 1 else " OR ".join(f'"{ref}"' for ref in references)
 
 
-def check_answer(workspace, judge: Judge, question: str, answer: str, references: list[str], tracer: Tracer,
-                 sample_index: int = 0) -> dict:
+def check_answer(
+    workspace, judge: Judge, question: str, answer: str, references: list[str], tracer: Tracer, sample_index: int = 0
+) -> dict:
     """{"implies": bool or None, "reason", "error"} for one answer against its reference answer(s)."""
     variables = {"question": question, "reference": reference_text(references), "answer": answer}
     text = judge_call(workspace, judge, "reference", variables, tracer, sample_index)
@@ -68,15 +76,26 @@ def check_answer(workspace, judge: Judge, question: str, answer: str, references
     return {"implies": parsed["implies"], "reason": parsed["reason"], "error": None}
 
 
-def judge_run_reference(workspace, run_id: str, config: Optional[JudgeConfig] = None, repeat: int = 1,
-                        answer_field: str = "prediction", model=None, use_cache: bool = True,
-                        on_progress: Optional[ProgressCallback] = None, deadline_s: Optional[float] = None) -> dict:
+def judge_run_reference(
+    workspace,
+    run_id: str,
+    config: Optional[JudgeConfig] = None,
+    repeat: int = 1,
+    answer_field: str = "prediction",
+    model=None,
+    use_cache: bool = True,
+    on_progress: Optional[ProgressCallback] = None,
+    deadline_s: Optional[float] = None,
+) -> dict:
     """Check every answer of a run against its reference, `repeat` times; the score is the share implied. Each
     judgment has `deadline_s` (default 300 s)."""
     repeat = check_repeat(repeat)
     run, items, skipped = run_items(workspace, run_id, answer_field)
-    skipped += [{"question_id": item.question_id, "repeat": item.repeat, "why": "no reference answer"}
-                for item in items if not item.references]
+    skipped += [
+        {"question_id": item.question_id, "repeat": item.repeat, "why": "no reference answer"}
+        for item in items
+        if not item.references
+    ]
     items = [item for item in items if item.references]
     judge = resolve_judge(workspace, "reference", config, model=model, use_cache=use_cache, deadline_s=deadline_s)
     warning = self_judging_warning(judge.model.spec, [run_model(run)])
@@ -86,31 +105,64 @@ def judge_run_reference(workspace, run_id: str, config: Optional[JudgeConfig] = 
 
     def judgment_fields(item, outcome):
         implies = outcome.get("implies")
-        return {"score": None if implies is None else float(implies),
-                "verdict": None if implies is None else str(implies).lower(), "reason": outcome.get("reason"),
-                "details": {"references": item.references, "answer": item.answer}}
+        return {
+            "score": None if implies is None else float(implies),
+            "verdict": None if implies is None else str(implies).lower(),
+            "reason": outcome.get("reason"),
+            "details": {"references": item.references, "answer": item.answer},
+        }
 
-    judged, fresh_tokens = judge_each(workspace, judge, run, items, repeat, "reference", judge_one, judgment_fields,
-                                      on_progress, span_inputs=lambda item: {"references": item.references})
+    judged, fresh_tokens = judge_each(
+        workspace,
+        judge,
+        run,
+        items,
+        repeat,
+        "reference",
+        judge_one,
+        judgment_fields,
+        on_progress,
+        span_inputs=lambda item: {"references": item.references},
+    )
     per_repeat = [[] for _ in range(repeat)]
     by_item: dict[tuple, dict] = {}
     for sample_index, item, outcome in judged:
         implies = outcome.get("implies")
         score = None if implies is None else float(implies)
         per_repeat[sample_index].append(score)
-        record = by_item.setdefault((item.question_id, item.repeat), {
-            "question_id": item.question_id, "repeat": item.repeat, "answer": item.answer,
-            "references": item.references, "verdicts": [], "reasons": [], "scores": []})
+        record = by_item.setdefault(
+            (item.question_id, item.repeat),
+            {
+                "question_id": item.question_id,
+                "repeat": item.repeat,
+                "answer": item.answer,
+                "references": item.references,
+                "verdicts": [],
+                "reasons": [],
+                "scores": [],
+            },
+        )
         record["verdicts"].append(implies)
         record["reasons"].append(outcome.get("reason") or outcome["error"])
         record["scores"].append(score)
     total = len(judged)
     failed = sum(outcome.get("implies") is None for _, _, outcome in judged)
-    items_report = [{**{key: value for key, value in record.items() if key != "scores"},
-                     "score": item_summary(record["scores"])} for record in by_item.values()]
+    items_report = [
+        {**{key: value for key, value in record.items() if key != "scores"}, "score": item_summary(record["scores"])}
+        for record in by_item.values()
+    ]
     return {
-        "kind": "reference", "judge": judge.describe(), "run_id": run["id"], "run_model": run_model(run),
-        "repeat": repeat, "n_items": len(items), "n_judgments": total, "n_failed": failed,
-        "implied": summarize_repeats(per_repeat), "items": items_report, "skipped": skipped, "tokens": fresh_tokens,
+        "kind": "reference",
+        "judge": judge.describe(),
+        "run_id": run["id"],
+        "run_model": run_model(run),
+        "repeat": repeat,
+        "n_items": len(items),
+        "n_judgments": total,
+        "n_failed": failed,
+        "implied": summarize_repeats(per_repeat),
+        "items": items_report,
+        "skipped": skipped,
+        "tokens": fresh_tokens,
         "warnings": [warning] if warning else [],
     }

@@ -47,9 +47,23 @@ def test_cohen_kappa_by_hand():
 
 def _judgment(run_id, question_id, score, kind="pointwise", other=None, judge_id="judge1", sample_index=0):
     verdict = None if kind == "pointwise" else {1.0: "a", 0.5: "tie", 0.0: "b"}[score]
-    return {"judge_id": judge_id, "kind": kind, "run_id": run_id, "other_run_id": other, "question_id": question_id,
-            "result_repeat": 0, "sample_index": sample_index, "score": score, "verdict": verdict, "reason": "r",
-            "details": {}, "error": None, "prompt_tokens": 0, "completion_tokens": 0, "cached": 0}
+    return {
+        "judge_id": judge_id,
+        "kind": kind,
+        "run_id": run_id,
+        "other_run_id": other,
+        "question_id": question_id,
+        "result_repeat": 0,
+        "sample_index": sample_index,
+        "score": score,
+        "verdict": verdict,
+        "reason": "r",
+        "details": {},
+        "error": None,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cached": 0,
+    }
 
 
 def test_judge_agreement_over_stored_judgments_and_ratings(judge_workspace):

@@ -30,9 +30,16 @@ def test_judge_call_writes_the_spans_a_program_step_writes(judge_workspace):
 
     program = Tracer()
     context = dataclasses.replace(
-        StepContext(workspace=judge_workspace, model=model, params=config.params, templates=judge.templates,
-                    prompt_versions=dict(judge.prompt_versions), use_cache=judge.use_cache).for_question(2),
-        tracer=program)
+        StepContext(
+            workspace=judge_workspace,
+            model=model,
+            params=config.params,
+            templates=judge.templates,
+            prompt_versions=dict(judge.prompt_versions),
+            use_cache=judge.use_cache,
+        ).for_question(2),
+        tracer=program,
+    )
     context.render(variables, role="reference", name="render check")
     context.generate(context.tracer.spans[-1].outputs["messages"], name="generate check")
 

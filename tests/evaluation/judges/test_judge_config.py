@@ -8,7 +8,11 @@ import pytest
 
 from playground import PlaygroundError
 from playground.evaluation.judges.judge_config import (
-    JudgeConfig, default_judge_templates, judge_version, resolve_judge, self_judging_warning,
+    JudgeConfig,
+    default_judge_templates,
+    judge_version,
+    resolve_judge,
+    self_judging_warning,
 )
 from playground.models.base import GenerationParams
 from playground.store.judgments import get_judge, list_judges
@@ -35,8 +39,9 @@ def test_version_changes_with_everything_that_decides_outputs():
         judge_version("reference", "local:smollm2", "sha256:1", params, {"pairwise": "abc"}),
         judge_version("pairwise", "openai:x@http://h/v1", "sha256:1", params, {"pairwise": "abc"}),
         judge_version("pairwise", "local:smollm2", "sha256:2", params, {"pairwise": "abc"}),
-        judge_version("pairwise", "local:smollm2", "sha256:1", dataclasses.replace(params, temperature=0.7),
-                      {"pairwise": "abc"}),
+        judge_version(
+            "pairwise", "local:smollm2", "sha256:1", dataclasses.replace(params, temperature=0.7), {"pairwise": "abc"}
+        ),
         judge_version("pairwise", "local:smollm2", "sha256:1", params, {"pairwise": "abd"}),
     ]
     assert base not in changed and len(set(changed)) == len(changed)
@@ -63,5 +68,3 @@ def test_self_judging_warning_names_the_shared_model():
     assert self_judging_warning("local:smollm2", ["local:other", None]) is None
     warning = self_judging_warning("local:smollm2", ["local:other", "local:smollm2"])
     assert warning and "local:smollm2" in warning and "self-preference" in warning
-
-

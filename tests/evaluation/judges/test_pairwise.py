@@ -8,7 +8,10 @@ from playground import PlaygroundError
 from playground.evaluation.judges.calls import JudgeOutputError
 from playground.evaluation.judges.judge_config import JudgeConfig
 from playground.evaluation.judges.pairwise import (
-    combine_orders, judge_runs_pairwise, pairwise_summary, parse_preference,
+    combine_orders,
+    judge_runs_pairwise,
+    pairwise_summary,
+    parse_preference,
 )
 from playground.models.base import GenerationParams
 from playground.store.judgments import get_judge_spans, list_judgments
@@ -16,19 +19,22 @@ from playground.store.judgments import get_judge_spans, list_judgments
 from tests.evaluation.judges.conftest import ScriptedModel, make_run, user_text
 
 
-@pytest.mark.parametrize("text, better", [
-    ('{"better": "A", "reason": "correct city"}', "A"),
-    ('{"Winner": "Answer B", "explanation": "more precise"}', "B"),
-    ('{"better": "tie", "reason": "both right"}', "tie"),
-    ("better: B\nreason: shorter", "B"),
-    ("I think Answer A is better because it names Paris.", "A"),
-    ("The answer is: B.", "B"),
-    ("Both answers are equally good.", "tie"),
-    ("A", "A"),
-    ("B. It names the capital.", "B"),
-    ("A: Paris", "A"),
-    ("tie", "tie"),
-])
+@pytest.mark.parametrize(
+    "text, better",
+    [
+        ('{"better": "A", "reason": "correct city"}', "A"),
+        ('{"Winner": "Answer B", "explanation": "more precise"}', "B"),
+        ('{"better": "tie", "reason": "both right"}', "tie"),
+        ("better: B\nreason: shorter", "B"),
+        ("I think Answer A is better because it names Paris.", "A"),
+        ("The answer is: B.", "B"),
+        ("Both answers are equally good.", "tie"),
+        ("A", "A"),
+        ("B. It names the capital.", "B"),
+        ("A: Paris", "A"),
+        ("tie", "tie"),
+    ],
+)
 def test_parse_preference(text, better):
     parsed = parse_preference(text)
     assert parsed["better"] == better and parsed["reason"]
@@ -40,21 +46,29 @@ def test_parse_preference_rejects_replies_without_a_verdict(text):
         parse_preference(text)
 
 
-@pytest.mark.parametrize("first, second, verdict, flipped, position", [
-    ("A", "B", "a", False, None),     # run A's answer preferred in both orders
-    ("B", "A", "b", False, None),
-    ("tie", "tie", "tie", False, None),
-    ("A", "A", "tie", True, "first"),  # whatever is shown first wins: position bias
-    ("B", "B", "tie", True, "second"),
-    ("A", "tie", "tie", True, None),
-])
+@pytest.mark.parametrize(
+    "first, second, verdict, flipped, position",
+    [
+        ("A", "B", "a", False, None),  # run A's answer preferred in both orders
+        ("B", "A", "b", False, None),
+        ("tie", "tie", "tie", False, None),
+        ("A", "A", "tie", True, "first"),  # whatever is shown first wins: position bias
+        ("B", "B", "tie", True, "second"),
+        ("A", "tie", "tie", True, None),
+    ],
+)
 def test_swap_rule(first, second, verdict, flipped, position):
     assert combine_orders(first, second) == {"verdict": verdict, "flipped": flipped, "position": position}
 
 
 def test_summary_counts_and_flip_rate():
-    outcomes = [combine_orders("A", "B"), combine_orders("A", "B"), combine_orders("B", "A"),
-                combine_orders("A", "A"), {"verdict": None}]
+    outcomes = [
+        combine_orders("A", "B"),
+        combine_orders("A", "B"),
+        combine_orders("B", "A"),
+        combine_orders("A", "A"),
+        {"verdict": None},
+    ]
     summary = pairwise_summary(outcomes)
     assert (summary["wins"], summary["ties"], summary["losses"], summary["failed"]) == (2, 1, 1, 1)
     assert summary["n"] == 4 and summary["flips"] == 1 and summary["flip_rate"] == pytest.approx(0.25)
@@ -79,8 +93,9 @@ def _fair_judge(messages, params):
 
 def test_fair_judge_wins_without_flips_and_both_orders_are_asked(judge_workspace):
     run_a = make_run(judge_workspace, {"q1": "Paris", "q3": "Seine", "q2": "Munich"}, model="local:a")
-    run_b = make_run(judge_workspace, {"q1": "Lyon", "q3": "Rhine", "q2": "Hamburg", "q5": "North Sea"},
-                     model="local:b")
+    run_b = make_run(
+        judge_workspace, {"q1": "Lyon", "q3": "Rhine", "q2": "Hamburg", "q5": "North Sea"}, model="local:b"
+    )
     model = ScriptedModel(_fair_judge)
     report = judge_runs_pairwise(judge_workspace, run_a, run_b, model=model)
     summary = report["summary"]
@@ -149,7 +164,7 @@ def test_repeat_gives_mean_and_std_of_the_preference(judge_workspace):
     config = JudgeConfig(params=GenerationParams(temperature=0.7))
     report = judge_runs_pairwise(judge_workspace, run_a, run_b, config, repeat=2, model=ScriptedModel(seeded))
     assert report["score"]["per_repeat"] == [1.0, 0.0]
-    assert report["score"]["mean"] == pytest.approx(0.5) and report["score"]["std"] == pytest.approx(0.5 ** 0.5)
+    assert report["score"]["mean"] == pytest.approx(0.5) and report["score"]["std"] == pytest.approx(0.5**0.5)
     assert report["summary"]["wins"] == 1 and report["summary"]["losses"] == 1 and report["n_judgments"] == 2
 
 

@@ -10,7 +10,13 @@ from playground import PlaygroundError
 from playground.evaluation.judges.calls import JudgeOutputError
 from playground.evaluation.judges.judge_config import JudgeConfig
 from playground.evaluation.judges.pointwise import (
-    HELPS_CRITERIA, Criterion, judge_run_pointwise, parse_criteria, parse_criterion, parse_score, parse_steps,
+    HELPS_CRITERIA,
+    Criterion,
+    judge_run_pointwise,
+    parse_criteria,
+    parse_criterion,
+    parse_score,
+    parse_steps,
 )
 from playground.evaluation.judges.repeat import mean_std
 from playground.models.base import GenerationParams
@@ -28,7 +34,11 @@ def test_default_criteria_are_helps():
 def test_parse_criterion_forms_and_errors():
     assert parse_criterion("brevity: Is the answer short?=0.25") == Criterion("brevity", "Is the answer short?", 0.25)
     unnamed = parse_criterion("Does the answer cite a passage? = 2")
-    assert unnamed.name == "does-the-answer" and unnamed.weight == 2.0 and unnamed.text == "Does the answer cite a passage?"
+    assert (
+        unnamed.name == "does-the-answer"
+        and unnamed.weight == 2.0
+        and unnamed.text == "Does the answer cite a passage?"
+    )
     assert parse_criterion("clarity: Is it clear?").weight == 1.0
     with pytest.raises(PlaygroundError, match="must be a number"):
         parse_criterion("clarity: Is it clear?=high")
@@ -38,32 +48,40 @@ def test_parse_criterion_forms_and_errors():
         parse_criteria(["a: one=1", "a: two=1"])
 
 
-@pytest.mark.parametrize("text, score", [
-    ('{"score": 0.75, "reason": "Mostly helpful."}', 0.75),
-    ('Sure!\n```json\n{"Score": "0.4", "Reason": "vague"}\n```', 0.4),
-    ("score: 7/10\nreason: close", 0.7),
-    ("My score is 4 out of 5 because it helps.", 0.8),
-    ('{"score": "80%", "reason": "good"}', 0.8),
-    ('{"score": 1, "explanation": "exact"}', 1.0),
-])
+@pytest.mark.parametrize(
+    "text, score",
+    [
+        ('{"score": 0.75, "reason": "Mostly helpful."}', 0.75),
+        ('Sure!\n```json\n{"Score": "0.4", "Reason": "vague"}\n```', 0.4),
+        ("score: 7/10\nreason: close", 0.7),
+        ("My score is 4 out of 5 because it helps.", 0.8),
+        ('{"score": "80%", "reason": "good"}', 0.8),
+        ('{"score": 1, "explanation": "exact"}', 1.0),
+    ],
+)
 def test_parse_score(text, score):
     parsed = parse_score(text)
     assert parsed["score"] == pytest.approx(score) and parsed["reason"]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("The answer is Paris.", "no score"),
-    ('{"score": 7, "reason": "x"}', "outside 0-1"),
-    ('{"score": "high"}', "not a number"),
-    ("", "no score"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("The answer is Paris.", "no score"),
+        ('{"score": 7, "reason": "x"}', "outside 0-1"),
+        ('{"score": "high"}', "not a number"),
+        ("", "no score"),
+    ],
+)
 def test_parse_score_rejects_malformed_replies(text, message):
     with pytest.raises(JudgeOutputError, match=message):
         parse_score(text)
 
 
 def test_parse_steps_keeps_numbered_lines_once():
-    text = "Here are the steps:\n1. Read the question.\n2) Check the answer.\nStep 3: Score it.\n1. Read the question.\n"
+    text = (
+        "Here are the steps:\n1. Read the question.\n2) Check the answer.\nStep 3: Score it.\n1. Read the question.\n"
+    )
     assert parse_steps(text) == ["Read the question.", "Check the answer.", "Score it."]
     assert parse_steps("Read it.\nScore it.") == ["Read it.", "Score it."]
     with pytest.raises(JudgeOutputError):
@@ -107,7 +125,10 @@ def test_weighted_sum_and_steps_made_once_then_reused(judge_workspace):
     steps_second = [s for s in spans_second if s["name"].startswith("steps:")]
     assert [s["outputs"]["reused"] for s in steps_first] == [False] * 3
     assert [s["outputs"]["reused"] for s in steps_second] == [True] * 3
-    assert sum(s["kind"] == "generate" for s in spans_first) == 6 and sum(s["kind"] == "generate" for s in spans_second) == 3
+    assert (
+        sum(s["kind"] == "generate" for s in spans_first) == 6
+        and sum(s["kind"] == "generate" for s in spans_second) == 3
+    )
 
     calls_before = len(model.requests)
     again = judge_run_pointwise(judge_workspace, run_id, model=model)
@@ -143,8 +164,14 @@ def test_repeat_reports_mean_and_std_over_sample_indexes(judge_workspace):
 
     run_id = make_run(judge_workspace, {"q1": "Paris", "q2": "Berlin"})
     config = JudgeConfig(params=GenerationParams(temperature=0.7, seed=0))
-    report = judge_run_pointwise(judge_workspace, run_id, [Criterion("clarity", "Is it clear?", 1.0)], config,
-                                 repeat=3, model=ScriptedModel(judge))
+    report = judge_run_pointwise(
+        judge_workspace,
+        run_id,
+        [Criterion("clarity", "Is it clear?", 1.0)],
+        config,
+        repeat=3,
+        model=ScriptedModel(judge),
+    )
     mean, std = mean_std([0.2, 0.4, 0.6])
     assert report["score"]["per_repeat"] == pytest.approx([0.2, 0.4, 0.6])
     assert report["score"]["mean"] == pytest.approx(mean) and report["score"]["std"] == pytest.approx(std)

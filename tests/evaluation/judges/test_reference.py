@@ -13,13 +13,16 @@ from playground.store.judgments import get_judge_spans, list_judgments
 from tests.evaluation.judges.conftest import ScriptedModel, make_run, user_text
 
 
-@pytest.mark.parametrize("text, implies", [
-    ('{"implies": true, "reason": "It names Paris."}', True),
-    ('```json\n{"Implies": "false", "reason": "Another city."}\n```', False),
-    ('implies: yes\nreason: same city', True),
-    ("No, the answer names Berlin.", False),
-    ('{"correct": 1, "explanation": "ok"}', True),
-])
+@pytest.mark.parametrize(
+    "text, implies",
+    [
+        ('{"implies": true, "reason": "It names Paris."}', True),
+        ('```json\n{"Implies": "false", "reason": "Another city."}\n```', False),
+        ("implies: yes\nreason: same city", True),
+        ("No, the answer names Berlin.", False),
+        ('{"correct": 1, "explanation": "ok"}', True),
+    ],
+)
 def test_parse_implication(text, implies):
     parsed = parse_implication(text)
     assert parsed["implies"] is implies and parsed["reason"]
@@ -39,8 +42,11 @@ def _reference_judge(messages, params):
 
 
 def test_reference_judge_scores_share_implied_and_skips_failed_answers(judge_workspace):
-    run_id = make_run(judge_workspace, {"q1": "It is Paris, on the Seine.", "q2": "Munich", "q4": "x"},
-                      errors={"q4": "ModelError: timeout"})
+    run_id = make_run(
+        judge_workspace,
+        {"q1": "It is Paris, on the Seine.", "q2": "Munich", "q4": "x"},
+        errors={"q4": "ModelError: timeout"},
+    )
     model = ScriptedModel(_reference_judge)
     report = judge_run_reference(judge_workspace, run_id, model=model)
     assert report["n_items"] == 2 and [s["question_id"] for s in report["skipped"]] == ["q4"]
