@@ -108,6 +108,8 @@ def test_the_run_button_sits_under_the_editor_at_1400_by_900(page, fresh_app):
     open_page(page, url + "/", "Playground")
     user_editor = page.frame_locator(f"{ACE} >> nth=1").locator(".ace_content")
     run = page.get_by_role("button", name="Run", exact=True)
+    run.wait_for(state="visible")
+    page.locator(ACE).nth(1).wait_for(state="visible")
     editor_box = page.locator(ACE).nth(1).bounding_box()
     run_box = run.bounding_box()
     assert user_editor.is_visible()
