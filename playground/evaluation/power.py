@@ -45,6 +45,10 @@ def mcnemar_sample_size(p10: float, p01: float, alpha: float = ALPHA, power: flo
     """Pairs needed to detect p01 != p10 with a two-sided McNemar test (Connor 1987); None when they are equal."""
     _check(alpha, power)
     psi, delta = p10 + p01, p01 - p10
+    if not (0 <= p10 <= 1 and 0 <= p01 <= 1 and psi <= 1):
+        raise PlaygroundError(
+            f"discordant proportions p10={p10:g} and p01={p01:g} must lie in 0..1 and sum to at most 1"
+        )
     if abs(delta) < bounds.DIFFERENCE.smallest or psi <= 0:
         return None
     n = (_z(1 - alpha / 2) * math.sqrt(psi) + _z(power) * math.sqrt(psi - delta**2)) ** 2 / delta**2
@@ -125,6 +129,10 @@ def _metric_plan(
         "power": power,
     }
     if binary:
+        if abs(target) > 1:
+            raise PlaygroundError(
+                f"--difference must be between -1 and 1 on a 0/1 metric (a difference of proportions), got {target:g}"
+            )
         p10 = sum(1 for a, b in zip(values_a, values_b) if a > b) / n if n else 0.0
         p01 = sum(1 for a, b in zip(values_a, values_b) if b > a) / n if n else 0.0
         discordance = max(p10 + p01, abs(target))

@@ -102,3 +102,16 @@ def test_a_sample_beyond_reason_is_said_as_such():
     assert needed_text(plan["n_needed"]) == "more than 100,000"
     assert plan["verdict"].startswith("too small to conclude, and no practical sample would be")
     assert needed_text(73) == "73" and needed_text(None) == "-"
+
+
+def test_a_difference_beyond_a_proportion_on_a_0_1_metric_is_one_line_not_a_math_error():
+    """Found by the fuzzer (`power RUN RUN --difference -5`): McNemar's sample size took a square root of a negative."""
+    from playground import PlaygroundError
+    from playground.evaluation.power import mcnemar_sample_size, plan_from_scores
+
+    scores_a = {f"q{i}": {"em": float(i % 2)} for i in range(10)}
+    scores_b = {f"q{i}": {"em": float(i % 3 == 0)} for i in range(10)}
+    with pytest.raises(PlaygroundError, match="between -1 and 1 on a 0/1 metric"):
+        plan_from_scores(scores_a, scores_b, ["em"], difference=-5)
+    with pytest.raises(PlaygroundError, match="must lie in 0..1"):
+        mcnemar_sample_size(0.0, 5.0)
