@@ -287,6 +287,7 @@ def plugin_judge_command(args) -> int:
                 answer_field=args.answer_field,
                 use_cache=not args.no_cache,
                 on_progress=progress,
+                deadline_s=args.timeout,
             ),
         )
     lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]

@@ -366,3 +366,32 @@ def test_playground_judge_takes_a_timeout_per_judgment(hostile, tmp_path):
     assert (
         refused.returncode != 0 and "--timeout must be more than 0 and at most 86,400 seconds, got 0" in refused.stderr
     )
+
+
+def read_any_score(text: str) -> dict:
+    """A plugin judge's verdict reader (never reached here: the trickling server sends no whole reply)."""
+    return {"score": 1.0, "reason": text}
+
+
+def test_a_trickling_plugin_judge_keeps_its_deadline(hostile, tiny_workspace, tmp_path):
+    """A plugin judge gets the deadline the built-in judges get (`judge NAME --timeout` was ignored for them)."""
+    from playground.evaluation.judges import JudgeConfig
+    from playground.evaluation.judges.plugged import judge_run_plugin
+    from playground.plugins.records import JudgeKind
+    from playground.store.judgments import list_judgments
+    from tests.evaluation.judges.conftest import make_run
+    from tests.plugins.helpers import registered
+
+    template = tmp_path / "strict.jinja"
+    template.write_text("Question: {{ question }}\nAnswer: {{ answer }}\nScore 0-1:", encoding="utf-8")
+    judge = JudgeKind("strict", {"main": str(template)}, read_verdict=f"{__name__}:read_any_score")
+    run_id = make_run(tiny_workspace, {"q1": "Paris"})
+    started = time.monotonic()
+    with registered(judge):
+        report = judge_run_plugin(
+            tiny_workspace, "strict", run_id, JudgeConfig(model=f"openai:trickle@{hostile}"), deadline_s=3
+        )
+    elapsed = time.monotonic() - started
+    errors = [j["error"] for j in list_judgments(tiny_workspace, run_id, kind="pointwise")]
+    assert errors and all("no complete answer within 3 s" in (e or "") for e in errors), (report, errors)
+    assert elapsed < 3 + 5, f"{elapsed:.1f} s"

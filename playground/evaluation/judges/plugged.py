@@ -36,8 +36,10 @@ def judge_run_plugin(
     model=None,
     use_cache: bool = True,
     on_progress: Optional[ProgressCallback] = None,
+    deadline_s: Optional[float] = None,
 ) -> dict:
-    """Judge every answer of a run with the plugin judge `name`, `repeat` times; the score is the mean 0-1 score."""
+    """Judge every answer of a run with the plugin judge `name`, `repeat` times; the score is the mean 0-1 score.
+    Each judgment has `deadline_s` (default 300 s), as the built-in judges' do."""
     from playground.plugins import load_ref
 
     record = plugin_judges().get(name)
@@ -56,7 +58,7 @@ def judge_run_plugin(
             if not item.references
         ]
         items = [item for item in items if item.references]
-    judge = resolve_judge(workspace, name, config, model=model, use_cache=use_cache)
+    judge = resolve_judge(workspace, name, config, model=model, use_cache=use_cache, deadline_s=deadline_s)
     warning = self_judging_warning(judge.model.spec, [run_model(run)])
 
     def judge_one(item, tracer, sample_index):
