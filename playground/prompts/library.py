@@ -12,9 +12,9 @@ from playground.config import starter_templates_dir
 from playground.prompts.template import NAME_PATTERN, SUFFIX, Template
 
 
-def list_templates(workspace=None) -> list[Template]:
+def list_templates(workspace=None, problems: Optional[list[str]] = None) -> list[Template]:
     """The starters (templates/*.jinja in the package), sorted by name; with `workspace`, then the templates of your
-    own beside it (a name a starter has is the starter's)."""
+    own beside it (a name a starter has is the starter's; a file that does not parse is named in `problems`)."""
     folder = starter_templates_dir()
     starters = (
         sorted((Template.from_file(path) for path in folder.glob(f"*{SUFFIX}")), key=lambda t: t.name)
@@ -26,7 +26,7 @@ def list_templates(workspace=None) -> list[Template]:
     from playground.prompts.own_templates import list_own_templates
 
     taken = {t.name for t in starters}
-    return starters + [t for t in list_own_templates(workspace) if t.name not in taken]
+    return starters + [t for t in list_own_templates(workspace, problems) if t.name not in taken]
 
 
 def is_starter(template: Template) -> bool:

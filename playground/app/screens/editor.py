@@ -145,14 +145,15 @@ def question_picker(questions):
     return question, question.text
 
 
-def _editor_templates(ws) -> dict:
-    """{name: (Template, what it is)}: the starters, your own templates, then names only saved as versions."""
+def _editor_templates(ws, problems: list[str]) -> dict:
+    """{name: (Template, what it is)}: the starters, your own templates, then names only saved as versions (a file
+    of your own that does not parse is named in `problems`)."""
     from playground.prompts.library import is_starter, list_templates, load_template
     from playground.store.prompts import list_saved_templates
 
     found = {
         t.name: (t, "starter" if is_starter(t) else "your template")
-        for t in ui.answer_templates(list_templates(ws)).values()
+        for t in ui.answer_templates(list_templates(ws, problems)).values()
     }
     for row in list_saved_templates(ws):
         if row["name"] not in found and row["latest_version"] and row.get("technique") != "llm-judge":
@@ -166,13 +167,10 @@ def _editor_templates(ws) -> dict:
 def template_picker(ws):
     """The template the editor holds (a starter, your own, or one only saved as versions); picking another loads it,
     with the session's unsaved text of it."""
-    from playground.prompts.own_templates import list_own_templates
-
     problems: list[str] = []
-    list_own_templates(ws, problems)
+    templates = _editor_templates(ws, problems)
     for problem in problems:
         st.warning(ui.md_escape(f"Left out: {problem}"), icon=":material/warning:")
-    templates = _editor_templates(ws)
     if not templates:
         st.error("No templates found: the package's starters are missing.")
         st.stop()
