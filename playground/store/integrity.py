@@ -1,7 +1,7 @@
 """Is this file a playground workspace, and is it whole? Asked before anything is written to it.
 
 A workspace carries `PRAGMA application_id` = APPLICATION_ID in its header (bytes 68-71), so opening a marked file
-reads 100 bytes and no more. A file that is not SQLite, or is another program's database, is refused without a byte
+reads 100 bytes and no more (a file in WAL mode, open somewhere, is asked through a read-only SQLite connection). A file that is not SQLite, or is another program's database, is refused without a byte
 changed (SQLite would switch it to WAL mode for good). Damage (`database disk image is malformed`) is looked for with
 `PRAGMA quick_check` before bulk writes (imports, migrations), never on every open: that reads the whole file.
 """
@@ -148,7 +148,7 @@ def database_file(db: Any) -> str:
 def ensure_undamaged(db: Any, doing: str) -> None:
     """Refuse, before a bulk write (`doing`: "import into it"), to write into a file whose pages are damaged.
 
-    `PRAGMA quick_check` reads every page (0.13 s for 280 MB in the page cache, 120 opens' worth:
+    `PRAGMA quick_check` reads every page (0.13 s for 280 MB in the page cache, over 200 opens' worth:
     bench/workspace_open.py), so it runs before imports and migrations, not on every open."""
     try:
         rows = [row[0] for row in db.execute("PRAGMA quick_check(5)").fetchall()]
