@@ -87,6 +87,11 @@ def workspace() -> Workspace:
     return opened[path]
 
 
+def _address() -> dict[str, str]:
+    """The address bar's query parameters, one value each."""
+    return {key: st.query_params.get(key) for key in st.query_params.keys()}
+
+
 def take_link_params() -> dict[str, str]:
     """Take this navigation's link parameters out of the address bar (called first in every script run).
 
@@ -94,7 +99,7 @@ def take_link_params() -> dict[str, str]:
     link, a page link with query parameters, a reload of one) has them, whether or not an earlier link of this
     browser session carried the same values.
     """
-    params = {key: st.query_params.get(key) for key in st.query_params.keys()}
+    params = _address()
     if params and params == st.session_state.get(OWN_ADDRESS_KEY):  # the page's own state, written by keep_in_address
         st.session_state[LINK_KEY] = {}
         return {}
@@ -113,21 +118,21 @@ def keep_in_address(**params) -> None:
     next script runs do not take it as a link, a reload (a new browser session) does."""
     query = {key: str(value) for key, value in params.items() if value not in (None, "")}
     st.session_state[OWN_ADDRESS_KEY] = query
-    if {key: st.query_params.get(key) for key in st.query_params.keys()} != query:
+    if _address() != query:
         st.query_params.from_dict(query)
 
 
 def leave_own_address() -> None:
     """On a page that keeps nothing in the address: drop what another page of this session put there."""
     own = st.session_state.get(OWN_ADDRESS_KEY)
-    if own and {key: st.query_params.get(key) for key in st.query_params.keys()} == own:
+    if own and _address() == own:
         st.query_params.clear()
 
 
 def link_param(name: str) -> Optional[str]:
     """A parameter of the link this script run was opened with (None after a click, or when it has none)."""
     if LINK_KEY not in st.session_state:  # a page run alone (AppTest): read the URL, unless the page wrote it
-        params = {key: st.query_params.get(key) for key in st.query_params.keys()}
+        params = _address()
         return None if params == st.session_state.get(OWN_ADDRESS_KEY) else st.query_params.get(name)
     return st.session_state[LINK_KEY].get(name)
 

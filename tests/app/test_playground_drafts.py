@@ -9,7 +9,6 @@ from streamlit.testing.v1 import AppTest
 
 from playground.prompts.library import load_template
 from playground.store.prompts import list_prompt_versions, save_prompt_version
-from playground.store.sessions import current_session
 from tests.app.conftest import page_path
 
 EDIT = "My edit: {{ question }}"
@@ -81,4 +80,3 @@ def test_a_starter_name_is_refused_with_one_line_and_nothing_written(app_workspa
     assert not at.exception, at.exception
     assert any("starter" in m.value for m in at.error)
     assert not (Path(app_workspace.path).parent.parent / "templates" / "rag-cot.jinja").exists()
-    assert current_session(app_workspace)["id"]
