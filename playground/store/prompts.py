@@ -64,6 +64,19 @@ def save_prompt_version(
     return new_id
 
 
+def save_edited_version(
+    workspace: Workspace, template, base=None, message: Optional[str] = None, session_id: Optional[str] = None
+) -> str:
+    """Store an edited text as a version whose parent is `base`, the template it was edited from (stored first, so
+    the lineage holds when `base` is a file never stored); `message` only when it differs from `base`."""
+    parent = None
+    if base is not None and base.content != template.content:
+        parent = save_prompt_version(workspace, base, session_id=session_id)
+    return save_prompt_version(
+        workspace, template, parent=parent, session_id=session_id, message=message if parent else None
+    )
+
+
 def get_prompt_version(workspace: Workspace, id_or_prefix: str) -> dict:
     """One version by its id or an unambiguous prefix of it."""
     prefix = (id_or_prefix or "").strip().lower()

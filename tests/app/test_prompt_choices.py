@@ -82,3 +82,17 @@ def test_your_own_templates_are_offered_and_ages_read_as_ages(workspace):
     assert by_key["mine"].label == "mine (your template): My own" and by_key["mine"].kind == "own"
     saved = [c for c in choices if c.kind == "version"]
     assert saved and all(" · 3 h ago · " in c.label for c in saved)
+
+
+def test_unsaved_edits_of_a_starter_never_stored_run_with_the_starter_as_parent(workspace):
+    """The editor's base may be a starter file no run has stored yet: starting a run from the picker stores the
+    starter first (it failed with "no prompt version" before)."""
+    session = current_session(workspace)["id"]
+    starter = load_template("rag-cot")
+    edited = starter.with_changes(system="Think, then answer in a word.")
+    save_draft(workspace, session, "rag-cot", edited.content, prompt_version_id(starter.content))
+    (choice,) = [c for c in prompt_choices(workspace, session) if c.kind == "editor"]
+    ref = version_to_run(workspace, choice, session)
+    stored = get_prompt_version(workspace, ref.split("@")[1])
+    assert stored["content"] == edited.content and stored["parent"] == prompt_version_id(starter.content)
+    assert get_prompt_version(workspace, stored["parent"])["content"] == starter.content

@@ -66,18 +66,9 @@ def variant_label(index: int) -> str:
 
 def save_variant_version(workspace, variant: Variant, session_id: Optional[str]) -> str:
     """Store the variant's template text as a prompt version (parent: the version it was edited from)."""
-    from playground.store.prompts import save_prompt_version
+    from playground.store.prompts import save_edited_version
 
-    parent = None
-    if variant.base is not None and variant.base.content != variant.template.content:
-        parent = save_prompt_version(workspace, variant.base, session_id=session_id)
-    return save_prompt_version(
-        workspace,
-        variant.template,
-        parent=parent,
-        session_id=session_id,
-        message="edited in the app" if parent else None,
-    )
+    return save_edited_version(workspace, variant.template, variant.base, "edited in the app", session_id)
 
 
 def _run_config(benchmark: str, variant: Variant, version: str, question_ids, sample, seed):

@@ -39,16 +39,10 @@ def template_options(ws) -> dict[str, object]:
 
 
 def _variant_base(ws, choice):
-    """The template the editor's text was edited from (its saved version), so a run records it as the parent."""
-    from playground import PlaygroundError
-    from playground.prompts.library import load_template
+    """The template the editor's text was edited from, so a run records it as the parent."""
+    from playground.app.views.prompts import base_template
 
-    if choice.kind != "editor" or not choice.base_version:
-        return None
-    try:
-        return load_template(f"{choice.template.name}@{choice.base_version}", ws)
-    except PlaygroundError:
-        return None
+    return base_template(ws, choice.template.name, choice.base_version) if choice.kind == "editor" else None
 
 
 def variant_column(index: int, column, templates: dict, corpus) -> ui.Variant | None:

@@ -138,15 +138,34 @@ def default_choice(choices: list[PromptChoice]) -> Optional[str]:
     return keys[0] if keys else None
 
 
+def base_template(workspace, name: str, base_version: Optional[str]):
+    """The template an edited text started from: its stored version, else the template file of its name when that
+    is the very text (a starter never stored); None when neither is."""
+    from playground import PlaygroundError
+    from playground.prompts.library import load_template
+    from playground.store.prompts import prompt_version_id
+
+    if not base_version:
+        return None
+    try:
+        return load_template(f"{name}@{base_version}", workspace)
+    except PlaygroundError:
+        pass
+    try:
+        template = load_template(name, workspace)
+    except PlaygroundError:
+        return None
+    return template if prompt_version_id(template.content) == base_version else None
+
+
 def version_to_run(workspace, choice: PromptChoice, session_id: Optional[str]) -> str:
     """The template reference a run's config takes for `choice`: the editor's text is saved as a version first
     (its parent the version it was edited from), so the run records exactly the text the editor held."""
-    from playground.store.prompts import save_prompt_version
+    from playground.store.prompts import save_edited_version
 
     if choice.kind == "editor":
-        saved = save_prompt_version(
-            workspace, choice.template, parent=choice.base_version, session_id=session_id, message="edited in the app"
-        )
+        base = base_template(workspace, choice.template.name, choice.base_version)
+        saved = save_edited_version(workspace, choice.template, base, "edited in the app", session_id)
         return f"{choice.template.name}@{saved}"
     return choice.key
 
