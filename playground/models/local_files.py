@@ -150,7 +150,12 @@ def derive(
     folder = Path(folder) if folder else models_dir()
     target = folder / derived_name(source, fmt)
     with _derive_lock:
-        if _record_matches(read_record(target), target, source, fmt):
+        record = read_record(target)
+        if record is not None and _record_matches(record, target, source, fmt):
+            source_stat = source.stat()
+            if record.get("source") != str(source) or record.get("source_mtime_ns") != source_stat.st_mtime_ns:
+                # the same bytes at another path (another checkout, a reinstall): the record names this source now
+                _write_record(target, {**record, "source": str(source), "source_mtime_ns": source_stat.st_mtime_ns})
             return target
         folder.mkdir(parents=True, exist_ok=True)
         staging = folder / f".{target.name}.tmp-{os.getpid()}-{threading.get_ident()}"
@@ -185,11 +190,16 @@ def derive(
             "seconds": round(time.perf_counter() - started, 3),
             "made_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
-        record_path = target.with_suffix(".json")
-        record_staging = folder / f".{record_path.name}.tmp-{os.getpid()}-{threading.get_ident()}"
-        record_staging.write_text(json.dumps(record, indent=2), encoding="utf-8")
-        os.replace(record_staging, record_path)
+        _write_record(target, record)
         return target
+
+
+def _write_record(target: Path, record: dict) -> None:
+    """The derived file's record, written beside it and swapped in whole."""
+    record_path = target.with_suffix(".json")
+    record_staging = target.parent / f".{record_path.name}.tmp-{os.getpid()}-{threading.get_ident()}"
+    record_staging.write_text(json.dumps(record, indent=2), encoding="utf-8")
+    os.replace(record_staging, record_path)
 
 
 def gemma3_path() -> Path:

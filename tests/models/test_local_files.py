@@ -49,6 +49,24 @@ def test_the_derived_file_is_made_once_cached_and_fingerprinted(tmp_path, capfd)
     assert sha256(again) == record["sha256"]
 
 
+def test_the_same_source_at_another_path_reuses_the_file_and_is_named_in_its_record(tmp_path):
+    """Another checkout's copy of the same weights reuses the cached derived file, and its provenance names the
+    copy that runs now, not the checkout that made it."""
+    made_from = tmp_path / "first" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    made_from.parent.mkdir()
+    made_from.write_bytes(smollm2_path().read_bytes())
+    folder = tmp_path / "models"
+    derived = derive(made_from, "Q8_0", folder)
+    made = derived.stat().st_mtime_ns
+    elsewhere = tmp_path / "second" / made_from.name
+    elsewhere.parent.mkdir()
+    elsewhere.write_bytes(made_from.read_bytes())
+    assert derive(elsewhere, "Q8_0", folder) == derived and derived.stat().st_mtime_ns == made  # not redone
+    record = read_record(derived)
+    assert record["source"] == str(elsewhere) and record["source_mtime_ns"] == elsewhere.stat().st_mtime_ns
+    assert record["source_sha256"] == sha256(elsewhere)
+
+
 def test_an_unknown_derived_format_is_a_clear_error(tmp_path):
     with pytest.raises(ModelSpecError, match="cannot derive format 'Q2_K'"):
         derive(smollm2_path(), "Q2_K", tmp_path)
