@@ -20,12 +20,13 @@ MAX_ANSWER_WORDS = 12  # "a short answer": longer is no answer span, however wel
 
 def read_output(text: str) -> Optional[tuple[str, str]]:
     """(question, answer) from the model's reply: the first JSON object's "question" and "answer" fields (code
-    fences allowed), else "Question: ..." and "Answer: ..." lines; None when neither is there, or either is empty."""
+    fences allowed), else a "Question: ..." line (or the first line ending in "?") and an "Answer: ..." line; None
+    when neither is there, or either is empty."""
     found = first_json_object(text or "")
     if isinstance(found, dict):
         question, answer = found.get("question"), found.get("answer")
     else:
-        question, answer = _labelled(text or "", "question"), _labelled(text or "", "answer")
+        question, answer = _labelled(text or "", "question") or _asked(text or ""), _labelled(text or "", "answer")
     if not isinstance(question, str) or not isinstance(answer, (str, int, float)) or isinstance(answer, bool):
         return None
     question, answer = " ".join(question.split()), " ".join(str(answer).split())
@@ -35,6 +36,10 @@ def read_output(text: str) -> Optional[tuple[str, str]]:
 def _labelled(text: str, label: str) -> Optional[str]:
     match = re.search(rf"^\W*{label}\W*:\s*(.+)$", text, re.IGNORECASE | re.MULTILINE)
     return match.group(1).strip().strip('"') if match else None
+
+
+def _asked(text: str) -> Optional[str]:
+    return next((line.strip() for line in text.splitlines() if line.strip().endswith("?")), None)
 
 
 def _words(text: str) -> list[tuple[int, int]]:
