@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from http.server import BaseHTTPRequestHandler
 
 import pytest
@@ -115,6 +116,7 @@ class ScriptedModel:
                 pass
 
         self.httpd = serve_in_thread(Handler)
+        self.httpd.handle_error = lambda request, address: None  # a client that gave up is the point, not news
         self.spec = f"openai:scripted@http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def close(self):
@@ -219,3 +221,24 @@ def test_two_hop_questions_pair_related_chunks_and_keep_both_spans(docs_workspac
         answer_span, bridge_span = question.metadata["gold_spans"]
         assert documents[answer_span["document"]][answer_span["start"] : answer_span["end"]] == question.answers[0]
         assert documents[bridge_span["document"]][bridge_span["start"] : bridge_span["end"]] == texts[first]
+
+
+def test_a_call_past_the_timeout_is_a_model_error_and_the_rest_go_on(docs_workspace, capsys):
+    def slow_on_the_keepers(prompt: str) -> str:
+        if "Grey Shoal" in prompt:
+            time.sleep(3)
+        return reply_to(prompt)
+
+    server = ScriptedModel(slow_on_the_keepers)
+    try:
+        code, out, err = call(
+            capsys, "questions", "generate", "--db", str(docs_workspace.path), "--corpus", "guide",
+            "--model", server.spec, "--name", "qs", "--n", "6", "--two-hop-share", "0", "--timeout", "0.5", "--json",
+        )  # fmt: skip
+    finally:
+        server.close()
+    report = json.loads(out)
+    assert code == 0, err
+    assert report["rejected"]["model_error"] == 1 and report["kept"] == 1
+    (failed,) = [r for r in report["rejections"] if r["reason"] == "model_error"]
+    assert failed["source_passage_ids"] == ["guide/lighthouse.md#2"]
