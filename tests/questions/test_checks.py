@@ -13,7 +13,7 @@ from playground.data.records import Passage
 from playground.prompts.library import load_template
 from playground.prompts.render import render_messages
 from playground.questions.checks import find_answer, gives_answer_away, read_output
-from playground.questions.chunks import as_chunk, corpus_chunks, neighbour, spread_sample
+from playground.questions.chunks import as_chunk, corpus_chunks, neighbour, related_pair, spread_sample
 
 TEXT = "The Seine is a river in northern France that flows through (Paris) to the English Channel."
 
@@ -96,3 +96,26 @@ def test_the_generator_template_asks_for_json_about_one_or_two_passages_and_answ
     assert f"[1] Seine: {TEXT}" in one and "[2]" not in one and '{"question": "...", "answer": "..."}' in one
     assert "[2] Seine" in two and "both passages" in two
     assert not is_answer_template(template) and is_answer_template(load_template("rag-short-answer"))
+
+
+def test_a_two_hop_partner_is_a_chunk_bm25_links_from_another_document_else_a_neighbour():
+    from playground.retrieval.bm25 import BM25Retriever
+    from playground.retrieval.registry import resolve_params
+
+    passages = [
+        Passage("a.md#1", "", "The Kellerby lighthouse was built by Marta Voss in 1874 on the cliff.", {"topic": "a"}),
+        Passage("a.md#2", "", "Three keepers lived in the cottage and rang the fog bell in storms.", {"topic": "a"}),
+        Passage(
+            "b.md#1", "", "Copper from Dunmore went by barge down the river Allen to the smelters.", {"topic": "b"}
+        ),
+        Passage(
+            "c.md#1", "", "Marta Voss trained as an engineer in Glasgow before the Kellerby lighthouse.", {"topic": "c"}
+        ),
+    ]
+    chunks = corpus_chunks(passages)
+    retriever = BM25Retriever.from_texts([p.text for p in passages], [p.id for p in passages], resolve_params("bm25"))
+    first, partner, link = related_pair(chunks, chunks[0], prefer_link=True, search=retriever.search)
+    assert (first.id, partner.id, link) == ("a.md#1", "c.md#1", "bm25")
+    assert [c.id for c in related_pair(chunks, chunks[0], False, retriever.search)[1:2]] == ["a.md#2"]
+    alone = related_pair(chunks, chunks[2], prefer_link=True, search=retriever.search)
+    assert alone is None  # nothing in another document shares its words, and its document has no other chunk
