@@ -89,7 +89,7 @@ def generate_command(args) -> int:
     )
     on_progress, close = progress_bar("generating")
     try:
-        with workspace_for(args) as workspace:
+        with workspace_for(args, create=False) as workspace:
             result = generate_questions(workspace, settings, on_progress=on_progress)
     finally:
         close()
