@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "sessions",
     "judge",
     "experiments",
+    "questions",
     "plugins",
     "workspace",
 ]

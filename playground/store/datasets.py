@@ -93,24 +93,28 @@ def save_dataset(workspace: Workspace, name: str, dataset: Dataset, replace: boo
                 "created_at": created,
             }
         )
-        db["questions"].insert_all(
-            (
-                {
-                    "benchmark": name,
-                    "id": q.id,
-                    "position": i,
-                    "text": q.text,
-                    "answers": to_json(q.answers),
-                    "gold_passage_ids": to_json(q.gold_passage_ids),
-                    "choices": to_json([{"label": c.label, "text": c.text} for c in q.choices]),
-                    "tags": to_json(q.tags),
-                    "metadata": to_json(q.metadata),
-                }
-                for i, q in enumerate(dataset.questions)
-            ),
-            batch_size=2000,
-        )
+        _insert_questions(db, name, dataset.questions)
     return {"name": name, "corpus": corpus_name, "passages": len(dataset.passages), "questions": len(dataset.questions)}
+
+
+def _insert_questions(db, benchmark: str, questions: list[Question]) -> None:
+    db["questions"].insert_all(
+        (
+            {
+                "benchmark": benchmark,
+                "id": q.id,
+                "position": i,
+                "text": q.text,
+                "answers": to_json(q.answers),
+                "gold_passage_ids": to_json(q.gold_passage_ids),
+                "choices": to_json([{"label": c.label, "text": c.text} for c in q.choices]),
+                "tags": to_json(q.tags),
+                "metadata": to_json(q.metadata),
+            }
+            for i, q in enumerate(questions)
+        ),
+        batch_size=2000,
+    )
 
 
 def list_datasets(workspace: Workspace) -> dict:
@@ -206,3 +210,56 @@ def corpus_of(workspace: Workspace, benchmark_or_corpus: str) -> Optional[str]:
         return row["corpus"]
     get_corpus(workspace, benchmark_or_corpus)
     return benchmark_or_corpus
+
+
+def check_benchmark_name(workspace: Workspace, name: str, replace: bool = False) -> None:
+    """A new benchmark over an existing corpus may take NAME: not a corpus's name, nor a benchmark's unless
+    `replace` (checked before long work, and again when storing)."""
+    if not name or not name.strip():
+        raise PlaygroundError("a dataset needs a non-empty --name")
+    db = workspace.db
+    if db["corpora"].count_where("name = ?", [name]):
+        raise PlaygroundError(
+            f"{name!r} is the name of a corpus in {workspace.path}; give the questions another --name"
+        )
+    if db["benchmarks"].count_where("name = ?", [name]) and not replace:
+        raise PlaygroundError(f"dataset {name!r} already exists in {workspace.path}; pass --replace to overwrite it")
+
+
+def save_benchmark(
+    workspace: Workspace,
+    name: str,
+    corpus: str,
+    format: str,
+    source: str,
+    questions: list[Question],
+    metadata: dict,
+    replace: bool = False,
+) -> dict:
+    """Store benchmark NAME over an existing corpus (generated questions), in one transaction; the corpus is left
+    as it is. A name taken by a corpus is refused, and one taken by a benchmark unless `replace`."""
+    check_benchmark_name(workspace, name, replace)
+    db = workspace.db
+    get_corpus(workspace, corpus)
+    seen: set[str] = set()
+    for question in questions:
+        if question.id in seen:
+            raise PlaygroundError(f"{source}: duplicate question id {question.id!r}")
+        seen.add(question.id)
+    ensure_undamaged(db, "store questions in it")
+    with db.atomic():
+        db.execute("DELETE FROM questions WHERE benchmark = ?", [name])
+        db.execute("DELETE FROM benchmarks WHERE name = ?", [name])
+        db["benchmarks"].insert(
+            {
+                "name": name,
+                "corpus": corpus,
+                "format": format,
+                "source": source,
+                "n_questions": len(questions),
+                "metadata": to_json(metadata),
+                "created_at": now(),
+            }
+        )
+        _insert_questions(db, name, questions)
+    return {"name": name, "corpus": corpus, "questions": len(questions)}

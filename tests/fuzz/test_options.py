@@ -127,6 +127,8 @@ def base(tmp_path_factory):
     model = f"openai:fuzz@{server.url}"
     fillers = {  # a usable value for each argument a command needs, by its dest
         "dataset": "tiny",
+        "corpus": "tiny",
+        "n": "2",
         "question": "q1",
         "question_id": "q1",
         "run": run_ids[0],

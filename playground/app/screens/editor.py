@@ -148,7 +148,7 @@ def question_picker(questions):
 def _editor_templates(ws, problems: list[str]) -> dict:
     """{name: (Template, what it is)}: the starters, your own templates, then names only saved as versions (a file
     of your own that does not parse is named in `problems`)."""
-    from playground.app.views.prompts import JUDGE_TECHNIQUE
+    from playground.app.views.prompts import NOT_ANSWERING
     from playground.prompts.library import is_starter, list_templates, load_template
     from playground.store.prompts import list_saved_templates
 
@@ -157,7 +157,7 @@ def _editor_templates(ws, problems: list[str]) -> dict:
         for t in ui.answer_templates(list_templates(ws, problems)).values()
     }
     for row in list_saved_templates(ws):
-        if row["name"] not in found and row["latest_version"] and row.get("technique") != JUDGE_TECHNIQUE:
+        if row["name"] not in found and row["latest_version"] and row.get("technique") not in NOT_ANSWERING:
             try:
                 found[row["name"]] = (load_template(f"{row['name']}@{row['latest_version']}", ws), "saved versions")
             except PlaygroundError:

@@ -14,6 +14,8 @@ from typing import Optional
 EDITOR = "(editor)"
 DEFAULT_STARTER = "rag-short-answer"
 JUDGE_TECHNIQUE = "llm-judge"
+# Templates that do not answer questions, so the pages that run answers leave them out: judges, question generators.
+NOT_ANSWERING = (JUDGE_TECHNIQUE, "question-generation")
 
 
 @dataclass(frozen=True)
@@ -58,8 +60,9 @@ def version_label(version: dict, now: Optional[datetime] = None) -> str:
 
 
 def is_answer_template(template) -> bool:
-    """LLM-judge templates judge answers; they do not answer (pages offer only the others)."""
-    return getattr(template, "technique", None) != JUDGE_TECHNIQUE
+    """LLM-judge templates judge answers and question generators ask questions; they do not answer (pages offer
+    only the others)."""
+    return getattr(template, "technique", None) not in NOT_ANSWERING
 
 
 def prompt_choices(workspace, session_id: str, now: Optional[datetime] = None) -> list[PromptChoice]:

@@ -1,0 +1,244 @@
+"""`playground questions generate` against a real local HTTP server playing the model: each kind of bad reply lands
+in its rejection reason, the counts are printed, and what is kept is stored with its gold spans and provenance.
+
+The documents corpus is made through the store as `data import docs` makes one (contract of issue 19): passages
+whose text is exactly `document_text[start:end]`, with `{"document", "start", "end"}` metadata."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from http.server import BaseHTTPRequestHandler
+
+import pytest
+
+import playground.cli as cli
+from playground.data.records import Dataset, Passage
+from playground.store.datasets import get_benchmark, load_questions, save_dataset
+from playground.store.prompts import get_prompt_version
+from tests.openai_server import send_payload, serve_in_thread
+
+GUIDE = """Kellerby lighthouse
+
+The lighthouse at Kellerby was built in 1874 by the engineer Marta Voss. Its lamp burned whale oil until the harbour board bought a paraffin burner.
+
+Keepers
+
+Three keepers lived in the cottage below the tower. They logged every ship that passed the Grey Shoal and rang the fog bell in winter storms.
+
+Harbour wall
+
+Marta Voss also drew the harbour wall beside the lighthouse at Kellerby. Masons cut its granite blocks at the Trevail quarry across the bay.
+"""
+
+MINES = """Dunmore mines
+
+Copper was mined at Dunmore from 1790, and the ore went by barge down the river Allen to the smelters at Pellow.
+
+Tin streaming
+
+Before the copper shafts, families streamed tin from the gravels of Hobb's brook, washing it in wooden troughs called buddles.
+
+Closing
+
+The last engine house shut in 1921, when cheap ore from Chile made the deep workings unprofitable for the owners.
+"""
+
+# A word of the chunk -> the server's reply when it is asked about that chunk alone.
+REPLIES = {
+    "whale oil": '{"question": "Who built the lighthouse at Kellerby?", "answer": "Marta Voss"}',
+    "harbour wall": '```json\n{"question": "Who designed the lighthouse at Kellerby?", "answer": "Marta Voss"}\n```',
+    "Grey Shoal": '{"question": "What did the keepers ring in winter storms?", "answer": "the fog bel"}',
+    "ore went by barge": '{"question": "Which metal was mined at Dunmore from 1790?", "answer": "Berlin"}',
+    "buddles": '{"question": "What were the wooden troughs for washing tin from the buddles called?", "answer": "buddles"}',
+    "engine house": "Sure! The question would be about the engine house, but I am not sure.",
+}
+GENERIC = '{"question": "What is the answer?", "answer": "Chile"}'
+
+
+def chunks(path: str, text: str) -> list[Passage]:
+    """Paragraph chunks of a document, each an exact slice with its span, titled by the heading before it."""
+    passages, heading = [], ""
+    for match in re.finditer(r"[^\n]+", text):
+        if len(match.group().split()) <= 3:
+            heading = match.group()
+            continue
+        passages.append(
+            Passage(
+                f"{path}#{len(passages) + 1}",
+                heading,
+                match.group(),
+                {"document": path, "start": match.start(), "end": match.end()},
+            )
+        )
+    return passages
+
+
+def reply_to(prompt: str) -> str:
+    passages = re.findall(r"^\[(\d)\] [^:]*: (.*)$", prompt, re.MULTILINE)
+    if len(passages) == 2:  # two-hop: ask about the first passage, answer from the second's last word
+        first, second = passages[0][1], passages[1][1]
+        answer = re.findall(r"\w+", second)[-1]
+        return json.dumps({"question": f"After '{' '.join(first.split()[:6])}', what comes last?", "answer": answer})
+    for marker, reply in REPLIES.items():
+        if marker in prompt:
+            return reply
+    return GENERIC
+
+
+class ScriptedModel:
+    """A real HTTP server speaking the chat-completions API, replying per the chunk in the prompt."""
+
+    def __init__(self, reply=reply_to):
+        prompts = self.prompts = []
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):  # noqa: N802 - http.server naming
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
+                prompts.append(prompt)
+                text = reply(prompt)
+                completion = {
+                    "id": "chatcmpl-test",
+                    "object": "chat.completion",
+                    "model": "scripted-1",
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())},
+                }
+                send_payload(self, 200, json.dumps(completion).encode())
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = serve_in_thread(Handler)
+        self.httpd.handle_error = lambda request, address: None  # a client that gave up is the point, not news
+        self.spec = f"openai:scripted@http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def docs_workspace(workspace):
+    """Corpus `guide` of format "docs": two documents cut into paragraph chunks with their spans."""
+    passages = chunks("guide/lighthouse.md", GUIDE) + chunks("guide/mines.md", MINES)
+    dataset = Dataset("docs", "tests/questions", passages, [], {"document_set": "test", "chunker": "paragraphs"})
+    save_dataset(workspace, "guide", dataset)
+    return workspace
+
+
+@pytest.fixture
+def model():
+    server = ScriptedModel()
+    yield server
+    server.close()
+
+
+def call(capsys, *argv) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_each_bad_reply_lands_in_its_reason_and_the_kept_one_is_stored_with_its_span(docs_workspace, model, capsys):
+    db = str(docs_workspace.path)
+    argv = ["questions", "generate", "--db", db, "--corpus", "guide", "--model", model.spec, "--name", "guide-qs"]
+    code, out, err = call(capsys, *argv, "--n", "6", "--two-hop-share", "0", "--seed", "3")
+    assert code == 0, err
+    assert len(model.prompts) == 6
+    counts = dict(re.findall(r"^(asked|kept|rejected: \w+)\s+(\d+)$", out, re.MULTILINE))
+    assert counts == {
+        "asked": "6",
+        "kept": "2",
+        "rejected: unparsable": "1",
+        "rejected: unsupported": "1",
+        "rejected: gives_answer_away": "1",
+        "rejected: too_generic": "0",
+        "rejected: near_duplicate": "1",
+        "rejected: model_error": "0",
+    }, out
+
+    questions = load_questions(docs_workspace, "guide-qs")
+    assert get_benchmark(docs_workspace, "guide-qs")["corpus"] == "guide"
+    by_answer = {q.answers[0]: q for q in questions}
+    assert set(by_answer) == {"Marta Voss", "the fog bel"}
+    fuzzy = by_answer["the fog bel"]  # found fuzzily: "the fog bell"
+    (span,) = fuzzy.metadata["gold_spans"]
+    assert span["document"] == "guide/lighthouse.md" and GUIDE[span["start"] : span["end"]] == "the fog bell"
+    assert fuzzy.gold_passage_ids == fuzzy.metadata["source_passage_ids"] == ["guide/lighthouse.md#2"]
+    generator = fuzzy.metadata["generator"]
+    assert generator["model"] == model.spec and generator["model_id"] == "scripted-1"
+    assert get_prompt_version(docs_workspace, generator["prompt_version"])["template"] == "question-generation"
+    assert fuzzy.metadata["kind"] == "single"
+
+    stored = json.loads(get_benchmark(docs_workspace, "guide-qs")["metadata"])
+    reasons = {r["reason"]: r for r in stored["rejections"]}
+    assert reasons["unsupported"]["answer"] == "Berlin"
+    assert reasons["gives_answer_away"]["source_passage_ids"] == ["guide/mines.md#2"]
+    assert "engine house" in reasons["unparsable"]["output"]
+    assert "cosine" in reasons["near_duplicate"]["detail"]
+
+
+def test_a_question_bm25_does_not_tie_to_its_chunk_is_too_generic(docs_workspace, capsys):
+    server = ScriptedModel(lambda prompt: GENERIC)
+    try:
+        db = str(docs_workspace.path)
+        code, out, err = call(
+            capsys, "questions", "generate", "--db", db, "--corpus", "guide", "--model", server.spec,
+            "--name", "qs", "--n", "6", "--two-hop-share", "0", "--json",
+        )  # fmt: skip
+    finally:
+        server.close()
+    report = json.loads(out)
+    assert report["rejected"]["too_generic"] == 1 and report["rejected"]["unsupported"] == 5
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 1 and errors == [
+        "error: none of the 6 question(s) asked was kept (rejected: unsupported 5, too_generic 1); no dataset written"
+    ]
+    assert "qs" not in {row["name"] for row in docs_workspace.db.query("SELECT name FROM benchmarks")}
+
+
+def test_two_hop_questions_pair_related_chunks_and_keep_both_spans(docs_workspace, model, capsys):
+    db = str(docs_workspace.path)
+    code, out, err = call(
+        capsys, "questions", "generate", "--db", db, "--corpus", "guide", "--model", model.spec,
+        "--name", "hops", "--n", "4", "--two-hop-share", "1", "--seed", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    questions = load_questions(docs_workspace, "hops")
+    assert questions and all(q.metadata["kind"] == "two-hop" for q in questions)
+    texts = {p["id"]: p["text"] for p in docs_workspace.db.query("SELECT id, text FROM passages")}
+    documents = {"guide/lighthouse.md": GUIDE, "guide/mines.md": MINES}
+    for question in questions:
+        first, second = question.gold_passage_ids
+        assert first != second and question.metadata["link"] in ("neighbour", "bm25")
+        answer_span, bridge_span = question.metadata["gold_spans"]
+        assert documents[answer_span["document"]][answer_span["start"] : answer_span["end"]] == question.answers[0]
+        assert documents[bridge_span["document"]][bridge_span["start"] : bridge_span["end"]] == texts[first]
+
+
+def test_a_call_past_the_timeout_is_a_model_error_and_the_rest_go_on(docs_workspace, capsys):
+    def slow_on_the_keepers(prompt: str) -> str:
+        if "Grey Shoal" in prompt:
+            time.sleep(3)
+        return reply_to(prompt)
+
+    server = ScriptedModel(slow_on_the_keepers)
+    try:
+        code, out, err = call(
+            capsys, "questions", "generate", "--db", str(docs_workspace.path), "--corpus", "guide",
+            "--model", server.spec, "--name", "qs", "--n", "6", "--two-hop-share", "0", "--timeout", "0.5", "--json",
+        )  # fmt: skip
+    finally:
+        server.close()
+    report = json.loads(out)
+    assert code == 0, err
+    assert report["rejected"]["model_error"] == 1 and report["kept"] == 1
+    (failed,) = [r for r in report["rejections"] if r["reason"] == "model_error"]
+    assert failed["source_passage_ids"] == ["guide/lighthouse.md#2"]

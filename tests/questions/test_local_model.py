@@ -1,0 +1,49 @@
+"""`playground questions generate` end to end with the real local model (SmolLM2-135M) on the demo corpus, whose
+passages have no document spans (a gold span is then an offset in the passage, named by the passage id).
+
+The 135M model rarely writes a question with a short answer copied from the text (it mostly restates the
+instructions or answers in a sentence), so the run may keep nothing: then it must say why, with every question
+asked counted under its reason, and store no dataset. Whatever it keeps must be stored with spans that hold its
+answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import playground.cli as cli
+from playground.demo_workspace import ensure_demo_workspace
+from playground.store.datasets import get_passages, load_questions
+
+
+@pytest.mark.slow
+def test_questions_generate_with_the_local_model_on_the_demo_keeps_some_or_says_why(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    db = tmp_path / "sessions" / "playground.db"
+    ensure_demo_workspace(db, build_indexes=False).close()
+    argv = ["questions", "generate", "--db", str(db), "--corpus", "demo", "--name", "demo-generated"]
+    code = cli.main([*argv, "--model", "local:smollm2", "--n", "12", "--seed", "0", "--json"])
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert report["asked"] == 12 and report["asked_by_kind"] == {"single": 9, "two-hop": 3}
+    assert report["kept"] + sum(report["rejected"].values()) == 12
+    assert report["generator"]["model"] == "local:smollm2"
+    workspace = ensure_demo_workspace(db, build_indexes=False)
+    try:
+        names = {row["name"] for row in workspace.db.query("SELECT name FROM benchmarks")}
+        if report["kept"] == 0:
+            errors = [line for line in captured.err.splitlines() if line.startswith("error:")]
+            assert code == 1 and len(errors) == 1 and "none of the 12 question(s) asked was kept" in errors[0]
+            assert "demo-generated" not in names
+            return
+        assert code == 0 and "demo-generated" in names
+        for question in load_questions(workspace, "demo-generated"):
+            span = question.metadata["gold_spans"][0]
+            passage = get_passages(workspace, "demo", [span["document"]])[span["document"]]
+            assert span["document"] in question.gold_passage_ids
+            assert passage.text[span["start"] : span["end"]].lower() in question.answers[0].lower() or (
+                question.metadata["answer_match"][0]["ratio"] < 1
+            )
+    finally:
+        workspace.close()
