@@ -70,17 +70,22 @@ def evaluate_retriever(
     store: bool = False,
     session_id: Optional[str] = None,
     corpus: Optional[str] = None,
+    label: Optional[str] = None,
+    sweep: Optional[dict] = None,
+    spans_only: bool = False,
 ) -> dict:
     """Search every sampled question of benchmark `dataset` that has gold; mean metrics and latency.
 
     A question with gold spans (playground.evaluation.spans) is scored by span overlap when the searched corpus is
     a documents corpus, any other by its gold passage ids, as before. `corpus` searches another chunking of the
     benchmark's documents instead of its own corpus (refused unless both chunk the same document set); only
-    questions with gold spans are scored there, since passage ids mean nothing across chunkings.
+    questions with gold spans are scored there, since passage ids mean nothing across chunkings, and with
+    `spans_only` on the own corpus too (a chunking sweep scores the same questions at every point).
     Questions without gold are left out before sampling, so `sample` counts evaluated questions.
     Latency is one `search(question, k)` call, after the index is opened (built if needed). With `store`, the
     run is saved as a retrieval run (each question's ranked ids, scores, gold ranks, latency; the config with the
-    index manifest and embedder) and its id returned as "run_id", so it can be compared later.
+    index manifest and embedder) and its id returned as "run_id", so it can be compared later; `label` and `sweep`
+    (a chunking sweep's id, parameter and value, runs/chunk_sweeps.py) are stored with it.
     """
     from playground.data.sampling import sample_questions
     from playground.evaluation.span_gold import SpanGold, checked_corpus, chunking
@@ -95,7 +100,7 @@ def evaluate_retriever(
     if not own_corpus:
         raise PlaygroundError(f"benchmark {dataset!r} has no corpus to retrieve from")
     searched = checked_corpus(workspace, dataset, own_corpus, corpus)
-    gold = SpanGold(workspace, searched, by_spans_only=searched != own_corpus)
+    gold = SpanGold(workspace, searched, by_spans_only=spans_only or searched != own_corpus)
     questions = [q for q in load_questions(workspace, dataset) if gold.has_gold(q)]
     if not questions:
         raise PlaygroundError(gold.nothing_to_score(dataset))
@@ -171,6 +176,7 @@ def evaluate_retriever(
             "embedder": resolved.get("embedder"),
             "index_manifest": manifest,
             "question_ids": [row["question_id"] for row in rows],
+            **({"sweep": sweep} if sweep else {}),
         }
-        result["run_id"] = create_retrieval_run(workspace, config, rows, result, session_id=session_id)
+        result["run_id"] = create_retrieval_run(workspace, config, rows, result, session_id=session_id, label=label)
     return result
