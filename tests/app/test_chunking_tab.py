@@ -48,6 +48,7 @@ def test_a_chunk_size_sweep_from_the_page_is_stored_and_charted_with_intervals(g
     assert list(table["value"]) == ["8", "20", "60"] and list(table["corpus"])[1] == "guide~words-20-0"
     assert list(table["run_id"]) == [p["run_id"] for p in sweep["points"]]
 
+
 def test_point_rows_print_each_metric_with_its_interval(guide_app):
     points = run_chunk_sweep(guide_app, "guide", "overlap", [0, 2], k=3)
     rows = point_rows(points)
