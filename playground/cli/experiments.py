@@ -1,5 +1,5 @@
-"""`playground sweep` (one run per value of k, shots or example order, plus a chart) and `playground demos`
-(bootstrap, list and show demonstration sets)."""
+"""`playground sweep` (one run per value of k, shots or example order, or one retrieval run per chunking of a
+documents benchmark, plus a chart) and `playground demos` (bootstrap, list and show demonstration sets)."""
 
 from __future__ import annotations
 
@@ -19,11 +19,19 @@ from playground.cli.runs import add_run_options, config_from_args, lazy_progress
 
 def register(subparsers, common) -> None:
     sweep = subparsers.add_parser(
-        "sweep", parents=[common], help="one stored run per value of k, shots or example order, with a chart"
+        "sweep",
+        parents=[common],
+        help="one stored run per value of k, shots or example order (or one retrieval run per chunk_size, overlap "
+        "or chunker of a documents benchmark), with a chart",
     )
     add_run_options(sweep, program_default="rag", dataset_required=True)
     sweep.add_argument(
-        "--sweep", required=True, metavar="PARAM=VALUES", help="k=0,1,2,3,4,5 | shots=0,1,2 | order=0..5"
+        "--sweep",
+        required=True,
+        metavar="PARAM=VALUES",
+        help="k=0,1,2,3,4,5 | shots=0,1,2 | order=0..5 | chunk_size=64,128,254 | overlap=0,16,32 | "
+        "chunker=tokens,sentences,markdown (a chunking sweep evaluates --retriever at -k on each chunking's gold "
+        "spans; no model is called)",
     )
     sweep.add_argument(
         "--selection", choices=("knn", "first"), help="how examples are picked from --demos (default knn)"
@@ -31,7 +39,7 @@ def register(subparsers, common) -> None:
     sweep.add_argument(
         "--shots", type=bounds.SHOTS.flag("--shots"), help="examples per prompt when sweeping order (default 3)"
     )
-    sweep.add_argument("--metric", default="em", help="metric to chart (default em)")
+    sweep.add_argument("--metric", help="metric to chart (default em; recall@k for a chunking sweep)")
     sweep.add_argument("--yes", action="store_true", help="go ahead with a sweep of more than 50 points")
     add_output_argument(sweep, "write the plotly chart to this HTML file", metavar="FILE.html")
     sweep.set_defaults(handler=handle_sweep)
@@ -90,8 +98,14 @@ def _sweep_comparison(workspace, points: list[dict], metric: str):
 
 
 def handle_sweep(args) -> int:
+    from playground.runs.chunk_sweeps import is_chunk_sweep
     from playground.runs.sweeps import parse_sweep, run_sweep
 
+    if is_chunk_sweep(args.sweep):
+        from playground.cli.chunk_sweep import handle_chunk_sweep
+
+        return handle_chunk_sweep(args)
+    args.metric = args.metric or "em"
     parameter, values = parse_sweep(args.sweep)
     if args.output:  # before the sweep: a bad path must not cost the runs
         from playground.output_files import check_output_path

@@ -137,13 +137,15 @@ def cmd_eval_retrieval(args) -> int:
             on_progress,
             store=not args.no_store,
             session_id=None if args.no_store else current_session(workspace)["id"],
+            corpus=args.corpus,
         )
     finally:
         close()
     cell = partial(metric_cell, result)
     spec = result["interval"]
+    searched = f" searching corpus {args.corpus}" if args.corpus else ""
     text = (
-        f"{args.retriever} on {args.dataset} (n={result['n']}, k={args.k}): recall@{args.k} {cell('recall')}  "
+        f"{args.retriever} on {args.dataset}{searched} (n={result['n']}, k={args.k}): recall@{args.k} {cell('recall')}  "
         f"mrr@{args.k} {cell('mrr')}  ndcg@{args.k} {cell('ndcg')}  "
         f"p50 {result['p50_ms']:.2f} ms  p95 {result['p95_ms']:.2f} ms\n"
         f"{spec['level']:.0%} intervals: {spec['method']}, {spec['resamples']} resamples, seed {spec['seed']}"
@@ -180,5 +182,11 @@ def register(subparsers, common) -> None:
     evaluate.add_argument("--seed", type=bounds.SEED.flag("--seed"), default=0, help="sampling seed (default 0)")
     evaluate.add_argument(
         "--no-store", action="store_true", help="do not store the per-question rankings as a retrieval run"
+    )
+    evaluate.add_argument(
+        "--corpus",
+        default=None,
+        metavar="NAME",
+        help="search another chunking of the benchmark's documents (gold spans are matched by overlap)",
     )
     evaluate.set_defaults(handler=cmd_eval_retrieval)

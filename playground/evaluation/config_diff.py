@@ -1,8 +1,9 @@
 """Which settings two run configs differ in: an A/B comparison is clean when exactly one setting changed.
 
 Config keys (see playground/runs/config.py) are grouped into the settings a person thinks in: program, template,
-retriever, k, model, params, sample. Keys that do not change results (package versions, cache use, index build
-times and paths) are ignored; unknown keys count as a setting of their own name.
+retriever, k, model, params, sample, and for retrieval runs the corpus searched (a chunking of a documents set: its
+name, chunking and digest). Keys that do not change results (package versions, cache use, index build times and
+paths, a sweep's bookkeeping) are ignored; unknown keys count as a setting of their own name.
 """
 
 from __future__ import annotations
@@ -26,8 +27,17 @@ SETTING_OF_KEY = {
     "seed": "sample",
     "question_ids": "sample",
     "repeats": "sample",
+    "index_manifest": "retriever",
+    "corpus": "corpus",
+    "benchmark_corpus": "corpus",
+    "chunking": "corpus",
+    "gold": "corpus",
+    "corpus_digest": "corpus",
 }
-IGNORED_KEYS = {"versions", "metric_signatures", "use_cache", "label", "run_id", "created_at"}
+IGNORED_KEYS = {"versions", "metric_signatures", "use_cache", "label", "run_id", "created_at", "sweep"}
+# A retrieval run's index manifest: what follows from the corpus searched is compared under "corpus", and the
+# index files' sizes and checksums follow from the corpus and the retriever's settings.
+CORPUS_MANIFEST_KEYS = ("corpus", "corpus_digest", "fingerprint")
 # Fields of an index manifest that describe the build, not the retriever.
 IGNORED_MANIFEST_KEYS = {
     "built_at",
@@ -57,6 +67,11 @@ def _comparable(config: dict) -> dict:
     manifest = config.get("retriever_manifest")
     if isinstance(manifest, dict):
         config["retriever_manifest"] = {k: v for k, v in manifest.items() if k not in IGNORED_MANIFEST_KEYS}
+    index = config.get("index_manifest")
+    if isinstance(index, dict):
+        config["corpus_digest"] = index.get("corpus_digest") or index.get("fingerprint")
+        dropped = IGNORED_MANIFEST_KEYS | {"files", *CORPUS_MANIFEST_KEYS}
+        config["index_manifest"] = {k: v for k, v in index.items() if k not in dropped}
     if not config.get("retriever"):
         config.pop("k", None)  # k means nothing without a retriever
     return {k: v for k, v in config.items() if k not in IGNORED_KEYS}

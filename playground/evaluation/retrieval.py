@@ -69,15 +69,26 @@ def evaluate_retriever(
     on_progress: Optional[ProgressCallback] = None,
     store: bool = False,
     session_id: Optional[str] = None,
+    corpus: Optional[str] = None,
+    label: Optional[str] = None,
+    sweep: Optional[dict] = None,
+    spans_only: bool = False,
 ) -> dict:
-    """Search every sampled question of benchmark `dataset` that has gold passages; mean metrics and latency.
+    """Search every sampled question of benchmark `dataset` that has gold; mean metrics and latency.
 
-    Questions without gold passages are left out before sampling, so `sample` counts evaluated questions.
+    A question with gold spans (playground.evaluation.spans) is scored by span overlap when the searched corpus is
+    a documents corpus, any other by its gold passage ids, as before. `corpus` searches another chunking of the
+    benchmark's documents instead of its own corpus (refused unless both chunk the same document set); only
+    questions with gold spans are scored there, since passage ids mean nothing across chunkings, and with
+    `spans_only` on the own corpus too (a chunking sweep scores the same questions at every point).
+    Questions without gold are left out before sampling, so `sample` counts evaluated questions.
     Latency is one `search(question, k)` call, after the index is opened (built if needed). With `store`, the
     run is saved as a retrieval run (each question's ranked ids, scores, gold ranks, latency; the config with the
-    index manifest and embedder) and its id returned as "run_id", so it can be compared later.
+    index manifest and embedder) and its id returned as "run_id", so it can be compared later; `label` and `sweep`
+    (a chunking sweep's id, parameter and value, runs/chunk_sweeps.py) are stored with it.
     """
     from playground.data.sampling import sample_questions
+    from playground.evaluation.span_gold import SpanGold, checked_corpus, chunking
     from playground.retrieval.index import open_retriever
     from playground.store.datasets import corpus_of, load_questions
 
@@ -85,30 +96,38 @@ def evaluate_retriever(
 
     k = SEARCH_K.count(k)
     sample, seed = optional_count(SAMPLE, sample), SEED.count(seed)  # before the index is built or a run stored
-    corpus = corpus_of(workspace, dataset)
-    if not corpus:
+    own_corpus = corpus_of(workspace, dataset)
+    if not own_corpus:
         raise PlaygroundError(f"benchmark {dataset!r} has no corpus to retrieve from")
-    questions = [q for q in load_questions(workspace, dataset) if q.gold_passage_ids]
+    searched = checked_corpus(workspace, dataset, own_corpus, corpus)
+    gold = SpanGold(workspace, searched, by_spans_only=spans_only or searched != own_corpus)
+    questions = [q for q in load_questions(workspace, dataset) if gold.has_gold(q)]
     if not questions:
-        raise PlaygroundError(f"benchmark {dataset!r} has no questions with gold passages to evaluate retrieval on")
+        raise PlaygroundError(gold.nothing_to_score(dataset))
     chosen = sample_questions(questions, sample, seed)
-    retriever = open_retriever(workspace, corpus, kind, params, on_progress=on_progress)
+    retriever = open_retriever(workspace, searched, kind, params, on_progress=on_progress)
     rows = []
     for position, question in enumerate(chosen):
         started = time.perf_counter()
         hits = retriever.search(question.text, k)
         latency_ms = (time.perf_counter() - started) * 1000.0
         ranked = [hit.passage_id for hit in hits]
+        by_spans = gold.score(question, ranked, k)
+        gold_ids, ranks, metrics = by_spans or (
+            list(question.gold_passage_ids),
+            gold_ranks(ranked, question.gold_passage_ids),
+            question_metrics(ranked, question.gold_passage_ids, k),
+        )
         rows.append(
             {
                 "question_id": question.id,
                 "position": position,
                 "ranked_ids": ranked,
                 "scores": [float(hit.score) for hit in hits],
-                "gold_ids": list(question.gold_passage_ids),
-                "gold_ranks": gold_ranks(ranked, question.gold_passage_ids),
+                "gold_ids": gold_ids,
+                "gold_ranks": ranks,
                 "latency_ms": latency_ms,
-                "metrics": question_metrics(ranked, question.gold_passage_ids, k),
+                "metrics": metrics,
             }
         )
         report(on_progress, position + 1, len(chosen), "evaluating")
@@ -145,7 +164,10 @@ def evaluate_retriever(
         resolved = manifest.get("params") or dict(params or {})
         config = {
             "dataset": dataset,
-            "corpus": corpus,
+            "corpus": searched,
+            "benchmark_corpus": own_corpus,
+            "gold": gold.kind(),
+            "chunking": chunking(workspace, searched),
             "retriever": kind,
             "params": resolved,
             "k": k,
@@ -154,6 +176,7 @@ def evaluate_retriever(
             "embedder": resolved.get("embedder"),
             "index_manifest": manifest,
             "question_ids": [row["question_id"] for row in rows],
+            **({"sweep": sweep} if sweep else {}),
         }
-        result["run_id"] = create_retrieval_run(workspace, config, rows, result, session_id=session_id)
+        result["run_id"] = create_retrieval_run(workspace, config, rows, result, session_id=session_id, label=label)
     return result

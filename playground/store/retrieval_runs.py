@@ -102,4 +102,5 @@ def get_retrieval_results(workspace: Workspace, run_id: str) -> list[dict]:
 
 def settings(config: dict) -> dict:
     """The settings a person compares retrieval runs by."""
-    return {key: config.get(key) for key in ("dataset", "retriever", "params", "k", "embedder", "sample", "seed")}
+    keys = ("dataset", "corpus", "retriever", "params", "k", "embedder", "sample", "seed")
+    return {key: config.get(key) for key in keys if key != "corpus" or config.get("corpus") != config.get("dataset")}

@@ -1,5 +1,7 @@
-"""Experiments: sweeps (one stored run per value of k, shots or example order, charted) and LLM judges over runs
-(pointwise criteria, reference checks, pairwise with the swap rule) with their agreement with people.
+"""Experiments: sweeps (one stored run per value of k, shots or example order, charted), chunking sweeps of a
+documents benchmark (one retrieval run per chunk_size, overlap or chunker, charted with intervals; views/chunking.py)
+and LLM judges over runs (pointwise criteria, reference checks, pairwise with the swap rule) with their agreement
+with people.
 
 A sweep's points are jobs: each is a detached run (`runs.sweeps.start_sweep`, a worker process each) that the page
 follows from the database (ui.follow_runs: progress, Stop, Resume, the chart of what is stored so far); the chart,
@@ -354,10 +356,15 @@ def _agreement(ws, run: dict) -> None:
 def render() -> None:
     st.title("Experiments")
     ws = state.workspace()
-    sweep, judges = st.tabs(["Sweep", "Judges"])
+    sweep, chunking, judges = st.tabs(["Sweep", "Chunking", "Judges"])
     with sweep:
         with ui.errors_as_messages("Sweep"):
             _sweep_tab(ws)
+    with chunking:
+        with ui.errors_as_messages("Chunking sweep"):
+            from playground.app.views.chunking import chunking_tab
+
+            chunking_tab(ws, state.benchmark(), state.current_session_id())
     with judges:
         with ui.errors_as_messages("Judges"):
             _judges_tab(ws)
