@@ -195,7 +195,15 @@ def import_command(args) -> int:
         "name": session["name"],
         **{
             section: len(records_of(payload, section))
-            for section in ("runs", "results", "spans", "prompt_versions", "ratings", "retrieval_runs", "retrieval_results")
+            for section in (
+                "runs",
+                "results",
+                "spans",
+                "prompt_versions",
+                "ratings",
+                "retrieval_runs",
+                "retrieval_results",
+            )
         },
     }
     emit(

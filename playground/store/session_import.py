@@ -100,7 +100,9 @@ def import_session(
             db["prompt_versions"].insert(row)
         for template in file.templates:
             if not db["templates"].count_where("name = ?", [template.name]):
-                db["templates"].insert(record_to_row("templates", _row(template), table_columns(workspace, "templates")))
+                db["templates"].insert(
+                    record_to_row("templates", _row(template), table_columns(workspace, "templates"))
+                )
         benchmark_names = {b.name: import_benchmark(workspace, b, origin) for b in file.benchmarks}
         run_columns = table_columns(workspace, "runs")
         for run in map(_row, file.runs):

@@ -132,5 +132,3 @@ def project(payload: dict) -> dict:
         elif isinstance(out.get(section), list):
             out[section] = [_only(record, record_type) for record in out[section]]
     return out
-
-
