@@ -172,7 +172,8 @@ def export_command(args) -> int:
 
 
 def import_command(args) -> int:
-    from playground.store.session_format import ImportLimits, SessionFormatError, read_session_file, section_records
+    from playground.store.session_format import ImportLimits, SessionFormatError, read_session_file
+    from playground.store.session_sections import records_of
     from playground.store.sessions import get_session, import_session
 
     limits = ImportLimits.from_env()
@@ -192,13 +193,18 @@ def import_command(args) -> int:
     summary = {
         "session_id": session_id,
         "name": session["name"],
-        "runs": len(payload["runs"]),
-        "results": len(payload["results"]),
-        "spans": len(payload["spans"]),
-        "prompt_versions": len(payload["prompt_versions"]),
-        "ratings": len(payload["ratings"]),
-        "retrieval_runs": len(section_records(payload, "retrieval_runs")),
-        "retrieval_results": len(section_records(payload, "retrieval_results")),
+        **{
+            section: len(records_of(payload, section))
+            for section in (
+                "runs",
+                "results",
+                "spans",
+                "prompt_versions",
+                "ratings",
+                "retrieval_runs",
+                "retrieval_results",
+            )
+        },
     }
     emit(
         args,

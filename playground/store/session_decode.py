@@ -12,153 +12,21 @@ import json
 import math
 import re
 import uuid
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import msgspec
 
-from playground.store.session_errors import SessionFormatError, type_name
-from playground.store.session_types import (
-    ENVELOPE,
-    FORMAT_NAME,
-    field_words,
-    INT64_MAX,
-    INT64_MIN,
-    READABLE_VERSIONS,
-    Envelope,
-    file_type,
-)
+from playground.store.session_errors import SessionFormatError
+from playground.store.session_messages import bytes_error, object_error
+from playground.store.session_sections import ENVELOPE, FORMAT_NAME, READABLE_VERSIONS, Envelope, file_type
 
-_TYPE_WORDS = {
-    "int": "an integer",
-    "float": "a number",
-    "str": "a string",
-    "object": "an object",
-    "array": "a list",
-    "null": "null",
-    "bool": "a boolean",
-    "array-like": "a list",
-    "any": "a value",
-}
-_MESSAGE = re.compile(r"^(?P<problem>.*?)(?: - at `\$(?P<path>.*)`)?$", re.S)
-_EXPECTED = re.compile(r"^Expected `(?P<want>[^`]*)`, got `(?P<got>[^`]*)`$")
 _BYTE = re.compile(r"\(byte (\d+)\)$")
-_NOT_FOUND = object()
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# Keys of a file that are not records (session_format.ENVELOPE; that module imports this one).
-_SEGMENT = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 # A \uXXXX escape of a UTF-16 surrogate that is not half of a pair (an even run of backslashes before it).
 _LONE_SURROGATE = re.compile(
     rb"(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})"
 )
-
-
-def _words(type_text: str) -> str:
-    return " or ".join(_TYPE_WORDS.get(part.strip(), part.strip()) for part in type_text.split("|"))
-
-
-def _json_word(value: Any) -> str:
-    return "a number" if type_name(value) == "an integer" else type_name(value)
-
-
-def _problem(message: str) -> tuple[str, str]:
-    """msgspec's message as (path, problem) in the project's words; the path may hold `[...]` for a dict's key."""
-    match = _MESSAGE.match(message)
-    problem, path = (match.group("problem"), match.group("path") or "") if match else (message, "")
-    path = path.lstrip(".")
-    missing = re.match(r"^Object missing required field `(.*)`$", problem)
-    if missing:
-        return (f"{path}.{missing.group(1)}" if path else missing.group(1)), "missing"
-    expected = _EXPECTED.match(problem)
-    if expected:
-        want, got = expected.group("want"), expected.group("got")
-        if got != "null":  # "expected an integer", not "an integer or null", when null was not what was there
-            want = "|".join(part for part in want.split("|") if part.strip() != "null") or want
-        words = None if path.endswith("]") else field_words(path)
-        return path, f"expected {words or _words(want)}, got {_words(got)}"
-    if problem in (f"Expected `int` <= {INT64_MAX}", f"Expected `int` >= {INT64_MIN}"):
-        return path, f"integer out of range: must be from {INT64_MIN:,} to {INT64_MAX:,} (SQLite's int64)"
-    if problem.startswith("Expected `int` >= 1"):
-        return path, "expected a rank (1 or more)"
-    if problem == "Number out of range":
-        return path, "expected a finite number"
-    return path, problem[:1].lower() + problem[1:]
-
-
-def _is_bad(problem: str) -> Callable[[Any], bool]:
-    """Which value of a dict the problem is about: one of the kind it got, or one out of the range it names."""
-    got = re.search(r", got (.*)$", problem)
-    if got:
-        return lambda value: _json_word(value) == got.group(1)
-    if problem.startswith("expected a rank"):
-        return lambda value: isinstance(value, int) and value < 1
-    if problem.startswith("integer out of range"):
-        return lambda value: isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX
-    return lambda value: isinstance(value, float)
-
-
-def _resolve(
-    path: str, problem: str, child: Callable[[Any, str | int], Any], items: Callable[[Any], Any], root: Any
-) -> tuple[str, Any]:
-    """Replace msgspec's `[...]` (a key of a dict) with the first key whose value is of the kind the message got."""
-    if "[...]" not in path:
-        return path, _NOT_FOUND
-    bad_value = _is_bad(problem)
-    node, out = root, ""
-    try:
-        for name, index in _SEGMENT.findall("." + path):
-            if index == "...":
-                bad = [(key, value) for key, value in items(node) if bad_value(value)]
-                if not bad:
-                    return out + "[...]", _NOT_FOUND
-                key, node = bad[0]
-                out += f"[{key!r}]"
-            elif index:
-                node, out = child(node, int(index)), out + f"[{index}]"
-            else:
-                node, out = child(node, name), (f"{out}.{name}" if out else name)
-    except (LookupError, TypeError, msgspec.DecodeError, msgspec.ValidationError):
-        return path, _NOT_FOUND
-    return out, node
-
-
-def _value_hint(problem: str, path: str, value: Any, find: Callable[[str], Any]) -> str:
-    """A range problem names the value: "expected a rank (1 or more), got 0"."""
-    if ", got " in problem or "[...]" in path:
-        return problem
-    try:
-        value = find(path) if value is _NOT_FOUND else _raw_value(value)
-    except (LookupError, TypeError, msgspec.DecodeError, msgspec.ValidationError):
-        return problem
-    return f"{problem}, got {value!r}" if isinstance(value, int) and len(repr(value)) <= 60 else problem
-
-
-def _walk(root: Any, path: str, child: Callable[[Any, str | int], Any]) -> Any:
-    node = root
-    for name, index in _SEGMENT.findall("." + path):
-        node = child(node, int(index) if index else name)
-    return node
-
-
-def _object_child(node: Any, key: str | int) -> Any:
-    return node[key]
-
-
-def _raw_child(node: Any, key: str | int) -> Any:
-    if isinstance(key, int):
-        return msgspec.json.decode(node, type=list[msgspec.Raw])[key]
-    return msgspec.json.decode(node, type=dict[str, msgspec.Raw])[key]
-
-
-def _raw_items(node: Any) -> Any:
-    return (
-        (key, msgspec.json.decode(value))
-        for key, value in msgspec.json.decode(node, type=dict[str, msgspec.Raw]).items()
-    )
-
-
-def _raw_value(raw: Any) -> Any:
-    return msgspec.json.decode(raw) if isinstance(raw, (bytes, msgspec.Raw)) else raw
 
 
 def check_envelope(fmt: Any, version: Any) -> int:
@@ -172,16 +40,14 @@ def check_envelope(fmt: Any, version: Any) -> int:
     return version
 
 
-def convert_payload(payload: dict) -> msgspec.Struct:
-    """A parsed file (a dict) checked against its version's types; returns the typed file."""
+def convert_payload(payload: dict) -> Any:
+    """A parsed file (a dict) checked against its version's types; returns the typed file (its strings and free-form
+    objects are the dict's own, not copies)."""
     version = check_envelope(payload.get("format"), payload.get("version"))
     try:
         return msgspec.convert(payload, type=file_type(version))
     except msgspec.ValidationError as error:
-        path, problem = _problem(str(error))
-        path, value = _resolve(path, problem, _object_child, lambda node: node.items(), payload)
-        problem = _value_hint(problem, path, value, lambda p: _walk(payload, p, _object_child))
-        raise SessionFormatError(path, problem) from None
+        raise object_error(error, payload) from None
 
 
 def check_part(where: str, value: Any, part_type: type) -> None:
@@ -189,10 +55,7 @@ def check_part(where: str, value: Any, part_type: type) -> None:
     try:
         msgspec.convert(value, type=part_type)
     except msgspec.ValidationError as error:
-        path, problem = _problem(str(error))
-        path, found = _resolve(path, problem, _object_child, lambda node: node.items(), value)
-        problem = _value_hint(problem, path, found, lambda p: _walk(value, p, _object_child))
-        raise SessionFormatError(f"{where}.{path}" if path else where, problem) from None
+        raise object_error(error, value, where) from None
 
 
 def _where(data: bytes, offset: int) -> str:
@@ -244,7 +107,7 @@ def _check_utf8(data: bytes, chunk: int = 1 << 20) -> None:
             raise SessionFormatError("", f"not UTF-8 text (byte {start + error.start})") from None
 
 
-def decode_typed(data: bytes) -> msgspec.Struct:
+def decode_typed(data: bytes) -> Any:
     """The file's bytes (UTF-8 JSON, BOM allowed) decoded into its version's types."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -279,10 +142,7 @@ def decode_typed(data: bytes) -> msgspec.Struct:
     try:
         return msgspec.json.decode(data, type=file_type(version))
     except msgspec.ValidationError as error:
-        path, problem = _problem(str(error))
-        path, value = _resolve(path, problem, _raw_child, _raw_items, data)
-        problem = _value_hint(problem, path, value, lambda p: _raw_value(_walk(data, p, _raw_child)))
-        raise SessionFormatError(path, problem) from None
+        raise bytes_error(error, data) from None
 
 
 def check_text_and_numbers(payload: dict) -> None:

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+import msgspec
+
 from playground import PlaygroundError
 from playground.config import env_number
 from playground.store.schema import TABLES
 from playground.store.session_errors import SessionFormatError, type_name
-from playground.store.session_types import ENVELOPE, FORMAT_NAME, FORMAT_VERSION, READABLE_VERSIONS
+from playground.store.session_sections import ENVELOPE, FORMAT_NAME, FORMAT_VERSION, READABLE_VERSIONS
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "READABLE_VERSIONS", "SessionFormatError"]
 
@@ -38,7 +40,9 @@ SECTIONS_V4 = ("retrieval_runs", "retrieval_results")
 
 @dataclass(frozen=True)
 class ImportLimits:
-    """Caps on what an imported file may hold; raise them for big sessions you trust."""
+    """Caps on how much an imported file may hold (its bytes, each section's records: `max_<section>`); raise them
+    for big sessions you trust. What one value may be (a string's length, an integer's range, nesting) is its
+    type's, in session_types."""
 
     max_bytes: int = 200 * 1024 * 1024
     max_runs: int = 10_000
@@ -58,10 +62,6 @@ class ImportLimits:
     max_retrieval_runs: int = 10_000
     max_retrieval_results: int = 1_000_000
     max_ranking_items: int = 10_000  # entries in one retrieval result's ranked_ids, scores, gold_ids or gold_ranks
-    max_id_chars: int = 256
-    max_name_chars: int = 200
-    max_text_chars: int = 10_000_000
-    max_depth: int = 64
 
     @classmethod
     def from_env(cls) -> "ImportLimits":
@@ -120,8 +120,8 @@ _type_name = type_name
 # Reading and writing files.
 
 
-def read_session_file(path: str | os.PathLike, limits: Optional[ImportLimits] = None) -> dict:
-    """Parse a session file after checking its size; JSON only."""
+def read_session_file(path: str | os.PathLike, limits: Optional[ImportLimits] = None) -> Any:
+    """Parse a session file after checking its size, into its typed records (session_sections); JSON only."""
     limits = limits or ImportLimits.from_env()
     path = Path(path)
     try:
@@ -141,11 +141,9 @@ def read_session_file(path: str | os.PathLike, limits: Optional[ImportLimits] = 
         raise SessionFormatError(f"{path}" + (f", {error.where}" if error.where else ""), error.problem) from None
 
 
-def parse_session_bytes(data: bytes, limits: Optional[ImportLimits] = None) -> dict:
-    """Decode an uploaded or read session file against its typed schema (session_types): the records it names, as
-    JSON values; keys the schema does not name are skipped unbuilt."""
-    import msgspec
-
+def parse_session_bytes(data: bytes, limits: Optional[ImportLimits] = None) -> Any:
+    """Decode an uploaded or read session file against its typed schema (session_types): the typed records it names
+    (what import_session checks and writes, with no other copy); keys the schema does not name are skipped unbuilt."""
     from playground.store.session_decode import decode_typed
 
     limits = limits or ImportLimits.from_env()
@@ -153,7 +151,7 @@ def parse_session_bytes(data: bytes, limits: Optional[ImportLimits] = None) -> d
         raise SessionFormatError(
             "", f"file is {len(data) / 1e6:.1f} MB, over the import limit of {limits.max_bytes / 1e6:.1f} MB"
         )
-    return msgspec.to_builtins(decode_typed(data))
+    return decode_typed(data)
 
 
 def write_session_file(payload: dict, path: str | os.PathLike, force: bool = False) -> Optional[Path]:
@@ -182,24 +180,43 @@ def records_digest(payload: dict) -> str:
 
 def with_digest(payload: dict) -> dict:
     """The payload with its digest: from version 5 over the fields the schema names (others are skipped on import)."""
-    from playground.store.session_types import project
+    from playground.store.session_sections import project
 
     return {**payload, "digest": records_digest(project(payload) if payload.get("version", 0) >= 5 else payload)}
 
 
-def check_digest(payload: dict) -> None:
-    """A version-3 file must carry the digest of its records."""
-    if payload.get("version", 0) < 3:
+def typed_records_digest(file: Any) -> str:
+    """records_digest of a typed file (its records as JSON values: what the schema names), one record at a time, so
+    no second copy of the file is built: canonical JSON of an object is its sorted keys' and values' texts, joined."""
+    digest = hashlib.sha256()
+
+    def dumps(value: Any) -> bytes:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+    digest.update(b"{")
+    for n, key in enumerate(sorted(name for name in file.__struct_fields__ if name not in ENVELOPE)):
+        value = getattr(file, key)
+        digest.update((b"," if n else b"") + dumps(key) + b":")
+        if isinstance(value, list):
+            digest.update(b"[")
+            for i, record in enumerate(value):
+                digest.update((b"," if i else b"") + dumps(msgspec.to_builtins(record)))
+            digest.update(b"]")
+        else:
+            digest.update(dumps(msgspec.to_builtins(value)))
+    digest.update(b"}")
+    return "sha256:" + digest.hexdigest()
+
+
+def check_digest(payload: Any) -> None:
+    """A version-3 file (a dict, or a typed file) must carry the digest of its records."""
+    typed = not isinstance(payload, dict)
+    version, stated = (payload.version, payload.digest) if typed else (payload.get("version", 0), payload.get("digest"))
+    if version < 3:
         return
-    stated = payload.get("digest")
     if not isinstance(stated, str):
         raise SessionFormatError("digest", "missing: a version-3 session file carries the digest of its records")
-    if stated != records_digest(payload):
+    if stated != (typed_records_digest(payload) if typed else records_digest(payload)):
         raise SessionFormatError(
             "digest", "does not match the file's records: the file was changed or damaged after export"
         )
-
-
-def section_records(payload: dict, name: str) -> list:
-    """A section's records; the sections a file's older version lacks (version 2's, version 4's) are empty."""
-    return (payload.get(name) or []) if name in SECTIONS_V2 + SECTIONS_V4 else payload[name]

@@ -93,6 +93,12 @@ CASES = [
         r"^spans\[2\]: duplicate of spans\[0\]",
     ),
     ("too long a name", lambda p: p["session"].update(name="x" * 201), r"^session\.name: string of 201 characters"),
+    ("a blank name", lambda p: p["session"].update(name="  "), r"^session\.name: must not be empty$"),
+    (
+        "too long an id",
+        lambda p: p["spans"][3].update(id="x" * 300),
+        r"^spans\[3\]\.id: string of 300 characters is longer than the limit of 256$",
+    ),
     ("unknown rating kind", lambda p: p["ratings"][0].update(kind="stars"), r"^ratings\[0\]\.kind: expected one of"),
     (
         "bad question",
@@ -136,7 +142,7 @@ def test_record_count_and_byte_caps(session_workspace, exported, tmp_path):
     size = path.stat().st_size
     with pytest.raises(SessionFormatError, match=r"study\.json: file is .* MB, over the import limit"):
         read_session_file(path, ImportLimits(max_bytes=size - 1))
-    assert read_session_file(path, ImportLimits(max_bytes=size))["session"]["name"] == "study"
+    assert read_session_file(path, ImportLimits(max_bytes=size)).session.name == "study"
     assert snapshot(session_workspace) == before
 
 
@@ -211,7 +217,8 @@ def test_the_typed_schema_names_every_column_an_export_writes():
     """Export writes every column (SELECT *) and import reads what session_types names: a column added to a table
     without a field there would be dropped on import."""
     from playground.store.schema import TABLES
-    from playground.store.session_types import SECTION_TYPES, Passage, Question
+    from playground.store.session_sections import SECTION_TYPES
+    from playground.store.session_types import Passage, Question
 
     tables = {**{name: name for name in SECTION_TYPES if name not in ("session", "benchmarks")}, "session": "sessions"}
     for section, table in tables.items():

@@ -321,7 +321,7 @@ def test_a_failure_after_the_retrieval_rows_are_written_stores_nothing(retrieval
     def fail(*args, **kwargs):
         raise PlaygroundError("disk full")
 
-    monkeypatch.setattr(session_import, "_import_demonstration_sets", fail)
+    monkeypatch.setattr(session_import, "import_demonstration_sets", fail)
     before, rows = everything(retrieval_workspace), counts(retrieval_workspace)
     with pytest.raises(PlaygroundError, match="disk full"):
         import_session(retrieval_workspace, exported)

@@ -1,0 +1,193 @@
+"""`playground runs` (stored runs with their status, settings and scores) and `playground trace` (one question's
+span tree in a run): reading what runs stored."""
+
+from __future__ import annotations
+
+import json
+
+from playground import PlaygroundError, bounds
+from playground.cli.output import emit, text_table, timestamp, workspace_for
+from playground.terminal_text import one_line
+
+
+def register(subparsers, common) -> None:
+    runs = subparsers.add_parser("runs", parents=[common], help="list runs with their status, settings and scores")
+    runs.add_argument("--session", help="only the runs of this session id")
+    runs.set_defaults(handler=handle_runs)
+
+    trace = subparsers.add_parser("trace", parents=[common], help="print one question's trace (span tree) in a run")
+    trace.add_argument("run_id", metavar="RUN_ID")
+    trace.add_argument("question_id", metavar="QUESTION_ID")
+    trace.add_argument(
+        "--repeat-index",
+        type=bounds.REPEAT_INDEX.flag("--repeat-index"),
+        default=0,
+        help="which repeat of the question (default 0)",
+    )
+    trace.set_defaults(handler=handle_trace)
+
+
+def run_row(run: dict) -> dict:
+    """One run as `playground runs` shows it: id, status, settings, counts and scores."""
+    from playground.runs.config import RunConfig
+
+    try:
+        settings = RunConfig.from_dict(run["config"]).settings()
+    except PlaygroundError:
+        settings = {}
+    return {
+        "id": run["id"],
+        "run_id": run["id"],
+        "label": run["label"],
+        "status": run["status"],
+        "status_reason": run.get("status_reason"),
+        "worker": {
+            "pid": run.get("worker_pid"),
+            "host": run.get("worker_host"),
+            "heartbeat_at": run.get("heartbeat_at"),
+        },
+        "session_id": run["session_id"],
+        "created_at": run["created_at"],
+        "settings": settings,
+        "n_done": run["n_done"],
+        "n_planned": run["n_planned"],
+        "errors": run["errors"],
+        "tokens": run["tokens"],
+        "seconds": run["seconds"],
+        "metrics": run["metrics"],
+    }
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, dict):
+        return ",".join(str(v) for v in value.values())
+    return str(value)
+
+
+def handle_runs(args) -> int:
+    from playground.evaluation.scoring import summary_metrics
+    from playground.runs.jobs import checked_runs
+
+    with workspace_for(args, create=False) as workspace:
+        rows = [run_row(run) for run in checked_runs(workspace, session_id=args.session)]
+    scored = {name for row in rows for name in row["metrics"]}
+    metrics = [name for name in summary_metrics() if name in scored]  # the registry's headline metrics these runs have
+    header = [
+        "id",
+        "created",
+        "status",
+        "dataset",
+        "program",
+        "template",
+        "retriever",
+        "k",
+        "model",
+        "n",
+        *metrics,
+        "errors",
+        "label",
+    ]
+    table = []
+    for row in rows:
+        s = row["settings"]
+        table.append(
+            [
+                row["id"],
+                timestamp(row["created_at"]),
+                row["status"],
+                _cell(s.get("dataset")),
+                _cell(s.get("program")),
+                _cell(s.get("templates")),
+                _cell(s.get("retriever")),
+                _cell(s.get("k")),
+                _cell(s.get("model")),
+                f"{row['n_done']}/{row['n_planned']}",
+                *[_cell(row["metrics"].get(name)) for name in metrics],
+                str(row["errors"]),
+                row["label"] or "",
+            ]
+        )
+    emit(args, rows, text_table(header, table) if rows else "no runs yet (start one with `playground run`)")
+    return 0
+
+
+def _brief(span: dict) -> str:
+    """The one thing worth seeing on a span's line: its query, answer, text or error. A span's inputs and outputs are
+    free-form objects (a program's, a plugin's, an imported file's): one whose shape is not its kind's usual one is
+    shown as its JSON, never an error."""
+    try:
+        return _usual_brief(span)
+    except (TypeError, KeyError, AttributeError, ValueError):
+        return _shorten(json.dumps(span["outputs"], ensure_ascii=False, default=str))
+
+
+def _usual_brief(span: dict) -> str:
+    inputs, outputs = span["inputs"], span["outputs"]
+    if span["error"]:
+        return f"ERROR {span['error']}"
+    if span["kind"] == "retrieve":
+        hits = ", ".join(f"{h['id']}({h['score']:.2f})" for h in outputs.get("hits", []))
+        return f"{inputs.get('query', '')!r} -> {hits}"
+    if span["kind"] == "render":
+        version = inputs.get("prompt_version") or ""
+        return f"{inputs.get('template')}@{version[:8]} -> {len(outputs.get('messages', []))} message(s)"
+    if span["kind"] == "generate":
+        return repr(_shorten(outputs.get("text", "")))
+    if span["kind"] == "parse":
+        return f"-> {outputs.get('answer')!r}"
+    if span["kind"] == "program":
+        return f"{inputs.get('question', '')!r} -> {outputs.get('answer')!r}"
+    return _shorten(json.dumps(outputs, ensure_ascii=False, default=str))
+
+
+def _shorten(text: str, limit: int = 100) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def format_tree(nodes: list[dict], depth: int = 0) -> list[str]:
+    lines = []
+    for node in nodes:
+        tags = []
+        if node["prompt_tokens"] or node["completion_tokens"]:
+            tags.append(f"{node['prompt_tokens']}+{node['completion_tokens']} tok")
+        if node["cached"]:
+            tags.append("cached")
+        if isinstance(node["outputs"].get("truncation"), dict):
+            tags.append(f"truncated -{node['outputs']['truncation'].get('dropped_tokens')} tok")
+        tag_text = f" [{', '.join(tags)}]" if tags else ""
+        lines.append(
+            f"{'  ' * depth}{node['kind']} {one_line(node['name'])} {node['duration_s'] * 1000:.1f}ms{tag_text}  "
+            f"{one_line(_brief(node))}"
+        )
+        lines.extend(format_tree(node["children"], depth + 1))
+    return lines
+
+
+def handle_trace(args) -> int:
+    from playground.programs.tracing import span_tree
+    from playground.store.runs import get_result, get_run, get_spans
+
+    with workspace_for(args, create=False) as workspace:
+        run = get_run(workspace, args.run_id)
+        result = get_result(workspace, run["id"], args.question_id, args.repeat_index)
+        spans = get_spans(workspace, run["id"], args.question_id, args.repeat_index)
+    tree = span_tree(spans)
+    payload = {
+        "run_id": run["id"],
+        "question_id": args.question_id,
+        "repeat": args.repeat_index,
+        "result": result,
+        "spans": tree,
+    }
+    head = (
+        f"run {run['id']} question {args.question_id}: prediction {result['prediction']!r}"
+        + (f"  error: {result['error']}" if result["error"] else "")
+        + f"  scores: {', '.join(f'{k}={v:.2f}' for k, v in sorted(result['scores'].items()))}"
+    )
+    emit(args, payload, "\n".join([head, *format_tree(tree)]))
+    return 0
