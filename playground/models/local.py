@@ -3,10 +3,12 @@ in the faster format local_files.derive() makes of it once."""
 
 from __future__ import annotations
 
+import atexit
 import copy
 import os
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Optional
 
@@ -15,6 +17,17 @@ from playground.models.errors import ModelError, ModelSpecError
 from playground.models.local_files import file_sha256, physical_cores, read_record
 
 DEFAULT_N_CTX = 2048
+_open_llamas: "weakref.WeakSet" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_llamas() -> None:
+    """Free llama.cpp models before the interpreter tears its modules down: freed later, in `Llama.__del__`, the
+    library's functions are already gone and each model prints a TypeError traceback on exit."""
+    for llama in list(_open_llamas):
+        llama.close()
+
+
 GGUF_MAGIC = b"GGUF"
 # Prompt tokens per llama.cpp decode call: a whole rag prompt in one or two batches.
 DEFAULT_N_BATCH = 512
@@ -119,6 +132,7 @@ class LocalModel:
             )
         except (ValueError, RuntimeError) as error:
             raise ModelError(f"llama.cpp could not load {self.path}: {error}") from None
+        _open_llamas.add(self.llama)
         self.context_window = int(self.llama.n_ctx())
         self.model_id = f"{self.path.name}@{self.sha256[:12]}"
         self.fingerprint = f"sha256:{self.sha256}"
