@@ -3,7 +3,7 @@
 
 - `sentences`: chonkie's SentenceChunker (whole sentences up to the size, `overlap` tokens of sentences repeated).
 - `markdown`: the text cut at every heading section, then each section by chonkie's RecursiveChunker (paragraphs,
-  then sentences, then words), so a passage never spans two sections and its title is exactly its trail.
+  then sentences, then lines, then words), so a passage never spans two sections and its title is exactly its trail.
 - `tokens`: windows of `chunk_size` tokens, `overlap` shared, from the tokenizer's own offsets, snapped to word
   boundaries. Not chonkie's TokenChunker: it decodes the token ids back into text, which for this WordPiece tokenizer
   is lower-cased and re-spaced, and its indices then drift from the document (measured: not one span was exact).
@@ -66,9 +66,22 @@ def _sentence_chunker(tokenizer: Any, chunk_size: int, overlap: int) -> Any:
 
 @functools.lru_cache(maxsize=16)
 def _recursive_chunker(tokenizer: Any, chunk_size: int) -> Any:
+    """Paragraphs, then sentences, then lines, then words: hard-wrapped sources (Markdown, RST, the Python
+    reference) break lines inside sentences, so a line end alone is a weaker cut than a sentence's end (chonkie's
+    default rules treat "\n" like a blank line and cut mid-sentence)."""
     from chonkie import RecursiveChunker
+    from chonkie.types import RecursiveLevel, RecursiveRules
 
-    return RecursiveChunker(tokenizer=tokenizer, chunk_size=chunk_size)
+    rules = RecursiveRules(
+        levels=[
+            RecursiveLevel(delimiters=["\n\n"]),
+            RecursiveLevel(delimiters=[". ", "! ", "? ", ".\n", "!\n", "?\n"]),
+            RecursiveLevel(delimiters=["\n"]),
+            RecursiveLevel(whitespace=True),
+            RecursiveLevel(),
+        ]
+    )
+    return RecursiveChunker(tokenizer=tokenizer, chunk_size=chunk_size, rules=rules)
 
 
 def sentence_chunks(document: ParsedDocument, *, chunk_size: int, overlap: int, tokenizer: Any) -> list[Span]:
