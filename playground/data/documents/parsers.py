@@ -49,22 +49,33 @@ def _with_trails(headings: list[tuple[int, int, str]]) -> tuple[tuple[int, tuple
 
 
 def _inline_text(token) -> str:
-    parts = [child.content for child in token.children or [] if child.type in ("text", "code_inline")]
+    parts = [
+        " " if child.type in ("softbreak", "hardbreak") else child.content
+        for child in token.children or []
+        if child.type in ("text", "code_inline", "softbreak", "hardbreak")
+    ]
     return " ".join("".join(parts).split()) or " ".join(token.content.split())
 
 
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
 def parse_markdown(path: str | Path) -> ParsedDocument:
+    """Headings from markdown-it-py's tokens (ATX and setext); a YAML front matter block is text, not a heading."""
     from markdown_it import MarkdownIt
 
     text = read_text(path)
-    tokens = MarkdownIt("commonmark").parse(text)
+    front = _FRONT_MATTER.match(text)
+    skip_lines = text[: front.end()].count("\n") if front else 0
+    body = text[front.end() :] if front else text
+    tokens = MarkdownIt("commonmark").parse(body)
     starts = _line_starts(text)
     headings = []
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and token.map and index + 1 < len(tokens):
             title = _inline_text(tokens[index + 1])
             if title:
-                headings.append((starts[token.map[0]], int(token.tag[1]), title))
+                headings.append((starts[token.map[0] + skip_lines], int(token.tag[1]), title))
     return ParsedDocument(text, _with_trails(headings))
 
 
