@@ -74,7 +74,13 @@ def _resolve(workspace: Workspace, set_id_or_corpus: str) -> tuple[str, str]:
     """(set id, base corpus name) for a documents corpus name or a document set id."""
     corpus = docs_corpus(workspace, set_id_or_corpus)
     if corpus is not None:
-        return corpus["metadata"]["document_set"], base_name(corpus["name"])
+        set_id = corpus["metadata"].get("document_set")
+        if not set_id or not has_document_set(workspace, set_id):
+            raise PlaygroundError(
+                f"corpus {corpus['name']!r} has no document set in {workspace.path} (a session file carries passages, "
+                "not documents): import the documents with `playground data import docs` to chunk them again"
+            )
+        return set_id, base_name(corpus["name"])
     if has_document_set(workspace, set_id_or_corpus):
         own = [c["name"] for c in docs_corpora(workspace, set_id_or_corpus) if VARIANT_MARK not in c["name"]]
         if own:

@@ -111,6 +111,7 @@ BENCHMARK_FIELDS = {
     "format": ("short?", False),
     "source": ("text?", False),
     "metadata": ("object?", False),
+    "corpus_metadata": ("object?", False),  # a documents corpus's chunking (its passages carry their spans)
     "questions": ("list", True),
     "passages": ("list", True),
 }

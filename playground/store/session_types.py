@@ -204,6 +204,7 @@ class Benchmark(Record, kw_only=True):
     format: OptStr = UNSET
     source: OptStr = UNSET
     metadata: OptObject = UNSET
+    corpus_metadata: OptObject = UNSET  # a documents corpus's chunking and document set (playground.documents)
     questions: list[Question]
     passages: list[Passage]
 
