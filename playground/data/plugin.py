@@ -50,8 +50,7 @@ BUILTIN_CHUNKERS = (
     Chunker(
         "markdown",
         f"{_DOCUMENTS}.chunkers:section_chunks",
-        description="each heading section by paragraphs, then sentences, up to N tokens (chonkie); no overlap",
-        overlap=False,
+        description="each heading section by paragraphs, then sentences, up to N tokens (semchunk)",
     ),
 )
 

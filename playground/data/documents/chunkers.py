@@ -2,14 +2,16 @@
 (playground.data.documents.chunking) trims them, splits any that still run past the chunk size, and slices.
 
 - `sentences`: chonkie's SentenceChunker (whole sentences up to the size, `overlap` tokens of sentences repeated).
-- `markdown`: the text cut at every heading section, then each section by chonkie's RecursiveChunker (paragraphs,
-  then sentences, then lines, then words), so a passage never spans two sections and its title is exactly its trail.
+- `markdown`: the text cut at every heading section, then each section by semchunk (runs of newlines first, then
+  sentence ends, clauses, words), so a passage never spans two sections and its title is exactly its trail.
 - `tokens`: windows of `chunk_size` tokens, `overlap` shared, from the tokenizer's own offsets, snapped to word
   boundaries. Not chonkie's TokenChunker: it decodes the token ids back into text, which for this WordPiece tokenizer
   is lower-cased and re-spaced, and its indices then drift from the document (measured: not one span was exact).
 
-chonkie was chosen over semchunk by bench/docs_import.py (on the Python reference, chonkie's recursive chunker is
-~4x faster than semchunk at the same size, and its sentence chunker gives exact spans with overlap).
+Both libraries were tried for both jobs (bench/docs_import.py). chonkie's RecursiveChunker is faster, but its
+chunks are not always slices of the text (on a vocabulary file 249 of 251 were decoded tokens, on accented text 3
+of 30 drifted), so sections go to semchunk, whose offsets were exact on every text tried; chonkie's
+SentenceChunker gave exact spans everywhere and cuts only at sentence ends, which semchunk does not promise.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 from playground.data.documents.parsed import ParsedDocument
 
-Span = tuple[int, int]
+Span = tuple[int, int, int]  # start, end, and at most this many tokens
 
 
 def token_windows(document: ParsedDocument, *, chunk_size: int, overlap: int, tokenizer: Any) -> list[Span]:
@@ -50,7 +52,7 @@ def windows_of(text: str, base: int, chunk_size: int, overlap: int, tokenizer: A
             last -= 1
         if not ends_word[last]:  # one word longer than the window: cut inside it rather than exceed the size
             last = min(first + chunk_size, n) - 1
-        spans.append((base + offsets[first][0], base + offsets[last][1]))
+        spans.append((base + offsets[first][0], base + offsets[last][1], last - first + 1))
         if last >= n - 1:
             break
         first = max(first + 1, min(first + step, last + 1))
@@ -65,35 +67,25 @@ def _sentence_chunker(tokenizer: Any, chunk_size: int, overlap: int) -> Any:
 
 
 @functools.lru_cache(maxsize=16)
-def _recursive_chunker(tokenizer: Any, chunk_size: int) -> Any:
-    """Paragraphs, then sentences, then lines, then words: hard-wrapped sources (Markdown, RST, the Python
-    reference) break lines inside sentences, so a line end alone is a weaker cut than a sentence's end (chonkie's
-    default rules treat "\n" like a blank line and cut mid-sentence)."""
-    from chonkie import RecursiveChunker
-    from chonkie.types import RecursiveLevel, RecursiveRules
+def _semchunker(tokenizer: Any, chunk_size: int) -> Any:
+    import semchunk
 
-    rules = RecursiveRules(
-        levels=[
-            RecursiveLevel(delimiters=["\n\n"]),
-            RecursiveLevel(delimiters=[". ", "! ", "? ", ".\n", "!\n", "?\n"]),
-            RecursiveLevel(delimiters=["\n"]),
-            RecursiveLevel(whitespace=True),
-            RecursiveLevel(),
-        ]
-    )
-    return RecursiveChunker(tokenizer=tokenizer, chunk_size=chunk_size, rules=rules)
+    return semchunk.chunkerify(tokenizer, chunk_size)
 
 
 def sentence_chunks(document: ParsedDocument, *, chunk_size: int, overlap: int, tokenizer: Any) -> list[Span]:
     chunker = _sentence_chunker(tokenizer, chunk_size, overlap)
-    return [(chunk.start_index, chunk.end_index) for chunk in chunker.chunk(document.text)]
+    return [(chunk.start_index, chunk.end_index, chunk.token_count) for chunk in chunker.chunk(document.text)]
 
 
 def section_chunks(document: ParsedDocument, *, chunk_size: int, overlap: int, tokenizer: Any) -> list[Span]:
-    chunker = _recursive_chunker(tokenizer, chunk_size)
+    chunker = _semchunker(tokenizer, chunk_size)
     spans: list[Span] = []
     for start, end in document.section_spans():
         piece = document.text[start:end]
         if piece.strip():
-            spans.extend((start + chunk.start_index, start + chunk.end_index) for chunk in chunker.chunk(piece))
+            _, offsets = chunker(piece, offsets=True, overlap=overlap or None)
+            spans.extend(
+                (start + first, start + last, chunk_size) for first, last in offsets
+            )  # semchunk keeps the size
     return spans

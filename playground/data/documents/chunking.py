@@ -7,7 +7,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, Optional
 
 from playground import PlaygroundError, bounds
 from playground.data.documents.chunkers import windows_of
@@ -72,7 +72,7 @@ def chunk_digest(content_digest: str, chunking: Chunking) -> str:
         "content": content_digest,
         **chunking.settings(),
         "tokenizer": TOKENIZER_NAME,
-        "versions": _versions("chonkie", "tokenizers"),
+        "versions": _versions("chonkie", "semchunk", "tokenizers"),
         "spans": 1,  # bump when this module's trimming or splitting changes
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()[:16]
@@ -87,7 +87,9 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def cut(document: ParsedDocument, chunking: Chunking, where: str = "document") -> list[tuple[int, int]]:
-    """The passages' (start, end) spans of `document.text` for `chunking`, in order, none empty or oversized."""
+    """The passages' (start, end) spans of `document.text` for `chunking`, in order, none empty or oversized.
+
+    A chunker returns (start, end) or (start, end, at most N tokens) when it knows: only the others are counted."""
     from playground.plugins import load_ref
 
     record = chunker_record(chunking.chunker)
@@ -96,19 +98,27 @@ def cut(document: ParsedDocument, chunking: Chunking, where: str = "document") -
     raw = chunk(document, chunk_size=chunking.chunk_size, overlap=chunking.overlap, tokenizer=tokenizer)
     text = document.text
     spans: list[tuple[int, int]] = []
-    for start, end in raw:
+    sizes: list[Optional[int]] = []  # at most this many tokens, when the chunker knows; else counted here
+    for item in raw:
+        start, end = item[0], item[1]
         if not (isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= len(text)):
             raise PlaygroundError(f"{where}: chunker {record.name!r} returned span {(start, end)!r} outside the text")
-        start, end = _trimmed(text, start, end)
+        start, end = _trimmed(text, start, end)  # whitespace is no token: trimming never adds one
         if end > start:
             spans.append((start, end))
-    counts = [len(e.ids) for e in tokenizer.encode_batch([text[s:e] for s, e in spans], add_special_tokens=False)]
+            sizes.append(int(item[2]) if len(item) > 2 and item[2] is not None else None)
+    unknown = [i for i, size in enumerate(sizes) if size is None]
+    if unknown:
+        encoded = tokenizer.encode_batch([text[spans[i][0] : spans[i][1]] for i in unknown], add_special_tokens=False)
+        for i, encoding in zip(unknown, encoded):
+            sizes[i] = len(encoding.ids)
+    counts = sizes
     fitted: list[tuple[int, int]] = []
     for (start, end), count in zip(spans, counts):
-        if count <= chunking.chunk_size:
+        if count is not None and count <= chunking.chunk_size:
             fitted.append((start, end))
             continue
-        for s, e in windows_of(text[start:end], start, chunking.chunk_size, 0, tokenizer):
+        for s, e, _ in windows_of(text[start:end], start, chunking.chunk_size, 0, tokenizer):
             s, e = _trimmed(text, s, e)
             if e > s:
                 fitted.append((s, e))
