@@ -36,7 +36,9 @@ def _covered(text: str, spans) -> bool:
     return all(covered[i] or text[i].isspace() for i in range(len(text)))
 
 
-@pytest.mark.parametrize("chunker, overlap", [("tokens", 16), ("sentences", 16), ("markdown", 16), ("markdown", 0), ("tokens", 0)])
+@pytest.mark.parametrize(
+    "chunker, overlap", [("tokens", 16), ("sentences", 16), ("markdown", 16), ("markdown", 0), ("tokens", 0)]
+)
 def test_spans_fit_the_size_and_cover_the_text(reference, chunker, overlap):
     spans = cut(reference, Chunking(chunker, 64, overlap))
     assert len(spans) > 10
@@ -119,3 +121,19 @@ def test_chunked_corpus_builds_each_chunking_once(tmp_path, capsys):
     assert main(["--db", str(tmp_path / "w.db"), "data", "list", "--json"]) == 0
     listed = {c["name"]: c.get("documents") for c in json.loads(capsys.readouterr().out)["corpora"]}
     assert listed[name]["chunker"] == "tokens" and listed[name]["overlap"] == 16 and listed["ref"]["chunk_size"] == 128
+
+
+@pytest.mark.parametrize("chunker", ["markdown", "sentences"])
+def test_chunks_are_cut_between_words_on_a_vocabulary_and_on_accented_text(chunker):
+    """chonkie's RecursiveChunker returned decoded tokens for the vocabulary and drifted on accents: its cuts fell
+    inside words. The chunkers' own spans must fall between words, wherever the text is not one long word."""
+    from playground.data.documents.tokens import _model_folder
+
+    vocabulary = (_model_folder() / "vocab.txt").read_text(encoding="utf-8")[:20000]
+    accented = ("Café déjà vu — naïve façade. " * 40 + "\n\n") * 5
+    for text in (vocabulary, accented):
+        spans = cut(ParsedDocument(text), Chunking(chunker, 64, 0))
+        assert len(spans) > 3
+        for start, end in spans:
+            assert start == 0 or text[start - 1].isspace(), (chunker, text[start - 10 : start + 10])
+            assert end == len(text) or text[end].isspace(), (chunker, text[end - 10 : end + 10])

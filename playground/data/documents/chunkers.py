@@ -25,9 +25,18 @@ Span = tuple[int, int, int]  # start, end, and at most this many tokens
 
 
 def token_windows(document: ParsedDocument, *, chunk_size: int, overlap: int, tokenizer: Any) -> list[Span]:
-    """Consecutive windows of at most `chunk_size` tokens, each starting `chunk_size - overlap` tokens after the
-    last, cut only between words (a window's first word-piece continuation moves it on to the next word)."""
+    """Consecutive windows of at most `chunk_size` tokens, each starting about `chunk_size - overlap` tokens after
+    the last, cut where the text has a space (else between words, else inside one: never past the size)."""
     return windows_of(document.text, 0, chunk_size, overlap, tokenizer)
+
+
+def _snap(index: int, low: int, tiers: list[list[bool]]) -> int:
+    """The nearest index at or below `index` (not below `low`) the first tier allows, else the next tier's."""
+    for allowed in tiers:
+        for candidate in range(index, low - 1, -1):
+            if allowed[candidate]:
+                return candidate
+    return index
 
 
 def windows_of(text: str, base: int, chunk_size: int, overlap: int, tokenizer: Any) -> list[Span]:
@@ -37,25 +46,21 @@ def windows_of(text: str, base: int, chunk_size: int, overlap: int, tokenizer: A
     n = len(offsets)
     if n == 0:
         return []
-    starts_word = [i == 0 or words[i] != words[i - 1] or words[i] is None for i in range(n)]
-    ends_word = [i == n - 1 or words[i] != words[i + 1] or words[i] is None for i in range(n)]
+    space_before = [offsets[i][0] == 0 or text[offsets[i][0] - 1].isspace() for i in range(n)]
+    space_after = [offsets[i][1] >= len(text) or text[offsets[i][1]].isspace() for i in range(n)]
+    word_start = [i == 0 or words[i] is None or words[i] != words[i - 1] for i in range(n)]
+    word_end = [i == n - 1 or words[i] is None or words[i] != words[i + 1] for i in range(n)]
     step = max(1, chunk_size - overlap)
     spans: list[Span] = []
     first = 0
     while first < n:
-        while first < n and not starts_word[first]:
-            first += 1
-        if first >= n:
-            break
-        last = min(first + chunk_size, n) - 1
-        while last > first and not ends_word[last]:
-            last -= 1
-        if not ends_word[last]:  # one word longer than the window: cut inside it rather than exceed the size
-            last = min(first + chunk_size, n) - 1
+        limit = min(first + chunk_size, n) - 1
+        last = _snap(limit, first, [space_after, word_end])
         spans.append((base + offsets[first][0], base + offsets[last][1], last - first + 1))
         if last >= n - 1:
             break
-        first = max(first + 1, min(first + step, last + 1))
+        following = max(first + 1, min(first + step, last + 1))
+        first = _snap(following, first + 1, [space_before, word_start])
     return spans
 
 
