@@ -68,6 +68,7 @@ bench: install
 	$(BIN)/python bench/render_budget.py
 	$(BIN)/python bench/http_bounds.py
 	$(BIN)/python bench/imports.py
+	$(BIN)/python bench/docs_import.py
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
 lock: $(BIN)/python

@@ -19,12 +19,15 @@ def register(subparsers, common) -> None:
         "import",
         parents=[common],
         help="import a benchmark file or folder as corpus and benchmark NAME",
-        description=f"Formats: {', '.join(importer_names())}. The import is one transaction: on any error nothing changes.",
+        description=f"Formats: {', '.join(importer_names())}, and docs (your own documents: a file or a folder of "
+        "Markdown, RST, text, HTML and PDF, see docs/documents.md). The import is one transaction: on any error "
+        "nothing changes.",
     )
-    importer.add_argument("format", metavar="FORMAT", help=f"one of: {', '.join(importer_names())}")
-    importer.add_argument("path", metavar="PATH", help="the file (or folder, for obqa and beir) to read")
+    importer.add_argument("format", metavar="FORMAT", help=f"one of: {', '.join(importer_names())}, docs")
+    importer.add_argument("path", metavar="PATH", help="the file (or folder, for obqa, beir and docs) to read")
     importer.add_argument("--name", required=True, help="name of the stored benchmark (and corpus, when it has one)")
     importer.add_argument("--replace", action="store_true", help="overwrite an existing dataset of that name")
+    add_chunking_arguments(importer)
     importer.set_defaults(handler=import_command)
 
     lister = commands.add_parser("list", parents=[common], help="show corpora and benchmarks with their counts")
@@ -41,10 +44,43 @@ def register(subparsers, common) -> None:
     sampler.set_defaults(handler=sample_command)
 
 
+def add_chunking_arguments(parser) -> None:
+    """--chunker, --chunk-size, --overlap: how `data import docs` cuts documents into passages."""
+    from playground.data.documents.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_CHUNKER, DEFAULT_OVERLAP
+
+    parser.add_argument(
+        "--chunker",
+        default=None,
+        metavar="NAME",
+        help=f"docs: tokens, sentences or markdown (default {DEFAULT_CHUNKER})",
+    )
+    parser.add_argument(
+        "--chunk-size",
+        type=bounds.CHUNK_SIZE.flag("--chunk-size"),
+        default=None,
+        metavar="N",
+        help=f"docs: at most N tokens of the embedder's tokenizer a passage (default {DEFAULT_CHUNK_SIZE})",
+    )
+    parser.add_argument(
+        "--overlap",
+        type=bounds.OVERLAP.flag("--overlap"),
+        default=None,
+        metavar="N",
+        help=f"docs: tokens shared by neighbouring passages (default {DEFAULT_OVERLAP}; not for markdown)",
+    )
+
+
 def import_command(args) -> int:
+    from playground import PlaygroundError
     from playground.data.importers import read_dataset
     from playground.store.datasets import save_dataset
 
+    if args.format == "docs":
+        return import_docs_command(args)
+    given = [flag for flag, value in (("--chunker", args.chunker), ("--chunk-size", args.chunk_size),
+             ("--overlap", args.overlap)) if value is not None]  # fmt: skip
+    if given:
+        raise PlaygroundError(f"{', '.join(given)} only apply to `data import docs`")
     started = time.perf_counter()
     dataset = read_dataset(args.format, args.path)
     with workspace_for(args) as workspace:
@@ -66,11 +102,67 @@ def import_command(args) -> int:
     return 0
 
 
+def import_docs_command(args) -> int:
+    from playground.cli.output import progress_bar
+    from playground.data.documents.chunking import Chunking
+    from playground.terminal_text import one_line
+    from playground.documents.importing import import_documents
+
+    defaults = Chunking()
+    chunking = Chunking(
+        args.chunker or defaults.chunker,
+        defaults.chunk_size if args.chunk_size is None else args.chunk_size,
+        defaults.overlap if args.overlap is None else args.overlap,
+    )
+    started = time.perf_counter()
+    on_progress, close = progress_bar("documents")
+    try:
+        with workspace_for(args) as workspace:
+            summary = import_documents(workspace, args.path, args.name, chunking, on_progress=on_progress)
+    finally:
+        close()
+    seconds = time.perf_counter() - started
+    payload = {**summary, "workspace": str(workspace.path), "seconds": round(seconds, 3)}
+    lines = [f"skipped {one_line(item['path'])}: {one_line(item['reason'])}" for item in summary["skipped"]]
+    settings = f"{summary['chunker']}, {summary['chunk_size']} tokens, overlap {summary['overlap']}"
+    if summary["version"] == "unchanged":
+        lines.append(
+            f"documents {args.name!r} unchanged: the same {summary['documents']:,} files and chunking ({settings})"
+        )
+    else:
+        lines.append(
+            f"imported {summary['documents']:,} documents ({summary['bytes'] / 1024**2:.1f} MB) from {args.path} as "
+            f"corpus {args.name!r} with {summary['passages']:,} passages ({settings}; {len(summary['skipped']):,} "
+            f"files skipped; {seconds:.2f} s)"
+        )
+        lines += [f"kept the earlier version: {move}" for move in summary["moved"]]
+    emit(args, payload, "\n".join(lines))
+    return 0
+
+
+def _chunking_text(documents) -> str:
+    if not documents:
+        return ""
+    return (
+        f"{documents['n_documents']:,} documents of set {documents['document_set'][:8]}: {documents['chunker']}, "
+        f"{documents['chunk_size']} tokens, overlap {documents['overlap']}"
+    )
+
+
 def list_command(args) -> int:
     from playground.store.datasets import list_datasets
 
+    from playground.store.document_corpora import docs_corpora
+
     with workspace_for(args, create=False) as workspace:
         listing = list_datasets(workspace)
+        chunkings = {c["name"]: c["metadata"] for c in docs_corpora(workspace)}
+    for corpus in listing["corpora"]:
+        if corpus["name"] in chunkings:
+            corpus["documents"] = {
+                k: chunkings[corpus["name"]].get(k)
+                for k in ("document_set", "n_documents", "chunker", "chunk_size", "overlap", "chunk_digest")
+            }
     if not listing["corpora"] and not listing["benchmarks"]:
         text = f"no datasets in {workspace.path} yet (try `playground demo` or `playground data import`)"
     else:
@@ -78,8 +170,11 @@ def list_command(args) -> int:
             [
                 "corpora:",
                 text_table(
-                    ["name", "format", "passages"],
-                    [[c["name"], c["format"], c["n_passages"]] for c in listing["corpora"]],
+                    ["name", "format", "passages", "chunking"],
+                    [
+                        [c["name"], c["format"], c["n_passages"], _chunking_text(c.get("documents"))]
+                        for c in listing["corpora"]
+                    ],
                 ),
                 "",
                 "benchmarks:",

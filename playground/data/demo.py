@@ -8,22 +8,23 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import sys
 from pathlib import Path
 from typing import Optional
 
 from playground import PlaygroundError
+from playground.data.documents.chunking import Chunking, cut
+from playground.data.documents.parsed import ParsedDocument
 from playground.data.records import Dataset, Passage, Question
 
 DEMO_NAME = "demo"
 QUESTIONS_FILE = Path(__file__).resolve().parent / "demo_questions.json"
 DEMO_INDEX_KINDS = ("bm25", "dense")
 
-TARGET_WORDS = 200  # a topic is cut into ceil(words / TARGET_WORDS) parts of about equal size
-MAX_WORDS = 300
-MIN_WORDS = 60  # a part is not closed below this size while the next paragraph can be cut between lines
+# The demo corpus is cut like any documents import (playground.data.documents): each topic by paragraphs, then
+# sentences, into passages of at most what the embedder reads.
+DEMO_CHUNKING = Chunking("markdown", 254, 0)
 
 
 def reference_topics() -> dict[str, str]:
@@ -37,93 +38,29 @@ def reference_topics() -> dict[str, str]:
     return dict(topics)
 
 
-def count_words(text: str) -> int:
-    """Whitespace-separated tokens holding a letter or digit (table borders and bullets are not words)."""
-    return sum(1 for token in text.split() if re.search(r"\w", token))
-
-
-def _paragraphs(text: str) -> list[str]:
-    """Blank-line separated blocks; a block longer than MAX_WORDS is cut between lines."""
-    blocks = [block.strip("\n") for block in re.split(r"\n[ \t]*\n", text) if block.strip()]
-    pieces: list[str] = []
-    for block in blocks:
-        if count_words(block) <= MAX_WORDS:
-            pieces.append(block)
-            continue
-        lines: list[str] = []
-        for line in block.split("\n"):
-            if lines and count_words("\n".join(lines + [line])) > MAX_WORDS:
-                pieces.append("\n".join(lines))
-                lines = []
-            lines.append(line)
-        if lines:
-            pieces.append("\n".join(lines))
-    return pieces
-
-
-def _cut_lines(paragraph: str, room: int) -> tuple[str, str]:
-    """The paragraph's leading lines that fit in `room` words, and the rest."""
-    lines = paragraph.split("\n")
-    taken = 0
-    while taken < len(lines) and count_words("\n".join(lines[: taken + 1])) <= room:
-        taken += 1
-    return "\n".join(lines[:taken]), "\n".join(lines[taken:])
-
-
-def split_topic(text: str) -> list[str]:
-    """Cut one topic into parts of a few hundred words on paragraph boundaries, about equal in size.
-
-    A paragraph is cut between lines only when it would otherwise leave a part shorter than MIN_WORDS.
-    """
-    paragraphs = _paragraphs(text)
-    total = sum(count_words(p) for p in paragraphs)
-    if total <= MAX_WORDS:
-        return ["\n\n".join(paragraphs)] if paragraphs else []
-    target = total / math.ceil(total / TARGET_WORDS)
-    parts: list[list[str]] = []
-    current: list[str] = []
-    size = 0
-    queue = list(reversed(paragraphs))
-    while queue:
-        paragraph = queue.pop()
-        words = count_words(paragraph)
-        if current and size + words > MAX_WORDS:
-            if size < MIN_WORDS:
-                head, rest = _cut_lines(paragraph, MAX_WORDS - size)
-                if head.strip() and rest.strip():
-                    paragraph, words = head, count_words(head)
-                    queue.append(rest)
-            if size + words > MAX_WORDS:
-                parts.append(current)
-                current, size = [], 0
-        current.append(paragraph)
-        size += words
-        if size >= target:
-            parts.append(current)
-            current, size = [], 0
-    if current:
-        tail = sum(count_words(p) for p in current)
-        if parts and tail < MIN_WORDS and sum(count_words(p) for p in parts[-1]) + tail <= MAX_WORDS:
-            parts[-1].extend(current)
-        else:
-            parts.append(current)
-    return ["\n\n".join(part) for part in parts]
-
-
 def build_demo_passages(topics: Optional[dict[str, str]] = None) -> list[Passage]:
-    """Every topic's parts, titled "for" or "for (2/3)", with ids "for#1", "for#2", ..."""
+    """Every topic cut by DEMO_CHUNKING, titled "for" or "for (2/3)", with ids "for#1", "for#2", ... and each text
+    the slice metadata["start"]:metadata["end"] of the topic's text."""
     topics = reference_topics() if topics is None else topics
     passages: list[Passage] = []
     for topic in sorted(topics):
-        parts = split_topic(topics[topic])
-        for number, text in enumerate(parts, start=1):
-            title = topic if len(parts) == 1 else f"{topic} ({number}/{len(parts)})"
+        document = ParsedDocument(topics[topic], ((0, (topic,)),))
+        spans = cut(document, DEMO_CHUNKING, f"topic {topic!r}")
+        for number, (start, end) in enumerate(spans, start=1):
+            title = topic if len(spans) == 1 else f"{topic} ({number}/{len(spans)})"
             passages.append(
                 Passage(
                     id=f"{topic}#{number}",
                     title=title,
-                    text=text,
-                    metadata={"topic": topic, "part": number, "parts": len(parts)},
+                    text=document.text[start:end],
+                    metadata={
+                        "topic": topic,
+                        "part": number,
+                        "parts": len(spans),
+                        "document": topic,
+                        "start": start,
+                        "end": end,
+                    },
                 )
             )
     return passages

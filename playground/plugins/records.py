@@ -129,7 +129,9 @@ class Importer:
 
 @dataclass(frozen=True)
 class DocumentParser:
-    """A document format for your own documents: `parse(path) -> text`; `extensions` it claims (".pdf")."""
+    """A document format for your own documents: `parse(path) -> ParsedDocument` (playground.data.documents.parsed:
+    the extracted text and its heading sections as (offset, trail) pairs; plain text is taken as text without
+    headings). It raises UnreadableDocument for a file to skip with its reason. `extensions` it claims (".pdf")."""
 
     name: str
     parse: Ref
@@ -139,12 +141,17 @@ class DocumentParser:
 
 @dataclass(frozen=True)
 class Chunker:
-    """A way to cut documents into passages: `chunk(text, **options) -> [str]`, with typed, bounded options."""
+    """A way to cut documents into passages: `chunk(document, *, chunk_size, overlap, tokenizer, **options) ->
+    [(start, end)]`, character spans of `document.text` (a ParsedDocument), so every passage is an exact slice of it.
+    `chunk_size` and `overlap` are in tokens of `tokenizer` (the embedder's, a `tokenizers.Tokenizer`); spans are
+    trimmed of surrounding whitespace and any still longer than `chunk_size` is split. `overlap=False`: it refuses
+    an overlap. `options` are typed, bounded extras."""
 
     name: str
     chunk: Ref
     options: tuple[Option, ...] = ()
     description: str = ""
+    overlap: bool = True
 
 
 @dataclass(frozen=True)

@@ -383,3 +383,11 @@ def add_editor_drafts(db: sqlite_utils.Database) -> None:
     """The Playground editor's text per session and template, so a reload or a link shows what was there."""
     if "editor_drafts" not in db.table_names():
         create_table(db, "editor_drafts")
+
+
+@migration
+def add_documents(db: sqlite_utils.Database) -> None:
+    """Your own documents: the document sets `data import docs` stores, and each document's extracted text."""
+    for name in ("document_sets", "documents"):
+        if name not in db.table_names():
+            create_table(db, name)

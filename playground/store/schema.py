@@ -356,6 +356,29 @@ TABLES: dict[str, Table] = {
             json=("ranked_ids", "scores", "gold_ids", "gold_ranks", "metrics"),
             foreign_keys=(ForeignKey("run_id", "retrieval_runs"),),
         ),
+        # Your own documents (playground.store.documents): a document set is one import's files, identified by the
+        # digest of its sorted (path, sha256) list; each document keeps its extracted text, which passages slice.
+        Table(
+            "document_sets",
+            {"id": TEXT, "name": TEXT, "source": TEXT, "n_documents": INTEGER, "metadata": TEXT, "created_at": TEXT},
+            pk="id",
+            json=("metadata",),
+        ),
+        Table(
+            "documents",
+            {
+                "set_id": TEXT,
+                "path": TEXT,
+                "sha256": TEXT,
+                "format": TEXT,
+                "text": TEXT,
+                "n_chars": INTEGER,
+                "metadata": TEXT,
+            },
+            pk=("set_id", "path"),
+            json=("metadata",),
+            foreign_keys=(ForeignKey("set_id", "document_sets"),),
+        ),
         Table(
             "editor_drafts",
             {"session_id": TEXT, "template": TEXT, "base_version": TEXT, "content": TEXT, "updated_at": TEXT},

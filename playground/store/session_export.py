@@ -125,6 +125,15 @@ def _retrieval_run_needs(runs: list[dict], results: list[dict], questions: dict,
             passages.setdefault(name, set()).update(p for p in result.get("ranked_ids") or [] if isinstance(p, str))
 
 
+def _documents_corpus(workspace: Workspace, corpus: Optional[str]) -> dict:
+    """{"corpus_metadata": ...} for a documents corpus (its chunking and set; the passages carry their document
+    spans, and the documents' texts stay behind), else nothing."""
+    row = next(workspace.db.query("SELECT format, metadata FROM corpora WHERE name = ?", [corpus]), None)
+    if row is None or row["format"] != "docs":
+        return {}
+    return {"corpus_metadata": json.loads(row["metadata"] or "{}")}
+
+
 def _benchmark_records(
     workspace: Workspace, questions_wanted: dict[str, set], passages_wanted: dict[str, set]
 ) -> list[dict]:
@@ -157,8 +166,10 @@ def _benchmark_records(
                 {key: p[key] for key in ("id", "title", "text", "metadata")}
                 for p in sorted(passages, key=lambda p: p["position"])
             ]
+        record_extra = _documents_corpus(workspace, corpus)
         records.append(
             {
+                **record_extra,
                 "name": name,
                 "corpus": corpus,
                 "format": bench["format"],

@@ -64,14 +64,15 @@ def import_benchmark(workspace: Workspace, benchmark: Benchmark, origin: dict) -
     corpus = name if benchmark.passages else None
     if corpus:
         passages = [Passage(p.id, p.title, p.text, p.metadata) for p in benchmark.passages]
+        documents = given(benchmark.corpus_metadata)  # a documents corpus: its chunking, without its documents
         db["corpora"].insert(
             {
                 "name": name,
-                "format": given(benchmark.format) or "import",
+                "format": "docs" if documents else given(benchmark.format) or "import",
                 "source": "session import",
                 "fingerprint": corpus_fingerprint(passages),
                 "n_passages": len(passages),
-                "metadata": to_json(metadata),
+                "metadata": to_json({**documents, "imported": metadata["imported"]} if documents else metadata),
                 "created_at": stamp,
             }
         )

@@ -212,6 +212,7 @@ class Benchmark(Record, kw_only=True):
     format: OptShort = UNSET
     source: OptText = UNSET
     metadata: OptObject = UNSET
+    corpus_metadata: OptObject = UNSET  # a documents corpus's chunking and document set (playground.documents)
     questions: list[Question]
     passages: list[Passage]
 

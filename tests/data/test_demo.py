@@ -10,16 +10,8 @@ import pytest
 
 from playground import PlaygroundError
 from playground.data import demo
-from playground.data.demo import (
-    DEMO_NAME,
-    MAX_WORDS,
-    MIN_WORDS,
-    QUESTIONS_FILE,
-    build_demo_dataset,
-    count_words,
-    reference_topics,
-    split_topic,
-)
+from playground.data.demo import DEMO_CHUNKING, DEMO_NAME, QUESTIONS_FILE, build_demo_dataset, reference_topics
+from playground.data.documents.tokens import count_tokens, max_chunk_tokens
 from playground.demo_workspace import ensure_demo_workspace
 from playground.store.datasets import get_benchmark, get_corpus, load_passages, load_questions
 
@@ -53,14 +45,14 @@ def test_parts_keep_every_word_of_their_topic_in_order(topics, dataset):
         assert " ".join(p.text for p in passages).split() == topics[topic].split(), topic
 
 
-def test_passage_sizes_are_a_few_hundred_words(dataset):
-    sizes = [count_words(p.text) for p in dataset.passages]
-    assert max(sizes) <= MAX_WORDS
-    assert 150 <= statistics.median(sizes) <= MAX_WORDS
-    for passage, size in zip(dataset.passages, sizes):
-        if size < MIN_WORDS:
-            # only a short topic, or the tail of a long one that could not be merged, is that short
-            assert passage.metadata["parts"] == 1 or passage.metadata["part"] == passage.metadata["parts"], passage.id
+def test_passages_are_exact_slices_of_their_topic_that_fit_the_embedder(topics, dataset):
+    sizes = [count_tokens(p.text) for p in dataset.passages]
+    assert max(sizes) <= DEMO_CHUNKING.chunk_size <= max_chunk_tokens()
+    assert statistics.median(sizes) >= 100  # paragraphs are gathered, not one passage per line
+    for passage in dataset.passages:
+        topic, start, end = passage.metadata["topic"], passage.metadata["start"], passage.metadata["end"]
+        assert passage.metadata["document"] == topic
+        assert passage.text == topics[topic][start:end], passage.id
 
 
 def test_ids_are_unique_and_titles_carry_the_topic(dataset):
@@ -70,26 +62,6 @@ def test_ids_are_unique_and_titles_carry_the_topic(dataset):
         topic, part, parts = passage.metadata["topic"], passage.metadata["part"], passage.metadata["parts"]
         assert passage.id == f"{topic}#{part}"
         assert passage.title == (topic if parts == 1 else f"{topic} ({part}/{parts})")
-
-
-def test_split_topic_cuts_on_paragraph_boundaries():
-    paragraphs = [" ".join(f"p{i}w{j}" for j in range(50)) for i in range(10)]
-    parts = split_topic("\n\n".join(paragraphs))
-    assert len(parts) == 3
-    assert all(count_words(part) <= MAX_WORDS for part in parts)
-    assert [block for part in parts for block in part.split("\n\n")] == paragraphs
-
-
-def test_split_topic_cuts_an_oversized_paragraph_between_lines():
-    lines = [" ".join(f"l{i}w{j}" for j in range(10)) for i in range(70)]
-    parts = split_topic("\n".join(lines))
-    assert len(parts) >= 3
-    assert all(count_words(part) <= MAX_WORDS for part in parts)
-    assert [line for part in parts for line in part.split("\n")] == lines
-
-
-def test_word_count_ignores_table_borders():
-    assert count_words("+-----+-----+\n| a   | b c |\n+=====+=====+") == 3
 
 
 def test_at_least_40_questions_with_unique_ids_and_known_topics(topics):

@@ -1,0 +1,124 @@
+"""Read a file or a folder (recursively) of documents: each file parsed by the parser registered for its extension,
+and every file left out listed with its reason (binary, empty, undecodable, unsupported, too large, unreadable).
+Hidden files and folders (a name starting with ".") are not read. Nothing is stored here."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from playground import PlaygroundError, bounds
+from playground.data.documents.parsed import ParsedDocument, UnreadableDocument, as_parsed
+from playground.progress import ProgressCallback, report
+
+
+@dataclass
+class ReadDocument:
+    path: str  # relative to the imported folder, with "/" (the file's name when one file is imported)
+    sha256: str
+    format: str  # the parser's name
+    parsed: ParsedDocument
+    n_bytes: int
+
+
+@dataclass
+class DocumentFolder:
+    source: str
+    documents: list[ReadDocument] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    n_bytes: int = 0
+
+
+def parsers_by_extension() -> dict[str, Any]:
+    """ ".md" -> its DocumentParser (the first registered for an extension wins, built-ins first)."""
+    from playground.plugins import registry
+
+    found: dict[str, Any] = {}
+    for parser in registry().of("document_parsers").values():
+        for extension in parser.extensions:
+            found.setdefault(extension.lower(), parser)
+    return found
+
+
+def _files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    found = []
+    for folder, folders, names in os.walk(root):
+        folders[:] = sorted(name for name in folders if not name.startswith("."))
+        found.extend(Path(folder) / name for name in sorted(names) if not name.startswith("."))
+    return found
+
+
+def _looks_binary(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        return b"\x00" in handle.read(8192)
+
+
+def _skip_reason(path: Path, size: int, parser: Any) -> Optional[str]:
+    if size == 0:
+        return "empty"
+    if parser is None:
+        return "binary" if _looks_binary(path) else f"not a document format ({path.suffix or 'no extension'})"
+    if size > bounds.MAX_DOCUMENT_BYTES:
+        return f"larger than {bounds.MAX_DOCUMENT_BYTES // 1024**2} MB"
+    return None
+
+
+def _parse(path: Path, parser: Any) -> ParsedDocument:
+    from playground.plugins import load_ref
+
+    parse = load_ref(parser.parse, f"document parser {parser.name!r}")
+    try:
+        value = parse(path)
+    except UnreadableDocument:
+        raise
+    except OSError as error:
+        raise UnreadableDocument(f"cannot be read ({error.strerror or error})") from None
+    except Exception as error:  # noqa: BLE001 - one file a parser cannot handle is skipped, not the import
+        raise UnreadableDocument(f"parser {parser.name!r} failed: {type(error).__name__}: {error}") from None
+    return as_parsed(value, str(path))
+
+
+def read_documents(path: str | os.PathLike, on_progress: Optional[ProgressCallback] = None) -> DocumentFolder:
+    """Every document under `path`, parsed; refused (one line) when there are more files or bytes than the
+    bounds allow, before any is parsed."""
+    root = Path(path)
+    if not root.exists():
+        raise PlaygroundError(f"{root}: no such file or folder")
+    files = _files(root)
+    if len(files) > bounds.MAX_DOCUMENT_FILES:
+        raise PlaygroundError(
+            f"{root}: {len(files):,} files, more than the {bounds.MAX_DOCUMENT_FILES:,} one import reads; "
+            "import a smaller folder"
+        )
+    sizes = [file.stat().st_size for file in files]
+    if sum(sizes) > bounds.MAX_DOCUMENT_TOTAL_BYTES:
+        raise PlaygroundError(
+            f"{root}: {sum(sizes) / 1024**2:,.0f} MB of files, more than the "
+            f"{bounds.MAX_DOCUMENT_TOTAL_BYTES // 1024**2:,} MB one import reads; import a smaller folder"
+        )
+    parsers = parsers_by_extension()
+    folder = DocumentFolder(source=str(root))
+    for done, (file, size) in enumerate(zip(files, sizes), start=1):
+        relative = file.name if file == root else file.relative_to(root).as_posix()
+        report(on_progress, done, len(files), relative)
+        parser = parsers.get(file.suffix.lower())
+        reason = _skip_reason(file, size, parser)
+        if reason is None:
+            try:
+                parsed = _parse(file, parser)
+                if not parsed.text.strip():
+                    reason = "no text in it"
+            except UnreadableDocument as error:
+                reason = str(error)
+        if reason is not None:
+            folder.skipped.append((relative, reason))
+            continue
+        digest = hashlib.sha256(file.read_bytes()).hexdigest()
+        folder.documents.append(ReadDocument(relative, digest, parser.name, parsed, size))
+        folder.n_bytes += size
+    return folder
