@@ -323,8 +323,9 @@ def vector_rows(n: int, dim: int, n_queries: int) -> list[dict]:
 def embedding_rows(texts: list[str], repeats: int) -> list[dict]:
     from sentence_transformers import SentenceTransformer
 
-    from playground.retrieval.embedders import get_embedder, model_location
-    from playground.retrieval.registry import DEFAULT_EMBEDDER
+    from playground.embedder_files import model_location
+    from playground.retrieval.embedders import get_embedder
+    from playground.embedder_files import DEFAULT_EMBEDDER
 
     embedder = get_embedder()
     model = SentenceTransformer(model_location(DEFAULT_EMBEDDER), device=embedder.device)

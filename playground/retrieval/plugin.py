@@ -8,7 +8,7 @@ IVFPQ with PIQARD's 8 sub-quantisers (nlist and nbits are clamped for small corp
 from __future__ import annotations
 
 from playground.plugins import Option, RetrieverKind, hookimpl
-from playground.retrieval.registry import DEFAULT_EMBEDDER
+from playground.embedder_files import DEFAULT_EMBEDDER
 
 _EMBEDDER = Option("embedder", DEFAULT_EMBEDDER, "sentence-transformers model that embeds passages and queries")
 _BM25 = (

@@ -12,8 +12,6 @@ from typing import Any, Optional
 
 from playground import PlaygroundError
 
-DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
-
 
 def retriever_kinds() -> list[str]:
     """The registered retriever kinds, built-ins first (playground.retrieval.plugin, then installed plugins)."""

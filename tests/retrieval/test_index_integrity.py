@@ -11,7 +11,7 @@ import pytest
 
 from playground.retrieval.embeddings import corpus_embeddings, embeddings_dir
 from playground.retrieval.index import build_index, forget_open_retrievers, index_path, open_retriever
-from playground.retrieval.registry import DEFAULT_EMBEDDER
+from playground.embedder_files import DEFAULT_EMBEDDER
 
 QUERY = "What is said about number120?"
 ANNOY = {"n_trees": 50}

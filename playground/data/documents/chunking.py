@@ -12,7 +12,8 @@ from typing import Any, Optional
 from playground import PlaygroundError, bounds
 from playground.data.documents.chunkers import windows_of
 from playground.data.documents.parsed import ParsedDocument
-from playground.data.documents.tokens import TOKENIZER_NAME, embedder_tokenizer
+from playground.data.documents.tokens import embedder_tokenizer
+from playground.embedder_files import DEFAULT_EMBEDDER
 
 DEFAULT_CHUNKER = "markdown"
 DEFAULT_CHUNK_SIZE = 200
@@ -71,7 +72,7 @@ def chunk_digest(content_digest: str, chunking: Chunking) -> str:
     parts = {
         "content": content_digest,
         **chunking.settings(),
-        "tokenizer": TOKENIZER_NAME,
+        "tokenizer": DEFAULT_EMBEDDER,
         "versions": _versions("chonkie", "semchunk", "tokenizers"),
         "spans": 1,  # bump when this module's trimming or splitting changes
     }

