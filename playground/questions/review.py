@@ -159,17 +159,25 @@ def _marks(chunk: Chunk, question: Question) -> list[tuple[int, int]]:
     return sorted(marks)
 
 
+def _item(workspace, corpus: Optional[str], question: Question) -> ReviewItem:
+    chunks, missing = _sources(workspace, corpus, question)
+    return ReviewItem(question, [SourceChunk(chunk.passage, _marks(chunk, question)) for chunk in chunks], missing)
+
+
 def review_items(workspace, benchmark: str) -> list[ReviewItem]:
     """Every question of the benchmark with its source chunks and the answer's spans marked in them."""
     from playground.store.datasets import get_benchmark, load_questions
 
     corpus = get_benchmark(workspace, benchmark)["corpus"]
-    items = []
-    for question in load_questions(workspace, benchmark):
-        chunks, missing = _sources(workspace, corpus, question)
-        sources = [SourceChunk(chunk.passage, _marks(chunk, question)) for chunk in chunks]
-        items.append(ReviewItem(question, sources, missing))
-    return items
+    return [_item(workspace, corpus, question) for question in load_questions(workspace, benchmark)]
+
+
+def edited_item(workspace, benchmark: str, item: ReviewItem, decision: Decision) -> ReviewItem:
+    """The item as an edit decided it: the edited text and answer, with the edited answer's span marked."""
+    from playground.store.datasets import get_benchmark
+
+    changed = edited_question(workspace, benchmark, item.question, decision.text, decision.answer)
+    return _item(workspace, get_benchmark(workspace, benchmark)["corpus"], changed)
 
 
 def edited_question(workspace, benchmark: str, question: Question, text: str, answer: str) -> Question:

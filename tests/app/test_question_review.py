@@ -64,6 +64,7 @@ def test_accept_edit_reject_and_save_stores_a_version_holding_the_edits(generate
     at.button(key=_key("gen-0001", "accept")).click().run()
     at = _submit_edit(at, "gen-0002", "What did the keepers ring during storms?", "fog bell")
     assert not at.error, [e.value for e in at.error]
+    assert "rang the <mark class='pg-span'>fog bell</mark> in winter" in _html(at)
     at.selectbox(key=_key("gen-0003", "reason")).select("ambiguous question").run()
     at.button(key=_key("gen-0003", "reject")).click().run()
     at.button(key=f"review_accept_rest::{BENCH}").click().run()  # gen-0004

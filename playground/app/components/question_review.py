@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from playground import PlaygroundError
 from playground.app import charts, state
 from playground.app.components.errors import error_text
 from playground.app.components.text import STYLE, marked_html, md_escape, show_text, text_html
@@ -20,6 +21,13 @@ EDITING_KEY = "_question_review_editing"  # {(benchmark, question id)}
 ERRORS_KEY = "_question_review_errors"  # {(benchmark, question id or ""): message}
 SAVED_KEY = "_question_review_saved"  # {benchmark: what save_reviewed returned}
 PICK_KEY = "review_benchmark"
+REVIEW_STYLE = """<style>
+.pg-review-head {font-size: 0.9rem; overflow-wrap: anywhere;}
+.pg-review-status {padding: 1px 6px; border-radius: 8px; background: #eee;}
+.pg-review-head[data-decision='accepted'] .pg-review-status {background: #dafbe1; color: #1a7f37;}
+.pg-review-head[data-decision='edited'] .pg-review-status {background: #ddf4ff; color: #0969da;}
+.pg-review-head[data-decision='rejected'] .pg-review-status {background: #ffebe9; color: #cf222e;}
+</style>"""
 GENERATE_HINT = "`playground questions generate --corpus NAME --n N --name DATASET` makes one"
 
 
@@ -105,7 +113,7 @@ def _head_html(item, decision) -> str:
     )
     status = _status(decision)
     return (
-        f"{STYLE}<div class='pg-review-head' data-question='{text_html(item.question.id)}' "
+        f"{STYLE}{REVIEW_STYLE}<div class='pg-review-head' data-question='{text_html(item.question.id)}' "
         f"data-decision='{text_html(status.split(':')[0])}'><b>{text_html(item.question.id)}</b> · "
         f"{text_html(item.kind or 'single')} · {made_by} · <span class='pg-review-status'>{text_html(status)}</span>"
         f"</div>"
@@ -126,16 +134,20 @@ def _source_html(source) -> str:
 def _card(benchmark: str, item, position: int) -> None:
     question = item.question
     decision = _decisions(benchmark).get(question.id)
-    text, answer = question.text, item.answer
+    shown = item
     if decision is not None and decision.decision == "edited":
-        text, answer = decision.text, decision.answer
+        try:
+            shown = review.edited_item(state.workspace(), benchmark, item, decision)
+        except PlaygroundError:  # the corpus changed since the edit: save_reviewed says so in one line
+            pass
+    text, answer = shown.question.text, shown.answer
     with st.container(border=True, key=f"review-card-{position}"):
         st.html(_head_html(item, decision))
         show_text(text, label="Question", strong=True, css_class="pg-review-question")
         show_text(answer, label="Answer", css_class="pg-review-answer")
         if (text, answer) != (question.text, item.answer):
             show_text(f"was: {question.text} · answer: {item.answer}", muted=True, css_class="pg-review-was")
-        for source in item.sources:
+        for source in shown.sources:
             st.html(_source_html(source))
         if item.missing:
             st.warning(md_escape(f"source chunk(s) no longer in the corpus: {', '.join(item.missing)}"))
