@@ -164,11 +164,24 @@ def _item(workspace, corpus: Optional[str], question: Question) -> ReviewItem:
     return ReviewItem(question, [SourceChunk(chunk.passage, _marks(chunk, question)) for chunk in chunks], missing)
 
 
+def reviewable_benchmark(workspace, benchmark: str) -> dict:
+    """The benchmark's row, or a one-line refusal when it holds no generated questions."""
+    from playground.store.datasets import get_benchmark
+
+    row = get_benchmark(workspace, benchmark)
+    if row["format"] not in REVIEWABLE_FORMATS:
+        raise PlaygroundError(
+            f"benchmark {benchmark!r} (format {row['format']}) holds no generated questions: "
+            "only sets made by `questions generate` (and reviewed versions of them) are reviewed"
+        )
+    return row
+
+
 def review_items(workspace, benchmark: str) -> list[ReviewItem]:
     """Every question of the benchmark with its source chunks and the answer's spans marked in them."""
-    from playground.store.datasets import get_benchmark, load_questions
+    from playground.store.datasets import load_questions
 
-    corpus = get_benchmark(workspace, benchmark)["corpus"]
+    corpus = reviewable_benchmark(workspace, benchmark)["corpus"]
     return [_item(workspace, corpus, question) for question in load_questions(workspace, benchmark)]
 
 
@@ -264,10 +277,10 @@ def save_reviewed(
     """Store the accepted and edited questions as the next reviewed version of `benchmark`, with every decision
     (rejections and their reasons included) in its metadata `review`. Every question needs a decision, and a review
     that rejects them all stores nothing: each is refused in one line."""
-    from playground.store.datasets import get_benchmark, load_questions, save_benchmark
+    from playground.store.datasets import load_questions, save_benchmark
     from playground.store.db import now
 
-    corpus = get_benchmark(workspace, benchmark)["corpus"]
+    corpus = reviewable_benchmark(workspace, benchmark)["corpus"]
     questions = load_questions(workspace, benchmark)
     known = {question.id for question in questions}
     unknown = sorted(set(decisions) - known)

@@ -140,3 +140,14 @@ def test_undecided_questions_and_an_all_rejected_review_store_nothing(generated)
     with pytest.raises(PlaygroundError, match="a rejection needs a reason"):
         save_reviewed(generated, "guide-qs", {f"gen-000{n}": rejected(" ") for n in range(1, 5)})
     assert reviewable(generated) == ["guide-qs"]
+
+
+def test_a_benchmark_of_other_questions_is_not_reviewed(generated):
+    from playground.store.datasets import save_dataset
+    from tests.conftest import tiny_dataset
+
+    save_dataset(generated, "tiny", tiny_dataset())
+    for call in (lambda: review_items(generated, "tiny"), lambda: save_reviewed(generated, "tiny", {})):
+        with pytest.raises(PlaygroundError) as caught:
+            call()
+        assert str(caught.value).startswith("benchmark 'tiny' (format jsonl) holds no generated questions")
