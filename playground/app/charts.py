@@ -392,3 +392,28 @@ def sweep_figure(points: Sequence[Mapping], metric: str) -> go.Figure:
     else:
         figure.update_xaxes(tickmode="array", tickvals=[p["value"] for p in ordered])
     return figure
+
+
+def rejection_reasons_figure(counts: Mapping[str, int]) -> go.Figure:
+    """Horizontal bars: how many generated candidates each filter rejected (the reasons come from a stored report, so
+    they are escaped: plotly reads tags such as <a> in labels)."""
+    import html
+
+    labels = [html.escape(str(reason)) for reason in counts]
+    figure = go.Figure(
+        go.Bar(
+            x=list(counts.values()),
+            y=labels,
+            orientation="h",
+            text=list(counts.values()),
+            hovertemplate="%{y}: %{x}<extra></extra>",
+        )
+    )
+    return _layout(
+        figure,
+        "Rejected candidates per reason",
+        xaxis={"title": "candidates", "rangemode": "tozero", "dtick": 1},
+        yaxis={"autorange": "reversed"},
+        height=120 + 30 * len(labels),
+        showlegend=False,
+    )

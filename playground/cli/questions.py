@@ -68,6 +68,30 @@ def register(subparsers, common) -> None:
     generate.add_argument("--replace", action="store_true", help="overwrite an existing benchmark of that name")
     generate.set_defaults(handler=generate_command)
 
+    review = commands.add_parser(
+        "review",
+        parents=[common],
+        help="list a generated benchmark's questions, or decide on each and save NAME.reviewed-N",
+        description="With no decision: list the questions. With decisions (every question needs one; "
+        "--accept-rest covers the others): store the accepted and edited ones as benchmark ROOT.reviewed-N, "
+        "every decision recorded in its metadata; the benchmark reviewed is left as it is.",
+    )
+    review.add_argument("dataset", metavar="DATASET", help="a benchmark made by `questions generate`")
+    review.add_argument("--accept", action="append", default=[], metavar="ID", help="keep this question as it is")
+    review.add_argument(
+        "--reject", action="append", default=[], metavar="ID=REASON", help="leave this question out, with a reason"
+    )
+    review.add_argument(
+        "--edit",
+        action="append",
+        nargs=3,
+        default=[],
+        metavar=("ID", "QUESTION", "ANSWER"),
+        help="keep this question edited (the answer must be in its source chunk)",
+    )
+    review.add_argument("--accept-rest", action="store_true", help="accept every question not decided otherwise")
+    review.set_defaults(handler=review_command)
+
 
 def generate_command(args) -> int:
     from playground.questions.generate import GenerationSettings, generate_questions
@@ -115,3 +139,58 @@ def summary_text(result: dict) -> str:
             f"stored {result['kept']} question(s) as benchmark {result['dataset']!r} over {result['corpus']!r}"
         )
     return "\n".join(lines)
+
+
+def _decisions(args) -> dict:
+    """Question id -> Decision from --accept, --reject ID=REASON and --edit ID QUESTION ANSWER."""
+    from playground.questions import review
+
+    decided: dict = {}
+
+    def put(question_id: str, decision) -> None:
+        if question_id in decided:
+            raise PlaygroundError(f"question {question_id!r} has more than one decision")
+        decided[question_id] = decision
+
+    for question_id in args.accept:
+        put(question_id, review.accepted())
+    for given in args.reject:
+        question_id, _, reason = given.partition("=")
+        if not reason.strip():
+            raise PlaygroundError(f"--reject {given!r}: give the reason as ID=REASON")
+        put(question_id, review.rejected(reason))
+    for question_id, text, answer in args.edit:
+        put(question_id, review.edited(text, answer))
+    return decided
+
+
+def review_command(args) -> int:
+    from playground.questions import review
+    from playground.store.sessions import current_session
+    from playground.terminal_text import one_line
+
+    decided = _decisions(args)
+    with workspace_for(args, create=False) as workspace:
+        items = review.review_items(workspace, args.dataset)
+        if not decided and not args.accept_rest:
+            rows = [
+                (item.question.id, item.kind, one_line(item.question.text), one_line(item.answer),
+                 ", ".join(s.passage.id for s in item.sources) or "-")
+                for item in items
+            ]  # fmt: skip
+            listing = [{"id": item.question.id, "kind": item.kind, "question": item.question.text,
+                        "answer": item.answer, "source_passage_ids": [s.passage.id for s in item.sources]}
+                       for item in items]  # fmt: skip
+            emit(args, listing, text_table(("id", "kind", "question", "answer", "source chunks"), rows))
+            return 0
+        if args.accept_rest:
+            for item in items:
+                decided.setdefault(item.question.id, review.accepted())
+        saved = review.save_reviewed(workspace, args.dataset, decided, session_id=current_session(workspace)["id"])
+    emit(
+        args,
+        saved,
+        f"stored {saved['questions']} question(s) as benchmark {one_line(saved['name'])!r} ({saved['accepted']} "
+        f"accepted, {saved['edited']} edited; {saved['rejected']} rejected); {one_line(args.dataset)!r} is unchanged",
+    )
+    return 0

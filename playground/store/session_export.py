@@ -16,6 +16,7 @@ from playground import __version__
 from playground.redaction import redact_value
 from playground.store.db import Workspace, now
 from playground.store.session_format import FORMAT_NAME, FORMAT_VERSION, row_to_record, with_digest
+from playground.store.reviews import add_review_sets
 from playground.store.session_records import get_session
 
 
@@ -348,6 +349,7 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
     passages_wanted: dict[str, set] = {}
     _answer_run_needs(runs, results, spans, questions_wanted, passages_wanted)
     _retrieval_run_needs(retrieval["retrieval_runs"], retrieval["retrieval_results"], questions_wanted, passages_wanted)
+    add_review_sets(workspace, sid, questions_wanted)
     payload = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,

@@ -176,3 +176,10 @@ def test_a_legend_sits_above_the_plot_not_on_the_axis_labels(figure):
     assert legend.yanchor == "bottom" and legend.y >= 1  # plotly's default puts a horizontal legend under the x axis
     assert figure.layout.title.yref == "container" and figure.layout.title.y == 1  # the title keeps the top line
     assert figure.layout.margin.t >= charts.TOP_MARGIN + charts.LEGEND_BAND  # room for both above the plot
+
+
+def test_rejection_reasons_are_bars_of_their_counts_with_escaped_labels():
+    figure = charts.rejection_reasons_figure({"unsupported": 2, "<a href='x'>bad</a>": 1})
+    (bars,) = figure.data
+    assert list(bars.x) == [2, 1]
+    assert list(bars.y) == ["unsupported", "&lt;a href=&#x27;x&#x27;&gt;bad&lt;/a&gt;"]

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import re
 
-from playground.app.components.text import STYLE, highlight_html, md_escape, passage_card_html, query_terms, text_html
+from playground.app.components.text import (
+    STYLE,
+    highlight_html,
+    marked_html,
+    md_escape,
+    passage_card_html,
+    query_terms,
+    text_html,
+)
 
 BEACON = "![x](http://127.0.0.1:9/beacon.png) [click](http://127.0.0.1:9/) <img src=x onerror=alert(1)> # Title"
 
@@ -19,6 +27,17 @@ def test_markdown_characters_are_escaped_for_labels():
     escaped = md_escape(BEACON + "\nsecond line")
     assert "![" not in escaped and "](" not in escaped and "\n" not in escaped
     assert re.sub(r"\\(.)", r"\1", escaped) == BEACON + " second line"  # what a reader sees
+
+
+def test_a_span_is_marked_in_escaped_text_without_cutting_an_entity():
+    text = "Voss & <b>Marta</b> built it"
+    start = text.index("<b>")
+    shown = marked_html(text, [(start, start + len("<b>Marta</b>")), (0, 4)])
+    assert (
+        shown
+        == "<mark class='pg-span'>Voss</mark> &amp; <mark class='pg-span'>&lt;b&gt;Marta&lt;/b&gt;</mark> built it"
+    )
+    assert marked_html(BEACON, []) == text_html(BEACON)
 
 
 def test_query_terms_are_marked_as_whole_words_in_escaped_text():

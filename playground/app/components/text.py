@@ -32,6 +32,7 @@ STYLE = """<style>
 .pg-card .pg-id {font-family: monospace; padding: 0 4px; border-radius: 6px; background: #eee;}
 .pg-card .pg-goldmark {color: #1a7f37; font-weight: 700;}
 .pg-card mark {background: #fff3a3; padding: 0;}
+.pg-text mark.pg-span {background: #ffd54a; padding: 0 1px; border-radius: 2px;}
 </style>"""
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
@@ -87,6 +88,22 @@ def highlight_html(text, terms: Iterable[str]) -> str:
         parts.append(text_html(value[last : match.start()]))
         parts.append(f"<mark>{text_html(match.group(0))}</mark>")
         last = match.end()
+    parts.append(text_html(value[last:]))
+    return "".join(parts)
+
+
+def marked_html(text, marks: Iterable[tuple[int, int]]) -> str:
+    """Escaped text with the character ranges `marks` (offsets in the raw text) wrapped in <mark class=pg-span>: each
+    piece is escaped on its own, so a span can neither cut an entity nor carry markup of its own."""
+    value = "" if text is None else str(text)
+    parts, last = [], 0
+    for start, end in sorted(marks):
+        start, end = max(start, last), min(end, len(value))
+        if start >= end:
+            continue
+        parts.append(text_html(value[last:start]))
+        parts.append(f"<mark class='pg-span'>{text_html(value[start:end])}</mark>")
+        last = end
     parts.append(text_html(value[last:]))
     return "".join(parts)
 

@@ -1,10 +1,12 @@
-"""Workspace: which file is open and the corpora and benchmarks it holds, with their counts."""
+"""Workspace: which file is open and the corpora and benchmarks it holds, with their counts; below them the review of
+generated questions (components/question_review.py)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from playground.app import state
+from playground.app.components import errors_as_messages, question_review
 from playground.app.components.text import md_escape
 from playground.store.datasets import list_datasets
 
@@ -42,6 +44,8 @@ def render() -> None:
         )
     else:
         st.info(state.NO_BENCHMARK)
+    with errors_as_messages("Review"):
+        question_review.render(ws)
 
 
 render()
