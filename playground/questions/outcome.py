@@ -10,6 +10,7 @@ from typing import Optional
 from playground.data.records import Question
 from playground.questions.chunks import Chunk
 
+GENERATED_FORMAT = "generated"  # the format of a benchmark that questions generate stores
 MAX_STORED_OUTPUT = 1000  # characters of a rejected reply kept with its reason
 
 
@@ -163,7 +164,7 @@ def store_questions(workspace, settings, corpus: dict, candidates: list[Candidat
         workspace,
         settings.name,
         settings.corpus,
-        "generated",
+        GENERATED_FORMAT,
         f"questions generate from corpus {settings.corpus}",
         kept_questions(candidates, generator),
         {"generated_from": settings.corpus, **metadata},

@@ -16,11 +16,11 @@ from playground import PlaygroundError
 from playground.data.records import Passage, Question
 from playground.questions.checks import find_answer
 from playground.questions.chunks import Chunk, as_chunk
-from playground.questions.outcome import Candidate
+from playground.questions.outcome import GENERATED_FORMAT, Candidate
 
-REVIEWABLE_FORMATS = ("generated", "reviewed")
 REVIEWED_FORMAT = "reviewed"
-DECIDED_BY = "reviewed"  # who decided: a person reviewing, as against the generator's filters
+REVIEWABLE_FORMATS = (GENERATED_FORMAT, REVIEWED_FORMAT)
+DECIDED_BY = "person"  # who decided: a person reviewing, as against the generator's filters
 DECISIONS = ("accepted", "edited", "rejected")
 REJECT_REASONS = (
     "wrong answer",

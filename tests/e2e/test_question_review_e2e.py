@@ -98,7 +98,7 @@ def test_accept_edit_reject_then_save_stores_a_version_holding_the_edits(page, r
         assert decisions["gen-0002"]["original"]["answer"] == "the fog bell"
         assert decisions["gen-0003"]["decision"] == "rejected"
         assert decisions["gen-0003"]["reason"] == "ambiguous question"
-        assert {r["decided_by"] for r in decisions.values()} == {"reviewed"}
+        assert {r["decided_by"] for r in decisions.values()} == {"person"}
         assert [q.answers for q in load_questions(workspace, "guide-qs")][1] == ["the fog bell"]
     finally:
         workspace.close()
