@@ -77,6 +77,14 @@ def _folder_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
+def _build_lock(path: Path):
+    """One builder of an index at a time across processes (a sweep's workers share indexes): a later one finds the
+    index built when it gets the lock. A lock file beside the index, held by the OS, so a killed builder frees it."""
+    from filelock import FileLock
+
+    return FileLock(str(path.parent / f".{path.name}.lock"))
+
+
 def build_index(
     workspace,
     corpus: str,
@@ -92,12 +100,12 @@ def build_index(
     params = resolve_params(kind, params)
     fingerprint = _fingerprint(workspace, corpus)
     path = index_path(workspace, corpus, kind, params)
-    with _lock:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _lock, _build_lock(path):
         manifest = read_manifest(path)
         if not force and index_problem(manifest, path, fingerprint, kind, params) is None:
             return {**manifest, "built": False}
         impl = implementation(kind)
-        path.parent.mkdir(parents=True, exist_ok=True)
         staging = path.parent / f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}"
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir()

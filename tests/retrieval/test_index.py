@@ -109,3 +109,36 @@ def test_build_reports_progress(tiny_workspace):
     calls = []
     build_index(tiny_workspace, "tiny", "bm25-rank", on_progress=lambda d, t, m: calls.append((d, t, m)))
     assert calls and calls[-1][0] == calls[-1][1] == 6
+
+
+def _build_after_barrier(db_path, barrier, results) -> None:
+    from playground.store.db import open_workspace
+
+    workspace = open_workspace(db_path)
+    barrier.wait()
+    try:
+        results.put(build_index(workspace, "tiny", "bm25")["path"])
+    except Exception as error:  # reported to the test, which names it
+        results.put(f"{type(error).__name__}: {error}")
+
+
+def test_processes_building_one_index_at_once_all_get_it(tiny_workspace):
+    """A sweep's workers are processes that may build the same index together: each gets the one index (a worker
+    failed with 'Directory not empty' when another's build replaced the folder first)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(4), context.Queue()
+    workers = [
+        context.Process(target=_build_after_barrier, args=(str(tiny_workspace.path), barrier, results))
+        for _ in range(4)
+    ]
+    for worker in workers:
+        worker.start()
+    outcomes = [results.get(timeout=120) for _ in workers]
+    for worker in workers:
+        worker.join(timeout=60)
+    path = str(index_path(tiny_workspace, "tiny", "bm25"))
+    assert outcomes == [path] * 4
+    assert read_manifest(path)["kind"] == "bm25"
+    assert not [p.name for p in tiny_workspace.indexes.rglob("*.tmp-*")]  # no staging folder left behind
