@@ -51,6 +51,8 @@ def pydantic_type(tp):
     import msgspec
     from pydantic import ConfigDict, Field, create_model
 
+    from playground.store.session_types import FREE_FORM
+
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
         fields = {}
@@ -62,6 +64,9 @@ def pydantic_type(tp):
         )
     if origin is typing.Annotated:
         inner, metas = args[0], [m for m in tp.__metadata__ if isinstance(m, msgspec.Meta)]
+        held = [m.extra[FREE_FORM] for m in metas if FREE_FORM in (m.extra or {})]
+        if held:  # a free-form value msgspec keeps as bytes (msgspec.Raw): pydantic checks what it holds
+            return pydantic_type(held[0])
         bounds = {k: getattr(m, k) for m in metas for k in ("ge", "le") if getattr(m, k) is not None}
         return typing.Annotated[pydantic_type(inner), Field(**bounds)] if bounds else pydantic_type(inner)
     if origin is typing.Union:
@@ -75,7 +80,7 @@ def pydantic_type(tp):
 def contender(which: str):
     if which == "stdlib":
         return json.loads  # the parse alone: the shape checks it had then are gone (the types hold the rules)
-    from playground.store.session_types import SessionFileV4
+    from playground.store.session_sections import SessionFileV4
 
     if which == "msgspec":
         import msgspec

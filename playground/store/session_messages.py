@@ -7,6 +7,7 @@ first value of the kind the message got; a limit a type declares (session_types)
 
 from __future__ import annotations
 
+import math
 import re
 import typing
 from typing import Annotated, Any, Callable, Optional, Union
@@ -108,6 +109,8 @@ def _is_bad(problem: str) -> Callable[[Any], bool]:
         return lambda value: isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX
     if problem.startswith(_LONGER):
         return lambda value: isinstance(value, str) and len(value) > int(problem[len(_LONGER) :].replace(",", ""))
+    if problem == "expected a finite number":
+        return lambda value: isinstance(value, float) and not math.isfinite(value)
     return lambda value: isinstance(value, float)
 
 
@@ -169,9 +172,16 @@ def _raw_child(node: Any, key: str | int) -> Any:
 
 def _raw_items(node: Any) -> Any:
     return (
-        (key, msgspec.json.decode(value))
-        for key, value in msgspec.json.decode(node, type=dict[str, msgspec.Raw]).items()
+        (key, _json_or_infinite(value)) for key, value in msgspec.json.decode(node, type=dict[str, msgspec.Raw]).items()
     )
+
+
+def _json_or_infinite(raw: msgspec.Raw) -> Any:
+    """A value of the file; a number too large for a float (1e999) reads as infinity, what a message names."""
+    try:
+        return msgspec.json.decode(raw)
+    except msgspec.ValidationError:
+        return math.inf
 
 
 def _raw_value(raw: Any) -> Any:
@@ -183,12 +193,20 @@ def object_error(error: msgspec.ValidationError, value: Any, where: str = "") ->
     path, problem = _problem(str(error))
     path, found = _resolve(path, problem, _object_child, lambda node: node.items(), value)
     problem = _value_hint(problem, path, found, lambda p: _walk(value, p, _object_child))
-    return SessionFormatError(f"{where}.{path}" if where and path else where or path, problem)
+    return SessionFormatError(_join(where, path), problem)
 
 
-def bytes_error(error: msgspec.ValidationError, data: bytes) -> SessionFormatError:
-    """The error for a file's bytes that its type refused (the value is found again in the bytes, unbuilt)."""
+def bytes_error(error: msgspec.ValidationError, data: bytes | msgspec.Raw, where: str = "") -> SessionFormatError:
+    """The error for a file's bytes (or one free-form value's: a Raw at `where`) that its type refused (the value is
+    found again in the bytes, unbuilt)."""
     path, problem = _problem(str(error))
     path, value = _resolve(path, problem, _raw_child, _raw_items, data)
     problem = _value_hint(problem, path, value, lambda p: _raw_value(_walk(data, p, _raw_child)))
-    return SessionFormatError(path, problem)
+    return SessionFormatError(_join(where, path), problem)
+
+
+def _join(where: str, path: str) -> str:
+    """A path within a value (`x.y`, `[3]`, `['key']`) placed after the value's own place in the file."""
+    if not where or not path:
+        return where or path
+    return f"{where}{path}" if path.startswith("[") else f"{where}.{path}"
