@@ -5,7 +5,7 @@ prompt-sized text) of about SIZE_MB, and the same file plus an ignored key holdi
 contender runs in a fresh process (peak memory is its VmHWM) REPEATS times; medians and ratios are printed:
 
   stdlib    json.loads alone (the figures below also ran the shape checks the types replaced)
-  msgspec   msgspec.json.decode(data, type=SessionFileV4): the schema in playground/store/session_types.py
+  msgspec   session_decode.decode_typed: the schema in playground/store/session_types.py, each record checked
   pydantic  TypeAdapter(...).validate_json(data), strict, extra keys ignored: models generated from the same structs
 
     PYTHONPATH=. python bench/session_schema.py [SIZE_MB] [REPEATS]
@@ -51,6 +51,7 @@ def pydantic_type(tp):
     import msgspec
     from pydantic import ConfigDict, Field, create_model
 
+    from playground.store.session_sections import SECTION_TYPES, SessionFileV4
     from playground.store.session_types import FREE_FORM
 
     origin, args = typing.get_origin(tp), typing.get_args(tp)
@@ -58,7 +59,10 @@ def pydantic_type(tp):
         fields = {}
         for f in msgspec.structs.fields(tp):
             required = f.required
-            fields[f.name] = (pydantic_type(f.type), ... if required else None)
+            # a file's section is decoded as its records' bytes, each then checked against its record type
+            section = tp is SessionFileV4 and f.name in SECTION_TYPES and f.name != "session"
+            field_type = list[SECTION_TYPES[f.name]] if section else f.type
+            fields[f.name] = (pydantic_type(field_type), ... if required else None)
         return create_model(
             tp.__name__, __config__=ConfigDict(extra="ignore", strict=True, allow_inf_nan=False), **fields
         )
@@ -83,9 +87,9 @@ def contender(which: str):
     from playground.store.session_sections import SessionFileV4
 
     if which == "msgspec":
-        import msgspec
+        from playground.store.session_decode import decode_typed
 
-        return lambda data: msgspec.json.decode(data, type=SessionFileV4)
+        return decode_typed  # the file, then each record against its type
     from pydantic import TypeAdapter
 
     adapter = TypeAdapter(pydantic_type(SessionFileV4))

@@ -20,7 +20,15 @@ import msgspec
 from playground.store.session_errors import SessionFormatError
 from playground.store.session_messages import bytes_error, object_error
 from playground.store.session_types import MAX_DEPTH
-from playground.store.session_sections import ENVELOPE, FORMAT_NAME, READABLE_VERSIONS, Envelope, file_type
+from playground.store.session_sections import (
+    ENVELOPE,
+    FORMAT_NAME,
+    READABLE_VERSIONS,
+    SECTION_TYPES,
+    Envelope,
+    LazyRecords,
+    file_type,
+)
 from playground.store.session_values import plain
 
 _BYTE = re.compile(r"\(byte (\d+)\)$")
@@ -176,9 +184,24 @@ def _decode_typed(data: bytes) -> Any:
         raise SessionFormatError("", f"expected a JSON object at the top, got {kind}") from None
     version = check_envelope(envelope.format, envelope.version)
     try:
-        return msgspec.json.decode(data, type=file_type(version))
+        file = msgspec.json.decode(data, type=file_type(version))
     except msgspec.ValidationError as error:
         raise bytes_error(error, data) from None
+    for section, record_type in SECTION_TYPES.items():
+        if section != "session" and section in file.__struct_fields__:
+            setattr(file, section, _checked_records(section, getattr(file, section), record_type))
+    return file
+
+
+def _checked_records(section: str, raws: list[msgspec.Raw], record_type: type) -> LazyRecords:
+    """A section's records (their bytes) each checked against its type, one at a time (none is kept built)."""
+    records = LazyRecords(raws, record_type)
+    for i, raw in enumerate(raws):
+        try:
+            records._decoder.decode(raw)
+        except msgspec.ValidationError as error:
+            raise bytes_error(error, raw, f"{section}[{i}]") from None
+    return records
 
 
 def check_text_and_numbers(payload: dict) -> None:

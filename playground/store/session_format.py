@@ -26,6 +26,7 @@ from playground.store.schema import TABLES
 from playground.store.session_errors import SessionFormatError, type_name
 from playground.store.session_sections import ENVELOPE, FORMAT_NAME, FORMAT_VERSION, READABLE_VERSIONS
 from playground.store.session_values import plain
+from msgspec import Struct
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "READABLE_VERSIONS", "SessionFormatError"]
 
@@ -196,7 +197,7 @@ def typed_records_digest(file: Any) -> str:
     for n, key in enumerate(sorted(name for name in file.__struct_fields__ if name not in ENVELOPE)):
         value = getattr(file, key)
         digest.update((b"," if n else b"") + dumps(key) + b":")
-        if isinstance(value, list):
+        if not isinstance(value, Struct):  # a section: its records
             digest.update(b"[")
             for i, record in enumerate(value):
                 digest.update((b"," if i else b"") + dumps(plain(record)))

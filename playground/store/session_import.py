@@ -4,8 +4,8 @@ Runs, retrieval runs, spans, ratings, judgments and judge spans get new ids; pro
 demonstration sets keep their content-addressed ids (reused when identical, refused when the id is stored with other
 content, and refused when the id is not the hash of the record's content). Nothing already stored is overwritten,
 and a refused file leaves the workspace as it was. A judge's stored evaluation steps win over the file's, as when
-judging. The file's typed records (session_types) are the one copy held, their free-form values still the file's bytes
-(session_values): each becomes a row only as it is written.
+judging. The file's bytes are the one copy held: each record is decoded into its type (session_sections.LazyRecords)
+when read, its free-form values when written (session_values), and it becomes a row only as it is written.
 """
 
 from __future__ import annotations

@@ -69,8 +69,9 @@ def field_words(path: str) -> Optional[str]:
     return None
 
 
-def _problem(message: str) -> tuple[str, str]:
-    """msgspec's message as (path, problem) in the project's words; the path may hold `[...]` for a dict's key."""
+def _problem(message: str, where: str = "") -> tuple[str, str]:
+    """msgspec's message as (path, problem) in the project's words; the path (within the value at `where`) may hold
+    `[...]` for a dict's key."""
     match = _MESSAGE.match(message)
     problem, path = (match.group("problem"), match.group("path") or "") if match else (message, "")
     path = path.lstrip(".")
@@ -82,7 +83,7 @@ def _problem(message: str) -> tuple[str, str]:
         want, got = expected.group("want"), expected.group("got")
         if got != "null":  # "expected an integer", not "an integer or null", when null was not what was there
             want = "|".join(part for part in want.split("|") if part.strip() != "null") or want
-        words = None if path.endswith("]") else field_words(path)
+        words = None if path.endswith("]") else field_words(_join(where, path))
         return path, f"expected {words or _words(want)}, got {_words(got)}"
     if problem in (f"Expected `int` <= {INT64_MAX}", f"Expected `int` >= {INT64_MIN}"):
         return path, f"integer out of range: must be from {INT64_MIN:,} to {INT64_MAX:,} (SQLite's int64)"
@@ -190,7 +191,7 @@ def _raw_value(raw: Any) -> Any:
 
 def object_error(error: msgspec.ValidationError, value: Any, where: str = "") -> SessionFormatError:
     """The error for a parsed value (a dict) that its type refused, at `where` within the file."""
-    path, problem = _problem(str(error))
+    path, problem = _problem(str(error), where)
     path, found = _resolve(path, problem, _object_child, lambda node: node.items(), value)
     problem = _value_hint(problem, path, found, lambda p: _walk(value, p, _object_child))
     return SessionFormatError(_join(where, path), problem)
@@ -199,7 +200,7 @@ def object_error(error: msgspec.ValidationError, value: Any, where: str = "") ->
 def bytes_error(error: msgspec.ValidationError, data: bytes | msgspec.Raw, where: str = "") -> SessionFormatError:
     """The error for a file's bytes (or one free-form value's: a Raw at `where`) that its type refused (the value is
     found again in the bytes, unbuilt)."""
-    path, problem = _problem(str(error))
+    path, problem = _problem(str(error), where)
     path, value = _resolve(path, problem, _raw_child, _raw_items, data)
     problem = _value_hint(problem, path, value, lambda p: _raw_value(_walk(data, p, _raw_child)))
     return SessionFormatError(_join(where, path), problem)

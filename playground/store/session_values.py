@@ -1,5 +1,6 @@
 """A session file's free-form JSON values (session_types.Object: a config, a span's inputs, metadata), kept as the
-file's bytes (msgspec.Raw) until read, so an import holds the file once and not also its decoded tree.
+file's bytes (msgspec.Raw) until read, so an import holds the file once and not also its decoded tree (its records
+too: session_sections.LazyRecords).
 
 Before anything is written each value is decoded against the type it holds, its nesting checked, and dropped
 (check_free_values); each is decoded again only as its record becomes a row (plain). A problem reads like any other
@@ -17,7 +18,7 @@ from msgspec import UNSET
 
 from playground.store.session_errors import SessionFormatError
 from playground.store.session_messages import bytes_error
-from playground.store.session_sections import SECTION_TYPES, SessionFileV1, records_of
+from playground.store.session_sections import SECTION_TYPES, LazyRecords, SessionFileV1, records_of
 from playground.store.session_types import FREE_FORM, MAX_DEPTH
 
 
@@ -83,6 +84,8 @@ def check_depth(where: str, value: Any) -> None:
 def _decode_raw(value: Any) -> Any:
     if isinstance(value, msgspec.Raw):
         return msgspec.json.decode(value)
+    if isinstance(value, LazyRecords):
+        return list(value)
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 

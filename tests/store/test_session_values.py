@@ -20,11 +20,13 @@ def exported(session_workspace):
     return json.loads(json.dumps(export_session(session_workspace, "study")))
 
 
-def test_free_form_values_stay_the_files_bytes_and_are_written_as_the_store_writes_them(session_workspace, exported):
+def test_a_decoded_file_holds_little_beside_its_bytes_and_imports_as_the_store_writes(session_workspace, exported):
+    """Records stay the file's bytes until read (a section's, a free-form value's); what is written is the same."""
     prompt = "Answer from the passages below. " * 200
     for span in exported["spans"]:
         span["inputs"]["prompt"] = prompt
     data = json.dumps(with_digest(exported)).encode("utf-8")
+    parse_session_bytes(data)  # once before measuring: msgspec's per-type state is built on first use
     tracemalloc.start()
     try:
         file = parse_session_bytes(data)
@@ -32,7 +34,7 @@ def test_free_form_values_stay_the_files_bytes_and_are_written_as_the_store_writ
     finally:
         tracemalloc.stop()
     assert isinstance(file.spans[0].inputs, msgspec.Raw) and isinstance(file.runs[0].config, msgspec.Raw)
-    assert held < len(data) / 2, f"the decoded file holds {held:,} bytes beside the file's {len(data):,}"
+    assert held < len(data) / 10, f"the decoded file holds {held:,} bytes beside the file's {len(data):,}"
     session_id = import_session(session_workspace, file)
     rows = session_workspace.db.query(
         "SELECT s.inputs, s.outputs FROM spans s JOIN runs r ON r.id = s.run_id WHERE r.session_id = ?"
