@@ -13,7 +13,13 @@ Figures (2-core shared dev machine, `35 3`), a 35.2 MB export of 1,200 runs, 7,2
           2.49 s, peak 213 MB (6.0x the file); over the 42 MB baseline 171 MB (4.9x)
   after:  the typed records are what is checked and written (a row built at a time, the digest hashed a record at a
           time): 1.83 s, peak 146 MB (4.1x); over the baseline 104 MB (3.0x): the file's bytes (1x) and its typed
-          records (1.8x) at the end of the decode. Free-form JSON kept as msgspec.Raw would cut the records' part.
+          records (1.8x) at the end of the decode.
+  now:    the file's bytes are the one copy (re-measured before: 3.11 s, 146 MB, 104 MB over): free-form JSON
+          (configs, span inputs and outputs, metadata) kept as msgspec.Raw gave 2.83 s, 113 MB (3.2x), 71 MB over
+          (2.0x: the records' ids, names and texts were 0.7x); with each section's records kept as their bytes too,
+          decoded when read (session_sections.LazyRecords): 2.03 s, peak 91 MB (2.6x); over the baseline 49 MB (1.4x).
+          About 8 MB of "over" is the modules `session import` loads (a 2.9 MB export: 13 MB over), the rest the
+          file's bytes (1x) and the checks' indexes of ids.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ prompt-sized text) of about SIZE_MB, and the same file plus an ignored key holdi
 contender runs in a fresh process (peak memory is its VmHWM) REPEATS times; medians and ratios are printed:
 
   stdlib    json.loads alone (the figures below also ran the shape checks the types replaced)
-  msgspec   msgspec.json.decode(data, type=SessionFileV4): the schema in playground/store/session_types.py
+  msgspec   session_decode.decode_typed: the schema in playground/store/session_types.py, each record checked
   pydantic  TypeAdapter(...).validate_json(data), strict, extra keys ignored: models generated from the same structs
 
     PYTHONPATH=. python bench/session_schema.py [SIZE_MB] [REPEATS]
@@ -51,17 +51,26 @@ def pydantic_type(tp):
     import msgspec
     from pydantic import ConfigDict, Field, create_model
 
+    from playground.store.session_sections import SECTION_TYPES, SessionFileV4
+    from playground.store.session_types import FREE_FORM
+
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
         fields = {}
         for f in msgspec.structs.fields(tp):
             required = f.required
-            fields[f.name] = (pydantic_type(f.type), ... if required else None)
+            # a file's section is decoded as its records' bytes, each then checked against its record type
+            section = tp is SessionFileV4 and f.name in SECTION_TYPES and f.name != "session"
+            field_type = list[SECTION_TYPES[f.name]] if section else f.type
+            fields[f.name] = (pydantic_type(field_type), ... if required else None)
         return create_model(
             tp.__name__, __config__=ConfigDict(extra="ignore", strict=True, allow_inf_nan=False), **fields
         )
     if origin is typing.Annotated:
         inner, metas = args[0], [m for m in tp.__metadata__ if isinstance(m, msgspec.Meta)]
+        held = [m.extra[FREE_FORM] for m in metas if FREE_FORM in (m.extra or {})]
+        if held:  # a free-form value msgspec keeps as bytes (msgspec.Raw): pydantic checks what it holds
+            return pydantic_type(held[0])
         bounds = {k: getattr(m, k) for m in metas for k in ("ge", "le") if getattr(m, k) is not None}
         return typing.Annotated[pydantic_type(inner), Field(**bounds)] if bounds else pydantic_type(inner)
     if origin is typing.Union:
@@ -75,12 +84,12 @@ def pydantic_type(tp):
 def contender(which: str):
     if which == "stdlib":
         return json.loads  # the parse alone: the shape checks it had then are gone (the types hold the rules)
-    from playground.store.session_types import SessionFileV4
+    from playground.store.session_sections import SessionFileV4
 
     if which == "msgspec":
-        import msgspec
+        from playground.store.session_decode import decode_typed
 
-        return lambda data: msgspec.json.decode(data, type=SessionFileV4)
+        return decode_typed  # the file, then each record against its type
     from pydantic import TypeAdapter
 
     adapter = TypeAdapter(pydantic_type(SessionFileV4))

@@ -1,8 +1,9 @@
 """Reading a session file against its typed schema (session_types), with msgspec's errors as one line each.
 
 A file's bytes are decoded straight into the version's types: values are checked as they are read and keys the
-schema does not name are skipped unbuilt. An already parsed file (a dict: the app, tests) is converted against the
-same types. Either way a problem reads "results[3].scores.em: expected a number or null, got a string ('high')".
+schema does not name are skipped unbuilt; free-form values are kept as their bytes (session_values). An already parsed
+file (a dict: tests) is encoded and decoded the same way. Either way a problem reads "results[3].scores.em: expected
+a number or null, got a string ('high')".
 """
 
 from __future__ import annotations
@@ -18,10 +19,22 @@ import msgspec
 
 from playground.store.session_errors import SessionFormatError
 from playground.store.session_messages import bytes_error, object_error
-from playground.store.session_sections import ENVELOPE, FORMAT_NAME, READABLE_VERSIONS, Envelope, file_type
+from playground.store.session_types import MAX_DEPTH
+from playground.store.session_sections import (
+    ENVELOPE,
+    FORMAT_NAME,
+    READABLE_VERSIONS,
+    SECTION_TYPES,
+    Envelope,
+    LazyRecords,
+    file_type,
+)
+from playground.store.session_values import plain
 
 _BYTE = re.compile(r"\(byte (\d+)\)$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # strings (skipped whole) and brackets
+FIELD_DEPTH = 5  # levels of a file above a free-form value: the file, benchmarks, a benchmark, questions, a question
 # A \uXXXX escape of a UTF-16 surrogate that is not half of a pair (an even run of backslashes before it).
 _LONE_SURROGATE = re.compile(
     rb"(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
@@ -41,21 +54,30 @@ def check_envelope(fmt: Any, version: Any) -> int:
 
 
 def convert_payload(payload: dict) -> Any:
-    """A parsed file (a dict) checked against its version's types; returns the typed file (its strings and free-form
-    objects are the dict's own, not copies)."""
-    version = check_envelope(payload.get("format"), payload.get("version"))
+    """A parsed file (a dict) checked against its version's types as a file's bytes are (it is encoded to JSON for
+    that, so its free-form values are kept as bytes too); what JSON's bytes cannot hold (NaN, infinity, lone
+    surrogates) is named first."""
+    check_envelope(payload.get("format"), payload.get("version"))
+    check_text_and_numbers(payload)
     try:
-        return msgspec.convert(payload, type=file_type(version))
-    except msgspec.ValidationError as error:
-        raise object_error(error, payload) from None
+        data = msgspec.json.encode(payload)
+    except (TypeError, ValueError, OverflowError) as error:  # a value that is not JSON (a set, an object)
+        raise SessionFormatError("", f"not a JSON value: {error}") from None
+    return decode_typed(data)
 
 
 def check_part(where: str, value: Any, part_type: type) -> None:
-    """One value of an already checked file (a run's config) against a type of its own, the problem named at `where`."""
+    """One value of an already checked file (a run's config: a free-form value's bytes, or a parsed value) against a
+    type of its own, the problem named at `where`."""
     try:
-        msgspec.convert(value, type=part_type)
+        if isinstance(value, msgspec.Raw):
+            msgspec.json.decode(value, type=part_type)
+        else:
+            msgspec.convert(value, type=part_type)
     except msgspec.ValidationError as error:
-        raise object_error(error, value, where) from None
+        raise (
+            bytes_error(error, value, where) if isinstance(value, msgspec.Raw) else object_error(error, value, where)
+        ) from None
 
 
 def _where(data: bytes, offset: int) -> str:
@@ -72,7 +94,7 @@ def _lone_surrogate(data: bytes) -> Optional[SessionFormatError]:
         return None
     marker = f"lone-surrogate-{uuid.uuid4().hex}"
     marked = _LONE_SURROGATE.sub(lambda m: m.group(1) + marker.encode() + m.group(2)[2:], data)
-    found = _find_text(msgspec.to_builtins(decode_typed(marked)), marker, "")
+    found = _find_text(plain(decode_typed(marked)), marker, "")
     if found is None:  # in a part the schema skips: still not JSON text
         return SessionFormatError(_where(data, first.start(2)), "not valid JSON: a lone UTF-16 surrogate")
     where, text = found
@@ -112,6 +134,28 @@ def decode_typed(data: bytes) -> Any:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
+        return _decode_typed(data)
+    except RecursionError:  # msgspec reads nesting by recursion: JSON a thousand levels deep ends it
+        raise _too_deep(data) from None
+
+
+def _too_deep(data: bytes) -> SessionFormatError:
+    """Name the place where the file nests deeper than any field may (a free-form value MAX_DEPTH levels, under at
+    most FIELD_DEPTH levels of the file's own: a benchmark's question's metadata)."""
+    depth = 0
+    for token in _TOKENS.finditer(data):
+        bracket = token.group()
+        if bracket in (b"[", b"{"):
+            depth += 1
+            if depth > MAX_DEPTH + FIELD_DEPTH:
+                return SessionFormatError(_where(data, token.start()), f"nested deeper than {MAX_DEPTH} levels")
+        elif bracket in (b"]", b"}"):
+            depth -= 1
+    return SessionFormatError("", f"nested deeper than {MAX_DEPTH} levels")
+
+
+def _decode_typed(data: bytes) -> Any:
+    try:
         envelope = msgspec.json.decode(data, type=Envelope)
     except UnicodeDecodeError as error:
         raise SessionFormatError("", f"not UTF-8 text (byte {error.start})") from None
@@ -140,9 +184,24 @@ def decode_typed(data: bytes) -> Any:
         raise SessionFormatError("", f"expected a JSON object at the top, got {kind}") from None
     version = check_envelope(envelope.format, envelope.version)
     try:
-        return msgspec.json.decode(data, type=file_type(version))
+        file = msgspec.json.decode(data, type=file_type(version))
     except msgspec.ValidationError as error:
         raise bytes_error(error, data) from None
+    for section, record_type in SECTION_TYPES.items():
+        if section != "session" and section in file.__struct_fields__:
+            setattr(file, section, _checked_records(section, getattr(file, section), record_type))
+    return file
+
+
+def _checked_records(section: str, raws: list[msgspec.Raw], record_type: type) -> LazyRecords:
+    """A section's records (their bytes) each checked against its type, one at a time (none is kept built)."""
+    records = LazyRecords(raws, record_type)
+    for i, raw in enumerate(raws):
+        try:
+            records._decoder.decode(raw)
+        except msgspec.ValidationError as error:
+            raise bytes_error(error, raw, f"{section}[{i}]") from None
+    return records
 
 
 def check_text_and_numbers(payload: dict) -> None:

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-import msgspec
-
 from playground import PlaygroundError
 from playground.config import env_number
 from playground.store.schema import TABLES
 from playground.store.session_errors import SessionFormatError, type_name
 from playground.store.session_sections import ENVELOPE, FORMAT_NAME, FORMAT_VERSION, READABLE_VERSIONS
+from playground.store.session_values import plain
+from msgspec import Struct
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "READABLE_VERSIONS", "SessionFormatError"]
 
@@ -187,7 +187,7 @@ def with_digest(payload: dict) -> dict:
 
 def typed_records_digest(file: Any) -> str:
     """records_digest of a typed file (its records as JSON values: what the schema names), one record at a time, so
-    no second copy of the file is built: canonical JSON of an object is its sorted keys' and values' texts, joined."""
+    no second copy of the file is built (free-form values decoded one record at a time): canonical JSON of an object is its sorted keys' and values' texts, joined."""
     digest = hashlib.sha256()
 
     def dumps(value: Any) -> bytes:
@@ -197,13 +197,13 @@ def typed_records_digest(file: Any) -> str:
     for n, key in enumerate(sorted(name for name in file.__struct_fields__ if name not in ENVELOPE)):
         value = getattr(file, key)
         digest.update((b"," if n else b"") + dumps(key) + b":")
-        if isinstance(value, list):
+        if not isinstance(value, Struct):  # a section: its records
             digest.update(b"[")
             for i, record in enumerate(value):
-                digest.update((b"," if i else b"") + dumps(msgspec.to_builtins(record)))
+                digest.update((b"," if i else b"") + dumps(plain(record)))
             digest.update(b"]")
         else:
-            digest.update(dumps(msgspec.to_builtins(value)))
+            digest.update(dumps(plain(value)))
     digest.update(b"}")
     return "sha256:" + digest.hexdigest()
 

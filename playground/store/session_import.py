@@ -4,7 +4,8 @@ Runs, retrieval runs, spans, ratings, judgments and judge spans get new ids; pro
 demonstration sets keep their content-addressed ids (reused when identical, refused when the id is stored with other
 content, and refused when the id is not the hash of the record's content). Nothing already stored is overwritten,
 and a refused file leaves the workspace as it was. A judge's stored evaluation steps win over the file's, as when
-judging. The file's typed records (session_types) are the one copy held: each becomes a row only as it is written.
+judging. The file's bytes are the one copy held: each record is decoded into its type (session_sections.LazyRecords)
+when read, its free-form values when written (session_values), and it becomes a row only as it is written.
 """
 
 from __future__ import annotations
@@ -35,11 +36,7 @@ from playground.store.session_records import (
 )
 from playground.store.session_schema import load_file
 from playground.store.session_sections import given, records_of
-
-
-def _row(record: msgspec.Struct) -> dict:
-    """A typed record as the JSON object the file held for it (fields it left out are absent)."""
-    return msgspec.to_builtins(record)
+from playground.store.session_values import plain
 
 
 def _rewrite(value: Any, mapping: dict) -> Any:
@@ -95,17 +92,17 @@ def import_session(
                         f"prompt_versions[{i}]", f"id {version.id!r} is already stored with different content"
                     )
                 continue
-            row = record_to_row("prompt_versions", _row(version), table_columns(workspace, "prompt_versions"))
+            row = record_to_row("prompt_versions", plain(version), table_columns(workspace, "prompt_versions"))
             row["session_id"] = session_id if given(version.session_id) == source.id else None
             db["prompt_versions"].insert(row)
         for template in file.templates:
             if not db["templates"].count_where("name = ?", [template.name]):
                 db["templates"].insert(
-                    record_to_row("templates", _row(template), table_columns(workspace, "templates"))
+                    record_to_row("templates", plain(template), table_columns(workspace, "templates"))
                 )
         benchmark_names = {b.name: import_benchmark(workspace, b, origin) for b in file.benchmarks}
         run_columns = table_columns(workspace, "runs")
-        for run in map(_row, file.runs):
+        for run in map(plain, file.runs):
             record = dict(
                 run,
                 id=run_map[run["id"]],
@@ -126,7 +123,7 @@ def import_session(
         db["results"].insert_all(
             (
                 record_to_row("results", dict(r, run_id=run_map[r["run_id"]]), result_columns)
-                for r in map(_row, file.results)
+                for r in map(plain, file.results)
             ),
             batch_size=1000,
         )
@@ -144,7 +141,7 @@ def import_session(
                     ),
                     span_columns,
                 )
-                for s in map(_row, file.spans)
+                for s in map(plain, file.spans)
             ),
             batch_size=1000,
         )
@@ -162,7 +159,7 @@ def import_session(
                     ),
                     rating_columns,
                 )
-                for r in map(_row, file.ratings)
+                for r in map(plain, file.ratings)
             ),
             batch_size=1000,
         )

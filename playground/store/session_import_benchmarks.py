@@ -3,14 +3,13 @@ unchanged), else created under a free name ("tiny (imported)") with the question
 
 from __future__ import annotations
 
-import msgspec
-
 from playground.data.records import Passage
 from playground.store.datasets import corpus_fingerprint, corpus_of, get_passages
 from playground.store.db import Workspace, now, to_json
 from playground.store.session_format import record_to_row, row_to_record
 from playground.store.session_sections import given
 from playground.store.session_types import Benchmark
+from playground.store.session_values import plain, value_of
 
 
 def _same_benchmark(workspace: Workspace, name: str, benchmark: Benchmark) -> bool:
@@ -22,7 +21,7 @@ def _same_benchmark(workspace: Workspace, name: str, benchmark: Benchmark) -> bo
         row = next(db.query("SELECT * FROM questions WHERE benchmark = ? AND id = ?", [name, question.id]), None)
         if row is None:
             return False
-        stored, question_row = row_to_record("questions", dict(row)), msgspec.to_builtins(question)
+        stored, question_row = row_to_record("questions", dict(row)), plain(question)
         if any(stored[key] != question_row[key] for key in ("text", "answers", "gold_passage_ids", "choices")):
             return False
     if benchmark.passages:
@@ -59,12 +58,12 @@ def import_benchmark(workspace: Workspace, benchmark: Benchmark, origin: dict) -
     name = _free_dataset_name(workspace, benchmark.name)
     db = workspace.db
     stamp = now()
-    metadata = dict(given(benchmark.metadata) or {})
+    metadata = dict(value_of(benchmark.metadata) or {})
     metadata["imported"] = {**origin, "original_name": benchmark.name, "partial": True}
     corpus = name if benchmark.passages else None
     if corpus:
-        passages = [Passage(p.id, p.title, p.text, p.metadata) for p in benchmark.passages]
-        documents = given(benchmark.corpus_metadata)  # a documents corpus: its chunking, without its documents
+        passages = [Passage(p.id, p.title, p.text, value_of(p.metadata)) for p in benchmark.passages]
+        documents = value_of(benchmark.corpus_metadata)  # a documents corpus: its chunking, without its documents
         db["corpora"].insert(
             {
                 "name": name,
@@ -108,7 +107,7 @@ def import_benchmark(workspace: Workspace, benchmark: Benchmark, origin: dict) -
                 "position": i,
                 **record_to_row(
                     "questions",
-                    msgspec.to_builtins(q),
+                    plain(q),
                     ("id", "text", "answers", "gold_passage_ids", "choices", "tags", "metadata"),
                 ),
             }

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import uuid
 
-import msgspec
-
 from playground.store.datasets import corpus_of
 from playground.store.db import Workspace
 from playground.store.judgments import judgment_id
 from playground.store.session_export import _in_chunks
 from playground.store.session_format import SessionFormatError, record_to_row, row_to_record
 from playground.store.session_sections import SessionFileV1, records_of
+from playground.store.session_values import plain
 
 
 def table_columns(workspace: Workspace, table: str) -> list[str]:
@@ -28,7 +27,7 @@ def import_retrieval_runs(
     follows it (config dataset and corpus), so listing a benchmark's retrieval runs finds it."""
     db = workspace.db
     run_columns = table_columns(workspace, "retrieval_runs")
-    for run in map(msgspec.to_builtins, records_of(file, "retrieval_runs")):
+    for run in map(plain, records_of(file, "retrieval_runs")):
         config = dict(run["config"])
         benchmark = run.get("benchmark")
         if benchmark and benchmark_names[benchmark] != benchmark:
@@ -40,7 +39,7 @@ def import_retrieval_runs(
     db["retrieval_results"].insert_all(
         (
             record_to_row("retrieval_results", dict(r, run_id=retrieval_map[r["run_id"]]), result_columns)
-            for r in map(msgspec.to_builtins, records_of(file, "retrieval_results"))
+            for r in map(plain, records_of(file, "retrieval_results"))
         ),
         batch_size=1000,
     )
@@ -48,7 +47,7 @@ def import_retrieval_runs(
 
 def import_judgments(workspace: Workspace, file: SessionFileV1, run_map: dict) -> None:
     """Judge versions reused or added (a conflicting one refused); judgments and judge spans under new ids."""
-    judges = [msgspec.to_builtins(judge) for judge in records_of(file, "judges")]
+    judges = [plain(judge) for judge in records_of(file, "judges")]
     if not judges:
         return
     db = workspace.db
@@ -67,12 +66,12 @@ def import_judgments(workspace: Workspace, file: SessionFileV1, run_map: dict) -
                 f"judges[{i}]", f"judge id {judge['id']!r} is already stored with different {', '.join(different)}"
             )
     step_columns = table_columns(workspace, "judge_steps")
-    for step in map(msgspec.to_builtins, records_of(file, "judge_steps")):
+    for step in map(plain, records_of(file, "judge_steps")):
         if not db["judge_steps"].count_where("judge_id = ? AND criterion = ?", [step["judge_id"], step["criterion"]]):
             db["judge_steps"].insert(record_to_row("judge_steps", step, step_columns))
     judgment_map = {}
     judgment_columns = table_columns(workspace, "judgments")
-    for judgment in map(msgspec.to_builtins, records_of(file, "judgments")):
+    for judgment in map(plain, records_of(file, "judgments")):
         other = run_map[judgment["other_run_id"]] if judgment.get("other_run_id") else None
         new = judgment_id(
             judgment["judge_id"],
@@ -107,7 +106,7 @@ def import_judgments(workspace: Workspace, file: SessionFileV1, run_map: dict) -
                 ),
                 span_columns,
             )
-            for s in map(msgspec.to_builtins, spans)
+            for s in map(plain, spans)
         ),
         batch_size=1000,
     )
@@ -118,7 +117,7 @@ def import_demonstration_sets(
 ) -> None:
     """Sets keep their content ids (reused when stored); a set whose version number is taken gets the next one,
     and the imported runs' NAME@N references follow it."""
-    sets = [msgspec.to_builtins(demo) for demo in records_of(file, "demonstration_sets")]
+    sets = [plain(demo) for demo in records_of(file, "demonstration_sets")]
     if not sets:
         return
     db = workspace.db

@@ -12,6 +12,7 @@ from playground.store.session_decode import check_part
 from playground.store.session_errors import SessionFormatError
 from playground.store.session_sections import SessionFileV1, given, records_of
 from playground.store.session_types import Example, RunConfig
+from playground.store.session_values import value_of
 
 
 def check_links(file: SessionFileV1) -> None:
@@ -146,7 +147,7 @@ def _check_demonstration_sets(file: SessionFileV1, run_ids: dict) -> None:
         if "@" in demo.name:
             raise SessionFormatError(f"{where}.name", "must not contain '@'")
         _reference(f"{where}.source_run_id", given(demo.source_run_id), run_ids, "run")
-        for e, example in enumerate(demo.examples):
+        for e, example in enumerate(value_of(demo.examples)):
             check_part(f"{where}.examples[{e}]", example, Example)
 
 
@@ -160,10 +161,9 @@ def _check_retrieval_runs(file: SessionFileV1, session_id: str, benchmark_names:
         _same_session(where, run, session_id)
         benchmark = given(run.benchmark)
         _reference(f"{where}.benchmark", benchmark, benchmark_names, "benchmark")
-        if benchmark is not None and run.config.get("dataset") != benchmark:
-            raise SessionFormatError(
-                f"{where}.benchmark", f"is {benchmark!r}, but config.dataset is {run.config.get('dataset')!r}"
-            )
+        dataset = value_of(run.config).get("dataset") if benchmark is not None else None
+        if benchmark is not None and dataset != benchmark:
+            raise SessionFormatError(f"{where}.benchmark", f"is {benchmark!r}, but config.dataset is {dataset!r}")
     _unique(results, "retrieval_results", lambda r: (r.run_id, r.question_id))
     for i, result in enumerate(results):
         where = f"retrieval_results[{i}]"

@@ -7,6 +7,7 @@ first value of the kind the message got; a limit a type declares (session_types)
 
 from __future__ import annotations
 
+import math
 import re
 import typing
 from typing import Annotated, Any, Callable, Optional, Union
@@ -68,8 +69,9 @@ def field_words(path: str) -> Optional[str]:
     return None
 
 
-def _problem(message: str) -> tuple[str, str]:
-    """msgspec's message as (path, problem) in the project's words; the path may hold `[...]` for a dict's key."""
+def _problem(message: str, where: str = "") -> tuple[str, str]:
+    """msgspec's message as (path, problem) in the project's words; the path (within the value at `where`) may hold
+    `[...]` for a dict's key."""
     match = _MESSAGE.match(message)
     problem, path = (match.group("problem"), match.group("path") or "") if match else (message, "")
     path = path.lstrip(".")
@@ -81,7 +83,7 @@ def _problem(message: str) -> tuple[str, str]:
         want, got = expected.group("want"), expected.group("got")
         if got != "null":  # "expected an integer", not "an integer or null", when null was not what was there
             want = "|".join(part for part in want.split("|") if part.strip() != "null") or want
-        words = None if path.endswith("]") else field_words(path)
+        words = None if path.endswith("]") else field_words(_join(where, path))
         return path, f"expected {words or _words(want)}, got {_words(got)}"
     if problem in (f"Expected `int` <= {INT64_MAX}", f"Expected `int` >= {INT64_MIN}"):
         return path, f"integer out of range: must be from {INT64_MIN:,} to {INT64_MAX:,} (SQLite's int64)"
@@ -108,6 +110,8 @@ def _is_bad(problem: str) -> Callable[[Any], bool]:
         return lambda value: isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX
     if problem.startswith(_LONGER):
         return lambda value: isinstance(value, str) and len(value) > int(problem[len(_LONGER) :].replace(",", ""))
+    if problem == "expected a finite number":
+        return lambda value: isinstance(value, float) and not math.isfinite(value)
     return lambda value: isinstance(value, float)
 
 
@@ -169,9 +173,16 @@ def _raw_child(node: Any, key: str | int) -> Any:
 
 def _raw_items(node: Any) -> Any:
     return (
-        (key, msgspec.json.decode(value))
-        for key, value in msgspec.json.decode(node, type=dict[str, msgspec.Raw]).items()
+        (key, _json_or_infinite(value)) for key, value in msgspec.json.decode(node, type=dict[str, msgspec.Raw]).items()
     )
+
+
+def _json_or_infinite(raw: msgspec.Raw) -> Any:
+    """A value of the file; a number too large for a float (1e999) reads as infinity, what a message names."""
+    try:
+        return msgspec.json.decode(raw)
+    except msgspec.ValidationError:
+        return math.inf
 
 
 def _raw_value(raw: Any) -> Any:
@@ -180,15 +191,23 @@ def _raw_value(raw: Any) -> Any:
 
 def object_error(error: msgspec.ValidationError, value: Any, where: str = "") -> SessionFormatError:
     """The error for a parsed value (a dict) that its type refused, at `where` within the file."""
-    path, problem = _problem(str(error))
+    path, problem = _problem(str(error), where)
     path, found = _resolve(path, problem, _object_child, lambda node: node.items(), value)
     problem = _value_hint(problem, path, found, lambda p: _walk(value, p, _object_child))
-    return SessionFormatError(f"{where}.{path}" if where and path else where or path, problem)
+    return SessionFormatError(_join(where, path), problem)
 
 
-def bytes_error(error: msgspec.ValidationError, data: bytes) -> SessionFormatError:
-    """The error for a file's bytes that its type refused (the value is found again in the bytes, unbuilt)."""
-    path, problem = _problem(str(error))
+def bytes_error(error: msgspec.ValidationError, data: bytes | msgspec.Raw, where: str = "") -> SessionFormatError:
+    """The error for a file's bytes (or one free-form value's: a Raw at `where`) that its type refused (the value is
+    found again in the bytes, unbuilt)."""
+    path, problem = _problem(str(error), where)
     path, value = _resolve(path, problem, _raw_child, _raw_items, data)
     problem = _value_hint(problem, path, value, lambda p: _raw_value(_walk(data, p, _raw_child)))
-    return SessionFormatError(path, problem)
+    return SessionFormatError(_join(where, path), problem)
+
+
+def _join(where: str, path: str) -> str:
+    """A path within a value (`x.y`, `[3]`, `['key']`) placed after the value's own place in the file."""
+    if not where or not path:
+        return where or path
+    return f"{where}{path}" if path.startswith("[") else f"{where}.{path}"

@@ -2,7 +2,8 @@
 
 Each value's type, nullability and limits (a string's length, an integer's range) are its type's in session_types,
 checked as the file is decoded. What is left is checked here, on the typed records: how many records each section
-holds (ImportLimits, the one caps of an import), how deep free-form JSON values nest, what needs several records
+holds (ImportLimits, the one caps of an import), free-form JSON values (kept as bytes until now: session_values),
+what needs several records
 (references, unique ids, span trees: session_links), content ids, and the digest.
 """
 
@@ -10,15 +11,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-import msgspec
-
 from playground.store.content_ids import WHAT, check_content_id
-from playground.store.session_decode import check_text_and_numbers, convert_payload
+from playground.store.session_decode import convert_payload
 from playground.store.session_errors import SessionFormatError, type_name
 from playground.store.session_format import ImportLimits, check_digest
 from playground.store.session_links import check_links
 from playground.store.session_sections import SECTION_TYPES, SessionFileV1, project, records_of
-from playground.store.session_types import MAX_DEPTH, RetrievalResult
+from playground.store.session_types import RetrievalResult
+from playground.store.session_values import check_free_values, plain
 
 
 def load_file(payload: Any, limits: Optional[ImportLimits] = None) -> SessionFileV1:
@@ -27,21 +27,16 @@ def load_file(payload: Any, limits: Optional[ImportLimits] = None) -> SessionFil
     limits = limits or ImportLimits.from_env()
     if isinstance(payload, dict):
         file = convert_payload(payload)  # every field's type, nullability and limits (session_types)
-        check_text_and_numbers(payload)  # what a parsed dict may hold that JSON's bytes cannot (nan, lone surrogates)
     elif isinstance(payload, SessionFileV1):
         file = payload
     else:
         raise SessionFormatError("", f"expected a JSON object at the top, got {type_name(payload)}")
     _check_counts(file, limits)
-    _check_nesting("session", file.session)
-    for section in SECTION_TYPES:
-        if section != "session":
-            for i, record in enumerate(records_of(file, section)):
-                _check_nesting(f"{section}[{i}]", record)
+    check_free_values(file)  # each free-form value's type and nesting, decoded one at a time and dropped
     check_links(file)
     for kind in WHAT:
         for i, record in enumerate(records_of(file, kind)):
-            check_content_id(kind, msgspec.to_builtins(record), f"{kind}[{i}] ({WHAT[kind]} {record.id!r})")
+            check_content_id(kind, plain(record), f"{kind}[{i}] ({WHAT[kind]} {record.id!r})")
     # From version 5 the digest covers what the schema reads (the file's other keys are skipped, not digested).
     check_digest(file if not isinstance(payload, dict) else payload if file.version < 5 else project(payload))
     return file
@@ -69,28 +64,3 @@ def _check_counts(file: SessionFileV1, limits: ImportLimits) -> None:
     for i, result in enumerate(records_of(file, "retrieval_results")):
         for name in RetrievalResult.RANKING:
             _cap(f"retrieval_results[{i}].{name}", len(getattr(result, name)), limits.max_ranking_items, "entries")
-
-
-def _check_nesting(where: str, record: msgspec.Struct) -> None:
-    """Free-form JSON values (a config, a span's inputs) nest at most MAX_DEPTH levels; records within records
-    (a benchmark's questions) are walked as records."""
-    for name in record.__struct_fields__:
-        value = getattr(record, name)
-        at = f"{where}.{name}"
-        if isinstance(value, msgspec.Struct):
-            _check_nesting(at, value)
-        elif isinstance(value, list) and value and isinstance(value[0], msgspec.Struct):
-            for i, item in enumerate(value):
-                _check_nesting(f"{at}[{i}]", item)
-        elif isinstance(value, (dict, list)):
-            _check_depth(at, value)
-
-
-def _check_depth(where: str, value: Any) -> None:
-    stack = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        children = item.values() if isinstance(item, dict) else item
-        if children and level == MAX_DEPTH:  # a value inside would be one level too deep
-            raise SessionFormatError(where, f"nested deeper than {MAX_DEPTH} levels")
-        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))

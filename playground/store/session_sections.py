@@ -2,13 +2,16 @@
 sections of records (session_types) it holds.
 
 Version 2 adds judges, their steps, judgments, judge spans and demonstration sets; version 4 adds retrieval runs and
-their rankings; version 5 has version 4's records (its digest covers only what these types name).
+their rankings; version 5 has version 4's records (its digest covers only what these types name). A section is decoded
+as its records' bytes, each checked against its type (session_decode) and read through a LazyRecords.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
+import msgspec
 from msgspec import UNSET
 
 from playground.store.session_types import (
@@ -47,6 +50,12 @@ class Envelope(Record, kw_only=True):
     version: Any = None
 
 
+if TYPE_CHECKING:  # what a section reads as once decoded: its records (a reader takes each as its type)
+    Records = list[Any]
+else:  # what the file's decoding builds: each record as its bytes, checked and kept as a LazyRecords
+    Records = list[msgspec.Raw]
+
+
 class SessionFileV1(Record, kw_only=True):
     format: str
     version: Int
@@ -54,26 +63,46 @@ class SessionFileV1(Record, kw_only=True):
     playground_version: OptStr = UNSET
     digest: OptStr = UNSET
     session: Session
-    runs: list[Run]
-    results: list[Result]
-    spans: list[Span]
-    prompt_versions: list[PromptVersion]
-    templates: list[Template]
-    ratings: list[Rating]
-    benchmarks: list[Benchmark]
+    runs: Records
+    results: Records
+    spans: Records
+    prompt_versions: Records
+    templates: Records
+    ratings: Records
+    benchmarks: Records
 
 
 class SessionFileV2(SessionFileV1, kw_only=True):
-    judges: list[Judge]
-    judge_steps: list[JudgeStep]
-    judgments: list[Judgment]
-    judge_spans: list[JudgeSpan]
-    demonstration_sets: list[DemonstrationSet]
+    judges: Records
+    judge_steps: Records
+    judgments: Records
+    judge_spans: Records
+    demonstration_sets: Records
 
 
 class SessionFileV4(SessionFileV2, kw_only=True):
-    retrieval_runs: list[RetrievalRun]
-    retrieval_results: list[RetrievalResult]
+    retrieval_runs: Records
+    retrieval_results: Records
+
+
+class LazyRecords(Sequence):
+    """A section's records kept as the file's bytes, each decoded into its type (session_types) when read and then
+    dropped: an import holds the file once, not also a typed copy (reading a record again decodes it again)."""
+
+    def __init__(self, raws: list[msgspec.Raw], record_type: type[Record]):
+        self.raws, self.record_type = raws, record_type
+        self._decoder = msgspec.json.Decoder(record_type)
+
+    def __len__(self) -> int:
+        return len(self.raws)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._decoder.decode(raw) for raw in self.raws[index]]
+        return self._decoder.decode(self.raws[index])
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(self._decoder.decode, self.raws)
 
 
 def file_type(version: int) -> type[SessionFileV1]:
@@ -81,7 +110,7 @@ def file_type(version: int) -> type[SessionFileV1]:
     return SessionFileV1 if version < 2 else SessionFileV2 if version < 4 else SessionFileV4
 
 
-def records_of(file: SessionFileV1, section: str) -> list:
+def records_of(file: SessionFileV1, section: str) -> Sequence:
     """A typed file's records of `section`; a section its version lacks (version 2's, version 4's) has none."""
     return getattr(file, section, [])
 

@@ -3,7 +3,8 @@
 This is the one place a field's rules live: its type, whether it may be null or left out (an older export), the
 range of an integer (SQLite's int64; a rank from 1), and the length of a string (an id, a name, a text). Decoding a
 file against these types checks each value as it is read and skips what the schema does not name without building
-it (an unknown key holding millions of lists costs no memory). Floats are finite and text is valid Unicode (JSON
+it (an unknown key holding millions of lists costs no memory); a free-form JSON value (Object: a config, a span's
+inputs) is kept as its bytes and checked when read (session_values). Floats are finite and text is valid Unicode (JSON
 decoding refuses lone surrogates). What needs several records (references, unique ids, span trees) or the limits of
 one import (record counts: session_format.ImportLimits) is session_schema's; msgspec was chosen over pydantic by
 bench/session_schema.py. The file's own structs (one per format version) are in session_sections.
@@ -18,16 +19,24 @@ from msgspec import UNSET, UnsetType
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS = 256, 200, 10_000_000
-# Levels of nesting a free-form JSON value (an Object or Any field: a config, a span's inputs) may hold.
+# Levels of nesting a free-form JSON value (an Object field, an OptAny: a config, a span's inputs) may hold.
 MAX_DEPTH = 64
 NOT_BLANK = r"\S"  # an id or a name holds something besides white space
+FREE_FORM = "holds"  # the key of a free-form field's Meta.extra naming the type of the JSON value it holds
 Int = Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)]
 Rank = Annotated[int, msgspec.Meta(ge=1, le=INT64_MAX)]
 Id = Annotated[str, msgspec.Meta(max_length=MAX_ID_CHARS, pattern=NOT_BLANK)]
 Name = Annotated[str, msgspec.Meta(max_length=MAX_NAME_CHARS, pattern=NOT_BLANK)]
 Short = Annotated[str, msgspec.Meta(max_length=MAX_NAME_CHARS)]  # a kind, a status, a time
 Text = Annotated[str, msgspec.Meta(max_length=MAX_TEXT_CHARS)]
-Object = dict[str, Any]
+PlainObject = dict[str, Any]
+# A free-form JSON value (a config, a span's inputs, metadata: stored as a JSON column as it is) is kept as the file's
+# bytes (msgspec.Raw: no copy, nothing built) and checked against the type its Meta names (FREE_FORM) only when it is
+# read (session_values): what keeps an import's memory near the file's size.
+Object = Annotated[msgspec.Raw, msgspec.Meta(extra={FREE_FORM: PlainObject})]
+Objects = Annotated[msgspec.Raw, msgspec.Meta(extra={FREE_FORM: list[PlainObject]})]
+_OptionalObject = Annotated[msgspec.Raw, msgspec.Meta(extra={FREE_FORM: Optional[PlainObject]})]
+_Value = Annotated[msgspec.Raw, msgspec.Meta(extra={FREE_FORM: Any})]
 # The words a message uses for a field of these types (msgspec's own would say "a list").
 Ids = Annotated[list[Id], msgspec.Meta(description="a list of ids")]
 Strings = Annotated[list[Text], msgspec.Meta(description="a list of strings")]
@@ -42,8 +51,9 @@ OptName = Union[Name, None, UnsetType]
 OptShort = Union[Short, None, UnsetType]
 OptText = Union[Text, None, UnsetType]
 OptStr = Union[str, None, UnsetType]
-OptObject = Union[Object, None, UnsetType]
-OptAny = Union[Any, UnsetType]
+OptObject = Union[_OptionalObject, UnsetType]
+OptAny = Union[_Value, UnsetType]
+OptPlainObject = Union[PlainObject, None, UnsetType]
 
 
 class Record(msgspec.Struct, kw_only=True):
@@ -99,10 +109,10 @@ class RunConfig(Record, kw_only=True):
     templates: Union[dict[str, str], str, None, UnsetType] = UNSET  # role -> template (an old file: one name)
     template_names: Union[dict[str, str], None, UnsetType] = UNSET
     prompt_versions: Union[dict[str, Optional[str]], None, UnsetType] = UNSET
-    params: OptObject = UNSET
-    retriever_params: OptObject = UNSET
-    retriever_manifest: OptObject = UNSET
-    metric_signatures: OptObject = UNSET
+    params: OptPlainObject = UNSET
+    retriever_params: OptPlainObject = UNSET
+    retriever_manifest: OptPlainObject = UNSET
+    metric_signatures: OptPlainObject = UNSET
     k: OptInt = UNSET
     sample: OptInt = UNSET
     seed: OptInt = UNSET
@@ -274,7 +284,7 @@ class DemonstrationSet(Record, kw_only=True):
     program: OptText = UNSET
     source_run_id: OptId = UNSET
     session_id: OptId = UNSET
-    examples: list[Object]  # each an Example, with whatever other keys it has (its content id covers them)
+    examples: Objects  # each an Example, with whatever other keys it has (its content id covers them)
     n: OptInt = UNSET
     metadata: OptObject = UNSET
     created_at: OptShort = UNSET
