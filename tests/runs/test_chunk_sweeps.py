@@ -143,3 +143,26 @@ def test_the_sweep_command_runs_a_chunk_size_sweep(guide, tmp_path, capsys):
     assert payload["metric"] == "ndcg@k" and [p["corpus"] for p in payload["points"]] == ["guide", "guide~tokens-16-4"]
     assert main(["sweep", "--db", db, "--dataset", QUESTIONS, "--sweep", "chunk_size=16", "--metric", "em"]) == 1
     assert "a chunking sweep charts one of recall@k, mrr@k, ndcg@k" in capsys.readouterr().err
+
+
+def test_a_bm25_sweep_reaches_past_the_embedders_window(guide, capsys):
+    """The issue's `playground sweep --sweep chunk_size=128,256,512`: BM25 reads chunks of any size."""
+    db = str(guide.path)
+    assert main(["sweep", "--db", db, "--dataset", QUESTIONS, "--sweep", "chunk_size=128,256,512", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert [p["corpus"] for p in payload["points"]] == [
+        "guide~tokens-128-0",
+        "guide~tokens-256-0",
+        "guide~tokens-512-0",
+    ]
+    assert len(list_retrieval_runs(guide, QUESTIONS)) == 3
+
+
+@pytest.mark.parametrize("retriever", ["dense", "hybrid"])
+def test_a_dense_sweep_past_the_embedders_window_is_refused_before_anything_is_stored(guide, retriever):
+    before = corpora(guide)
+    with pytest.raises(PlaygroundError) as refused:
+        run_chunk_sweep(guide, QUESTIONS, "chunk_size", [128, 256, 512], retriever=retriever, k=3)
+    assert str(refused.value).startswith("--sweep chunk_size=256: chunks of 256 tokens, but embedder all-MiniLM-L6-v2")
+    assert "reads at most 254 (its window)" in str(refused.value)
+    assert list_retrieval_runs(guide) == [] and corpora(guide) == before
