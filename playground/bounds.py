@@ -159,10 +159,11 @@ DIFFERENCE = Bound("difference", -1_000_000, 1_000_000, smallest=1e-9)
 SD = Bound("sd", 0, 1_000_000)
 QUESTIONS = Bound("n", 1, 10_000_000, whole=True)  # a sample size
 
-# Your own documents (data import docs). A chunk is at most what the default embedder reads: all-MiniLM-L6-v2's 256
-# tokens less its 2 special ones (playground.data.documents.tokens.max_chunk_tokens reads the same from the model).
-CHUNK_SIZE = Bound("chunk size", 16, 254, whole=True, unit="tokens")
-OVERLAP = Bound("overlap", 0, 253, whole=True, unit="tokens")
+# Your own documents (data import docs). Chunk sizes are in the default embedder's tokens. BM25 reads a chunk of any
+# size, so the general bound is large; a dense retriever reads at most its embedder's window (all-MiniLM-L6-v2: 256
+# tokens less 2 special ones), checked when it embeds a corpus or a sweep names it (retrieval/chunk_window.py).
+CHUNK_SIZE = Bound("chunk size", 16, 8192, whole=True, unit="tokens")
+OVERLAP = Bound("overlap", 0, 8191, whole=True, unit="tokens")
 MAX_DOCUMENT_FILES = 100_000  # files under one import's folder (refused beyond, before anything is read)
 MAX_DOCUMENT_TOTAL_BYTES = 2 * 1024**3  # the documents of one import together (refused beyond)
 MAX_DOCUMENT_BYTES = 50 * 1024**2  # one file (a larger one is skipped with its reason)

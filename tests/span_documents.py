@@ -1,18 +1,21 @@
-"""Documents corpora for the span-gold and chunking-sweep tests, built directly through the store as `data import
-docs` stores them: each passage's text is exactly its document's text[start:end], and the corpus metadata names the
-document set and the chunking. `stand_in_versions` plays `playground.documents.versions` (the contract's
-chunked_corpus) over these documents, for the sweep tests of a branch made before the documents import merged.
+"""The documents of the span-gold and chunking-sweep tests, two ways.
+
+- `imported_guide`: the documents written as files and imported for real (`data import docs`: the chunking library,
+  the embedder's tokenizer, the stored document texts), with a questions benchmark whose gold spans are found in the
+  stored texts; the chunking sweeps run on it through the real `playground.documents.versions.chunked_corpus`.
+- `guide_workspace`: fixed, hand-built word chunkings stored as `data import docs` stores a corpus (each passage's
+  text exactly its document's text[start:end]), for the span-gold metric tests that need to know every chunk.
 """
 
 from __future__ import annotations
 
 import re
-import types
+from pathlib import Path
 
-from playground import PlaygroundError
 from playground.data.records import Dataset, Passage, Question
 from playground.evaluation.spans import Span
-from playground.store.datasets import corpus_of, dataset_exists, save_dataset
+from playground.store.datasets import load_passages, save_benchmark, save_dataset
+from playground.store.documents import document_text
 
 DOCUMENTS = {
     "guide/install.md": (
@@ -105,21 +108,52 @@ def guide_workspace(workspace):
     return workspace
 
 
-def stand_in_versions() -> types.ModuleType:
-    """A module with the contract's chunked_corpus(workspace, set_id_or_corpus, chunker, chunk_size, overlap): the
-    word chunker "words" over DOCUMENTS, a corpus named NAME~words-SIZE-OVERLAP built once and then reused."""
+IMPORTED = ("tokens", 16, 0)  # the import's own chunking: chunker, chunk size and overlap in embedder tokens
+QUESTIONS = "questions"  # the benchmark of span questions on the imported corpus "guide"
 
-    def chunked_corpus(workspace, set_id_or_corpus, chunker, chunk_size, overlap, on_progress=None) -> str:
-        if chunker != "words":
-            raise PlaygroundError(f"unknown chunker {chunker!r} (known: words)")
-        if overlap >= chunk_size:
-            raise PlaygroundError(f"--overlap must be less than --chunk-size ({chunk_size}), got {overlap}")
-        base = corpus_of(workspace, set_id_or_corpus).split("~", 1)[0]
-        name = corpus_name(chunk_size, overlap, base)
-        if not dataset_exists(workspace, name):
-            save_dataset(workspace, name, documents_corpus(chunk_size, overlap))
-        return name
 
-    module = types.ModuleType("playground.documents.versions")
-    module.chunked_corpus = chunked_corpus  # type: ignore[attr-defined]
-    return module
+def write_documents(folder: Path) -> Path:
+    """DOCUMENTS as Markdown files under `folder`, each a heading line and then the text, as a user's folder has them."""
+    for path, text in DOCUMENTS.items():
+        file = folder / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(f"# {Path(path).stem.title()}\n\n{text}\n", encoding="utf-8")
+    return folder
+
+
+def imported_guide(workspace, folder: Path) -> dict:
+    """DOCUMENTS imported for real as corpus "guide" (IMPORTED chunking), and benchmark QUESTIONS on it: two
+    questions with gold spans found (str.index) in the stored document texts, one with gold passage ids only.
+    Returns {"document_set": SET ID, "quota": SPAN, "entry": SPAN}."""
+    from playground.data.documents.chunking import Chunking
+    from playground.documents.importing import import_documents
+    from playground.questions.outcome import GENERATED_FORMAT
+
+    set_id = import_documents(workspace, write_documents(folder), "guide", Chunking(*IMPORTED))["document_set"]
+
+    def stored_span(path: str, phrase: str) -> dict:
+        start = document_text(workspace, set_id, path).index(phrase)
+        return {"document": path, "start": start, "end": start + len(phrase)}
+
+    passages = load_passages(workspace, "guide")
+    quota, entry = stored_span("guide/cache.md", QUOTA), stored_span("guide/plugins.md", ENTRY_POINT)
+    doctor = overlapping_ids(passages, stored_span("guide/install.md", "run the doctor command once"))
+    questions = [
+        Question(
+            "quota",
+            "Which variable caps the cache size in megabytes?",
+            ["TOOLKIT_CACHE_QUOTA"],
+            overlapping_ids(passages, quota),
+            metadata={"gold_spans": [quota]},
+        ),
+        Question(
+            "two-hop",
+            "Which entry point group does a plugin declare, and which variable caps the cache quota?",
+            ["toolkit.plugins; TOOLKIT_CACHE_QUOTA"],
+            overlapping_ids(passages, quota) + overlapping_ids(passages, entry),
+            metadata={"gold_spans": [entry, quota]},
+        ),
+        Question("by-id", "What does the doctor command check?", ["the configuration folder"], doctor[:1]),
+    ]
+    save_benchmark(workspace, QUESTIONS, "guide", GENERATED_FORMAT, "tests/span_documents.py", questions, {})
+    return {"document_set": set_id, "quota": quota, "entry": entry}

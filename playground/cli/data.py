@@ -59,7 +59,8 @@ def add_chunking_arguments(parser) -> None:
         type=bounds.CHUNK_SIZE.flag("--chunk-size"),
         default=None,
         metavar="N",
-        help=f"docs: at most N tokens of the embedder's tokenizer a passage (default {DEFAULT_CHUNK_SIZE})",
+        help=f"docs: at most N tokens of the embedder's tokenizer a passage (default {DEFAULT_CHUNK_SIZE}; "
+        "dense retrievers read at most 254, BM25 any size)",
     )
     parser.add_argument(
         "--overlap",

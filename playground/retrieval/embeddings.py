@@ -79,10 +79,13 @@ def corpus_embeddings(
     workspace, corpus: str, embedder_name: Optional[str] = None, on_progress: Optional[ProgressCallback] = None
 ) -> CorpusEmbeddings:
     """The corpus's passage embeddings: from the cache when its fingerprint matches the corpus, else computed
-    (title and text, as every retriever sees a passage) and stored."""
+    (title and text, as every retriever sees a passage) and stored. A documents corpus chunked past the embedder's
+    window is refused (retrieval/chunk_window.py)."""
+    from playground.retrieval.chunk_window import check_chunks_fit
     from playground.store.datasets import get_corpus, load_passages
 
     name = embedder_name or DEFAULT_EMBEDDER
+    check_chunks_fit(workspace, corpus, name)
     fingerprint = get_corpus(workspace, corpus)["fingerprint"]
     path = embeddings_dir(workspace, corpus, name)
     key = (str(path), fingerprint)

@@ -81,6 +81,22 @@ def point_chunking(settings: dict, parameter: str, value: Value) -> dict:
     return point
 
 
+def check_windows(
+    retriever: str, params: Optional[dict], settings: dict, parameter: str, values: Sequence[Value]
+) -> None:
+    """Every point's chunks must fit the window of each embedder the retriever reads them with (BM25 reads none),
+    refused before anything is chunked or stored."""
+    from playground.retrieval.chunk_window import embedders_read, window_refusal
+
+    embedders = embedders_read(retriever, params)
+    for value in values:
+        size = point_chunking(settings, parameter, value)["chunk_size"]
+        for embedder in embedders:
+            refusal = window_refusal(int(size), embedder)
+            if refusal:
+                raise PlaygroundError(f"--sweep {parameter}={value}: {refusal}")
+
+
 def build_chunkings(
     workspace,
     corpus: str,
@@ -133,6 +149,7 @@ def run_chunk_sweep(
             f"{len(values):,} chunkings, each chunked, indexed and evaluated; more than {LONG_SWEEP_POINTS} asks first",
             confirmed,
         )
+    check_windows(retriever, params, settings, parameter, values)
     names = build_chunkings(workspace, corpus, settings, parameter, values)
     sweep_id = uuid.uuid4().hex[:12]
     points = []

@@ -81,8 +81,8 @@ def test_rst_heading_levels_follow_the_order_styles_first_appear(tmp_path):
 @pytest.mark.parametrize(
     "flags, message",
     [
-        (["--chunk-size", "300"], "--chunk-size must be between 16 and 254 tokens, got 300"),
-        (["--overlap", "254"], "--overlap must be between 0 and 253 tokens, got 254"),
+        (["--chunk-size", "9000"], "--chunk-size must be between 16 and 8,192 tokens, got 9000"),
+        (["--overlap", "8192"], "--overlap must be between 0 and 8,191 tokens, got 8192"),
         (["--chunker", "tokens", "--chunk-size", "32", "--overlap", "32"], "--overlap must be less than --chunk-size"),
         (["--chunker", "words"], "unknown chunker 'words' (known: tokens, sentences, markdown)"),
     ],

@@ -1,33 +1,54 @@
 """Gold that survives re-chunking: a question's gold span is found again, as gold, in three chunkings of the same
 documents, each searched as a corpus of its own (issue 19's acceptance test), and only such corpora may be swapped.
-The documents corpora are built directly through the store (tests/span_documents.py).
+
+The metric tests run on fixed, hand-built word chunkings stored as the import stores a corpus
+(tests/span_documents.py: guide_workspace), so each can name the chunk that must rank and the score it must get.
+Which corpora may be searched, and the CLI, run on documents imported for real (imported_guide); so do the chunking
+sweeps (tests/runs/test_chunk_sweeps.py).
 """
+
+import json
 
 import pytest
 
 from playground import PlaygroundError
 from playground.cli import main
+from playground.documents.versions import chunked_corpus
 from playground.data.records import Question
 from playground.evaluation.retrieval import evaluate_retriever
-from playground.store.datasets import get_passages, save_dataset
+from playground.store.datasets import get_corpus, get_passages, save_dataset
 from playground.store.retrieval_runs import get_retrieval_results, get_retrieval_run
 from tests.conftest import tiny_dataset
 from tests.span_documents import (
     CHUNKINGS,
     DOCUMENTS,
+    QUESTIONS,
     QUOTA,
     SET,
     corpus_name,
     documents_corpus,
     guide_workspace,
+    imported_guide,
     overlapping_ids,
     span_of,
+    write_documents,
 )
 
 
 @pytest.fixture
 def guide(workspace):
     return guide_workspace(workspace)
+
+
+@pytest.fixture
+def imported(workspace, tmp_path):
+    """The documents imported for real as "guide" (benchmark QUESTIONS on it), and the same folder with one
+    document changed imported as "elsewhere": another document set."""
+    imported_guide(workspace, tmp_path / "docs")
+    changed = write_documents(tmp_path / "changed")
+    (changed / "guide/cache.md").write_text("# Cache\n\nThe cache has no quota.\n", encoding="utf-8")
+    assert main(["--db", str(workspace.path), "data", "import", "docs", str(changed), "--name", "elsewhere"]) == 0
+    return workspace
 
 
 def test_chunkings_differ_so_passage_ids_do_not_carry_over(guide):
@@ -71,14 +92,6 @@ def test_the_gold_span_is_found_again_as_gold_in_each_chunking(guide, size, over
     assert result["n"] == len(rows)
 
 
-def test_each_chunking_has_its_own_index(guide):
-    paths = set()
-    for size, overlap in CHUNKINGS:
-        result = evaluate_retriever(guide, "guide", "bm25", 3, None, 0, store=True, corpus=corpus_name(size, overlap))
-        paths.add(get_retrieval_run(guide, result["run_id"])["config"]["index_manifest"]["path"])
-    assert len(paths) == 3
-
-
 def test_the_same_ranking_scores_by_ids_without_spans_and_by_spans_with_them(guide):
     """The question scored by ids keeps today's numbers exactly: its gold passage is found at rank 1 or not at all."""
     result = evaluate_retriever(guide, "guide", "bm25", 1, None, 0, store=True)
@@ -90,17 +103,17 @@ def test_the_same_ranking_scores_by_ids_without_spans_and_by_spans_with_them(gui
     assert len(two_hop["gold_ids"]) == 2 and two_hop["scores"]["recall@k"] in (0.0, 0.5)
 
 
-def test_another_document_set_or_a_benchmark_corpus_is_refused(guide):
-    save_dataset(guide, "elsewhere", documents_corpus(8, 0, document_set="another"))
-    with pytest.raises(PlaygroundError, match=r"--corpus 'elsewhere' chunks document set another, but benchmark"):
-        evaluate_retriever(guide, "guide", "bm25", 3, None, 0, corpus="elsewhere")
-    save_dataset(guide, "tiny", tiny_dataset())
+def test_another_document_set_or_a_benchmark_corpus_is_refused(imported):
+    set_id = get_corpus_set(imported, "elsewhere")
+    with pytest.raises(PlaygroundError, match=rf"--corpus 'elsewhere' chunks document set {set_id}, but benchmark"):
+        evaluate_retriever(imported, QUESTIONS, "bm25", 3, None, 0, corpus="elsewhere")
+    save_dataset(imported, "tiny", tiny_dataset())
     with pytest.raises(PlaygroundError, match=r"--corpus 'tiny' is not a documents corpus"):
-        evaluate_retriever(guide, "guide", "bm25", 3, None, 0, corpus="tiny")
+        evaluate_retriever(imported, QUESTIONS, "bm25", 3, None, 0, corpus="tiny")
     with pytest.raises(PlaygroundError, match=r"benchmark 'tiny' searches corpus 'tiny', which is not a documents"):
-        evaluate_retriever(guide, "tiny", "bm25", 3, None, 0, corpus="guide")
+        evaluate_retriever(imported, "tiny", "bm25", 3, None, 0, corpus="guide")
     with pytest.raises(PlaygroundError, match=r"no corpus named 'nope'"):
-        evaluate_retriever(guide, "guide", "bm25", 3, None, 0, corpus="nope")
+        evaluate_retriever(imported, QUESTIONS, "bm25", 3, None, 0, corpus="nope")
 
 
 def test_a_benchmark_without_spans_cannot_search_another_chunking(guide):
@@ -117,12 +130,18 @@ def test_spans_on_a_corpus_without_document_offsets_keep_id_gold(workspace):
     assert result["n"] == 6 and result["recall@k"] == 1.0
 
 
-def test_cli_eval_retrieval_on_another_chunking(guide, capsys):
-    db = str(guide.path)
-    assert main(["--db", db, "eval-retrieval", "--dataset", "guide", "--corpus", "guide~words-20-5", "-k", "3"]) == 0
+def test_cli_eval_retrieval_on_another_chunking(imported, capsys):
+    db = str(imported.path)
+    other = chunked_corpus(imported, "guide", "sentences", 32, 8)
+    assert other == "guide~sentences-32-8"
+    assert main(["--db", db, "eval-retrieval", "--dataset", QUESTIONS, "--corpus", other, "-k", "3"]) == 0
     out = capsys.readouterr().out
-    assert "bm25 on guide searching corpus guide~words-20-5 (n=2, k=3): recall@3 " in out
-    save_dataset(guide, "elsewhere", documents_corpus(8, 0, document_set="another"))
-    assert main(["--db", db, "eval-retrieval", "--dataset", "guide", "--corpus", "elsewhere", "--no-store"]) == 1
+    assert f"bm25 on {QUESTIONS} searching corpus {other} (n=2, k=3): recall@3 " in out
+    assert main(["--db", db, "eval-retrieval", "--dataset", QUESTIONS, "--corpus", "elsewhere", "--no-store"]) == 1
     errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and errors[0].startswith("error: --corpus 'elsewhere' chunks document set another")
+    set_id = get_corpus_set(imported, "elsewhere")
+    assert len(errors) == 1 and errors[0].startswith(f"error: --corpus 'elsewhere' chunks document set {set_id}")
+
+
+def get_corpus_set(workspace, corpus: str) -> str:
+    return json.loads(get_corpus(workspace, corpus)["metadata"])["document_set"][:12]  # as messages name it

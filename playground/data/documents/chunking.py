@@ -1,5 +1,5 @@
 """Cut a parsed document with a registered chunker: spans checked, trimmed of whitespace, and any still longer than
-the chunk size split into token windows, so a passage is an exact slice of the text and fits the embedder."""
+the chunk size split into token windows, so a passage is an exact slice of the text and at most the chunk size."""
 
 from __future__ import annotations
 

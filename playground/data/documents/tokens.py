@@ -1,5 +1,6 @@
 """The embedder's own tokenizer (all-MiniLM-L6-v2's WordPiece, read with the `tokenizers` library, offline), so a
-chunk's size in tokens is what the dense retrievers will read: a chunk never runs past the embedder's window."""
+chunk's size in tokens is what the dense retrievers will read: a chunk within the embedder's window (254) is read
+whole, and dense retrieval over larger chunks is refused (playground.retrieval.chunk_window)."""
 
 from __future__ import annotations
 
