@@ -82,6 +82,7 @@ class JudgeServer:
 
     def __init__(self, prose: tuple[str, ...] = (), slow: tuple[str, ...] = (), delay_s: float = 3.0):
         self.prompts: list[str] = []
+        self.prose = tuple(prose)  # may be changed between judgings
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -94,7 +95,7 @@ class JudgeServer:
                 judging = "Answer with citations:" not in prompt
                 if judging and any(word in prompt for word in slow):
                     time.sleep(delay_s)
-                if judging and any(word in prompt for word in prose):
+                if judging and any(word in prompt for word in server.prose):
                     text = "I think this answer is mostly fine, though one part is doubtful."
                 else:
                     text = reply_for(prompt)
