@@ -4,8 +4,8 @@ without one, is an error, never a default."""
 
 from __future__ import annotations
 
-from playground.evaluation.judges.calls import JudgeOutputError, judge_call, parse_step
-from playground.evaluation.judges.replies import json_reply, quoted, reason
+from playground.evaluation.judges.calls import reason_of, JudgeOutputError, judge_call, parse_step
+from playground.evaluation.judges.replies import json_reply, quoted
 from playground.programs.tracing import Tracer
 
 GRADES = range(1, 6)
@@ -20,7 +20,7 @@ def read_grade(text: str) -> dict:
         grade = None
     if grade not in GRADES or (isinstance(value, float) and value != grade):
         raise JudgeOutputError(f"the judge's grade {value!r} is not a whole number from 1 to 5: {quoted(text)}")
-    return {"grade": grade, "reason": reason(found, text)}
+    return {"grade": grade, "reason": reason_of(found, text)}
 
 
 def judge_answer_relevance(workspace, judge, item, passages, tracer: Tracer, sample_index: int = 0) -> dict:

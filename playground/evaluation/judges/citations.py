@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from playground.evaluation.judges.calls import judge_call, parse_step
-from playground.evaluation.judges.replies import json_reply, numbered, reason, truth
+from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
+from playground.evaluation.judges.replies import json_reply, numbered, truth
 from playground.programs.tracing import Tracer
 
 METHOD = "ALCE citation recall and precision (Gao et al. 2023), support judged by the judge model instead of NLI"
@@ -50,7 +50,7 @@ def cited_numbers(sentence: str) -> list[int]:
 
 def read_support(text: str) -> dict:
     found = json_reply(text, "supported")
-    return {"supported": truth(found, "supported", text), "reason": reason(found, text)}
+    return {"supported": truth(found, "supported", text), "reason": reason_of(found, text)}
 
 
 def judge_citations(workspace, judge, item, passages: list[dict], tracer: Tracer, sample_index: int = 0) -> dict:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from playground.evaluation.judges.calls import judge_call, parse_step
-from playground.evaluation.judges.replies import json_reply, numbered, reason, truth
+from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
+from playground.evaluation.judges.replies import json_reply, numbered, truth
 from playground.programs.tracing import Tracer
 
 
 def read_relevance(text: str) -> dict:
     found = json_reply(text, "relevant")
-    return {"relevant": truth(found, "relevant", text), "reason": reason(found, text)}
+    return {"relevant": truth(found, "relevant", text), "reason": reason_of(found, text)}
 
 
 def average_precision(relevant: list[bool]) -> float:

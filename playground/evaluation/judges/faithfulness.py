@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from playground import PlaygroundError
-from playground.evaluation.judges.calls import JudgeOutputError, judge_call, parse_step
-from playground.evaluation.judges.replies import json_reply, numbered, passage_number, quoted, reason
+from playground.evaluation.judges.calls import reason_of, JudgeOutputError, judge_call, parse_step
+from playground.evaluation.judges.replies import json_reply, numbered, passage_number, quoted
 from playground.programs.tracing import Tracer
 
 VERDICTS = ("supported", "contradicted", "not found")
@@ -55,7 +55,7 @@ def claim_reader(count: int):
         return {
             "verdict": verdict,
             "passage": passage if verdict != "not found" else None,
-            "reason": reason(found, text),
+            "reason": reason_of(found, text),
         }
 
     return read

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from playground.evaluation.judges.calls import JudgeOutputError, reason_of
+from playground.evaluation.judges.calls import JudgeOutputError
 from playground.prompts.parse import first_json_object
 
 _TRUE = {"true", "yes", "relevant", "supported", "1"}
@@ -41,10 +41,6 @@ def truth(found: dict, key: str, text: str) -> bool:
     if word in _FALSE:
         return False
     raise JudgeOutputError(f"the judge's {key!r} is not true or false: {quoted(text)}")
-
-
-def reason(found: Optional[dict], text: str) -> str:
-    return reason_of(found, text)
 
 
 def passage_number(found: dict, count: int, text: str) -> Optional[int]:
