@@ -105,6 +105,10 @@ def register(subparsers, common) -> None:
     agreement.add_argument("run", metavar="RUN")
     agreement.set_defaults(handler=agreement_command)
 
+    from playground.cli.judge_gold_free import register as register_gold_free
+
+    register_gold_free(commands, common, settings, gold_free_command)
+
     for name, judge in plugin_judges().items():
         if name in commands.choices:
             continue
@@ -297,6 +301,31 @@ def plugin_judge_command(args) -> int:
             f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  {item['reasons'][0]}"[:240]
         )
     emit(args, report, "\n".join(lines + _skipped(report)))
+    return 0
+
+
+def gold_free_command(args) -> int:
+    from playground.cli.judge_gold_free import report_lines
+    from playground.evaluation.judges.gold_free import judge_run_gold_free
+
+    config = judge_config(args)
+    with workspace_for(args, create=False) as workspace:
+        report = _run_with_progress(
+            "judging",
+            lambda progress: judge_run_gold_free(
+                workspace,
+                args.gold_free_kind,
+                args.run,
+                config,
+                repeat=args.repeat,
+                answer_field=args.answer_field,
+                use_cache=not args.no_cache,
+                on_progress=progress,
+                deadline_s=args.timeout,
+                no_claims=getattr(args, "no_claims", "skip"),
+            ),
+        )
+    emit(args, report, "\n".join(_header(report) + report_lines(report) + _skipped(report)))
     return 0
 
 

@@ -68,14 +68,30 @@ def _cell(value) -> str:
     return str(value)
 
 
+def _judge_cell(summary) -> str:
+    """A judge metric's mean over the scored answers, and how many answers the judge failed on (never a score)."""
+    if summary is None:
+        return "-"
+    text = _cell(summary["mean"])
+    return f"{text} ({summary['errors']} err)" if summary["errors"] else text
+
+
 def handle_runs(args) -> int:
     from playground.evaluation.scoring import summary_metrics
     from playground.runs.jobs import checked_runs
 
+    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.judges.judge_metrics import judge_summary
+
     with workspace_for(args, create=False) as workspace:
-        rows = [run_row(run) for run in checked_runs(workspace, session_id=args.session)]
+        rows = [
+            {**run_row(run), "judges": judge_summary(workspace, run["id"])}
+            for run in checked_runs(workspace, session_id=args.session)
+        ]
     scored = {name for row in rows for name in row["metrics"]}
     metrics = [name for name in summary_metrics() if name in scored]  # the registry's headline metrics these runs have
+    judged = {name for row in rows for name in row["judges"]}
+    judge_metrics = [name for name in gold_free_metrics() if name in judged]
     header = [
         "id",
         "created",
@@ -88,6 +104,7 @@ def handle_runs(args) -> int:
         "model",
         "n",
         *metrics,
+        *judge_metrics,
         "errors",
         "label",
     ]
@@ -107,6 +124,7 @@ def handle_runs(args) -> int:
                 _cell(s.get("model")),
                 f"{row['n_done']}/{row['n_planned']}",
                 *[_cell(row["metrics"].get(name)) for name in metrics],
+                *[_judge_cell(row["judges"].get(name)) for name in judge_metrics],
                 str(row["errors"]),
                 row["label"] or "",
             ]
@@ -139,6 +157,15 @@ def _usual_brief(span: dict) -> str:
         return repr(_shorten(outputs.get("text", "")))
     if span["kind"] == "parse":
         return f"-> {outputs.get('answer')!r}"
+    if span["kind"] == "claim":
+        where = f" [{outputs['passage']}]" if outputs.get("passage") else ""
+        return f"{outputs.get('verdict')}{where}: {inputs.get('claim', '')!r}"
+    if span["kind"] == "passage":
+        return f"{'relevant' if outputs.get('relevant') else 'not relevant'}: {inputs.get('passage_id')}"
+    if span["kind"] == "sentence":
+        return f"{'supported' if outputs.get('supported') else 'not supported'} {inputs.get('cites')}: " + repr(
+            inputs.get("sentence", "")
+        )
     if span["kind"] == "program":
         return f"{inputs.get('question', '')!r} -> {outputs.get('answer')!r}"
     return _shorten(json.dumps(outputs, ensure_ascii=False, default=str))
@@ -176,6 +203,7 @@ def handle_trace(args) -> int:
         run = get_run(workspace, args.run_id)
         result = get_result(workspace, run["id"], args.question_id, args.repeat_index)
         spans = get_spans(workspace, run["id"], args.question_id, args.repeat_index)
+        judgments = judgment_trees(workspace, run["id"], args.question_id, args.repeat_index)
     tree = span_tree(spans)
     payload = {
         "run_id": run["id"],
@@ -183,11 +211,35 @@ def handle_trace(args) -> int:
         "repeat": args.repeat_index,
         "result": result,
         "spans": tree,
+        "judgments": judgments,
     }
     head = (
         f"run {run['id']} question {args.question_id}: prediction {result['prediction']!r}"
         + (f"  error: {result['error']}" if result["error"] else "")
         + f"  scores: {', '.join(f'{k}={v:.2f}' for k, v in sorted(result['scores'].items()))}"
     )
-    emit(args, payload, "\n".join([head, *format_tree(tree)]))
+    lines = [head, *format_tree(tree)]
+    for judgment in judgments:
+        outcome = f"ERROR {judgment['error']}" if judgment["error"] else f"score {_cell(judgment['score'])}"
+        lines.append(
+            f"judged {judgment['kind']} by judge {judgment['judge_id']} (sample {judgment['sample_index']}): "
+            f"{one_line(outcome)}" + (f"  {one_line(judgment['verdict'])}" if judgment["verdict"] else "")
+        )
+        lines.extend(format_tree(judgment["spans"], 1))
+    emit(args, payload, "\n".join(lines))
     return 0
+
+
+def judgment_trees(workspace, run_id: str, question_id: str, repeat: int) -> list[dict]:
+    """The judgments of one answer of a run (not pairwise ones it is the other side of), each with its span tree:
+    how each judge score was reached."""
+    from playground.programs.tracing import span_tree
+    from playground.store.judgments import get_judge_spans, list_judgments
+
+    found = [
+        j
+        for j in list_judgments(workspace, run_id=run_id, question_id=question_id)
+        if j["run_id"] == run_id and int(j["result_repeat"]) == repeat
+    ]
+    keys = ("id", "kind", "judge_id", "sample_index", "score", "verdict", "reason", "error", "created_at")
+    return [{**{k: j[k] for k in keys}, "spans": span_tree(get_judge_spans(workspace, j["id"]))} for j in found]

@@ -160,6 +160,7 @@ def compare_runs(
     SEED.check(seed, "seed")
     runs = load_runs(workspace, run_ids)
     tables = [question_scores(run["results"]) for run in runs]
+    judged = _add_judge_scores(workspace, runs, tables)
     available = [
         m
         for m in dict.fromkeys(m for s in tables[0][0].values() for m in s)
@@ -187,6 +188,7 @@ def compare_runs(
                 f"{runs[0]['id']} and {run['id']} have the same settings: "
                 "differences are sampling noise or cache effects"
             )
+    warnings += _judge_warnings(judged, labels, compared, common)
     if compared["n"] == 0:
         warnings.append("no question was answered without error by every run: nothing to compare")
     elif compared["n"] < 10:
@@ -250,3 +252,44 @@ def _retrieval_diff(config_a: Mapping, config_b: Mapping) -> list[dict]:
         for key in keys
         if config_a.get(key) != config_b.get(key)
     ]
+
+
+def _add_judge_scores(workspace, runs: list[dict], tables: list[tuple]) -> list[dict]:
+    """Put each answer run's gold-free judge scores into its per-question table (a judge error leaves the metric
+    out, so that question is never paired on it); returns each run's judge tables."""
+    from playground.evaluation.judges.judge_metrics import question_judge_scores
+
+    judged = []
+    for run, (scores, _, _) in zip(runs, tables):
+        extra = question_judge_scores(workspace, run["id"], run["results"]) if run["kind"] == "answer" else {}
+        for metric, table in extra.items():
+            for qid, value in table["scores"].items():
+                if qid in scores:
+                    scores[qid][metric] = value
+        judged.append(extra)
+    return judged
+
+
+def _judge_warnings(judged: list[dict], labels: list[str], compared: dict, common: set) -> list[str]:
+    """Per compared judge metric: how many questions a judge error dropped from the pairing, and whether the runs
+    were judged by different judge versions. Each comparison's metric row gets "judge_errors_dropped"."""
+    warnings = []
+    for label, extra, metrics_table in zip(labels[1:], judged[1:], compared["comparisons"]):
+        for metric, row in metrics_table.items():
+            if metric not in judged[0] or metric not in extra:
+                continue
+            errors_a = judged[0][metric]["errors"] & common
+            errors_b = extra[metric]["errors"] & common
+            dropped = len(errors_a | errors_b)
+            row["judge_errors_dropped"] = {"n": dropped, labels[0]: len(errors_a), label: len(errors_b)}
+            if dropped:
+                warnings.append(
+                    f"{metric}: {dropped} question(s) dropped from {labels[0]} vs {label}: a judge error on one side "
+                    f"is never paired with a score ({labels[0]} {len(errors_a)} error(s), {label} {len(errors_b)})"
+                )
+            if judged[0][metric]["judge_id"] != extra[metric]["judge_id"]:
+                warnings.append(
+                    f"{metric}: {labels[0]} was judged by judge {judged[0][metric]['judge_id']} and {label} by "
+                    f"{extra[metric]['judge_id']}: scores of different judge versions may not be comparable"
+                )
+    return warnings

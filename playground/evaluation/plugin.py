@@ -195,6 +195,30 @@ BUILTIN_JUDGES = (
         "which run's answer is better, asked in both orders (flips count as ties)",
         stored_as="pairwise",
     ),
+    JudgeKind(
+        "faithfulness",
+        {"claims": "judge-claims", "claim": "judge-claim"},
+        "claims of each answer checked against the passages its prompt showed (supported / claims)",
+        stored_as="faithfulness",
+    ),
+    JudgeKind(
+        "context-precision",
+        {"context": "judge-context"},
+        "each passage the prompt showed judged relevant or not (precision, rank-weighted precision)",
+        stored_as="context-precision",
+    ),
+    JudgeKind(
+        "answer-relevance",
+        {"relevance": "judge-answer-relevance"},
+        "does each answer address its question (graded 1-5 with a reason)",
+        stored_as="answer-relevance",
+    ),
+    JudgeKind(
+        "citations",
+        {"citation": "judge-citation"},
+        "ALCE-style citation recall and precision for answers citing passages as [n]",
+        stored_as="citations",
+    ),
 )
 
 

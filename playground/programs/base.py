@@ -227,7 +227,11 @@ class StepContext:
                 params.max_tokens,
             )
             used = kept_passages(passages, truncation)
-            span.outputs = {"messages": messages, "passage_ids": [p["id"] for p in used]}
+            span.outputs = {
+                "messages": messages,
+                "passage_ids": [p["id"] for p in used],
+                "passages": [{"id": p["id"], "title": p.get("title", ""), "text": p.get("text", "")} for p in used],
+            }
             if truncation:
                 span.outputs["truncation"] = truncation
         return messages, used, truncation

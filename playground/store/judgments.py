@@ -14,7 +14,15 @@ from playground import PlaygroundError
 from playground.redaction import redact, redact_row
 from playground.store.db import Workspace, now, resolve_id, to_json
 
-JUDGMENT_KINDS = ("pointwise", "reference", "pairwise")
+JUDGMENT_KINDS = (
+    "pointwise",
+    "reference",
+    "pairwise",
+    "faithfulness",
+    "answer-relevance",
+    "context-precision",
+    "citations",
+)
 
 
 def _loads(value: Optional[str], default: Any) -> Any:

@@ -54,7 +54,15 @@ def test_the_built_ins_register_through_the_hooks_with_their_origin():
     ]
     assert list(loaded.of("providers")) == ["local", "openai", "hf", "cohere"]
     assert {"em", "f1", "cover_em", "accuracy", "rougeL", "retrieval_recall"} <= set(loaded.of("metrics"))
-    assert list(loaded.of("judges")) == ["pointwise", "reference", "pairwise"]
+    assert list(loaded.of("judges")) == [
+        "pointwise",
+        "reference",
+        "pairwise",
+        "faithfulness",
+        "context-precision",
+        "answer-relevance",
+        "citations",
+    ]
     assert list(loaded.of("document_parsers")) == ["markdown", "rst", "text", "html", "pdf"]
     assert list(loaded.of("chunkers")) == ["tokens", "sentences", "markdown"]
     origin = loaded.origin("retrievers", "bm25")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from playground import PlaygroundError
 
@@ -18,6 +18,7 @@ class JudgedItem:
     question: str
     answer: str
     references: list[str] = field(default_factory=list)
+    record: Any = None  # the benchmark's Question (gold passage ids, gold spans) for judges that read its gold
 
 
 def _answer(result: dict, answer_field: str) -> str:
@@ -58,6 +59,7 @@ def run_items(workspace, run_id: str, answer_field: str = "prediction") -> tuple
                     question.text,
                     _answer(result, answer_field),
                     list(question.answers),
+                    question,
                 )
             )
     return run, items, skipped
