@@ -1,4 +1,5 @@
 import json
+import time
 
 import pytest
 
@@ -111,34 +112,41 @@ def test_build_reports_progress(tiny_workspace):
     assert calls and calls[-1][0] == calls[-1][1] == 6
 
 
-def _build_after_barrier(db_path, barrier, results) -> None:
-    from playground.store.db import open_workspace
+BUILD_WHEN_TOLD = """
+import sys, time
+from pathlib import Path
+from playground.retrieval.index import build_index
+from playground.store.db import open_workspace
+workspace = open_workspace(sys.argv[1])
+go = Path(sys.argv[2])
+while not go.exists():
+    time.sleep(0.01)
+print(build_index(workspace, "tiny", "bm25")["path"])
+"""
 
-    workspace = open_workspace(db_path)
-    barrier.wait()
-    try:
-        results.put(build_index(workspace, "tiny", "bm25")["path"])
-    except Exception as error:  # reported to the test, which names it
-        results.put(f"{type(error).__name__}: {error}")
 
-
-def test_processes_building_one_index_at_once_all_get_it(tiny_workspace):
+def test_processes_building_one_index_at_once_all_get_it(tiny_workspace, tmp_path):
     """A sweep's workers are processes that may build the same index together: each gets the one index (a worker
     failed with 'Directory not empty' when another's build replaced the folder first)."""
-    import multiprocessing
+    import subprocess
+    import sys
 
-    context = multiprocessing.get_context("spawn")
-    barrier, results = context.Barrier(4), context.Queue()
+    go = tmp_path / "go"
     workers = [
-        context.Process(target=_build_after_barrier, args=(str(tiny_workspace.path), barrier, results))
+        subprocess.Popen(
+            [sys.executable, "-c", BUILD_WHEN_TOLD, str(tiny_workspace.path), str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(4)
     ]
-    for worker in workers:
-        worker.start()
-    outcomes = [results.get(timeout=120) for _ in workers]
-    for worker in workers:
-        worker.join(timeout=60)
+    time.sleep(2)  # let them import and open the workspace, so the builds start together
+    go.touch()
+    outcomes = [worker.communicate(timeout=300) for worker in workers]
     path = str(index_path(tiny_workspace, "tiny", "bm25"))
-    assert outcomes == [path] * 4
+    assert [(worker.returncode, out.strip()) for worker, (out, _) in zip(workers, outcomes)] == [(0, path)] * 4, [
+        err[-500:] for _, err in outcomes
+    ]
     assert read_manifest(path)["kind"] == "bm25"
     assert not [p.name for p in tiny_workspace.indexes.rglob("*.tmp-*")]  # no staging folder left behind
