@@ -163,3 +163,40 @@ def test_the_experiments_page_runs_a_gold_free_judge_on_a_chosen_run(judged):
     assert any("1 of 4 judgment(s) failed" in plain(w.value) for w in at.warning)
     stored = list_judgments(judged["ws"], run_id=judged["b"], kind="faithfulness")
     assert {j["judge_id"] for j in stored} >= {report["judge"]["id"]}
+
+
+def test_side_by_sides_grid_and_means_score_by_a_judge_metric_and_show_its_errors(judged):
+    from playground.app.views import grid
+    from playground.evaluation.judges.judge_metrics import results_with_judge_scores
+    from playground.store.runs import get_results
+
+    ws = judged["ws"]
+    results = {
+        label: results_with_judge_scores(ws, judged[key], get_results(ws, judged[key]))
+        for label, key in (("A", "a"), ("B", "b"))
+    }
+    assert "faithfulness" in grid.metric_names(results)
+    rows = {row["question_id"]: row for row in grid.grid_rows(QUESTIONS, {}, results, "faithfulness", 0.75)}
+    assert rows["q2"]["A score"] == 0.5 and rows["q2"]["B score"] is None
+    assert "mostly fine" in rows["q2"]["B judge error"] and rows["q2"]["A judge error"] is None
+    assert not rows["q2"]["disagree"] and not rows["q2"]["all fail"], "a judge error takes no side"
+    means = {(m["run"], m["metric"]): m for m in grid.variant_means(results, grid.mean_metrics(results))}
+    assert means[("A", "faithfulness")]["n"] == 3 and means[("B", "faithfulness")]["n"] == 2
+    assert means[("B", "faithfulness")]["mean"] == pytest.approx(0.75)
+
+
+def test_a_sweep_point_charts_its_judge_metric_with_its_judge_errors(judged):
+    from playground.app.views.experiments import point_rows
+    from playground.runs.sweeps import sweep_points
+
+    launched = [
+        {"parameter": "k", "value": 1, "run_id": judged["a"]},
+        {"parameter": "k", "value": 2, "run_id": judged["b"]},
+    ]
+    points = sweep_points(judged["ws"], launched, "faithfulness")
+    assert points[0]["metrics"]["faithfulness"] == pytest.approx(2 / 3)
+    assert (
+        points[1]["metrics"]["faithfulness"] == pytest.approx(0.75) and points[1]["judge_errors"]["faithfulness"] == 1
+    )
+    rows = point_rows(points, "faithfulness")
+    assert [row["judge errors"] for row in rows] == [0, 1]

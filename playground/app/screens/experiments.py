@@ -98,7 +98,9 @@ def _sweep_tab(ws) -> None:
     demonstrations, shots = (None, 3)
     if parameter in ("shots", "order"):
         demonstrations, shots = _demonstration_picker(ws, parameter)
-    chartable = summary_metrics()
+    from playground.evaluation.judges.gold_free import gold_free_metrics
+
+    chartable = [*summary_metrics(), *gold_free_metrics()]  # a point's judge metrics once its run is judged
     metric = st.selectbox(
         "Metric to chart",
         chartable,

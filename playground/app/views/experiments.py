@@ -44,13 +44,15 @@ def _number(value) -> Optional[float]:
 
 
 def point_rows(points: Sequence[Mapping], metric: str) -> list[dict]:
-    """A row per sweep point, in swept-value order: value, the charted metric, n, errors, status, run id."""
+    """A row per sweep point, in swept-value order: value, the charted metric, n, errors (and, for a judge metric,
+    the judge errors left out of its mean), status, run id."""
     return [
         {
             "value": p["value"],
             metric: _number((p.get("metrics") or {}).get(metric)),
             "n": p.get("n"),
             "errors": p.get("errors"),
+            **({"judge errors": p["judge_errors"][metric]} if metric in (p.get("judge_errors") or {}) else {}),
             "status": p.get("status"),
             "run_id": p["run_id"],
         }
