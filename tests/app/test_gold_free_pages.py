@@ -73,7 +73,7 @@ def open_trace(run_id: str, question_id: str):
 def test_the_trace_shows_each_claim_with_its_verdict_and_marks_the_unsupported_ones(judged):
     at = open_trace(judged["a"], "q2")
     titles = [plain(e.label) for e in at.expander]
-    faithfulness = next(t for t in titles if t.startswith("faithfulness"))
+    faithfulness = next(t for t in titles if t.startswith("faithfulness judge "))
     assert "faithfulness 0.50" in faithfulness
     blocks = html_blocks(at)
     # The contradicted claim is marked in the answer, the supported one is not.
@@ -99,7 +99,7 @@ def test_the_trace_marks_a_not_found_claim_and_an_uncited_sentence(judged):
 
 def test_a_judge_error_shows_as_an_error_with_the_judges_words_never_a_score(judged):
     at = open_trace(judged["b"], "q2")
-    title = next(plain(e.label) for e in at.expander if plain(e.label).startswith("faithfulness"))
+    title = next(plain(e.label) for e in at.expander if plain(e.label).startswith("faithfulness judge "))
     assert "judge error" in title and "0.00" not in title
     blocks = html_blocks(at)
     assert any("Judge error" in b and "mostly fine" in b for b in blocks), blocks

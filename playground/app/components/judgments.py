@@ -9,6 +9,7 @@ import streamlit as st
 
 from playground.app.components.text import STYLE, marked_html, md_escape, show_text
 from playground.app.views import judgments as view
+from playground.app.views.experiments import GOLD_FREE_KINDS
 
 
 def _judge_line(ws, judge_id: str) -> str:
@@ -65,16 +66,18 @@ def _citations(judgment: dict) -> None:
 def _spans(ws, judgment_id: str) -> None:
     from playground.store.judgments import get_judge_spans
 
-    with st.popover("The judge's spans"):
-        for span in get_judge_spans(ws, judgment_id):
-            show_text(
-                f"{span['kind']} {span['name'] or ''} · {span['duration_s'] or 0:.2f} s"
-                f"{' · cached' if span['cached'] else ''}{' · ERROR ' + span['error'] if span.get('error') else ''}",
-                muted=True,
-            )
-            text = (span["outputs"] or {}).get("text")
-            if text:
-                st.code(text, language=None, wrap_lines=True)
+    spans = get_judge_spans(ws, judgment_id)
+    if spans:
+        st.markdown("**The judge's spans**")
+    for span in spans:
+        show_text(
+            f"{span['kind']} {span['name'] or ''} · {span['duration_s'] or 0:.2f} s"
+            f"{' · cached' if span['cached'] else ''}{' · ERROR ' + span['error'] if span.get('error') else ''}",
+            muted=True,
+        )
+        text = (span["outputs"] or {}).get("text")
+        if text:
+            st.code(text, language=None, wrap_lines=True)
 
 
 def show_judgments(ws, run: dict, question_id: str, repeat: int) -> None:
@@ -92,7 +95,12 @@ def show_judgments(ws, run: dict, question_id: str, repeat: int) -> None:
     st.subheader("Judgments")
     for judgment in judgments:
         other = f" vs run {judgment['other_run_id']}" if judgment["other_run_id"] else ""
-        title = md_escape(f"{judgment['kind']}{other}: {view.metric_text(judgment)}")
+        outcome = (
+            view.metric_text(judgment)
+            if judgment["kind"] in GOLD_FREE_KINDS
+            else judgment["verdict"] or ("-" if judgment["score"] is None else f"{judgment['score']:.2f}")
+        )
+        title = md_escape(f"{judgment['kind']} judge {judgment['judge_id']}{other}: {outcome}")
         with st.expander(title, expanded=judgment["kind"] in ("faithfulness", "citations", "context-precision")):
             show_text(_judge_line(ws, judgment["judge_id"]), muted=True)
             if judgment["error"]:
