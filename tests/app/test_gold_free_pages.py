@@ -200,3 +200,22 @@ def test_a_sweep_point_charts_its_judge_metric_with_its_judge_errors(judged):
     )
     rows = point_rows(points, "faithfulness")
     assert [row["judge errors"] for row in rows] == [0, 1]
+
+
+def test_claims_are_placed_in_the_escaped_answer_by_their_words_and_stored_markup_stays_text():
+    from playground.app.components.text import marked_html
+    from playground.app.views.judgments import claim_marks
+
+    answer = "Paris  is the <b>capital</b>. It has ![x](http://beacon/p.png) ten million people!"
+    claims = [
+        {"claim": "paris is the <b>capital</b>.", "verdict": "contradicted"},
+        {"claim": "It has ten million people", "verdict": "not found"},  # not verbatim: its sentence is marked
+        {"claim": "Paris is in France.", "verdict": "supported"},
+        {"claim": "Rome is old.", "verdict": "not found"},
+    ]
+    marks, unplaced = claim_marks(answer, claims)
+    assert unplaced == ["Rome is old."]
+    shown = marked_html(answer, marks)
+    assert "<mark class='pg-contradicted'>Paris  is the &lt;b&gt;capital&lt;/b&gt;</mark>" in shown
+    assert "<mark class='pg-notfound'>It has ![x](http://beacon/p.png) ten million people!</mark>" in shown
+    assert "<b>" not in shown

@@ -79,7 +79,7 @@ def test_a_rag_run_judged_from_experiments_shows_its_scores_and_claims_or_errors
     open_page(page, f"{url}/traces?run={built['run']}&question={built['question']}", "Traces")
     page.get_by_role("heading", name="Judgments").wait_for()
     for kind, judgment in stored.items():
-        expander = page.locator('[data-testid="stExpander"]').filter(has_text=re.compile(rf"^{re.escape(kind)} judge "))
+        expander = page.locator('[data-testid="stExpander"]').filter(has_text=re.compile(rf"{re.escape(kind)} judge "))
         title = expander.locator("summary").inner_text()
         if judgment["error"]:
             # A failure is an error in the judge's words, never a score.

@@ -14,7 +14,7 @@ from typing import Mapping, Optional, Sequence
 # The mark each verdict gets in the answer (the CSS classes of components/text.py); supported claims are not marked.
 VERDICT_MARKS = {"contradicted": "pg-contradicted", "not found": "pg-notfound"}
 FLAGGED_MARK = "pg-flagged"
-_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
+_SENTENCE = re.compile(r"\S.*?(?:[.!?]+(?=\s|$)|$)", re.S)  # a full stop inside a word or URL ends nothing
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -55,9 +55,8 @@ def closest_sentence(text: str, phrase: str, least: float = 0.5) -> Optional[tup
     best, best_share = None, least
     for match in _SENTENCE.finditer(text or ""):
         share = len(wanted & _words(match.group(0))) / len(wanted)
-        if share >= best_share and match.group(0).strip():
-            start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
-            best, best_share = (start, match.start() + len(match.group(0).rstrip())), share + 1e-9
+        if share >= best_share:
+            best, best_share = (match.start(), match.start() + len(match.group(0).rstrip())), share + 1e-9
     return best
 
 
