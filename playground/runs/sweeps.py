@@ -232,10 +232,7 @@ def sweep_points(workspace, points: Sequence[Mapping], metric: str) -> list[dict
             summary.metrics = mean_scores(r["scores"] for r in get_results(workspace, summary.run_id) if not r["error"])
         judged = judge_summary(workspace, summary.run_id)  # a judged point charts its judge metrics too
         summary.metrics = {**summary.metrics, **{m: e["mean"] for m, e in judged.items() if e["mean"] is not None}}
-        found.append(
-            {
-                **_point(point["parameter"], point["value"], summary, metric),
-                "judge_errors": {m: e["errors"] for m, e in judged.items()},
-            }
-        )
+        found.append(_point(point["parameter"], point["value"], summary, metric))
+        if judged:
+            found[-1]["judge_errors"] = {m: e["errors"] for m, e in judged.items()}
     return found
