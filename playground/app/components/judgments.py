@@ -150,3 +150,14 @@ def show_gold_free_report(report: dict) -> None:
         key="experiments_judge_items",
         column_config={"trace": st.column_config.LinkColumn("trace", display_text="open trace")},
     )
+
+
+def no_claims_choice(key: str) -> str:
+    """How a faithfulness judge scores an answer with no claims ("I don't know"): skip (no score), 1 or 0."""
+    return st.radio(
+        "An answer with no claims scores",
+        ["skip", "1", "0"],
+        key=key,
+        horizontal=True,
+        help="skip: no score; either way such answers are marked",
+    )

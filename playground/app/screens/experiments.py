@@ -262,13 +262,9 @@ def _judges_tab(ws) -> None:
     judge_model = ui.model_selector("experiments_judge_model", compact=True)
     repeat = st.number_input("Repeat R (each answer judged R times; mean ± std)", 1, 20, 1, key="experiments_repeat")
     if kind == "faithfulness":
-        st.radio(
-            "An answer with no claims scores",
-            ["skip", "1", "0"],
-            key="experiments_no_claims",
-            horizontal=True,
-            help="skip: no score; either way such answers are marked",
-        )
+        from playground.app.components.judgments import no_claims_choice
+
+        no_claims_choice("experiments_no_claims")
     if judge_model is not None:
         warning = self_judging_warning(judge_model.spec, view.compared_models([run_a, run_b]))
         if warning:
