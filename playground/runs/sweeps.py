@@ -218,6 +218,7 @@ def start_sweep(
 def sweep_points(workspace, points: Sequence[Mapping], metric: str) -> list[dict]:
     """`points` (parameter, value, run_id) as their runs are stored now; a point still running has the mean scores of
     the questions it has answered so far (a stored run has them once it ends)."""
+    from playground.evaluation.judges.judge_metrics import judge_summary
     from playground.evaluation.metrics import mean_scores
     from playground.runs.jobs import checked_run
     from playground.runs.summary import run_summary
@@ -229,5 +230,9 @@ def sweep_points(workspace, points: Sequence[Mapping], metric: str) -> list[dict
         summary = run_summary(workspace, point["run_id"])
         if summary.status == "running":
             summary.metrics = mean_scores(r["scores"] for r in get_results(workspace, summary.run_id) if not r["error"])
+        judged = judge_summary(workspace, summary.run_id)  # a judged point charts its judge metrics too
+        summary.metrics = {**summary.metrics, **{m: e["mean"] for m, e in judged.items() if e["mean"] is not None}}
         found.append(_point(point["parameter"], point["value"], summary, metric))
+        if judged:
+            found[-1]["judge_errors"] = {m: e["errors"] for m, e in judged.items()}
     return found

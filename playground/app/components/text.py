@@ -33,6 +33,8 @@ STYLE = """<style>
 .pg-card .pg-goldmark {color: #1a7f37; font-weight: 700;}
 .pg-card mark {background: #fff3a3; padding: 0;}
 .pg-text mark.pg-span {background: #ffd54a; padding: 0 1px; border-radius: 2px;}
+.pg-text mark.pg-contradicted {background: #ffb3b3; padding: 0 1px; border-radius: 2px;}
+.pg-text mark.pg-notfound, .pg-text mark.pg-flagged {background: #ffd54a; padding: 0 1px; border-radius: 2px;}
 </style>"""
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
@@ -92,17 +94,22 @@ def highlight_html(text, terms: Iterable[str]) -> str:
     return "".join(parts)
 
 
-def marked_html(text, marks: Iterable[tuple[int, int]]) -> str:
+MARK_CLASSES = frozenset({"pg-span", "pg-contradicted", "pg-notfound", "pg-flagged"})
+
+
+def marked_html(text, marks: Iterable[tuple]) -> str:
     """Escaped text with the character ranges `marks` (offsets in the raw text) wrapped in <mark class=pg-span>: each
-    piece is escaped on its own, so a span can neither cut an entity nor carry markup of its own."""
+    piece is escaped on its own, so a span can neither cut an entity nor carry markup of its own. A mark may name
+    its class as a third item (one of MARK_CLASSES: contradicted and not-found claims, flagged sentences)."""
     value = "" if text is None else str(text)
     parts, last = [], 0
-    for start, end in sorted(marks):
-        start, end = max(start, last), min(end, len(value))
+    for mark in sorted(marks):
+        start, end = max(mark[0], last), min(mark[1], len(value))
+        css = mark[2] if len(mark) > 2 and mark[2] in MARK_CLASSES else "pg-span"
         if start >= end:
             continue
         parts.append(text_html(value[last:start]))
-        parts.append(f"<mark class='pg-span'>{text_html(value[start:end])}</mark>")
+        parts.append(f"<mark class='{css}'>{text_html(value[start:end])}</mark>")
         last = end
     parts.append(text_html(value[last:]))
     return "".join(parts)

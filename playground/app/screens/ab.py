@@ -95,8 +95,15 @@ def _answer(ws, column, title: str, run_id: str, result: dict | None, metric: st
             ui.show_error(PlaygroundError(result["error"]), "Model call")
         ui.show_text(result.get("prediction") or "—", label="Answer", css_class="pg-answer")
         value = (result.get("scores") or {}).get(metric)
+        judge_error = (result.get("judge_errors") or {}).get(metric)
         st.caption(
-            ui.md_escape(f"{metric} = {value:.3f}" if isinstance(value, (int, float)) else f"{metric}: no score")
+            ui.md_escape(
+                f"{metric} = {value:.3f}"
+                if isinstance(value, (int, float))
+                else f"{metric}: judge error: {judge_error}"
+                if judge_error
+                else f"{metric}: no score"
+            )
         )
         st.code(result.get("output") or "", language=None, wrap_lines=True)
         _trace_summary(ws, run_id, question_id)
@@ -145,8 +152,12 @@ def render() -> None:
     by_id = {run["id"]: run for run in runs}
     _settings_diff(by_id[run_a], by_id[run_b])
 
-    results_a, results_b = get_results(ws, run_a), get_results(ws, run_b)
     from playground.evaluation.compare import question_scores
+    from playground.evaluation.judges.judge_metrics import results_with_judge_scores
+
+    # Judge metrics are scores like any other; an answer the judge failed on has none (never a 0).
+    results_a = results_with_judge_scores(ws, run_a, get_results(ws, run_a))
+    results_b = results_with_judge_scores(ws, run_b, get_results(ws, run_b))
 
     scores_a, scores_b = question_scores(results_a)[0], question_scores(results_b)[0]
     comparison = compared.compare(ws, [run_a, run_b], seed=SEED)
@@ -157,6 +168,8 @@ def render() -> None:
         "B - A · " + compared.interval_caption(comparison) + " · each run's mean: percentile bootstrap of "
         f"the mean, {compared.RESAMPLES} resamples, seed {SEED}"
     )
+    for warning in view.judge_warnings(comparison):
+        st.warning(ui.md_escape(warning), icon=":material/warning:")
     verdict = view.sample_verdict(comparison)
     if verdict:
         st.warning(verdict, icon=":material/info:")

@@ -98,7 +98,9 @@ def _sweep_tab(ws) -> None:
     demonstrations, shots = (None, 3)
     if parameter in ("shots", "order"):
         demonstrations, shots = _demonstration_picker(ws, parameter)
-    chartable = summary_metrics()
+    from playground.evaluation.judges.gold_free import gold_free_metrics
+
+    chartable = [*summary_metrics(), *gold_free_metrics()]  # a point's judge metrics once its run is judged
     metric = st.selectbox(
         "Metric to chart",
         chartable,
@@ -259,6 +261,10 @@ def _judges_tab(ws) -> None:
     st.caption("Judge model (chosen apart from the models under test)")
     judge_model = ui.model_selector("experiments_judge_model", compact=True)
     repeat = st.number_input("Repeat R (each answer judged R times; mean ± std)", 1, 20, 1, key="experiments_repeat")
+    if kind == "faithfulness":
+        from playground.app.components.judgments import no_claims_choice
+
+        no_claims_choice("experiments_no_claims")
     if judge_model is not None:
         warning = self_judging_warning(judge_model.spec, view.compared_models([run_a, run_b]))
         if warning:
@@ -278,11 +284,24 @@ def _run_judge(ws, kind, run_a, run_b, criteria_text, judge_model, repeat) -> No
         judge_runs_pairwise,
     )
 
+    from playground.evaluation.judges.gold_free import judge_run_gold_free
+
     criteria = view.criteria_from_text(criteria_text) if kind == "pointwise" else None
     config = JudgeConfig(model=judge_model.spec, params=judge_model.params)
     on_progress = _progress_callback(f"Judge ({kind})")
     with resources.using_model(judge_model.spec, state.api_keys()) as loaded:
-        if kind == "pointwise":
+        if kind in view.GOLD_FREE_KINDS:
+            report = judge_run_gold_free(
+                ws,
+                kind,
+                run_a["id"],
+                config,
+                repeat=repeat,
+                model=loaded,
+                on_progress=on_progress,
+                no_claims=st.session_state.get("experiments_no_claims") or "skip",
+            )
+        elif kind == "pointwise":
             report = judge_run_pointwise(
                 ws, run_a["id"], criteria, config, repeat=repeat, model=loaded, on_progress=on_progress
             )
@@ -313,7 +332,11 @@ def _judge_result() -> None:
     )
     for warning in report["warnings"]:
         st.warning(ui.md_escape(warning), icon=":material/warning:")
-    if report["kind"] == "pointwise":
+    if report["kind"] in view.GOLD_FREE_KINDS:
+        from playground.app.components.judgments import show_gold_free_report
+
+        show_gold_free_report(report)
+    elif report["kind"] == "pointwise":
         st.metric("Weighted score (mean ± std over repeats)", view.mean_std_text(report["score"]))
         st.dataframe(view.criterion_rows(report), hide_index=True, key="experiments_criteria_scores")
         st.dataframe(view.pointwise_item_rows(report), hide_index=True, key="experiments_judge_items")

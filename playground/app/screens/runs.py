@@ -181,8 +181,14 @@ def _run_list(ws) -> list[dict]:
     if not runs:
         st.info("No runs in this session yet.")
         return runs
-    rows = view.run_rows(runs)
-    metric_columns = {name: st.column_config.NumberColumn(name, format="%.3f") for name in summary_metrics()}
+    from playground.evaluation.judges.judge_metrics import judge_summary
+
+    judges = {run["id"]: judge_summary(ws, run["id"]) for run in runs}
+    rows = view.run_rows(runs, judges)
+    metric_columns = {
+        name: st.column_config.NumberColumn(name, format="%.3f")
+        for name in [*summary_metrics(), *view.judge_columns(judges)]
+    }
     st.dataframe(rows, hide_index=True, key="runs_table", column_config=metric_columns)
     return runs
 
@@ -239,12 +245,17 @@ def _open_run(ws, runs: list[dict]) -> None:
         st.caption(note)
     else:
         ui.show_scores(run.get("metrics"))
+    from playground.evaluation.judges.judge_metrics import judge_summary, results_with_judge_scores
+
+    judged = view.judge_summary_text(judge_summary(ws, run_id))
+    if judged:
+        ui.show_text(judged, label="Judge scores (Experiments page or `playground judge`)", css_class="pg-run-judges")
     with st.expander("Settings"):
         st.json({k: v for k, v in settings.items() if v not in (None, {}, "")})
         st.caption("Full config")
         st.json(run.get("config") or {}, expanded=False)
 
-    results = get_results(ws, run_id)
+    results = results_with_judge_scores(ws, run_id, get_results(ws, run_id))
     if not results:
         st.info("No answered question yet.")
         return

@@ -265,10 +265,12 @@ def show_grid(ws, corpus, runs: dict[str, str], questions: dict) -> None:
     """Variant means with intervals (retrieval recall included), then the question x variant grid and a cell."""
     from playground.app import charts
     from playground.app.views import grid as view
+    from playground.evaluation.judges.judge_metrics import results_with_judge_scores
     from playground.store.runs import get_results
 
-    results = {label: get_results(ws, run_id) for label, run_id in runs.items()}
-    means = view.variant_means(results)
+    # Judge metrics (Experiments page or `playground judge`) are scores like any other; a judge error is none.
+    results = {label: results_with_judge_scores(ws, run_id, get_results(ws, run_id)) for label, run_id in runs.items()}
+    means = view.variant_means(results, view.mean_metrics(results))
     st.subheader("Variant means (95% intervals)")
     if means:
         left, right = st.columns([3, 2])

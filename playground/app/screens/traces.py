@@ -7,6 +7,7 @@ import streamlit as st
 from playground import PlaygroundError
 from playground.app import charts, state
 from playground.app import components as ui
+from playground.app.components.judgments import show_judgments
 from playground.store.share_links import resolve_run_link
 from playground.app.views.runs import run_label
 from playground.app.views.traces import ordered_spans, span_title, trace_totals
@@ -125,31 +126,13 @@ def _span_body(ws, span: dict, dataset: str, gold_ids: list[str]) -> None:
         columns[1].json(outputs)
 
 
-def _judgments(ws, run_id: str, question_id: str, repeat: int) -> None:
-    """The LLM judgments of this answer (Experiments page or `playground judge`), each with its judge's spans."""
-    from playground.store.judgments import get_judge_spans, list_judgments
+def _judge_scores(ws, run_id: str, result: dict) -> None:
+    from playground.app.views.judgments import judge_scores_text
+    from playground.evaluation.judges.judge_metrics import results_with_judge_scores
 
-    judgments = [j for j in list_judgments(ws, run_id=run_id, question_id=question_id) if j["result_repeat"] == repeat]
-    if not judgments:
-        return
-    st.subheader("Judgments")
-    for judgment in judgments:
-        outcome = judgment["verdict"] or ("-" if judgment["score"] is None else f"{judgment['score']:.2f}")
-        other = f" vs run {judgment['other_run_id']}" if judgment["other_run_id"] else ""
-        title = ui.md_escape(f"{judgment['kind']} judge {judgment['judge_id']}{other}: {outcome}")
-        with st.expander(title, expanded=False):
-            if judgment["error"]:
-                ui.show_text(judgment["error"], label="Error")
-            ui.show_text(judgment["reason"] or "—", label="Reason")
-            for span in get_judge_spans(ws, judgment["id"]):
-                ui.show_text(
-                    f"{span['kind']} {span['name'] or ''} · {span['duration_s'] or 0:.2f} s"
-                    f"{' · cached' if span['cached'] else ''}",
-                    muted=True,
-                )
-                text = (span["outputs"] or {}).get("text")
-                if text:
-                    st.code(text, language=None, wrap_lines=True)
+    text = judge_scores_text(result, results_with_judge_scores(ws, run_id, [result])[0])
+    if text:
+        ui.show_text(text, label="Judge scores", css_class="pg-judge-scores")
 
 
 def render() -> None:
@@ -190,6 +173,7 @@ def render() -> None:
         ui.show_error(PlaygroundError(result["error"]), "Model call")
     ui.show_text(result.get("prediction") or "—", label="Answer", css_class="pg-answer")
     ui.show_scores(result.get("scores"))
+    _judge_scores(ws, run_id, result)
     totals = trace_totals(spans)
     for column, (name, value) in zip(st.columns(len(totals)), totals.items()):
         column.metric(name, value)
@@ -205,7 +189,7 @@ def render() -> None:
             ui.md_escape(span_title(span, depth)), expanded=span["kind"] == "generate" or bool(span.get("error"))
         ):
             _span_body(ws, span, dataset, gold_ids)
-    _judgments(ws, run_id, question_id, repeat)
+    show_judgments(ws, run, question_id, repeat)
     st.caption("Share this trace (it opens the same run and question after a session export and import):")
     st.code(state.share_link("traces", run=run_id, question=question_id), language=None)
 

@@ -78,6 +78,15 @@ def rating_summary(ratings: Sequence[Mapping], run_a: str, run_b: str) -> dict[s
     return counts
 
 
+def judge_warnings(comparison: Mapping) -> list[str]:
+    """The comparison's warnings about judge metrics: questions dropped because one side's judge failed (a judge
+    error is never paired with a score) and runs judged by different judge versions."""
+    from playground.evaluation.judges.gold_free import gold_free_metrics
+
+    judged = set(gold_free_metrics())
+    return [w for w in comparison.get("warnings") or [] if w.split(":", 1)[0] in judged]
+
+
 def sample_verdict(comparison: Mapping, min_n: int = MIN_CONCLUSIVE_N) -> Optional[str]:
     """A plain sentence when the sample is too small to conclude: too few paired questions, or every metric's
     interval for B - A contains zero. None when a metric differs on a sample large enough."""

@@ -76,6 +76,8 @@ def comparison_rows(report: Mapping) -> list[dict]:
                 "ties": m["ties"],
                 f"{label.strip()} losses".strip(): m["losses"],
             }
+            if "judge_errors_dropped" in m:
+                row["judge errors dropped"] = m["judge_errors_dropped"]["n"]
             if adjusted:
                 row = {
                     "run": comparison["label"],

@@ -13,7 +13,12 @@ JUDGE_KINDS = {
     "pointwise": "pointwise: weighted criteria, each scored 0-1",
     "reference": "reference: does the answer imply the reference?",
     "pairwise": "pairwise: which of two runs answers better (both orders)",
+    "faithfulness": "faithfulness: each claim checked against the passages the prompt showed (no gold)",
+    "context-precision": "context precision: each passage shown judged relevant or not (no gold)",
+    "answer-relevance": "answer relevance: does the answer address the question (no gold)",
+    "citations": "citations: does each [n] cite a passage that supports its sentence (ALCE)",
 }
+GOLD_FREE_KINDS = ("faithfulness", "context-precision", "answer-relevance", "citations")
 
 
 def sweep_values(parameter: str, values_text: str) -> list[int]:
@@ -39,13 +44,15 @@ def _number(value) -> Optional[float]:
 
 
 def point_rows(points: Sequence[Mapping], metric: str) -> list[dict]:
-    """A row per sweep point, in swept-value order: value, the charted metric, n, errors, status, run id."""
+    """A row per sweep point, in swept-value order: value, the charted metric, n, errors (and, for a judge metric,
+    the judge errors left out of its mean), status, run id."""
     return [
         {
             "value": p["value"],
             metric: _number((p.get("metrics") or {}).get(metric)),
             "n": p.get("n"),
             "errors": p.get("errors"),
+            **({"judge errors": p["judge_errors"][metric]} if metric in (p.get("judge_errors") or {}) else {}),
             "status": p.get("status"),
             "run_id": p["run_id"],
         }
@@ -205,3 +212,34 @@ def agreement_rows(report: Mapping) -> list[dict]:
         for e in report["pairwise"]
     ]
     return rows
+
+
+def gold_free_metric_rows(report: Mapping) -> list[dict]:
+    """A gold-free judge's metrics: mean over the scored answers (none when none was scored, never 0 for an error),
+    std over repeats, and the judge errors left out of the mean."""
+    return [
+        {
+            "metric": metric,
+            "mean": _number(summary.get("mean")),
+            "std": _number(summary.get("std")) if (summary.get("n_repeats") or 1) > 1 else None,
+            "judge errors": report["n_failed"],
+            "unscored": report.get("n_unscored", 0),
+        }
+        for metric, summary in report["metrics"].items()
+    ]
+
+
+def gold_free_item_rows(report: Mapping) -> list[dict]:
+    """A row per answer: its score (none when the judge failed), verdict, reason, and the judge's error in its words."""
+    return [
+        {
+            "question_id": item["question_id"],
+            "repeat": item["repeat"],
+            "score": _number(item["score"]["mean"]),
+            "verdict": ", ".join(str(v) for v in item.get("verdicts") or [] if v),
+            "reason": next((r for r in item.get("reasons") or [] if r), ""),
+            "error": next((e for e in item.get("errors") or [] if e), ""),
+            "answer": item.get("answer") or "",
+        }
+        for item in report["items"]
+    ]

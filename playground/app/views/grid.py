@@ -48,10 +48,12 @@ def cell(result: Optional[Mapping], metric: Optional[str], threshold: float = 1.
             "tokens": None,
             "cached": None,
             "error": None,
+            "judge_error": None,
             "correct": None,
         }
     scores = result.get("scores") or {}
     score = None if result.get("error") or metric is None else scores.get(metric)
+    judge_error = (result.get("judge_errors") or {}).get(metric) if metric else None
     return {
         "answer": result.get("prediction") if not result.get("error") else f"error: {result['error']}",
         "score": score,
@@ -59,6 +61,7 @@ def cell(result: Optional[Mapping], metric: Optional[str], threshold: float = 1.
         "tokens": int(result.get("prompt_tokens") or 0) + int(result.get("completion_tokens") or 0),
         "cached": bool(result.get("cached")),
         "error": result.get("error"),
+        "judge_error": judge_error,  # the judge failed on this answer: no score and no side taken, never a 0
         "correct": False if result.get("error") else None if score is None else is_correct(metric, score, threshold),
     }
 
@@ -84,10 +87,15 @@ def grid_rows(
         row.update({f"{label} answer": c["answer"] for label, c in cells.items()})
         for field in NUMBER_FIELDS:
             row.update({f"{label} {field}": c[field] for label, c in cells.items()})
+        row.update({f"{label} judge error": c["judge_error"] for label, c in cells.items()})
         row["disagree"] = variants_disagree(cells.values())
         row["answers differ"] = answers_differ(cells.values())
         row["all fail"] = all_fail(cells.values())
         rows.append(row)
+    if not any(row[f"{label} judge error"] for row in rows for label in by_variant):
+        for row in rows:  # judge-error columns only where a judge failed on the metric shown
+            for label in by_variant:
+                del row[f"{label} judge error"]
     return rows
 
 
@@ -105,9 +113,10 @@ def answers_differ(cells: Iterable[Mapping]) -> bool:
 
 
 def all_fail(cells: Iterable[Mapping]) -> bool:
-    """Every variant failed this question: an error, no answer, or not correct at the threshold."""
+    """Every variant failed this question: an error, no answer, or not correct at the threshold (a judge error is
+    no verdict: a question with one is not called failed by all)."""
     present = list(cells)
-    if not present:
+    if not present or any(c.get("judge_error") for c in present):
         return False
     return all(c["answer"] is None or not c["correct"] for c in present)
 
@@ -123,6 +132,15 @@ def filter_grid(
         and (not failing or r["all fail"])
         and (not text_differs or r["answers differ"])
     ]
+
+
+def mean_metrics(results_by_variant: Mapping[str, Sequence[Mapping]]) -> list[str]:
+    """The metrics the means show: the registry's headline ones, then the gold-free judge metrics the results have."""
+    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.scoring import summary_metrics
+
+    present = {name for results in results_by_variant.values() for r in results for name in (r.get("scores") or {})}
+    return [*summary_metrics(), *(name for name in gold_free_metrics() if name in present)]
 
 
 def variant_means(

@@ -6,7 +6,7 @@ from typing import Callable, Iterable, Mapping, Optional, Sequence
 
 from playground.evaluation.scoring import is_binary, is_correct, summary_metrics
 
-OUTCOMES = ("correct", "wrong", "error", "unscored")
+OUTCOMES = ("correct", "wrong", "error", "judge error", "unscored")
 SETTING_COLUMNS = ("program", "template", "retriever", "k", "model", "temperature", "max_tokens", "sample", "seed")
 
 
@@ -75,8 +75,30 @@ def scores_note(run: Mapping) -> Optional[str]:
     return f"No reference answer to score against{failed}."
 
 
-def run_rows(runs: Sequence[Mapping]) -> list[dict]:
-    """A row per run for the list: id, label, status, progress, when, the main settings and the mean scores."""
+def judge_columns(judges: Mapping[str, Mapping]) -> list[str]:
+    """The gold-free judge metrics any of the runs has ({run id: judge_metrics.judge_summary}), in the judges' order."""
+    from playground.evaluation.judges.gold_free import gold_free_metrics
+
+    present = {metric for summary in judges.values() for metric in summary}
+    return [metric for metric in gold_free_metrics() if metric in present]
+
+
+def judge_summary_text(summary: Mapping[str, Mapping]) -> str:
+    """A run's judge metrics in a line: each mean over the answers it scored and its judge errors, left out."""
+    parts = []
+    for metric, entry in summary.items():
+        mean = "no score" if entry["mean"] is None else f"{entry['mean']:.3f}"
+        errors = f", {entry['errors']} judge error(s) left out" if entry["errors"] else ""
+        parts.append(f"{metric} {mean} (n={entry['n']}{errors})")
+    return " · ".join(parts)
+
+
+def run_rows(runs: Sequence[Mapping], judges: Optional[Mapping[str, Mapping]] = None) -> list[dict]:
+    """A row per run for the list: id, label, status, progress, when, the main settings and the mean scores; with
+    `judges` ({run id: judge_summary}), each judge metric's mean and its judge-error count (a run whose answers the
+    judge only failed on has no mean: never 0)."""
+    judges = judges or {}
+    judged = judge_columns(judges)
     rows = []
     for run in runs:
         settings = run_settings(run.get("config") or {})
@@ -92,15 +114,22 @@ def run_rows(runs: Sequence[Mapping]) -> list[dict]:
         metrics = run.get("metrics") or {}
         for name in summary_metrics():
             row[name] = round(metrics[name], 3) if isinstance(metrics.get(name), (int, float)) else None
+        for name in judged:
+            entry = (judges.get(run["id"]) or {}).get(name)
+            row[name] = None if entry is None or entry["mean"] is None else round(entry["mean"], 3)
+            row[f"{name} judge errors"] = None if entry is None else entry["errors"]
         row["errors"] = run.get("errors") or 0
         rows.append(row)
     return rows
 
 
 def outcome(result: Mapping, metric: Optional[str], threshold: float) -> str:
-    """correct / wrong by `metric` >= threshold, error when the model call failed, unscored without that score."""
+    """correct / wrong by `metric` >= threshold, error when the model call failed, judge error when `metric` is a
+    judge's and its judgments of this answer all failed, unscored without that score."""
     if result.get("error"):
         return "error"
+    if metric and metric in (result.get("judge_errors") or {}):
+        return "judge error"
     value = (result.get("scores") or {}).get(metric) if metric else None
     if value is None:
         return "unscored"
@@ -136,6 +165,7 @@ def question_rows(
             "cached": bool(result.get("cached")),
             "tags": ", ".join(tag_labels(question)) if question else "",
             "error": result.get("error") or "",
+            "judge errors": "; ".join(f"{m}: {e}" for m, e in (result.get("judge_errors") or {}).items()),
             "repeat": result.get("repeat", 0),
         }
         if trace_link is not None:

@@ -72,3 +72,24 @@ def question_judge_scores(workspace, run_id: str, results: list[dict]) -> dict[s
             "errors": failed,
         }
     return out
+
+
+def results_with_judge_scores(workspace, run_id: str, results: list[dict]) -> list[dict]:
+    """The run's results with each gold-free judge metric among their scores, so the app's tables, grids and charts
+    list them like any metric; an answer whose judgments all failed gets no score but its error under
+    "judge_errors" {metric: error}: never a 0."""
+    tables = answer_judge_scores(workspace, run_id)
+    if not tables:
+        return [dict(result) for result in results]
+    out = []
+    for result in results:
+        key = (result["question_id"], int(result.get("repeat") or 0))
+        scores = dict(result.get("scores") or {})
+        errors = {}
+        for metric, table in tables.items():
+            if key in table["scores"]:
+                scores[metric] = table["scores"][key]
+            elif key in table["errors"]:
+                errors[metric] = table["errors"][key]
+        out.append({**result, "scores": scores, "judge_errors": errors})
+    return out
