@@ -66,7 +66,7 @@ def _label(value: float) -> str:
     return "a" if value > 0.5 else "b" if value < 0.5 else "tie"
 
 
-def _is_person(rating: dict) -> bool:
+def is_person(rating: dict) -> bool:
     return not str(rating.get("rater") or "").lower().startswith(JUDGE_RATER_PREFIX)
 
 
@@ -78,7 +78,7 @@ def pointwise_agreement(workspace, run_id: str) -> list[dict]:
 
     human = defaultdict(list)
     for rating in list_ratings(workspace, run_id=run_id, kind="pointwise"):
-        if rating["run_id"] == run_id and _is_person(rating):
+        if rating["run_id"] == run_id and is_person(rating) and not rating.get("metric"):  # the answer as a whole
             human[rating["question_id"]].append(rating["value"])
     by_judge = defaultdict(lambda: defaultdict(list))
     for judgment in list_judgments(workspace, run_id=run_id, kind="pointwise"):
@@ -112,7 +112,7 @@ def pairwise_agreement(workspace, run_id: str) -> list[dict]:
 
     human = defaultdict(list)  # (other run, question) -> values from run_id's side
     for rating in list_ratings(workspace, run_id=run_id, kind="pairwise"):
-        if not _is_person(rating):
+        if not is_person(rating):
             continue
         if rating["run_id"] == run_id:
             human[(rating["other_run_id"], rating["question_id"])].append(rating["value"])
@@ -147,7 +147,9 @@ def pairwise_agreement(workspace, run_id: str) -> list[dict]:
 
 
 def judge_agreement(workspace, run_id: str) -> dict:
-    """{"run_id", "pointwise": [...], "pairwise": [...]}: every judge's agreement with people on this run."""
+    """{"run_id", "pointwise": [...], "pairwise": [...], "metrics": [...]}: every judge's agreement with people on
+    this run (metrics: the gold-free judges' metrics, see metric_agreement.py)."""
+    from playground.evaluation.judges.metric_agreement import metric_agreement
     from playground.store.runs import resolve_run_id
 
     full = resolve_run_id(workspace, run_id)
@@ -155,4 +157,5 @@ def judge_agreement(workspace, run_id: str) -> dict:
         "run_id": full,
         "pointwise": pointwise_agreement(workspace, full),
         "pairwise": pairwise_agreement(workspace, full),
+        "metrics": metric_agreement(workspace, full),
     }
