@@ -1,6 +1,7 @@
 """`playground run ... --judge faithfulness --judge-model SPEC` in-process, against a real local HTTP server playing
 the answering model and the judge: the answers are judged in the same call, and the scores (and judge errors, never
-scores) are metrics of the run in its summary and in `runs`."""
+scores) are metrics of the run in its summary and in `runs`; `judge rate` records a person's rating of a judge metric
+and `judge agreement` measures the judge against it, with the fewer-than-30 warning."""
 
 from __future__ import annotations
 
@@ -92,3 +93,24 @@ def test_judge_flags_are_checked_before_anything_runs(tiny_workspace, server, ca
     code, _, err = call(capsys, *run_args(db, server, "--judge", "faithfulness", "--detach"))
     assert code != 0 and "leave out --detach" in err
     assert server.prompts == [] and not tiny_workspace.db["runs"].count
+
+
+def test_rate_a_judge_metric_then_agreement_reports_it(tiny_workspace, server, capsys):
+    db = str(tiny_workspace.path)
+    code, out, _ = call(
+        capsys, *run_args(db, server, "--judge", "faithfulness", "--judge-model", server.spec("judge"), "--json")
+    )
+    run_id = json.loads(out)["run_id"]
+    code, out, _ = call(capsys, "judge", "agreement", run_id, "--db", db)
+    assert "faithfulness judge" in out and "Spearman - over 0 rated item(s)" in out
+    assert "0 human-rated item(s), fewer than 30" in out
+    for question_id, value in (("q1", "0.4"), ("q2", "0.6"), ("q3", "1")):
+        code, out, _ = call(capsys, "judge", "rate", run_id, question_id, "faithfulness", value, "--db", db)
+        assert code == 0 and f"rated faithfulness {float(value):g} for question {question_id}" in out
+    code, _, err = call(capsys, "judge", "rate", run_id, "q1", "faithful", "1", "--db", db)
+    assert code != 0 and "no judge metric 'faithful'" in err
+    code, out, _ = call(capsys, "judge", "agreement", run_id, "--db", db, "--json")
+    (entry,) = json.loads(out)["metrics"]
+    assert entry["metric"] == "faithfulness" and entry["n"] == 3 and entry["value"] == pytest.approx(0.866, abs=1e-3)
+    code, out, _ = call(capsys, "judge", "agreement", run_id, "--db", db)
+    assert "Spearman 0.866" in out and "over 3 rated item(s)" in out and "3 human-rated item(s), fewer than 30" in out
