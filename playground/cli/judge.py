@@ -100,14 +100,17 @@ def register(subparsers, common) -> None:
     pairwise.set_defaults(handler=pairwise_command)
 
     agreement = commands.add_parser(
-        "agreement", parents=[common], help="judge vs human ratings: Spearman (pointwise), Cohen's kappa (pairwise)"
+        "agreement",
+        parents=[common],
+        help="judge vs human ratings: Spearman (scores), Cohen's kappa (verdicts), with 95%% intervals for judge metrics",
     )
     agreement.add_argument("run", metavar="RUN")
     agreement.set_defaults(handler=agreement_command)
 
-    from playground.cli.judge_gold_free import register as register_gold_free
+    from playground.cli.judge_gold_free import register as register_gold_free, register_rate
 
     register_gold_free(commands, common, settings, gold_free_command)
+    register_rate(commands, common)
 
     for name, judge in plugin_judges().items():
         if name in commands.choices:
@@ -344,7 +347,10 @@ def agreement_command(args) -> int:
             f"  pairwise judge {entry['judge_id']} vs run {entry['other_run_id']}: Cohen's kappa "
             f"{_fmt(entry['kappa'])}, raw agreement {_fmt(entry['agreement'])} over {entry['n']} question(s)"
         )
-    if not report["pointwise"] and not report["pairwise"]:
-        lines.append("  no judgments of this run yet (playground judge pointwise|pairwise ...)")
+    from playground.cli.judge_gold_free import agreement_lines
+
+    lines += agreement_lines(report["metrics"])
+    if not report["pointwise"] and not report["pairwise"] and not report["metrics"]:
+        lines.append("  no judgments of this run yet (playground judge pointwise|pairwise|faithfulness ...)")
     emit(args, report, "\n".join(lines))
     return 0

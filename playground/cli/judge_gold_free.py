@@ -1,9 +1,13 @@
 """`playground judge faithfulness|context-precision|answer-relevance|citations RUN --judge-model SPEC`: the gold-free
 judges over a stored run, with the judge settings the other judge commands take (cli/judge.py runs them). Failed
-judgments are printed as errors with the provider's words and counted; they are never scores."""
+judgments are printed as errors with the provider's words and counted; they are never scores.
+`playground judge rate RUN QUESTION METRIC VALUE` stores a person's rating of one judge metric, which `judge
+agreement` measures the judge against."""
 
 from __future__ import annotations
 
+from playground import bounds
+from playground.cli.output import emit, workspace_for
 from playground.terminal_text import one_line
 
 HELP = {
@@ -28,6 +32,52 @@ def register(commands, common, settings, handler) -> None:
                 help='score of an answer with no claims (e.g. "I don\'t know"): skip = no score (default), 1 or 0; '
                 "such answers are marked either way",
             )
+
+
+def register_rate(commands, common) -> None:
+    rate = commands.add_parser(
+        "rate",
+        parents=[common],
+        help="a person's rating of one judge metric of an answer (0-1; 1 or 0 for a verdict), for `judge agreement`",
+    )
+    rate.add_argument("run", metavar="RUN")
+    rate.add_argument("question", metavar="QUESTION")
+    rate.add_argument("metric", metavar="METRIC", help="faithfulness, context_precision, answer_relevance, ...")
+    rate.add_argument("value", metavar="VALUE", type=bounds.PROBABILITY.flag("VALUE"), help="0 to 1")
+    rate.add_argument("--rater", default="human", help="who rated (default human; names starting 'judge' are refused)")
+    rate.add_argument("--note", help="why")
+    rate.set_defaults(handler=rate_command)
+
+
+def rate_command(args) -> int:
+    from playground.evaluation.judges.metric_agreement import rate_metric
+
+    with workspace_for(args, create=False) as workspace:
+        rating = rate_metric(
+            workspace, args.run, args.question, args.metric, args.value, rater=args.rater, note=args.note
+        )
+    emit(
+        args,
+        rating,
+        f"rated {rating['metric']} {rating['value']:g} for question {one_line(rating['question_id'])} "
+        f"of run {rating['run_id']} ({one_line(rating['rater'])})",
+    )
+    return 0
+
+
+def agreement_lines(entries: list[dict]) -> list[str]:
+    """Each judge metric's agreement with people, its interval and rated items, then the reliability warnings."""
+    from playground.evaluation.judges.metric_agreement import reliability_warnings
+
+    lines = []
+    for entry in entries:
+        interval = entry["interval"]
+        spread = f" (95% interval {interval[0]:.3f} to {interval[1]:.3f})" if interval else " (no interval)"
+        lines.append(
+            f"  {entry['metric']} judge {entry['judge_id']} ({entry['judge_model']}): {entry['statistic']} "
+            f"{_fmt(entry['value'])}{spread if entry['value'] is not None else ''} over {entry['n']} rated item(s)"
+        )
+    return lines + [f"  warning: {line}" for line in reliability_warnings(entries)]
 
 
 def _fmt(value, digits: int = 3) -> str:

@@ -131,12 +131,49 @@ def execution_from_args(args):
     return Execution(**given) if given else None
 
 
+def add_judge_options(parser) -> None:
+    """`--judge KIND` (repeatable) and `--judge-model SPEC`: gold-free judges that score the answers in the same call."""
+    from playground.evaluation.judges.gold_free import gold_free_judges
+
+    parser.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        choices=list(gold_free_judges()),
+        metavar="JUDGE",
+        help=f"score the answers with this judge once answered ({', '.join(gold_free_judges())}; repeatable); "
+        "the scores are metrics of the run",
+    )
+    parser.add_argument(
+        "--judge-model",
+        type=model_spec_flag("--judge-model"),
+        default=None,
+        metavar="SPEC",
+        help=f"the model of --judge (default {DEFAULT_MODEL_SPEC})",
+    )
+
+
+def judges_from_args(args):
+    """The RunJudges `--judge` asks for (None without it); `--judge-model` alone is refused in one line."""
+    if not args.judge:
+        if args.judge_model:
+            raise PlaygroundError("--judge-model names the model of --judge: add --judge KIND (e.g. faithfulness)")
+        return None
+    from playground.evaluation.judges.judge_config import JudgeConfig
+    from playground.models.base import GenerationParams
+    from playground.runs.judging import RunJudges
+
+    config = JudgeConfig(model=args.judge_model or DEFAULT_MODEL_SPEC, params=GenerationParams(max_tokens=256))
+    return RunJudges(kinds=tuple(args.judge), config=config)
+
+
 def register(subparsers, common) -> None:
     run = subparsers.add_parser(
         "run", parents=[common], help="run a program over a benchmark sample and store results and traces"
     )
     add_run_options(run)
     run.add_argument("--label", help="a note to find the run by")
+    add_judge_options(run)
     run.add_argument("--resume", metavar="RUN_ID", help="finish a stopped or interrupted run")
     run.add_argument("--repeat", metavar="RUN_ID", help="re-run a stored run's exact config as a new run")
     run.add_argument(
@@ -212,7 +249,19 @@ def _summary_text(summary: dict) -> str:
             f"metrics: {metrics or '(none)'}",
             f"tokens: {summary['tokens']}  seconds: {summary['seconds']:.2f} (cache hits excluded; wall {summary['wall_seconds']:.2f}s)",
         ]
+        + _judged_lines(summary.get("judges") or {})
     )
+
+
+def _judged_lines(judges: dict) -> list[str]:
+    """The judge metrics of the run: mean over the answers scored, and the judge errors (never scores)."""
+    if not judges:
+        return []
+    cells = [
+        f"{metric}={'-' if s['mean'] is None else format(s['mean'], '.3f')} ({s['n']} scored, {s['errors']} judge error(s))"
+        for metric, s in judges.items()
+    ]
+    return ["judged: " + "  ".join(cells)]
 
 
 def lazy_progress_bar(description: str):
@@ -243,6 +292,9 @@ def handle_run(args) -> int:
     if args.detach and args.repeat:
         raise PlaygroundError("--detach works with a new run or --resume, not --repeat")
     config = None if (args.resume or args.repeat) else config_from_args(args)
+    judges = judges_from_args(args)
+    if judges and args.detach:
+        raise PlaygroundError("--judge scores the answers in this process: leave out --detach, or judge afterwards")
     execution = execution_from_args(args)
     workspace = open_workspace_for(args, create=config is not None)
     use_cache = not args.no_cache
@@ -273,6 +325,7 @@ def handle_run(args) -> int:
                 use_cache=use_cache,
                 execution=execution,
                 notice=_notice,
+                judges=judges,
             )
         elif args.repeat:
             summary = repeat_run(
@@ -283,6 +336,7 @@ def handle_run(args) -> int:
                 label=args.label,
                 execution=execution,
                 notice=_notice,
+                judges=judges,
             )
         else:
             summary = start_run(
@@ -293,6 +347,7 @@ def handle_run(args) -> int:
                 label=args.label,
                 execution=execution,
                 notice=_notice,
+                judges=judges,
             )
     finally:
         close()

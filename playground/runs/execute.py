@@ -5,6 +5,7 @@ retriever and model, `executor.execute` answers the missing questions with N req
 `recorder.Recorder` thread writes every result (with its spans and counts, one short transaction each) and beats
 the heartbeat. A run stopped, killed or failed keeps what it finished, and `resume_run` answers only the rest.
 With `detach=True` the run goes to a worker process (see jobs.py) and the call returns its id at once.
+With `judges` the answers are judged right after, in the same call (judging.py), and the summary holds the scores.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from playground.models.base import Model
 from playground.progress import ProgressCallback
 from playground.runs.config import RunConfig
 from playground.runs.executor import Outcome, ShouldStop, execute
+from playground.runs.judging import RunJudges, judge_run
 from playground.runs.plan import Bound, Execution, RunPlan, bind, resolve_plan
 from playground.runs.recorder import BEAT_EVERY_S, Recorder, write_patiently
 from playground.runs.summary import RunSummary, _summary
@@ -102,6 +104,25 @@ def _work(
     return _summary(workspace, run_id, time.perf_counter() - started, workers)
 
 
+def _judged(
+    workspace: Workspace, summary: RunSummary, judges: Optional[RunJudges], on_progress: Optional[ProgressCallback]
+) -> RunSummary:
+    """The summary after judging the run's answers with `judges` (when it answered any), the scores in it."""
+    if judges is None or not summary.n or summary.status not in ("done", "stopped"):
+        return summary
+    judge_run(workspace, summary.run_id, judges, on_progress=on_progress)
+    judged = _summary(workspace, summary.run_id, summary.wall_seconds, summary.concurrency)
+    return dataclasses.replace(judged, metrics_std=summary.metrics_std)
+
+
+def _no_detached_judges(judges: Optional[RunJudges]) -> None:
+    if judges is not None:
+        raise PlaygroundError(
+            "--judge judges in the same process as the run: leave out --detach, or judge the detached run "
+            "afterwards (playground judge KIND RUN)"
+        )
+
+
 def _session_id(workspace: Workspace, session_id: Optional[str]) -> str:
     if session_id:
         return session_id
@@ -130,6 +151,7 @@ def start_run(
     detach: bool = False,
     api_keys: Optional[Mapping[str, str]] = None,
     notice: Optional[Notice] = None,
+    judges: Optional[RunJudges] = None,
 ) -> RunSummary:
     """Run `config` as a new run in the current session (or `session_id`); `model` overrides loading config.model.
 
@@ -145,6 +167,7 @@ def start_run(
     if detach:
         from playground.runs.jobs import launch
 
+        _no_detached_judges(judges)
         return launch(workspace, plan, session_id=session_id, label=label, execution=execution, api_keys=api_keys)
     bound = bind(workspace, plan, execution, model=model, on_progress=on_progress)
     plan = _with_manifest(plan, bound.manifest)
@@ -161,6 +184,7 @@ def start_run(
         should_stop=should_stop,
         notice=notice,
     )
+    summary = _judged(workspace, summary, judges, on_progress)
     summary.wall_seconds = time.perf_counter() - started
     return summary
 
@@ -178,6 +202,7 @@ def resume_run(
     api_keys: Optional[Mapping[str, str]] = None,
     notice: Optional[Notice] = None,
     as_worker: bool = False,
+    judges: Optional[RunJudges] = None,
 ) -> RunSummary:
     """Finish a stopped, failed or interrupted run: answer only the questions it has no result for, same config.
 
@@ -204,14 +229,16 @@ def resume_run(
     if detach:
         from playground.runs.jobs import hand_over
 
+        _no_detached_judges(judges)
         hand_over(workspace, run_id, plan, execution=execution, api_keys=api_keys)
         return _summary(workspace, run_id)
     # A worker keeps a stop asked between its launch and now (a Stop clicked at once); any other resume clears it.
     run_store.claim_run(workspace, run_id, os.getpid(), execution.to_dict(), clear_stop=not as_worker)
     run_store.recount(workspace, run_id)
-    return _work(
+    summary = _work(
         workspace, run_id, plan, execution, model=model, on_progress=on_progress, should_stop=should_stop, notice=notice
     )
+    return _judged(workspace, summary, judges, on_progress)
 
 
 def repeat_run(
@@ -226,6 +253,7 @@ def repeat_run(
     session_id: Optional[str] = None,
     execution: Optional[Execution] = None,
     notice: Optional[Notice] = None,
+    judges: Optional[RunJudges] = None,
 ) -> RunSummary:
     """Run a stored run's exact config again (same template versions, questions, retriever, model, params) as a new run."""
     started = time.perf_counter()
@@ -260,5 +288,6 @@ def repeat_run(
         should_stop=should_stop,
         notice=notice,
     )
+    summary = _judged(workspace, summary, judges, on_progress)
     summary.wall_seconds = time.perf_counter() - started
     return summary

@@ -26,6 +26,7 @@ class RunSummary:
     wall_seconds: float = 0.0  # this call's elapsed time
     reason: Optional[str] = None  # why a run ended other than done
     concurrency: int = 1
+    judges: dict[str, dict] = field(default_factory=dict)  # judge metric -> mean, n, errors, judge_id (judge_metrics)
 
     def to_dict(self) -> dict:
         return {
@@ -42,6 +43,7 @@ class RunSummary:
             "wall_seconds": round(self.wall_seconds, 4),
             "reason": self.reason,
             "concurrency": self.concurrency,
+            "judges": self.judges,
         }
 
 
@@ -67,6 +69,8 @@ def repeat_spread(results: list[dict]) -> dict[str, float]:
 
 
 def _summary(workspace: Workspace, run_id: str, wall: float = 0.0, concurrency: int = 1) -> RunSummary:
+    from playground.evaluation.judges.judge_metrics import judge_summary
+
     run = run_store.get_run(workspace, run_id)
     totals = run_store.run_totals(workspace, run_id)
     results = run_store.get_results(workspace, run_id) if run["status"] != "running" else []
@@ -84,6 +88,7 @@ def _summary(workspace: Workspace, run_id: str, wall: float = 0.0, concurrency: 
         wall_seconds=wall,
         reason=run.get("status_reason"),
         concurrency=concurrency,
+        judges=judge_summary(workspace, run["id"]),
     )
 
 

@@ -391,3 +391,9 @@ def add_documents(db: sqlite_utils.Database) -> None:
     for name in ("document_sets", "documents"):
         if name not in db.table_names():
             create_table(db, name)
+
+
+@migration
+def add_rating_metric(db: sqlite_utils.Database) -> None:
+    """A person's rating may rate one judge metric of an answer (faithfulness 0-1, ...), to measure the judge by."""
+    add_missing_columns(db, "ratings")

@@ -1,6 +1,8 @@
 """Ratings of answers by a person (or a judge): pointwise (a score for one answer) or pairwise (which of two is better).
 
 Pairwise values are from the point of view of `run_id`: 1.0 its answer is better, 0.0 the other run's is, 0.5 a tie.
+A pointwise rating with a `metric` rates one judge metric of the answer (0-1, as the judge scores it: 1 or 0 for a
+verdict), so the judge can be measured against people; without one it rates the answer as a whole.
 A rating belongs to the session of the run it rates unless another session is given.
 """
 
@@ -16,6 +18,7 @@ from playground.store.db import Workspace, now, resolve_id
 RATING_KINDS = ("pointwise", "pairwise")
 PAIRWISE_VALUES = (0.0, 0.5, 1.0)
 MAX_NOTE_CHARS = 10_000
+MAX_METRIC_CHARS = 64
 
 
 def _run(workspace: Workspace, run_id: str) -> dict:
@@ -37,6 +40,7 @@ def add_rating(
     rater: str = "human",
     note: Optional[str] = None,
     session_id: Optional[str] = None,
+    metric: Optional[str] = None,
 ) -> dict:
     """Store one rating of a run's answer to a question; returns the stored rating."""
     if kind not in RATING_KINDS:
@@ -44,6 +48,13 @@ def add_rating(
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise PlaygroundError(f"a rating value must be a finite number, not {value!r}")
     value = float(value)
+    if metric is not None:
+        if kind != "pointwise":
+            raise PlaygroundError("a rating of a metric is pointwise (one answer's score)")
+        if not isinstance(metric, str) or not metric.strip() or len(metric) > MAX_METRIC_CHARS:
+            raise PlaygroundError(f"a rated metric needs a name of 1 to {MAX_METRIC_CHARS} characters")
+        if not 0.0 <= value <= 1.0:
+            raise PlaygroundError(f"a rating of {metric} is a score from 0 to 1 (1 or 0 for a verdict), not {value:g}")
     run = _run(workspace, run_id)
     if not _has_result(workspace, run["id"], question_id):
         raise PlaygroundError(f"run {run['id']} has no answer to question {question_id!r} to rate")
@@ -82,6 +93,7 @@ def add_rating(
         "rater": rater,
         "note": note,
         "created_at": now(),
+        "metric": metric,
     }
     with workspace.db.atomic():
         workspace.db["ratings"].insert(rating)
@@ -95,6 +107,7 @@ def list_ratings(
     session_id: Optional[str] = None,
     kind: Optional[str] = None,
     rater: Optional[str] = None,
+    metric: Optional[str] = None,
 ) -> list[dict]:
     """Ratings, oldest first, filtered by what is given; `run_id` matches either side of a pairwise rating."""
     clauses, args = [], []
@@ -102,7 +115,13 @@ def list_ratings(
         full = _run(workspace, run_id)["id"]
         clauses.append("(run_id = ? OR other_run_id = ?)")
         args += [full, full]
-    for column, value in (("question_id", question_id), ("session_id", session_id), ("kind", kind), ("rater", rater)):
+    for column, value in (
+        ("question_id", question_id),
+        ("session_id", session_id),
+        ("kind", kind),
+        ("rater", rater),
+        ("metric", metric),
+    ):
         if value is not None:
             clauses.append(f"{column} = ?")
             args.append(value)

@@ -232,6 +232,7 @@ TABLES: dict[str, Table] = {
                 "rater": TEXT,
                 "note": TEXT,
                 "created_at": TEXT,
+                "metric": TEXT,  # a pointwise rating of one judge metric (e.g. faithfulness, 0-1); None: the answer
             },
             pk="id",
             foreign_keys=(

@@ -9,6 +9,7 @@ from playground import PlaygroundError
 from playground.app import charts, state
 from playground.app import components as ui
 from playground.store.share_links import resolve_run_link
+from playground.app.components.judge_reliability import show_judge_reliability
 from playground.app.components.labels import relabel
 from playground.app.views import ab as view
 from playground.app.views import comparison as compared
@@ -181,6 +182,7 @@ def render() -> None:
     chart_right.plotly_chart(charts.metric_diff_figure(comparison["metrics"], "A", "B"), key="ab_diff")
     st.dataframe(compared.comparison_rows(comparison), hide_index=True, key="ab_table")
     compared.show_power(ws, run_a, run_b, key="ab_power")
+    show_judge_reliability(ws, [run_a, run_b])
 
     metrics = list(comparison["metrics"])
     metric = st.selectbox("Metric", metrics, index=metrics.index(default_metric(metrics)), key="ab_metric")

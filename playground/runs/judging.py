@@ -1,0 +1,65 @@
+"""The run option that judges (`playground run ... --judge faithfulness`): once the run has answered, in the same
+call, each named gold-free judge scores its answers, so the scores are metrics of the run from the start (read back
+by evaluation.judges.judge_metrics, as `playground judge KIND RUN` would leave them). A judge's failure is a recorded
+judge error, never a score; a judge that cannot start leaves the run stored and says how to judge it later."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+from playground import PlaygroundError
+from playground.progress import ProgressCallback
+
+
+@dataclass(frozen=True)
+class RunJudges:
+    """Gold-free judges (faithfulness, context-precision, answer-relevance, citations) to score a run with, and the
+    judge's settings (a JudgeConfig; None: the default judge). `model` is an already loaded judge model (tests, app)."""
+
+    kinds: tuple[str, ...]
+    config: Any = None
+    model: Any = None
+    deadline_s: Optional[float] = None
+    no_claims: str = "skip"
+
+    def __post_init__(self) -> None:
+        check_judge_kinds(self.kinds)
+
+
+def check_judge_kinds(kinds: Sequence[str]) -> tuple[str, ...]:
+    """The kinds, each a gold-free judge, named once; else one line naming the unknown one and the known ones."""
+    from playground.evaluation.judges.gold_free import gold_free_judges
+
+    known = gold_free_judges()
+    for kind in kinds:
+        if kind not in known:
+            raise PlaygroundError(f"--judge {kind!r}: no such judge (known: {', '.join(known)})")
+    return tuple(dict.fromkeys(kinds))
+
+
+def judge_run(
+    workspace, run_id: str, judges: RunJudges, on_progress: Optional[ProgressCallback] = None
+) -> dict[str, dict]:
+    """Judge a stored run with each of `judges` in turn; {kind: the judge's report}."""
+    from playground.evaluation.judges.gold_free import judge_run_gold_free
+
+    reports = {}
+    for kind in check_judge_kinds(judges.kinds):
+        try:
+            reports[kind] = judge_run_gold_free(
+                workspace,
+                kind,
+                run_id,
+                judges.config,
+                model=judges.model,
+                on_progress=on_progress,
+                deadline_s=judges.deadline_s,
+                no_claims=judges.no_claims if kind == "faithfulness" else "skip",
+            )
+        except PlaygroundError as error:
+            raise PlaygroundError(
+                f"run {run_id} answered and is stored, but judging it for {kind} failed: {error} "
+                f"(judge it again: playground judge {kind} {run_id} --judge-model SPEC)"
+            ) from error
+    return reports
