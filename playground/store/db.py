@@ -391,3 +391,11 @@ def add_documents(db: sqlite_utils.Database) -> None:
     for name in ("document_sets", "documents"):
         if name not in db.table_names():
             create_table(db, name)
+
+
+@migration
+def add_metric_ratings(db: sqlite_utils.Database) -> None:
+    """Ratings on a judge metric's own scale (column `metric`) and the rating sample drawn per run and metric."""
+    add_missing_columns(db, "ratings")
+    if "rating_samples" not in db.table_names():
+        create_table(db, "rating_samples")

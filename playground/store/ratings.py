@@ -1,4 +1,5 @@
-"""Ratings of answers by a person (or a judge): pointwise (a score for one answer) or pairwise (which of two is better).
+"""Ratings of answers by a person (or a judge): pointwise (a score for one answer), pairwise (which of two is better)
+or metric (a value on a judge metric's own scale, e.g. faithfulness 0-1, naming the metric; see evaluation/estimate.py).
 
 Pairwise values are from the point of view of `run_id`: 1.0 its answer is better, 0.0 the other run's is, 0.5 a tie.
 A rating belongs to the session of the run it rates unless another session is given.
@@ -13,7 +14,7 @@ from typing import Optional
 from playground import PlaygroundError
 from playground.store.db import Workspace, now, resolve_id
 
-RATING_KINDS = ("pointwise", "pairwise")
+RATING_KINDS = ("pointwise", "pairwise", "metric")
 PAIRWISE_VALUES = (0.0, 0.5, 1.0)
 MAX_NOTE_CHARS = 10_000
 
@@ -37,8 +38,35 @@ def add_rating(
     rater: str = "human",
     note: Optional[str] = None,
     session_id: Optional[str] = None,
+    metric: Optional[str] = None,
 ) -> dict:
     """Store one rating of a run's answer to a question; returns the stored rating."""
+    rating = rating_row(workspace, run_id, question_id, kind, value, other_run_id, rater, note, session_id, metric)
+    with workspace.db.atomic():
+        workspace.db["ratings"].insert(rating)
+    return rating
+
+
+def add_ratings(workspace: Workspace, rows: list[dict]) -> int:
+    """Store checked rating rows (from `rating_row`) in one transaction: all or none."""
+    with workspace.db.atomic():
+        workspace.db["ratings"].insert_all(rows)
+    return len(rows)
+
+
+def rating_row(
+    workspace: Workspace,
+    run_id: str,
+    question_id: str,
+    kind: str,
+    value: float,
+    other_run_id: Optional[str] = None,
+    rater: str = "human",
+    note: Optional[str] = None,
+    session_id: Optional[str] = None,
+    metric: Optional[str] = None,
+) -> dict:
+    """One rating checked and made into a row, not stored; a bad one raises PlaygroundError."""
     if kind not in RATING_KINDS:
         raise PlaygroundError(f"rating kind must be one of {', '.join(RATING_KINDS)}, not {kind!r}")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -62,7 +90,9 @@ def add_rating(
                 f"or 0.5 (tie), not {value:g}"
             )
     elif other_run_id:
-        raise PlaygroundError("a pointwise rating rates one run; leave other_run_id out")
+        raise PlaygroundError(f"a {kind} rating rates one run; leave other_run_id out")
+    if (kind == "metric") != bool(metric):
+        raise PlaygroundError("a metric rating names its metric, and only a metric rating does")
     if note is not None and len(note) > MAX_NOTE_CHARS:
         raise PlaygroundError(f"a rating note may have at most {MAX_NOTE_CHARS} characters")
     if not rater or not isinstance(rater, str):
@@ -71,7 +101,7 @@ def add_rating(
         session_id = run["session_id"]
     elif not workspace.db["sessions"].count_where("id = ?", [session_id]):
         raise PlaygroundError(f"no session {session_id!r} in {workspace.path}")
-    rating = {
+    return {
         "id": uuid.uuid4().hex,
         "session_id": session_id,
         "run_id": run["id"],
@@ -82,10 +112,8 @@ def add_rating(
         "rater": rater,
         "note": note,
         "created_at": now(),
+        "metric": metric,
     }
-    with workspace.db.atomic():
-        workspace.db["ratings"].insert(rating)
-    return rating
 
 
 def list_ratings(
@@ -95,6 +123,7 @@ def list_ratings(
     session_id: Optional[str] = None,
     kind: Optional[str] = None,
     rater: Optional[str] = None,
+    metric: Optional[str] = None,
 ) -> list[dict]:
     """Ratings, oldest first, filtered by what is given; `run_id` matches either side of a pairwise rating."""
     clauses, args = [], []
@@ -102,7 +131,13 @@ def list_ratings(
         full = _run(workspace, run_id)["id"]
         clauses.append("(run_id = ? OR other_run_id = ?)")
         args += [full, full]
-    for column, value in (("question_id", question_id), ("session_id", session_id), ("kind", kind), ("rater", rater)):
+    for column, value in (
+        ("question_id", question_id),
+        ("session_id", session_id),
+        ("kind", kind),
+        ("rater", rater),
+        ("metric", metric),
+    ):
         if value is not None:
             clauses.append(f"{column} = ?")
             args.append(value)

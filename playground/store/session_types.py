@@ -192,6 +192,7 @@ class Rating(Record, kw_only=True):
     note: OptText = UNSET
     session_id: OptId = UNSET
     created_at: OptShort = UNSET
+    metric: OptShort = UNSET
 
 
 class Choice(Record, kw_only=True):
