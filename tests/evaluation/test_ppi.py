@@ -55,7 +55,9 @@ def test_a_constant_judge_carries_nothing_and_gives_the_people_interval():
     assert tuned_lambda(people, [0.5] * 5, [0.5] * 20) == 0.0
     estimate = ppi_mean(people, [0.5] * 5, [0.5] * 20, confidence=0.9)
     alone = clt_mean(people, 0.9)
-    assert (estimate["mean"], estimate["low"], estimate["high"]) == pytest.approx((alone["mean"], alone["low"], alone["high"]))
+    assert (estimate["mean"], estimate["low"], estimate["high"]) == pytest.approx(
+        (alone["mean"], alone["low"], alone["high"])
+    )
 
 
 def test_a_biased_judge_is_corrected_and_narrows_the_interval():

@@ -1,0 +1,119 @@
+"""`rate sample`, `rate import` and `judge estimate --json` in-process against a real local HTTP server playing the
+answer-relevance judge with planted grades (too generous by one grade): the estimate equals ppi-python's on the same
+numbers, ratings outside the drawn sample are excluded and counted, a judge error is left out and counted, and a bad
+ratings file is refused in one line naming its line number with nothing stored."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import ppi_py
+import pytest
+
+import playground.cli as cli
+from playground.data.records import Dataset, Question
+from playground.store.datasets import save_dataset
+from tests.evaluation.judges.conftest import make_run
+from tests.evaluation.judges.graded_server import GradedJudgeServer
+
+N_QUESTIONS = 80
+GARBLED = "pq07"
+
+
+@pytest.fixture
+def server():
+    running = GradedJudgeServer()
+    yield running
+    running.close()
+
+
+def call(capsys, *argv) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def planted(workspace) -> tuple[str, dict[str, float], dict[str, float]]:
+    """A run of 80 questions; the people's value of each (0-1) and the judge's score, one grade too generous."""
+    rng = random.Random(28)
+    truth_grade = {f"pq{i:02d}": rng.randint(1, 5) for i in range(N_QUESTIONS)}
+    judge_grade = {qid: min(5, grade + (1 if rng.random() < 0.8 else 0)) for qid, grade in truth_grade.items()}
+    questions = [Question(qid, f"Planted question {qid}?", ["x"], []) for qid in truth_grade]
+    save_dataset(workspace, "planted", Dataset(format="jsonl", source="test", passages=[], questions=questions))
+    answers = {qid: ("garbled" if qid == GARBLED else f"answer grade {judge_grade[qid]}") for qid in truth_grade}
+    run_id = make_run(workspace, answers, dataset="planted")
+    people = {qid: (grade - 1) / 4 for qid, grade in truth_grade.items()}
+    judge = {qid: (grade - 1) / 4 for qid, grade in judge_grade.items() if qid != GARBLED}
+    return run_id, people, judge
+
+
+def write_lines(path, records) -> str:
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n")
+    return str(path)
+
+
+def test_sample_import_and_estimate_match_ppi_python(tiny_workspace, server, capsys, tmp_path):
+    db = str(tiny_workspace.path)
+    run_id, people, judge = planted(tiny_workspace)
+    code, out, _ = call(capsys, "judge", "answer-relevance", run_id, "--judge-model", server.spec(), "--db", db)
+    assert code == 0
+
+    code, out, _ = call(capsys, "rate", "sample", run_id, "--n", "30", "--seed", "7", "--db", db, "--json")
+    sample = json.loads(out)["question_ids"]
+    assert code == 0 and len(sample) == len(set(sample)) == 30 and GARBLED not in sample
+    code, again, _ = call(capsys, "rate", "sample", run_id, "--n", "30", "--seed", "7", "--db", db, "--json")
+    assert json.loads(again)["question_ids"] == sample  # the same seed draws the same sample
+
+    outside = sorted(set(judge) - set(sample))[:2]
+    records = [{"question_id": qid, "value": people[qid]} for qid in sample + outside]
+    code, out, _ = call(capsys, "rate", "import", run_id, write_lines(tmp_path / "r.jsonl", records), "--db", db)
+    assert code == 0 and "stored 32 rating(s) of answer_relevance" in out and "2 outside the drawn sample" in out
+
+    code, out, _ = call(capsys, "judge", "estimate", run_id, "--db", db, "--json", "--target-half-width", "0.05")
+    report = json.loads(out)
+    unrated = [judge[q] for q in sorted(set(judge) - set(sample))]
+    y, yhat = np.array([people[q] for q in sample]), np.array([judge[q] for q in sample])
+    low, high = ppi_py.ppi_mean_ci(y, yhat, np.array(unrated), alpha=0.1)
+    mean = ppi_py.ppi_mean_pointestimate(y, yhat, np.array(unrated))
+    ppi = report["prediction_powered"]
+    assert ppi["mean"] == pytest.approx(float(np.ravel(mean)[0]), abs=1e-9)
+    assert (ppi["low"], ppi["high"]) == pytest.approx((float(np.ravel(low)[0]), float(np.ravel(high)[0])), abs=1e-9)
+    assert (ppi["n_rated"], ppi["n_unrated"]) == (30, N_QUESTIONS - 1 - 30)
+    assert report["judge_only"]["mean"] == pytest.approx(np.mean(list(judge.values())))
+    assert (
+        report["judge_only"]["n"] == N_QUESTIONS - 1 and report["judge_only"]["label"] == "assumes the judge is right"
+    )
+    assert report["human_only"]["mean"] == pytest.approx(y.mean()) and report["human_only"]["n"] == 30
+    assert report["excluded_ratings"] == 2 and report["judge_errors"] == 1
+    assert report["judge_only"]["mean"] > ppi["high"]  # the generous judge's mean lies above the corrected interval
+    assert report["ratings_needed"]["needed"] > 30 and "Var(Y − λŶ)" in report["ratings_needed"]["formula"]
+
+    code, out, _ = call(capsys, "judge", "estimate", run_id, "--db", db)
+    assert "assumes the judge is right" in out and "2 rating(s) outside the sample excluded" in out
+    assert "1 judge error(s) left out" in out
+
+
+BAD_LINES = [
+    ({"question_id": "pq01", "value": 7.5}, "line 2: value 7.5 is outside answer_relevance's range 0-1"),
+    ({"question_id": "nope", "value": 0.5}, "line 2: question 'nope' is not in run"),
+    ("{not json", "line 2: not a JSON object"),
+    ({"question": "pq01", "value": 0.5}, 'line 2: expected {"question_id": ..., "value": ...}'),
+]
+
+
+def test_a_bad_line_is_refused_in_one_line_and_nothing_is_stored(tiny_workspace, server, capsys, tmp_path):
+    db = str(tiny_workspace.path)
+    run_id, _, _ = planted(tiny_workspace)
+    code, out, err = call(capsys, "judge", "estimate", run_id, "--db", db)
+    assert code != 0 and "has no judge scores" in err and len(err.strip().splitlines()) == 1
+    assert call(capsys, "judge", "answer-relevance", run_id, "--judge-model", server.spec(), "--db", db)[0] == 0
+    for bad_line, message in BAD_LINES:
+        path = write_lines(tmp_path / "bad.jsonl", [{"question_id": "pq00", "value": 0.25}, bad_line])
+        code, out, err = call(capsys, "rate", "import", run_id, path, "--db", db)
+        assert code != 0 and message in err and "nothing was imported" in err, err
+        assert len(err.strip().splitlines()) == 1
+        assert tiny_workspace.db["ratings"].count == 0
+    code, out, err = call(capsys, "judge", "estimate", run_id, "--db", db, "--judge", "faithfulness")
+    assert code != 0 and "no judge scores for 'faithfulness' (it has: answer_relevance)" in err
