@@ -15,7 +15,10 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-FORMULA_NEEDED = "n = z² · Var(Y − λŶ) / (h² − z² · λ² · Var(Ŷ) / N)"
+FORMULA_NEEDED = (
+    "the smallest n with z · √(Var(Y − λₙŶ) / n + λₙ² · Var(Ŷ) / (N − n)) ≤ h, "
+    "λₙ = Cov(Y, Ŷ) / ((1 + n / (N − n)) · Var(Ŷ)) clipped to [0, 1], N the judged questions"
+)
 
 
 def z_value(confidence: float) -> float:
@@ -93,26 +96,29 @@ def ratings_needed(
     half_width: float,
     confidence: float = 0.9,
 ) -> dict:
-    """How many ratings in all give an interval of half-width `half_width`, from the variances observed so far
-    (FORMULA_NEEDED, λ as tuned now, N all judged questions): {"needed", "more", "formula", "reachable",
-    "human_only_needed"}. Unreachable (None) when the judge's own part already exceeds the width."""
+    """How many ratings in all give a prediction-powered interval of half-width `half_width`, from the variances
+    observed so far, λ re-tuned for each n as PPI++ would (FORMULA_NEEDED): {"needed", "more", "reachable",
+    "human_only_needed", "lambda" (at that n), "formula"}. Not reachable (needed None) when even rating all but one
+    judged question is not enough."""
     if not half_width > 0:
         raise ValueError(f"the target half-width must be above 0, not {half_width!r}")
     y, yhat, yhat_u = _arrays(rated, judged_rated, judged_unrated)
-    weight = tuned_lambda(y, yhat, yhat_u)
     z = z_value(confidence)
     total = len(y) + len(yhat_u)
-    imputed = z**2 * weight**2 * float(np.var(np.concatenate([yhat, yhat_u]))) / total
-    rectifier = z**2 * float(np.var(y - weight * yhat))
-    room = half_width**2 - imputed
-    needed = math.ceil(rectifier / room) if room > 0 else None
-    human = math.ceil(z**2 * float(np.var(y)) / half_width**2)
+    var_y, var_f = float(np.var(y)), float(np.var(np.concatenate([yhat, yhat_u])))
+    covariance = float(np.mean((y - y.mean()) * (yhat - yhat.mean())))
+    counts = np.arange(2, total)
+    weights = np.clip(covariance / ((1 + counts / (total - counts)) * var_f), 0, 1) if var_f else np.zeros(len(counts))
+    rectifier = np.maximum(var_y - 2 * weights * covariance + weights**2 * var_f, 0)
+    widths = z * np.sqrt(rectifier / counts + weights**2 * var_f / (total - counts))
+    enough = counts[widths <= half_width]
+    needed = int(enough[0]) if len(enough) else None
     return {
         "target_half_width": half_width,
-        "needed": needed if needed is None else max(needed, 2),
+        "needed": needed,
         "more": None if needed is None else max(needed - len(y), 0),
-        "reachable": needed is not None and needed <= total,
-        "human_only_needed": max(human, 2),
-        "lambda": weight,
+        "reachable": needed is not None,
+        "human_only_needed": max(math.ceil(z**2 * float(np.var(y)) / half_width**2), 2),
+        "lambda": None if needed is None else float(weights[needed - 2]),
         "formula": FORMULA_NEEDED,
     }

@@ -35,14 +35,19 @@ def call(capsys, *argv) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def planted(workspace) -> tuple[str, dict[str, float], dict[str, float]]:
-    """A run of 80 questions; the people's value of each (0-1) and the judge's score, one grade too generous."""
-    rng = random.Random(28)
-    truth_grade = {f"pq{i:02d}": rng.randint(1, 5) for i in range(N_QUESTIONS)}
+def planted(
+    workspace, seed: int = 28, lift: float = 0.0, new_dataset: bool = True
+) -> tuple[str, dict[str, float], dict[str, float]]:
+    """A run of 80 questions; the people's value of each (0-1) and the judge's score, one grade too generous.
+    `lift`: the chance each question's true grade is one higher (a better variant)."""
+    rng = random.Random(seed)
+    truth_grade = {f"pq{i:02d}": rng.randint(1, 4) for i in range(N_QUESTIONS)}
+    truth_grade = {qid: grade + (1 if rng.random() < lift else 0) for qid, grade in truth_grade.items()}
     judge_grade = {qid: min(5, grade + (1 if rng.random() < 0.8 else 0)) for qid, grade in truth_grade.items()}
-    questions = [Question(qid, f"Planted question {qid}?", ["x"], []) for qid in truth_grade]
-    save_dataset(workspace, "planted", Dataset(format="jsonl", source="test", passages=[], questions=questions))
-    answers = {qid: ("garbled" if qid == GARBLED else f"answer grade {judge_grade[qid]}") for qid in truth_grade}
+    if new_dataset:
+        questions = [Question(qid, f"Planted question {qid}?", ["x"], []) for qid in truth_grade]
+        save_dataset(workspace, "planted", Dataset(format="jsonl", source="test", passages=[], questions=questions))
+    answers = {qid: ("garbled" if qid == GARBLED else f"answer {seed} grade {judge_grade[qid]}") for qid in truth_grade}
     run_id = make_run(workspace, answers, dataset="planted")
     people = {qid: (grade - 1) / 4 for qid, grade in truth_grade.items()}
     judge = {qid: (grade - 1) / 4 for qid, grade in judge_grade.items() if qid != GARBLED}
@@ -88,7 +93,8 @@ def test_sample_import_and_estimate_match_ppi_python(tiny_workspace, server, cap
     assert report["human_only"]["mean"] == pytest.approx(y.mean()) and report["human_only"]["n"] == 30
     assert report["excluded_ratings"] == 2 and report["judge_errors"] == 1
     assert report["judge_only"]["mean"] > ppi["high"]  # the generous judge's mean lies above the corrected interval
-    assert report["ratings_needed"]["needed"] > 30 and "Var(Y − λŶ)" in report["ratings_needed"]["formula"]
+    needed = report["ratings_needed"]
+    assert needed["needed"] > 30 and needed["more"] == needed["needed"] - 30 and "Var(Y − λₙŶ)" in needed["formula"]
 
     code, out, _ = call(capsys, "judge", "estimate", run_id, "--db", db)
     assert "assumes the judge is right" in out and "2 rating(s) outside the sample excluded" in out
@@ -117,3 +123,50 @@ def test_a_bad_line_is_refused_in_one_line_and_nothing_is_stored(tiny_workspace,
         assert tiny_workspace.db["ratings"].count == 0
     code, out, err = call(capsys, "judge", "estimate", run_id, "--db", db, "--judge", "faithfulness")
     assert code != 0 and "no judge scores for 'faithfulness' (it has: answer_relevance)" in err
+
+
+def scalar(value) -> float:
+    return float(np.ravel(value)[0])
+
+
+def test_compare_gives_the_prediction_powered_difference_and_names_the_verdicts_interval(
+    tiny_workspace, server, capsys, tmp_path
+):
+    db = str(tiny_workspace.path)
+    run_a, people_a, judge_a = planted(tiny_workspace, 1)
+    run_b, people_b, judge_b = planted(tiny_workspace, 2, lift=0.6, new_dataset=False)
+    for run_id in (run_a, run_b):
+        assert call(capsys, "judge", "answer-relevance", run_id, "--judge-model", server.spec(), "--db", db)[0] == 0
+    code, out, _ = call(capsys, "compare", run_a, run_b, "--db", db, "--json")
+    row = json.loads(out)["metrics"]["answer_relevance"]
+    assert row["prediction_powered"]["prediction_powered"] is None and row["verdict"]["interval"] == "bootstrap"
+
+    samples = []
+    for run_id, people in ((run_a, people_a), (run_b, people_b)):
+        code, out, _ = call(capsys, "rate", "sample", run_id, "--n", "40", "--seed", "3", "--db", db, "--json")
+        samples.append(json.loads(out)["question_ids"])
+        records = [{"question_id": qid, "value": people[qid]} for qid in samples[-1]]
+        assert (
+            call(capsys, "rate", "import", run_id, write_lines(tmp_path / f"{run_id}.jsonl", records), "--db", db)[0]
+            == 0
+        )
+    code, out, _ = call(capsys, "compare", run_a, run_b, "--db", db, "--json")
+    row = json.loads(out)["metrics"]["answer_relevance"]
+    rated = sorted(set(samples[0]) & set(samples[1]))
+    both = sorted(set(judge_a) & set(judge_b))
+    y = np.array([people_b[q] - people_a[q] for q in rated])
+    yhat = np.array([judge_b[q] - judge_a[q] for q in rated])
+    rest = np.array([judge_b[q] - judge_a[q] for q in both if q not in set(rated)])
+    low, high = ppi_py.ppi_mean_ci(y, yhat, rest, alpha=0.05)
+    ppi = row["prediction_powered"]["prediction_powered"]
+    assert ppi["n_rated"] == len(rated) >= 2 and ppi["n_unrated"] == len(rest)
+    assert (ppi["low"], ppi["high"]) == pytest.approx((scalar(low), scalar(high)), abs=1e-9)
+    assert row["prediction_powered"]["judge_only"]["mean"] == pytest.approx(
+        np.mean([judge_b[q] - judge_a[q] for q in both])
+    )
+    assert row["verdict"]["interval"] == "prediction_powered"
+    assert row["verdict"]["says"] == (
+        "B better" if ppi["low"] > 0 else "A better" if ppi["high"] < 0 else "no clear difference"
+    )
+    code, out, _ = call(capsys, "compare", run_a, run_b, "--db", db)
+    assert "answer_relevance B-A: judge only" in out and "verdict (prediction_powered interval)" in out

@@ -78,7 +78,7 @@ def test_ratings_needed_shrinks_with_a_wider_target_and_names_its_formula():
     narrow = ratings_needed(truth[:40], judge[:40], judge[40:], 0.02)
     wide = ratings_needed(truth[:40], judge[:40], judge[40:], 0.05)
     assert wide["needed"] < narrow["needed"] and wide["needed"] < wide["human_only_needed"]
-    assert "Var(Y − λŶ)" in wide["formula"]
+    assert "Var(Y − λₙŶ)" in wide["formula"]
     assert ratings_needed(truth[:40], judge[:40], judge[40:], 0.001)["reachable"] is False
 
 
