@@ -32,3 +32,16 @@ def get_sample(workspace: Workspace, run_id: str, metric: str) -> Optional[dict]
     sample = dict(rows[0])
     sample["question_ids"] = json.loads(sample["question_ids"]) if isinstance(sample["question_ids"], str) else []
     return sample
+
+
+def review_stamp(workspace: Workspace, run_id: str) -> tuple[int, int, int]:
+    """(judgments, ratings, rating samples) stored about a run: what a cached comparison of it is keyed by, so a new
+    judgment or rating shows at once."""
+    both = [run_id, run_id]
+    queries = (
+        ("SELECT COUNT(*) FROM judgments WHERE run_id = ? OR other_run_id = ?", both),
+        ("SELECT COUNT(*) FROM ratings WHERE run_id = ? OR other_run_id = ?", both),
+        ("SELECT COUNT(*) FROM rating_samples WHERE run_id = ?", [run_id]),
+    )
+    judgments, ratings, samples = (int(workspace.db.execute(sql, args).fetchone()[0]) for sql, args in queries)
+    return judgments, ratings, samples

@@ -6,20 +6,14 @@ ratings file is refused in one line naming its line number with nothing stored."
 from __future__ import annotations
 
 import json
-import random
 
 import numpy as np
 import ppi_py
 import pytest
 
 import playground.cli as cli
-from playground.data.records import Dataset, Question
-from playground.store.datasets import save_dataset
-from tests.evaluation.judges.conftest import make_run
 from tests.evaluation.judges.graded_server import GradedJudgeServer
-
-N_QUESTIONS = 80
-GARBLED = "pq07"
+from tests.evaluation.judges.planted_runs import GARBLED, N_QUESTIONS, planted
 
 
 @pytest.fixture
@@ -33,25 +27,6 @@ def call(capsys, *argv) -> tuple[int, str, str]:
     code = cli.main(list(argv))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
-
-
-def planted(
-    workspace, seed: int = 28, lift: float = 0.0, new_dataset: bool = True
-) -> tuple[str, dict[str, float], dict[str, float]]:
-    """A run of 80 questions; the people's value of each (0-1) and the judge's score, one grade too generous.
-    `lift`: the chance each question's true grade is one higher (a better variant)."""
-    rng = random.Random(seed)
-    truth_grade = {f"pq{i:02d}": rng.randint(1, 4) for i in range(N_QUESTIONS)}
-    truth_grade = {qid: grade + (1 if rng.random() < lift else 0) for qid, grade in truth_grade.items()}
-    judge_grade = {qid: min(5, grade + (1 if rng.random() < 0.8 else 0)) for qid, grade in truth_grade.items()}
-    if new_dataset:
-        questions = [Question(qid, f"Planted question {qid}?", ["x"], []) for qid in truth_grade]
-        save_dataset(workspace, "planted", Dataset(format="jsonl", source="test", passages=[], questions=questions))
-    answers = {qid: ("garbled" if qid == GARBLED else f"answer {seed} grade {judge_grade[qid]}") for qid in truth_grade}
-    run_id = make_run(workspace, answers, dataset="planted")
-    people = {qid: (grade - 1) / 4 for qid, grade in truth_grade.items()}
-    judge = {qid: (grade - 1) / 4 for qid, grade in judge_grade.items() if qid != GARBLED}
-    return run_id, people, judge
 
 
 def write_lines(path, records) -> str:
