@@ -158,6 +158,9 @@ POWER = Bound("power", 0, 1, low_open=True, high_open=True)
 DIFFERENCE = Bound("difference", -1_000_000, 1_000_000, smallest=1e-9)
 SD = Bound("sd", 0, 1_000_000)
 QUESTIONS = Bound("n", 1, 10_000_000, whole=True)  # a sample size
+CONFIDENCE = Bound("confidence", 0, 1, low_open=True, high_open=True)  # an interval's level (judge estimate)
+HALF_WIDTH = Bound("half-width", 0, 1_000_000, low_open=True)  # a target interval half-width
+MAX_RATINGS_FILE_BYTES = 100 * 1024**2  # a `rate import` file (refused beyond)
 
 # Your own documents (data import docs). Chunk sizes are in the default embedder's tokens. BM25 reads a chunk of any
 # size, so the general bound is large; a dense retriever reads at most its embedder's window (all-MiniLM-L6-v2: 256

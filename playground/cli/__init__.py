@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "score",
     "sessions",
     "judge",
+    "rate",
     "experiments",
     "questions",
     "plugins",

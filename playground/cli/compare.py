@@ -79,6 +79,18 @@ def _table(comparison: dict, baseline: str, adjusted: bool) -> list[str]:
     return lines
 
 
+def _prediction_powered_lines(comparisons: list[dict], baseline: str) -> list[str]:
+    """Per judge metric: the judge-only and prediction-powered differences and which interval the verdict used."""
+    from playground.evaluation.judges.ppi_compare import ppi_line
+
+    found = [
+        ppi_line(metric, row, comparison["label"], baseline)
+        for comparison in comparisons
+        for metric, row in comparison["metrics"].items()
+    ]
+    return ["", *(line for line in found if line)] if any(found) else []
+
+
 def report_text(report: dict) -> str:
     """The comparison as the text `playground compare` prints."""
     from playground.evaluation.compare import describe_interval
@@ -101,6 +113,7 @@ def report_text(report: dict) -> str:
     adjusted = report["p_adjustment"] == "holm"
     for comparison in report["comparisons"]:
         lines += _table(comparison, baseline, adjusted)
+    lines += _prediction_powered_lines(report["comparisons"], baseline)
     lines += [
         "",
         describe_interval(report["interval"]) + "; p: exact McNemar for 0/1 metrics, sign-flip permutation otherwise",

@@ -112,6 +112,10 @@ def register(subparsers, common) -> None:
     register_gold_free(commands, common, settings, gold_free_command)
     register_rate(commands, common)
 
+    from playground.cli.judge_estimate import register as register_estimate
+
+    register_estimate(commands, common)
+
     for name, judge in plugin_judges().items():
         if name in commands.choices:
             continue

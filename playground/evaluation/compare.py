@@ -189,6 +189,7 @@ def compare_runs(
                 "differences are sampling noise or cache effects"
             )
     warnings += _judge_warnings(judged, labels, compared, common)
+    _add_prediction_powered(workspace, runs, judged, compared["comparisons"])
     if compared["n"] == 0:
         warnings.append("no question was answered without error by every run: nothing to compare")
     elif compared["n"] < 10:
@@ -268,6 +269,12 @@ def _add_judge_scores(workspace, runs: list[dict], tables: list[tuple]) -> list[
                     scores[qid][metric] = value
         judged.append(extra)
     return judged
+
+
+def _add_prediction_powered(workspace, runs: list[dict], judged: list[dict], comparisons: list[dict]) -> None:
+    from playground.evaluation.judges.ppi_compare import add_prediction_powered
+
+    add_prediction_powered(workspace, runs, judged, comparisons, LEVEL)
 
 
 def _judge_warnings(judged: list[dict], labels: list[str], compared: dict, common: set) -> list[str]:

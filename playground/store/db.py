@@ -394,6 +394,8 @@ def add_documents(db: sqlite_utils.Database) -> None:
 
 
 @migration
-def add_rating_metric(db: sqlite_utils.Database) -> None:
-    """A person's rating may rate one judge metric of an answer (faithfulness 0-1, ...), to measure the judge by."""
+def add_metric_ratings(db: sqlite_utils.Database) -> None:
+    """Ratings on a judge metric's own scale (column `metric`) and the rating sample drawn per run and metric."""
     add_missing_columns(db, "ratings")
+    if "rating_samples" not in db.table_names():
+        create_table(db, "rating_samples")

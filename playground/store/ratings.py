@@ -1,8 +1,9 @@
-"""Ratings of answers by a person (or a judge): pointwise (a score for one answer) or pairwise (which of two is better).
+"""Ratings of answers by a person (or a judge): pointwise (a score for one answer), pairwise (which of two is better)
+or metric (a value on a judge metric's own scale, e.g. faithfulness 0-1, naming the metric; see evaluation/estimate.py).
 
 Pairwise values are from the point of view of `run_id`: 1.0 its answer is better, 0.0 the other run's is, 0.5 a tie.
-A pointwise rating with a `metric` rates one judge metric of the answer (0-1, as the judge scores it: 1 or 0 for a
-verdict), so the judge can be measured against people; without one it rates the answer as a whole.
+A metric rating rates one judge metric of the answer (0-1, as the judge scores it: 1 or 0 for a verdict), so the
+judge can be measured against people; a pointwise rating rates the answer as a whole (1-5).
 A rating belongs to the session of the run it rates unless another session is given.
 """
 
@@ -15,7 +16,7 @@ from typing import Optional
 from playground import PlaygroundError
 from playground.store.db import Workspace, now, resolve_id
 
-RATING_KINDS = ("pointwise", "pairwise")
+RATING_KINDS = ("pointwise", "pairwise", "metric")
 PAIRWISE_VALUES = (0.0, 0.5, 1.0)
 MAX_NOTE_CHARS = 10_000
 MAX_METRIC_CHARS = 64
@@ -43,14 +44,40 @@ def add_rating(
     metric: Optional[str] = None,
 ) -> dict:
     """Store one rating of a run's answer to a question; returns the stored rating."""
+    rating = rating_row(workspace, run_id, question_id, kind, value, other_run_id, rater, note, session_id, metric)
+    with workspace.db.atomic():
+        workspace.db["ratings"].insert(rating)
+    return rating
+
+
+def add_ratings(workspace: Workspace, rows: list[dict]) -> int:
+    """Store checked rating rows (from `rating_row`) in one transaction: all or none."""
+    with workspace.db.atomic():
+        workspace.db["ratings"].insert_all(rows)
+    return len(rows)
+
+
+def rating_row(
+    workspace: Workspace,
+    run_id: str,
+    question_id: str,
+    kind: str,
+    value: float,
+    other_run_id: Optional[str] = None,
+    rater: str = "human",
+    note: Optional[str] = None,
+    session_id: Optional[str] = None,
+    metric: Optional[str] = None,
+) -> dict:
+    """One rating checked and made into a row, not stored; a bad one raises PlaygroundError."""
     if kind not in RATING_KINDS:
         raise PlaygroundError(f"rating kind must be one of {', '.join(RATING_KINDS)}, not {kind!r}")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise PlaygroundError(f"a rating value must be a finite number, not {value!r}")
     value = float(value)
+    if (kind == "metric") != (metric is not None):
+        raise PlaygroundError("a metric rating names its metric, and only a metric rating does")
     if metric is not None:
-        if kind != "pointwise":
-            raise PlaygroundError("a rating of a metric is pointwise (one answer's score)")
         if not isinstance(metric, str) or not metric.strip() or len(metric) > MAX_METRIC_CHARS:
             raise PlaygroundError(f"a rated metric needs a name of 1 to {MAX_METRIC_CHARS} characters")
         if not 0.0 <= value <= 1.0:
@@ -73,7 +100,7 @@ def add_rating(
                 f"or 0.5 (tie), not {value:g}"
             )
     elif other_run_id:
-        raise PlaygroundError("a pointwise rating rates one run; leave other_run_id out")
+        raise PlaygroundError(f"a {kind} rating rates one run; leave other_run_id out")
     if note is not None and len(note) > MAX_NOTE_CHARS:
         raise PlaygroundError(f"a rating note may have at most {MAX_NOTE_CHARS} characters")
     if not rater or not isinstance(rater, str):
@@ -82,7 +109,7 @@ def add_rating(
         session_id = run["session_id"]
     elif not workspace.db["sessions"].count_where("id = ?", [session_id]):
         raise PlaygroundError(f"no session {session_id!r} in {workspace.path}")
-    rating = {
+    return {
         "id": uuid.uuid4().hex,
         "session_id": session_id,
         "run_id": run["id"],
@@ -95,9 +122,6 @@ def add_rating(
         "created_at": now(),
         "metric": metric,
     }
-    with workspace.db.atomic():
-        workspace.db["ratings"].insert(rating)
-    return rating
 
 
 def list_ratings(

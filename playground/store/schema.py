@@ -232,7 +232,8 @@ TABLES: dict[str, Table] = {
                 "rater": TEXT,
                 "note": TEXT,
                 "created_at": TEXT,
-                "metric": TEXT,  # a pointwise rating of one judge metric (e.g. faithfulness, 0-1); None: the answer
+                # kind "metric": a rating on a judge metric's own scale (faithfulness 0-1), naming the metric.
+                "metric": TEXT,
             },
             pk="id",
             foreign_keys=(
@@ -240,6 +241,22 @@ TABLES: dict[str, Table] = {
                 ForeignKey("run_id", "runs"),
                 ForeignKey("other_run_id", "runs"),
             ),
+        ),
+        # The uniform random sample of a run's judged questions drawn for people to rate (`rate sample`), one per
+        # run and judge metric: prediction-powered estimates use only ratings of these questions.
+        Table(
+            "rating_samples",
+            {
+                "run_id": TEXT,
+                "metric": TEXT,
+                "seed": INTEGER,
+                "n": INTEGER,
+                "question_ids": TEXT,
+                "created_at": TEXT,
+            },
+            pk=("run_id", "metric"),
+            json=("question_ids",),
+            foreign_keys=(ForeignKey("run_id", "runs"),),
         ),
         Table(
             "llm_cache", {"key": TEXT, "model": TEXT, "request": TEXT, "response": TEXT, "created_at": TEXT}, pk="key"

@@ -58,3 +58,14 @@ def test_bad_ratings_are_refused_and_nothing_stored(rated, kwargs, message):
             session_id=kwargs.get("session"),
         )
     assert list_ratings(ws) == []
+
+
+def test_a_metric_rating_names_its_metric_and_only_it_does(rated):
+    ws, _, (run_a, _) = rated
+    stored = add_rating(ws, run_a, "q1", "metric", 0.75, metric="faithfulness")
+    assert [r["id"] for r in list_ratings(ws, run_id=run_a, metric="faithfulness")] == [stored["id"]]
+    assert list_ratings(ws, run_id=run_a, metric="answer_relevance") == []
+    with pytest.raises(PlaygroundError, match="names its metric"):
+        add_rating(ws, run_a, "q1", "metric", 0.75)
+    with pytest.raises(PlaygroundError, match="names its metric"):
+        add_rating(ws, run_a, "q1", "pointwise", 4, metric="faithfulness")

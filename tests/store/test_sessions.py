@@ -294,7 +294,7 @@ def session_workspace(tiny_workspace):
     """Session "study" holding two runs over `tiny`, two prompt versions and two ratings."""
     study = new_session(tiny_workspace, "study")
     run_ids = add_runs(tiny_workspace, study["id"])
-    add_rating(tiny_workspace, run_ids[0], "q1", "pointwise", 0.8, note="good", metric="faithfulness")
+    add_rating(tiny_workspace, run_ids[0], "q1", "metric", 0.8, note="good", metric="faithfulness")
     add_rating(tiny_workspace, run_ids[0], "q2", "pairwise", 1.0, other_run_id=run_ids[1])
     add_note(tiny_workspace, study["id"], "bm25 beats dense here")
     return tiny_workspace
@@ -447,7 +447,7 @@ def test_export_leaves_out_secret_environment_values(session_workspace, monkeypa
 def test_ratings_listed_with_imported_session(session_workspace, empty_workspace):
     new_id = import_session(empty_workspace, export_session(session_workspace, "study"))
     ratings = list_ratings(empty_workspace, session_id=new_id)
-    assert sorted((r["kind"], r["metric"]) for r in ratings) == [("pairwise", None), ("pointwise", "faithfulness")]
+    assert sorted((r["kind"], r["metric"]) for r in ratings) == [("metric", "faithfulness"), ("pairwise", None)]
     pairwise = next(r for r in ratings if r["kind"] == "pairwise")
     runs = {r["id"] for r in empty_workspace.db.query("SELECT id FROM runs WHERE session_id = ?", [new_id])}
     assert {pairwise["run_id"], pairwise["other_run_id"]} == runs

@@ -127,6 +127,28 @@ def _rate(ws, run_a: str, run_b: str, question_id: str) -> None:
         st.caption(ui.md_escape(f"Verdicts on {question_id}: A {counts['a']} · tie {counts['tie']} · B {counts['b']}"))
 
 
+def _prediction_powered(comparison: dict) -> None:
+    """Per judge metric scored in both runs: the judge-only and prediction-powered differences (B - A) on one axis,
+    and which interval the verdict used (the prediction-powered one whenever questions are rated in both)."""
+    from playground.app.views.ppi import difference_report, intervals_figure
+
+    for metric, row in comparison["metrics"].items():
+        report = difference_report(row)
+        if report is None:
+            continue
+        verdict = row["verdict"]
+        used = "prediction-powered" if verdict["interval"] == "prediction_powered" else "paired bootstrap"
+        st.plotly_chart(intervals_figure(report, f"{metric}: B - A"), key=f"ab_ppi_{metric}")
+        ppi = report["prediction_powered"]
+        detail = (
+            f"prediction-powered B - A {ppi['mean']:+.3f} [{ppi['low']:+.3f}, {ppi['high']:+.3f}] from "
+            f"{ppi['n_rated']} question(s) rated in both"
+            if ppi
+            else f"no prediction-powered interval: {report['human_only']['n']} question(s) rated in both samples"
+        )
+        st.caption(ui.md_escape(f"{metric}: {detail} · verdict {verdict['says']}, by the {used} interval"))
+
+
 def render() -> None:
     from playground.store.datasets import get_question
     from playground.runs.jobs import checked_runs
@@ -181,6 +203,7 @@ def render() -> None:
     )
     chart_right.plotly_chart(charts.metric_diff_figure(comparison["metrics"], "A", "B"), key="ab_diff")
     st.dataframe(compared.comparison_rows(comparison), hide_index=True, key="ab_table")
+    _prediction_powered(comparison)
     compared.show_power(ws, run_a, run_b, key="ab_power")
     show_judge_reliability(ws, [run_a, run_b])
 

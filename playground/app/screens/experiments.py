@@ -274,6 +274,9 @@ def _judges_tab(ws) -> None:
             _run_judge(ws, kind, run_a, run_b, criteria_text, judge_model, int(repeat))
     _judge_result()
     _agreement(ws, run_a)
+    from playground.app.views.rating_queue import rating_queue
+
+    rating_queue(ws, run_a)
 
 
 def _run_judge(ws, kind, run_a, run_b, criteria_text, judge_model, repeat) -> None:

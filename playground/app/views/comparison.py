@@ -13,14 +13,15 @@ RESAMPLES = 2000
 
 
 def _stamp(ws, run_ids: Sequence[str]) -> tuple:
-    """What changes when a run gains results: the number of stored results per run (keys the cache)."""
+    """What changes when a run gains results, judgments or ratings: their counts per run (keys the cache)."""
     from playground import PlaygroundError
+    from playground.store.rating_samples import review_stamp
     from playground.store.runs import run_totals
 
-    counts = []
+    counts: list = []
     for run_id in run_ids:
         try:
-            counts.append(run_totals(ws, run_id)["n"])
+            counts.append((run_totals(ws, run_id)["n"], *review_stamp(ws, run_id)))
         except PlaygroundError:
             counts.append(0)
     return tuple(counts)

@@ -29,7 +29,7 @@ def pointwise_agreement(workspace, run_id: str) -> list[dict]:
 
     human = defaultdict(list)
     for rating in list_ratings(workspace, run_id=run_id, kind="pointwise"):
-        if rating["run_id"] == run_id and is_person(rating) and not rating.get("metric"):  # the answer as a whole
+        if rating["run_id"] == run_id and is_person(rating):
             human[rating["question_id"]].append(rating["value"])
     by_judge = defaultdict(lambda: defaultdict(list))
     for judgment in list_judgments(workspace, run_id=run_id, kind="pointwise"):

@@ -70,8 +70,8 @@ def metric_agreement(workspace, run_id: str, resamples: int = RESAMPLES, seed: i
     from playground.store.ratings import list_ratings
 
     rated: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for rating in list_ratings(workspace, run_id=run_id, kind="pointwise"):
-        if rating.get("metric") and rating["run_id"] == run_id and is_person(rating):
+    for rating in list_ratings(workspace, run_id=run_id, kind="metric"):
+        if rating["run_id"] == run_id and is_person(rating):
             rated[rating["metric"]][rating["question_id"]].append(float(rating["value"]))
     reports = []
     for metric, table in answer_judge_scores(workspace, run_id).items():
@@ -152,4 +152,4 @@ def rate_metric(
         raise PlaygroundError(f"no judge metric {metric!r} to rate (known: {', '.join(known)})")
     if not is_person({"rater": rater}):
         raise PlaygroundError(f"rater {rater!r} reads as a judge (a name starting 'judge'): name the person")
-    return add_rating(workspace, run_id, question_id, "pointwise", value, rater=rater, note=note, metric=metric)
+    return add_rating(workspace, run_id, question_id, "metric", value, rater=rater, note=note, metric=metric)

@@ -56,7 +56,7 @@ def test_spearman_with_an_interval_over_people_rating_the_metric(judge_workspace
     human = {qid: min(1.0, max(0.0, score + rng.uniform(-0.15, 0.15))) for qid, score in judge.items()}
     for qid, value in human.items():
         rate_metric(ws, run_id, qid, "faithfulness", value)
-    add_rating(ws, run_id, "q0", "pointwise", 1.0, rater="judge:other", metric="faithfulness")  # not a person
+    add_rating(ws, run_id, "q0", "metric", 1.0, rater="judge:other", metric="faithfulness")  # not a person
     add_rating(ws, run_id, "q1", "pointwise", 4)  # the answer as a whole: not a rating of faithfulness
 
     (entry,) = metric_agreement(ws, run_id)

@@ -1,0 +1,55 @@
+"""A real local HTTP server playing the answer-relevance judge with planted grades: an answer holding "grade N" is
+graded N (score (N - 1) / 4), one holding "garbled" gets a prose reply the judge cannot read (a judge error). For
+the prediction-powered estimate's tests, over runs whose answers carry their planted grade."""
+
+from __future__ import annotations
+
+import json
+import re
+from http.server import BaseHTTPRequestHandler
+
+from tests.openai_server import send_payload, serve_in_thread
+
+
+def judge_reply(prompt: str) -> str:
+    answer = prompt.split("Answer: ", 1)[1].split("\n", 1)[0]
+    if "garbled" in answer:
+        return "Hard to say, it is somewhat related I suppose."
+    return json.dumps({"grade": int(re.search(r"grade (\d)", answer).group(1)), "reason": "planted"})
+
+
+class GradedJudgeServer:
+    """`spec()` is the judge's model spec on this server; `close()` stops it."""
+
+    def __init__(self):
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):  # noqa: N802 - http.server naming
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
+                text = judge_reply(prompt)
+                completion = {
+                    "id": "chatcmpl-test",
+                    "object": "chat.completion",
+                    "model": body.get("model") or "graded",
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())},
+                }
+                send_payload(self, 200, json.dumps(completion).encode())
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = serve_in_thread(Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def spec(self, name: str = "judge") -> str:
+        return f"openai:{name}@{self.url}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

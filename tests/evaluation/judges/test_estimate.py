@@ -1,0 +1,74 @@
+"""judge estimate's reading of stored scores and ratings: for the pointwise judge the people's 1-5 ratings map to
+0-1 by (r - 1) / 4 and ratings by a judge are not people's; questions the judge failed on are left out and counted;
+ratings outside the drawn sample are excluded; the same seed draws the same sample and a larger n extends it."""
+
+from __future__ import annotations
+
+import pytest
+
+from playground import PlaygroundError
+from playground.evaluation.judges.estimate import estimate_run, split_sample
+from playground.evaluation.judges.rated import draw_sample
+from playground.evaluation.ppi import clt_mean, ppi_mean
+from playground.store.judgments import save_judge, save_judgment
+from playground.store.ratings import add_rating
+from tests.evaluation.judges.conftest import make_run
+
+SCORES = {"q1": 1.0, "q2": 0.75, "q3": 0.5, "q4": 0.25, "q5": None, "q6": 1.0}  # q5: the judge failed
+
+
+def pointwise_run(workspace) -> str:
+    run_id = make_run(workspace, {qid: f"answer {qid}" for qid in SCORES})
+    save_judge(workspace, "judge-1", "pointwise", "scripted:judge", "f", {}, {}, {})
+    for qid, score in SCORES.items():
+        save_judgment(
+            workspace,
+            {
+                "judge_id": "judge-1",
+                "kind": "pointwise",
+                "run_id": run_id,
+                "question_id": qid,
+                "result_repeat": 0,
+                "sample_index": 0,
+                "score": score,
+                "error": "unreadable reply" if score is None else None,
+            },
+            [],
+        )
+    return run_id
+
+
+def test_pointwise_ratings_map_from_one_to_five_and_judge_errors_are_counted(judge_workspace):
+    run_id = pointwise_run(judge_workspace)
+    drawn = draw_sample(judge_workspace, run_id, 3, seed=5)
+    assert drawn["metric"] == "pointwise" and "q5" not in drawn["question_ids"]
+    people = {"q1": 5, "q2": 3, "q3": 2, "q4": 1, "q6": 4}
+    for qid, value in people.items():
+        add_rating(judge_workspace, run_id, qid, "pointwise", value)
+    add_rating(judge_workspace, run_id, "q1", "pointwise", 1, rater="judge-gpt")  # not a person's: ignored
+    report = estimate_run(judge_workspace, run_id)
+    sample = drawn["question_ids"]
+    judged = {q: s for q, s in SCORES.items() if s is not None}
+    rest = [judged[q] for q in sorted(set(judged) - set(sample))]
+    expected = ppi_mean([(people[q] - 1) / 4 for q in sample], [judged[q] for q in sample], rest, 0.9)
+    assert report["prediction_powered"]["mean"] == pytest.approx(expected["mean"])
+    assert report["prediction_powered"]["low"] == pytest.approx(expected["low"])
+    assert report["human_only"]["mean"] == pytest.approx(clt_mean([(people[q] - 1) / 4 for q in sample])["mean"])
+    assert report["judge_errors"] == 1 and report["judge_only"]["n"] == 5
+    assert report["excluded_ratings"] == 2 and report["scale"].startswith("(r - 1) / 4")
+
+
+def test_the_same_seed_draws_the_same_sample_and_a_larger_n_extends_it(judge_workspace):
+    run_id = pointwise_run(judge_workspace)
+    three = draw_sample(judge_workspace, run_id, 3, seed=9)["question_ids"]
+    assert draw_sample(judge_workspace, run_id, 3, seed=9)["question_ids"] == three
+    assert draw_sample(judge_workspace, run_id, 5, seed=9)["question_ids"][:3] == three
+    other = draw_sample(judge_workspace, run_id, 5, seed=10)
+    assert other["replaced_seed"] == 9
+    with pytest.raises(PlaygroundError, match="more than the 5 question"):
+        draw_sample(judge_workspace, run_id, 6, seed=9)
+
+
+def test_split_sample_counts_what_is_left_out():
+    parts = split_sample({"a": 1.0, "b": 0.5, "c": 0.0}, {"a": 1.0, "c": 0.5, "x": 0.2, "d": 1.0}, ["a", "d", "b"])
+    assert parts == {"labelled": ["a"], "unlabelled": ["b", "c"], "excluded": ["c", "x"], "rated_unjudged": ["d"]}
