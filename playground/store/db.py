@@ -391,3 +391,9 @@ def add_documents(db: sqlite_utils.Database) -> None:
     for name in ("document_sets", "documents"):
         if name not in db.table_names():
             create_table(db, name)
+
+
+@migration
+def add_optimizations(db: sqlite_utils.Database) -> None:
+    """Prompt searches (`playground optimize`): splits, candidates and the held-out confirmation, per session."""
+    create_table(db, "optimizations")

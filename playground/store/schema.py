@@ -386,6 +386,27 @@ TABLES: dict[str, Table] = {
             indexes=(("session_id", "updated_at"),),
             foreign_keys=(ForeignKey("session_id", "sessions"),),
         ),
+        # A prompt search (playground.optimize): its seeded train/validation/held-out question ids, the candidates
+        # it tried (prompt versions with their scores and runs), and the held-out confirmation of its choice.
+        Table(
+            "optimizations",
+            {
+                "id": TEXT,
+                "session_id": TEXT,
+                "status": TEXT,
+                "config": TEXT,
+                "splits": TEXT,
+                "start_version": TEXT,
+                "candidates": TEXT,
+                "report": TEXT,
+                "created_at": TEXT,
+                "finished_at": TEXT,
+            },
+            pk="id",
+            json=("config", "splits", "candidates", "report"),
+            indexes=(("session_id", "created_at"),),
+            foreign_keys=(ForeignKey("session_id", "sessions"),),
+        ),
     )
 }
 

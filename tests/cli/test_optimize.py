@@ -1,0 +1,69 @@
+"""`playground optimize` on a planted landscape: the JSON report, the text report, and bad input in one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from playground.cli import main
+from playground.store import open_workspace
+from playground.store.datasets import save_dataset
+from tests.optimize.landscape import PROPERTY, LandscapeServer, code_dataset
+
+
+@pytest.fixture
+def server():
+    running = LandscapeServer("property").start()
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "ws.db"
+    workspace = open_workspace(path)
+    save_dataset(workspace, "codes", code_dataset())
+    workspace.close()
+    return str(path)
+
+
+def _args(db, server, *extra):
+    return ["--db", db, "optimize", "--dataset", "codes", "--model", server.spec("landscape"), "--seed", "3", *extra]
+
+
+@pytest.mark.slow
+def test_json_prints_splits_candidates_winner_figures_gap_verdict_and_cost(db, server, capsys):
+    assert main(_args(db, server, "--budget", "4", "--json")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["splits"] == {"train": 18, "validation": 24, "test": 18}
+    assert len(report["candidates"]) == 4 and PROPERTY in report["winner"]["instruction"]
+    assert report["winner"]["version"] in {c["version"] for c in report["candidates"]}
+    confirmation = report["confirmation"]
+    assert confirmation["validation_gain"] == 1.0 and confirmation["held_out_gain"] == 1.0
+    assert confirmation["gap"] == 0.0 and report["verdict"] == "confirmed"
+    assert report["cost"]["calls"] > 0 and report["cost"]["tokens"] > 0
+
+
+@pytest.mark.slow
+def test_the_text_report_names_the_winner_and_the_verdict(db, server, capsys):
+    assert main(_args(db, server, "--budget", "3", "--split", "20/50/30")) == 0
+    captured = capsys.readouterr()
+    assert "splits 12/30/18" in captured.out and PROPERTY in captured.out
+    assert "confirmed: validation gain +1.000, held-out gain +1.000" in captured.out
+    # 18 held-out questions cannot detect a gain of 0.10 from 0% correct: said before the proposals are paid for
+    assert "power check: the held-out split of 18 questions is too small to conclude" in captured.err
+    assert captured.err.index("power check") < captured.err.index("candidate(s) proposed")
+
+
+@pytest.mark.slow
+def test_no_power_warning_when_the_held_out_split_detects_the_gain_asked_for(db, server, capsys):
+    assert main(_args(db, server, "--budget", "1", "--difference", "0.5")) == 0
+    assert "power check" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("split", ["30/40", "a/b/c", "30/0/70"])
+def test_a_bad_split_is_one_line(db, server, capsys, split):
+    assert main(_args(db, server, "--budget", "2", "--split", split)) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --split") and "\n" not in err
