@@ -90,6 +90,12 @@ class Evaluator:
             if self.metric is None:
                 raise PlaygroundError(f"the run {summary.run_id} scored no metric to optimise")
         scores = {qid: values[self.metric] for qid, values in table.items() if self.metric in values}
+        if table and not scores:
+            scored = sorted({m for values in table.values() for m in values})
+            raise PlaygroundError(
+                f"--metric {self.metric!r} is not scored on benchmark {self.base_config.dataset!r} "
+                f"(scored: {', '.join(scored) or 'none'})"
+            )
         mean = sum(scores.values()) / len(scores) if scores else 0.0
         return {"run_id": summary.run_id, "scores": scores, "mean": mean, "n": len(question_ids)}
 

@@ -67,3 +67,11 @@ def test_a_bad_split_is_one_line(db, server, capsys, split):
     assert main(_args(db, server, "--budget", "2", "--split", split)) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: --split") and "\n" not in err
+
+
+@pytest.mark.slow
+def test_a_metric_the_benchmark_does_not_score_is_one_line(db, server, capsys):
+    assert main(_args(db, server, "--budget", "2", "--metric", "bleurt")) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("error: --metric 'bleurt' is not scored on benchmark 'codes' (scored: ") and "em" in err
+    assert len(server.proposer_prompts()) == 0  # refused before any proposal was paid for
