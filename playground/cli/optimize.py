@@ -21,9 +21,12 @@ def register(subparsers, common) -> None:
         "held-out questions: the paired difference, its interval and p-value, the gap to the validation gain, "
         "and a verdict. The held-out questions never reach the proposer nor the choice.",
     )
-    add_run_options(parser, dataset_required=True)
+    add_run_options(parser)
+    parser.add_argument("--budget", type=bounds.SAMPLE.flag("--budget"), help="candidates proposed at most (required)")
+    parser.add_argument("--detach", action="store_true", help="search in a worker process; print its id and return")
+    parser.add_argument("--resume", metavar="ID", help="finish a stopped or interrupted search (same splits, choice)")
     parser.add_argument(
-        "--budget", type=bounds.SAMPLE.flag("--budget"), required=True, help="candidates proposed at most"
+        "--stop-search", metavar="ID", help="ask a running search to stop after the questions in flight"
     )
     parser.add_argument("--proposer-model", type=model_spec_flag("--proposer-model"), help="default: --model")
     parser.add_argument("--metric", help="the metric to optimise (default: the benchmark's main one)")
@@ -71,11 +74,54 @@ def _text(report: dict) -> str:
     )
 
 
+def _started(args, report: dict) -> int:
+    if report.get("status") != "done":
+        emit(
+            args,
+            report,
+            f"optimisation {report['id']}: {report['status']}"
+            + (f"; resume with `playground optimize --resume {report['id']}`" if report["status"] != "running" else ""),
+        )
+        return 0
+    emit(args, report, _text(report))
+    return 0
+
+
+def _detached(args, workspace, optimization_id: str) -> int:
+    from playground.optimize.jobs import log_path, spawn
+    from playground.store.optimizations import get_optimization
+
+    spec = get_optimization(workspace, optimization_id)["config"]["run"]["model"]
+    pid = spawn(workspace, optimization_id, spec)
+    say(f"playground: worker pid {pid}; progress in {log_path(workspace, optimization_id)}")
+    return _started(args, {"id": optimization_id, "status": "running", "worker_pid": pid})
+
+
 def optimize_command(args) -> int:
+    from playground import PlaygroundError
     from playground.cli.runs import config_from_args
-    from playground.optimize.optimizer import SearchSettings, optimize
+    from playground.optimize.optimizer import SearchSettings, create_optimization, execute, resume_optimization
     from playground.optimize.splits import parse_split
 
+    notice = lambda text: say(f"playground: {text}")  # noqa: E731
+    if args.stop_search:
+        from playground.optimize.jobs import stop_optimization
+
+        with workspace_for(args, create=False) as workspace:
+            row = stop_optimization(workspace, args.stop_search)
+        return _started(args, {"id": row["id"], "status": row["status"], "stop_requested": True})
+    if args.resume:
+        with workspace_for(args, create=False) as workspace:
+            if args.detach:
+                from playground.optimize.jobs import checked_optimization
+
+                row = checked_optimization(workspace, args.resume)
+                if row["status"] in ("running", "done"):
+                    raise PlaygroundError(f"optimisation {row['id']} is {row['status']}; nothing to resume")
+                return _detached(args, workspace, row["id"])
+            return _started(args, resume_optimization(workspace, args.resume, notice=notice))
+    if args.budget is None:
+        raise PlaygroundError("optimize needs --budget N (candidates), or --resume ID / --stop-search ID")
     config = config_from_args(args)
     settings = SearchSettings(
         budget=args.budget,
@@ -90,6 +136,7 @@ def optimize_command(args) -> int:
         proposal_template=args.proposal_template,
     )
     with workspace_for(args) as workspace:
-        report = optimize(workspace, config, settings, notice=lambda text: say(f"playground: {text}"))
-    emit(args, report, _text(report))
-    return 0
+        optimization_id = create_optimization(workspace, config, settings)
+        if args.detach:
+            return _detached(args, workspace, optimization_id)
+        return _started(args, execute(workspace, optimization_id, notice=notice))

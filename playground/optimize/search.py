@@ -16,6 +16,7 @@ from typing import Callable, Optional, Sequence
 from playground import PlaygroundError
 
 Notice = Callable[[str], None]
+ShouldStop = Callable[[], bool]
 
 
 @dataclass
@@ -55,22 +56,73 @@ class Budget:
         return {"calls": self.spent_calls, "tokens": self.spent_tokens, "seconds": round(self.seconds(), 3)}
 
 
-class Evaluator:
-    """Runs a prompt version on given questions as a stored run, and reads back its per-question metric."""
+class SearchStopped(Exception):
+    """A Stop was asked: the search ends where it is, its finished evaluations stored for a resume."""
 
-    def __init__(self, workspace, base_config, metric: Optional[str], budget: Budget, label: str, model=None):
+
+class Evaluator:
+    """Runs a prompt version on given questions as a stored run, and reads back its per-question metric.
+
+    Each evaluation is recorded under a key naming what it is (its run, whether it finished, what it cost), and so
+    is each proposal's cost: a resumed search charges those stored costs again, so its budget runs out where an
+    uninterrupted one's does, and reuses a finished run or resumes a stopped one instead of starting afresh.
+    """
+
+    def __init__(
+        self,
+        workspace,
+        base_config,
+        metric: Optional[str],
+        budget: Budget,
+        optimization_id: str,
+        model=None,
+        evaluations: Optional[dict] = None,
+        should_stop: Optional[ShouldStop] = None,
+    ):
         self.workspace = workspace
         self.base_config = base_config
         self.metric = metric
         self.budget = budget
-        self.label = label
+        self.optimization_id = optimization_id
         self.model = model
+        self.evaluations = dict(evaluations or {})
+        self.should_stop = should_stop
 
-    def run(self, template_ref: str, question_ids: Sequence[str], what: str, charge: bool = True) -> dict:
+    def check_stop(self) -> None:
+        if self.should_stop is not None and self.should_stop():
+            raise SearchStopped()
+
+    def _record(self, key: str, record: dict) -> None:
+        from playground.store.optimizations import save_evaluation
+
+        self.evaluations[key] = record
+        save_evaluation(self.workspace, self.optimization_id, key, record)
+
+    def charge_once(self, key: str, cost: dict) -> None:
+        """Charge a proposal's cost: the stored one when an earlier attempt made it (a cache hit now costs 0)."""
+        if key in self.evaluations:
+            cost = self.evaluations[key]
+        else:
+            self._record(key, {"calls": int(cost.get("calls") or 0), "tokens": int(cost.get("tokens") or 0)})
+        self.budget.charge(cost)
+
+    def _summary(self, key: str, config, what: str):
+        from playground.runs.execute import resume_run, start_run
+        from playground.runs.summary import run_summary
+
+        earlier = self.evaluations.get(key)
+        if earlier and earlier.get("done"):
+            return run_summary(self.workspace, earlier["run_id"])
+        self.check_stop()
+        label = f"optimize {self.optimization_id}: {what}"
+        if earlier:
+            return resume_run(self.workspace, earlier["run_id"], model=self.model, should_stop=self.should_stop)
+        return start_run(self.workspace, config, model=self.model, label=label, should_stop=self.should_stop)
+
+    def run(self, template_ref: str, question_ids: Sequence[str], what: str) -> dict:
         """{"run_id", "scores": {qid: value of the metric}, "mean", "n"}; errors and unscored answers are left out."""
         from playground.evaluation.compare import question_scores
         from playground.evaluation.scoring import default_metric
-        from playground.runs.execute import start_run
         from playground.store.runs import get_results
 
         config = dataclasses.replace(
@@ -81,9 +133,17 @@ class Evaluator:
             question_ids=list(question_ids),
             sample=None,
         )
-        summary = start_run(self.workspace, config, model=self.model, label=f"{self.label}: {what}")
-        if charge:
-            self.budget.charge({"calls": summary.n - summary.cached, "tokens": summary.tokens})
+        key = f"{what} | {template_ref}"
+        summary = self._summary(key, config, what)
+        if summary.status == "stopped":
+            self._record(key, {"run_id": summary.run_id, "done": False})
+            raise SearchStopped()
+        if summary.status != "done":
+            raise PlaygroundError(f"run {summary.run_id} ({what}) ended {summary.status}: {summary.reason or ''}")
+        cost = {"calls": summary.n - summary.cached, "tokens": summary.tokens}
+        if not (self.evaluations.get(key) or {}).get("done"):
+            self._record(key, {"run_id": summary.run_id, "done": True, **cost})
+        self.budget.charge(cost)
         table, _, _ = question_scores(get_results(self.workspace, summary.run_id))
         if self.metric is None:
             self.metric = default_metric({m for scores in table.values() for m in scores})

@@ -11,7 +11,7 @@ from playground.store.db import Workspace, now, resolve_id, to_json
 
 def _row(row) -> dict:
     record = dict(row)
-    for column in ("config", "splits", "candidates", "report"):
+    for column in ("config", "splits", "candidates", "evaluations", "report"):
         record[column] = json.loads(record[column]) if record.get(column) else None
     return record
 
@@ -31,7 +31,10 @@ def create_optimization(
                 "splits": to_json(splits),
                 "start_version": start_version,
                 "candidates": to_json([]),
+                "evaluations": to_json({}),
                 "report": None,
+                "stop_requested": 0,
+                "worker_pid": None,
                 "created_at": now(),
                 "finished_at": None,
             }
@@ -45,6 +48,38 @@ def save_candidates(workspace: Workspace, optimization_id: str, candidates: list
         workspace.db.execute(
             "UPDATE optimizations SET candidates = ? WHERE id = ?", [to_json(candidates), optimization_id]
         )
+
+
+def save_evaluation(workspace: Workspace, optimization_id: str, key: str, record: dict) -> None:
+    """Record one evaluation (a run and what it cost, or a proposal's cost) under its key, as soon as it ends."""
+    with workspace.db.atomic():
+        row = next(workspace.db.query("SELECT evaluations FROM optimizations WHERE id = ?", [optimization_id]))
+        evaluations = json.loads(row["evaluations"] or "{}")
+        evaluations[key] = record
+        workspace.db.execute(
+            "UPDATE optimizations SET evaluations = ? WHERE id = ?", [to_json(evaluations), optimization_id]
+        )
+
+
+def claim_optimization(workspace: Workspace, optimization_id: str, pid: Optional[int], clear_stop: bool = True) -> None:
+    """Mark a search running for process `pid` (a resume clears an earlier stop request unless told not to)."""
+    with workspace.db.atomic():
+        workspace.db.execute(
+            "UPDATE optimizations SET status = 'running', worker_pid = ?, finished_at = NULL"
+            + (", stop_requested = 0" if clear_stop else "")
+            + " WHERE id = ?",
+            [pid, optimization_id],
+        )
+
+
+def request_stop(workspace: Workspace, optimization_id: str) -> None:
+    with workspace.db.atomic():
+        workspace.db.execute("UPDATE optimizations SET stop_requested = 1 WHERE id = ?", [optimization_id])
+
+
+def stop_requested(workspace: Workspace, optimization_id: str) -> bool:
+    row = next(workspace.db.query("SELECT stop_requested FROM optimizations WHERE id = ?", [optimization_id]), None)
+    return bool(row and row["stop_requested"])
 
 
 def finish_optimization(workspace: Workspace, optimization_id: str, status: str, report: Optional[dict]) -> None:

@@ -387,7 +387,8 @@ TABLES: dict[str, Table] = {
             foreign_keys=(ForeignKey("session_id", "sessions"),),
         ),
         # A prompt search (playground.optimize): its seeded train/validation/held-out question ids, the candidates
-        # it tried (prompt versions with their scores and runs), and the held-out confirmation of its choice.
+        # it tried (prompt versions with their scores and runs), each evaluation's run and cost (so a resumed
+        # search replays what it had done), and the held-out confirmation of its choice.
         Table(
             "optimizations",
             {
@@ -398,12 +399,15 @@ TABLES: dict[str, Table] = {
                 "splits": TEXT,
                 "start_version": TEXT,
                 "candidates": TEXT,
+                "evaluations": TEXT,
                 "report": TEXT,
+                "stop_requested": INTEGER,
+                "worker_pid": INTEGER,
                 "created_at": TEXT,
                 "finished_at": TEXT,
             },
             pk="id",
-            json=("config", "splits", "candidates", "report"),
+            json=("config", "splits", "candidates", "evaluations", "report"),
             indexes=(("session_id", "created_at"),),
             foreign_keys=(ForeignKey("session_id", "sessions"),),
         ),

@@ -75,3 +75,65 @@ def test_a_metric_the_benchmark_does_not_score_is_one_line(db, server, capsys):
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("error: --metric 'bleurt' is not scored on benchmark 'codes' (scored: ") and "em" in err
     assert len(server.proposer_prompts()) == 0  # refused before any proposal was paid for
+
+
+def _wait_for(condition, what: str, limit_s: float = 120.0):
+    import time
+
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"waited {limit_s:.0f}s for {what}")
+
+
+def _status(db: str, optimization_id: str) -> dict:
+    from playground.store.optimizations import get_optimization
+
+    workspace = open_workspace(db)
+    try:
+        return get_optimization(workspace, optimization_id)
+    finally:
+        workspace.close()
+
+
+@pytest.mark.slow
+def test_a_detached_search_stops_and_resumes_to_the_uninterrupted_choice(db, tmp_path, capsys):
+    slow = LandscapeServer("property", delay_s=0.3).start()
+    try:
+        other = tmp_path / "whole.db"
+        workspace = open_workspace(other)
+        save_dataset(workspace, "codes", code_dataset())
+        workspace.close()
+        assert main(_args(str(other), slow, "--budget", "4", "--json")) == 0
+        whole = json.loads(capsys.readouterr().out)
+        slow.requests.clear()
+
+        assert main(_args(db, slow, "--budget", "4", "--detach", "--json")) == 0
+        optimization_id = json.loads(capsys.readouterr().out)["id"]
+        _wait_for(lambda: len(slow.requests) >= 20, "20 requests")
+        assert main(["--db", db, "optimize", "--stop-search", optimization_id]) == 0
+        stopped = _wait_for(
+            lambda: (lambda r: r if r["status"] != "running" else None)(_status(db, optimization_id)), "a stop"
+        )
+        assert stopped["status"] == "stopped"
+        assert len(slow.requests) < whole["cost"]["calls"]
+        assert main(["--db", db, "optimize", "--resume", optimization_id, "--detach"]) == 0
+        row = _wait_for(
+            lambda: (lambda r: r if r["status"] not in ("running",) else None)(_status(db, optimization_id)),
+            "the resumed search to end",
+        )
+    finally:
+        slow.close()
+    assert row["status"] == "done", row
+    report = row["report"]
+    assert report["winner"]["version"] == whole["winner"]["version"]
+    assert [c["version"] for c in report["candidates"]] == [c["version"] for c in whole["candidates"]]
+    assert report["confirmation"] == {
+        **whole["confirmation"],
+        "start_run": report["confirmation"]["start_run"],
+        "winner_run": report["confirmation"]["winner_run"],
+    }
+    assert report["cost"]["calls"] == whole["cost"]["calls"]

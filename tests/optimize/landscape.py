@@ -37,11 +37,14 @@ def code_dataset(n: int = 60) -> Dataset:
 class LandscapeServer(OpenAIServer):
     """OpenAIServer whose replies follow a planted landscape; `.requests` logs every prompt it was sent."""
 
-    def __init__(self, landscape: str):
-        super().__init__()
+    def __init__(self, landscape: str, delay_s: float = 0.0):
+        super().__init__(delay_s=delay_s)
         self.landscape = landscape
+        self.hook = None  # called with the number of requests received so far, before each is answered
 
     def reply(self, body: dict, prompt: str) -> str:
+        if self.hook is not None:
+            self.hook(len(self.requests))
         messages = body.get("messages") or []
         system = next((m.get("content") or "" for m in messages if m.get("role") == "system"), "")
         if PROPOSER_MARK in system:
