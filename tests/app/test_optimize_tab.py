@@ -45,3 +45,32 @@ def test_the_tab_shows_the_search_its_candidates_and_the_verdict_with_links(sear
     pair = f"start:{searched['start']['validation_run']},c{winner['index']}:{won['validation_run']}"
     assert "/side-by-side?" in links and f"runs={quote(pair, safe='')}" in links
     assert links.count("Compare candidate") == sum(1 for c in searched["candidates"] if c.get("validation_run"))
+
+
+def test_a_stopped_search_resumes_from_the_tab_in_a_worker(app_workspace):
+    import time
+
+    from playground.optimize.optimizer import create_optimization, execute
+    from playground.store.optimizations import get_optimization
+
+    server = LandscapeServer("property").start()
+    try:
+        save_dataset(app_workspace, "codes", code_dataset())
+        config = RunConfig(dataset="codes", program="direct", model=server.spec("landscape"))
+        optimization_id = create_optimization(app_workspace, config, SearchSettings(budget=3, seed=4))
+        stopped = execute(app_workspace, optimization_id, should_stop=lambda: len(server.requests) >= 30)
+        assert stopped["status"] == "stopped"
+        at = AppTest.from_file(page_path("experiments"), default_timeout=120).run()
+        assert not at.exception, at.exception
+        assert not [b for b in at.button if b.key == "optimize_stop"]
+        at.button(key="optimize_resume").click().run()
+        deadline = time.monotonic() + 120
+        while get_optimization(app_workspace, optimization_id)["status"] == "running" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        row = get_optimization(app_workspace, optimization_id)
+        assert row["status"] == "done", row["status"]
+        assert row["worker_pid"] and row["worker_pid"] != __import__("os").getpid()  # a worker process finished it
+        at.run()
+        assert "confirmed: validation gain +1.000" in shown_text(at)
+    finally:
+        server.close()
