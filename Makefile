@@ -69,6 +69,7 @@ bench: install
 	$(BIN)/python bench/http_bounds.py
 	$(BIN)/python bench/imports.py
 	$(BIN)/python bench/docs_import.py
+	$(BIN)/python bench/optimize.py
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
 lock: $(BIN)/python
