@@ -71,6 +71,7 @@ bench: install
 	$(BIN)/python bench/docs_import.py
 	$(BIN)/python bench/judges_cost.py
 	$(BIN)/python bench/ppi_coverage.py
+	$(BIN)/python bench/optimize.py
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
 lock: $(BIN)/python

@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "runs",
     "compare",
     "power",
+    "optimize",
     "score",
     "sessions",
     "judge",

@@ -33,7 +33,7 @@ def page() -> AppTest:
 def test_the_page_renders_both_tabs_with_their_widgets(experiments_env):
     at = page().run()
     assert not at.exception, at.exception
-    assert [tab.label for tab in at.tabs] == ["Sweep", "Chunking", "Judges"]
+    assert [tab.label for tab in at.tabs] == ["Sweep", "Chunking", "Judges", "Optimise"]
     for key in (
         "experiments_program",
         "experiments_template",

@@ -1,7 +1,7 @@
 """Experiments: sweeps (one stored run per value of k, shots or example order, charted), chunking sweeps of a
 documents benchmark (one retrieval run per chunk_size, overlap or chunker, charted with intervals; views/chunking.py)
 and LLM judges over runs (pointwise criteria, reference checks, pairwise with the swap rule) with their agreement
-with people.
+with people, and stored prompt searches (views/optimize.py).
 
 A sweep's points are jobs: each is a detached run (`runs.sweeps.start_sweep`, a worker process each) that the page
 follows from the database (ui.follow_runs: progress, Stop, Resume, the chart of what is stored so far); the chart,
@@ -382,7 +382,7 @@ def _agreement(ws, run: dict) -> None:
 def render() -> None:
     st.title("Experiments")
     ws = state.workspace()
-    sweep, chunking, judges = st.tabs(["Sweep", "Chunking", "Judges"])
+    sweep, chunking, judges, optimise = st.tabs(["Sweep", "Chunking", "Judges", "Optimise"])
     with sweep:
         with ui.errors_as_messages("Sweep"):
             _sweep_tab(ws)
@@ -394,6 +394,11 @@ def render() -> None:
     with judges:
         with ui.errors_as_messages("Judges"):
             _judges_tab(ws)
+    with optimise:
+        with ui.errors_as_messages("Optimise"):
+            from playground.app.views.optimize import optimize_tab
+
+            optimize_tab(ws, state.current_session_id())
 
 
 with ui.errors_as_messages("Experiments"):

@@ -14,8 +14,9 @@ from typing import Optional
 EDITOR = "(editor)"
 DEFAULT_STARTER = "rag-short-answer"
 JUDGE_TECHNIQUE = "llm-judge"
-# Templates that do not answer questions, so the pages that run answers leave them out: judges, question generators.
-NOT_ANSWERING = (JUDGE_TECHNIQUE, "question-generation")
+# Templates that do not answer questions, so the pages that run answers leave them out: judges, question generators,
+# the optimiser's instruction proposals.
+NOT_ANSWERING = (JUDGE_TECHNIQUE, "question-generation", "instruction-proposal")
 
 
 @dataclass(frozen=True)

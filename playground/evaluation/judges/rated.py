@@ -78,7 +78,7 @@ def rating_scale(metric: str) -> tuple[float, float]:
 
 def people_ratings(workspace, run_id: str, metric: str) -> dict[str, float]:
     """{question_id: the people's mean rating on the metric's 0-1 scale} (raters named judge... are left out)."""
-    from playground.evaluation.judges.agreement import _is_person
+    from playground.evaluation.judges.agreement_stats import is_person
     from playground.store.ratings import list_ratings
 
     if metric == POINTWISE:
@@ -89,7 +89,7 @@ def people_ratings(workspace, run_id: str, metric: str) -> dict[str, float]:
         values = [(r["question_id"], r["value"], r) for r in found]
     sums: dict[str, list[float]] = {}
     for qid, value, rating in values:
-        if _is_person(rating):
+        if is_person(rating):
             sums.setdefault(qid, []).append(float(value))
     return {qid: sum(v) / len(v) for qid, v in sums.items()}
 

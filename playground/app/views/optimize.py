@@ -1,0 +1,144 @@
+"""The Experiments page's Optimise tab: a stored prompt search (`playground optimize`) as it stands: the score of
+each candidate in the order tried beside the start's, the candidates with their diffs, notes and scores, the
+held-out confirmation with its verdict, Stop and Resume, and links to open any candidate in the Playground or to
+compare its validation run with the start's in Side by side."""
+
+from __future__ import annotations
+
+from typing import Mapping, Optional, Sequence
+
+import streamlit as st
+
+RESUMABLE = ("stopped", "interrupted", "failed")
+
+
+def search_title(row: Mapping) -> str:
+    """How a stored search is listed: when, its benchmark, start template, budget, status."""
+    config = row.get("config") or {}
+    run, settings = config.get("run") or {}, config.get("settings") or {}
+    return (
+        f"{row['created_at'][:19]} · {run.get('dataset')} · {config.get('start_ref', '?').split('@')[0]} · "
+        f"budget {settings.get('budget')} · seed {settings.get('seed')} · {row['status']}"
+    )
+
+
+def candidate_rows(candidates: Sequence[Mapping]) -> list[dict]:
+    """A row per candidate in the order tried (the start first): its score on each minibatch and on the whole
+    validation split, its version and its note."""
+    return [
+        {
+            "#": c["index"],
+            "validation": c.get("validation"),
+            "minibatches (n: mean)": " · ".join(f"{r['n']}: {r['mean']:.2f}" for r in c.get("rungs") or []),
+            "version": c["version"][:12],
+            "note": c.get("note") or "",
+        }
+        for c in candidates
+    ]
+
+
+def search_points(candidates: Sequence[Mapping]) -> list[dict]:
+    """(candidate, score, on how many questions) for the chart: each candidate's last score so far."""
+    points = []
+    for c in candidates:
+        if c.get("validation") is not None:
+            points.append({"index": c["index"], "score": c["validation"], "n": "whole validation"})
+        elif c.get("rungs"):
+            points.append({"index": c["index"], "score": c["rungs"][-1]["mean"], "n": f"{c['rungs'][-1]['n']} q"})
+    return points
+
+
+def search_figure(candidates: Sequence[Mapping], start_score: Optional[float]):
+    import plotly.graph_objects as go
+
+    points = search_points(candidates)
+    figure = go.Figure(
+        go.Scatter(
+            x=[p["index"] for p in points],
+            y=[p["score"] for p in points],
+            mode="markers",
+            text=[p["n"] for p in points],
+            hovertemplate="candidate %{x}: %{y:.3f} on %{text}<extra></extra>",
+            name="candidates",
+        )
+    )
+    if start_score is not None:
+        figure.add_hline(y=start_score, line_dash="dot", annotation_text="start (validation)")
+    figure.update_layout(xaxis_title="candidate, in the order tried", yaxis_title="validation score", height=320)
+    return figure
+
+
+def verdict_text(confirmation: Mapping) -> str:
+    from playground.optimize.confirm import verdict_line
+
+    return verdict_line(confirmation)
+
+
+def _controls(ws, row: Mapping) -> None:
+    from playground.optimize.jobs import spawn, stop_optimization
+
+    if row["status"] == "running":
+        columns = st.columns(2)
+        if columns[0].button("Stop", key="optimize_stop"):
+            stop_optimization(ws, row["id"])
+            st.rerun()
+        columns[1].button("Refresh", key="optimize_refresh")
+    elif row["status"] in RESUMABLE:
+        if st.button("Resume", key="optimize_resume"):
+            spawn(ws, row["id"], row["config"]["run"]["model"])
+            st.rerun()
+
+
+def _candidate(ws, candidate: Mapping, start: Mapping, start_instruction: str) -> None:
+    from playground.app import components as ui
+
+    title = f"Candidate {candidate['index']}: {candidate.get('note') or ''}"
+    with st.expander(ui.md_escape(title[:160])):
+        ui.show_prompt_diff(start_instruction, candidate.get("instruction") or "", "start", f"#{candidate['index']}")
+        name, _, version = candidate["ref"].partition("@")
+        ui.page_link(
+            "playground", f"Open candidate {candidate['index']} in the Playground", template=name, version=version
+        )
+        runs = {"start": start.get("validation_run"), f"c{candidate['index']}": candidate.get("validation_run")}
+        if all(runs.values()):  # the address Side by side reads: "A:ID,B:ID" (screens/side_by_side.runs_param)
+            param = ",".join(f"{label}:{run_id}" for label, run_id in runs.items())
+            ui.page_link("side-by-side", f"Compare candidate {candidate['index']} in Side by side", runs=param)
+
+
+def optimize_tab(ws, session_id: Optional[str]) -> None:
+    from playground.app import components as ui
+    from playground.optimize.jobs import checked_optimization
+    from playground.store.optimizations import list_optimizations
+
+    st.caption(
+        "Start a search with `playground optimize --dataset D --template T --model SPEC --budget N --seed S "
+        "--detach`; it is listed here, and fills in as it goes (docs/optimize.md)."
+    )
+    searches = list_optimizations(ws, session_id)
+    if not searches:
+        st.caption("No prompt search in this session yet.")
+        return
+    by_id = {row["id"]: row for row in searches}
+    chosen = st.selectbox("Search", list(by_id), key="optimize_search", format_func=lambda i: search_title(by_id[i]))
+    row = checked_optimization(ws, chosen)
+    splits = row.get("splits") or {}
+    st.caption(
+        ui.md_escape(
+            f"{row['status']} · {len(splits.get('train', []))} train, {len(splits.get('validation', []))} validation,"
+            f" {len(splits.get('test', []))} held-out questions (the held-out ones never reach the proposer)"
+        )
+    )
+    _controls(ws, row)
+    candidates = row.get("candidates") or []
+    if not candidates:
+        return
+    start, tried = candidates[0], candidates[1:]
+    st.plotly_chart(search_figure(tried, start.get("validation")), key=f"optimize_chart_{chosen}")
+    st.dataframe(candidate_rows(candidates), hide_index=True, key=f"optimize_candidates_{chosen}")
+    report = row.get("report")
+    if report:
+        winner = report["winner"]
+        st.markdown(ui.md_escape(f"Winner: candidate {winner['index']} ({winner['ref']})"))
+        ui.show_text(verdict_text(report["confirmation"]), css_class="pg-verdict", strong=True)
+    for candidate in tried:
+        _candidate(ws, candidate, start, start.get("instruction") or "")

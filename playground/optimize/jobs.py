@@ -1,0 +1,60 @@
+"""Searches as detached jobs: a worker process owns the search (`python -m playground.optimize.worker DB ID`), so it
+outlives the shell or page that started it; Stop asks it to end after the questions in flight, and a resume
+replays what was finished (see optimizer.execute) and goes on."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Mapping, Optional
+
+from playground.store import optimizations as store
+from playground.store.db import Workspace
+
+
+def log_path(workspace: Workspace, optimization_id: str) -> Path:
+    """Where a detached search's worker writes its progress and notices."""
+    return workspace.path.parent / "logs" / f"optimize-{optimization_id}.log"
+
+
+def spawn(workspace: Workspace, optimization_id: str, spec: str, api_keys: Optional[Mapping[str, str]] = None) -> int:
+    """Start the worker for a stored search in a session of its own (marked running for it); returns its pid."""
+    from playground.runs.jobs import _worker_env
+
+    store.claim_optimization(workspace, optimization_id, None)
+    log = log_path(workspace, optimization_id)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "playground.optimize.worker", str(workspace.path), optimization_id],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=_worker_env(spec, api_keys),
+            start_new_session=True,
+            close_fds=True,
+        )
+    store.claim_optimization(workspace, optimization_id, process.pid, clear_stop=False)
+    return process.pid
+
+
+def checked_optimization(workspace: Workspace, optimization_id: str) -> dict:
+    """One search by id or prefix; a running one whose local worker is gone is stored (and shown) interrupted."""
+    from playground.runs.jobs import _pid_alive
+
+    row = store.get_optimization(workspace, optimization_id)
+    pid = row.get("worker_pid")
+    if row["status"] == "running" and pid and not _pid_alive(int(pid)):
+        store.finish_optimization(workspace, row["id"], "interrupted", row.get("report"))
+        row = store.get_optimization(workspace, row["id"])
+    return row
+
+
+def stop_optimization(workspace: Workspace, optimization_id: str) -> dict:
+    """Ask a search to stop after the questions in flight; one with no live worker is marked stopped now."""
+    row = checked_optimization(workspace, optimization_id)
+    store.request_stop(workspace, row["id"])
+    if row["status"] == "running" and not row.get("worker_pid"):
+        store.finish_optimization(workspace, row["id"], "stopped", row.get("report"))
+    return store.get_optimization(workspace, row["id"])

@@ -1,0 +1,139 @@
+"""`playground optimize` on a planted landscape: the JSON report, the text report, and bad input in one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from playground.cli import main
+from playground.store import open_workspace
+from playground.store.datasets import save_dataset
+from tests.optimize.landscape import PROPERTY, LandscapeServer, code_dataset
+
+
+@pytest.fixture
+def server():
+    running = LandscapeServer("property").start()
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "ws.db"
+    workspace = open_workspace(path)
+    save_dataset(workspace, "codes", code_dataset())
+    workspace.close()
+    return str(path)
+
+
+def _args(db, server, *extra):
+    return ["--db", db, "optimize", "--dataset", "codes", "--model", server.spec("landscape"), "--seed", "3", *extra]
+
+
+@pytest.mark.slow
+def test_json_prints_splits_candidates_winner_figures_gap_verdict_and_cost(db, server, capsys):
+    assert main(_args(db, server, "--budget", "4", "--json")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["splits"] == {"train": 18, "validation": 24, "test": 18}
+    assert len(report["candidates"]) == 4 and PROPERTY in report["winner"]["instruction"]
+    assert report["winner"]["version"] in {c["version"] for c in report["candidates"]}
+    confirmation = report["confirmation"]
+    assert confirmation["validation_gain"] == 1.0 and confirmation["held_out_gain"] == 1.0
+    assert confirmation["gap"] == 0.0 and report["verdict"] == "confirmed"
+    assert report["cost"]["calls"] > 0 and report["cost"]["tokens"] > 0
+
+
+@pytest.mark.slow
+def test_the_text_report_names_the_winner_and_the_verdict(db, server, capsys):
+    assert main(_args(db, server, "--budget", "3", "--split", "20/50/30")) == 0
+    captured = capsys.readouterr()
+    assert "splits 12/30/18" in captured.out and PROPERTY in captured.out
+    assert "confirmed: validation gain +1.000, held-out gain +1.000" in captured.out
+    # 18 held-out questions cannot detect a gain of 0.10 from 0% correct: said before the proposals are paid for
+    assert "power check: the held-out split of 18 questions is too small to conclude" in captured.err
+    assert captured.err.index("power check") < captured.err.index("candidate(s) proposed")
+
+
+@pytest.mark.slow
+def test_no_power_warning_when_the_held_out_split_detects_the_gain_asked_for(db, server, capsys):
+    assert main(_args(db, server, "--budget", "1", "--difference", "0.5")) == 0
+    assert "power check" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("split", ["30/40", "a/b/c", "30/0/70"])
+def test_a_bad_split_is_one_line(db, server, capsys, split):
+    assert main(_args(db, server, "--budget", "2", "--split", split)) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --split") and "\n" not in err
+
+
+@pytest.mark.slow
+def test_a_metric_the_benchmark_does_not_score_is_one_line(db, server, capsys):
+    assert main(_args(db, server, "--budget", "2", "--metric", "bleurt")) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("error: --metric 'bleurt' is not scored on benchmark 'codes' (scored: ") and "em" in err
+    assert len(server.proposer_prompts()) == 0  # refused before any proposal was paid for
+
+
+def _wait_for(condition, what: str, limit_s: float = 120.0):
+    import time
+
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"waited {limit_s:.0f}s for {what}")
+
+
+def _status(db: str, optimization_id: str) -> dict:
+    from playground.store.optimizations import get_optimization
+
+    workspace = open_workspace(db)
+    try:
+        return get_optimization(workspace, optimization_id)
+    finally:
+        workspace.close()
+
+
+@pytest.mark.slow
+def test_a_detached_search_stops_and_resumes_to_the_uninterrupted_choice(db, tmp_path, capsys):
+    slow = LandscapeServer("property", delay_s=0.3).start()
+    try:
+        other = tmp_path / "whole.db"
+        workspace = open_workspace(other)
+        save_dataset(workspace, "codes", code_dataset())
+        workspace.close()
+        assert main(_args(str(other), slow, "--budget", "4", "--json")) == 0
+        whole = json.loads(capsys.readouterr().out)
+        slow.requests.clear()
+
+        assert main(_args(db, slow, "--budget", "4", "--detach", "--json")) == 0
+        optimization_id = json.loads(capsys.readouterr().out)["id"]
+        _wait_for(lambda: len(slow.requests) >= 20, "20 requests")
+        assert main(["--db", db, "optimize", "--stop-search", optimization_id]) == 0
+        stopped = _wait_for(
+            lambda: (lambda r: r if r["status"] != "running" else None)(_status(db, optimization_id)), "a stop"
+        )
+        assert stopped["status"] == "stopped"
+        assert len(slow.requests) < whole["cost"]["calls"]
+        assert main(["--db", db, "optimize", "--resume", optimization_id, "--detach"]) == 0
+        row = _wait_for(
+            lambda: (lambda r: r if r["status"] not in ("running",) else None)(_status(db, optimization_id)),
+            "the resumed search to end",
+        )
+    finally:
+        slow.close()
+    assert row["status"] == "done", row
+    report = row["report"]
+    assert report["winner"]["version"] == whole["winner"]["version"]
+    assert [c["version"] for c in report["candidates"]] == [c["version"] for c in whole["candidates"]]
+    assert report["confirmation"] == {
+        **whole["confirmation"],
+        "start_run": report["confirmation"]["start_run"],
+        "winner_run": report["confirmation"]["winner_run"],
+    }
+    assert report["cost"]["calls"] == whole["cost"]["calls"]
