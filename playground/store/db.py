@@ -243,4 +243,4 @@ def create_first_schema(db: sqlite_utils.Database) -> None:
 
 
 # The migrations after the first schema, in order (their own module, so this one stays small): append there.
-from playground.store import later_migrations  # noqa: E402, F401  (registers them, in order, after the above)
+import playground.store.later_migrations  # noqa: E402, F401  (registers them, in order, after the above)

@@ -22,6 +22,7 @@ from playground.store import db as store_db
 from playground.store import schema
 from playground.store.db import MIGRATIONS, USER_VERSION_NAMES, applied_migrations, open_workspace
 from playground.store.sessions import delete_session
+from playground.store.table_types import ForeignKey, Table
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "workspaces"
 V3, V7 = FIXTURES / "v3.db", FIXTURES / "v7.db"
@@ -249,9 +250,7 @@ def test_appending_a_migration_is_one_function(tmp_path, monkeypatch):
     monkeypatch.setitem(
         schema.TABLES,
         "notes",
-        schema.Table(
-            "notes", {"id": "TEXT", "run_id": "TEXT"}, pk="id", foreign_keys=(schema.ForeignKey("run_id", "runs"),)
-        ),
+        Table("notes", {"id": "TEXT", "run_id": "TEXT"}, pk="id", foreign_keys=(ForeignKey("run_id", "runs"),)),
     )
 
     def add_heartbeat_and_notes(db):
@@ -306,7 +305,7 @@ def test_a_numbered_workspace_from_a_newer_playground_is_refused(tmp_path):
 def test_only_the_schema_and_its_migrations_create_tables():
     root = Path(playground.__file__).resolve().parent
     creating = re.compile(r"CREATE TABLE|\]\.create\(|\.create_table\(|create_index\(")
-    allowed = {root / "store" / "db.py", root / "store" / "schema.py"}
+    allowed = {root / "store" / name for name in ("db.py", "later_migrations.py", "schema.py")}
     offenders = [
         str(path.relative_to(root))
         for path in root.rglob("*.py")

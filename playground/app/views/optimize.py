@@ -9,6 +9,8 @@ from typing import Mapping, Optional, Sequence
 
 import streamlit as st
 
+from playground.optimize.confirm import verdict_line
+
 RESUMABLE = ("stopped", "interrupted", "failed")
 
 
@@ -66,12 +68,6 @@ def search_figure(candidates: Sequence[Mapping], start_score: Optional[float]):
         figure.add_hline(y=start_score, line_dash="dot", annotation_text="start (validation)")
     figure.update_layout(xaxis_title="candidate, in the order tried", yaxis_title="validation score", height=320)
     return figure
-
-
-def verdict_text(confirmation: Mapping) -> str:
-    from playground.optimize.confirm import verdict_line
-
-    return verdict_line(confirmation)
 
 
 def _controls(ws, row: Mapping) -> None:
@@ -139,6 +135,6 @@ def optimize_tab(ws, session_id: Optional[str]) -> None:
     if report:
         winner = report["winner"]
         st.markdown(ui.md_escape(f"Winner: candidate {winner['index']} ({winner['ref']})"))
-        ui.show_text(verdict_text(report["confirmation"]), css_class="pg-verdict", strong=True)
+        ui.show_text(verdict_line(report["confirmation"]), css_class="pg-verdict", strong=True)
     for candidate in tried:
         _candidate(ws, candidate, start, start.get("instruction") or "")

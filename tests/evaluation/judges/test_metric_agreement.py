@@ -119,7 +119,7 @@ def test_a_rating_of_a_metric_is_checked(judge_workspace):
         rate_metric(ws, run_id, "q1", "faithfulness", 4)
     with pytest.raises(PlaygroundError, match="reads as a judge"):
         rate_metric(ws, run_id, "q1", "faithfulness", 1, rater="judge-bot")
-    with pytest.raises(PlaygroundError, match="pointwise"):
+    with pytest.raises(PlaygroundError, match="names its metric"):
         add_rating(ws, run_id, "q1", "pairwise", 1.0, other_run_id=run_id, metric="faithfulness")
     rate_metric(ws, run_id, "q1", "faithfulness", 0.5, note="one claim made up")
     (stored,) = list_ratings(ws, run_id=run_id, metric="faithfulness")
