@@ -32,7 +32,7 @@ def page(benchmark: str | None = None) -> AppTest:
 def test_a_chunk_size_sweep_from_the_page_is_stored_and_charted_with_intervals(guide_app):
     at = page(QUESTIONS).run()
     assert not at.exception, at.exception
-    assert [tab.label for tab in at.tabs] == ["Sweep", "Chunking", "Judges"]
+    assert [tab.label for tab in at.tabs] == ["Sweep", "Chunking", "Judges", "Optimise"]
     at.selectbox(key="chunking_parameter").set_value("chunk_size").run()
     at.text_input(key="chunking_values_chunk_size").set_value("16,32,64")
     at.button(key="chunking_run").click().run()

@@ -152,8 +152,16 @@ def base(tmp_path_factory):
         "sample": "1",
         "template": "direct-short-answer",
         "program": "direct",
+        "metric": "faithfulness",
+        "value": "0.5",
     }
-    files = {("session", "import"): {"file": str(session_file)}, ("score",): {"file": str(predictions)}}
+    ratings = folder / "ratings.jsonl"
+    ratings.write_text(json.dumps({"question_id": "q1", "value": 0.5}) + "\n")
+    files = {
+        ("session", "import"): {"file": str(session_file)},
+        ("score",): {"file": str(predictions)},
+        ("rate", "import"): {"file": str(ratings)},
+    }
     yield {"db": db, "fillers": fillers, "files": files}
     server.close()
     for key, value in saved.items():
