@@ -18,6 +18,7 @@ import msgspec
 from playground import PlaygroundError
 from playground.store.db import Workspace, now
 from playground.store.integrity import ensure_undamaged
+from playground.store.reviews import relink_imported_reviews
 from playground.store.session_format import ImportLimits, SessionFormatError, record_to_row
 from playground.store.session_import_benchmarks import import_benchmark
 from playground.store.session_import_sections import (
@@ -36,7 +37,7 @@ from playground.store.session_records import (
 )
 from playground.store.session_schema import load_file
 from playground.store.session_sections import given, records_of
-from playground.store.session_values import plain
+from playground.store.session_values import plain, value_of
 
 
 def _rewrite(value: Any, mapping: dict) -> Any:
@@ -100,7 +101,19 @@ def import_session(
                 db["templates"].insert(
                     record_to_row("templates", plain(template), table_columns(workspace, "templates"))
                 )
-        benchmark_names = {b.name: import_benchmark(workspace, b, origin) for b in file.benchmarks}
+        benchmark_names, created = {}, set()
+        for benchmark in file.benchmarks:
+            benchmark_names[benchmark.name], made = import_benchmark(workspace, benchmark, origin)
+            if made:
+                created.add(benchmark_names[benchmark.name])
+        relink_imported_reviews(
+            workspace,
+            ((b.name, value_of(b.metadata)) for b in file.benchmarks),
+            benchmark_names,
+            created,
+            source.id,
+            session_id,
+        )
         run_columns = table_columns(workspace, "runs")
         for run in map(plain, file.runs):
             record = dict(
