@@ -1,6 +1,6 @@
 """Session import: validate the whole file, verify its content ids, then write it in one transaction under new ids.
 
-Runs, retrieval runs, spans, ratings, judgments and judge spans get new ids; prompt versions, judge versions and
+Runs, retrieval runs, spans, ratings, judgments and judge spans get new ids (rating samples follow their runs); prompt versions, judge versions and
 demonstration sets keep their content-addressed ids (reused when identical, refused when the id is stored with other
 content, and refused when the id is not the hash of the record's content). Nothing already stored is overwritten,
 and a refused file leaves the workspace as it was. A judge's stored evaluation steps win over the file's, as when
@@ -24,6 +24,7 @@ from playground.store.session_import_benchmarks import import_benchmark
 from playground.store.session_import_sections import (
     import_demonstration_sets,
     import_judgments,
+    import_rating_samples,
     import_retrieval_runs,
     table_columns,
 )
@@ -179,4 +180,5 @@ def import_session(
         import_retrieval_runs(workspace, file, retrieval_map, session_id, benchmark_names)
         import_judgments(workspace, file, run_map)
         import_demonstration_sets(workspace, file, run_map, session_id, source.id)
+        import_rating_samples(workspace, file, run_map)
     return session_id

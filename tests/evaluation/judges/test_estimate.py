@@ -13,22 +13,24 @@ from playground import PlaygroundError
 from playground.evaluation.judges.estimate import estimate_run, split_sample
 from playground.evaluation.judges.rated import draw_sample
 from playground.evaluation.ppi import clt_mean, ppi_mean
+from playground.store.content_ids import judge_version_id
 from playground.store.judgments import save_judge, save_judgment
 from playground.store.rating_samples import get_sample
 from playground.store.ratings import add_rating
 from tests.evaluation.judges.conftest import make_run
 
+JUDGE = judge_version_id("pointwise", "scripted:judge", "f", {}, {})  # a content id: the run exports
 SCORES = {"q1": 1.0, "q2": 0.75, "q3": 0.5, "q4": 0.25, "q5": None, "q6": 1.0}  # q5: the judge failed
 
 
 def pointwise_run(workspace) -> str:
     run_id = make_run(workspace, {qid: f"answer {qid}" for qid in SCORES})
-    save_judge(workspace, "judge-1", "pointwise", "scripted:judge", "f", {}, {}, {})
+    save_judge(workspace, JUDGE, "pointwise", "scripted:judge", "f", {}, {}, {})
     for qid, score in SCORES.items():
         save_judgment(
             workspace,
             {
-                "judge_id": "judge-1",
+                "judge_id": JUDGE,
                 "kind": "pointwise",
                 "run_id": run_id,
                 "question_id": qid,
