@@ -20,12 +20,18 @@ def register(subparsers, common) -> None:
         help="draw the questions to rate: a uniform random sample of the run's judged questions",
         description="Prints the question ids to rate, drawn uniformly at random from the questions the judge scored "
         "(the same seed draws the same sample; a larger --n extends it). Stored: `judge estimate` uses only ratings "
-        "of these questions.",
+        "of these questions. Once people have rated, a new seed is refused unless --replace is given.",
     )
     sample.add_argument("run", metavar="RUN")
     sample.add_argument("--n", type=bounds.QUESTIONS.flag("--n"), required=True, help="how many questions to rate")
     sample.add_argument("--seed", type=bounds.SEED.flag("--seed"), default=0, help="the draw's seed (default 0)")
     sample.add_argument("--judge", default=None, metavar="METRIC", help="the judge metric (default: the one judged)")
+    sample.add_argument(
+        "--replace",
+        action="store_true",
+        help="redraw with a new seed although people have rated the stored sample (their ratings outside it are "
+        "then excluded)",
+    )
     sample.set_defaults(handler=sample_command)
     imported = commands.add_parser(
         "import",
@@ -45,12 +51,15 @@ def sample_command(args) -> int:
     from playground.evaluation.judges.rated import draw_sample
 
     with workspace_for(args, create=False) as workspace:
-        drawn = draw_sample(workspace, args.run, args.n, args.seed, args.judge)
+        drawn = draw_sample(workspace, args.run, args.n, args.seed, args.judge, replace=args.replace)
     if getattr(args, "json", False):
         emit(args, {"question_ids": drawn["question_ids"], **{k: v for k, v in drawn.items() if k != "question_ids"}})
         return 0
     if drawn["replaced_seed"] is not None:
-        say(f"warning: replaced the sample drawn with seed {drawn['replaced_seed']}; ratings outside it are excluded")
+        say(
+            f"warning: replaced the sample drawn with seed {drawn['replaced_seed']}; "
+            f"{drawn['rated_outside']} rated question(s) fall outside it and are excluded"
+        )
     emit(args, drawn, "\n".join(one_line(qid) for qid in drawn["question_ids"]))
     return 0
 

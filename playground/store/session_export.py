@@ -3,7 +3,8 @@
 Since format version 2 an export also carries the LLM judgments about the session's runs (with their judge versions,
 the judges' evaluation steps and the judge spans) and the demonstration sets its runs reference or were bootstrapped
 from. Since version 3 it carries a digest of its records; since version 4 the session's retrieval runs with each
-question's ranking (and the questions and ranked passages they name). Secrets are removed (playground.redaction)
+question's ranking (and the questions and ranked passages they name); since version 6 the rating samples drawn in its
+runs (`rate sample`), so a prediction-powered estimate reads the same where it is imported. Secrets are removed (playground.redaction)
 before the digest is taken.
 """
 
@@ -250,6 +251,13 @@ def _judgment_records(workspace: Workspace, run_ids: list[str]) -> dict[str, lis
     }
 
 
+def _rating_samples(workspace: Workspace, run_ids: list[str]) -> list[dict]:
+    if not _has_tables(workspace, "rating_samples"):
+        return []
+    sql = "SELECT * FROM rating_samples WHERE run_id IN ({marks}) ORDER BY run_id, metric"
+    return _in_chunks(workspace, "rating_samples", sql, run_ids)
+
+
 def _demonstration_refs(runs: list[dict]) -> set[str]:
     refs = set()
     for run in runs:
@@ -366,5 +374,6 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
         **judged,
         "demonstration_sets": _demonstration_set_records(workspace, runs),
         **retrieval,
+        "rating_samples": _rating_samples(workspace, run_ids),
     }
     return with_digest(redact_value(payload))

@@ -1,6 +1,6 @@
 """Session import: validate the whole file, verify its content ids, then write it in one transaction under new ids.
 
-Runs, retrieval runs, spans, ratings, judgments and judge spans get new ids; prompt versions, judge versions and
+Runs, retrieval runs, spans, ratings, judgments and judge spans get new ids (rating samples follow their runs); prompt versions, judge versions and
 demonstration sets keep their content-addressed ids (reused when identical, refused when the id is stored with other
 content, and refused when the id is not the hash of the record's content). Nothing already stored is overwritten,
 and a refused file leaves the workspace as it was. A judge's stored evaluation steps win over the file's, as when
@@ -18,11 +18,13 @@ import msgspec
 from playground import PlaygroundError
 from playground.store.db import Workspace, now
 from playground.store.integrity import ensure_undamaged
+from playground.store.reviews import relink_imported_reviews
 from playground.store.session_format import ImportLimits, SessionFormatError, record_to_row
 from playground.store.session_import_benchmarks import import_benchmark
 from playground.store.session_import_sections import (
     import_demonstration_sets,
     import_judgments,
+    import_rating_samples,
     import_retrieval_runs,
     table_columns,
 )
@@ -36,7 +38,7 @@ from playground.store.session_records import (
 )
 from playground.store.session_schema import load_file
 from playground.store.session_sections import given, records_of
-from playground.store.session_values import plain
+from playground.store.session_values import plain, value_of
 
 
 def _rewrite(value: Any, mapping: dict) -> Any:
@@ -100,7 +102,19 @@ def import_session(
                 db["templates"].insert(
                     record_to_row("templates", plain(template), table_columns(workspace, "templates"))
                 )
-        benchmark_names = {b.name: import_benchmark(workspace, b, origin) for b in file.benchmarks}
+        benchmark_names, created = {}, set()
+        for benchmark in file.benchmarks:
+            benchmark_names[benchmark.name], made = import_benchmark(workspace, benchmark, origin)
+            if made:
+                created.add(benchmark_names[benchmark.name])
+        relink_imported_reviews(
+            workspace,
+            ((b.name, value_of(b.metadata)) for b in file.benchmarks),
+            benchmark_names,
+            created,
+            source.id,
+            session_id,
+        )
         run_columns = table_columns(workspace, "runs")
         for run in map(plain, file.runs):
             record = dict(
@@ -166,4 +180,5 @@ def import_session(
         import_retrieval_runs(workspace, file, retrieval_map, session_id, benchmark_names)
         import_judgments(workspace, file, run_map)
         import_demonstration_sets(workspace, file, run_map, session_id, source.id)
+        import_rating_samples(workspace, file, run_map)
     return session_id

@@ -51,10 +51,11 @@ def _free_dataset_name(workspace: Workspace, wanted: str) -> str:
         n += 1
 
 
-def import_benchmark(workspace: Workspace, benchmark: Benchmark, origin: dict) -> str:
-    """Reuse an identical benchmark or create one (under a free name); returns the name runs should use."""
+def import_benchmark(workspace: Workspace, benchmark: Benchmark, origin: dict) -> tuple[str, bool]:
+    """Reuse an identical benchmark or create one (under a free name); returns the name runs should use and whether
+    it was created."""
     if _same_benchmark(workspace, benchmark.name, benchmark):
-        return benchmark.name
+        return benchmark.name, False
     name = _free_dataset_name(workspace, benchmark.name)
     db = workspace.db
     stamp = now()
@@ -115,4 +116,4 @@ def import_benchmark(workspace: Workspace, benchmark: Benchmark, origin: dict) -
         ),
         batch_size=2000,
     )
-    return name
+    return name, True

@@ -1,7 +1,8 @@
 """The sections a session file has from format versions 2 and 4 on import: retrieval runs and their rankings under
 new ids; judge versions reused or added (a conflicting one refused), judgments and judge spans under new ids;
 demonstration sets under their content ids (a taken version number gets the next one, and runs follow it). The
-records are typed (session_types) and become rows one at a time."""
+records are typed (session_types) and become rows one at a time. From version 6 the runs' rating samples follow their
+runs."""
 
 from __future__ import annotations
 
@@ -172,3 +173,19 @@ def import_demonstration_sets(
             db.execute(
                 "UPDATE runs SET config = ? WHERE id = ?", [record_to_row("runs", run, ["config"])["config"], run["id"]]
             )
+
+
+def import_rating_samples(workspace: Workspace, file: SessionFileV1, run_map: dict) -> None:
+    """Each rating sample under its run's new id (a run's samples are new with it: nothing to overwrite)."""
+    columns = table_columns(workspace, "rating_samples")
+    workspace.db["rating_samples"].insert_all(
+        (
+            record_to_row(
+                "rating_samples",
+                dict(s, run_id=run_map[s["run_id"]], n=len(s["question_ids"])),
+                columns,
+            )
+            for s in map(plain, records_of(file, "rating_samples"))
+        ),
+        batch_size=1000,
+    )

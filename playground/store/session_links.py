@@ -48,6 +48,11 @@ def check_links(file: SessionFileV1) -> None:
     _check_judgments(file, run_ids)
     _check_demonstration_sets(file, run_ids)
     _check_retrieval_runs(file, session.id, benchmark_names)
+    samples = records_of(file, "rating_samples")
+    _unique(samples, "rating_samples", lambda s: (s.run_id, s.metric))
+    for i, sample in enumerate(samples):
+        _reference(f"rating_samples[{i}].run_id", sample.run_id, run_ids, "run")
+        _unique(sample.question_ids, f"rating_samples[{i}].question_ids", lambda qid: qid)
 
 
 def _unique(records: list, section: str, key: Callable[[Any], Any]) -> dict:

@@ -43,6 +43,8 @@ Strings = Annotated[list[Text], msgspec.Meta(description="a list of strings")]
 Numbers = Annotated[list[float], msgspec.Meta(description="a list of numbers")]
 Ranks = Annotated[dict[Id, Optional[Rank]], msgspec.Meta(description="an object of ranks")]
 Metrics = Annotated[dict[Id, float], msgspec.Meta(description="an object of numbers")]
+MAX_SAMPLE_QUESTIONS = 1_000_000  # question ids one rating sample may hold (ImportLimits.max_questions)
+SampleIds = Annotated[list[Id], msgspec.Meta(max_length=MAX_SAMPLE_QUESTIONS, description="a list of ids")]
 # A column the file may leave out (an older export) or hold as null.
 OptInt = Union[Int, None, UnsetType]
 OptFloat = Union[float, None, UnsetType]
@@ -193,6 +195,18 @@ class Rating(Record, kw_only=True):
     session_id: OptId = UNSET
     created_at: OptShort = UNSET
     metric: OptShort = UNSET
+
+
+class RatingSample(Record, kw_only=True):
+    """The questions drawn for people to rate in a run for one judge metric (`rate sample`): the estimate uses only
+    ratings of these. A seed is a non-negative integer, as `--seed` takes; `n` is the number of ids."""
+
+    run_id: Id
+    metric: Short
+    seed: Annotated[int, msgspec.Meta(ge=0, le=INT64_MAX)]
+    n: OptInt = UNSET
+    question_ids: SampleIds
+    created_at: OptShort = UNSET
 
 
 class Choice(Record, kw_only=True):

@@ -59,3 +59,39 @@ def test_another_sessions_export_leaves_the_review_out(workspace):
     other = new_session(workspace, "elsewhere")
     payload = export_session(workspace, other["id"])
     assert payload["benchmarks"] == []
+
+
+def _names(payload: dict) -> set[str]:
+    return {b["name"] for b in payload["benchmarks"]}
+
+
+def test_an_imported_session_exports_its_review_sets_again(workspace, tmp_path):
+    """Export, import into a workspace whose names are taken by other sets, export the imported session again: the
+    reviewed set and its generated one go with it, their review naming them as imported."""
+    session = _reviewed(workspace)
+    payload = json.loads(json.dumps(export_session(workspace, session)))
+    other = open_workspace(tmp_path / "other" / "playground.db")
+    try:
+        add_generated(other, name="guide-qs")  # the same name, other content: the import takes free names
+        other.db.execute("UPDATE questions SET text = 'Changed?' WHERE benchmark = 'guide-qs' AND id = 'gen-0001'")
+        imported = import_session(other, payload)
+        again = json.loads(json.dumps(export_session(other, imported)))
+        assert _names(again) == {"guide-qs (imported)", "guide-qs.reviewed-1"}
+        review = {b["name"]: b for b in again["benchmarks"]}["guide-qs.reviewed-1"]["metadata"]["review"]
+        assert review["of"] == review["generated"] == "guide-qs (imported)" and review["session_id"] == imported
+        third = open_workspace(tmp_path / "third" / "playground.db")
+        try:
+            import_session(third, again)
+            assert [q.id for q in load_questions(third, "guide-qs.reviewed-1")] == ["gen-0001", "gen-0002", "gen-0004"]
+        finally:
+            third.close()
+    finally:
+        other.close()
+
+
+def test_a_session_imported_beside_its_review_sets_exports_them(workspace):
+    """Imported into the workspace it came from, the review sets are reused as stored (still the first session's):
+    the imported session's export carries them all the same."""
+    session = _reviewed(workspace)
+    imported = import_session(workspace, json.loads(json.dumps(export_session(workspace, session))))
+    assert _names(export_session(workspace, imported)) == {"guide-qs", "guide-qs.reviewed-1"}

@@ -20,10 +20,10 @@ def _draw(ws, run_id: str, metric: str, n_judged: int) -> None:
     left, middle, right = st.columns([1, 1, 1])
     n = left.number_input("Questions to rate", 1, max(n_judged, 1), min(30, max(n_judged, 1)), key="ppi_n")
     seed = middle.number_input("Seed", 0, 2**31 - 1, 0, key="ppi_seed")
-    right.write("")
+    replace = right.checkbox("Replace a rated sample", key="ppi_replace", help="a new seed once people have rated")
     if right.button("Draw sample", key="ppi_draw"):
         with ui.errors_as_messages("Rating sample"):
-            draw_sample(ws, run_id, int(n), int(seed), metric)
+            draw_sample(ws, run_id, int(n), int(seed), metric, replace=replace)
             st.rerun()
 
 

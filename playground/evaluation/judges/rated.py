@@ -94,10 +94,12 @@ def people_ratings(workspace, run_id: str, metric: str) -> dict[str, float]:
     return {qid: sum(v) / len(v) for qid, v in sums.items()}
 
 
-def draw_sample(workspace, run_id: str, n: int, seed: int, metric: Optional[str] = None) -> dict:
+def draw_sample(workspace, run_id: str, n: int, seed: int, metric: Optional[str] = None, replace: bool = False) -> dict:
     """Draw (and store) a uniform random sample of `n` of the run's judged questions for people to rate: the first
     n of the judged question ids (sorted) shuffled by `seed`, so the same seed draws the same sample and a larger n
-    extends it. Returns {"run_id", "metric", "seed", "question_ids", "n_judged", "replaced_seed"}."""
+    extends it. A new seed once people have rated is refused unless `replace` (redrawing until a sample pleases
+    would bias the estimate). Returns {"run_id", "metric", "seed", "question_ids", "n_judged", "replaced_seed",
+    "rated_outside"}."""
     from playground.store.rating_samples import get_sample, save_sample
     from playground.store.runs import resolve_run_id
 
@@ -109,6 +111,14 @@ def draw_sample(workspace, run_id: str, n: int, seed: int, metric: Optional[str]
     order = list(judged)
     random.Random(seed).shuffle(order)
     previous = get_sample(workspace, full, metric)
+    replaced_seed = previous["seed"] if previous and previous["seed"] != seed else None
+    rated = set(people_ratings(workspace, full, metric))
+    outside = len(rated - set(order[:n]))
+    if replaced_seed is not None and rated and not replace:
+        raise PlaygroundError(
+            f"run {full} already has a {metric} rating sample drawn with seed {replaced_seed} and {len(rated)} rated "
+            f"question(s); seed {seed} would leave {outside} of them outside the sample: give --replace to redraw"
+        )
     sample = save_sample(workspace, full, metric, seed, order[:n])
     return {
         "run_id": full,
@@ -116,7 +126,8 @@ def draw_sample(workspace, run_id: str, n: int, seed: int, metric: Optional[str]
         "seed": seed,
         "question_ids": sample["question_ids"],
         "n_judged": len(judged),
-        "replaced_seed": previous["seed"] if previous and previous["seed"] != seed else None,
+        "replaced_seed": replaced_seed,
+        "rated_outside": outside,
     }
 
 

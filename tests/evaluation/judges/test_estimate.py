@@ -4,27 +4,33 @@ ratings outside the drawn sample are excluded; the same seed draws the same samp
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+import playground.cli as cli
 from playground import PlaygroundError
 from playground.evaluation.judges.estimate import estimate_run, split_sample
 from playground.evaluation.judges.rated import draw_sample
 from playground.evaluation.ppi import clt_mean, ppi_mean
+from playground.store.content_ids import judge_version_id
 from playground.store.judgments import save_judge, save_judgment
+from playground.store.rating_samples import get_sample
 from playground.store.ratings import add_rating
 from tests.evaluation.judges.conftest import make_run
 
+JUDGE = judge_version_id("pointwise", "scripted:judge", "f", {}, {})  # a content id: the run exports
 SCORES = {"q1": 1.0, "q2": 0.75, "q3": 0.5, "q4": 0.25, "q5": None, "q6": 1.0}  # q5: the judge failed
 
 
 def pointwise_run(workspace) -> str:
     run_id = make_run(workspace, {qid: f"answer {qid}" for qid in SCORES})
-    save_judge(workspace, "judge-1", "pointwise", "scripted:judge", "f", {}, {}, {})
+    save_judge(workspace, JUDGE, "pointwise", "scripted:judge", "f", {}, {}, {})
     for qid, score in SCORES.items():
         save_judgment(
             workspace,
             {
-                "judge_id": "judge-1",
+                "judge_id": JUDGE,
                 "kind": "pointwise",
                 "run_id": run_id,
                 "question_id": qid,
@@ -67,6 +73,36 @@ def test_the_same_seed_draws_the_same_sample_and_a_larger_n_extends_it(judge_wor
     assert other["replaced_seed"] == 9
     with pytest.raises(PlaygroundError, match="more than the 5 question"):
         draw_sample(judge_workspace, run_id, 6, seed=9)
+
+
+def _drawn(seed: int, n: int) -> list[str]:
+    """The sample draw_sample draws of the judged questions with this seed."""
+    order = sorted(q for q, score in SCORES.items() if score is not None)
+    random.Random(seed).shuffle(order)
+    return order[:n]
+
+
+def test_a_new_seed_once_people_rated_is_refused_unless_replace(judge_workspace, capsys):
+    run_id = pointwise_run(judge_workspace)
+    first = draw_sample(judge_workspace, run_id, 3, seed=9)["question_ids"]
+    for qid in first:
+        add_rating(judge_workspace, run_id, qid, "pointwise", 4)
+    order = draw_sample(judge_workspace, run_id, 3, seed=9)  # the same seed: allowed, nothing changes
+    assert order["question_ids"] == first and order["replaced_seed"] is None
+    seed, other = next((seed, drawn) for seed in range(10, 100) if set(first) - set(drawn := _drawn(seed, 3)))
+    outside = len(set(first) - set(other))
+    with pytest.raises(PlaygroundError, match=rf"seed 9 and 3 rated question\(s\); seed {seed} would leave {outside} "):
+        draw_sample(judge_workspace, run_id, 3, seed=seed)
+    assert get_sample(judge_workspace, run_id, "pointwise")["question_ids"] == first  # kept
+    code = cli.main(["rate", "sample", run_id, "--n", "3", "--seed", str(seed), "--db", str(judge_workspace.path)])
+    err = capsys.readouterr().err
+    assert code != 0 and "give --replace to redraw" in err and len(err.strip().splitlines()) == 1
+    code = cli.main(
+        ["rate", "sample", run_id, "--n", "3", "--seed", str(seed), "--replace", "--db", str(judge_workspace.path)]
+    )
+    captured = capsys.readouterr()
+    assert code == 0 and f"{outside} rated question(s) fall outside it" in captured.err
+    assert get_sample(judge_workspace, run_id, "pointwise")["question_ids"] == other
 
 
 def test_split_sample_counts_what_is_left_out():
