@@ -7,6 +7,8 @@ from typing import Optional
 
 from playground.models.base import Completion, GenerationParams, Message
 from playground.models.chat_http import BadResponse, ChatHTTPClient, check_completion
+from playground.models.errors import ModelError
+from playground.models.json_mode import JSON_MODE_HINT, openai_response_format, refused_json_mode
 from playground.models.remote import (
     DEFAULT_REMOTE_CONTEXT,
     estimate_prompt_tokens,
@@ -123,6 +125,7 @@ class ChatCompletionsModel:
             "stop": list(params.stop) or None,
             "seed": seed,
             "n": n if n > 1 else None,
+            "response_format": openai_response_format(params),
         }
 
         def call() -> dict:
@@ -132,7 +135,12 @@ class ChatCompletionsModel:
             check_completion(data)
             return data
 
-        return call_with_retry(call, classify_hub_error, self.retry, what=self.spec, gate=self.gate)
+        try:
+            return call_with_retry(call, classify_hub_error, self.retry, what=self.spec, gate=self.gate)
+        except ModelError as error:
+            if refused_json_mode(params, error.status):
+                raise ModelError(f"{error} ({JSON_MODE_HINT})", retryable=error.retryable, status=error.status) from None
+            raise
 
     def generate(self, messages: list[Message], params: GenerationParams) -> Completion:
         """Asks for n samples at once; servers that return fewer (llama.cpp ignores n) get one call per missing sample."""
