@@ -10,7 +10,8 @@ in the server's memory: trickle (the headers, then one byte of the answer every 
 `trickle_for_s`), slowheaders (the same, a byte of the headers at a time), huge (a valid answer of `huge_bytes`,
 streamed a megabyte at a time) and gzipbomb (about 1 MB of gzip that inflates to 1 GiB). gzip and deflate send
 the usual answer compressed. nojson refuses a request carrying `response_format` (JSON mode) with a 400, as a
-server without JSON mode does.
+server without JSON mode does; jsonobject refuses `{"type": "json_schema"}` with a 422 but takes `json_object`
+(with a schema), as llama-cpp-python's server does.
 
 `python -m tests.openai_server --port PORT` serves until it is stopped (GET /health answers 200), so a test can
 count its own threads and sockets apart from the server's.
@@ -54,6 +55,7 @@ MODES = (
     "gzip",
     "deflate",
     "nojson",
+    "jsonobject",
 )
 MB = 1024 * 1024
 
@@ -197,6 +199,10 @@ class OpenAIServer:
                     headers={"Retry-After": f"{self.retry_after:g}"},
                 )
                 return
+        if mode == "jsonobject" and (body.get("response_format") or {}).get("type") == "json_schema":
+            refusal = {"detail": [{"type": "literal_error", "loc": ["body", "response_format", "type"]}]}
+            self._send(handler, 422, json.dumps(refusal).encode())
+            return
         if mode == "nojson" and body.get("response_format"):
             refusal = {"error": {"message": "response_format is not supported by this server", "code": 400}}
             self._send(handler, 400, json.dumps(refusal).encode())

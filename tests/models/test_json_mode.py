@@ -76,7 +76,18 @@ def test_a_server_refusing_json_mode_is_an_error_naming_it(server):
     message = str(caught.value)
     assert "HTTP 400" in message and "response_format is not supported by this server" in message
     assert "asked for JSON output (response_format)" in message and caught.value.status == 400
-    assert len(server.requests) == 2  # refused once, not retried
+    assert len(server.requests) == 3  # refused as json_schema, then as llama.cpp's json_object form; not retried
+    assert not model.schema_in_json_object
+
+
+def test_a_server_reading_only_json_object_gets_the_schema_in_that_form(server):
+    model = load_model(server.spec("jsonobject"), retry=FAST)
+    for _ in range(2):
+        assert model.generate(MESSAGES, GenerationParams(max_tokens=8).as_json(SCHEMA)).text == "Paris"
+    sent = [request["response_format"] for request in server.requests]
+    llama_form = {"type": "json_object", "schema": SCHEMA}
+    assert sent == [{"type": "json_schema", "json_schema": {"name": "reply", "schema": SCHEMA}}, llama_form, llama_form]
+    assert "refused type json_schema" in model.info["json_mode"]
 
 
 def test_cohere_gets_its_response_format(cohere_stub):

@@ -25,7 +25,11 @@ PASSAGES = [
 @pytest.mark.slow
 def test_a_judge_prompt_gets_a_verdict_the_judge_can_read(smollm2):
     template = load_template("judge-claim")
-    variables = {"question": "Where is Paris?", "claim": "The Seine flows through Paris.", "passages": numbered(PASSAGES)}
+    variables = {
+        "question": "Where is Paris?",
+        "claim": "The Seine flows through Paris.",
+        "passages": numbered(PASSAGES),
+    }
     messages = render_messages(template, variables)
     params = reply_params(GenerationParams(max_tokens=128), "claim", template, variables)
     assert params.response_format == "json" and params.json_schema
