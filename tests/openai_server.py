@@ -9,7 +9,9 @@ Some modes are hostile the way a broken gateway or a hostile endpoint can be, ea
 in the server's memory: trickle (the headers, then one byte of the answer every `trickle_every_s`, for at most
 `trickle_for_s`), slowheaders (the same, a byte of the headers at a time), huge (a valid answer of `huge_bytes`,
 streamed a megabyte at a time) and gzipbomb (about 1 MB of gzip that inflates to 1 GiB). gzip and deflate send
-the usual answer compressed.
+the usual answer compressed. nojson refuses a request carrying `response_format` (JSON mode) with a 400, as a
+server without JSON mode does; jsonobject refuses `{"type": "json_schema"}` with a 422 but takes `json_object`
+(with a schema), as llama-cpp-python's server does.
 
 `python -m tests.openai_server --port PORT` serves until it is stopped (GET /health answers 200), so a test can
 count its own threads and sockets apart from the server's.
@@ -52,6 +54,8 @@ MODES = (
     "gzipbomb",
     "gzip",
     "deflate",
+    "nojson",
+    "jsonobject",
 )
 MB = 1024 * 1024
 
@@ -153,7 +157,9 @@ class OpenAIServer:
     def handle(self, handler: BaseHTTPRequestHandler, body: dict) -> None:
         prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
         with self._lock:
-            self.requests.append({"model": body.get("model"), "prompt": prompt})
+            self.requests.append(
+                {"model": body.get("model"), "prompt": prompt, "response_format": body.get("response_format")}
+            )
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
@@ -193,6 +199,14 @@ class OpenAIServer:
                     headers={"Retry-After": f"{self.retry_after:g}"},
                 )
                 return
+        if mode == "jsonobject" and (body.get("response_format") or {}).get("type") == "json_schema":
+            refusal = {"detail": [{"type": "literal_error", "loc": ["body", "response_format", "type"]}]}
+            self._send(handler, 422, json.dumps(refusal).encode())
+            return
+        if mode == "nojson" and body.get("response_format"):
+            refusal = {"error": {"message": "response_format is not supported by this server", "code": 400}}
+            self._send(handler, 400, json.dumps(refusal).encode())
+            return
         if mode == "empty":
             completion["choices"] = []
         elif mode == "null":

@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, fields
-from typing import Optional, Protocol, runtime_checkable
+from typing import Any, Optional, Protocol, runtime_checkable
 
 from playground import PlaygroundError
 
 Message = dict  # {"role": "system"|"user"|"assistant", "content": str}
+RESPONSE_FORMATS = ("text", "json")
+MAX_JSON_SCHEMA_CHARS = 8_000  # a reply schema is a few fields; a larger one is refused, never sent or stored
+# Left out of to_dict() at their defaults, so a text request keeps the cache key and judge id it had before them.
+_OMITTED_AT_DEFAULT = {"response_format": "text", "json_schema": None}
+
+
+def canonical_schema(schema: Any) -> Optional[str]:
+    """A JSON schema (dict or JSON text) as compact JSON text, its property order kept (the reply is written in that
+    order); None stays None. Refused in one line when it is not a JSON object or is over MAX_JSON_SCHEMA_CHARS."""
+    if schema is None:
+        return None
+    if isinstance(schema, str):
+        try:
+            schema = json.loads(schema)
+        except ValueError as error:
+            raise PlaygroundError(f"json_schema is not valid JSON: {error}") from None
+    if not isinstance(schema, dict):
+        raise PlaygroundError(f"json_schema must be a JSON object (a schema), not {type(schema).__name__}")
+    text = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    if len(text) > MAX_JSON_SCHEMA_CHARS:
+        raise PlaygroundError(f"json_schema is {len(text):,} characters; at most {MAX_JSON_SCHEMA_CHARS:,} are allowed")
+    return text
 
 
 @dataclass(frozen=True)
@@ -18,6 +41,10 @@ class GenerationParams:
     stop: tuple[str, ...] = ()
     seed: Optional[int] = 0
     n: int = 1
+    # "json": the reply must be one JSON object (JSON mode, constrained decoding where the provider has it), shaped
+    # by json_schema when one is given (canonical JSON text; giving one implies "json").
+    response_format: str = "text"
+    json_schema: Optional[str] = None
 
     def __post_init__(self) -> None:
         """Every number in range (playground.bounds), so a refused value is never stored with a run or a judge."""
@@ -28,10 +55,37 @@ class GenerationParams:
         object.__setattr__(self, "max_tokens", bounds.MAX_TOKENS.check(self.max_tokens))
         object.__setattr__(self, "seed", bounds.checked_optional(bounds.SEED, self.seed))
         object.__setattr__(self, "n", bounds.SAMPLES.check(self.n))
+        if self.response_format not in RESPONSE_FORMATS:
+            raise PlaygroundError(
+                f"response_format must be one of {', '.join(RESPONSE_FORMATS)}, not {self.response_format!r}"
+            )
+        object.__setattr__(self, "json_schema", canonical_schema(self.json_schema))
+        if self.json_schema is not None:
+            object.__setattr__(self, "response_format", "json")
+
+    @property
+    def schema(self) -> Optional[dict]:
+        """The reply's JSON schema as a dict (None without one)."""
+        return None if self.json_schema is None else json.loads(self.json_schema)
+
+    def as_text(self) -> "GenerationParams":
+        """These params asking for free text (no JSON mode)."""
+        from dataclasses import replace
+
+        return replace(self, response_format="text", json_schema=None)
+
+    def as_json(self, schema: Any = None) -> "GenerationParams":
+        """These params asking for one JSON object, shaped by `schema` when given."""
+        from dataclasses import replace
+
+        return replace(self, response_format="json", json_schema=schema)
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["stop"] = list(self.stop)
+        for key, default in _OMITTED_AT_DEFAULT.items():
+            if d[key] == default:
+                del d[key]
         return d
 
     @classmethod

@@ -9,6 +9,7 @@ from typing import Any, Optional
 from playground.models.base import Completion, GenerationParams, Message
 from playground.models.bounded_http import bounded_client, max_response_bytes
 from playground.models.errors import ModelError
+from playground.models.json_mode import JSON_MODE_HINT, cohere_response_format, names_response_format, refused_json_mode
 from playground.models.remote import (
     DEFAULT_REMOTE_CONTEXT,
     estimate_prompt_tokens,
@@ -99,13 +100,29 @@ class CohereModel:
             options["stop_sequences"] = list(params.stop)
         if seed is not None:
             options["seed"] = seed
+        response_format = cohere_response_format(params)
+        if response_format is not None:
+            options["response_format"] = response_format
 
         def call():
             return self.client.chat(model=self.model, messages=[dict(m) for m in messages], **options)
 
-        return call_with_retry(
-            call, classify_cohere_error, self.retry, what=self.spec, gate=gate_for(self.base_url or "cohere")
-        )
+        try:
+            return call_with_retry(
+                call,
+                (lambda e: names_response_format(classify_cohere_error(e)))
+                if response_format
+                else classify_cohere_error,
+                self.retry,
+                what=self.spec,
+                gate=gate_for(self.base_url or "cohere"),
+            )
+        except ModelError as error:
+            if refused_json_mode(params, error):
+                raise ModelError(
+                    f"{error} ({JSON_MODE_HINT})", retryable=error.retryable, status=error.status
+                ) from None
+            raise
 
     def generate(self, messages: list[Message], params: GenerationParams) -> Completion:
         """Cohere returns one reply per call: n samples are n calls seeded seed, seed+1, ..."""

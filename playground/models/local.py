@@ -139,6 +139,7 @@ class LocalModel:
         self.metadata = {k: self.llama.metadata[k] for k in REPORTED_METADATA if k in self.llama.metadata}
         self._formatter = self._chat_formatter()
         self._lock = threading.Lock()
+        self._grammars: dict = {}  # JSON mode: json_schema (or None) -> its llama.cpp grammar
         self.info = {
             "spec": self.spec,
             "provider": self.provider,
@@ -206,8 +207,32 @@ class LocalModel:
             self.llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
         )
 
+    def _grammar(self, params: GenerationParams):
+        """JSON mode as a llama.cpp grammar: the schema's, else any JSON object; None for text. Built here rather
+        than through `response_format`, which falls back to any JSON object when a schema cannot be converted: a
+        schema llama.cpp cannot follow is an error naming it, never dropped."""
+        if params.response_format != "json":
+            return None
+        if params.json_schema not in self._grammars:
+            from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
+
+            try:
+                grammar = (
+                    LlamaGrammar.from_string(JSON_GBNF, verbose=False)
+                    if params.json_schema is None
+                    else LlamaGrammar.from_json_schema(params.json_schema, verbose=False)
+                )
+            except Exception as error:  # noqa: BLE001 - the converter raises bare Exceptions on unsupported schemas
+                raise ModelError(
+                    f"{self.spec}: llama.cpp cannot constrain the reply to this JSON schema: {error}"
+                ) from None
+            self._grammars[params.json_schema] = grammar
+        return self._grammars[params.json_schema]
+
     def generate(self, messages: list[Message], params: GenerationParams) -> Completion:
-        """n samples by n calls seeded seed, seed+1, ...; tokens summed over the calls."""
+        """n samples by n calls seeded seed, seed+1, ...; tokens summed over the calls. JSON mode constrains the
+        decoding with a grammar (params.response_format / json_schema)."""
+        grammar = self._grammar(params)
         texts, reasons = [], []
         prompt_tokens = completion_tokens = 0
         started = time.perf_counter()
@@ -222,6 +247,7 @@ class LocalModel:
                         max_tokens=params.max_tokens,
                         stop=list(params.stop) or None,
                         seed=seed,
+                        grammar=grammar,
                     )
                 except ValueError as error:
                     raise ModelError(f"{self.spec}: {error}") from None

@@ -7,6 +7,13 @@ from typing import Optional
 
 from playground.models.base import Completion, GenerationParams, Message
 from playground.models.chat_http import BadResponse, ChatHTTPClient, check_completion
+from playground.models.errors import ModelError
+from playground.models.json_mode import (
+    JSON_MODE_HINT,
+    names_response_format,
+    openai_response_format,
+    refused_json_mode,
+)
 from playground.models.remote import (
     DEFAULT_REMOTE_CONTEXT,
     estimate_prompt_tokens,
@@ -97,6 +104,7 @@ class ChatCompletionsModel:
         self.retry = retry or RetryPolicy()
         self.gate = gate_for(base_url or f"{self.provider}:{getattr(client, 'provider', None) or 'auto'}")
         self.fingerprint = ""
+        self.schema_in_json_object = False  # JSON mode in llama.cpp's form, for a server that refused json_schema
         self.info = {
             "spec": spec,
             "provider": self.provider,
@@ -114,6 +122,9 @@ class ChatCompletionsModel:
         return estimate_prompt_tokens(messages)
 
     def _request(self, messages: list[Message], params: GenerationParams, n: int, seed: Optional[int]) -> dict:
+        """One chat completion. JSON mode with a schema goes as OpenAI's `json_schema`; a server that refuses that
+        (llama-cpp-python's server reads only `json_object`) is asked once more in llama.cpp's form, `json_object`
+        with the schema, and keeps that form once it is answered. Refused both ways, it is an error naming JSON mode."""
         payload = {
             "messages": list(messages),
             "model": self.model,
@@ -123,8 +134,26 @@ class ChatCompletionsModel:
             "stop": list(params.stop) or None,
             "seed": seed,
             "n": n if n > 1 else None,
+            "response_format": openai_response_format(params, schema_in_json_object=self.schema_in_json_object),
         }
+        try:
+            return self._send(payload)
+        except ModelError as error:
+            if not refused_json_mode(params, error):
+                raise
+            if params.json_schema is not None and not self.schema_in_json_object:
+                payload["response_format"] = openai_response_format(params, schema_in_json_object=True)
+                try:
+                    data = self._send(payload)
+                except ModelError:
+                    pass  # refused this way too: report the first refusal
+                else:
+                    self.schema_in_json_object = True
+                    self.info["json_mode"] = "json_object with schema (the server refused type json_schema)"
+                    return data
+            raise ModelError(f"{error} ({JSON_MODE_HINT})", retryable=error.retryable, status=error.status) from None
 
+    def _send(self, payload: dict) -> dict:
         def call() -> dict:
             if isinstance(self.client, ChatHTTPClient):
                 return self.client.chat_completion({key: value for key, value in payload.items() if value is not None})
@@ -132,7 +161,11 @@ class ChatCompletionsModel:
             check_completion(data)
             return data
 
-        return call_with_retry(call, classify_hub_error, self.retry, what=self.spec, gate=self.gate)
+        def classify(error: BaseException) -> Failure:
+            failure = classify_hub_error(error)
+            return names_response_format(failure) if payload.get("response_format") else failure
+
+        return call_with_retry(call, classify, self.retry, what=self.spec, gate=self.gate)
 
     def generate(self, messages: list[Message], params: GenerationParams) -> Completion:
         """Asks for n samples at once; servers that return fewer (llama.cpp ignores n) get one call per missing sample."""

@@ -92,6 +92,19 @@ def choose_examples(examples: Sequence[dict], seed: int, index: int) -> list[dic
     return [{**example, "number": number} for number, example in enumerate(chosen, start=1)]
 
 
+def proposal_schema(shown: int) -> dict:
+    """The proposer's reply: an instruction, the number of the shown example it answers, and why."""
+    return {
+        "type": "object",
+        "properties": {
+            "instruction": {"type": "string", "minLength": 1, "maxLength": 1000},
+            "failure": {"type": "integer", "enum": list(range(1, max(1, shown) + 1))},
+            "reason": {"type": "string", "maxLength": 300},
+        },
+        "required": ["instruction", "failure", "reason"],
+    }
+
+
 def parse_proposal(text: str, shown: Sequence[dict]) -> Optional[Proposal]:
     """The first JSON object of the reply with a non-empty "instruction"; None when there is none."""
     for match in re.finditer(r"\{", text or ""):
@@ -131,6 +144,8 @@ def propose(
     }
     messages = render_messages(template, variables)
     params = GenerationParams(temperature=0.0, max_tokens=PROPOSER_MAX_TOKENS, seed=seed)
+    if template.answer_format == "json":  # JSON mode with the reply's shape; a template answering otherwise opts out
+        params = params.as_json(proposal_schema(len(shown)))
     completion = generate(workspace, model, messages, params, use_cache=use_cache)
     cost = (
         {"calls": 0, "tokens": 0}

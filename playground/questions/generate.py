@@ -26,6 +26,12 @@ DEFAULT_TEMPLATE = "question-generation"
 DEFAULT_DEADLINE_S = 300.0  # one question's model call, retries included (as a judgment's)
 GENERIC_TOP_K = 20
 DUPLICATE_THRESHOLD = 0.9
+# The reply read_output wants; the answer is short (checks.MAX_ANSWER_WORDS), so it is bounded tighter.
+REPLY_SCHEMA = {
+    "type": "object",
+    "properties": {"question": {"type": "string", "maxLength": 300}, "answer": {"type": "string", "maxLength": 120}},
+    "required": ["question", "answer"],
+}
 REASONS = ("unparsable", "unsupported", "gives_answer_away", "too_generic", "near_duplicate", "model_error")
 
 
@@ -120,6 +126,8 @@ def generate_questions(
         model = load_model(settings.model)
     version = save_prompt_version(workspace, template)
     params = GenerationParams(temperature=settings.temperature, max_tokens=settings.max_tokens, seed=settings.seed)
+    if template.answer_format == "json":  # JSON mode with the reply's shape; a template answering otherwise opts out
+        params = params.as_json(REPLY_SCHEMA)
     candidates = _ask_all(workspace, model, template, version, params, settings, items, on_progress)
     for candidate in candidates:
         if candidate.reason is None:

@@ -58,3 +58,16 @@ def test_unreachable_server_is_retried_then_fails(monkeypatch):
 def test_context_window_is_a_param_or_a_conservative_default(llama_server):
     assert load_model(f"openai:smollm2@{llama_server['url']}").context_window == 4096
     assert load_model(f"openai:smollm2@{llama_server['url']}", context_window=2048).context_window == 2048
+
+
+def test_json_mode_through_llama_cpp_python_s_server(llama_server, monkeypatch):
+    """Its server reads only `json_object` (a 422 for OpenAI's `json_schema`): the schema goes in llama.cpp's form
+    and the reply follows it."""
+    import json
+
+    monkeypatch.setenv("OPENAI_API_KEY", llama_server["key"])
+    model = load_model(f"openai:smollm2@{llama_server['url']}")
+    schema = {"type": "object", "properties": {"colour": {"type": "string", "maxLength": 20}}, "required": ["colour"]}
+    completion = model.generate(MESSAGES, GenerationParams(max_tokens=32).as_json(schema))
+    assert isinstance(json.loads(completion.text)["colour"], str)
+    assert model.schema_in_json_object

@@ -63,10 +63,14 @@ def judge_call(
     workspace, judge, role: str, variables: dict, tracer: Tracer, sample_index: int = 0, name: Optional[str] = None
 ) -> str:
     """Render the judge's `role` template and call its model through the cache, by the programs' own steps (one
-    render and one generate span under the tracer's current span); returns the reply text."""
+    render and one generate span under the tracer's current span); returns the reply text. A role whose template
+    answers in JSON is asked in JSON mode, with its reply schema (judges/schemas.py)."""
+    from playground.evaluation.judges.schemas import reply_params
+
     context = judge_context(workspace, judge, tracer, sample_index)
+    params = reply_params(context.params, role, context.template(role), variables)
     messages = context.render(variables, role=role, name=f"render {name or role}")
-    return context.generate(messages, name=f"generate {name or role}").text or ""
+    return context.generate(messages, params=params, name=f"generate {name or role}").text or ""
 
 
 def parse_step(tracer: Tracer, name: str, text: str, parser) -> tuple[Any, Optional[str]]:

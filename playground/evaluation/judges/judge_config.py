@@ -144,6 +144,9 @@ def resolve_judge(
         template = load_template(config.templates[role], workspace)
         templates[role] = template
         versions[role] = save_prompt_version(workspace, template)
+    if any(template.answer_format == "json" for template in templates.values()):
+        # its JSON roles are asked in JSON mode (judges/schemas.py): recorded with the judge, part of its version id
+        config = dataclasses.replace(config, params=config.params.as_json())
     fingerprint = getattr(model, "fingerprint", "") or ""
     judge_id = judge_version(kind, model.spec, fingerprint, config.params, versions)
     save_judge(

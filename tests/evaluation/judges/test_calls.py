@@ -7,6 +7,7 @@ import dataclasses
 
 from playground.evaluation.judges.calls import judge_call, judge_context
 from playground.evaluation.judges.judge_config import JudgeConfig, resolve_judge
+from playground.evaluation.judges.schemas import REPLY_SCHEMAS, reply_params
 from playground.models.base import GenerationParams
 from playground.programs.base import StepContext
 from playground.programs.tracing import Tracer
@@ -41,10 +42,15 @@ def test_judge_call_writes_the_spans_a_program_step_writes(judge_workspace):
         tracer=program,
     )
     context.render(variables, role="reference", name="render check")
-    context.generate(context.tracer.spans[-1].outputs["messages"], name="generate check")
+    params = reply_params(context.params, "reference", judge.templates["reference"], variables)
+    context.generate(context.tracer.spans[-1].outputs["messages"], params=params, name="generate check")
 
     assert text == '{"implies": true, "reason": "seed 7"}'  # repeat 2 moves the seed 5 -> 7, as for programs
     assert [_comparable(s) for s in judged.spans] == [_comparable(s) for s in program.spans]
+    sent = model.requests[0][1]  # JSON mode with the role's reply schema, recorded in the span (and the cache key)
+    assert sent.response_format == "json" and sent.schema == REPLY_SCHEMAS["reference"]
+    assert judged.spans[1].inputs["params"]["json_schema"] == sent.json_schema
+    assert judge.config.params.response_format == "json"  # stored with the judge: part of its version id
     assert not judged.spans[1].cached and program.spans[1].cached  # one response cache for programs and judges
     assert len(model.requests) == 1
     context = judge_context(judge_workspace, judge, judged, sample_index=1)
