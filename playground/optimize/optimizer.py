@@ -20,7 +20,7 @@ from playground.optimize.splits import DEFAULT_SPLIT, split_questions
 
 Notice = Callable[[str], None]
 MIN_BATCH = 4  # the smallest validation minibatch
-NO_INSTRUCTION = "the proposer's reply held no instruction (a JSON object with a non-empty \"instruction\")"
+NO_INSTRUCTION = 'the proposer\'s reply held no instruction (a JSON object with a non-empty "instruction")'
 SAME_INSTRUCTION = "the same instruction as an earlier candidate"
 REPLY_KEPT = 300  # characters of a skipped proposal's reply kept in the report
 
@@ -153,6 +153,17 @@ def create_optimization(workspace, base_config, settings: SearchSettings, sessio
         + save_prompt_version(workspace, proposal_template, session_id=session_id),
     }
     return store.create_optimization(workspace, config, splits, start_version, session_id)
+
+
+def start_detached(
+    workspace, base_config, settings: SearchSettings, session_id: Optional[str] = None, api_keys=None
+) -> tuple[str, int]:
+    """Store a new search and hand it to a worker process (`playground optimize --detach`, the app's Start search);
+    returns (its id, the worker's pid)."""
+    from playground.optimize.jobs import spawn
+
+    optimization_id = create_optimization(workspace, base_config, settings, session_id)
+    return optimization_id, spawn(workspace, optimization_id, base_config.model, api_keys)
 
 
 def optimize(
