@@ -7,7 +7,8 @@ damaged or edited after export is refused (versions 1 and 2 are still read, with
 session's retrieval runs (`eval-retrieval`) and their per-question rankings; older files read as having none, and
 an older playground refuses a version-4 file instead of silently dropping those sections. Files are decoded against
 the typed schema (session_types), which skips keys it does not name; version 5's digest covers only what the schema
-names, so such keys neither cost memory nor break the digest (versions 3 and 4 digest every key).
+names, so such keys neither cost memory nor break the digest (versions 3 and 4 digest every key). Version 6 adds
+the session's prompt searches (splits, candidates, confirmation).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ SECTIONS = ("session", "runs", "results", "spans", "prompt_versions", "templates
 SECTIONS_V2 = ("judges", "judge_steps", "judgments", "judge_spans", "demonstration_sets")
 # Added in version 4; an older file lacks them and reads as if they were empty.
 SECTIONS_V4 = ("retrieval_runs", "retrieval_results")
+# Added in version 6; an older file lacks it and reads as if it were empty.
+SECTIONS_V6 = ("optimizations",)
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ class ImportLimits:
     max_demonstration_sets: int = 10_000
     max_retrieval_runs: int = 10_000
     max_retrieval_results: int = 1_000_000
+    max_optimizations: int = 10_000
     max_ranking_items: int = 10_000  # entries in one retrieval result's ranked_ids, scores, gold_ids or gold_ranks
 
     @classmethod

@@ -20,6 +20,7 @@ from playground.store.db import Workspace, now
 from playground.store.integrity import ensure_undamaged
 from playground.store.session_format import ImportLimits, SessionFormatError, record_to_row
 from playground.store.session_import_benchmarks import import_benchmark
+from playground.store.session_optimizations import import_optimizations
 from playground.store.session_import_sections import (
     import_demonstration_sets,
     import_judgments,
@@ -36,18 +37,7 @@ from playground.store.session_records import (
 )
 from playground.store.session_schema import load_file
 from playground.store.session_sections import given, records_of
-from playground.store.session_values import plain
-
-
-def _rewrite(value: Any, mapping: dict) -> Any:
-    """Replace strings equal to an old run id with the new one, anywhere in a JSON value."""
-    if isinstance(value, str):
-        return mapping.get(value, value)
-    if isinstance(value, dict):
-        return {k: _rewrite(v, mapping) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rewrite(v, mapping) for v in value]
-    return value
+from playground.store.session_values import plain, replace_strings
 
 
 def import_session(
@@ -107,7 +97,7 @@ def import_session(
                 run,
                 id=run_map[run["id"]],
                 session_id=session_id,
-                config=_rewrite(run["config"], run_map),
+                config=replace_strings(run["config"], run_map),
                 worker_pid=None,
             )
             if record.get("status") == "running":  # its worker runs elsewhere, on another copy: not here
@@ -166,4 +156,5 @@ def import_session(
         import_retrieval_runs(workspace, file, retrieval_map, session_id, benchmark_names)
         import_judgments(workspace, file, run_map)
         import_demonstration_sets(workspace, file, run_map, session_id, source.id)
+        import_optimizations(workspace, file, run_map, session_id, benchmark_names)
     return session_id

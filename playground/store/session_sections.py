@@ -2,7 +2,8 @@
 sections of records (session_types) it holds.
 
 Version 2 adds judges, their steps, judgments, judge spans and demonstration sets; version 4 adds retrieval runs and
-their rankings; version 5 has version 4's records (its digest covers only what these types name). A section is decoded
+their rankings; version 5 has version 4's records (its digest covers only what these types name); version 6 adds
+prompt searches (optimizations). A section is decoded
 as its records' bytes, each checked against its type (session_decode) and read through a LazyRecords.
 """
 
@@ -22,6 +23,7 @@ from playground.store.session_types import (
     JudgeSpan,
     JudgeStep,
     Judgment,
+    Optimization,
     OptStr,
     Passage,
     PromptVersion,
@@ -39,8 +41,8 @@ from playground.store.session_types import (
 
 ENVELOPE = ("format", "version", "exported_at", "playground_version", "digest")  # the file's keys around the records
 FORMAT_NAME = "playground-session"
-FORMAT_VERSION = 5
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+FORMAT_VERSION = 6
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 
 
 class Envelope(Record, kw_only=True):
@@ -85,6 +87,10 @@ class SessionFileV4(SessionFileV2, kw_only=True):
     retrieval_results: Records
 
 
+class SessionFileV6(SessionFileV4, kw_only=True):
+    optimizations: Records
+
+
 class LazyRecords(Sequence):
     """A section's records kept as the file's bytes, each decoded into its type (session_types) when read and then
     dropped: an import holds the file once, not also a typed copy (reading a record again decodes it again)."""
@@ -107,11 +113,13 @@ class LazyRecords(Sequence):
 
 def file_type(version: int) -> type[SessionFileV1]:
     """The type of a file of this format version (version 5 has version 4's records)."""
+    if version >= 6:
+        return SessionFileV6
     return SessionFileV1 if version < 2 else SessionFileV2 if version < 4 else SessionFileV4
 
 
 def records_of(file: SessionFileV1, section: str) -> Sequence:
-    """A typed file's records of `section`; a section its version lacks (version 2's, version 4's) has none."""
+    """A typed file's records of `section`; a section its version lacks (version 2's, 4's, 6's) has none."""
     return getattr(file, section, [])
 
 
@@ -137,6 +145,7 @@ SECTION_TYPES: dict[str, type[Record]] = {
     "demonstration_sets": DemonstrationSet,
     "retrieval_runs": RetrievalRun,
     "retrieval_results": RetrievalResult,
+    "optimizations": Optimization,
 }
 
 
@@ -154,7 +163,7 @@ def _only(record: Any, record_type: type[Record]) -> Any:
 def project(payload: dict) -> dict:
     """The file's records with only the fields the schema names: what an import reads, and (from version 5) what
     the digest covers."""
-    out = {key: value for key, value in payload.items() if key in SessionFileV4.__struct_fields__}
+    out = {key: value for key, value in payload.items() if key in SessionFileV6.__struct_fields__}
     for section, record_type in SECTION_TYPES.items():
         if section == "session" and section in out:
             out[section] = _only(out[section], Session)
