@@ -92,7 +92,7 @@ def with_gepa(server, folder: Path, task_calls: int, splits: dict) -> dict:
         proposals[0] += 1
         examples = list(reflective_dataset["instruction"])
         summary = data_summary([questions[qid] for qid in splits["train"]])
-        proposal, _ = propose(
+        proposal, _, _ = propose(
             workspace, model, proposal_template, candidate["instruction"], examples, summary, proposals[0] - 1, 0
         )
         return {"instruction": proposal.instruction if proposal else candidate["instruction"]}

@@ -66,6 +66,7 @@ def _text(report: dict) -> str:
             f"optimisation {report['id']}: splits {report['splits']['train']}/{report['splits']['validation']}/"
             f"{report['splits']['test']} (train/validation/held-out), metric {report['metric']}",
             text_table(["#", "version", "validation", "minibatches n:mean", "note"], rows),
+            *([report["reason"]] if report.get("reason") else []),
             f"winner: candidate {winner['index']} ({winner['ref']}): {one_line(winner.get('note') or '')}",
             f"winner's instruction: {one_line(winner.get('instruction') or '')}",
             verdict_line(report["confirmation"]),

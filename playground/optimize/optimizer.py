@@ -20,6 +20,9 @@ from playground.optimize.splits import DEFAULT_SPLIT, split_questions
 
 Notice = Callable[[str], None]
 MIN_BATCH = 4  # the smallest validation minibatch
+NO_INSTRUCTION = 'the proposer\'s reply held no instruction (a JSON object with a non-empty "instruction")'
+SAME_INSTRUCTION = "the same instruction as an earlier candidate"
+REPLY_KEPT = 300  # characters of a skipped proposal's reply kept in the report
 
 
 @dataclass(frozen=True)
@@ -48,13 +51,15 @@ def _stored(candidates: list[dict]) -> list[dict]:
 
 def _propose_candidates(
     context: dict, settings: SearchSettings, budget: Budget, notice: Notice
-) -> tuple[list[dict], Optional[str]]:
-    """Up to `settings.budget` distinct rewrites of the start's instruction, each saved as a prompt version; and why
+) -> tuple[list[dict], list[dict], Optional[str]]:
+    """Up to `settings.budget` distinct rewrites of the start's instruction, each saved as a prompt version; the
+    proposals skipped (which, why, the start of the reply: kept, so a search with no candidate says why); and why
     proposing stopped early (the budget), if it did."""
     from playground.store.prompts import save_prompt_version
 
     workspace, start = context["workspace"], context["start"]
     candidates: list[dict] = []
+    skipped: list[dict] = []
     seen = {context["start_version"]}
     spent = None
     for index in range(settings.budget):
@@ -63,7 +68,7 @@ def _propose_candidates(
             notice(f"proposals stopped: {spent}")
             break
         context["evaluator"].check_stop()
-        proposal, cost = propose(
+        proposal, cost, reply = propose(
             workspace,
             context["proposer"],
             context["proposal_template"],
@@ -75,7 +80,8 @@ def _propose_candidates(
         )
         context["evaluator"].charge_once(f"proposal {index + 1}", cost)
         if proposal is None:
-            notice(f"proposal {index + 1}: the proposer's reply held no instruction; skipped")
+            skipped.append({"proposal": index + 1, "why": NO_INSTRUCTION, "reply": reply[:REPLY_KEPT]})
+            notice(f"proposal {index + 1}: {NO_INSTRUCTION}; skipped")
             continue
         rewritten = start.with_changes(name=f"{start.name}.opt", system=proposal.instruction, path=None)
         note = proposal.note()
@@ -83,7 +89,8 @@ def _propose_candidates(
             workspace, rewritten, parent=context["start_version"], message=note, session_id=context["session_id"]
         )
         if version in seen:
-            notice(f"proposal {index + 1}: the same instruction as an earlier candidate; skipped")
+            skipped.append({"proposal": index + 1, "why": SAME_INSTRUCTION, "reply": reply[:REPLY_KEPT]})
+            notice(f"proposal {index + 1}: {SAME_INSTRUCTION}; skipped")
             continue
         seen.add(version)
         candidates.append(
@@ -98,7 +105,15 @@ def _propose_candidates(
                 "rungs": [],
             }
         )
-    return candidates, spent
+    return candidates, skipped, spent
+
+
+def no_candidate_reason(skipped: list[dict], stopped: Optional[str]) -> str:
+    """Why a search has no candidate to try, in one line (the proposer's replies, or the budget)."""
+    if not skipped:
+        return f"no candidate was proposed: {stopped or 'no proposal was asked for'}"
+    whys = sorted({s["why"] for s in skipped})
+    return f"no candidate was proposed: {len(skipped)} proposal(s) skipped ({'; '.join(whys)})"
 
 
 def _load(workspace, optimization_id: str) -> tuple[dict, Any, SearchSettings]:
@@ -138,6 +153,17 @@ def create_optimization(workspace, base_config, settings: SearchSettings, sessio
         + save_prompt_version(workspace, proposal_template, session_id=session_id),
     }
     return store.create_optimization(workspace, config, splits, start_version, session_id)
+
+
+def start_detached(
+    workspace, base_config, settings: SearchSettings, session_id: Optional[str] = None, api_keys=None
+) -> tuple[str, int]:
+    """Store a new search and hand it to a worker process (`playground optimize --detach`, the app's Start search);
+    returns (its id, the worker's pid)."""
+    from playground.optimize.jobs import spawn
+
+    optimization_id = create_optimization(workspace, base_config, settings, session_id)
+    return optimization_id, spawn(workspace, optimization_id, base_config.model, api_keys)
 
 
 def optimize(
@@ -233,21 +259,25 @@ def execute(
             "session_id": session_id,
             "evaluator": evaluator,
         }
-        candidates, stopped = _propose_candidates(context, settings, budget, say)
+        candidates, skipped, stopped = _propose_candidates(context, settings, budget, say)
         store.save_candidates(workspace, optimization_id, _stored([start_entry, *candidates]))
-        say(f"{len(candidates)} candidate(s) proposed; searching by successive halving on validation")
-        stopped = stopped or successive_halving(
-            candidates,
-            splits["validation"],
-            evaluator,
-            settings.min_batch,
-            lambda: store.save_candidates(workspace, optimization_id, _stored([start_entry, *candidates])),
-            say,
-        )
+        reason = None if candidates else no_candidate_reason(skipped, stopped)
+        say(reason or f"{len(candidates)} candidate(s) proposed; searching by successive halving on validation")
+        if candidates:
+            stopped = stopped or successive_halving(
+                candidates,
+                splits["validation"],
+                evaluator,
+                settings.min_batch,
+                lambda: store.save_candidates(workspace, optimization_id, _stored([start_entry, *candidates])),
+                say,
+            )
         if stopped:
             say(f"search stopped: {stopped}")
         report = _confirmed(evaluator, splits, metric, settings, start_entry, candidates)
-        report.update(id=optimization_id, power=power, stopped=stopped, cost=budget.used())
+        report.update(
+            id=optimization_id, power=power, stopped=stopped, skipped=skipped, reason=reason, cost=budget.used()
+        )
         say(verdict_line(report["confirmation"]))
         status = "done"
         return report

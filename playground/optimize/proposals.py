@@ -129,9 +129,9 @@ def propose(
     index: int,
     seed: int,
     use_cache: bool = True,
-) -> tuple[Optional[Proposal], dict]:
+) -> tuple[Optional[Proposal], dict, str]:
     """One proposal through the response cache (same prompt and seed, same proposal); returns it (None when the
-    reply holds none) and its cost {"calls", "tokens"} (a cache hit costs nothing)."""
+    reply holds none), its cost {"calls", "tokens"} (a cache hit costs nothing) and the reply as given."""
     from playground.models.cache import generate
     from playground.prompts.render import render_messages
 
@@ -152,4 +152,4 @@ def propose(
         if completion.cached
         else {"calls": 1, "tokens": int(completion.prompt_tokens or 0) + int(completion.completion_tokens or 0)}
     )
-    return parse_proposal(completion.text, shown), cost
+    return parse_proposal(completion.text, shown), cost, completion.text or ""

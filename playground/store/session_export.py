@@ -18,6 +18,7 @@ from playground.redaction import redact_value
 from playground.store.db import Workspace, now
 from playground.store.session_format import FORMAT_NAME, FORMAT_VERSION, row_to_record, with_digest
 from playground.store.reviews import add_review_sets
+from playground.store.session_optimizations import optimization_records, optimization_strings, want_split_questions
 from playground.store.session_records import get_session
 
 
@@ -331,9 +332,11 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
         if r.get("other_run_id") is None or r["other_run_id"] in run_set
     ]
     judged = _judgment_records(workspace, run_ids)
+    optimizations = optimization_records(workspace, sid)
     version_ids = {v["id"] for v in workspace.db.query("SELECT id FROM prompt_versions WHERE session_id = ?", [sid])}
     config_strings = {s for run in runs for s in _strings(run.get("config"))}
     config_strings |= {s for judge in judged["judges"] for s in _strings(judge.get("prompt_versions"))}
+    config_strings |= set(optimization_strings(optimizations))
     version_ids |= {
         v["id"]
         for v in _in_chunks(
@@ -358,6 +361,7 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
     _answer_run_needs(runs, results, spans, questions_wanted, passages_wanted)
     _retrieval_run_needs(retrieval["retrieval_runs"], retrieval["retrieval_results"], questions_wanted, passages_wanted)
     add_review_sets(workspace, sid, questions_wanted)
+    want_split_questions(optimizations, questions_wanted)
     payload = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
@@ -375,5 +379,6 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
         "demonstration_sets": _demonstration_set_records(workspace, runs),
         **retrieval,
         "rating_samples": _rating_samples(workspace, run_ids),
+        "optimizations": optimizations,
     }
     return with_digest(redact_value(payload))

@@ -8,7 +8,8 @@ session's retrieval runs (`eval-retrieval`) and their per-question rankings; old
 an older playground refuses a version-4 file instead of silently dropping those sections. Files are decoded against
 the typed schema (session_types), which skips keys it does not name; version 5's digest covers only what the schema
 names, so such keys neither cost memory nor break the digest (versions 3 and 4 digest every key). Version 6 adds the
-rating samples of the session's runs (`rate sample`), so a prediction-powered estimate reads the same after import.
+rating samples of the session's runs (`rate sample`), so a prediction-powered estimate reads the same after import. Version 7 adds
+the session's prompt searches (splits, candidates, confirmation).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ SECTIONS_V2 = ("judges", "judge_steps", "judgments", "judge_spans", "demonstrati
 SECTIONS_V4 = ("retrieval_runs", "retrieval_results")
 # Added in version 6; an older file lacks it and reads as if it were empty.
 SECTIONS_V6 = ("rating_samples",)
+# Added in version 7; an older file lacks it and reads as if it were empty.
+SECTIONS_V7 = ("optimizations",)
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,7 @@ class ImportLimits:
     max_retrieval_runs: int = 10_000
     max_retrieval_results: int = 1_000_000
     max_rating_samples: int = 100_000  # one per run and judge metric
+    max_optimizations: int = 10_000
     max_ranking_items: int = 10_000  # entries in one retrieval result's ranked_ids, scores, gold_ids or gold_ranks
 
     @classmethod

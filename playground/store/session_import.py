@@ -21,6 +21,7 @@ from playground.store.integrity import ensure_undamaged
 from playground.store.reviews import relink_imported_reviews
 from playground.store.session_format import ImportLimits, SessionFormatError, record_to_row
 from playground.store.session_import_benchmarks import import_benchmark
+from playground.store.session_optimizations import import_optimizations
 from playground.store.session_import_sections import (
     import_demonstration_sets,
     import_judgments,
@@ -38,18 +39,7 @@ from playground.store.session_records import (
 )
 from playground.store.session_schema import load_file
 from playground.store.session_sections import given, records_of
-from playground.store.session_values import plain, value_of
-
-
-def _rewrite(value: Any, mapping: dict) -> Any:
-    """Replace strings equal to an old run id with the new one, anywhere in a JSON value."""
-    if isinstance(value, str):
-        return mapping.get(value, value)
-    if isinstance(value, dict):
-        return {k: _rewrite(v, mapping) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rewrite(v, mapping) for v in value]
-    return value
+from playground.store.session_values import plain, replace_strings, value_of
 
 
 def import_session(
@@ -121,7 +111,7 @@ def import_session(
                 run,
                 id=run_map[run["id"]],
                 session_id=session_id,
-                config=_rewrite(run["config"], run_map),
+                config=replace_strings(run["config"], run_map),
                 worker_pid=None,
             )
             if record.get("status") == "running":  # its worker runs elsewhere, on another copy: not here
@@ -181,4 +171,5 @@ def import_session(
         import_judgments(workspace, file, run_map)
         import_demonstration_sets(workspace, file, run_map, session_id, source.id)
         import_rating_samples(workspace, file, run_map)
+        import_optimizations(workspace, file, run_map, session_id, benchmark_names)
     return session_id

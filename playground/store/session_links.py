@@ -11,7 +11,7 @@ from playground.store.ratings import RATING_KINDS
 from playground.store.session_decode import check_part
 from playground.store.session_errors import SessionFormatError
 from playground.store.session_sections import SessionFileV1, given, records_of
-from playground.store.session_types import Example, RunConfig
+from playground.store.session_types import Example, OptimizationCandidate, RunConfig
 from playground.store.session_values import value_of
 
 
@@ -53,6 +53,7 @@ def check_links(file: SessionFileV1) -> None:
     for i, sample in enumerate(samples):
         _reference(f"rating_samples[{i}].run_id", sample.run_id, run_ids, "run")
         _unique(sample.question_ids, f"rating_samples[{i}].question_ids", lambda qid: qid)
+    _check_optimizations(file, session.id, version_ids, benchmark_names)
 
 
 def _unique(records: list, section: str, key: Callable[[Any], Any]) -> dict:
@@ -177,3 +178,27 @@ def _check_retrieval_runs(file: SessionFileV1, session_id: str, benchmark_names:
             raise SessionFormatError(
                 f"{where}.scores", f"{len(result.scores)} scores for {len(result.ranked_ids)} ranked ids"
             )
+
+
+def _check_optimizations(file: SessionFileV1, session_id: str, version_ids: dict, benchmark_names: dict) -> None:
+    """Prompt searches belong to the file's session, start from and try prompt versions it holds, and split their
+    questions into disjoint train, validation and held-out sets."""
+    searches = records_of(file, "optimizations")
+    _unique(searches, "optimizations", lambda o: o.id)
+    for i, search in enumerate(searches):
+        where = f"optimizations[{i}]"
+        _same_session(where, search, session_id)
+        _reference(f"{where}.benchmark", given(search.benchmark), benchmark_names, "benchmark")
+        _reference(f"{where}.start_version", search.start_version, version_ids, "prompt version")
+        for c, candidate in enumerate(value_of(search.candidates)):
+            check_part(f"{where}.candidates[{c}]", candidate, OptimizationCandidate)
+            _reference(f"{where}.candidates[{c}].version", candidate["version"], version_ids, "prompt version")
+        seen: dict[str, str] = {}
+        for split in ("train", "validation", "test"):
+            for q, question_id in enumerate(getattr(search.splits, split)):
+                if question_id in seen:
+                    raise SessionFormatError(
+                        f"{where}.splits.{split}[{q}]",
+                        f"question {question_id!r} is also in split {seen[question_id]!r}",
+                    )
+                seen[question_id] = split

@@ -3,7 +3,8 @@ sections of records (session_types) it holds.
 
 Version 2 adds judges, their steps, judgments, judge spans and demonstration sets; version 4 adds retrieval runs and
 their rankings; version 5 has version 4's records (its digest covers only what these types name); version 6 adds the
-rating samples drawn for people to rate (`rate sample`). A section is decoded
+rating samples drawn for people to rate (`rate sample`). version 7 adds
+prompt searches (optimizations). A section is decoded
 as its records' bytes, each checked against its type (session_decode) and read through a LazyRecords.
 """
 
@@ -23,6 +24,7 @@ from playground.store.session_types import (
     JudgeSpan,
     JudgeStep,
     Judgment,
+    Optimization,
     OptStr,
     Passage,
     PromptVersion,
@@ -41,8 +43,8 @@ from playground.store.session_types import (
 
 ENVELOPE = ("format", "version", "exported_at", "playground_version", "digest")  # the file's keys around the records
 FORMAT_NAME = "playground-session"
-FORMAT_VERSION = 6
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
+FORMAT_VERSION = 7
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 
 
 class Envelope(Record, kw_only=True):
@@ -91,7 +93,11 @@ class SessionFileV6(SessionFileV4, kw_only=True):
     rating_samples: Records
 
 
-LATEST = SessionFileV6  # the type of a file this playground writes
+class SessionFileV7(SessionFileV6, kw_only=True):
+    optimizations: Records
+
+
+LATEST = SessionFileV7  # the type of a file this playground writes
 
 
 class LazyRecords(Sequence):
@@ -116,6 +122,8 @@ class LazyRecords(Sequence):
 
 def file_type(version: int) -> type[SessionFileV1]:
     """The type of a file of this format version (version 5 has version 4's records)."""
+    if version >= 7:
+        return SessionFileV7
     if version >= 6:
         return SessionFileV6
     return SessionFileV1 if version < 2 else SessionFileV2 if version < 4 else SessionFileV4
@@ -149,6 +157,7 @@ SECTION_TYPES: dict[str, type[Record]] = {
     "retrieval_runs": RetrievalRun,
     "retrieval_results": RetrievalResult,
     "rating_samples": RatingSample,
+    "optimizations": Optimization,
 }
 
 

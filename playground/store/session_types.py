@@ -329,3 +329,38 @@ class RetrievalResult(Record, kw_only=True):
     gold_ranks: Ranks  # gold id -> its rank, or null when not retrieved
     latency_ms: OptFloat = UNSET
     metrics: Metrics
+
+
+class OptimizationSplits(Record, kw_only=True):
+    """A prompt search's seeded question splits (playground.optimize.splits): the held-out ones are "test"."""
+
+    train: Ids
+    validation: Ids
+    test: Ids
+
+
+class OptimizationCandidate(Record, kw_only=True):
+    """What a search's candidate must hold (checked on its own: a candidate keeps every key it has)."""
+
+    index: Int
+    version: Id
+    ref: Text
+
+
+class Optimization(Record, kw_only=True):
+    """A prompt search (`playground optimize`): its settings, splits, candidates, evaluations and confirmation."""
+
+    id: Id
+    session_id: Id
+    status: Short
+    config: Object
+    splits: OptimizationSplits
+    start_version: Id
+    candidates: Objects  # each an OptimizationCandidate, the start first
+    evaluations: OptObject = UNSET
+    report: OptObject = UNSET
+    stop_requested: OptInt = UNSET
+    worker_pid: OptInt = UNSET
+    created_at: OptShort = UNSET
+    finished_at: OptShort = UNSET
+    benchmark: OptName = UNSET  # the export's mark: the config's dataset, when the file holds it

@@ -98,3 +98,14 @@ def plain(record: Any) -> Any:
 def value_of(raw: Any) -> Any:
     """One free-form field's value (already checked); left out of the file (UNSET) reads as null."""
     return None if raw is UNSET or raw is None else msgspec.json.decode(raw)
+
+
+def replace_strings(value: Any, mapping: dict) -> Any:
+    """Replace strings equal to a key of `mapping` (an old run id) with its value, anywhere in a JSON value."""
+    if isinstance(value, str):
+        return mapping.get(value, value)
+    if isinstance(value, dict):
+        return {k: replace_strings(v, mapping) for k, v in value.items()}
+    if isinstance(value, list):
+        return [replace_strings(v, mapping) for v in value]
+    return value

@@ -15,7 +15,7 @@ import pytest
 from playground.cli import main
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
-from playground.store.session_format import SECTIONS_V6, records_digest, with_digest
+from playground.store.session_format import SECTIONS_V6, SECTIONS_V7, records_digest, with_digest
 from playground.store.sessions import export_session, get_session, new_session
 from tests.conftest import tiny_dataset
 from tests.store.test_sessions import add_runs, snapshot
@@ -148,7 +148,11 @@ def test_a_file_the_schema_refuses_gets_one_line_and_stores_nothing(
 
 def test_a_version_4_file_still_imports(source, target, capsys):
     """Format version 5 changed what the digest covers; a file of version 4 (digest over every record key) reads."""
-    old = {key: value for key, value in copy.deepcopy(source[1]).items() if key not in ("digest", *SECTIONS_V6)}
+    old = {
+        key: value
+        for key, value in copy.deepcopy(source[1]).items()
+        if key not in ("digest", *SECTIONS_V6, *SECTIONS_V7)
+    }
     old["version"] = 4
     old["digest"] = records_digest(old)
     path = Path(target).with_name("v4.json")

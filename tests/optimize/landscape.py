@@ -4,7 +4,8 @@ Questions ask to repeat a code ("Which code is written here: K0123?"), whose gol
 (recognised by the proposal template's first line) answers proposal N with the N-th rewrite of REWRITES. The task
 model answers the code when the landscape says so, else "unknown":
 - "property": only when the instruction (the system message) carries the word VERBATIM, which one rewrite has;
-- "random": at random, by a hash of the instruction and the code (so each prompt is right on about half).
+- "random": at random, by a hash of the instruction and the code (so each prompt is right on about half);
+- "prose": as "property", but the proposer replies in prose, never the JSON object asked for.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class LandscapeServer(OpenAIServer):
         messages = body.get("messages") or []
         system = next((m.get("content") or "" for m in messages if m.get("role") == "system"), "")
         if PROPOSER_MARK in system:
+            if self.landscape == "prose":  # a proposer that never answers in the JSON asked for
+                return "You could make the instruction clearer and ask for the code."
             number = int(re.search(r"Proposal (\d+):", prompt).group(1))
             instruction = REWRITES[(number - 1) % len(REWRITES)]
             return json.dumps({"instruction": instruction, "failure": 1, "reason": f"rewrite {number}"})

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from playground.optimize.confirm import CONFIRMED, NOT_HELD
-from playground.optimize.optimizer import SearchSettings, optimize
+from playground.optimize.confirm import CONFIRMED, NO_WINNER, NOT_HELD
+from playground.optimize.optimizer import NO_INSTRUCTION, SearchSettings, optimize
 from playground.runs import RunConfig
 from playground.store.datasets import save_dataset
 from playground.store.optimizations import get_optimization
@@ -98,3 +98,17 @@ def test_a_budget_of_model_calls_stops_the_search_early(codes, property_server):
     assert not any(c.get("validation") is not None for c in report["candidates"])
     assert report["verdict"] == "no candidate beat the starting prompt on validation"
     assert report["confirmation"]["verdict"]  # a stopped search still ends with its held-out confirmation
+
+
+def test_a_proposer_that_never_answers_in_json_ends_the_search_with_its_reason_recorded(codes):
+    server = LandscapeServer("prose").start()
+    try:
+        report = _search(codes, server, budget=2)
+    finally:
+        server.close()
+    assert report["candidates"] == [] and report["verdict"] == NO_WINNER
+    assert report["reason"] == f"no candidate was proposed: 2 proposal(s) skipped ({NO_INSTRUCTION})"
+    assert [s["proposal"] for s in report["skipped"]] == [1, 2]
+    assert report["skipped"][0]["reply"].startswith("You could make the instruction clearer")
+    stored = get_optimization(codes, report["id"])
+    assert stored["status"] == "done" and stored["report"]["reason"] == report["reason"]

@@ -398,7 +398,7 @@ def render() -> None:
         with ui.errors_as_messages("Optimise"):
             from playground.app.views.optimize import optimize_tab
 
-            optimize_tab(ws, state.current_session_id())
+            optimize_tab(ws, state.current_session_id(), state.benchmark(), state.api_keys())
 
 
 with ui.errors_as_messages("Experiments"):

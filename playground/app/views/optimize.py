@@ -95,27 +95,43 @@ def _candidate(ws, candidate: Mapping, start: Mapping, start_instruction: str) -
         ui.page_link(
             "playground", f"Open candidate {candidate['index']} in the Playground", template=name, version=version
         )
-        runs = {"start": start.get("validation_run"), f"c{candidate['index']}": candidate.get("validation_run")}
-        if all(runs.values()):  # the address Side by side reads: "A:ID,B:ID" (screens/side_by_side.runs_param)
-            param = ",".join(f"{label}:{run_id}" for label, run_id in runs.items())
+        param = side_by_side_param(start, candidate)
+        if param:
             ui.page_link("side-by-side", f"Compare candidate {candidate['index']} in Side by side", runs=param)
 
 
-def optimize_tab(ws, session_id: Optional[str]) -> None:
+def last_run(candidate: Mapping) -> Optional[str]:
+    """The candidate's run on the most validation questions: the whole split's, else its last minibatch's."""
+    rungs = candidate.get("rungs") or []
+    return candidate.get("validation_run") or (rungs[-1].get("run_id") if rungs else None)
+
+
+def side_by_side_param(start: Mapping, candidate: Mapping) -> Optional[str]:
+    """The address Side by side reads ("A:ID,B:ID", screens/side_by_side.runs_param): the start's validation run
+    beside the candidate's last run (a candidate dropped early compares on the questions of its minibatch)."""
+    runs = {"start": start.get("validation_run"), f"c{candidate['index']}": last_run(candidate)}
+    return ",".join(f"{label}:{run_id}" for label, run_id in runs.items()) if all(runs.values()) else None
+
+
+def optimize_tab(
+    ws, session_id: str, benchmark: Optional[str] = None, api_keys: Optional[Mapping[str, str]] = None
+) -> None:
     from playground.app import components as ui
+    from playground.app.views.optimize_start import SEARCH_KEY, save_winner_form, start_form
     from playground.optimize.jobs import checked_optimization
     from playground.store.optimizations import list_optimizations
 
     st.caption(
-        "Start a search with `playground optimize --dataset D --template T --model SPEC --budget N --seed S "
+        "Start a search here or with `playground optimize --dataset D --template T --model SPEC --budget N --seed S "
         "--detach`; it is listed here, and fills in as it goes (docs/optimize.md)."
     )
     searches = list_optimizations(ws, session_id)
+    start_form(ws, benchmark, session_id, api_keys or {}, expanded=not searches)
     if not searches:
         st.caption("No prompt search in this session yet.")
         return
     by_id = {row["id"]: row for row in searches}
-    chosen = st.selectbox("Search", list(by_id), key="optimize_search", format_func=lambda i: search_title(by_id[i]))
+    chosen = st.selectbox("Search", list(by_id), key=SEARCH_KEY, format_func=lambda i: search_title(by_id[i]))
     row = checked_optimization(ws, chosen)
     splits = row.get("splits") or {}
     st.caption(
@@ -125,16 +141,24 @@ def optimize_tab(ws, session_id: Optional[str]) -> None:
         )
     )
     _controls(ws, row)
+    report = row.get("report") or {}
+    if report.get("reason"):
+        ui.show_text(report["reason"], css_class="pg-optimize-reason", strong=True)
+    for skipped in report.get("skipped") or []:
+        ui.show_text(
+            f"proposal {skipped['proposal']} skipped: {skipped['why']}; the reply began {skipped['reply'][:160]!r}",
+            muted=True,
+        )
     candidates = row.get("candidates") or []
     if not candidates:
         return
     start, tried = candidates[0], candidates[1:]
     st.plotly_chart(search_figure(tried, start.get("validation")), key=f"optimize_chart_{chosen}")
     st.dataframe(candidate_rows(candidates), hide_index=True, key=f"optimize_candidates_{chosen}")
-    report = row.get("report")
-    if report:
+    if report.get("winner"):
         winner = report["winner"]
         st.markdown(ui.md_escape(f"Winner: candidate {winner['index']} ({winner['ref']})"))
         ui.show_text(verdict_line(report["confirmation"]), css_class="pg-verdict", strong=True)
+        save_winner_form(ws, row, session_id)
     for candidate in tried:
         _candidate(ws, candidate, start, start.get("instruction") or "")

@@ -1,0 +1,131 @@
+"""The Optimise tab's two actions: start a prompt search on the current benchmark as a detached job (the engine call
+`playground optimize --detach` makes), and save a finished search's winner under a name, as a template of your own
+(templates/NAME.jinja and its first prompt version, whose parent is the winner's version)."""
+
+from __future__ import annotations
+
+from typing import Mapping, Optional
+
+import streamlit as st
+
+from playground import PlaygroundError
+
+SEARCH_KEY = "optimize_search"  # the Search picker's key: a started search is shown at once
+SAVED_KEY = "optimize_saved_notice"
+
+
+def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[str, str], expanded: bool) -> None:
+    """Program, prompt, retriever, model and the search's budget and seed; Start search stores it and starts its
+    worker (the page follows it from the database: Refresh, Stop, Resume)."""
+    from playground.app import components as ui
+    from playground.app.components.prompt_picker import PROGRAM_DEFAULT
+    from playground.programs.registry import programs
+
+    with st.expander("Start a search", expanded=expanded):
+        if benchmark is None:
+            st.info("Choose a benchmark in the sidebar first: a search splits its questions.")
+            return
+        known = programs()
+        names = sorted(known)
+        left, right = st.columns(2)
+        program = left.selectbox(
+            "Program",
+            names,
+            index=names.index("direct") if "direct" in names else 0,
+            key="optimize_program",
+            format_func=lambda n: f"{n}: {known[n].description}",
+        )
+        st.session_state.setdefault("optimize_template", PROGRAM_DEFAULT)  # the program's own main template
+        with right:
+            prompt = ui.prompt_picker(ws, "optimize_template", label="Starting prompt", program_default=True)
+        retriever = (
+            ui.retriever_selector("optimize_retriever", allow_none=False, default_kind="bm25", default_k=3)
+            if known[program].needs_retriever
+            else None
+        )
+        model = ui.model_selector("optimize_model", compact=True)
+        columns = st.columns(3)
+        budget = columns[0].number_input("Budget (candidates)", 1, 50, 3, key="optimize_budget")
+        seed = columns[1].number_input("Search seed", 0, 2**31 - 1, 0, key="optimize_seed")
+        split = columns[2].text_input("Split (train/validation/held-out)", "30/40/30", key="optimize_split")
+        if st.button("Start search", key="optimize_start", type="primary", disabled=model is None):
+            with ui.errors_as_messages("Start search"):
+                st.session_state[SEARCH_KEY] = _start(
+                    ws,
+                    benchmark,
+                    program,
+                    prompt,
+                    retriever,
+                    model,
+                    int(budget),
+                    int(seed),
+                    split,
+                    session_id,
+                    api_keys,
+                )
+                st.rerun()
+
+
+def _start(ws, benchmark, program, prompt, retriever, model, budget, seed, split, session_id, api_keys) -> str:
+    from playground.app.views.prompts import version_to_run
+    from playground.optimize.optimizer import SearchSettings, start_detached
+    from playground.optimize.splits import parse_split
+    from playground.runs.config import RunConfig
+
+    settings = SearchSettings(budget=budget, seed=seed, split=parse_split(split))
+    config = RunConfig(
+        dataset=benchmark,
+        program=program,
+        templates={"main": version_to_run(ws, prompt, session_id)} if prompt is not None else {},
+        retriever=retriever.kind if retriever else None,
+        retriever_params=dict(retriever.params) if retriever else {},
+        k=retriever.k if retriever else 5,
+        model=model.spec,
+        params=model.params,
+        seed=seed,
+    )
+    optimization_id, _ = start_detached(ws, config, settings, session_id, dict(api_keys))
+    return optimization_id
+
+
+def save_winner_form(ws, row: Mapping, session_id: str) -> None:
+    """A name for the winner's template, and Save as new template (the winner only: the start is saved already)."""
+    from playground.app import components as ui
+
+    notice = st.session_state.pop(SAVED_KEY, None)
+    if notice:
+        (st.success if notice[0] == "success" else st.error)(ui.md_escape(notice[1]))
+    winner = (row.get("report") or {}).get("winner") or {}
+    if not winner.get("index"):
+        st.caption("No candidate beat the starting prompt on validation: there is no winner to save.")
+        return
+    name_key = f"optimize_winner_name_{row['id']}"
+    st.text_input(
+        "Name for the winner's template",
+        key=name_key,
+        placeholder="my-optimised-prompt",
+        help="Letters, digits, '.', '_' or '-'; stored as templates/NAME.jinja beside the workspace",
+    )
+    if st.button("Save winner as new template", key=f"optimize_save_winner_{row['id']}", icon=":material/note_add:"):
+        st.session_state[SAVED_KEY] = save_winner(ws, row, st.session_state.get(name_key, ""), session_id)
+        st.rerun()
+
+
+def save_winner(ws, row: Mapping, name: str, session_id: str) -> tuple[str, str]:
+    """("success" or "error", the line to show) for saving the winner of search `row` as template `name`."""
+    from playground.prompts.library import load_template
+    from playground.prompts.own_templates import save_own_template
+
+    winner = row["report"]["winner"]
+    try:
+        created, version = save_own_template(
+            ws,
+            load_template(winner["ref"], ws),
+            name,
+            f"the winner of prompt search {row['id']} (candidate {winner['index']})",
+            parent=winner["version"],
+            session_id=session_id,
+        )
+    except PlaygroundError as error:
+        return "error", str(error)
+    return "success", f"Saved the winner as new template {created.name} (version {version[:8]}, file {created.path})."
