@@ -35,7 +35,8 @@ def test_the_tab_shows_the_search_its_candidates_and_the_verdict_with_links(sear
     assert list(table["#"]) == [0, 1, 2, 3, 4]
     assert table["note"].iloc[0] == "the starting prompt"
     assert "confirmed: validation gain +1.000, held-out gain +1.000" in shown_text(at)
-    assert len(at.expander) == 4
+    labels = [expander.label for expander in at.expander]
+    assert labels[0] == "Start a search" and len(labels[1:]) == 4  # the form, then one expander per candidate
     links = "\n".join(plain(m.value) for m in at.markdown)
     winner = searched["winner"]
     assert f"version={winner['version']}" in links and PROPERTY not in links  # a link names versions, not text
@@ -44,7 +45,9 @@ def test_the_tab_shows_the_search_its_candidates_and_the_verdict_with_links(sear
     won = next(c for c in searched["candidates"] if c["index"] == winner["index"])
     pair = f"start:{searched['start']['validation_run']},c{winner['index']}:{won['validation_run']}"
     assert "/side-by-side?" in links and f"runs={quote(pair, safe='')}" in links
-    assert links.count("Compare candidate") == sum(1 for c in searched["candidates"] if c.get("validation_run"))
+    # every candidate that ran, dropped early or not, compares its last run with the start's
+    assert links.count("Compare candidate") == sum(1 for c in searched["candidates"] if c.get("rungs"))
+    assert links.count("Compare candidate") > sum(1 for c in searched["candidates"] if c.get("validation_run"))
 
 
 def test_a_stopped_search_resumes_from_the_tab_in_a_worker(app_workspace):
