@@ -13,7 +13,7 @@ from playground.evaluation.compare import compare_runs
 from playground.store import open_workspace
 from playground.store.datasets import load_questions
 from playground.store.runs import get_results, get_spans
-from tests.app.conftest import html_block, page_test
+from tests.app.conftest import page_test
 from tests.app.documents_runs import documents_runs
 
 
