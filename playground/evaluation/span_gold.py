@@ -106,3 +106,46 @@ class SpanGold:
         """ "spans", "passages" or "mixed": the gold the scored questions were measured by."""
         used = [name for name, count in self.scored.items() if count]
         return used[0] if len(used) == 1 else "mixed"
+
+
+def scoring_spans(workspace, corpus: Optional[str], question) -> list[Span]:
+    """The gold spans the question is scored by on `corpus` (empty: it is scored by its gold passage ids)."""
+    if not corpus or question is None or document_set(workspace, corpus) is None:
+        return []
+    return gold_spans(question)
+
+
+def _located(workspace, corpus: Optional[str], question, passage_ids) -> Optional[tuple[list[Span], dict]]:
+    """(the question's gold spans, {passage id: its span}) when it is scored by spans on a documents corpus."""
+    spans = scoring_spans(workspace, corpus, question)
+    if not spans:
+        return None
+    from playground.store.datasets import get_passages
+
+    ids = list(dict.fromkeys(passage_ids or []))
+    found = get_passages(workspace, corpus, ids) if ids else {}
+    return spans, {pid: where for pid in ids if pid in found and (where := passage_span(found[pid])) is not None}
+
+
+def gold_among(workspace, corpus: Optional[str], question, passage_ids) -> set[str]:
+    """Which of `passage_ids` are gold for the question, as retrieval evaluation counts them: named in its gold
+    passage ids, or overlapping one of its gold spans on a documents corpus (so every page marks the same gold)."""
+    if question is None:
+        return set()
+    gold = set(question.gold_passage_ids or []) & set(passage_ids or [])
+    located = _located(workspace, corpus, question, passage_ids)
+    if located:
+        spans, where = located
+        gold |= {pid for pid, span in where.items() if any(span.overlaps(g) for g in spans)}
+    return gold
+
+
+def span_recall_labels(workspace, corpus: Optional[str], question, used_ids) -> Optional[tuple[list[str], list[str]]]:
+    """A run's retrieval recall by span: (the labels of the gold spans some used passage overlaps, every gold span's
+    label), which retrieval_recall scores as (used ids, gold ids); None for a question scored by its gold ids."""
+    located = _located(workspace, corpus, question, used_ids)
+    if located is None:
+        return None
+    spans, where = located
+    found = [g.label for g in spans if any(span.overlaps(g) for span in where.values())]
+    return found, [g.label for g in spans]

@@ -16,6 +16,7 @@ from playground.prompts.parse import first_json_object
 
 FUZZY_MIN_RATIO = 0.85
 MAX_ANSWER_WORDS = 12  # "a short answer": longer is no answer span, however well it matches
+HANGING_PUNCTUATION = "\"'`.,;:!?()[]{}«»“”‘’"  # what a model wraps an answer in; "C++" keeps its pluses
 
 
 def read_output(text: str) -> Optional[tuple[str, str]]:
@@ -48,9 +49,12 @@ def _words(text: str) -> list[tuple[int, int]]:
 
 def find_answer(answer: str, text: str) -> Optional[tuple[int, int, float]]:
     """(start, end, ratio) of the answer in `text`: exact (any case, any whitespace between words; ratio 1.0), else
-    the most similar window of words whose ratio reaches FUZZY_MIN_RATIO; None when neither is found."""
+    the most similar window of words whose ratio reaches FUZZY_MIN_RATIO; None when neither is found. Quotes,
+    brackets and sentence punctuation around the answer are not part of it ('"1874".' is 1874); an answer with no
+    word left once articles and punctuation go ("The", ",") is found nowhere."""
+    answer = answer.strip(HANGING_PUNCTUATION + " \t\n")
     words = answer.split()
-    if not words or len(words) > MAX_ANSWER_WORDS:
+    if not words or len(words) > MAX_ANSWER_WORDS or not normalize_answer(answer):
         return None
     body = r"\s+".join(re.escape(word) for word in words)
     start_edge = r"(?<!\w)" if re.match(r"\w", words[0]) else ""

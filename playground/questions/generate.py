@@ -29,8 +29,8 @@ DUPLICATE_THRESHOLD = 0.9
 # The reply read_output wants; the answer is short (checks.MAX_ANSWER_WORDS), so it is bounded tighter.
 REPLY_SCHEMA = {
     "type": "object",
-    "properties": {"question": {"type": "string", "maxLength": 300}, "answer": {"type": "string", "maxLength": 120}},
-    "required": ["question", "answer"],
+    "properties": {"answer": {"type": "string", "maxLength": 120}, "question": {"type": "string", "maxLength": 300}},
+    "required": ["answer", "question"],
 }
 REASONS = ("unparsable", "unsupported", "gives_answer_away", "too_generic", "near_duplicate", "model_error")
 

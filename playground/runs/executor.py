@@ -33,11 +33,17 @@ class Outcome:
     answered: int = 0
 
 
-def _score(bound: Bound, question: Question, output) -> dict:
+def _score(bound: Bound, workspace: Workspace, question: Question, output) -> dict:
     """Every registered metric: the benchmark's (HotpotQA's official ones for HotpotQA, with supporting facts when
-    the program names them in extra["supporting_facts"]), and the share of gold passages a retrieving program used."""
+    the program names them in extra["supporting_facts"]), and the share of gold passages a retrieving program used
+    (on a documents corpus, of the question's gold spans a used passage overlaps, as retrieval evaluation counts)."""
     from playground.evaluation.scoring import score_item, scoring_item
+    from playground.evaluation.span_gold import span_recall_labels
 
+    used, gold = output.used_passage_ids if bound.plan.program.needs_retriever else None, question.gold_passage_ids
+    by_spans = span_recall_labels(workspace, bound.context.corpus, question, used) if used is not None else None
+    if by_spans is not None:
+        used, gold = by_spans
     item = scoring_item(
         output.answer,
         question.answers,
@@ -45,8 +51,8 @@ def _score(bound: Bound, question: Question, output) -> dict:
         benchmark_format=bound.plan.benchmark_format,
         gold_facts=question.metadata.get("supporting_facts"),
         predicted_facts=output.extra.get("supporting_facts"),
-        used_passage_ids=output.used_passage_ids if bound.plan.program.needs_retriever else None,
-        gold_passage_ids=question.gold_passage_ids,
+        used_passage_ids=used,
+        gold_passage_ids=gold,
     )
     return score_item(item)
 
@@ -73,7 +79,7 @@ def answer_question(
         "position": position,
         "prediction": output.answer if output else None,
         "output": output.output if output else None,
-        "scores": _score(bound, question, output) if output else {},
+        "scores": _score(bound, workspace, question, output) if output else {},
         "error": answered.error,
         "prompt_tokens": answered.prompt_tokens,
         "completion_tokens": answered.completion_tokens,

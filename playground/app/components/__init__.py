@@ -8,6 +8,7 @@
     ui.show_text(text, label=None)                   # stored/imported text as text (escaped HTML, never Markdown)
     ui.md_escape(text) -> str                        # stored text inside a Markdown label (expander, widget label)
     ui.passages_list(passages, gold_ids, query="")   # passage cards {id,title,text,score,rank}: gold, terms marked
+    ui.question_passages(ws, corpus, passages, question, query)  # the same, gold as evaluation counts it (spans)
     ui.prompt_diff_html(a, b, label_a, label_b) -> str   # difflib side-by-side table, changes highlighted
     ui.show_prompt_diff(a, b, label_a, label_b)      # the same, drawn with st.html
     ui.messages_text(messages) -> str                # chat messages as one readable text
@@ -42,7 +43,7 @@ from playground.app.components.editor import sync_editor, template_editor
 from playground.app.components.errors import errors_as_messages, show_error
 from playground.app.components.jobs import follow_runs, stored_runs
 from playground.app.components.links import page_link
-from playground.app.components.outputs import messages_text, passages_list, show_scores
+from playground.app.components.outputs import messages_text, passages_list, question_passages, show_scores
 from playground.app.components.runner import (
     Variant,
     VariantResult,
@@ -76,6 +77,7 @@ __all__ = [
     "model_selector",
     "page_link",
     "passages_list",
+    "question_passages",
     "prompt_diff_html",
     "retrieve_passages",
     "retriever_selector",

@@ -14,6 +14,20 @@ def passages_list(passages: list[Mapping], gold_ids: Iterable[str] = (), contain
     passage_cards(passages, gold_ids, query=query, container=container)
 
 
+def question_passages(ws, corpus: Optional[str], passages: list[Mapping], question, query: str = "") -> None:
+    """Passages retrieved for a question, gold marked as retrieval evaluation counts it: its gold passage ids, or
+    on a documents corpus the passages overlapping one of its gold spans too (whatever the chunking)."""
+    from playground.evaluation.span_gold import gold_among, scoring_spans
+
+    spans = scoring_spans(ws, corpus, question)
+    if not spans:
+        passage_cards(passages, question.gold_passage_ids if question is not None else (), query=query)
+        return
+    gold = gold_among(ws, corpus, question, [p.get("id") for p in passages])
+    caption = f"{len(gold)} passage(s) overlap the question's {len(spans)} gold span(s) (★ = gold)"
+    passage_cards(passages, gold, query=query, gold_caption=caption)
+
+
 def messages_text(messages: list[Mapping]) -> str:
     return "\n\n".join(f"[{m.get('role', '?')}]\n{m.get('content', '')}" for m in messages)
 

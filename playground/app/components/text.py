@@ -162,14 +162,18 @@ def passage_cards(
     container=None,
     colours: Optional[Mapping[str, str]] = None,
     notes: Optional[Mapping[str, str]] = None,
+    gold_caption: Optional[str] = None,
 ) -> None:
-    """Ranked passages as cards (see passage_card_html); a caption says how many gold passages were found."""
+    """Ranked passages as cards (see passage_card_html); a caption says how many gold passages were found (or
+    `gold_caption`, when gold is counted otherwise, e.g. by span)."""
     target = container if container is not None else st
     gold = set(gold_ids)
     if not passages:
         target.caption("No passages.")
         return
-    if gold:
+    if gold_caption:
+        target.caption(gold_caption)
+    elif gold:
         found = sum(1 for p in passages if p.get("id") in gold)
         target.caption(f"{found} of {len(gold)} gold passage(s) retrieved (★ = gold)")
     terms = query_terms(query)

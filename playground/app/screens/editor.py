@@ -416,7 +416,7 @@ def main() -> None:
             st.caption("Fix the template to see the prompt.")
         if retriever_choice.kind:
             with st.expander(f"Retrieved passages ({len(passages)})", expanded=False):
-                ui.passages_list(passages, question.gold_passage_ids if question is not None else (), query=text)
+                ui.question_passages(ws, corpus, passages, question, query=text)
     with left:
         ui.template_editor(
             SYSTEM_KEY, "System part (Jinja)", error if error and error.part == "system" else None, min_lines=3

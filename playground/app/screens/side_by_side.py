@@ -202,7 +202,7 @@ def _cell_detail(ws, corpus, run_id: str, question, label: str) -> None:
         if not detail["retrievals"]:
             st.caption("This variant retrieves no passages.")
         for retrieval in detail["retrievals"]:
-            ui.passages_list(retrieval["passages"], question.gold_passage_ids, query=retrieval["query"])
+            ui.question_passages(ws, corpus, retrieval["passages"], question, query=retrieval["query"])
     with prompt_tab:
         for messages in detail["prompts"]:
             st.code(ui.messages_text(messages), language=None, wrap_lines=True)

@@ -47,14 +47,20 @@ def _question(ws, dataset: str, question_id: str):
         return None
 
 
-def _passages(ws, dataset: str, ids: list[str]) -> dict:
-    from playground.store.datasets import corpus_of, get_passages
+def _corpus(ws, dataset: str):
+    from playground.store.datasets import corpus_of
 
     try:
-        corpus = corpus_of(ws, dataset)
-        return get_passages(ws, corpus, ids) if corpus else {}
+        return corpus_of(ws, dataset)
     except PlaygroundError:
-        return {}
+        return None
+
+
+def _passages(ws, dataset: str, ids: list[str]) -> dict:
+    from playground.store.datasets import get_passages
+
+    corpus = _corpus(ws, dataset)
+    return get_passages(ws, corpus, ids) if corpus else {}
 
 
 def _messages(messages) -> None:
@@ -63,7 +69,7 @@ def _messages(messages) -> None:
         st.code(message.get("content", ""), language=None, wrap_lines=True)
 
 
-def _span_body(ws, span: dict, dataset: str, gold_ids: list[str]) -> None:
+def _span_body(ws, span: dict, dataset: str, question) -> None:
     kind, inputs, outputs = span["kind"], span.get("inputs") or {}, span.get("outputs") or {}
     if span.get("error"):
         st.error(ui.md_escape(span["error"]))
@@ -73,7 +79,9 @@ def _span_body(ws, span: dict, dataset: str, gold_ids: list[str]) -> None:
         )
         hits = outputs.get("hits") or []
         found = _passages(ws, dataset, [h["id"] for h in hits])
-        ui.passages_list(
+        ui.question_passages(
+            ws,
+            _corpus(ws, dataset),
             [
                 {
                     **h,
@@ -82,7 +90,7 @@ def _span_body(ws, span: dict, dataset: str, gold_ids: list[str]) -> None:
                 }
                 for h in hits
             ],
-            gold_ids,
+            question,
             query=str(inputs.get("query") or ""),
         )
     elif kind == "render":
@@ -183,12 +191,11 @@ def render() -> None:
         return
     st.plotly_chart(charts.waterfall_figure(spans), key="traces_waterfall")
     st.subheader("Spans")
-    gold_ids = list(question.gold_passage_ids) if question else []
     for depth, span in ordered_spans(spans):
         with st.expander(
             ui.md_escape(span_title(span, depth)), expanded=span["kind"] == "generate" or bool(span.get("error"))
         ):
-            _span_body(ws, span, dataset, gold_ids)
+            _span_body(ws, span, dataset, question)
     show_judgments(ws, run, question_id, repeat)
     st.caption("Share this trace (it opens the same run and question after a session export and import):")
     st.code(state.share_link("traces", run=run_id, question=question_id), language=None)
