@@ -1,5 +1,5 @@
 """`playground questions generate` end to end with the real local model (SmolLM2-135M) on the demo corpus, whose
-passages have no document spans (a gold span is then an offset in the passage, named by the passage id).
+passages are chunks of the demo's documents (a gold span is an offset in the document, inside its source chunk).
 
 The generator asks in JSON mode with the reply's schema, so every reply parses (without it, 11 of 12 were prose).
 The 135M model still rarely gives a short answer copied from the text (it answers in a sentence), so the run may
@@ -40,11 +40,12 @@ def test_questions_generate_with_the_local_model_on_the_demo_keeps_some_or_says_
             return
         assert code == 0 and "demo-generated" in names
         for question in load_questions(workspace, "demo-generated"):
-            span = question.metadata["gold_spans"][0]
-            passage = get_passages(workspace, "demo", [span["document"]])[span["document"]]
-            assert span["document"] in question.gold_passage_ids
-            assert passage.text[span["start"] : span["end"]].lower() in question.answers[0].lower() or (
-                question.metadata["answer_match"][0]["ratio"] < 1
-            )
+            source = question.metadata["source_passage_ids"][0]
+            passage = get_passages(workspace, "demo", [source])[source]
+            span, start = question.metadata["gold_spans"][0], passage.metadata["start"]
+            assert source in question.gold_passage_ids and span["document"] == passage.metadata["document"]
+            assert start <= span["start"] < span["end"] <= passage.metadata["end"]  # the span lies in its chunk
+            quoted = passage.text[span["start"] - start : span["end"] - start]
+            assert quoted.lower() in question.answers[0].lower() or question.metadata["answer_match"][0]["ratio"] < 1
     finally:
         workspace.close()
