@@ -19,9 +19,11 @@ def register(subparsers, common) -> None:
         "instruction rewrites from the starting prompt's scored train answers (--proposer-model); search them by "
         "successive halving on validation minibatches within the budget; then run the winner and the start on the "
         "held-out questions: the paired difference, its interval and p-value, the gap to the validation gain, "
-        "and a verdict. The held-out questions never reach the proposer nor the choice.",
+        "and a verdict. The held-out questions never reach the proposer nor the choice. --rounds R proposes in R "
+        "rounds, each from the best candidate so far; --demos N and --vary k=...|retriever=... add candidates "
+        "with bootstrapped demonstrations or another k or retriever.",
     )
-    add_run_options(parser)
+    add_run_options(parser, demonstration_set=False)  # --demos is a count here
     parser.add_argument("--budget", type=bounds.SAMPLE.flag("--budget"), help="candidates proposed at most (required)")
     parser.add_argument("--detach", action="store_true", help="search in a worker process; print its id and return")
     parser.add_argument("--resume", metavar="ID", help="finish a stopped or interrupted search (same splits, choice)")
@@ -41,12 +43,35 @@ def register(subparsers, common) -> None:
         help="the gain the held-out split should detect (the power check; default 0.10)",
     )
     parser.add_argument(
+        "--rounds",
+        type=bounds.ROUNDS.flag("--rounds"),
+        default=1,
+        help="spread the budget over R rounds, each proposing from the best candidate so far (default 1)",
+    )
+    parser.add_argument(
+        "--demos",
+        dest="search_demos",
+        type=bounds.SHOTS.flag("--demos"),
+        default=0,
+        metavar="N",
+        help="also try seeded subsets of N demonstrations bootstrapped on train (default 0: off; a run's own "
+        "demonstration set is --option demonstrations=NAME)",
+    )
+
+    parser.add_argument(
+        "--vary",
+        action="append",
+        metavar="NAME=V1,V2",
+        help="also try the start with k or the retriever changed: k=3,5,10 or retriever=bm25,dense (repeatable)",
+    )
+    parser.add_argument(
         "--proposal-template", default="instruction-proposal", help="the proposal prompt (NAME or NAME@VERSION)"
     )
     parser.set_defaults(handler=optimize_command)
 
 
 def _text(report: dict) -> str:
+    from playground.optimize.candidates import describe
     from playground.optimize.confirm import verdict_line
 
     rows = [
@@ -55,6 +80,8 @@ def _text(report: dict) -> str:
             c["version"][:12],
             c.get("validation") if c.get("validation") is None else f"{c['validation']:.3f}",
             " ".join(f"{r['n']}:{r['mean']:.2f}" for r in c.get("rungs") or []),
+            c.get("round") or "",
+            describe(c),
             c.get("note") or "",
         )
         for c in [report["start"], *report["candidates"]]
@@ -65,7 +92,7 @@ def _text(report: dict) -> str:
         [
             f"optimisation {report['id']}: splits {report['splits']['train']}/{report['splits']['validation']}/"
             f"{report['splits']['test']} (train/validation/held-out), metric {report['metric']}",
-            text_table(["#", "version", "validation", "minibatches n:mean", "note"], rows),
+            text_table(["#", "version", "validation", "minibatches n:mean", "round", "changes", "note"], rows),
             *([report["reason"]] if report.get("reason") else []),
             f"winner: candidate {winner['index']} ({winner['ref']}): {one_line(winner.get('note') or '')}",
             f"winner's instruction: {one_line(winner.get('instruction') or '')}",
@@ -102,6 +129,7 @@ def optimize_command(args) -> int:
     from playground import PlaygroundError
     from playground.cli.runs import config_from_args
     from playground.optimize.optimizer import SearchSettings, create_optimization, execute, resume_optimization
+    from playground.optimize.candidates import parse_vary
     from playground.optimize.splits import parse_split
 
     notice = lambda text: say(f"playground: {text}")  # noqa: E731
@@ -135,6 +163,9 @@ def optimize_command(args) -> int:
         max_minutes=args.max_minutes,
         difference=args.difference,
         proposal_template=args.proposal_template,
+        rounds=args.rounds,
+        demos=args.search_demos,
+        vary=parse_vary(args.vary or []),
     )
     with workspace_for(args) as workspace:
         optimization_id = create_optimization(workspace, config, settings)

@@ -15,9 +15,15 @@ from playground.programs.options import options_help
 
 
 def add_run_options(
-    parser, *, program_default: str = "direct", dataset_required: bool = False, dataset_help: str = "benchmark name"
+    parser,
+    *,
+    program_default: str = "direct",
+    dataset_required: bool = False,
+    dataset_help: str = "benchmark name",
+    demonstration_set: bool = True,
 ) -> None:
-    """The options that describe a run; `run`, `sweep` and `demos bootstrap` share them."""
+    """The options that describe a run; `run`, `sweep` and `demos bootstrap` share them (`optimize` takes --demos as a
+    count of its own: demonstration_set=False leaves the run's --demos NAME out)."""
     parser.add_argument("--dataset", required=dataset_required, help=dataset_help)
     from playground.evaluation.scoring import metric_records
     from playground.models.registry import providers
@@ -68,11 +74,14 @@ def add_run_options(
             for name, metric in metric_records().items()
         )
     )
-    parser.add_argument(
-        "--demos",
-        metavar="NAME[@VERSION]",
-        help="demonstration set for dynamic few-shot (from `playground demos bootstrap`)",
-    )
+    if demonstration_set:
+        parser.add_argument(
+            "--demos",
+            metavar="NAME[@VERSION]",
+            help="demonstration set for dynamic few-shot (from `playground demos bootstrap`)",
+        )
+    else:
+        parser.set_defaults(demos=None)
     parser.add_argument(
         "--repeats",
         type=bounds.REPEATS.flag("--repeats"),

@@ -9,20 +9,26 @@ winner and the start on the held-out split (past the budget: a search always end
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from playground import PlaygroundError
+from playground.optimize.candidates import (
+    NO_INSTRUCTION as NO_INSTRUCTION,
+    SAME_INSTRUCTION as SAME_INSTRUCTION,
+    Base,
+    bootstrap_pool,
+    check_vary,
+    round_quotas,
+)
 from playground.optimize.confirm import confirm, power_check, verdict_line
-from playground.optimize.proposals import PROPOSAL_TEMPLATE, data_summary, propose, scored_examples
-from playground.optimize.search import Budget, Evaluator, SearchStopped, ShouldStop, successive_halving
+from playground.optimize.proposals import PROPOSAL_TEMPLATE, data_summary, scored_examples
+from playground.optimize.rounds import search_rounds
+from playground.optimize.search import Budget, Evaluator, SearchStopped, ShouldStop
 from playground.optimize.splits import DEFAULT_SPLIT, split_questions
 
 Notice = Callable[[str], None]
 MIN_BATCH = 4  # the smallest validation minibatch
-NO_INSTRUCTION = 'the proposer\'s reply held no instruction (a JSON object with a non-empty "instruction")'
-SAME_INSTRUCTION = "the same instruction as an earlier candidate"
-REPLY_KEPT = 300  # characters of a skipped proposal's reply kept in the report
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,9 @@ class SearchSettings:
     difference: float = 0.10  # the gain the held-out split should be able to detect
     proposal_template: str = PROPOSAL_TEMPLATE
     min_batch: int = MIN_BATCH
+    rounds: int = 1  # > 1: later rounds propose from the best candidate so far
+    demos: int = 0  # > 0: candidates with seeded subsets of this many demonstrations bootstrapped on train
+    vary: dict = field(default_factory=dict)  # {"k": [3, 5, 10], "retriever": ["bm25", "dense"]}
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -47,65 +56,6 @@ class SearchSettings:
 
 def _stored(candidates: list[dict]) -> list[dict]:
     return [{k: v for k, v in c.items() if not k.startswith("_")} for c in candidates]
-
-
-def _propose_candidates(
-    context: dict, settings: SearchSettings, budget: Budget, notice: Notice
-) -> tuple[list[dict], list[dict], Optional[str]]:
-    """Up to `settings.budget` distinct rewrites of the start's instruction, each saved as a prompt version; the
-    proposals skipped (which, why, the start of the reply: kept, so a search with no candidate says why); and why
-    proposing stopped early (the budget), if it did."""
-    from playground.store.prompts import save_prompt_version
-
-    workspace, start = context["workspace"], context["start"]
-    candidates: list[dict] = []
-    skipped: list[dict] = []
-    seen = {context["start_version"]}
-    spent = None
-    for index in range(settings.budget):
-        spent = budget.exhausted()
-        if spent:
-            notice(f"proposals stopped: {spent}")
-            break
-        context["evaluator"].check_stop()
-        proposal, cost, reply = propose(
-            workspace,
-            context["proposer"],
-            context["proposal_template"],
-            start.system,
-            context["examples"],
-            context["summary"],
-            index,
-            settings.seed,
-        )
-        context["evaluator"].charge_once(f"proposal {index + 1}", cost)
-        if proposal is None:
-            skipped.append({"proposal": index + 1, "why": NO_INSTRUCTION, "reply": reply[:REPLY_KEPT]})
-            notice(f"proposal {index + 1}: {NO_INSTRUCTION}; skipped")
-            continue
-        rewritten = start.with_changes(name=f"{start.name}.opt", system=proposal.instruction, path=None)
-        note = proposal.note()
-        version = save_prompt_version(
-            workspace, rewritten, parent=context["start_version"], message=note, session_id=context["session_id"]
-        )
-        if version in seen:
-            skipped.append({"proposal": index + 1, "why": SAME_INSTRUCTION, "reply": reply[:REPLY_KEPT]})
-            notice(f"proposal {index + 1}: {SAME_INSTRUCTION}; skipped")
-            continue
-        seen.add(version)
-        candidates.append(
-            {
-                "index": len(candidates) + 1,
-                "version": version,
-                "ref": f"{rewritten.name}@{version}",
-                "parent": context["start_version"],
-                "instruction": proposal.instruction,
-                "note": note,
-                "failure": proposal.failure["question_id"] if proposal.failure else None,
-                "rungs": [],
-            }
-        )
-    return candidates, skipped, spent
 
 
 def no_candidate_reason(skipped: list[dict], stopped: Optional[str]) -> str:
@@ -137,6 +87,10 @@ def create_optimization(workspace, base_config, settings: SearchSettings, sessio
 
     session_id = session_id or current_session(workspace)["id"]
     Budget(settings.budget)  # a budget out of range is refused before anything is stored
+    round_quotas(settings.budget, settings.rounds)
+    if settings.demos < 0:
+        raise PlaygroundError(f"--demos must be 0 (off) or more, got {settings.demos}")
+    check_vary(settings.vary, base_config.program)
     questions = [q.id for q in load_questions(workspace, base_config.dataset)]
     splits = split_questions(questions, settings.split, settings.seed)
     start_ref = base_config.templates.get("main") or get_program(base_config.program).default_templates.get("main")
@@ -248,30 +202,38 @@ def execute(
         examples = scored_examples(questions, get_results(workspace, train["run_id"]), metric)
         start_validation = evaluator.run(start_entry["ref"], splits["validation"], "start on validation")
         start_entry.update(validation=start_validation["mean"], validation_run=start_validation["run_id"])
+        pool, pool_ref = [], None
+        if settings.demos:
+            pool, pool_ref = bootstrap_pool(workspace, train["run_id"], metric, f"optimize-{optimization_id[:12]}")
+            say(f"{len(pool)} demonstration(s) bootstrapped on train" + (f" (set {pool_ref})" if pool_ref else ""))
         context = {
             "workspace": workspace,
             "start": start,
             "start_version": start_version,
+            "start_entry": start_entry,
             "proposer": proposer,
             "proposal_template": proposal_template,
-            "examples": examples,
             "summary": data_summary([questions[qid] for qid in splits["train"]]),
             "session_id": session_id,
             "evaluator": evaluator,
+            "seed": settings.seed,
+            "splits": splits,
+            "questions": questions,
+            "base_config": base_config,
+            "demos": settings.demos,
+            "pool": pool,
+            "pool_ref": pool_ref,
         }
-        candidates, skipped, stopped = _propose_candidates(context, settings, budget, say)
-        store.save_candidates(workspace, optimization_id, _stored([start_entry, *candidates]))
+
+        def save(candidates: list) -> None:
+            store.save_candidates(workspace, optimization_id, _stored([start_entry, *candidates]))
+
+        start_base = Base(start_entry, start.system, examples)
+        candidates, skipped, stopped = search_rounds(context, settings, budget, start_base, save, say)
+        save(candidates)
         reason = None if candidates else no_candidate_reason(skipped, stopped)
-        say(reason or f"{len(candidates)} candidate(s) proposed; searching by successive halving on validation")
-        if candidates:
-            stopped = stopped or successive_halving(
-                candidates,
-                splits["validation"],
-                evaluator,
-                settings.min_batch,
-                lambda: store.save_candidates(workspace, optimization_id, _stored([start_entry, *candidates])),
-                say,
-            )
+        if reason:
+            say(reason)
         if stopped:
             say(f"search stopped: {stopped}")
         report = _confirmed(evaluator, splits, metric, settings, start_entry, candidates)

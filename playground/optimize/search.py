@@ -8,6 +8,7 @@ seed pays nothing and chooses the same. Minibatches are prefixes of the seeded v
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -119,8 +120,10 @@ class Evaluator:
             return resume_run(self.workspace, earlier["run_id"], model=self.model, should_stop=self.should_stop)
         return start_run(self.workspace, config, model=self.model, label=label, should_stop=self.should_stop)
 
-    def run(self, template_ref: str, question_ids: Sequence[str], what: str) -> dict:
-        """{"run_id", "scores": {qid: value of the metric}, "mean", "n"}; errors and unscored answers are left out."""
+    def run(self, template_ref: str, question_ids: Sequence[str], what: str, overrides: Optional[dict] = None) -> dict:
+        """{"run_id", "scores": {qid: value of the metric}, "mean", "n"}; errors and unscored answers are left out.
+
+        `overrides` are a candidate's run settings ({"k": 10}, {"retriever": "dense"}) over the search's config."""
         from playground.evaluation.compare import question_scores
         from playground.evaluation.scoring import default_metric
         from playground.store.runs import get_results
@@ -132,8 +135,9 @@ class Evaluator:
             template_names={},
             question_ids=list(question_ids),
             sample=None,
+            **config_overrides(self.base_config, overrides),
         )
-        key = f"{what} | {template_ref}"
+        key = f"{what} | {template_ref}" + (f" | {json.dumps(overrides, sort_keys=True)}" if overrides else "")
         summary = self._summary(key, config, what)
         if summary.status == "stopped":
             self._record(key, {"run_id": summary.run_id, "done": False})
@@ -158,6 +162,21 @@ class Evaluator:
             )
         mean = sum(scores.values()) / len(scores) if scores else 0.0
         return {"run_id": summary.run_id, "scores": scores, "mean": mean, "n": len(question_ids)}
+
+
+def config_overrides(base_config, overrides: Optional[dict]) -> dict:
+    """The RunConfig fields a candidate's overrides change: k, or the retriever kind (its parameters then the new
+    kind's defaults: the search's were for its own kind)."""
+    changes: dict = {}
+    for name, value in (overrides or {}).items():
+        if name == "k":
+            changes["k"] = int(value)
+        elif name == "retriever":
+            if value != base_config.retriever:
+                changes.update(retriever=str(value), retriever_params={}, retriever_manifest=None)
+        else:
+            raise PlaygroundError(f"a candidate cannot override {name!r} (only k and retriever)")
+    return changes
 
 
 def rung_sizes(n_candidates: int, n_validation: int, min_batch: int) -> list[int]:
@@ -193,7 +212,12 @@ def successive_halving(
             spent = evaluator.budget.exhausted()
             if spent:
                 return spent
-            outcome = evaluator.run(candidate["ref"], validation[:size], f"candidate {candidate['index']}, {size} q")
+            outcome = evaluator.run(
+                candidate["ref"],
+                validation[:size],
+                f"candidate {candidate['index']}, {size} q",
+                overrides=candidate.get("overrides"),
+            )
             candidate.setdefault("rungs", []).append({"n": size, "mean": outcome["mean"], "run_id": outcome["run_id"]})
             if size == len(validation):
                 candidate["validation"], candidate["validation_run"] = outcome["mean"], outcome["run_id"]

@@ -77,3 +77,22 @@ def test_a_stopped_search_resumes_from_the_tab_in_a_worker(app_workspace):
         assert "confirmed: validation gain +1.000" in shown_text(at)
     finally:
         server.close()
+
+
+def test_the_candidate_table_shows_each_candidates_round_what_it_changes_and_where_it_came_from(app_workspace):
+    server = LandscapeServer("demos").start()
+    try:
+        save_dataset(app_workspace, "codes", code_dataset())
+        config = RunConfig(dataset="codes", program="direct", model=server.spec("landscape"))
+        report = optimize(app_workspace, config, SearchSettings(budget=4, seed=1, rounds=2, demos=2))
+    finally:
+        server.close()
+    at = AppTest.from_file(page_path("experiments"), default_timeout=120).run()
+    assert not at.exception, at.exception
+    table = at.dataframe[-1].value
+    assert list(table["round"])[1:] == [c["round"] for c in report["candidates"]] and {1, 2} <= set(table["round"])
+    with_demos = [c for c in report["candidates"] if c.get("demonstrations")]
+    assert with_demos and all(
+        table["changes"].iloc[c["index"]] == f"2 demos ({', '.join(c['demonstrations'])})" for c in with_demos
+    )
+    assert list(table["from"])[1:] == [c["parent"][:12] for c in report["candidates"]]

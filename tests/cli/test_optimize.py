@@ -137,3 +137,33 @@ def test_a_detached_search_stops_and_resumes_to_the_uninterrupted_choice(db, tmp
         "winner_run": report["confirmation"]["winner_run"],
     }
     assert report["cost"]["calls"] == whole["cost"]["calls"]
+
+
+@pytest.mark.slow
+def test_rounds_and_demos_reach_the_search_and_the_text_report_shows_what_each_candidate_changes(db, capsys):
+    demos = LandscapeServer("demos").start()
+    try:
+        assert main(_args(db, demos, "--budget", "4", "--rounds", "2", "--demos", "2")) == 0
+    finally:
+        demos.close()
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "minibatches" in line)
+    assert "round" in header and "changes" in header
+    assert "2 demos (" in out and "confirmed" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--vary", "k=3,10"], "error: --vary k: program 'direct' does not retrieve"),
+        (["--program", "rag", "--vary", "retriever=bm99"], "error: --vary retriever: unknown retriever 'bm99'"),
+        (["--vary", "top_p=1"], "error: --vary 'top_p=1': cannot vary 'top_p'"),
+        (["--rounds", "0"], "error: --rounds"),
+        (["--demos", "-1"], "error: --demos"),
+    ],
+)
+def test_bad_rounds_demos_or_vary_are_one_line(db, server, capsys, extra, message):
+    assert main(_args(db, server, "--budget", "2", *extra)) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(message) and "\n" not in err, err
+    assert len(server.requests) == 0

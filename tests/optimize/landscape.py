@@ -5,7 +5,14 @@ Questions ask to repeat a code ("Which code is written here: K0123?"), whose gol
 model answers the code when the landscape says so, else "unknown":
 - "property": only when the instruction (the system message) carries the word VERBATIM, which one rewrite has;
 - "random": at random, by a hash of the instruction and the code (so each prompt is right on about half);
-- "prose": as "property", but the proposer replies in prose, never the JSON object asked for.
+- "prose": as "property", but the proposer replies in prose, never the JSON object asked for;
+- "steps": reachable in two steps: the proposer adds VERBATIM only to an instruction that already says CODE-ONLY
+  (which one of its STEP_REWRITES of other instructions has); CODE-ONLY alone answers the even codes, with VERBATIM
+  all of them (so round 2, proposing from round 1's best, finds what one round cannot);
+- "demos": only when the prompt holds a worked example (a line "Answer: K...."), or for every third code (so the
+  start answers some train questions right, and they can be bootstrapped as demonstrations);
+- "retrieval": the gold answer is a secret S.... that one passage names ("K0001 stands for S0001"); BM25 ranks
+  seven decoy passages above it (retrieval_dataset), so only k >= 8 retrieves it.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import hashlib
 import json
 import re
 
-from playground.data.records import Dataset, Question
+from playground.data.records import Dataset, Passage, Question
 from tests.openai_server import OpenAIServer
 
 PROPOSER_MARK = "You improve instructions for a question-answering model"
@@ -27,7 +34,26 @@ REWRITES = (
     "Answer in lower case.",
     "Give the answer alone.",
 )
+STEP = "CODE-ONLY"
+STEP_REWRITES = ("Answer briefly.", f"Reply {STEP}: the code and nothing else.", "Be precise and short.")
 CODE = re.compile(r"written here: (\w+)\?")
+INSTRUCTION = re.compile(r"<<<\n(.*?)\n>>>", re.S)
+WORKED_EXAMPLE = re.compile(r"^Answer: K\d{4}$", re.M)
+DECOYS = 7
+
+
+def retrieval_dataset(n: int = 40) -> Dataset:
+    """Codes whose answers are secrets in passages, each behind seven decoys that BM25 ranks first."""
+    passages, questions = [], []
+    for i in range(n):
+        code = f"K{i:04d}"
+        passages += [
+            Passage(f"d{i:03d}-{j}", f"{code} decoy", f"Which code is written here: {code}? Not here.")
+            for j in range(DECOYS)
+        ]
+        passages.append(Passage(f"g{i:03d}", "Key", f"The key {code} stands for S{i:04d}, as the ledger says."))
+        questions.append(Question(f"r{i:03d}", f"Which code is written here: {code}?", [f"S{i:04d}"], [f"g{i:03d}"]))
+    return Dataset(format="jsonl", source="tests/optimize/landscape.py", passages=passages, questions=questions)
 
 
 def code_dataset(n: int = 60) -> Dataset:
@@ -53,13 +79,27 @@ class LandscapeServer(OpenAIServer):
                 return "You could make the instruction clearer and ask for the code."
             number = int(re.search(r"Proposal (\d+):", prompt).group(1))
             instruction = REWRITES[(number - 1) % len(REWRITES)]
+            if self.landscape == "steps":
+                current = INSTRUCTION.search(prompt).group(1)
+                instruction = (
+                    f"{current} Copy it {PROPERTY} (rewrite {number})."
+                    if STEP in current
+                    else STEP_REWRITES[(number - 1) % len(STEP_REWRITES)]
+                )
             return json.dumps({"instruction": instruction, "failure": 1, "reason": f"rewrite {number}"})
-        found = CODE.search(prompt)
+        found = CODE.findall(prompt)  # the question's code: the last one (examples and passages come first)
         if not found:
             return "unknown"
-        code = found.group(1)
+        code = found[-1]
+        if self.landscape == "retrieval":
+            secret = re.search(rf"{code} stands for (S\d{{4}})", prompt)
+            return secret.group(1) if secret else "unknown"
         if self.landscape == "property":
             right = PROPERTY in system
+        elif self.landscape == "steps":
+            right = STEP in system and (PROPERTY in system or int(code[1:]) % 2 == 0)
+        elif self.landscape == "demos":
+            right = bool(WORKED_EXAMPLE.search(system)) or int(code[1:]) % 3 == 0
         else:
             right = hashlib.sha256(f"{system}|{code}".encode()).digest()[0] % 2 == 0
         return code if right else "unknown"

@@ -103,3 +103,46 @@ def test_a_finished_or_running_search_is_not_resumed(tmp_path, server):
     with pytest.raises(PlaygroundError, match="is still running"):
         resume_optimization(workspace, report["id"])
     workspace.close()
+
+
+@pytest.mark.parametrize(
+    ("landscape", "demos", "fraction"),
+    [("steps", 0, 0.5), ("steps", 0, 0.65), ("demos", 2, 0.6)],
+    ids=["steps-best-on-train", "steps-round2", "demos-round2"],
+)
+def test_a_search_in_rounds_stopped_then_resumed_chooses_as_an_uninterrupted_one(tmp_path, landscape, demos, fraction):
+    server = LandscapeServer(landscape).start()
+    try:
+        config = RunConfig(dataset="codes", program="direct", model=server.spec("landscape"))
+        settings = SearchSettings(budget=4, seed=1, rounds=2, demos=demos)
+        whole_ws = _workspace(tmp_path / "whole.db")
+        whole = optimize(whole_ws, config, settings)
+        whole_ws.close()
+        assert {c["round"] for c in whole["candidates"]} == {1, 2}
+        stop_at = int(whole["cost"]["calls"] * fraction)
+
+        workspace = _workspace(tmp_path / "stopped.db")
+        optimization_id = create_optimization(workspace, config, settings)
+        server.requests.clear()
+        asked: list[int] = []
+
+        def hook(n: int) -> None:
+            if n >= stop_at and not asked:
+                asked.append(n)
+                _stop(workspace.path, optimization_id)
+
+        server.hook = hook
+        try:
+            first = execute(workspace, optimization_id)
+        finally:
+            server.hook = None
+        assert first["status"] == "stopped"
+        resumed = resume_optimization(workspace, optimization_id)
+        assert _compared(resumed) == _compared(whole)
+        assert [(c["round"], c["parent"], c.get("demonstrations")) for c in resumed["candidates"]] == [
+            (c["round"], c["parent"], c.get("demonstrations")) for c in whole["candidates"]
+        ]
+        assert len(server.requests) == whole["cost"]["calls"]
+        workspace.close()
+    finally:
+        server.close()

@@ -26,13 +26,19 @@ def search_title(row: Mapping) -> str:
 
 def candidate_rows(candidates: Sequence[Mapping]) -> list[dict]:
     """A row per candidate in the order tried (the start first): its score on each minibatch and on the whole
-    validation split, its version and its note."""
+    validation split, its round, what it changes besides the instruction (k, retriever, demonstrations), its
+    version, the version it was made from and its note."""
+    from playground.optimize.candidates import describe
+
     return [
         {
             "#": c["index"],
+            "round": c.get("round"),
+            "changes": describe(dict(c)),
             "validation": c.get("validation"),
             "minibatches (n: mean)": " · ".join(f"{r['n']}: {r['mean']:.2f}" for r in c.get("rungs") or []),
             "version": c["version"][:12],
+            "from": (c.get("parent") or "")[:12],
             "note": c.get("note") or "",
         }
         for c in candidates

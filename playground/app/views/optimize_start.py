@@ -44,10 +44,16 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
             else None
         )
         model = ui.model_selector("optimize_model", compact=True)
-        columns = st.columns(3)
+        columns = st.columns(5)
         budget = columns[0].number_input("Budget (candidates)", 1, 50, 3, key="optimize_budget")
         seed = columns[1].number_input("Search seed", 0, 2**31 - 1, 0, key="optimize_seed")
         split = columns[2].text_input("Split (train/validation/held-out)", "30/40/30", key="optimize_split")
+        rounds = columns[3].number_input(
+            "Rounds", 1, 10, 1, key="optimize_rounds", help="each round after the first proposes from the best so far"
+        )
+        demos = columns[4].number_input(
+            "Demonstrations", 0, 10, 0, key="optimize_demos", help="also try subsets of N bootstrapped on train"
+        )
         if st.button("Start search", key="optimize_start", type="primary", disabled=model is None):
             with ui.errors_as_messages("Start search"):
                 st.session_state[SEARCH_KEY] = _start(
@@ -62,17 +68,21 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
                     split,
                     session_id,
                     api_keys,
+                    int(rounds),
+                    int(demos),
                 )
                 st.rerun()
 
 
-def _start(ws, benchmark, program, prompt, retriever, model, budget, seed, split, session_id, api_keys) -> str:
+def _start(
+    ws, benchmark, program, prompt, retriever, model, budget, seed, split, session_id, api_keys, rounds=1, demos=0
+) -> str:
     from playground.app.views.prompts import version_to_run
     from playground.optimize.optimizer import SearchSettings, start_detached
     from playground.optimize.splits import parse_split
     from playground.runs.config import RunConfig
 
-    settings = SearchSettings(budget=budget, seed=seed, split=parse_split(split))
+    settings = SearchSettings(budget=budget, seed=seed, split=parse_split(split), rounds=rounds, demos=demos)
     config = RunConfig(
         dataset=benchmark,
         program=program,
