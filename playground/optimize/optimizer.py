@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from playground import PlaygroundError
-from playground.optimize.confirm import confirm, power_check, verdict_line
+from playground.optimize.confirm import power_check, verdict_line
+from playground.optimize.finalists import confirm_finalists
 from playground.optimize.proposals import PROPOSAL_TEMPLATE, data_summary, propose, scored_examples
 from playground.optimize.search import Budget, Evaluator, SearchStopped, ShouldStop, successive_halving
 from playground.optimize.splits import DEFAULT_SPLIT, split_questions
@@ -40,6 +41,7 @@ class SearchSettings:
     difference: float = 0.10  # the gain the held-out split should be able to detect
     proposal_template: str = PROPOSAL_TEMPLATE
     min_batch: int = MIN_BATCH
+    finalists: int = 1  # the top candidates on validation confirmed on held-out, Holm-adjusted (optimize/finalists.py)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -271,10 +273,11 @@ def execute(
                 settings.min_batch,
                 lambda: store.save_candidates(workspace, optimization_id, _stored([start_entry, *candidates])),
                 say,
+                keep=settings.finalists,
             )
         if stopped:
             say(f"search stopped: {stopped}")
-        report = _confirmed(evaluator, splits, metric, settings, start_entry, candidates)
+        report = confirm_finalists(evaluator, splits, metric, settings, start_entry, candidates)
         report.update(
             id=optimization_id, power=power, stopped=stopped, skipped=skipped, reason=reason, cost=budget.used()
         )
@@ -290,39 +293,6 @@ def execute(
         raise
     finally:
         store.finish_optimization(workspace, optimization_id, status, report)
-
-
-def _confirmed(
-    evaluator: Evaluator, splits: dict, metric: str, settings: SearchSettings, start_entry: dict, candidates: list
-) -> dict:
-    """The winner (the best on the whole validation split, when it beats the start) confirmed on held-out."""
-    finished = [c for c in candidates if c.get("validation") is not None]
-    best = min(finished, key=lambda c: (-c["validation"], c["index"]), default=None)
-    winner = best if best is not None and best["validation"] > start_entry["validation"] else start_entry
-    validation_gain = winner["validation"] - start_entry["validation"]
-    start_test = evaluator.run(start_entry["ref"], splits["test"], "start on held-out")
-    winner_test = (
-        start_test if winner is start_entry else evaluator.run(winner["ref"], splits["test"], "winner on held-out")
-    )
-    confirmation = confirm(
-        start_test["scores"],
-        winner_test["scores"],
-        metric,
-        validation_gain,
-        settings.seed,
-        same_prompt=winner is start_entry,
-    )
-    confirmation.update(start_run=start_test["run_id"], winner_run=winner_test["run_id"])
-    return {
-        "status": "done",
-        "splits": {name: len(ids) for name, ids in splits.items()},
-        "metric": metric,
-        "start": _stored([start_entry])[0],
-        "candidates": _stored(candidates),
-        "winner": {k: winner.get(k) for k in ("index", "version", "ref", "instruction", "note", "validation")},
-        "confirmation": confirmation,
-        "verdict": confirmation["verdict"],
-    }
 
 
 def resume_optimization(

@@ -8,6 +8,7 @@ seed pays nothing and chooses the same. Minibatches are prefixes of the seeded v
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -119,8 +120,10 @@ class Evaluator:
             return resume_run(self.workspace, earlier["run_id"], model=self.model, should_stop=self.should_stop)
         return start_run(self.workspace, config, model=self.model, label=label, should_stop=self.should_stop)
 
-    def run(self, template_ref: str, question_ids: Sequence[str], what: str) -> dict:
-        """{"run_id", "scores": {qid: value of the metric}, "mean", "n"}; errors and unscored answers are left out."""
+    def run(self, template_ref: str, question_ids: Sequence[str], what: str, overrides: Optional[dict] = None) -> dict:
+        """{"run_id", "scores": {qid: value of the metric}, "mean", "n"}; errors and unscored answers are left out.
+
+        `overrides` are run config fields a candidate sets for itself (k, the retriever), applied over the base."""
         from playground.evaluation.compare import question_scores
         from playground.evaluation.scoring import default_metric
         from playground.store.runs import get_results
@@ -132,8 +135,9 @@ class Evaluator:
             template_names={},
             question_ids=list(question_ids),
             sample=None,
+            **(overrides or {}),
         )
-        key = f"{what} | {template_ref}"
+        key = f"{what} | {template_ref}" + (f" | {json.dumps(overrides, sort_keys=True)}" if overrides else "")
         summary = self._summary(key, config, what)
         if summary.status == "stopped":
             self._record(key, {"run_id": summary.run_id, "done": False})
@@ -177,10 +181,12 @@ def successive_halving(
     min_batch: int,
     save: Callable[[], None],
     notice: Optional[Notice] = None,
+    keep: int = 1,
 ) -> Optional[str]:
     """Score `candidates` (dicts with "index", "ref") on growing validation prefixes, keeping the better half each
-    rung (ties: the earlier candidate), until one remains and has had the whole split; each gets "rungs" (n, mean,
-    run) and, when it reached the end, "validation" (the mean over the whole split) and "validation_run".
+    rung (ties: the earlier candidate), until `keep` remain (the finalists to confirm) and have had the whole split;
+    each gets "rungs" (n, mean, run) and, when it reached the end, "validation" (the mean over the whole split) and
+    "validation_run".
 
     Returns why the search stopped early (the budget), or None.
     """
@@ -202,6 +208,6 @@ def successive_halving(
         if notice:
             notice(f"rung {rung + 1}: {len(survivors)} candidate(s) on {size} validation question(s)")
         ranked = sorted(survivors, key=lambda c: (-c["rungs"][-1]["mean"], c["index"]))
-        survivors = ranked[: max(1, math.ceil(len(survivors) / 2))]
-        rung = len(sizes) - 1 if len(survivors) == 1 and rung < len(sizes) - 1 else rung + 1
+        survivors = ranked[: max(keep, math.ceil(len(survivors) / 2))]
+        rung = len(sizes) - 1 if len(survivors) <= keep and rung < len(sizes) - 1 else rung + 1
     return None
