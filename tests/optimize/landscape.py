@@ -5,7 +5,10 @@ Questions ask to repeat a code ("Which code is written here: K0123?"), whose gol
 model answers the code when the landscape says so, else "unknown":
 - "property": only when the instruction (the system message) carries the word VERBATIM, which one rewrite has;
 - "random": at random, by a hash of the instruction and the code (so each prompt is right on about half);
-- "prose": as "property", but the proposer replies in prose, never the JSON object asked for.
+- "prose": as "property", but the proposer replies in prose, never the JSON object asked for;
+- "finalists": the proposer answers with FINALIST_REWRITES: the first gets lucky (right on exactly the codes in
+  `.lucky`, the test sets the validation split's), two carry VERBATIM (one is right on every code, the other on
+  even-numbered codes only), the rest are never right.
 """
 
 from __future__ import annotations
@@ -27,12 +30,24 @@ REWRITES = (
     "Answer in lower case.",
     "Give the answer alone.",
 )
+LUCKY = "Answer with the code you remember."
+HALF = f"Copy the code {PROPERTY} when its number is even."
+FINALIST_REWRITES = (LUCKY, HALF, "Be precise and short.", REWRITES[2], "Answer in lower case.")
 CODE = re.compile(r"written here: (\w+)\?")
 
 
 def code_dataset(n: int = 60) -> Dataset:
     questions = [Question(f"c{i:03d}", f"Which code is written here: K{i:04d}?", [f"K{i:04d}"]) for i in range(n)]
     return Dataset(format="jsonl", source="tests/optimize/landscape.py", passages=[], questions=questions)
+
+
+def validation_codes(seed: int, n: int = 60) -> set[str]:
+    """The codes of the validation split a search over `code_dataset(n)` with `seed` draws (default proportions):
+    the ones the lucky rewrite of the "finalists" landscape gets right."""
+    from playground.optimize.splits import DEFAULT_SPLIT, split_questions
+
+    ids = [q.id for q in code_dataset(n).questions]
+    return {f"K{int(qid[1:]):04d}" for qid in split_questions(ids, DEFAULT_SPLIT, seed)["validation"]}
 
 
 class LandscapeServer(OpenAIServer):
@@ -42,6 +57,7 @@ class LandscapeServer(OpenAIServer):
         super().__init__(delay_s=delay_s)
         self.landscape = landscape
         self.hook = None  # called with the number of requests received so far, before each is answered
+        self.lucky: set[str] = set()  # the codes the lucky rewrite of the "finalists" landscape gets right
 
     def reply(self, body: dict, prompt: str) -> str:
         if self.hook is not None:
@@ -52,13 +68,17 @@ class LandscapeServer(OpenAIServer):
             if self.landscape == "prose":  # a proposer that never answers in the JSON asked for
                 return "You could make the instruction clearer and ask for the code."
             number = int(re.search(r"Proposal (\d+):", prompt).group(1))
-            instruction = REWRITES[(number - 1) % len(REWRITES)]
+            rewrites = FINALIST_REWRITES if self.landscape == "finalists" else REWRITES
+            instruction = rewrites[(number - 1) % len(rewrites)]
             return json.dumps({"instruction": instruction, "failure": 1, "reason": f"rewrite {number}"})
         found = CODE.search(prompt)
         if not found:
             return "unknown"
         code = found.group(1)
-        if self.landscape == "property":
+        if self.landscape == "finalists":
+            right = code in self.lucky if LUCKY in system else PROPERTY in system
+            right = right and (HALF not in system or int(code[1:]) % 2 == 0)
+        elif self.landscape == "property":
             right = PROPERTY in system
         else:
             right = hashlib.sha256(f"{system}|{code}".encode()).digest()[0] % 2 == 0
