@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from playground import PlaygroundError
+from playground.bounds import FINALISTS
 from playground.optimize.confirm import power_check, verdict_line
 from playground.optimize.finalists import confirm_finalists
 from playground.optimize.proposals import PROPOSAL_TEMPLATE, data_summary, propose, scored_examples
@@ -139,6 +140,7 @@ def create_optimization(workspace, base_config, settings: SearchSettings, sessio
 
     session_id = session_id or current_session(workspace)["id"]
     Budget(settings.budget)  # a budget out of range is refused before anything is stored
+    FINALISTS.count(settings.finalists, "--finalists")
     questions = [q.id for q in load_questions(workspace, base_config.dataset)]
     splits = split_questions(questions, settings.split, settings.seed)
     start_ref = base_config.templates.get("main") or get_program(base_config.program).default_templates.get("main")
