@@ -9,6 +9,7 @@ from typing import Mapping, Optional
 import streamlit as st
 
 from playground import PlaygroundError
+from playground.bounds import FINALISTS
 
 SEARCH_KEY = "optimize_search"  # the Search picker's key: a started search is shown at once
 SAVED_KEY = "optimize_saved_notice"
@@ -44,10 +45,18 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
             else None
         )
         model = ui.model_selector("optimize_model", compact=True)
-        columns = st.columns(3)
+        columns = st.columns(4)
         budget = columns[0].number_input("Budget (candidates)", 1, 50, 3, key="optimize_budget")
         seed = columns[1].number_input("Search seed", 0, 2**31 - 1, 0, key="optimize_seed")
         split = columns[2].text_input("Split (train/validation/held-out)", "30/40/30", key="optimize_split")
+        finalists = columns[3].number_input(
+            "Finalists",
+            int(FINALISTS.low),
+            int(FINALISTS.high),
+            1,
+            key="optimize_finalists",
+            help="The top candidates on validation confirmed on the held-out questions, p-values Holm-adjusted",
+        )
         if st.button("Start search", key="optimize_start", type="primary", disabled=model is None):
             with ui.errors_as_messages("Start search"):
                 st.session_state[SEARCH_KEY] = _start(
@@ -60,19 +69,22 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
                     int(budget),
                     int(seed),
                     split,
+                    int(finalists),
                     session_id,
                     api_keys,
                 )
                 st.rerun()
 
 
-def _start(ws, benchmark, program, prompt, retriever, model, budget, seed, split, session_id, api_keys) -> str:
+def _start(
+    ws, benchmark, program, prompt, retriever, model, budget, seed, split, finalists, session_id, api_keys
+) -> str:
     from playground.app.views.prompts import version_to_run
     from playground.optimize.optimizer import SearchSettings, start_detached
     from playground.optimize.splits import parse_split
     from playground.runs.config import RunConfig
 
-    settings = SearchSettings(budget=budget, seed=seed, split=parse_split(split))
+    settings = SearchSettings(budget=budget, seed=seed, split=parse_split(split), finalists=finalists)
     config = RunConfig(
         dataset=benchmark,
         program=program,
