@@ -101,3 +101,49 @@ def test_finalists_find_the_property_where_the_lucky_validation_winner_does_not_
     confirmation = report["confirmation"]
     assert confirmation["finalists"] == 3 and confirmation["p_adjusted"] == full["p_adjusted"]
     assert confirmation["winner_run"] == full["held_out_run"]
+
+
+@pytest.mark.slow
+def test_a_search_stopped_while_confirming_its_finalists_resumes_to_the_same_verdicts(tmp_path):
+    from playground.optimize.optimizer import resume_optimization
+    from playground.store import open_workspace
+    from playground.store.optimizations import request_stop
+
+    server = LandscapeServer("finalists").start()
+    server.lucky = validation_codes(seed=2)
+    config = RunConfig(dataset="codes", program="direct", model=server.spec("landscape"))
+    settings = SearchSettings(budget=5, seed=2, finalists=3)
+    workspaces = []
+    try:
+        for name in ("whole", "stopped"):
+            workspaces.append(open_workspace(tmp_path / f"{name}.db"))
+            save_dataset(workspaces[-1], "codes", code_dataset())
+        whole_ws, workspace = workspaces
+        whole = execute(whole_ws, create_optimization(whole_ws, config, settings))
+        optimization_id = create_optimization(workspace, config, settings)
+        server.requests.clear()
+        stop_at = whole["cost"]["calls"] - 10  # the last finalist's held-out run
+
+        asked: list[int] = []
+
+        def hook(n: int) -> None:  # requests arrive several at a time: the first to see the count asks, once
+            if n >= stop_at and not asked:
+                asked.append(n)
+                other = open_workspace(workspace.path)
+                request_stop(other, optimization_id)
+                other.close()
+
+        server.hook = hook
+        assert execute(workspace, optimization_id)["status"] == "stopped"
+        server.hook = None
+        resumed = resume_optimization(workspace, optimization_id)
+    finally:
+        server.close()
+        for opened in workspaces:
+            opened.close()
+    keys = ("index", "validation", "held_out_gain", "p_value", "p_adjusted", "verdict")
+    assert [{k: f[k] for k in keys} for f in resumed["finalists"]] == [
+        {k: f[k] for k in keys} for f in whole["finalists"]
+    ]
+    assert resumed["winner"]["version"] == whole["winner"]["version"] and resumed["verdict"] == CONFIRMED
+    assert resumed["cost"]["calls"] == whole["cost"]["calls"]
