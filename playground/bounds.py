@@ -147,6 +147,7 @@ REPEATS = Bound("repeats", 1, 100, whole=True)
 REPEAT_INDEX = Bound("repeat index", 0, 99, whole=True)
 SHOTS = Bound("shots", 0, 100, whole=True)
 ROUNDS = Bound("rounds", 1, 100, whole=True)  # a prompt search's rounds of proposals
+FINALISTS = Bound("finalists", 1, 50, whole=True)  # a prompt search's top candidates confirmed on held-out
 SWEEP_ORDER = Bound("order", 0, 1_000_000, whole=True)  # a permutation number
 THRESHOLD = Bound("threshold", -1_000_000, 1_000_000)
 PORT = Bound("port", 1, 65_535, whole=True)

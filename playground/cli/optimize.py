@@ -65,6 +65,13 @@ def register(subparsers, common) -> None:
         help="also try the start with k or the retriever changed: k=3,5,10 or retriever=bm25,dense (repeatable)",
     )
     parser.add_argument(
+        "--finalists",
+        type=bounds.FINALISTS.flag("--finalists"),
+        default=1,
+        help="confirm the top F on validation (of those that beat the start) on held-out, p-values Holm-adjusted; "
+        "the winner is the confirmed one with the largest held-out gain (default 1)",
+    )
+    parser.add_argument(
         "--proposal-template", default="instruction-proposal", help="the proposal prompt (NAME or NAME@VERSION)"
     )
     parser.set_defaults(handler=optimize_command)
@@ -94,12 +101,33 @@ def _text(report: dict) -> str:
             f"{report['splits']['test']} (train/validation/held-out), metric {report['metric']}",
             text_table(["#", "version", "validation", "minibatches n:mean", "round", "changes", "note"], rows),
             *([report["reason"]] if report.get("reason") else []),
+            *_finalists_text(report.get("finalists") or []),
             f"winner: candidate {winner['index']} ({winner['ref']}): {one_line(winner.get('note') or '')}",
             f"winner's instruction: {one_line(winner.get('instruction') or '')}",
             verdict_line(report["confirmation"]),
             f"cost: {cost['calls']} model calls, {cost['tokens']} tokens, {cost['seconds']:.1f}s",
         ]
     )
+
+
+def _finalists_text(finalists: list) -> list[str]:
+    """The finalists on held-out (when there were several): gain, interval, raw and Holm-adjusted p, verdict."""
+    if len(finalists) < 2:
+        return []
+    rows = [
+        (
+            f["index"],
+            f"{f['validation']:.3f}",
+            "" if f.get("held_out_gain") is None else f"{f['held_out_gain']:+.3f}",
+            f"[{f['ci95'][0]:+.3f}, {f['ci95'][1]:+.3f}]" if f.get("ci95") else "",
+            "" if f.get("p_value") is None else f"{f['p_value']:.3g}",
+            "" if f.get("p_adjusted") is None else f"{f['p_adjusted']:.3g}",
+            f["verdict"],
+        )
+        for f in finalists
+    ]
+    headers = ["#", "validation", "held-out gain", "95% interval", "p", "p (Holm)", "verdict"]
+    return [f"finalists on the held-out questions ({len(finalists)}):", text_table(headers, rows)]
 
 
 def _started(args, report: dict) -> int:
@@ -166,6 +194,7 @@ def optimize_command(args) -> int:
         rounds=args.rounds,
         demos=args.search_demos,
         vary=parse_vary(args.vary or []),
+        finalists=args.finalists,
     )
     with workspace_for(args) as workspace:
         optimization_id = create_optimization(workspace, config, settings)

@@ -117,7 +117,8 @@ def delete_command(args) -> int:
         removed,
         f"deleted session {removed['deleted']['id']} ({one_line(removed['deleted']['name'])}): "
         f"{removed['runs']} runs, {removed['results']} results, {removed['spans']} spans, "
-        f"{removed['ratings']} ratings, {removed['retrieval_runs']} retrieval runs; "
+        f"{removed['ratings']} ratings, {removed['retrieval_runs']} retrieval runs, "
+        f"{removed['prompt_searches']} prompt searches; "
         f"current session is {removed['current']}",
     )
     return 0

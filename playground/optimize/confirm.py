@@ -1,5 +1,6 @@
 """Before the search, whether the held-out split can detect the gain asked for; after it, the held-out confirmation
-of the winner against the starting prompt: paired difference, interval, p-value, the gap and a plain verdict."""
+of a finalist against the starting prompt: paired difference, interval, p-value, the gap and a plain verdict
+(optimize/finalists.py confirms several together, their p-values Holm-adjusted)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,6 @@ def confirm(
 ) -> dict:
     """The paired comparison on the held-out split (winner minus start) beside the validation gain, and the verdict."""
     from playground.evaluation.compare import compare_scores
-    from playground.evaluation.scoring import higher_is_better
 
     compared = compare_scores(
         [{q: {metric: v} for q, v in start_test.items()}, {q: {metric: v} for q, v in winner_test.items()}],
@@ -51,13 +51,7 @@ def confirm(
     )
     row = compared["comparisons"][0].get(metric) or {}
     held_out_gain = row.get("diff")
-    sign = 1 if higher_is_better(metric) else -1
-    if same_prompt:
-        verdict = NO_WINNER
-    elif held_out_gain is not None and sign * held_out_gain > 0 and (row.get("p_value") or 1.0) < ALPHA:
-        verdict = CONFIRMED
-    else:
-        verdict = NOT_HELD
+    verdict = NO_WINNER if same_prompt else held_out_verdict(metric, held_out_gain, row.get("p_value"))
     return {
         "n": compared["n"],
         "metric": metric,
@@ -75,6 +69,17 @@ def confirm(
     }
 
 
+def held_out_verdict(metric: str, held_out_gain: Optional[float], p_value: Optional[float]) -> str:
+    """Confirmed when the held-out gain is in the metric's better direction and its p-value (Holm-adjusted, when
+    several finalists are confirmed together) is below ALPHA."""
+    from playground.evaluation.scoring import higher_is_better
+
+    sign = 1 if higher_is_better(metric) else -1
+    if held_out_gain is not None and sign * held_out_gain > 0 and (p_value if p_value is not None else 1.0) < ALPHA:
+        return CONFIRMED
+    return NOT_HELD
+
+
 def verdict_line(confirmation: Mapping, winner_note: Optional[str] = None) -> str:
     """The report's last line, as a person reads it."""
     gain = confirmation.get("held_out_gain")
@@ -82,8 +87,14 @@ def verdict_line(confirmation: Mapping, winner_note: Optional[str] = None) -> st
     figures = (
         f"validation gain {confirmation['validation_gain']:+.3f}, held-out gain {gain:+.3f}"
         + (f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "")
-        + f", p={confirmation['p_value']:.3g}, gap {confirmation['gap']:+.3f}"
+        + f", p={confirmation['p_value']:.3g}{_adjusted(confirmation)}, gap {confirmation['gap']:+.3f}"
         if gain is not None
         else "no held-out question was answered by both prompts"
     )
     return f"{confirmation['verdict']}: {figures}"
+
+
+def _adjusted(confirmation: Mapping) -> str:
+    """The Holm-adjusted p-value beside the raw one, when the winner was confirmed among several finalists."""
+    count, adjusted = confirmation.get("finalists") or 1, confirmation.get("p_adjusted")
+    return f" (Holm-adjusted over {count} finalists: {adjusted:.3g})" if count > 1 and adjusted is not None else ""

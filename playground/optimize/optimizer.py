@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from playground import PlaygroundError
+from playground.bounds import FINALISTS
 from playground.optimize.candidates import (
     NO_INSTRUCTION as NO_INSTRUCTION,
     SAME_INSTRUCTION as SAME_INSTRUCTION,
@@ -21,7 +22,8 @@ from playground.optimize.candidates import (
     check_vary,
     round_quotas,
 )
-from playground.optimize.confirm import confirm, power_check, verdict_line
+from playground.optimize.confirm import power_check, verdict_line
+from playground.optimize.finalists import confirm_finalists
 from playground.optimize.proposals import PROPOSAL_TEMPLATE, data_summary, scored_examples
 from playground.optimize.rounds import search_rounds
 from playground.optimize.search import Budget, Evaluator, SearchStopped, ShouldStop
@@ -49,6 +51,7 @@ class SearchSettings:
     rounds: int = 1  # > 1: later rounds propose from the best candidate so far
     demos: int = 0  # > 0: candidates with seeded subsets of this many demonstrations bootstrapped on train
     vary: dict = field(default_factory=dict)  # {"k": [3, 5, 10], "retriever": ["bm25", "dense"]}
+    finalists: int = 1  # the top candidates on validation confirmed on held-out, Holm-adjusted (optimize/finalists.py)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -91,6 +94,7 @@ def create_optimization(workspace, base_config, settings: SearchSettings, sessio
     if settings.demos < 0:
         raise PlaygroundError(f"--demos must be 0 (off) or more, got {settings.demos}")
     check_vary(settings.vary, base_config.program)
+    FINALISTS.count(settings.finalists, "--finalists")
     questions = [q.id for q in load_questions(workspace, base_config.dataset)]
     splits = split_questions(questions, settings.split, settings.seed)
     start_ref = base_config.templates.get("main") or get_program(base_config.program).default_templates.get("main")
@@ -236,7 +240,7 @@ def execute(
             say(reason)
         if stopped:
             say(f"search stopped: {stopped}")
-        report = _confirmed(evaluator, splits, metric, settings, start_entry, candidates)
+        report = confirm_finalists(evaluator, splits, metric, settings, start_entry, candidates)
         report.update(
             id=optimization_id, power=power, stopped=stopped, skipped=skipped, reason=reason, cost=budget.used()
         )
@@ -252,39 +256,6 @@ def execute(
         raise
     finally:
         store.finish_optimization(workspace, optimization_id, status, report)
-
-
-def _confirmed(
-    evaluator: Evaluator, splits: dict, metric: str, settings: SearchSettings, start_entry: dict, candidates: list
-) -> dict:
-    """The winner (the best on the whole validation split, when it beats the start) confirmed on held-out."""
-    finished = [c for c in candidates if c.get("validation") is not None]
-    best = min(finished, key=lambda c: (-c["validation"], c["index"]), default=None)
-    winner = best if best is not None and best["validation"] > start_entry["validation"] else start_entry
-    validation_gain = winner["validation"] - start_entry["validation"]
-    start_test = evaluator.run(start_entry["ref"], splits["test"], "start on held-out")
-    winner_test = (
-        start_test if winner is start_entry else evaluator.run(winner["ref"], splits["test"], "winner on held-out")
-    )
-    confirmation = confirm(
-        start_test["scores"],
-        winner_test["scores"],
-        metric,
-        validation_gain,
-        settings.seed,
-        same_prompt=winner is start_entry,
-    )
-    confirmation.update(start_run=start_test["run_id"], winner_run=winner_test["run_id"])
-    return {
-        "status": "done",
-        "splits": {name: len(ids) for name, ids in splits.items()},
-        "metric": metric,
-        "start": _stored([start_entry])[0],
-        "candidates": _stored(candidates),
-        "winner": {k: winner.get(k) for k in ("index", "version", "ref", "instruction", "note", "validation")},
-        "confirmation": confirmation,
-        "verdict": confirmation["verdict"],
-    }
 
 
 def resume_optimization(

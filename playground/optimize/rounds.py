@@ -85,6 +85,7 @@ def search_rounds(
             settings.min_batch,
             lambda: save(maker.candidates),
             notice,
+            keep=settings.finalists,
         )
         if stopped:
             break

@@ -196,10 +196,12 @@ def successive_halving(
     min_batch: int,
     save: Callable[[], None],
     notice: Optional[Notice] = None,
+    keep: int = 1,
 ) -> Optional[str]:
     """Score `candidates` (dicts with "index", "ref") on growing validation prefixes, keeping the better half each
-    rung (ties: the earlier candidate), until one remains and has had the whole split; each gets "rungs" (n, mean,
-    run) and, when it reached the end, "validation" (the mean over the whole split) and "validation_run".
+    rung (ties: the earlier candidate), until `keep` remain (the finalists to confirm) and have had the whole split;
+    each gets "rungs" (n, mean, run) and, when it reached the end, "validation" (the mean over the whole split) and
+    "validation_run".
 
     Returns why the search stopped early (the budget), or None.
     """
@@ -226,6 +228,6 @@ def successive_halving(
         if notice:
             notice(f"rung {rung + 1}: {len(survivors)} candidate(s) on {size} validation question(s)")
         ranked = sorted(survivors, key=lambda c: (-c["rungs"][-1]["mean"], c["index"]))
-        survivors = ranked[: max(1, math.ceil(len(survivors) / 2))]
-        rung = len(sizes) - 1 if len(survivors) == 1 and rung < len(sizes) - 1 else rung + 1
+        survivors = ranked[: max(keep, math.ceil(len(survivors) / 2))]
+        rung = len(sizes) - 1 if len(survivors) <= keep and rung < len(sizes) - 1 else rung + 1
     return None

@@ -3,9 +3,9 @@
 The current session is stored in table `settings` (key "current_session"); when there is none a session named
 "default" is created by `current_session` (a read-only listing never creates one). Names are unique within a
 workspace, and a workspace always keeps at least one session (deleting the last one is refused). Deleting removes,
-in one transaction, the session's runs with their results and spans, every rating about those runs, and its
-retrieval runs with their rankings; prompt versions are content addressed and may be used by other sessions' runs,
-so they are only detached.
+in one transaction, the session's runs with their results and spans, every rating about those runs, its retrieval
+runs with their rankings and its prompt searches; prompt versions are content addressed and may be used by other
+sessions' runs, so they are only detached.
 """
 
 from __future__ import annotations
@@ -238,6 +238,14 @@ def _delete_retrieval_runs(workspace: Workspace, session_id: str) -> dict[str, i
     return {"retrieval_runs": runs, "retrieval_results": results}
 
 
+def _delete_searches(workspace: Workspace, session_id: str) -> int:
+    """Delete a session's prompt searches by name (as its retrieval runs), not only through ON DELETE CASCADE: a
+    connection without foreign keys left them behind, naming runs that are gone."""
+    if "optimizations" not in workspace.db.table_names():
+        return 0
+    return workspace.db.execute("DELETE FROM optimizations WHERE session_id = ?", [session_id]).rowcount
+
+
 def delete_session(workspace: Workspace, id_or_name: str) -> dict:
     """Delete a session and what belongs to it (see the module rules); returns what was removed."""
     session = get_session(workspace, id_or_name)
@@ -257,6 +265,7 @@ def delete_session(workspace: Workspace, id_or_name: str) -> dict:
         counts["results"] = db.execute(f"DELETE FROM results WHERE run_id IN ({scope})", args).rowcount
         db.execute("DELETE FROM runs WHERE session_id = ?", args)
         counts.update(_delete_retrieval_runs(workspace, session["id"]))
+        counts["prompt_searches"] = _delete_searches(workspace, session["id"])
         counts["prompt_versions_detached"] = db.execute(
             "UPDATE prompt_versions SET session_id = NULL WHERE session_id = ?", args
         ).rowcount

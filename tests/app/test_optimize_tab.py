@@ -96,3 +96,34 @@ def test_the_candidate_table_shows_each_candidates_round_what_it_changes_and_whe
         table["changes"].iloc[c["index"]] == f"2 demos ({', '.join(c['demonstrations'])})" for c in with_demos
     )
     assert list(table["from"])[1:] == [c["parent"][:12] for c in report["candidates"]]
+
+
+def test_the_tab_shows_the_finalists_with_their_holm_adjusted_p_values(app_workspace):
+    from tests.optimize.landscape import validation_codes
+
+    server = LandscapeServer("finalists").start()
+    server.lucky = validation_codes(seed=2)
+    try:
+        save_dataset(app_workspace, "codes", code_dataset())
+        config = RunConfig(dataset="codes", program="direct", model=server.spec("landscape"))
+        report = optimize(app_workspace, config, SearchSettings(budget=5, seed=2, finalists=3))
+    finally:
+        server.close()
+    at = AppTest.from_file(page_path("experiments"), default_timeout=120).run()
+    assert not at.exception, at.exception
+    table = at.dataframe[-1].value
+    assert list(table.columns) == [
+        "#",
+        "validation",
+        "held-out gain",
+        "95% interval",
+        "p",
+        "p (Holm-adjusted)",
+        "verdict",
+    ]
+    assert list(table["#"]) == [f["index"] for f in report["finalists"]] and len(table) == 3
+    assert list(table["p (Holm-adjusted)"]) == pytest.approx([f["p_adjusted"] for f in report["finalists"]])
+    assert list(table["p"]) == pytest.approx([f["p_value"] for f in report["finalists"]])
+    assert list(table["verdict"]) == [f["verdict"] for f in report["finalists"]]
+    assert "(Holm-adjusted over 3 finalists: " in shown_text(at)
+    assert f"Winner: candidate {report['winner']['index']} " in "\n".join(plain(m.value) for m in at.markdown)

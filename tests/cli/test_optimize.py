@@ -167,3 +167,32 @@ def test_bad_rounds_demos_or_vary_are_one_line(db, server, capsys, extra, messag
     err = capsys.readouterr().err.strip()
     assert err.startswith(message) and "\n" not in err, err
     assert len(server.requests) == 0
+
+
+@pytest.mark.slow
+def test_finalists_in_json_and_text_each_with_raw_and_adjusted_p_gain_interval_and_verdict(db, capsys):
+    from tests.optimize.landscape import validation_codes
+
+    planted = LandscapeServer("finalists").start()
+    planted.lucky = validation_codes(seed=3)
+    try:
+        assert main(_args(db, planted, "--budget", "5", "--finalists", "3", "--json")) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert main(_args(db, planted, "--budget", "5", "--finalists", "3")) == 0
+        text = capsys.readouterr().out
+    finally:
+        planted.close()
+    assert report["finalists_asked"] == 3 and len(report["finalists"]) == 3
+    for finalist in report["finalists"]:
+        assert {"p_value", "p_adjusted", "held_out_gain", "ci95", "verdict", "validation"} <= set(finalist)
+        assert finalist["p_adjusted"] >= finalist["p_value"]
+    assert report["verdict"] == "confirmed" and PROPERTY in report["winner"]["instruction"]
+    assert report["winner"]["index"] != report["validation_winner"]  # the lucky validation winner did not hold
+    assert "finalists on the held-out questions (3):" in text and "p (Holm)" in text
+    assert "(Holm-adjusted over 3 finalists: " in text
+
+
+def test_a_finalists_count_out_of_range_is_one_line(db, server, capsys):
+    assert main(_args(db, server, "--budget", "2", "--finalists", "0")) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --finalists") and "\n" not in err

@@ -57,8 +57,10 @@ def _searches(db) -> list[dict]:
         ws.close()
 
 
-def _start_search(page, url: str, benchmark: str, budget: int, model_spec: str | None = None) -> None:
-    """On the Optimise tab of `benchmark`: the direct program, max_tokens 16, the budget; Start search."""
+def _start_search(
+    page, url: str, benchmark: str, budget: int, model_spec: str | None = None, finalists: int = 1
+) -> None:
+    """On the Optimise tab of `benchmark`: the direct program, max_tokens 16, the budget, the finalists; Start."""
     open_page(page, url + "/experiments", "Experiments")
     page.locator(SIDEBAR).get_by_label("Benchmark", exact=True).click()
     page.get_by_role("option", name=re.compile("^" + re.escape(benchmark) + " ")).click()
@@ -75,7 +77,7 @@ def _start_search(page, url: str, benchmark: str, budget: int, model_spec: str |
         page.keyboard.type(model_spec)
         page.keyboard.press("Enter")
         wait_until_idle(page)
-    for label, value in (("max_tokens", 16), ("Budget (candidates)", budget)):
+    for label, value in (("max_tokens", 16), ("Budget (candidates)", budget), ("Finalists", finalists)):
         field = panel.get_by_label(label, exact=True)
         field.fill(str(value))
         field.press("Enter")
@@ -208,8 +210,9 @@ def test_a_search_of_the_local_model_started_in_the_app_finishes_and_each_candid
 def test_the_winner_of_a_search_started_in_the_app_is_saved_under_a_name(page, optimize_app):
     url, db, server = optimize_app
     before = len(_searches(db))
-    _start_search(page, url, "codes", budget=3, model_spec=server.spec("landscape"))
+    _start_search(page, url, "codes", budget=3, model_spec=server.spec("landscape"), finalists=2)
     row = _wait_until_finished(page, db, before)
+    assert row["config"]["settings"]["finalists"] == 2 and row["report"]["finalists_asked"] == 2
     winner = row["report"]["winner"]
     assert winner["index"] >= 1 and PROPERTY in winner["instruction"], "the planted rewrite wins"
     _name_and_save(page, "codes-verbatim")

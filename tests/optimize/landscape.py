@@ -13,6 +13,9 @@ model answers the code when the landscape says so, else "unknown":
   start answers some train questions right, and they can be bootstrapped as demonstrations);
 - "retrieval": the gold answer is a secret S.... that one passage names ("K0001 stands for S0001"); BM25 ranks
   seven decoy passages above it (retrieval_dataset), so only k >= 8 retrieves it.
+- "finalists": the proposer answers with FINALIST_REWRITES: the first gets lucky (right on exactly the codes in
+  `.lucky`, the test sets the validation split's), two carry VERBATIM (one is right on every code, the other on
+  even-numbered codes only), the rest are never right.
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ REWRITES = (
 )
 STEP = "CODE-ONLY"
 STEP_REWRITES = ("Answer briefly.", f"Reply {STEP}: the code and nothing else.", "Be precise and short.")
+LUCKY = "Answer with the code you remember."
+HALF = f"Copy the code {PROPERTY} when its number is even."
+FINALIST_REWRITES = (LUCKY, HALF, "Be precise and short.", REWRITES[2], "Answer in lower case.")
 CODE = re.compile(r"written here: (\w+)\?")
 INSTRUCTION = re.compile(r"<<<\n(.*?)\n>>>", re.S)
 WORKED_EXAMPLE = re.compile(r"^Answer: K\d{4}$", re.M)
@@ -61,6 +67,15 @@ def code_dataset(n: int = 60) -> Dataset:
     return Dataset(format="jsonl", source="tests/optimize/landscape.py", passages=[], questions=questions)
 
 
+def validation_codes(seed: int, n: int = 60) -> set[str]:
+    """The codes of the validation split a search over `code_dataset(n)` with `seed` draws (default proportions):
+    the ones the lucky rewrite of the "finalists" landscape gets right."""
+    from playground.optimize.splits import DEFAULT_SPLIT, split_questions
+
+    ids = [q.id for q in code_dataset(n).questions]
+    return {f"K{int(qid[1:]):04d}" for qid in split_questions(ids, DEFAULT_SPLIT, seed)["validation"]}
+
+
 class LandscapeServer(OpenAIServer):
     """OpenAIServer whose replies follow a planted landscape; `.requests` logs every prompt it was sent."""
 
@@ -68,6 +83,7 @@ class LandscapeServer(OpenAIServer):
         super().__init__(delay_s=delay_s)
         self.landscape = landscape
         self.hook = None  # called with the number of requests received so far, before each is answered
+        self.lucky: set[str] = set()  # the codes the lucky rewrite of the "finalists" landscape gets right
 
     def reply(self, body: dict, prompt: str) -> str:
         if self.hook is not None:
@@ -78,7 +94,8 @@ class LandscapeServer(OpenAIServer):
             if self.landscape == "prose":  # a proposer that never answers in the JSON asked for
                 return "You could make the instruction clearer and ask for the code."
             number = int(re.search(r"Proposal (\d+):", prompt).group(1))
-            instruction = REWRITES[(number - 1) % len(REWRITES)]
+            rewrites = FINALIST_REWRITES if self.landscape == "finalists" else REWRITES
+            instruction = rewrites[(number - 1) % len(rewrites)]
             if self.landscape == "steps":
                 current = INSTRUCTION.search(prompt).group(1)
                 instruction = (
@@ -94,7 +111,10 @@ class LandscapeServer(OpenAIServer):
         if self.landscape == "retrieval":
             secret = re.search(rf"{code} stands for (S\d{{4}})", prompt)
             return secret.group(1) if secret else "unknown"
-        if self.landscape == "property":
+        if self.landscape == "finalists":
+            right = code in self.lucky if LUCKY in system else PROPERTY in system
+            right = right and (HALF not in system or int(code[1:]) % 2 == 0)
+        elif self.landscape == "property":
             right = PROPERTY in system
         elif self.landscape == "steps":
             right = STEP in system and (PROPERTY in system or int(code[1:]) % 2 == 0)

@@ -119,7 +119,8 @@ def _delete() -> None:
         _say(
             "success",
             f"Deleted {removed['deleted']['name']!r}: {removed['runs']} run(s), "
-            f"{removed['results']} result(s), {removed['ratings']} rating(s).",
+            f"{removed['results']} result(s), {removed['ratings']} rating(s), "
+            f"{removed['prompt_searches']} prompt search(es).",
         )
     except PlaygroundError as error:
         _say("error", error_text(error))

@@ -1,7 +1,8 @@
 """The Experiments page's Optimise tab: a stored prompt search (`playground optimize`) as it stands: the score of
 each candidate in the order tried beside the start's, the candidates with their diffs, notes and scores, the
-held-out confirmation with its verdict, Stop and Resume, and links to open any candidate in the Playground or to
-compare its validation run with the start's in Side by side."""
+held-out confirmation with its verdict (and the finalists' table, Holm-adjusted, when several were confirmed), Stop
+and Resume, and links to open any candidate in the Playground or to compare its validation run with the start's in
+Side by side."""
 
 from __future__ import annotations
 
@@ -42,6 +43,23 @@ def candidate_rows(candidates: Sequence[Mapping]) -> list[dict]:
             "note": c.get("note") or "",
         }
         for c in candidates
+    ]
+
+
+def finalist_rows(finalists: Sequence[Mapping]) -> list[dict]:
+    """A row per finalist confirmed on the held-out questions: its validation score, held-out gain with its interval,
+    raw and Holm-adjusted p-values, and verdict (the verdict reads the adjusted one)."""
+    return [
+        {
+            "#": f["index"],
+            "validation": f.get("validation"),
+            "held-out gain": f.get("held_out_gain"),
+            "95% interval": f"[{f['ci95'][0]:+.3f}, {f['ci95'][1]:+.3f}]" if f.get("ci95") else "",
+            "p": f.get("p_value"),
+            "p (Holm-adjusted)": f.get("p_adjusted"),
+            "verdict": f.get("verdict"),
+        }
+        for f in finalists
     ]
 
 
@@ -165,6 +183,13 @@ def optimize_tab(
         winner = report["winner"]
         st.markdown(ui.md_escape(f"Winner: candidate {winner['index']} ({winner['ref']})"))
         ui.show_text(verdict_line(report["confirmation"]), css_class="pg-verdict", strong=True)
+        finalists = report.get("finalists") or []
+        if len(finalists) > 1:
+            st.caption(
+                f"The top {len(finalists)} on validation, each run on the held-out questions against the start; "
+                "p-values Holm-adjusted across them; the winner is the confirmed one with the largest held-out gain."
+            )
+            st.dataframe(finalist_rows(finalists), hide_index=True, key=f"optimize_finalists_{chosen}")
         save_winner_form(ws, row, session_id)
     for candidate in tried:
         _candidate(ws, candidate, start, start.get("instruction") or "")

@@ -9,6 +9,7 @@ from typing import Mapping, Optional
 import streamlit as st
 
 from playground import PlaygroundError
+from playground.bounds import FINALISTS
 
 SEARCH_KEY = "optimize_search"  # the Search picker's key: a started search is shown at once
 SAVED_KEY = "optimize_saved_notice"
@@ -44,7 +45,7 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
             else None
         )
         model = ui.model_selector("optimize_model", compact=True)
-        columns = st.columns(5)
+        columns = st.columns(6)
         budget = columns[0].number_input("Budget (candidates)", 1, 50, 3, key="optimize_budget")
         seed = columns[1].number_input("Search seed", 0, 2**31 - 1, 0, key="optimize_seed")
         split = columns[2].text_input("Split (train/validation/held-out)", "30/40/30", key="optimize_split")
@@ -53,6 +54,14 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
         )
         demos = columns[4].number_input(
             "Demonstrations", 0, 10, 0, key="optimize_demos", help="also try subsets of N bootstrapped on train"
+        )
+        finalists = columns[5].number_input(
+            "Finalists",
+            int(FINALISTS.low),
+            int(FINALISTS.high),
+            1,
+            key="optimize_finalists",
+            help="The top candidates on validation confirmed on the held-out questions, p-values Holm-adjusted",
         )
         if st.button("Start search", key="optimize_start", type="primary", disabled=model is None):
             with ui.errors_as_messages("Start search"):
@@ -66,6 +75,7 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
                     int(budget),
                     int(seed),
                     split,
+                    int(finalists),
                     session_id,
                     api_keys,
                     int(rounds),
@@ -75,14 +85,29 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
 
 
 def _start(
-    ws, benchmark, program, prompt, retriever, model, budget, seed, split, session_id, api_keys, rounds=1, demos=0
+    ws,
+    benchmark,
+    program,
+    prompt,
+    retriever,
+    model,
+    budget,
+    seed,
+    split,
+    finalists,
+    session_id,
+    api_keys,
+    rounds=1,
+    demos=0,
 ) -> str:
     from playground.app.views.prompts import version_to_run
     from playground.optimize.optimizer import SearchSettings, start_detached
     from playground.optimize.splits import parse_split
     from playground.runs.config import RunConfig
 
-    settings = SearchSettings(budget=budget, seed=seed, split=parse_split(split), rounds=rounds, demos=demos)
+    settings = SearchSettings(
+        budget=budget, seed=seed, split=parse_split(split), finalists=finalists, rounds=rounds, demos=demos
+    )
     config = RunConfig(
         dataset=benchmark,
         program=program,
