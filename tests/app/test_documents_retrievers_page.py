@@ -81,6 +81,7 @@ def test_a_sample_curves_and_gold_ranks_agree_with_the_stored_span_scored_runs(d
     finally:
         workspace.close()
     assert runs["bm25"]["config"]["gold"] == "spans" and runs["bm25"]["metrics"]["n"] == len(docs_ws["questions"])
+    assert any(f"{len(docs_ws['questions'])} question(s) scored by their gold spans" in c.value for c in at.caption)
     recall, _latency, gold_rank = (json.loads(c.proto.spec) for c in at.get("plotly_chart")[:3])
     assert recall["data"][0]["y"][K - 1] == pytest.approx(runs["bm25"]["metrics"]["recall@k"])
     shown = dict(zip(gold_rank["data"][0]["y"], (row[0] for row in gold_rank["data"][0]["text"])))

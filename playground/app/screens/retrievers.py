@@ -14,6 +14,7 @@ from playground.app.views import retrieval as view
 
 TYPED = "(type a query)"
 DEFAULT_KINDS = ["bm25", "dense"]
+GOLD_SCORED_BY = {"spans": "their gold spans", "passages": "their gold passages", "mixed": "gold spans or passages"}
 
 
 def _retrievers(ws, corpus: str, kinds: list[str]) -> dict:
@@ -182,8 +183,9 @@ def _stored_evaluation(ws, runs: dict) -> None:
     except PlaygroundError:  # stored without a session, or its session is gone
         session = str(first.get("session_id") or "none")
     spec = first["metrics"].get("interval") or {}
+    gold = GOLD_SCORED_BY.get(first["config"].get("gold"), GOLD_SCORED_BY["passages"])
     st.caption(
-        f"{first['metrics'].get('n')} question(s) with gold passages at k={first['config']['k']}, stored as "
+        f"{first['metrics'].get('n')} question(s) scored by {gold} at k={first['config']['k']}, stored as "
         f"retrieval runs in session {ui.md_escape(session)} (listed under Saved retrieval runs; "
         "`playground compare RUN_A RUN_B` pairs two)"
     )
