@@ -51,6 +51,16 @@ def gold_ranks(ranked_ids: list[str], gold_ids: list[str]) -> dict[str, Optional
     return {gold: ranks.get(gold) for gold in gold_ids}
 
 
+def question_gold_ranks(workspace, corpus: Optional[str], question, ranked_ids: list[str]) -> dict[str, Optional[int]]:
+    """Each of the question's gold -> its first rank in the ranking, as evaluate_retriever stores it: its gold spans
+    on a documents corpus (the first passage overlapping each), else its gold passage ids. span_ranking_metrics
+    scores either at any k as evaluation does, so pages ranking to another depth count the same gold."""
+    from playground.evaluation.span_gold import span_ranks
+
+    by_spans = span_ranks(workspace, corpus, question, ranked_ids)
+    return by_spans if by_spans is not None else gold_ranks(ranked_ids, question.gold_passage_ids)
+
+
 def metric_cell(result: Mapping, name: str) -> str:
     """A mean with its 95% interval as `eval-retrieval` prints it, "0.833 [0.500, 1.000]" (no interval under two
     questions); the CLI and the Retrievers page both print with it, so their numbers read the same."""

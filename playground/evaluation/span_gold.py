@@ -94,18 +94,28 @@ class SpanGold:
         if not spans:
             self.scored["passages"] += 1
             return None
-        from playground.store.datasets import get_passages
-
         self.scored["spans"] += 1
-        passages = get_passages(self.workspace, self.corpus, ranked)
-        located = [passage_span(passages[pid]) if pid in passages else None for pid in ranked]
-        ranks = first_overlaps(located, spans)
+        ranks = _overlap_ranks(self.workspace, self.corpus, spans, ranked)
         return [span.label for span in spans], ranks, span_question_metrics(ranks, k)
 
     def kind(self) -> str:
         """ "spans", "passages" or "mixed": the gold the scored questions were measured by."""
         used = [name for name, count in self.scored.items() if count]
         return used[0] if len(used) == 1 else "mixed"
+
+
+def _overlap_ranks(workspace, corpus: str, spans: list[Span], ranked: list[str]) -> dict[str, Optional[int]]:
+    from playground.store.datasets import get_passages
+
+    passages = get_passages(workspace, corpus, ranked)
+    return first_overlaps([passage_span(passages[pid]) if pid in passages else None for pid in ranked], spans)
+
+
+def span_ranks(workspace, corpus: Optional[str], question, ranked: list[str]) -> Optional[dict[str, Optional[int]]]:
+    """Each gold span's label -> the rank of the first of `ranked` overlapping it, as a retrieval run stores it; None
+    for a question scored by its gold passage ids on `corpus`."""
+    spans = scoring_spans(workspace, corpus, question)
+    return _overlap_ranks(workspace, str(corpus), spans, ranked) if spans else None
 
 
 def scoring_spans(workspace, corpus: Optional[str], question) -> list[Span]:

@@ -14,6 +14,7 @@ from playground.app.views import retrieval as view
 
 TYPED = "(type a query)"
 DEFAULT_KINDS = ["bm25", "dense"]
+GOLD_SCORED_BY = {"spans": "their gold spans", "passages": "their gold passages", "mixed": "gold spans or passages"}
 
 
 def _retrievers(ws, corpus: str, kinds: list[str]) -> dict:
@@ -22,9 +23,12 @@ def _retrievers(ws, corpus: str, kinds: list[str]) -> dict:
 
 
 def _columns_of_cards(
-    ws, corpus: str, ranked: dict[str, list], query: str, gold_ids: list[str], timings: dict[str, float] | None = None
+    ws, corpus: str, ranked: dict[str, list], query: str, question, timings: dict[str, float] | None = None
 ) -> None:
-    """One column per retriever: its ranked passages as cards; passages found by several share a badge colour."""
+    """One column per retriever: its ranked passages as cards; passages found by several share a badge colour. Gold
+    is marked and counted as `eval-retrieval` scores it (on a documents corpus, overlapping a gold span)."""
+    from playground.evaluation.retrieval import question_gold_ranks
+    from playground.evaluation.span_gold import gold_among, scoring_spans
     from playground.store.datasets import get_passages
 
     colours = view.shared_passage_colours({label: [h.passage_id for h in hits] for label, hits in ranked.items()})
@@ -33,30 +37,35 @@ def _columns_of_cards(
         for hit in hits:
             by_id.setdefault(hit.passage_id, []).append(label)
     passages = get_passages(ws, corpus, sorted(by_id))
-    gold = set(gold_ids)
+    gold = gold_among(ws, corpus, question, sorted(by_id))
+    ranks = {
+        label: question_gold_ranks(ws, corpus, question, [h.passage_id for h in hits]) if question is not None else {}
+        for label, hits in ranked.items()
+    }
+    wanted = len(next(iter(ranks.values()), {}))
+    what = "gold span(s)" if question is not None and scoring_spans(ws, corpus, question) else "gold passage(s)"
     st.caption(
         f"{len(colours)} passage(s) found by more than one retriever share a colour"
-        + (f" · ★ marks the {len(gold)} gold passage(s)" if gold else "")
+        + (f" · ★ marks gold: the question has {wanted} {what}" if wanted else "")
     )
     for column, (label, hits) in zip(st.columns(len(ranked)), ranked.items()):
-        rows = view.hit_rows(hits, passages, gold_ids, colours, by_id)
+        rows = view.hit_rows(hits, passages, gold, colours, by_id)
         with column:
             st.subheader(label)
-            hits_gold = sum(1 for row in rows if row["gold"])
-            timing = f"{timings[label]:.1f} ms" if timings and label in timings else ""
-            st.caption(
-                " · ".join(part for part in (timing, f"{hits_gold}/{len(gold)} gold found" if gold else "") if part)
-            )
+            if timings and label in timings:
+                st.caption(f"{timings[label]:.1f} ms")
+            found = sum(1 for rank in ranks[label].values() if rank is not None)
             notes = {
                 row["id"]: f"also found by {', '.join(x for x in row['found_by'] if x != label)}"
                 for row in rows
                 if len(row["found_by"]) > 1
             }
-            ui.passage_cards(rows, gold_ids, query=query, colours=colours, notes=notes)
+            counted = f"{found} of {wanted} {what} retrieved (★ = gold)" if wanted else None
+            ui.passage_cards(rows, gold, query=query, colours=colours, notes=notes, gold_caption=counted)
 
 
-def _query_inputs(questions: list) -> tuple[str, list[str]]:
-    """The query text and its gold passage ids (none for a typed query)."""
+def _query_inputs(questions: list) -> tuple[str, object]:
+    """The query text and its question (None for a typed query)."""
     by_id = {q.id: q for q in questions}
     options = [TYPED] + list(by_id)
     if st.session_state.get("retrievers_question") not in options:
@@ -68,11 +77,11 @@ def _query_inputs(questions: list) -> tuple[str, list[str]]:
         format_func=lambda qid: qid if qid == TYPED else f"{qid}: {by_id[qid].text}",
     )
     if chosen == TYPED:
-        return st.text_input("Query", "", key="retrievers_query"), []
-    return by_id[chosen].text, list(by_id[chosen].gold_passage_ids)
+        return st.text_input("Query", "", key="retrievers_query"), None
+    return by_id[chosen].text, by_id[chosen]
 
 
-def _side_by_side(ws, corpus: str, kinds: list[str], query: str, k: int, gold_ids: list[str]) -> None:
+def _side_by_side(ws, corpus: str, kinds: list[str], query: str, k: int, question) -> None:
     request = (corpus, tuple(kinds), query, k)
     if st.button("Search", key="retrievers_search", type="primary", disabled=not query.strip()):
         with ui.errors_as_messages("Search"):
@@ -88,7 +97,7 @@ def _side_by_side(ws, corpus: str, kinds: list[str], query: str, k: int, gold_id
         corpus,
         {label: found["hits"] for label, found in searches.items()},
         query,
-        gold_ids,
+        question,
         {label: found["ms"] for label, found in searches.items()},
     )
 
@@ -119,14 +128,17 @@ def _evaluate(
             0.5 + (done / total if total else 0.0) / 2, text=f"Recall@1..{view.MAX_K}: {done}/{total} {message}"
         )
 
-    curves = view.recall_curves(_retrievers(ws, corpus, kinds), chosen, view.MAX_K, on_progress=on_curves)
+    curves = view.recall_curves(ws, corpus, _retrievers(ws, corpus, kinds), chosen, view.MAX_K, on_progress=on_curves)
     bar.empty()
     return {"runs": run_ids, "curves": curves}
 
 
 def _sample_evaluation(ws, benchmark: str, corpus: str, kinds: list[str], k: int, questions: list) -> None:
+    from playground.evaluation.span_gold import SpanGold
+
     st.subheader("Over a sample")
-    with_gold = [q for q in questions if q.gold_passage_ids]
+    has_gold = SpanGold(ws, corpus).has_gold  # the questions `eval-retrieval` samples from
+    with_gold = [q for q in questions if has_gold(q)]
     if not with_gold:
         st.info(ui.md_escape(f"Benchmark {benchmark!r} has no gold passages: recall cannot be measured."))
         return
@@ -171,8 +183,9 @@ def _stored_evaluation(ws, runs: dict) -> None:
     except PlaygroundError:  # stored without a session, or its session is gone
         session = str(first.get("session_id") or "none")
     spec = first["metrics"].get("interval") or {}
+    gold = GOLD_SCORED_BY.get(first["config"].get("gold"), GOLD_SCORED_BY["passages"])
     st.caption(
-        f"{first['metrics'].get('n')} question(s) with gold passages at k={first['config']['k']}, stored as "
+        f"{first['metrics'].get('n')} question(s) scored by {gold} at k={first['config']['k']}, stored as "
         f"retrieval runs in session {ui.md_escape(session)} (listed under Saved retrieval runs; "
         "`playground compare RUN_A RUN_B` pairs two)"
     )
@@ -217,7 +230,7 @@ def _per_question(ws, corpus: str, curves: dict, questions_by_id: dict) -> None:
         ][: int(k)]
         for label in labels
     }
-    _columns_of_cards(ws, corpus, ranked, question.text, list(question.gold_passage_ids))
+    _columns_of_cards(ws, corpus, ranked, question.text, question)
 
 
 def render() -> None:
@@ -242,8 +255,8 @@ def render() -> None:
         st.info("Pick at least two retrievers to compare.")
         return
     st.caption(ui.md_escape(f"Corpus {corpus} · benchmark {benchmark} · default index parameters"))
-    query, gold_ids = _query_inputs(questions)
-    _side_by_side(ws, corpus, kinds, query, int(k), gold_ids)
+    query, question = _query_inputs(questions)
+    _side_by_side(ws, corpus, kinds, query, int(k), question)
     _sample_evaluation(ws, benchmark, corpus, kinds, int(k), questions)
     comparison_views.show_retrieval_runs(ws, benchmark)
 

@@ -183,23 +183,30 @@ def eval_commands(runs: Mapping[str, Mapping]) -> str:
 
 
 def recall_curves(
+    workspace,
+    corpus: str,
     retrievers: Mapping[str, object],
     questions: Sequence,
     max_k: int = MAX_K,
     on_progress: Optional[ProgressCallback] = None,
 ) -> dict:
     """Search each question once per retriever at depth max_k: mean recall@k for k = 1..max_k, and each question's
-    ranked ids and scores (for the gold-rank map, the overlap and one question opened).
+    ranked ids, scores and gold ranks (for the gold-rank map, the overlap and one question opened).
 
-    Questions without gold passages are skipped (nothing to recall).
+    Gold is what `eval-retrieval` scores (question_gold_ranks: the gold spans on a documents corpus, else the gold
+    passage ids), so the curve at the runs' k is their recall; questions without gold are skipped.
     """
-    from playground.evaluation.retrieval import ranking_metrics
+    from playground.evaluation.retrieval import question_gold_ranks
+    from playground.evaluation.span_gold import SpanGold
+    from playground.evaluation.spans import span_ranking_metrics
 
-    scored = [q for q in questions if q.gold_passage_ids]
+    has_gold = SpanGold(workspace, corpus).has_gold
+    scored = [q for q in questions if has_gold(q)]
     ks = list(range(1, max_k + 1))
     recall: dict[str, list[float]] = {}
     ranked_by: dict[str, dict[str, list[str]]] = {}
     scores_by: dict[str, dict[str, list[float]]] = {}
+    ranks_by: dict[str, dict[str, dict[str, Optional[int]]]] = {}
     total = len(scored) * len(retrievers)
     done = 0
     for label, retriever in retrievers.items():
@@ -207,9 +214,11 @@ def recall_curves(
         for question in scored:
             hits = retriever.search(question.text, max_k)
             ranked = [hit.passage_id for hit in hits]
+            ranks = question_gold_ranks(workspace, corpus, question, ranked)
             ranked_by.setdefault(label, {})[question.id] = ranked
             scores_by.setdefault(label, {})[question.id] = [float(hit.score) for hit in hits]
-            sums += [ranking_metrics(ranked, question.gold_passage_ids, k)[f"recall@{k}"] for k in ks]
+            ranks_by.setdefault(label, {})[question.id] = ranks
+            sums += [span_ranking_metrics(ranks, k)[f"recall@{k}"] for k in ks]
             done += 1
             report(on_progress, done, total, f"{label}: {question.id}")
         recall[label] = (sums / len(scored)).tolist() if scored else [0.0] * max_k
@@ -219,26 +228,27 @@ def recall_curves(
         "n": len(scored),
         "ranked": ranked_by,
         "scores": scores_by,
-        "gold": {q.id: list(q.gold_passage_ids) for q in scored},
+        "gold_ranks": ranks_by,
+        "questions": [q.id for q in scored],
     }
 
 
-def gold_rank(ranked: Sequence[str], gold_ids: Sequence[str]) -> Optional[int]:
-    """The 1-based rank of the first gold passage in a ranked list (None when none was found)."""
-    gold = set(gold_ids)
-    return next((index for index, pid in enumerate(ranked, start=1) if pid in gold), None)
+def first_gold_rank(ranks: Mapping[str, Optional[int]]) -> Optional[int]:
+    """The 1-based rank of the first gold found (a gold passage, or a passage overlapping a gold span) in a question's
+    gold ranks (None when none was found)."""
+    return min((rank for rank in ranks.values() if rank is not None), default=None)
 
 
 def gold_rank_rows(curves: Mapping) -> list[dict]:
-    """Per question the rank of its first gold passage under each retriever (None: not in the top max_k)."""
-    ranked, gold = curves.get("ranked") or {}, curves.get("gold") or {}
-    rows = []
-    for qid, gold_ids in gold.items():
-        row = {"question_id": qid}
-        for label, by_question in ranked.items():
-            row[label] = gold_rank(by_question.get(qid, []), gold_ids)
-        rows.append(row)
-    return rows
+    """Per question the rank of its first gold under each retriever (None: not in the top max_k)."""
+    ranks = curves.get("gold_ranks") or {}
+    return [
+        {
+            "question_id": qid,
+            **{label: first_gold_rank(by_question.get(qid, {})) for label, by_question in ranks.items()},
+        }
+        for qid in curves.get("questions") or []
+    ]
 
 
 def overlap_at_k(curves: Mapping, k: int) -> dict:

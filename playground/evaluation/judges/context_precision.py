@@ -31,27 +31,18 @@ def average_precision(relevant: list[bool]) -> float:
 
 
 def gold_of(workspace, run: dict, question, passages: list[dict]) -> Optional[list[bool]]:
-    """Per shown passage, is it gold (its id among the gold passage ids, or it overlaps a gold span)? None when the
-    question has no gold to say."""
-    from playground.evaluation.spans import gold_spans, passage_span
+    """Per shown passage, is it gold as retrieval evaluation counts it (span_gold.gold_among: among the gold passage
+    ids, or overlapping a gold span on a documents corpus)? None when the question has no gold evaluation scores."""
+    from playground.evaluation.span_gold import gold_among, scoring_spans
+    from playground.store.datasets import corpus_of
 
     if question is None:
         return None
-    spans = gold_spans(question)
-    ids = set(question.gold_passage_ids or [])
-    if not spans and not ids:
+    corpus = corpus_of(workspace, run["config"]["dataset"])
+    if not question.gold_passage_ids and not scoring_spans(workspace, corpus, question):
         return None
-    located: dict = {}
-    if spans:
-        from playground.store.datasets import get_benchmark, get_passages
-
-        corpus = get_benchmark(workspace, run["config"]["dataset"]).get("corpus")
-        located = get_passages(workspace, corpus, [p["id"] for p in passages]) if corpus else {}
-    gold = []
-    for passage in passages:
-        where = passage_span(located[passage["id"]]) if passage["id"] in located else None
-        gold.append(passage["id"] in ids or bool(where and any(where.overlaps(span) for span in spans)))
-    return gold
+    gold = gold_among(workspace, corpus, question, [p["id"] for p in passages])
+    return [passage["id"] in gold for passage in passages]
 
 
 def judge_context_precision(
