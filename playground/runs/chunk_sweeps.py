@@ -6,7 +6,7 @@ CLI's `playground sweep --sweep chunk_size=64,128,254`, and the Experiments page
 through `playground.documents.versions.chunked_corpus` (the other two settings stay those of the benchmark's own
 corpus), then evaluates the same retriever on the same seeded sample of questions against each one and stores a
 retrieval run per point, labelled "sweep PARAM=VALUE" with the sweep in its config; `chunk_sweeps` reads the
-stored sweeps back, each point with its metrics and their 95% intervals, for app/charts.py's sweep chart.
+stored sweeps back, each point with its metrics and their 95% intervals, for app/charts/sweep.py's chart.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 running anything; `run_sweep` (the CLI's `playground sweep`) runs them one after another in this process,
 `start_sweep` (the app's) hands each to a worker process of its own (a detached run, see jobs.py) and returns at once;
 `sweep_points` reads the points back from the stored runs, as they are now. Every point is a stored run (the same
-seeded sample each time), labelled "sweep PARAM=VALUE"; app/charts.py draws a sweep's chart.
+seeded sample each time), labelled "sweep PARAM=VALUE"; app/charts/sweep.py draws a sweep's chart.
 """
 
 from __future__ import annotations

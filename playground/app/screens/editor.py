@@ -12,45 +12,27 @@ import streamlit as st
 from playground import PlaygroundError
 from playground.app import components as ui
 from playground.app import state
-from playground.app.views import background
+from playground.app.views.editor_preview import preview
+from playground.app.views.editor_run import run_and_show
+from playground.app.views.editor_save import new_template_form
+from playground.app.views.editor_text import (
+    BASE_KEY,
+    LOADED_KEY,
+    STARTER_KEY,
+    SYSTEM_KEY,
+    USER_KEY,
+    current_template,
+    edited_template,
+    load_into_editor,
+    open_in_editor,
+    saved_as_base,
+    with_draft,
+)
 
 SAMPLE_SIZE = 50
-SYSTEM_KEY, USER_KEY = "template_system", "template_user"
-STARTER_KEY, BASE_KEY, LOADED_KEY = "pg_starter", "_pg_base", "_pg_loaded"
 QUESTION_MODE_KEY, QUESTION_KEY, TYPED_KEY = "pg_question_mode", "pg_question", "pg_typed_question"
-RESULT_KEY, PENDING_KEY = "_pg_result", "_pg_pending"
-NEW_NAME_KEY, NEW_DESCRIPTION_KEY, NEW_NOTICE_KEY = (
-    "pg_new_template_name",
-    "pg_new_template_description",
-    "_pg_new_notice",
-)
 PREVIEW_HEIGHT = 420
 FROM_BENCHMARK, TYPED = "From the benchmark", "Type a question"
-
-
-def load_into_editor(template, text=None) -> None:
-    """Put a template in the editors (or `text`, a draft of it); `template` becomes the base the next saved version
-    is edited from."""
-    shown = text if text is not None else template
-    st.session_state[SYSTEM_KEY] = shown.system
-    st.session_state[USER_KEY] = shown.user
-    st.session_state[BASE_KEY] = template
-    st.session_state[LOADED_KEY] = template.name
-
-
-def open_in_editor(template, text=None) -> None:
-    """load_into_editor, with the template picker set to its name (before the picker is drawn: links, restores,
-    callbacks)."""
-    load_into_editor(template, text)
-    st.session_state[STARTER_KEY] = template.name
-
-
-def with_draft(ws, template):
-    """The session's unsaved text of `template` when it was edited from this very text, else None."""
-    from playground.app.components.editor_state import draft_text
-    from playground.store.content_ids import prompt_version_id
-
-    return draft_text(ws, state.current_session_id(), template.name, prompt_version_id(template.content))
 
 
 def reopen_latest_draft(ws) -> None:
@@ -86,19 +68,6 @@ def apply_share_link(ws, questions) -> None:
         st.session_state["pg_retriever_k"] = int(k)
     if model:
         st.session_state["pg_model_spec"] = model
-
-
-def current_template():
-    """(the editors' template or None when it has an error, the base it was edited from): for Save version."""
-    ui.sync_editor(SYSTEM_KEY)
-    ui.sync_editor(USER_KEY)
-    base = st.session_state.get(BASE_KEY)
-    template, _ = edited_template(base) if base is not None else (None, None)
-    return template, base
-
-
-def saved_as_base(template) -> None:
-    st.session_state[BASE_KEY] = template
 
 
 def apply_restored_version(ws) -> None:
@@ -197,128 +166,6 @@ def template_picker(ws):
     return st.session_state[BASE_KEY]
 
 
-def _save_new_template() -> None:
-    """ "Save as new template": the editor's text under a new name, as templates/NAME.jinja beside the workspace and
-    as its first prompt version (parent: the version it was edited from)."""
-    from playground.prompts.own_templates import save_own_template
-    from playground.store.prompts import save_prompt_version
-
-    template, base = current_template()
-    if template is None:
-        st.session_state[NEW_NOTICE_KEY] = ("error", "Fix the template first: a template with an error is not saved.")
-        return
-    ws, session_id = state.workspace(), state.current_session_id()
-    try:
-        parent = save_prompt_version(ws, base, session_id=session_id) if base is not None else None
-        created, version = save_own_template(
-            ws,
-            template,
-            st.session_state.get(NEW_NAME_KEY, ""),
-            st.session_state.get(NEW_DESCRIPTION_KEY, ""),
-            parent=parent,
-            session_id=session_id,
-        )
-    except PlaygroundError as error:
-        st.session_state[NEW_NOTICE_KEY] = ("error", str(error))
-        return
-    open_in_editor(created)
-    st.session_state[NEW_NAME_KEY] = ""
-    st.session_state[NEW_DESCRIPTION_KEY] = ""
-    st.session_state[NEW_NOTICE_KEY] = (
-        "success",
-        f"Saved as new template {created.name} (version {version[:8]}, file {created.path}).",
-    )
-
-
-def new_template_form() -> None:
-    notice = st.session_state.pop(NEW_NOTICE_KEY, None)
-    if notice:
-        (st.success if notice[0] == "success" else st.error)(ui.md_escape(notice[1]))
-    with st.expander("Save as new template"):
-        st.text_input(
-            "New template name",
-            key=NEW_NAME_KEY,
-            placeholder="my-short-answer",
-            help="Letters, digits, '.', '_' or '-'; stored as templates/NAME.jinja beside the workspace",
-        )
-        st.text_input("Description", key=NEW_DESCRIPTION_KEY, placeholder="what it is for (optional)")
-        st.button(
-            "Save as new template", key="pg_new_template_save", icon=":material/note_add:", on_click=_save_new_template
-        )
-
-
-def edited_template(base):
-    """The base template with the editors' parts, or (None, TemplateError)."""
-    from playground.prompts.errors import TemplateError
-    from playground.prompts.compiled import check_template
-
-    try:
-        template = base.with_changes(
-            system=st.session_state.get(SYSTEM_KEY, ""), user=st.session_state.get(USER_KEY, "")
-        )
-        check_template(template)
-        return template, None
-    except TemplateError as error:
-        return None, error
-
-
-def preview(ws, template, question, text, corpus, retriever_choice):
-    """Variables the template needs and the rendered prompt; returns (messages or None, passages)."""
-    from playground.prompts.errors import TemplateError
-    from playground.prompts.render import question_variables, render_messages
-    from playground.prompts.variables import required_variables
-
-    needed = required_variables(template)
-    passages = []
-    if "passages" in needed or retriever_choice.kind:
-        with ui.errors_as_messages("Retriever"):
-            passages = ui.retrieve_passages(ws, corpus, retriever_choice, text)
-    variables = question_variables(question if question is not None else text, passages)
-    unknown = [name for name in needed if name not in variables]
-    summary = {
-        name: (
-            f"{len(variables[name])} item(s)"
-            if isinstance(variables.get(name), list)
-            else repr(variables.get(name, "?"))[:80]
-        )
-        for name in needed
-    }
-    ui.show_text("Variables: " + (", ".join(f"{k} = {v}" for k, v in summary.items()) or "none"), muted=True)
-    if unknown:
-        st.warning(
-            ui.md_escape(f"The template reads {', '.join(unknown)}, which no program provides: it will fail to render.")
-        )
-        return None, passages
-    if "passages" in needed and not retriever_choice.kind:
-        st.info("The template reads `passages` but no retriever is chosen: it renders with none.")
-    try:
-        messages = render_messages(template, variables)
-    except TemplateError as error:
-        ui.show_error(error, "Template")
-        return None, passages
-    return messages, passages
-
-
-def show_result(result, question) -> None:
-    if result.error:
-        st.error(ui.md_escape(f"The model call failed: {result.error}"))
-        return
-    ui.show_text(result.answer or "(empty answer)", label="Answer", css_class="pg-answer")
-    if result.output and result.output.strip() != (result.answer or "").strip():
-        with st.expander("Raw model output"):
-            st.text(result.output)
-    if question is not None:
-        ui.show_scores(result.scores)
-    cached = " (from the response cache)" if result.cached else ""
-    st.caption(
-        f"Tokens: {result.prompt_tokens} prompt + {result.completion_tokens} completion · "
-        f"latency {result.latency_s:.2f} s{cached} · prompt version `{result.version_id}`"
-    )
-    if result.run_id:
-        ui.page_link("traces", "Open the trace", run=result.run_id, question=result.question_id)
-        st.caption(f"Run `{result.run_id}`")
-
-
 def _stored_version(ws, template) -> str | None:
     """The id of `template`'s text when it is a stored prompt version (a link can name it), else None."""
     from playground.store.content_ids import prompt_version_id
@@ -328,56 +175,6 @@ def _stored_version(ws, template) -> str | None:
         return get_prompt_version(ws, prompt_version_id(template.content))["id"]
     except PlaygroundError:
         return None
-
-
-def run_and_show(ws, benchmark, corpus, template, base, question, text, retriever_choice, model_choice, ready: bool):
-    """The Run button and the latest answer; returns the version id of the editor's text when that is what ran."""
-    edited = template is not None and template.content != base.content
-    run = st.button(
-        "Run",
-        type="primary",
-        disabled=not ready,
-        help="Saves the template as a new prompt version when edited, then answers the question",
-    )
-    if run and ready:
-        variant = ui.Variant(template=template, retriever=retriever_choice, model=model_choice, base=base)
-        session_id, keys = state.current_session_id(), state.api_keys()
-        if question is not None:
-            call = lambda: ui.run_variant(
-                state.workspace(),
-                benchmark,
-                variant,
-                session_id,  # noqa: E731
-                question_ids=[question.id],
-                api_keys=keys,
-                label="playground",
-            )
-        else:
-            call = lambda: ui.run_typed_question(state.workspace(), corpus, variant, text, session_id, api_keys=keys)  # noqa: E731
-        holder = background.start(
-            PENDING_KEY,
-            call,
-            question_id=question.id if question is not None else None,
-            template=template if edited else None,
-        )
-        with st.spinner(f"Answering with {model_choice.spec}..."):
-            background.wait(holder)
-    finished = background.collect(PENDING_KEY)  # also when typing reran the page while it answered
-    if finished is not None and finished["error"] is not None:
-        ui.show_error(finished["error"], "Run")
-    elif finished is not None:
-        st.session_state[RESULT_KEY] = (finished["result"], finished["question_id"])
-        if finished["template"] is not None:
-            st.session_state[BASE_KEY] = finished["template"]  # the next edit's parent is this version
-    stored = st.session_state.get(RESULT_KEY)
-    if stored is None:
-        return None
-    result, question_id = stored
-    show_result(result, question if question is not None and question.id == question_id else None)
-    from playground.store.content_ids import prompt_version_id
-
-    shown = template is not None and result.version_id == prompt_version_id(template.content)
-    return result.version_id if shown else None
 
 
 def main() -> None:
