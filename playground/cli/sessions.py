@@ -108,7 +108,7 @@ def rename_command(args) -> int:
 
 
 def delete_command(args) -> int:
-    from playground.store.sessions import delete_session
+    from playground.optimize.jobs import delete_session
 
     with workspace_for(args, create=False) as workspace:
         removed = delete_session(workspace, args.session)

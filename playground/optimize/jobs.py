@@ -1,6 +1,7 @@
 """Searches as detached jobs: a worker process owns the search (`python -m playground.optimize.worker DB ID`), so it
 outlives the shell or page that started it; Stop asks it to end after the questions in flight, and a resume
-replays what was finished (see optimizer.execute) and goes on."""
+replays what was finished (see optimizer.execute) and goes on. Deleting a session goes through here too: only its
+runs and searches whose worker still lives refuse it."""
 
 from __future__ import annotations
 
@@ -58,3 +59,18 @@ def stop_optimization(workspace: Workspace, optimization_id: str) -> dict:
     if row["status"] == "running" and not row.get("worker_pid"):
         store.finish_optimization(workspace, row["id"], "stopped", row.get("report"))
     return store.get_optimization(workspace, row["id"])
+
+
+def delete_session(workspace: Workspace, id_or_name: str) -> dict:
+    """Delete a session (store.sessions.delete_session), first storing its running runs and searches whose worker is
+    gone as interrupted: only work still running refuses the deletion, with how to stop each."""
+    from playground.runs.jobs import checked_runs
+    from playground.store.sessions import delete_session as delete_stored
+    from playground.store.sessions import get_session
+
+    session = get_session(workspace, id_or_name)
+    checked_runs(workspace, session["id"])
+    for row in store.list_optimizations(workspace, session["id"]):
+        if row["status"] == "running":
+            checked_optimization(workspace, row["id"])
+    return delete_stored(workspace, session["id"])

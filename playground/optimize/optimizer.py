@@ -189,6 +189,7 @@ def execute(
             model=task_model,
             evaluations=row.get("evaluations") or {},
             should_stop=stop_asked,
+            session_id=session_id,
         )
         start_entry = {
             "index": 0,

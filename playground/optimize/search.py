@@ -64,6 +64,9 @@ class SearchStopped(Exception):
 class Evaluator:
     """Runs a prompt version on given questions as a stored run, and reads back its per-question metric.
 
+    Its runs go to the search's own session (`session_id`), never to whichever session is current when each starts:
+    the user may switch sessions while a detached search runs, and deleting the search's session must take them all.
+
     Each evaluation is recorded under a key naming what it is (its run, whether it finished, what it cost), and so
     is each proposal's cost: a resumed search charges those stored costs again, so its budget runs out where an
     uninterrupted one's does, and reuses a finished run or resumes a stopped one instead of starting afresh.
@@ -79,8 +82,10 @@ class Evaluator:
         model=None,
         evaluations: Optional[dict] = None,
         should_stop: Optional[ShouldStop] = None,
+        session_id: Optional[str] = None,
     ):
         self.workspace = workspace
+        self.session_id = session_id
         self.base_config = base_config
         self.metric = metric
         self.budget = budget
@@ -118,7 +123,14 @@ class Evaluator:
         label = f"optimize {self.optimization_id}: {what}"
         if earlier:
             return resume_run(self.workspace, earlier["run_id"], model=self.model, should_stop=self.should_stop)
-        return start_run(self.workspace, config, model=self.model, label=label, should_stop=self.should_stop)
+        return start_run(
+            self.workspace,
+            config,
+            model=self.model,
+            label=label,
+            session_id=self.session_id,
+            should_stop=self.should_stop,
+        )
 
     def run(self, template_ref: str, question_ids: Sequence[str], what: str, overrides: Optional[dict] = None) -> dict:
         """{"run_id", "scores": {qid: value of the metric}, "mean", "n"}; errors and unscored answers are left out.

@@ -135,8 +135,10 @@ def run_chunk_sweep(
     confirmed: bool = False,
 ) -> list[dict]:
     """Evaluate `retriever` on each chunking of the benchmark's documents; returns the points in the order given,
-    each {parameter, value, corpus, run_id, n, errors, status, metrics, intervals}."""
+    each {parameter, value, corpus, run_id, n, errors, status, metrics, intervals}. Every point's retrieval run goes
+    to `session_id`, else to the session current when the sweep starts."""
     from playground.evaluation.retrieval import evaluate_retriever
+    from playground.store.sessions import current_session
 
     if parameter not in CHUNK_PARAMETERS:
         raise PlaygroundError(f"cannot sweep {parameter!r} as a chunking (known: {', '.join(CHUNK_PARAMETERS)})")
@@ -151,6 +153,7 @@ def run_chunk_sweep(
         )
     check_windows(retriever, params, settings, parameter, values)
     names = build_chunkings(workspace, corpus, settings, parameter, values)
+    session_id = session_id or current_session(workspace)["id"]
     sweep_id = uuid.uuid4().hex[:12]
     points = []
     report(on_progress, 0, len(values), "")

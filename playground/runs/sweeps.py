@@ -152,11 +152,16 @@ def run_sweep(
     use_cache: bool = True,
     execution=None,
     confirmed: bool = False,
+    session_id: Optional[str] = None,
 ) -> list[dict]:
-    """Run `config` once per value, here; returns points {parameter, value, run_id, n, errors, metrics, metric, score}."""
+    """Run `config` once per value, here; returns points {parameter, value, run_id, n, errors, metrics, metric, score}.
+
+    Every point goes to `session_id`, else to the session current when the sweep starts (not when each point does)."""
     from playground.runs.execute import start_run
+    from playground.store.sessions import current_session
 
     planned = plan_sweep(config, parameter, values, confirmed)
+    session_id = session_id or current_session(workspace)["id"]
     if model is None:
         from playground.models.registry import load_model
 
@@ -165,7 +170,13 @@ def run_sweep(
     report(on_progress, 0, len(planned), "")
     for done, point in enumerate(planned, start=1):
         summary = start_run(
-            workspace, point.config, use_cache=use_cache, model=model, label=point.label, execution=execution
+            workspace,
+            point.config,
+            use_cache=use_cache,
+            model=model,
+            label=point.label,
+            session_id=session_id,
+            execution=execution,
         )
         points.append(_point(parameter, point.value, summary, metric))
         report(on_progress, done, len(planned), f"{parameter}={point.value}")
@@ -186,14 +197,17 @@ def start_sweep(
     confirmed: bool = False,
 ) -> list[dict]:
     """Each point as a detached run (a worker process of its own, all at once); returns the points at once (status
-    running, nothing answered yet). Read them again with `sweep_points`.
+    running, nothing answered yet). Read them again with `sweep_points`. All points go to one session (`session_id`,
+    else the one current at the start).
 
     Local-model workers share the physical cores (at least one thread each): llama.cpp's threads spin at every
     barrier, so six workers of two threads each on two cores would each crawl."""
     from playground.runs.execute import start_run
     from playground.runs.plan import Execution
+    from playground.store.sessions import current_session
 
     planned = plan_sweep(config, parameter, values, confirmed)
+    session_id = session_id or current_session(workspace)["id"]
     execution = execution or Execution()
     if str(config.model or "").startswith("local:") and execution.threads is None:
         from playground.models.local import default_threads

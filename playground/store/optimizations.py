@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from typing import Optional
 
@@ -19,7 +20,8 @@ def _row(row) -> dict:
 def create_optimization(
     workspace: Workspace, config: dict, splits: dict, start_version: str, session_id: Optional[str]
 ) -> str:
-    """Store a new search (status running) with its splits, before any budget is spent; returns its id."""
+    """Store a new search (status running, owned by this process until a worker claims it: a search run here has a
+    pid that says whether it lives) with its splits, before any budget is spent; returns its id."""
     optimization_id = uuid.uuid4().hex[:12]
     with workspace.db.atomic():
         workspace.db["optimizations"].insert(
@@ -34,7 +36,7 @@ def create_optimization(
                 "evaluations": to_json({}),
                 "report": None,
                 "stop_requested": 0,
-                "worker_pid": None,
+                "worker_pid": os.getpid(),
                 "created_at": now(),
                 "finished_at": None,
             }

@@ -5,7 +5,9 @@ The current session is stored in table `settings` (key "current_session"); when 
 workspace, and a workspace always keeps at least one session (deleting the last one is refused). Deleting removes,
 in one transaction, the session's runs with their results and spans, every rating about those runs, its retrieval
 runs with their rankings and its prompt searches; prompt versions are content addressed and may be used by other
-sessions' runs, so they are only detached.
+sessions' runs, so they are only detached. A session with a run or a prompt search still running (stored so) is not
+deleted: its worker would go on writing rows of a session that is gone; optimize.jobs.delete_session first settles
+the ones whose worker has died.
 """
 
 from __future__ import annotations
@@ -246,6 +248,37 @@ def _delete_searches(workspace: Workspace, session_id: str) -> int:
     return workspace.db.execute("DELETE FROM optimizations WHERE session_id = ?", [session_id]).rowcount
 
 
+def _running_work(workspace: Workspace, session_id: str) -> list[str]:
+    """The session's running prompt searches and runs, each with the command that stops it; a search's own runs
+    (answered in its worker) are left out: stopping the search stops them."""
+    db = workspace.db
+    searches = []
+    if "optimizations" in db.table_names():
+        searches = list(
+            db.query(
+                "SELECT id, worker_pid FROM optimizations WHERE session_id = ? AND status = 'running' ORDER BY created_at",
+                [session_id],
+            )
+        )
+    search_pids = {row["worker_pid"] for row in searches if row["worker_pid"]}
+    runs = db.query(
+        "SELECT id, worker_pid FROM runs WHERE session_id = ? AND status = 'running' ORDER BY created_at, id",
+        [session_id],
+    )
+    return [f"prompt search {row['id']} (`playground optimize --stop-search {row['id']}`)" for row in searches] + [
+        f"run {row['id']} (`playground stop {row['id']}`)" for row in runs if row["worker_pid"] not in search_pids
+    ]
+
+
+def _refuse_running(session: dict, running: list[str], shown: int = 5) -> None:
+    if running:
+        more = f" and {len(running) - shown} more" if len(running) > shown else ""
+        raise PlaygroundError(
+            f"session {session['id']} ({session['name']!r}) still has work running: {', '.join(running[:shown])}"
+            f"{more}; stop it, let it end, then delete the session"
+        )
+
+
 def delete_session(workspace: Workspace, id_or_name: str) -> dict:
     """Delete a session and what belongs to it (see the module rules); returns what was removed."""
     session = get_session(workspace, id_or_name)
@@ -253,6 +286,7 @@ def delete_session(workspace: Workspace, id_or_name: str) -> dict:
     with write_transaction(workspace):
         if db["sessions"].count_where("id != ?", [session["id"]]) == 0:
             raise PlaygroundError(f"{session['name']!r} is the only session; create another before deleting it")
+        _refuse_running(session, _running_work(workspace, session["id"]))
         run_ids = _run_ids(workspace, session["id"])
         counts = {"runs": len(run_ids), "results": 0, "spans": 0, "ratings": 0}
         scope = "SELECT id FROM runs WHERE session_id = ?"

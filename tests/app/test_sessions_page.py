@@ -133,3 +133,24 @@ def test_the_download_is_the_session_export(session_env):
 
 def source_runs(ws, session_id: str) -> int:
     return ws.db["runs"].count_where("session_id = ?", [session_id])
+
+
+def test_a_session_with_a_search_still_running_is_not_deleted_and_the_page_says_how_to_stop_it(session_env):
+    from playground.store.optimizations import create_optimization, finish_optimization
+    from playground.store.sessions import new_session
+
+    ws = open_workspace(session_env)
+    busy = new_session(ws, "busy", make_current=False)["id"]
+    splits = {"train": ["q1"], "validation": ["q2"], "test": ["q3"]}
+    search = create_optimization(ws, {"run": {}}, splits, "v-start", busy)  # running, owned by this live process
+    at = page_test("sessions").run()
+    at.selectbox(key="sessions_delete_which").set_value(busy)
+    at.checkbox(key="sessions_delete_confirm").check()
+    at.button(key="sessions_delete").click().run()
+    assert not at.exception, at.exception
+    assert any(f"playground optimize --stop-search {search}" in plain(e.value) for e in at.error), at.error
+    assert "busy" in _names(session_env)
+
+    finish_optimization(ws, search, "stopped", None)
+    at.button(key="sessions_delete").click().run()
+    assert "busy" not in _names(session_env)

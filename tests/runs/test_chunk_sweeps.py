@@ -166,3 +166,18 @@ def test_a_dense_sweep_past_the_embedders_window_is_refused_before_anything_is_s
     assert str(refused.value).startswith("--sweep chunk_size=256: chunks of 256 tokens, but embedder all-MiniLM-L6-v2")
     assert "reads at most 254 (its window)" in str(refused.value)
     assert list_retrieval_runs(guide) == [] and corpora(guide) == before
+
+
+def test_every_point_goes_to_the_session_current_when_the_sweep_started(guide):
+    """Not to no session (the engine's default stored none), nor to one switched to between points."""
+    from playground.store.sessions import new_session, use_session
+
+    new_session(guide, "elsewhere", make_current=False)
+    started_in = new_session(guide, "study")["id"]
+
+    def switch(done: int, total: int, text: str) -> None:
+        if done == 1:
+            use_session(guide, "elsewhere")
+
+    points = run_chunk_sweep(guide, QUESTIONS, "chunk_size", [16, 32], k=3, on_progress=switch)
+    assert [get_retrieval_run(guide, p["run_id"])["session_id"] for p in points] == [started_in] * 2

@@ -211,3 +211,24 @@ def test_a_started_local_sweep_shares_the_cores_among_its_workers(tiny_workspace
             if span["kind"] == "generate"
         ]
         assert generate
+
+
+def test_every_point_goes_to_the_session_current_when_the_sweep_started(tiny_workspace):
+    """Switching session between points (the app's Sessions page, `playground session use`) cannot split a sweep."""
+    from playground.store.sessions import current_session, new_session, use_session
+    from tests.openai_server import OpenAIServer
+
+    new_session(tiny_workspace, "elsewhere", make_current=False)
+    started_in = new_session(tiny_workspace, "study")["id"]
+
+    def switch(done: int, total: int, text: str) -> None:
+        if done == 1:
+            use_session(tiny_workspace, "elsewhere")
+
+    server = OpenAIServer().start()
+    try:
+        points = run_sweep(tiny_workspace, _config(model=server.spec()), "k", [1, 2, 3], on_progress=switch)
+    finally:
+        server.close()
+    assert current_session(tiny_workspace)["name"] == "elsewhere"
+    assert [get_run(tiny_workspace, p["run_id"])["session_id"] for p in points] == [started_in] * 3

@@ -104,7 +104,7 @@ def _rename() -> None:
 
 
 def _delete() -> None:
-    from playground.store.sessions import delete_session
+    from playground.optimize.jobs import delete_session
 
     session_id = st.session_state.get("sessions_delete_which")
     if not st.session_state.get("sessions_delete_confirm"):
