@@ -238,7 +238,7 @@ def rounds_against_gepa(server, folder: Path, budget: int, seeds: int, rounds: l
         f"\nrounds against gepa: budget {budget} candidates, seeds 0-{seeds - 1}, medians over seeds; gepa gets the most "
         f"task calls any of our searches made on that seed, {REMOTE_CONCURRENCY} requests in flight for both"
     )
-    ours_per_call, gepa_per_call = [], []
+    per_call_ratios = []  # each search's ms per call over gepa's on the same landscape and seed (run just after)
     for landscape in ("property", "steps"):
         server.landscape = landscape
         mine: dict[int, list[dict]] = {r: [] for r in rounds}
@@ -250,33 +250,89 @@ def rounds_against_gepa(server, folder: Path, budget: int, seeds: int, rounds: l
                 calls = max(mine[r][-1]["task_calls"] for r in rounds)
                 theirs.append(with_gepa(server, folder, calls, mine[rounds[0]][-1]["splits"], seed, REMOTE_CONCURRENCY))
         print(
-            f"{landscape}:\n  {'search':<22} {'found':<9} {'found at':>10} {'calls until':>11} {'proposals':>9} "
-            f"{'task':>6} {'calls':>6} {'wall':>7} {'ms/call':>8}\n  {'':<22} {'':<9} {'proposal':>10} {'found':>11}"
+            f"{landscape}:\n  {'':<22} {'':<9} {'until found:':>22} {'in all:':>9}\n  {'search':<22} {'found':<9} "
+            f"{'proposals':>10} {'calls':>11} {'proposals':>9} {'task':>6} {'calls':>6} {'wall':>7} {'ms/call':>8}"
         )
         for r in rounds:
             print(_row(f"{r} round{'s' if r > 1 else ''}", mine[r]))
-            ours_per_call += [ms_per_call(x) for x in mine[r]]
         if theirs:
             print(_row(f"gepa {_version('gepa')}", theirs))
-            gepa_per_call += [ms_per_call(x) for x in theirs]
+            per_call_ratios += [ms_per_call(x) / ms_per_call(g) for r in rounds for x, g in zip(mine[r], theirs)]
             best = min(rounds, key=lambda r: (-sum(x["found"] for x in mine[r]), r))
-            print(
-                f"  wall, {best} round{'s' if best > 1 else ''} / gepa: "
-                f"{statistics.median(x['wall'] for x in mine[best]) / statistics.median(x['wall'] for x in theirs):.2f}x"
-            )
-    if gepa_per_call:
-        ratio = statistics.median(ours_per_call) / statistics.median(gepa_per_call)
+            walls = [x["wall"] / g["wall"] for x, g in zip(mine[best], theirs)]
+            print(f"  wall, {best} round{'s' if best > 1 else ''} / gepa, same seed: {statistics.median(walls):.2f}x")
+    if per_call_ratios:
         print(
             f"overhead per model call, stored runs vs gepa's direct calls ({REMOTE_CONCURRENCY} in flight each, median "
-            f"of {len(ours_per_call)} searches and {len(gepa_per_call)} gepa runs): {ratio:.2f}x (bound: 1.20x)"
+            f"of {len(per_call_ratios)} searches over gepa on the same seed): {statistics.median(per_call_ratios):.2f}x "
+            "(bound: 1.20x)"
         )
+
+
+class _Entries(list):
+    """Response-cache entries collected from worker threads, for the calling thread to store."""
+
+    def append_entry(self, *entry) -> None:
+        self.append(entry)
+
+
+def runs_against_direct(server, folder: Path, sizes: tuple[int, ...] = (4, 24), repeats: int = 3) -> None:
+    """Where the overhead is: one stored run (what each of the search's evaluations is) against the same questions
+    answered by direct calls through the response cache, with the same model object and requests in flight."""
+    from playground.models.cache import generate, store
+    from playground.models.registry import load_model
+    from playground.prompts.library import load_template
+    from playground.prompts.render import render_messages
+    from playground.runs.execute import start_run
+    from playground.runs.plan import Execution
+
+    server.landscape = "property"
+    model = load_model(server.spec("landscape"))
+    template = load_template("direct-short-answer")
+    params = GenerationParams(max_tokens=64)
+    questions = code_dataset().questions
+    print("\none stored run against direct calls, the same questions (medians of 3; the search's rungs are 4 to 24):")
+    for size in sizes:
+        for workers in (1, REMOTE_CONCURRENCY):
+            run_walls, direct_walls = [], []
+            for _ in range(repeats):
+                workspace = open_workspace(Path(tempfile.mkdtemp(dir=folder)) / "run.db")
+                save_dataset(workspace, "codes", code_dataset())
+                config = RunConfig(
+                    dataset="codes",
+                    program="direct",
+                    model=server.spec("landscape"),
+                    templates={"main": "direct-short-answer"},
+                    question_ids=[q.id for q in questions[:size]],
+                    params=params,
+                )
+                started = time.perf_counter()
+                start_run(workspace, config, model=model, execution=Execution(concurrency=workers))
+                run_walls.append(time.perf_counter() - started)
+                workspace.close()
+                workspace = open_workspace(Path(tempfile.mkdtemp(dir=folder)) / "direct.db")
+                answers = _Entries()  # written by this thread once all are answered (one writer, as a run's)
+                started = time.perf_counter()
+                with ThreadPoolExecutor(workers) as pool:
+                    for question in questions[:size]:
+                        messages = render_messages(template, {"question": question.text})
+                        pool.submit(generate, workspace, model, messages, params, False, 0, answers.append_entry)
+                for entry in answers:
+                    store(*entry)
+                direct_walls.append(time.perf_counter() - started)
+                workspace.close()
+            run, direct = statistics.median(run_walls), statistics.median(direct_walls)
+            print(
+                f"  {size:>2} questions, {workers} in flight: stored run {run / size * 1000:.1f} ms per call, direct "
+                f"{direct / size * 1000:.1f} ms per call, {run / direct:.2f}x (the run's extra: {(run - direct) * 1000:.0f} ms)"
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=6)
     parser.add_argument("--delay", type=float, default=0.01, help="the server's latency per request (seconds)")
-    parser.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 per landscape and search")
+    parser.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 per landscape and search")
     parser.add_argument("--rounds", default="1,2,3", help="the numbers of rounds to compare, comma-separated")
     args = parser.parse_args()
     rounds = [int(r) for r in args.rounds.split(",")]
@@ -285,6 +341,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             first_figures(server, Path(tmp), args.budget)
             rounds_against_gepa(server, Path(tmp), args.budget, args.seeds, rounds)
+            runs_against_direct(server, Path(tmp))
     finally:
         server.close()
 
