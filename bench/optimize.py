@@ -2,16 +2,17 @@
 against the `gepa` library called directly on the same evaluation (plain model calls, no stored runs) with the same
 proposer and the same number of task-model calls. Prints figures, asserts nothing.
 
-    python bench/optimize.py [--budget 6] [--delay 0.01] [--seeds 3] [--rounds 1,2,3]
+    python bench/optimize.py [--budget 6] [--delay 0.01] [--seeds 5] [--rounds 1,2,3]
 
 The landscapes (tests/optimize/landscape.py): a local HTTP server answers a question right only when the
 instruction carries a word one proposal introduces ("property"), or only once a second proposal builds on a first
 ("steps": reachable only by proposing from the best so far). First one search and gepa on "property" (seed 0, gepa
 calling one at a time, as first measured); then, per landscape, our search with 1, 2 and 3 rounds against gepa over
-a few seeds (medians): found or not, the proposal that carried the property, the model calls until a task call
-first used it, wall time; and the overhead per model call of stored runs against gepa's direct calls, both with the
-same requests in flight. `gepa` is optional: without it, only our figures print. Install it with `pip install gepa`
-(pure Python, no required dependencies) or point PLAYGROUND_GEPA_PATH at a folder holding it.
+a few seeds (medians): found or not, the proposals and model calls made until a task call first used the property,
+wall time; the overhead per model call of stored runs against gepa's direct calls, both with the same requests in
+flight; and one stored run against direct calls on the same questions (where that overhead is). `gepa` is optional
+(`make bench` installs it with the [bench] extra): without it, only our figures print. Install it with `pip install
+gepa` (pure Python, no required dependencies) or point PLAYGROUND_GEPA_PATH at a folder holding it.
 """
 
 from __future__ import annotations
