@@ -12,11 +12,10 @@ import queue
 import sqlite3
 import threading
 import time
-from pathlib import Path
 from typing import Callable, Optional
 
 from playground.store import runs as run_store
-from playground.store.db import Workspace, open_workspace
+from playground.store.db import Workspace, connect_again
 
 Notice = Callable[[str], None]
 BUSY_GIVE_UP_S = 600.0
@@ -67,18 +66,19 @@ def write_patiently(
 
 
 class Recorder:
-    """One writer thread for run `run_id` of the workspace at `path`; `save` and `store_cache` only enqueue."""
+    """One writer thread for run `run_id` of `workspace` (on a connection of its own); `save` and `store_cache` only
+    enqueue."""
 
     def __init__(
         self,
-        path: Path,
+        workspace: Workspace,
         run_id: str,
         *,
         notice: Optional[Notice] = None,
         beat_every_s: float = BEAT_EVERY_S,
         give_up_s: float = BUSY_GIVE_UP_S,
     ):
-        self.path, self.run_id = path, run_id
+        self.workspace, self.path, self.run_id = workspace, workspace.path, run_id
         self.notice = notice
         self.beat_every_s = beat_every_s
         self.give_up_s = give_up_s
@@ -132,7 +132,7 @@ class Recorder:
                 raise
 
     def _loop(self) -> None:
-        workspace = open_workspace(self.path, create=False)
+        workspace = connect_again(self.workspace)
         workspace.db.conn.execute(f"PRAGMA busy_timeout = {int(RECORDER_BUSY_TIMEOUT_S * 1000)}")  # then say so
         last_beat = last_poll = 0.0
         try:
