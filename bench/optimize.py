@@ -277,7 +277,7 @@ class _Entries(list):
         self.append(entry)
 
 
-def runs_against_direct(server, folder: Path, sizes: tuple[int, ...] = (4, 24), repeats: int = 3) -> None:
+def runs_against_direct(server, folder: Path, sizes: tuple[int, ...] = (1, 4, 24), repeats: int = 3) -> None:
     """Where the overhead is: one stored run (what each of the search's evaluations is) against the same questions
     answered by direct calls through the response cache, with the same model object and requests in flight."""
     from playground.models.cache import generate, store
@@ -292,9 +292,12 @@ def runs_against_direct(server, folder: Path, sizes: tuple[int, ...] = (4, 24), 
     template = load_template("direct-short-answer")
     params = GenerationParams(max_tokens=64)
     questions = code_dataset().questions
-    print("\none stored run against direct calls, the same questions (medians of 3; the search's rungs are 4 to 24):")
+    print(
+        "\none stored run against direct calls, the same questions (medians of 3; the search's rungs are 4 to 24; "
+        "a run's extra on 1 question is its fixed cost):"
+    )
     for size in sizes:
-        for workers in (1, REMOTE_CONCURRENCY):
+        for workers in (1, REMOTE_CONCURRENCY) if size > 1 else (1,):
             run_walls, direct_walls = [], []
             for _ in range(repeats):
                 workspace = open_workspace(Path(tempfile.mkdtemp(dir=folder)) / "run.db")

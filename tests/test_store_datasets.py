@@ -35,3 +35,17 @@ def test_sampling_is_seeded_and_stratified():
     assert {q.tags["type"] for q in first} >= {"city", "river"}
     different = {tuple(q.id for q in sample_questions(questions, 3, seed=s)) for s in range(10)}
     assert len(different) > 1
+
+
+def test_questions_by_id_reads_only_those_asked_for(workspace):
+    from playground.data.records import Dataset, Question
+    from playground.store.datasets import questions_by_id
+
+    many = [Question(f"m{i:04d}", f"Question {i}?", [str(i)], tags={"n": str(i)}) for i in range(1200)]
+    save_dataset(workspace, "many", Dataset(format="jsonl", source="test", passages=[], questions=many))
+    asked = [f"m{i:04d}" for i in range(0, 1200, 2)] + ["nope"]  # more than one chunk of 500
+    found = questions_by_id(workspace, "many", asked)
+    assert sorted(found) == asked[:-1]
+    assert found["m0042"] == many[42]
+    with pytest.raises(PlaygroundError, match="no benchmark named 'other'"):
+        questions_by_id(workspace, "other", ["m0001"])

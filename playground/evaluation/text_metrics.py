@@ -63,12 +63,9 @@ def text_scores(prediction: str, references: Sequence[str]) -> dict[str, float]:
 
 
 def _version(package: str) -> str:
-    from importlib import metadata
+    from playground.packages import installed_version
 
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "missing"
+    return installed_version(package) or "missing"
 
 
 def _with_nrefs(signature: str, nrefs: str) -> str:

@@ -52,15 +52,13 @@ def store(workspace, key: str, request: dict, completion: Completion) -> bool:
     if _contains_secret(request_json, response_json):
         return False
     with workspace.db.atomic():
-        workspace.db["llm_cache"].upsert(
-            {
-                "key": key,
-                "model": request["model"],
-                "request": request_json,
-                "response": response_json,
-                "created_at": now(),
-            },
-            pk="key",
+        # One statement, not sqlite_utils' upsert: on a connection's first upsert that probes SQLite by creating and
+        # dropping a table, a schema change every other connection then reloads (a run's recorder is a new one).
+        workspace.db.execute(
+            "INSERT INTO llm_cache (key, model, request, response, created_at) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET model = excluded.model, request = excluded.request,"
+            " response = excluded.response, created_at = excluded.created_at",
+            [key, request["model"], request_json, response_json, now()],
         )
     return True
 

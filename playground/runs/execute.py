@@ -58,7 +58,7 @@ def _work(
 ) -> RunSummary:
     """Execute a claimed run: heartbeat first (binding may take a while), then the missing questions, then its end."""
     started = time.perf_counter()
-    recorder = Recorder(workspace.path, run_id, notice=notice, beat_every_s=beat_every_s).start()
+    recorder = Recorder(workspace, run_id, notice=notice, beat_every_s=beat_every_s).start()
     workers = execution.workers(plan.config.model)
     outcome = Outcome("failed", "did not start")
     try:

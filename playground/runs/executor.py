@@ -17,7 +17,7 @@ from playground.data.records import Question
 from playground.progress import ProgressCallback, report
 from playground.runs.plan import Bound
 from playground.runs.recorder import Recorder
-from playground.store.db import Workspace, now, open_workspace
+from playground.store.db import Workspace, connect_again, now
 
 ShouldStop = Callable[[], bool]
 Item = tuple[int, Question, int]  # (position in the sample, question, repeat)
@@ -110,13 +110,13 @@ def execute(
     """
     items: queue.Queue = queue.Queue()
     events: queue.Queue = queue.Queue()
-    path = bound.context.workspace.path
+    run_workspace = bound.context.workspace
     workers = max(1, min(workers, len(todo) or 1))
 
     def work() -> None:
         workspace = None
         try:
-            workspace = open_workspace(path, create=False)
+            workspace = connect_again(run_workspace)
             while (item := items.get()) is not None:
                 result, spans = answer_question(bound, workspace, run_id, item, deadline_s, recorder.store_cache)
                 recorder.save(result, spans)

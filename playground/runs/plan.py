@@ -119,14 +119,13 @@ def _stored_templates(workspace: Workspace, config: RunConfig) -> dict:
 def _sample(workspace: Workspace, config: RunConfig) -> list[Question]:
     """The run's questions: the stored ids when the config has them, else a seeded sample (ids then recorded)."""
     from playground.data.sampling import sample_questions
-    from playground.store.datasets import load_questions
+    from playground.store.datasets import load_questions, questions_by_id
 
-    questions = load_questions(workspace, config.dataset)
     if config.question_ids is None:
-        chosen = sample_questions(questions, config.sample, config.seed)
+        chosen = sample_questions(load_questions(workspace, config.dataset), config.sample, config.seed)
         config.question_ids = [question.id for question in chosen]
         return chosen
-    by_id = {question.id: question for question in questions}
+    by_id = questions_by_id(workspace, config.dataset, list(config.question_ids))
     missing = [qid for qid in config.question_ids if qid not in by_id]
     if missing:
         raise PlaygroundError(

@@ -1,8 +1,9 @@
 """The recorder: the one thread that writes a run's results (and the response cache) and beats its heartbeat.
 
-Workers hand it finished questions through a queue; it writes each in its own short transaction on its own
-connection. A busy database (a long import, a held write lock) makes it wait and say so, never crash; when it has
-to give up, the run is left for `interrupted` with a one-line reason and nothing already stored is lost.
+Workers hand it finished questions through a queue; it writes what is queued (each result whole with its spans)
+in one short transaction on its own connection. A busy database (a long import, a held write lock) makes it wait
+and say so, never crash; when it has to give up, the run is left for `interrupted` with a one-line reason and
+nothing already stored is lost.
 """
 
 from __future__ import annotations
@@ -12,17 +13,17 @@ import queue
 import sqlite3
 import threading
 import time
-from pathlib import Path
 from typing import Callable, Optional
 
 from playground.store import runs as run_store
-from playground.store.db import Workspace, open_workspace
+from playground.store.db import Workspace, connect_again
 
 Notice = Callable[[str], None]
 BUSY_GIVE_UP_S = 600.0
 BEAT_EVERY_S = 5.0  # the heartbeat's period; runs.jobs gives a worker up after several missed beats
 STOP_POLL_S = 1.0  # how soon a stop asked from elsewhere (CLI, app) is seen
 RECORDER_BUSY_TIMEOUT_S = 1.0  # SQLite's own wait per attempt; write_patiently then reports and tries again
+MAX_BATCH = 64  # results and cache entries written in one transaction at most (a short one, still)
 _DONE = object()
 
 
@@ -67,18 +68,19 @@ def write_patiently(
 
 
 class Recorder:
-    """One writer thread for run `run_id` of the workspace at `path`; `save` and `store_cache` only enqueue."""
+    """One writer thread for run `run_id` of `workspace` (on a connection of its own); `save` and `store_cache` only
+    enqueue."""
 
     def __init__(
         self,
-        path: Path,
+        workspace: Workspace,
         run_id: str,
         *,
         notice: Optional[Notice] = None,
         beat_every_s: float = BEAT_EVERY_S,
         give_up_s: float = BUSY_GIVE_UP_S,
     ):
-        self.path, self.run_id = path, run_id
+        self.workspace, self.path, self.run_id = workspace, workspace.path, run_id
         self.notice = notice
         self.beat_every_s = beat_every_s
         self.give_up_s = give_up_s
@@ -112,17 +114,51 @@ class Recorder:
         if self.notice:
             self.notice(text)
 
-    def _write(self, workspace: Workspace, item: tuple) -> None:
+    @staticmethod
+    def _writer(workspace: Workspace, item: tuple) -> Callable[[], object]:
         from playground.models.cache import store
 
-        write: Callable[[], object]
         if item[0] == "result":
-            write = lambda: run_store.save_result(workspace, item[1], item[2])  # noqa: E731
-        else:
-            write = lambda: store(workspace, *item[1:])  # noqa: E731
-        write_patiently(write, self._notice, self.give_up_s)
-        if item[0] == "result":
-            self.written += 1
+            return lambda: run_store.save_result(workspace, item[1], item[2])
+        return lambda: store(workspace, *item[1:])
+
+    def _write(self, workspace: Workspace, items: list[tuple]) -> None:
+        """Write `items` (what was queued together) in one transaction: a commit costs about as much as a result's
+        rows, and a short run's answers all arrive at once. When one of them cannot be written, they are written one
+        at a time instead, so the others are kept as they were before batching and the bad one fails the run."""
+        if len(items) > 1:
+
+            def write_all() -> None:
+                with workspace.db.atomic():
+                    for item in items:
+                        self._writer(workspace, item)()
+
+            try:
+                write_patiently(write_all, self._notice, self.give_up_s)
+            except DatabaseBusy:
+                raise
+            except Exception:  # noqa: BLE001 - written one by one below, which raises the same error for the bad one
+                pass
+            else:
+                self.written += sum(item[0] == "result" for item in items)
+                return
+        for item in items:
+            write_patiently(self._writer(workspace, item), self._notice, self.give_up_s)
+            if item[0] == "result":
+                self.written += 1
+
+    def _queued(self, first: tuple) -> tuple[list[tuple], bool]:
+        """`first` and what else is queued now (at most MAX_BATCH), and whether close() was asked among them."""
+        items = [first]
+        while len(items) < MAX_BATCH:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is _DONE:
+                return items, True
+            items.append(item)
+        return items, False
 
     def _beat(self, workspace: Workspace) -> None:
         try:
@@ -132,9 +168,10 @@ class Recorder:
                 raise
 
     def _loop(self) -> None:
-        workspace = open_workspace(self.path, create=False)
+        workspace = connect_again(self.workspace)
         workspace.db.conn.execute(f"PRAGMA busy_timeout = {int(RECORDER_BUSY_TIMEOUT_S * 1000)}")  # then say so
         last_beat = last_poll = 0.0
+        closing = False
         try:
             while True:
                 if time.monotonic() - last_beat >= self.beat_every_s:
@@ -150,17 +187,21 @@ class Recorder:
                     continue
                 if item is _DONE:
                     return
+                items, closing = self._queued(item)
                 if self.failure is None:
-                    self._write(workspace, item)
+                    self._write(workspace, items)
+                if closing:
+                    return
         except DatabaseBusy as error:
             self.failure = str(error)
-            self._drain()
+            self._drain(closing)
         except Exception as error:  # noqa: BLE001 - reported by the executor as the run's end, never swallowed
             self.failure = f"{type(error).__name__}: {error}"
-            self._drain()
+            self._drain(closing)
         finally:
             workspace.close()
 
-    def _drain(self) -> None:
-        while self._queue.get() is not _DONE:
-            continue
+    def _drain(self, closing: bool) -> None:
+        """Let workers go on handing over (nothing more is written) until close(), unless it was already asked."""
+        while not closing:
+            closing = self._queue.get() is _DONE

@@ -193,6 +193,21 @@ def load_questions(workspace: Workspace, benchmark: str) -> list[Question]:
     ]
 
 
+def questions_by_id(workspace: Workspace, benchmark: str, ids: list[str]) -> dict[str, Question]:
+    """The benchmark's questions with these ids, keyed by id (missing ids are left out): a run of a few questions
+    reads those, not the whole benchmark (a search runs many)."""
+    get_benchmark(workspace, benchmark)
+    found: dict[str, Question] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in workspace.db.query(
+            f"SELECT * FROM questions WHERE benchmark = ? AND id IN ({marks})", [benchmark, *chunk]
+        ):
+            found[row["id"]] = _question(row)
+    return found
+
+
 def get_question(workspace: Workspace, benchmark: str, question_id: str) -> Question:
     row = next(
         workspace.db.query("SELECT * FROM questions WHERE benchmark = ? AND id = ?", [benchmark, question_id]), None

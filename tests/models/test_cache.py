@@ -76,3 +76,33 @@ def test_a_request_holding_a_secret_is_not_cached(workspace, smollm2, monkeypatc
     assert generate(workspace, smollm2, leaky, GenerationParams(max_tokens=2)).cached is False
     assert rows(workspace) == 0
     assert b"co-secret-in-a-prompt-1234" not in database_bytes(workspace)
+
+
+def completion(text: str):
+    from playground.models.base import Completion
+
+    return Completion(text, "stop", 3, 1, 0.01, "m")
+
+
+def schema_version(workspace) -> int:
+    return workspace.db.execute("PRAGMA schema_version").fetchone()[0]
+
+
+def test_storing_an_entry_changes_no_schema_and_a_second_replaces_the_first(workspace):
+    """A run's recorder stores on a connection of its own: its first write must not alter the schema, which every
+    other connection (the run's workers, the app) would then have to read again."""
+    from playground.models.cache import lookup, store
+    from playground.store.db import open_workspace
+
+    request = {"model": "openai:m", "messages": MESSAGES}
+    writer = open_workspace(workspace.path, create=False)  # a fresh connection, as the recorder's is
+    try:
+        before = schema_version(workspace)
+        assert store(writer, "k1", request, completion("Berlin"))
+        assert schema_version(workspace) == before
+        assert store(writer, "k1", request, completion("Bonn"))
+    finally:
+        writer.close()
+    assert lookup(workspace, "k1").text == "Bonn" and rows(workspace) == 1
+    row = next(workspace.db.query("SELECT model, request FROM llm_cache WHERE key = 'k1'"))
+    assert row["model"] == "openai:m" and '"messages"' in row["request"]
