@@ -41,11 +41,24 @@ def go_to(tab, title: str) -> None:
     wait_until_idle(tab)
 
 
-def choose(tab, label: str, option: str | re.Pattern, nth: int = 0) -> None:
-    """Pick an option of a selectbox by (the start of) its text."""
-    tab.get_by_label(label, exact=True).nth(nth).click()
+def choose(tab, label: str, option: str | re.Pattern, nth: int = 0, tries: int = 3) -> None:
+    """Pick an option of a selectbox by (the start of) its text. On a loaded machine a rerun can replace the box
+    while it opens, leaving no list: then close whatever opened, wait for the run to end and open it again."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     name = option if isinstance(option, re.Pattern) else re.compile("^" + re.escape(option))
-    tab.get_by_role("option", name=name).first.click()
+    wanted = tab.get_by_role("option", name=name).first
+    for attempt in range(tries):
+        tab.get_by_label(label, exact=True).nth(nth).click()
+        try:
+            wanted.wait_for(timeout=20_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
+            tab.keyboard.press("Escape")
+            wait_until_idle(tab)
+    wanted.click()
     wait_until_idle(tab)
 
 

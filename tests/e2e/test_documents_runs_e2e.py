@@ -49,6 +49,7 @@ def test_side_by_side_marks_span_gold_in_both_runs_passages(page, docs_app):
     question, ranked, gold = _overlap_only(built)
     open_page(page, f"{url}/side-by-side?benchmark=guide-qs&runs=A:{built['a']},B:{built['b']}", "Side by side")
     page.get_by_text("Questions x variants (3 question(s)").wait_for()
+    wait_until_idle(page)
     choose(page, "Question", question.id)  # the cell's question picker (the page's own is labelled longer)
     for label in "AB":
         page.get_by_test_id("stRadio").filter(has_text="Variant").get_by_text(label, exact=True).click()
