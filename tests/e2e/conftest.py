@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,24 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 STARTUP_SECONDS = 90
 APP_DB: dict = {}  # "path": the workspace file the session's app server opens (tests may add stored runs to it)
+
+
+@pytest.fixture(scope="session")
+def demo_copy(tmp_path_factory):
+    """A function making a fresh copy of the demo workspace with its default indexes, under a new folder named for
+    the caller: built once per test session (the dense index of the demo's chunks takes ~20 s to embed), so each
+    module that needs the demo pays a file copy. Returns the copy's database path."""
+    from playground.demo_workspace import ensure_demo_workspace
+
+    built = tmp_path_factory.mktemp("e2e-demo-built")
+    ensure_demo_workspace(built / "sessions" / "playground.db").close()
+
+    def copy(name: str) -> Path:
+        root = tmp_path_factory.mktemp(name)
+        shutil.copytree(built, root, dirs_exist_ok=True)
+        return root / "sessions" / "playground.db"
+
+    return copy
 
 
 @pytest.fixture(scope="session")

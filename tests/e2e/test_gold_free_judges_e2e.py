@@ -18,7 +18,7 @@ KINDS = {"faithfulness": "faithfulness: each claim", "context-precision": "conte
 
 
 @pytest.fixture(scope="module")
-def demo_rag_app(tmp_path_factory, browser_context):
+def demo_rag_app(demo_copy, browser_context):
     """The demo workspace with one real rag run (bm25, k=2) of the local model on one question."""
     from playground.data.demo import DEMO_NAME
     from playground.demo_workspace import ensure_demo_workspace
@@ -26,8 +26,9 @@ def demo_rag_app(tmp_path_factory, browser_context):
     from playground.runs.execute import start_run
     from tests.e2e.servers import app_server
 
-    root = tmp_path_factory.mktemp("e2e-gold-free")
-    ws = ensure_demo_workspace(root / "sessions" / "playground.db")
+    db = demo_copy("e2e-gold-free")
+    root = db.parent.parent
+    ws = ensure_demo_workspace(db)
     try:
         config = RunConfig(
             dataset=DEMO_NAME, program="rag", retriever="bm25", k=2, params={"max_tokens": 24}, sample=1, seed=0

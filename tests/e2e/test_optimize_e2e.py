@@ -24,14 +24,15 @@ SEARCH_MINUTES = 9
 
 
 @pytest.fixture(scope="module")
-def optimize_app(tmp_path_factory, browser_context):
+def optimize_app(demo_copy, browser_context):
     """The demo workspace plus the landscape's code questions (benchmark "codes"), and the landscape's server."""
     from playground.demo_workspace import ensure_demo_workspace
     from playground.store.datasets import save_dataset
     from tests.e2e.servers import app_server
 
-    root = tmp_path_factory.mktemp("e2e-optimize")
-    ws = ensure_demo_workspace(root / "sessions" / "playground.db")
+    db = demo_copy("e2e-optimize")
+    root = db.parent.parent
+    ws = ensure_demo_workspace(db)
     try:
         save_dataset(ws, "codes", code_dataset(30))
         db = ws.path

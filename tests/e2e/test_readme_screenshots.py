@@ -24,7 +24,7 @@ DEPLOY = '[data-testid="stAppDeployButton"], [data-testid="stToolbar"] button:ha
 
 
 @pytest.fixture(scope="module")
-def demo_app(tmp_path_factory, browser_context):
+def demo_app(demo_copy, browser_context):
     """The demo workspace (dataset and its bm25 and dense indexes) with two real runs on the same 3 questions."""
     from playground.data.demo import DEMO_NAME
     from playground.demo_workspace import ensure_demo_workspace
@@ -32,8 +32,9 @@ def demo_app(tmp_path_factory, browser_context):
     from playground.runs.execute import start_run
     from tests.e2e.servers import app_server
 
-    root = tmp_path_factory.mktemp("e2e-demo")
-    ws = ensure_demo_workspace(root / "sessions" / "playground.db")
+    db = demo_copy("e2e-demo")
+    root = db.parent.parent
+    ws = ensure_demo_workspace(db)
     try:
         params = {"max_tokens": 16}
         direct = start_run(
