@@ -41,20 +41,21 @@ def go_to(tab, title: str) -> None:
     wait_until_idle(tab)
 
 
-def choose(tab, label: str, option: str | re.Pattern, nth: int = 0, tries: int = 3) -> None:
-    """Pick an option of a selectbox by (the start of) its text. On a loaded machine a rerun can replace the box
-    while it opens, leaving no list: then close whatever opened, wait for the run to end and open it again."""
+def choose(tab, label: str, option: str | re.Pattern, nth: int = 0, waits_ms: tuple = (3_000, 15_000, 60_000)) -> None:
+    """Pick an option of a selectbox by (the start of) its text. A rerun that replaces the box as it opens (a page
+    settling after its first run) leaves no list: then close whatever opened, wait for the run to end and open it
+    again, waiting longer each time (a list opens within ~0.1 s when nothing is in the way)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     name = option if isinstance(option, re.Pattern) else re.compile("^" + re.escape(option))
     wanted = tab.get_by_role("option", name=name).first
-    for attempt in range(tries):
+    for attempt, wait_ms in enumerate(waits_ms):
         tab.get_by_label(label, exact=True).nth(nth).click()
         try:
-            wanted.wait_for(timeout=20_000)
+            wanted.wait_for(timeout=wait_ms)
             break
         except PlaywrightTimeout:
-            if attempt == tries - 1:
+            if attempt == len(waits_ms) - 1:
                 raise
             tab.keyboard.press("Escape")
             wait_until_idle(tab)
