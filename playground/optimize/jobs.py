@@ -5,8 +5,6 @@ runs and searches whose worker still lives refuse it."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -21,23 +19,13 @@ def log_path(workspace: Workspace, optimization_id: str) -> Path:
 
 def spawn(workspace: Workspace, optimization_id: str, spec: str, api_keys: Optional[Mapping[str, str]] = None) -> int:
     """Start the worker for a stored search in a session of its own (marked running for it); returns its pid."""
-    from playground.runs.jobs import _worker_env
+    from playground.runs.jobs import start_worker
 
     store.claim_optimization(workspace, optimization_id, None)
     log = log_path(workspace, optimization_id)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("ab") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "playground.optimize.worker", str(workspace.path), optimization_id],
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=_worker_env(spec, api_keys),
-            start_new_session=True,
-            close_fds=True,
-        )
-    store.claim_optimization(workspace, optimization_id, process.pid, clear_stop=False)
-    return process.pid
+    pid = start_worker("playground.optimize.worker", workspace, optimization_id, log, spec, api_keys)
+    store.claim_optimization(workspace, optimization_id, pid, clear_stop=False)
+    return pid
 
 
 def checked_optimization(workspace: Workspace, optimization_id: str) -> dict:

@@ -52,11 +52,18 @@ def spawn_worker(workspace: Workspace, run_id: str, spec: str, api_keys: Optiona
 
     `api_keys` maps a key's environment variable (OPENAI_API_KEY...) to a key typed in the app.
     """
-    log = log_path(workspace, run_id)
+    return start_worker("playground.runs.worker", workspace, run_id, log_path(workspace, run_id), spec, api_keys)
+
+
+def start_worker(
+    module: str, workspace: Workspace, job_id: str, log: Path, spec: str, api_keys: Optional[Mapping[str, str]]
+) -> int:
+    """`python -m MODULE DB JOB_ID` in a session of its own (it outlives the shell or page), its output appended to
+    `log`, the model's key in its environment; returns its pid."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "playground.runs.worker", str(workspace.path), run_id],
+            [sys.executable, "-m", module, str(workspace.path), job_id],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,

@@ -151,63 +151,6 @@ def test_a_search_of_the_local_model_started_in_the_app_finishes_and_each_candid
     _each_candidate_opens_in_side_by_side(page, url, candidates)
 
 
-def _each_candidate_opens_in_side_by_side(page, url: str, candidates: list[dict]) -> None:
-    """Each candidate's Compare link (dropped early or not) opens Side by side with it as a variant of the grid."""
-    for candidate in candidates:
-        index = candidate["index"]
-        page.locator(PANEL).get_by_text(re.compile(rf"^Candidate {index}: ")).click()
-        wait_until_idle(page)
-        link = page.locator(PANEL).get_by_role("link", name=f"Compare candidate {index} in Side by side")
-        link.scroll_into_view_if_needed()
-        link.click()
-        page.wait_for_url(re.compile(r"/side-by-side\?runs="))
-        page.get_by_role("heading", name="Side by side", level=1).wait_for()
-        page.get_by_role("heading", name=re.compile(r"^Questions x variants \(\d+ question")).wait_for()
-        assert page.get_by_text(f"c{index}", exact=True).count() >= 1, "the candidate is a variant of the grid"
-        open_page(page, url + "/experiments", "Experiments")
-        page.get_by_role("tab", name="Optimise").click()
-        wait_until_idle(page)
-
-
-def _name_and_save(page, name: str) -> None:
-    field = page.locator(PANEL).get_by_label("Name for the winner's template", exact=True)
-    field.fill(name)
-    field.press("Enter")
-    wait_until_idle(page)
-    page.locator(PANEL).get_by_role("button", name="Save winner as new template").click()
-
-
-def test_a_search_of_the_local_model_started_in_the_app_finishes_and_each_candidate_opens_in_side_by_side(
-    page, optimize_app
-):
-    url, db, _ = optimize_app
-    before = len(_searches(db))
-    _start_search(page, url, "demo", budget=2)
-    row = _wait_until_finished(page, db, before)
-    report = row["report"]
-    panel = page.locator(PANEL)
-    panel.get_by_text(re.compile(r"^done · \d+ train, \d+ validation, \d+ held-out questions")).wait_for()
-    assert sum(len(ids) for ids in row["splits"].values()) == 83
-    candidates = report["candidates"]
-    if not candidates:  # the honest outcome of a proposer that gave no usable instruction: said, not a crash
-        assert report["reason"].startswith("no candidate was proposed: 2 proposal(s) skipped")
-        panel.get_by_text(report["reason"], exact=True).wait_for()
-        assert len(report["skipped"]) == 2
-        print(f"\nthe local model proposed no candidate: {report['reason']}; replies: {report['skipped']}")
-    panel.get_by_text(re.compile("^" + re.escape(report["verdict"]) + ":")).wait_for()
-    for candidate in candidates:
-        index = candidate["index"]
-        page.locator(PANEL).get_by_text(re.compile(rf"^Candidate {index}: ")).click()
-        link = page.locator(PANEL).get_by_role("link", name=f"Compare candidate {index} in Side by side")
-        link.click()
-        page.get_by_role("heading", name="Side by side", level=1).wait_for()
-        page.get_by_role("heading", name=re.compile(r"^Questions x variants \(\d+ question")).wait_for()
-        assert page.get_by_text(f"c{index}", exact=True).count() >= 1, "the candidate is a variant of the grid"
-        open_page(page, url + "/experiments", "Experiments")
-        page.get_by_role("tab", name="Optimise").click()
-        wait_until_idle(page)
-
-
 def test_the_winner_of_a_search_started_in_the_app_is_saved_under_a_name(page, optimize_app):
     url, db, server = optimize_app
     before = len(_searches(db))

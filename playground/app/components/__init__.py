@@ -19,6 +19,7 @@
     ui.answer_templates(templates) -> {name: Template}  # templates that answer questions (no LLM-judge templates)
     choice = ui.prompt_picker(ws, key)               # editor text (default) | saved versions | templates -> PromptChoice;
                                                      # views.prompts.version_to_run(ws, choice, session) -> config ref
+    setup = ui.run_setup(ws, key, default_program, prompt_label)  # program, prompt, retriever (if it retrieves), model
     ui.page_link(slug, label, **query)               # link to another page (e.g. "traces", run=..., question=...)
     ui.Variant(template, retriever, model, base)     # one setting of template text + retriever + model
     ui.start_variant(ws, benchmark, variant, session_id, question_ids=[..] or sample=n, seed=s, api_keys=...)
@@ -55,6 +56,7 @@ from playground.app.components.runner import (
 )
 from playground.app.components.history import prompt_history
 from playground.app.components.prompt_picker import prompt_picker
+from playground.app.components.run_setup import RunSetup, run_setup
 from playground.app.components.templates import answer_templates
 from playground.app.components.text import md_escape, passage_cards, show_text, text_html
 from playground.app.components.selectors import ModelChoice, RetrieverChoice, model_selector, retriever_selector
@@ -63,6 +65,8 @@ __all__ = [
     "answer_templates",
     "prompt_history",
     "prompt_picker",
+    "RunSetup",
+    "run_setup",
     "md_escape",
     "passage_cards",
     "show_text",

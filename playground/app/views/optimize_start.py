@@ -20,31 +20,14 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
     worker (the page follows it from the database: Refresh, Stop, Resume)."""
     from playground.app import components as ui
     from playground.app.components.prompt_picker import PROGRAM_DEFAULT
-    from playground.programs.registry import programs
 
     with st.expander("Start a search", expanded=expanded):
         if benchmark is None:
             st.info("Choose a benchmark in the sidebar first: a search splits its questions.")
             return
-        known = programs()
-        names = sorted(known)
-        left, right = st.columns(2)
-        program = left.selectbox(
-            "Program",
-            names,
-            index=names.index("direct") if "direct" in names else 0,
-            key="optimize_program",
-            format_func=lambda n: f"{n}: {known[n].description}",
-        )
         st.session_state.setdefault("optimize_template", PROGRAM_DEFAULT)  # the program's own main template
-        with right:
-            prompt = ui.prompt_picker(ws, "optimize_template", label="Starting prompt", program_default=True)
-        retriever = (
-            ui.retriever_selector("optimize_retriever", allow_none=False, default_kind="bm25", default_k=3)
-            if known[program].needs_retriever
-            else None
-        )
-        model = ui.model_selector("optimize_model", compact=True)
+        setup = ui.run_setup(ws, "optimize", "direct", "Starting prompt")
+        program, prompt, retriever, model = setup.program, setup.prompt, setup.retriever, setup.model
         columns = st.columns(6)
         budget = columns[0].number_input("Budget (candidates)", 1, 50, 3, key="optimize_budget")
         seed = columns[1].number_input("Search seed", 0, 2**31 - 1, 0, key="optimize_seed")

@@ -39,33 +39,16 @@ def _demonstration_picker(ws, parameter: str) -> tuple[str | None, int]:
 
 
 def sweep_tab(ws) -> None:
-    from playground.programs.registry import programs
     from playground.bounds import LONG_SWEEP_POINTS
     from playground.runs.sweeps import SWEEP_PARAMETERS
 
-    known_programs = programs()
     benchmark = state.benchmark()
     if benchmark is None:
         st.info(state.NO_BENCHMARK)
         return
     st.caption(ui.md_escape(f"Benchmark {benchmark} · every point is a stored run on the same seeded sample"))
-    left, right = st.columns(2)
-    names = sorted(known_programs)
-    program = left.selectbox(
-        "Program",
-        names,
-        index=names.index("rag") if "rag" in names else 0,
-        key="experiments_program",
-        format_func=lambda n: f"{n}: {known_programs[n].description}",
-    )
-    with right:
-        prompt = ui.prompt_picker(ws, "experiments_template", label="Prompt", program_default=True)
-    retriever = (
-        ui.retriever_selector("experiments_retriever", allow_none=False, default_kind="bm25", default_k=3)
-        if known_programs[program].needs_retriever
-        else None
-    )
-    model = ui.model_selector("experiments_model", compact=True)
+    setup = ui.run_setup(ws, "experiments", "rag", "Prompt")
+    program, prompt, retriever, model = setup.program, setup.prompt, setup.retriever, setup.model
     columns = st.columns(4)
     sample = columns[0].number_input("Sample size", 1, 10_000, 5, key="experiments_sample")
     seed = columns[1].number_input("Sample seed", 0, 2**31 - 1, 0, key="experiments_seed")
