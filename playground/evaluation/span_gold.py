@@ -119,10 +119,11 @@ def span_ranks(workspace, corpus: Optional[str], question, ranked: list[str]) ->
 
 
 def scoring_spans(workspace, corpus: Optional[str], question) -> list[Span]:
-    """The gold spans the question is scored by on `corpus` (empty: it is scored by its gold passage ids)."""
-    if not corpus or question is None or document_set(workspace, corpus) is None:
+    """The gold spans the question is scored by on `corpus` (empty: it is scored by its gold passage ids). A question
+    without spans is answered without reading the corpus: a run asks this for every question it scores."""
+    if not corpus or question is None or not (question.metadata or {}).get("gold_spans"):
         return []
-    return gold_spans(question)
+    return gold_spans(question) if document_set(workspace, corpus) is not None else []
 
 
 def _located(workspace, corpus: Optional[str], question, passage_ids) -> Optional[tuple[list[Span], dict]]:
