@@ -44,6 +44,7 @@ class Dataset:
     passages: list[Passage]
     questions: list[Question]
     metadata: dict[str, Any] = field(default_factory=dict)
+    language: Optional[str] = None  # ISO 639-1 code of the text, None when not known; analysers and metrics read it
 
 
 class DatasetFormatError(PlaygroundError):
