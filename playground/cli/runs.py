@@ -255,7 +255,8 @@ def _summary_text(summary: dict) -> str:
             f"run {summary['run_id']}: {summary['status']}, {summary['n']}/{summary['n_planned']} answered, "
             f"{summary['errors']} error(s), {summary['cached']} from cache, {summary['concurrency']} in flight"
             + (f" ({summary['reason']})" if summary.get("reason") else ""),
-            f"metrics: {metrics or '(none)'}",
+            f"metrics: {metrics or '(none)'}"
+            + (f"  (em, f1, cover_em by the {summary['scored_by']})" if summary.get("scored_by") else ""),
             f"tokens: {summary['tokens']}  seconds: {summary['seconds']:.2f} (cache hits excluded; wall {summary['wall_seconds']:.2f}s)",
         ]
         + _judged_lines(summary.get("judges") or {})

@@ -18,6 +18,14 @@ def _normalized_references(item) -> list[str]:
     return list(dict.fromkeys(normalize_answer(reference) for reference in item.references))
 
 
+def _rule(item):
+    """The item's answer rule, or None for SQuAD's (scored below exactly as before languages)."""
+    from playground.evaluation.answer_rules import answer_rule
+
+    rule = answer_rule(item.answer_rule)
+    return None if rule.name == "squad" else rule
+
+
 def _is_hotpotqa(item) -> bool:
     from playground.evaluation.metrics import HOTPOTQA_FORMATS
 
@@ -33,6 +41,10 @@ def accuracy(item) -> Optional[float]:
 
 
 def exact_match(item) -> float:
+    """The normalised answer equals a normalised reference, by the item's language rule."""
+    rule = _rule(item)
+    if rule is not None:
+        return rule.exact_match(item.prediction, _text_references(item))
     from playground.data.answers import normalize_answer
 
     predicted = normalize_answer(item.prediction)
@@ -40,6 +52,9 @@ def exact_match(item) -> float:
 
 
 def cover_exact_match(item) -> float:
+    rule = _rule(item)
+    if rule is not None:
+        return rule.cover_exact_match(item.prediction, _text_references(item))
     from playground.data.answers import normalize_answer
     from playground.evaluation.metrics import covers
 
@@ -48,7 +63,10 @@ def cover_exact_match(item) -> float:
 
 
 def token_f1(item) -> float:
-    """SQuAD's token F1, or HotpotQA's official rule on a HotpotQA benchmark."""
+    """SQuAD's token F1, HotpotQA's official rule on a HotpotQA benchmark, or the item's language rule."""
+    rule = _rule(item)
+    if rule is not None:
+        return rule.f1(item.prediction, _text_references(item))
     if _is_hotpotqa(item):
         from playground.evaluation.hotpotqa import answer_prf
 
@@ -58,6 +76,26 @@ def token_f1(item) -> float:
 
     predicted = normalize_answer(item.prediction).split()
     return max(tokens_f1(predicted, reference.split()) for reference in _normalized_references(item))
+
+
+def _cmrc(name: str):
+    """CMRC 2018's em or f1, beside MLQA's, on a Chinese benchmark (None elsewhere)."""
+
+    def score(item) -> Optional[float]:
+        rule = _rule(item)
+        if rule is None or rule.language != "zh" or rule.name == "cmrc":
+            return None
+        from playground.evaluation.answer_rules import AnswerRule
+
+        cmrc = AnswerRule("cmrc", "zh")
+        references = _text_references(item)
+        return cmrc.exact_match(item.prediction, references) if name == "em" else cmrc.f1(item.prediction, references)
+
+    score.__name__ = f"cmrc_{name}"
+    return score
+
+
+cmrc_em, cmrc_f1 = _cmrc("em"), _cmrc("f1")
 
 
 def _text_references(item) -> list[str]:
@@ -119,7 +157,7 @@ BUILTIN_METRICS = (
         f"{_HERE}:exact_match",
         "exact match",
         binary=True,
-        description="the normalised answer equals a reference (SQuAD v1.1)",
+        description="the normalised answer equals a reference (SQuAD v1.1; MLQA's in other languages)",
     ),
     Metric(
         "cover_em",
@@ -128,7 +166,27 @@ BUILTIN_METRICS = (
         binary=True,
         description="a normalised reference occurs in the answer as whole tokens",
     ),
-    Metric("f1", f"{_HERE}:token_f1", "token F1", description="token overlap F1 (HotpotQA's rule on HotpotQA)"),
+    Metric(
+        "f1",
+        f"{_HERE}:token_f1",
+        "token F1",
+        description="token overlap F1 (HotpotQA's rule on HotpotQA; MLQA's in other languages)",
+    ),
+    Metric(
+        "cmrc_em",
+        f"{_HERE}:cmrc_em",
+        "CMRC exact match",
+        binary=True,
+        summary=False,
+        description="Chinese benchmarks: exact match by CMRC 2018's definition",
+    ),
+    Metric(
+        "cmrc_f1",
+        f"{_HERE}:cmrc_f1",
+        "CMRC F1",
+        summary=False,
+        description="Chinese benchmarks: CMRC 2018's F1 (longest common substring of mixed segmentation)",
+    ),
     Metric("rougeL", f"{_HERE}:rouge_l", "ROUGE-L", description="rouge-score's ROUGE-L F-measure"),
     Metric("bleu", f"{_HERE}:bleu", "BLEU", summary=False, description="sacrebleu sentence BLEU / 100"),
     Metric("chrf", f"{_HERE}:chrf", "chrF", summary=False, description="sacrebleu sentence chrF / 100"),

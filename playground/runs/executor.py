@@ -53,6 +53,7 @@ def _score(bound: Bound, workspace: Workspace, question: Question, output) -> di
         predicted_facts=output.extra.get("supporting_facts"),
         used_passage_ids=used,
         gold_passage_ids=gold,
+        answer_rule=bound.plan.answer_rule,
     )
     return score_item(item)
 
