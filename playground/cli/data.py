@@ -27,6 +27,12 @@ def register(subparsers, common) -> None:
     importer.add_argument("path", metavar="PATH", help="the file (or folder, for obqa, beir and docs) to read")
     importer.add_argument("--name", required=True, help="name of the stored benchmark (and corpus, when it has one)")
     importer.add_argument("--replace", action="store_true", help="overwrite an existing dataset of that name")
+    importer.add_argument(
+        "--language",
+        default=None,
+        metavar="CODE",
+        help="the language of the text, as an ISO 639-1 code (en, zh, de, ...); default: detected from the text",
+    )
     add_chunking_arguments(importer)
     importer.set_defaults(handler=import_command)
 
@@ -74,6 +80,7 @@ def add_chunking_arguments(parser) -> None:
 def import_command(args) -> int:
     from playground import PlaygroundError
     from playground.data.importers import read_dataset
+    from playground.data.language import check_language_code, language_of_dataset
     from playground.store.datasets import save_dataset
 
     if args.format == "docs":
@@ -82,8 +89,11 @@ def import_command(args) -> int:
              ("--overlap", args.overlap)) if value is not None]  # fmt: skip
     if given:
         raise PlaygroundError(f"{', '.join(given)} only apply to `data import docs`")
+    if args.language:
+        check_language_code(args.language)
     started = time.perf_counter()
     dataset = read_dataset(args.format, args.path)
+    finding = language_of_dataset(dataset, args.language)
     with workspace_for(args) as workspace:
         summary = save_dataset(workspace, args.name, dataset, replace=args.replace)
     payload = {
@@ -92,21 +102,32 @@ def import_command(args) -> int:
         "source": dataset.source,
         "workspace": str(workspace.path),
         "seconds": round(time.perf_counter() - started, 3),
+        "language_found": finding.counts,
     }
     corpus = f"corpus {summary['corpus']!r} with {summary['passages']:,} passages" if summary["corpus"] else "no corpus"
     emit(
         args,
         payload,
         f"imported {args.format} {dataset.source} as benchmark {args.name!r} with "
-        f"{summary['questions']:,} questions and {corpus} ({payload['seconds']:.2f} s)",
+        f"{summary['questions']:,} questions and {corpus} ({payload['seconds']:.2f} s)\n"
+        f"language: {_language_text(finding, args.language)}",
     )
     return 0
+
+
+def _language_text(finding, given) -> str:
+    if given:
+        return f"{finding.language} (given with --language)"
+    if finding.language is None:
+        return "not detected (searched as English; give --language CODE)"
+    return f"{finding.describe()} (detected; --language CODE overrides it)"
 
 
 def import_docs_command(args) -> int:
     from playground.cli.output import progress_bar
     from playground.data.documents.chunking import Chunking
     from playground.terminal_text import one_line
+    from playground.data.language import LanguageFinding, check_language_code
     from playground.documents.importing import import_documents
 
     defaults = Chunking()
@@ -115,11 +136,14 @@ def import_docs_command(args) -> int:
         defaults.chunk_size if args.chunk_size is None else args.chunk_size,
         defaults.overlap if args.overlap is None else args.overlap,
     )
+    language = check_language_code(args.language) if args.language else None
     started = time.perf_counter()
     on_progress, close = progress_bar("documents")
     try:
         with workspace_for(args) as workspace:
-            summary = import_documents(workspace, args.path, args.name, chunking, on_progress=on_progress)
+            summary = import_documents(
+                workspace, args.path, args.name, chunking, on_progress=on_progress, language=language
+            )
     finally:
         close()
     seconds = time.perf_counter() - started
@@ -137,6 +161,8 @@ def import_docs_command(args) -> int:
             f"files skipped; {seconds:.2f} s)"
         )
         lines += [f"kept the earlier version: {move}" for move in summary["moved"]]
+    found = LanguageFinding(summary["language"], summary["language_found"])
+    lines.append(f"language: {_language_text(found, args.language)}")
     emit(args, payload, "\n".join(lines))
     return 0
 
@@ -171,17 +197,26 @@ def list_command(args) -> int:
             [
                 "corpora:",
                 text_table(
-                    ["name", "format", "passages", "chunking"],
+                    ["name", "format", "language", "passages", "chunking"],
                     [
-                        [c["name"], c["format"], c["n_passages"], _chunking_text(c.get("documents"))]
+                        [
+                            c["name"],
+                            c["format"],
+                            c["language"] or "-",
+                            c["n_passages"],
+                            _chunking_text(c.get("documents")),
+                        ]
                         for c in listing["corpora"]
                     ],
                 ),
                 "",
                 "benchmarks:",
                 text_table(
-                    ["name", "corpus", "format", "questions"],
-                    [[b["name"], b["corpus"] or "-", b["format"], b["n_questions"]] for b in listing["benchmarks"]],
+                    ["name", "corpus", "format", "language", "questions"],
+                    [
+                        [b["name"], b["corpus"] or "-", b["format"], b["language"] or "-", b["n_questions"]]
+                        for b in listing["benchmarks"]
+                    ],
                 ),
             ]
         )

@@ -101,6 +101,8 @@ def cmd_retrieve(args) -> int:
         }
         for hit in found
     ]
+    terms = retriever.query_terms(args.query) if hasattr(retriever, "query_terms") else None
+    analyzer = (retriever.manifest.get("analyzer") or {}).get("name")
     payload = {
         "query": args.query,
         "dataset": args.dataset,
@@ -108,14 +110,17 @@ def cmd_retrieve(args) -> int:
         "retriever": args.retriever,
         "params": retriever.manifest.get("params", {}),
         "k": args.k,
+        "terms": terms,
+        "analyzer": analyzer,
         "hits": hits,
     }
-    lines = [
+    heading = [f"terms ({analyzer} analyser): {one_line(' '.join(terms)) or '(none)'}"] if terms is not None else []
+    lines = heading + [
         f"{h['rank']:>3}. [{one_line(h['id'])}] {one_line(h['title'])} (score {h['score']:.4f})\n"
         f"     {one_line(h['text'][:300])}"
         for h in hits
     ]
-    emit(args, payload, "\n".join(lines) if lines else "no passage matched")
+    emit(args, payload, "\n".join(lines if hits else [*heading, "no passage matched"]))
     return 0
 
 

@@ -9,11 +9,13 @@ corpus of the older set to `NAME@<old set id>` (see playground.documents.version
 from __future__ import annotations
 
 import os
+from collections import Counter
 from typing import Optional
 
 from playground import PlaygroundError
 from playground.data.documents.chunking import Chunking, checked, chunk_digest
 from playground.data.documents.folder import DocumentFolder, read_documents
+from playground.data.language import LanguageFinding, detect_language
 from playground.data.records import Passage
 from playground.documents.versions import (
     VARIANT_MARK,
@@ -30,6 +32,7 @@ from playground.store.document_corpora import (
     docs_corpora,
     docs_corpus,
     rename_docs_corpus,
+    set_docs_language,
     store_docs_benchmark,
     store_docs_corpus,
 )
@@ -49,6 +52,7 @@ def check_name(workspace: Workspace, name: str) -> None:
 
 
 def stored_documents(folder: DocumentFolder) -> list[StoredDocument]:
+    """Each document with its sections, size and language (detected from its own text: a folder may mix them)."""
     return [
         StoredDocument(
             document.path,
@@ -58,10 +62,18 @@ def stored_documents(folder: DocumentFolder) -> list[StoredDocument]:
             {
                 "sections": [[start, list(trail)] for start, trail in document.parsed.sections],
                 "bytes": document.n_bytes,
+                "language": detect_language(document.parsed.text),
             },
         )
         for document in folder.documents
     ]
+
+
+def folder_language(documents: list[StoredDocument], given: Optional[str]) -> LanguageFinding:
+    """The corpus's language: `given`, else the one most documents are in (the others counted: a mixed folder)."""
+    counts = Counter(d.metadata["language"] for d in documents if d.metadata.get("language"))
+    ranked = dict(counts.most_common())
+    return LanguageFinding(given or next(iter(ranked), None), ranked)
 
 
 def _move_older(workspace: Workspace, name: str, set_id: str, chunking: Chunking) -> list[str]:
@@ -94,9 +106,11 @@ def import_documents(
     name: str,
     chunking: Chunking = Chunking(),
     on_progress: Optional[ProgressCallback] = None,
+    language: Optional[str] = None,
 ) -> dict:
     """Read, parse and chunk the documents under `path`, then store set, corpus NAME and benchmark NAME (no
-    questions) in one transaction; returns what was done, with every skipped file and its reason."""
+    questions) in one transaction; returns what was done, with every skipped file and its reason. The corpus's
+    language is `language` when given, else the one most documents are detected in."""
     check_name(workspace, name)
     chunking = checked(chunking)
     folder = read_documents(path, on_progress)
@@ -104,6 +118,7 @@ def import_documents(
         listed = "; ".join(f"{p}: {r}" for p, r in folder.skipped[:5]) or "no files"
         raise PlaygroundError(f"{folder.source}: no document to import ({listed})")
     documents = stored_documents(folder)
+    found = folder_language(documents, language)
     set_id = document_set_id((d.path, d.sha256) for d in documents)
     digest = chunk_digest(set_id, chunking)
     skipped = [{"path": p, "reason": r} for p, r in folder.skipped]
@@ -115,9 +130,15 @@ def import_documents(
         "skipped": skipped,
         **chunking.settings(),
         "chunk_digest": digest,
+        "language": found.language,
+        "language_found": found.counts,
+        "language_given": bool(language),
+        "mixed": found.mixed,
     }
     current = docs_corpus(workspace, name)
     if current is not None and current["metadata"].get("chunk_digest") == digest:
+        if current.get("language") != found.language:
+            set_docs_language(workspace, name, found.language)
         return {**summary, "passages": current["n_passages"], "version": "unchanged", "moved": []}
     passages: list[Passage] = []
     for done, document in enumerate(documents, start=1):
@@ -128,8 +149,8 @@ def import_documents(
     with workspace.db.atomic():
         save_document_set(workspace, name, folder.source, documents, {"skipped": skipped, "bytes": folder.n_bytes})
         moved = _move_older(workspace, name, set_id, chunking)
-        store_docs_corpus(workspace, name, folder.source, passages, metadata)
-        store_docs_benchmark(workspace, name, name, folder.source, metadata)
+        store_docs_corpus(workspace, name, folder.source, passages, metadata, found.language)
+        store_docs_benchmark(workspace, name, name, folder.source, metadata, found.language)
     version = (
         "new"
         if current is None

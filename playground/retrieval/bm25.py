@@ -8,10 +8,10 @@ from typing import Optional
 
 from playground.progress import ProgressCallback, report
 from playground.retrieval.base import Hit
-from playground.retrieval.lexical import LexicalIndex
+from playground.retrieval.lexical import LexicalIndex, analyzer_of
 from playground.packages import package_versions
 from playground.retrieval.registry import top_hits
-from playground.retrieval.tokenize import tokenize, tokenize_to_ids
+from playground.retrieval.tokenize import tokenize_to_ids
 
 
 class BM25Retriever(LexicalIndex):
@@ -31,7 +31,9 @@ class BM25Retriever(LexicalIndex):
         import bm25s
         from bm25s.tokenization import Tokenized
 
-        ids_, vocab = tokenize_to_ids(texts, params["stem"], on_progress, total=len(texts))
+        ids_, vocab = tokenize_to_ids(
+            texts, params["stem"], on_progress, total=len(texts), analyzer=analyzer_of(params)
+        )
         model = bm25s.BM25(k1=params["k1"], b=params["b"])
         report(on_progress, len(texts), len(texts), "indexing")
         model.index(Tokenized(ids=ids_, vocab=vocab), show_progress=False)
@@ -53,7 +55,7 @@ class BM25Retriever(LexicalIndex):
         return package_versions("bm25s", "PyStemmer", "numpy")
 
     def search(self, query: str, k: int) -> list[Hit]:
-        known = [token for token in tokenize(query, self.params["stem"]) if token in self.vocab]
+        known = [token for token in self.query_terms(query) if token in self.vocab]
         if not known:
             return []
         return top_hits(self.model.get_scores(known), self.ids, k, positive_only=True)

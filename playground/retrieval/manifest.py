@@ -49,7 +49,9 @@ def embedder_fingerprint(name: str) -> str:
     location = Path(model_location(name))
     digest = hashlib.sha256(name.encode("utf-8"))
     if location.is_dir():
-        for path in sorted(p for p in location.rglob("*") if p.is_file() and ".cache" not in p.parts):
+        for path in sorted(
+            p for p in location.rglob("*") if p.is_file() and not {".cache", "__pycache__"} & set(p.parts)
+        ):
             digest.update(f"{path.relative_to(location)}:{path.stat().st_size}:{file_digest(path)}\n".encode())
     fingerprint = digest.hexdigest()[:16]
     with _lock:
@@ -61,6 +63,17 @@ def embedder_identity(params: dict) -> Optional[dict]:
     """{"name", "fingerprint"} of the embedder a vector index uses (None for text indexes)."""
     name = params.get("embedder")
     return {"name": name, "fingerprint": embedder_fingerprint(name)} if name else None
+
+
+def analyzer_identity(params: dict) -> Optional[dict]:
+    """What the analyser of a BM25 index is (name, language, segmenter, stemmer, stop words, versions); None for
+    kinds without one."""
+    name = params.get("analyzer")
+    if not name:
+        return None
+    from playground.retrieval.analyzers import get_analyzer, resolved_name
+
+    return get_analyzer(resolved_name(name)).describe()
 
 
 def build_manifest(
@@ -87,6 +100,7 @@ def build_manifest(
         "params": params,
         "params_hash": params_hash,
         "embedder": embedder_identity(params),
+        "analyzer": analyzer_identity(params),
         "files": folder_files(folder),
         "versions": versions,
         "built_at": built_at,
@@ -120,6 +134,9 @@ def index_problem(
             f"built with embedder {manifest.get('embedder')}, not {expected['name']} "
             f"(fingerprint {expected['fingerprint']})"
         )
+    analyzer = analyzer_identity(params)
+    if analyzer and manifest.get("analyzer") != analyzer:
+        return f"built with analyser {manifest.get('analyzer')}, not {analyzer}"
     return files_problem(manifest, folder) if check_files else None
 
 

@@ -8,22 +8,37 @@ IVFPQ with PIQARD's 8 sub-quantisers (nlist and nbits are clamped for small corp
 from __future__ import annotations
 
 from playground.plugins import Option, RetrieverKind, hookimpl
-from playground.embedder_files import DEFAULT_EMBEDDER
+from playground.embedder_files import DEFAULT_EMBEDDER, E5_EMBEDDER
 
-_EMBEDDER = Option("embedder", DEFAULT_EMBEDDER, "sentence-transformers model that embeds passages and queries")
+_EMBEDDER = Option(
+    "embedder",
+    DEFAULT_EMBEDDER,
+    f"sentence-transformers model that embeds passages and queries ({E5_EMBEDDER} by default for a corpus "
+    "in a language other than English)",
+)
 _BM25 = (
     Option("k1", 1.5, "term-frequency saturation", minimum=0.0),
     Option("b", 0.75, "document-length normalisation", minimum=0.0, maximum=1.0),
-    Option("stem", True, "Snowball-stem English terms"),
+    Option("stem", True, "Snowball-stem terms (in the analyser's language, where Snowball has a stemmer)"),
+    Option(
+        "analyzer",
+        "auto",
+        "how text becomes terms: auto (by the corpus's language), a language code (en, de, zh, th, ...), "
+        "zh-bigram (Chinese character pairs) or unicode (words, no stemming)",
+    ),
 )
+_BM25_CHECK = "playground.retrieval.analyzers:check_bm25_params"
 
 BUILTIN_RETRIEVERS = (
-    RetrieverKind("bm25", "playground.retrieval.bm25:BM25Retriever", _BM25, "BM25 (bm25s, sparse matrices)"),
+    RetrieverKind(
+        "bm25", "playground.retrieval.bm25:BM25Retriever", _BM25, "BM25 (bm25s, sparse matrices)", _BM25_CHECK
+    ),
     RetrieverKind(
         "bm25-rank",
         "playground.retrieval.bm25_rank:RankBM25Retriever",
         _BM25,
         "BM25 (rank-bm25, the classic implementation)",
+        _BM25_CHECK,
     ),
     RetrieverKind(
         "dense",

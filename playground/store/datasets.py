@@ -66,6 +66,7 @@ def save_dataset(workspace: Workspace, name: str, dataset: Dataset, replace: boo
                     "n_passages": len(dataset.passages),
                     "metadata": to_json(dataset.metadata),
                     "created_at": created,
+                    "language": dataset.language,
                 }
             )
             db["passages"].insert_all(
@@ -91,10 +92,17 @@ def save_dataset(workspace: Workspace, name: str, dataset: Dataset, replace: boo
                 "n_questions": len(dataset.questions),
                 "metadata": to_json(dataset.metadata),
                 "created_at": created,
+                "language": dataset.language,
             }
         )
         _insert_questions(db, name, dataset.questions)
-    return {"name": name, "corpus": corpus_name, "passages": len(dataset.passages), "questions": len(dataset.questions)}
+    return {
+        "name": name,
+        "corpus": corpus_name,
+        "passages": len(dataset.passages),
+        "questions": len(dataset.questions),
+        "language": dataset.language,
+    }
 
 
 def _insert_questions(db, benchmark: str, questions: list[Question]) -> None:
@@ -121,11 +129,15 @@ def list_datasets(workspace: Workspace) -> dict:
     db = workspace.db
     corpora = [
         dict(row)
-        for row in db.query("SELECT name, format, n_passages, fingerprint, created_at FROM corpora ORDER BY name")
+        for row in db.query(
+            "SELECT name, format, n_passages, fingerprint, created_at, language FROM corpora ORDER BY name"
+        )
     ]
     benchmarks = [
         dict(row)
-        for row in db.query("SELECT name, corpus, format, n_questions, created_at FROM benchmarks ORDER BY name")
+        for row in db.query(
+            "SELECT name, corpus, format, n_questions, created_at, language FROM benchmarks ORDER BY name"
+        )
     ]
     return {"corpora": corpora, "benchmarks": benchmarks}
 

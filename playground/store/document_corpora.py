@@ -33,7 +33,14 @@ def docs_corpora(workspace_or_db: Any, set_id: Optional[str] = None) -> list[dic
     return [c for c in corpora if set_id is None or c["metadata"].get("document_set") == set_id]
 
 
-def store_docs_corpus(workspace_or_db: Any, name: str, source: str, passages: list[Passage], metadata: dict) -> None:
+def store_docs_corpus(
+    workspace_or_db: Any,
+    name: str,
+    source: str,
+    passages: list[Passage],
+    metadata: dict,
+    language: Optional[str] = None,
+) -> None:
     """Write corpus `name` and its passages, replacing one of that name."""
     db = _db(workspace_or_db)
     db.execute("DELETE FROM passages WHERE corpus = ?", [name])
@@ -47,6 +54,7 @@ def store_docs_corpus(workspace_or_db: Any, name: str, source: str, passages: li
             "n_passages": len(passages),
             "metadata": to_json(metadata),
             "created_at": now(),
+            "language": language,
         }
     )
     db["passages"].insert_all(
@@ -78,7 +86,9 @@ def rename_docs_corpus(workspace_or_db: Any, old: str, new: str, keep_benchmark:
     db.execute("DELETE FROM corpora WHERE name = ?", [old])
 
 
-def store_docs_benchmark(workspace_or_db: Any, name: str, corpus: str, source: str, metadata: dict) -> None:
+def store_docs_benchmark(
+    workspace_or_db: Any, name: str, corpus: str, source: str, metadata: dict, language: Optional[str] = None
+) -> None:
     """Benchmark `name` with no questions over `corpus`, so `--dataset NAME` and the app's pickers open it as they
     open any benchmark's corpus (questions come from `questions generate`)."""
     db = _db(workspace_or_db)
@@ -93,5 +103,14 @@ def store_docs_benchmark(workspace_or_db: Any, name: str, corpus: str, source: s
             "n_questions": 0,
             "metadata": to_json(metadata),
             "created_at": now(),
+            "language": language,
         }
     )
+
+
+def set_docs_language(workspace_or_db: Any, name: str, language: Optional[str]) -> None:
+    """Re-importing the same files with another --language changes only the language of corpus and benchmark."""
+    db = _db(workspace_or_db)
+    with db.atomic():
+        db.execute("UPDATE corpora SET language = ? WHERE name = ?", [language, name])
+        db.execute("UPDATE benchmarks SET language = ? WHERE name = ?", [language, name])

@@ -177,3 +177,10 @@ def add_metric_ratings(db: sqlite_utils.Database) -> None:
 def add_optimizations(db: sqlite_utils.Database) -> None:
     """Prompt searches (`playground optimize`): splits, candidates and the held-out confirmation, per session."""
     create_table(db, "optimizations")
+
+
+@migration
+def add_dataset_languages(db: sqlite_utils.Database) -> None:
+    """Corpora and benchmarks keep their language (ISO 639-1): analysers, embedders, metrics and templates read it."""
+    add_missing_columns(db, "corpora")
+    add_missing_columns(db, "benchmarks")

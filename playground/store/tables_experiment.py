@@ -20,6 +20,7 @@ EXPERIMENT_TABLES: tuple[Table, ...] = (
             "n_passages": INTEGER,
             "metadata": TEXT,
             "created_at": TEXT,
+            "language": TEXT,  # ISO 639-1, detected at import or given with --language; NULL: not known
         },
         pk="name",
         json=("metadata",),
@@ -42,6 +43,7 @@ EXPERIMENT_TABLES: tuple[Table, ...] = (
             "n_questions": INTEGER,
             "metadata": TEXT,
             "created_at": TEXT,
+            "language": TEXT,  # ISO 639-1 of its questions and answers (its corpus's when it has one)
         },
         pk="name",
         json=("metadata",),

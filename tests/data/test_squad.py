@@ -72,9 +72,9 @@ def _broken(tmp_path, mutate):
             "duplicate question id",
         ),
         (
-            lambda d: d["data"].append({"title": "Danube", "paragraphs": [{"context": "x", "qas": []}]}),
-            "article 3 (Danube), paragraph 1",
-            "paragraph id (article title repeats)",
+            lambda d: d["data"].append({"title": "", "paragraphs": [{"id": "Danube#0", "context": "x", "qas": []}]}),
+            "article 3 (), paragraph 1",
+            "duplicate paragraph id 'Danube#0'",
         ),
     ],
 )
@@ -83,6 +83,32 @@ def test_malformed_records_say_where(tmp_path, mutate, where, problem):
         read_squad(_broken(tmp_path, mutate))
     assert caught.value.record == where
     assert problem in caught.value.problem
+
+
+def test_empty_and_repeated_titles_get_unique_paragraph_ids(tmp_path):
+    """Allowed by the format and common in non-English releases: they were refused as "article title repeats"."""
+
+    def add_articles(document):
+        document["data"] += [
+            {"title": "Danube", "paragraphs": [{"context": "Second Danube article.", "qas": []}]},
+            {"title": "", "paragraphs": [{"context": "No title.", "qas": []}, {"context": "Again.", "qas": []}]},
+            {"paragraphs": [{"id": "p-own", "context": "Its own id.", "qas": []}]},
+        ]
+
+    dataset = read_squad(_broken(tmp_path, add_articles))
+    ids = [p.id for p in dataset.passages]
+    assert ids == ["Mount_Kilimanjaro#0", "Mount_Kilimanjaro#1", "Danube#0", "Danube#3.0", "#4.0", "#4.1", "p-own"]
+    assert dataset.passages[4].title == "" and dataset.passages[4].text == "No title."
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language", ["en", "zh", "vi", "de", "ar", "ru", "th"])
+def test_xquad_files_import_as_they_are(language):
+    path = shared_dataset("xquad", f"xquad.{language}.json")
+    dataset = read_squad(path)
+    assert len(dataset.passages) == 240 and len(dataset.questions) == 1190
+    passage_ids = {p.id for p in dataset.passages}
+    assert all(q.gold_passage_ids[0] in passage_ids for q in dataset.questions)
 
 
 def test_missing_data_and_bad_json(tmp_path):

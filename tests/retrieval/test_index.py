@@ -20,7 +20,12 @@ def test_kinds_and_defaults():
 
 def test_params_are_checked_and_coerced_from_text():
     assert resolve_params("faiss-hnsw", {"M": "48", "ef_search": "300"})["M"] == 48
-    assert resolve_params("bm25", {"stem": "false", "k1": "1.2"}) == {"k1": 1.2, "b": 0.75, "stem": False}
+    assert resolve_params("bm25", {"stem": "false", "k1": "1.2"}) == {
+        "k1": 1.2,
+        "b": 0.75,
+        "stem": False,
+        "analyzer": "auto",
+    }
     with pytest.raises(PlaygroundError, match="no parameter 'kl'"):
         resolve_params("bm25", {"kl": 1})
     with pytest.raises(PlaygroundError, match="not a valid int"):
@@ -50,7 +55,7 @@ def test_manifest_records_what_built_the_index(tiny_workspace):
     on_disk = json.loads((path / "manifest.json").read_text())
     assert on_disk["corpus"] == "tiny" and on_disk["kind"] == "bm25"
     assert on_disk["fingerprint"] == tiny_workspace.db["corpora"].get("tiny")["fingerprint"]
-    assert on_disk["params"] == default_params("bm25")
+    assert on_disk["params"] == {**default_params("bm25"), "analyzer": "en"}  # a corpus of unknown language
     assert on_disk["versions"]["bm25s"] and on_disk["versions"]["PyStemmer"]
     assert on_disk["size_bytes"] > 0 and on_disk["build_seconds"] >= 0 and on_disk["built_at"]
 
