@@ -102,3 +102,24 @@ def contains_run(tokens: Sequence[str], run: Sequence[str]) -> bool:
         return not tokens
     width = len(run)
     return any(list(tokens[start : start + width]) == list(run) for start in range(len(tokens) - width + 1))
+
+
+UNSPACED_WORD_CHARACTERS = 2  # characters of an unspaced script that count as one word (a Chinese word is 1-3)
+
+
+def word_count(text: str) -> float:
+    """The text's length in words: whitespace words, with characters of unspaced scripts counted
+    UNSPACED_WORD_CHARACTERS to a word, so a length limit in words means about the same in every script."""
+    return sum(1 / UNSPACED_WORD_CHARACTERS if is_unspaced(token[0]) else 1 for token in script_tokens(text))
+
+
+def leading_words(text: str, count: int) -> str:
+    """The start of `text` holding its first `count` words (as word_count counts them), as written."""
+    spans = script_token_spans(text)
+    words, end = 0.0, 0
+    for start, stop in spans:
+        words += 1 / UNSPACED_WORD_CHARACTERS if is_unspaced(text[start]) else 1
+        if words > count:
+            break
+        end = stop
+    return text[:end]

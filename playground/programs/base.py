@@ -127,6 +127,7 @@ class StepContext:
     options: dict[str, Any] = field(default_factory=dict)  # program-specific settings (hops, rounds, ...)
     tracer: Tracer = field(default_factory=Tracer)
     cache_writer: Optional[Callable] = None  # writes cache entries (a run's recorder); None: write them directly
+    language: Optional[str] = None  # ISO 639-1 of the corpus: templates get its name as `language` (not English's)
 
     def for_question(self, sample_index: int = 0) -> "StepContext":
         """A fresh context (new tracer) for one question and repeat, sharing everything the run fixed.
@@ -184,6 +185,13 @@ class StepContext:
             span.outputs = {"hits": [{k_: p[k_] for k_ in ("id", "title", "score", "rank")} for p in passages]}
         return passages
 
+    def _with_language(self, variables: dict) -> dict:
+        """The variables with `language` (the corpus's language's name) added, unless given or English/unknown."""
+        from playground.data.language_names import template_language
+
+        name = template_language(self.language)
+        return variables if name is None or "language" in variables else {"language": name, **variables}
+
     def _render_inputs(self, role: str, variables: dict) -> dict:
         template = self.template(role)
         return {
@@ -197,6 +205,7 @@ class StepContext:
         """Render the role's template with these variables (sandboxed)."""
         from playground.prompts.render import render_messages
 
+        variables = self._with_language(variables)
         with self.span("render", name, self._render_inputs(role, variables)) as span:
             messages = render_messages(self.template(role), variables)
             span.outputs = {"messages": messages}
@@ -219,6 +228,7 @@ class StepContext:
 
         template = self.template(role)
         params = params or self.params
+        variables = self._with_language(variables)
         with self.span("render", name, self._render_inputs(role, {**variables, "passages": passages})) as span:
             messages, truncation = fit_passages(
                 self.model,

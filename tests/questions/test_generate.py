@@ -157,6 +157,7 @@ def test_each_bad_reply_lands_in_its_reason_and_the_kept_one_is_stored_with_its_
         "asked": "6",
         "kept": "2",
         "rejected: unparsable": "1",
+        "rejected: wrong_language": "0",
         "rejected: unsupported": "1",
         "rejected: gives_answer_away": "1",
         "rejected: too_generic": "0",

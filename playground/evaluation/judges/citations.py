@@ -17,7 +17,12 @@ from playground.programs.tracing import Tracer
 
 METHOD = "ALCE citation recall and precision (Gao et al. 2023), support judged by the judge model instead of NLI"
 _CITED = re.compile(r"\[(\d+(?:\s*[,;-]\s*\d+)*)\]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# A sentence ends at . ! ? (and the Arabic, Devanagari, Ethiopic ones) before whitespace, or at a full-width
+# Chinese or Japanese 。！？ (with the closing quotes and [n] citations right after it) whether or not a space
+# follows, as those scripts write.
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?؟۔।॥።‼⁇⁈⁉])\s+|(?<=[。！？｡．﹒﹖﹗])[」』”’）]*(?:\s*\[\d+(?:\s*[,;-]\s*\d+)*\])*\s*"
+)
 
 
 class _Unreadable(Exception):
@@ -29,12 +34,22 @@ class _Unreadable(Exception):
 def sentences(answer: str) -> list[str]:
     """The answer's sentences; a piece holding only citations ("... France. [2]") joins the sentence before it."""
     parts: list[str] = []
-    for piece in _SENTENCE_END.split(" ".join((answer or "").split())):
-        if parts and not _CITED.sub("", piece).strip(" .,;"):
+    for piece in _pieces(" ".join((answer or "").split())):
+        if parts and not _CITED.sub("", piece).strip(" .,;。，；"):
             parts[-1] = f"{parts[-1]} {piece}"
         elif piece.strip():
             parts.append(piece.strip())
     return parts
+
+
+def _pieces(text: str) -> list[str]:
+    """`text` cut after each sentence end (the closing quotes after a full-width stop stay with its sentence)."""
+    pieces, start = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        if end.end() > start:
+            pieces.append(text[start : end.end()].strip())
+            start = end.end()
+    return [piece for piece in pieces + [text[start:].strip()] if piece]
 
 
 def cited_numbers(sentence: str) -> list[int]:
