@@ -215,6 +215,15 @@ def _prompt_that_ran(ws, run: dict) -> None:
             ui.page_link("playground", "Open it in the Playground", template=version["template"], version=version["id"])
 
 
+def _scored_by(run: dict) -> None:
+    """The definition em, f1 and cover_em were scored by (language and rule), beside the scores."""
+    from playground.runs.summary import scored_by
+
+    rule = scored_by(run.get("config") or {})
+    if rule:
+        st.caption(f"EM, F1 and cover-EM by the {rule}")
+
+
 def _open_run(ws, runs: list[dict]) -> None:
     from playground.store.datasets import load_questions
     from playground.store.runs import get_results
@@ -245,6 +254,7 @@ def _open_run(ws, runs: list[dict]) -> None:
         st.caption(note)
     else:
         ui.show_scores(run.get("metrics"))
+        _scored_by(run)
     from playground.evaluation.judges.judge_metrics import judge_summary, results_with_judge_scores
 
     judged = view.judge_summary_text(judge_summary(ws, run_id))
