@@ -175,7 +175,7 @@ def scoring_rule(benchmark: str | None = None, language: str | None = None):
 def score_file(path: str | Path, benchmark: str | None = None, language: str | None = None) -> dict:
     """{"n", "mean": {metric: mean}, "corpus": {bleu, chrf, signatures}, "items": [{"line", "id", "scores"}],
     "answer_rule": {"name", "language", "description", "signatures"}}."""
-    from playground.evaluation.answer_rules import answer_signatures, describe
+    from playground.evaluation.answer_rules import answer_signatures, bleu_tokenizer, describe
     from playground.evaluation.metrics import mean_scores
     from playground.evaluation.scoring import score_prediction
     from playground.evaluation.text_metrics import corpus_text_scores
@@ -197,7 +197,9 @@ def score_file(path: str | Path, benchmark: str | None = None, language: str | N
         for record in records
     ]
     referenced = [record for record in records if record["answers"]]
-    corpus = corpus_text_scores([r["prediction"] for r in referenced], [r["answers"] for r in referenced])
+    corpus = corpus_text_scores(
+        [r["prediction"] for r in referenced], [r["answers"] for r in referenced], bleu_tokenizer(rule)
+    )
     signatures = answer_signatures(rule, benchmark)
     return {
         "n": len(items),

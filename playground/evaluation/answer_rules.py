@@ -234,9 +234,34 @@ def rule_from_signature(signature: Optional[str]) -> Optional[AnswerRule]:
     return None
 
 
+UNSPACED_LANGUAGES = ("ja", "th", "lo", "km", "my")  # written without spaces: BLEU reads them by character
+
+
+def bleu_tokenizer(rule: AnswerRule) -> str:
+    """sacrebleu's BLEU tokeniser for the rule's language: 13a for SQuAD's English (as always), zh for Chinese,
+    char for the other scripts without spaces, intl (Unicode punctuation and symbols) for the rest."""
+    if rule.name == "squad":
+        return "13a"
+    if rule.language == "zh":
+        return "zh"
+    return "char" if rule.language in UNSPACED_LANGUAGES else "intl"
+
+
+def rouge_l_tokens(rule: AnswerRule, text: str) -> list[str]:
+    """The tokens ROUGE-L's longest common subsequence runs over outside English: the rule's own (rouge-score's
+    tokeniser keeps ASCII letters and digits only, so it reads no Chinese, Arabic or Russian at all)."""
+    return rule.tokens(text)
+
+
 def answer_signatures(rule: AnswerRule, benchmark_format: Optional[str] = None) -> dict[str, str]:
-    """How em, f1 and cover_em (and on Chinese, CMRC 2018's cmrc_em and cmrc_f1) were computed."""
+    """How em, f1 and cover_em (and on Chinese, CMRC 2018's cmrc_em and cmrc_f1) were computed; outside SQuAD's
+    English also bleu (its tokeniser) and rougeL (its tokens)."""
     signatures = {"em": rule.signature, "f1": rule.signature, "cover_em": rule.signature}
+    if rule.name != "squad":
+        from playground.evaluation.text_metrics import metric_signatures
+
+        signatures["bleu"] = metric_signatures(tokenize=bleu_tokenizer(rule))["bleu"]
+        signatures["rougeL"] = f"lcs-fmeasure|max-over-refs|tokens:{rule.signature}"
     if rule.name == "squad" and benchmark_format == "hotpotqa":
         signatures["f1"] = "hotpotqa-v1|lang:en|punct:ascii|articles:en|tokens:whitespace|yes-no-noanswer:exact"
     if rule.language == "zh" and rule.name != "cmrc":

@@ -103,9 +103,11 @@ def _text_references(item) -> list[str]:
 
 
 def bleu(item) -> float:
+    """sacrebleu's sentence BLEU, with the tokeniser for the item's language (13a in English)."""
+    from playground.evaluation.answer_rules import answer_rule, bleu_tokenizer
     from playground.evaluation.text_metrics import sentence_bleu
 
-    return sentence_bleu(item.prediction, _text_references(item))
+    return sentence_bleu(item.prediction, _text_references(item), bleu_tokenizer(answer_rule(item.answer_rule)))
 
 
 def chrf(item) -> float:
@@ -115,6 +117,14 @@ def chrf(item) -> float:
 
 
 def rouge_l(item) -> float:
+    """rouge-score's ROUGE-L in English; outside it, the same LCS F-measure over the item's language's tokens."""
+    rule = _rule(item)
+    if rule is not None:
+        from playground.evaluation.answer_rules import rouge_l_tokens
+        from playground.evaluation.rouge import lcs_f_measure
+
+        predicted = rouge_l_tokens(rule, item.prediction)
+        return max(lcs_f_measure(rouge_l_tokens(rule, reference), predicted) for reference in _text_references(item))
     from playground.evaluation.text_metrics import rouge_l as rouge_l_score
 
     return rouge_l_score(item.prediction, _text_references(item))

@@ -127,7 +127,7 @@ def test_chinese_runs_also_get_cmrc_metrics_and_english_ones_stay_squad():
     english = score_prediction("the Seine.", ["Seine"])
     assert english == score_prediction("the Seine.", ["Seine"], answer_rule="squad:en")
     assert "cmrc_f1" not in english and english["em"] == 1.0
-    assert set(answer_signatures(mlqa("zh"))) == {"em", "f1", "cover_em", "cmrc_em", "cmrc_f1"}
+    assert set(answer_signatures(mlqa("zh"))) == {"em", "f1", "cover_em", "cmrc_em", "cmrc_f1", "bleu", "rougeL"}
 
 
 def test_compare_warns_when_runs_were_scored_under_different_definitions():
@@ -138,3 +138,17 @@ def test_compare_warns_when_runs_were_scored_under_different_definitions():
     assert len(warnings) == 1 and "em was scored under different definitions" in warnings[0]
     assert "mlqa-v1|lang:zh" in warnings[0] and "squad-v1.1|lang:en" in warnings[0]
     assert definition_warnings([old, same], ["em", "f1", "cover_em"]) == []
+
+
+def test_rouge_l_and_bleu_read_chinese_by_character_and_english_as_before():
+    chinese = score_prediction("北京大学的校长", ["北京大学"], answer_rule="mlqa:zh")
+    squad = score_prediction("北京大学的校长", ["北京大学"])
+    # ROUGE-L: LCS 4 of 7 prediction and 4 reference characters: P = 4/7, R = 1, F = 8/11
+    assert chinese["rougeL"] == pytest.approx(8 / 11) and squad["rougeL"] == 0.0  # rouge-score keeps ASCII only
+    assert chinese["bleu"] > 0.0 and squad["bleu"] == 0.0  # sacrebleu's zh tokeniser against 13a's one token
+    signatures = answer_signatures(mlqa("zh"))
+    assert "tok:zh" in signatures["bleu"] and signatures["rougeL"].endswith("tokens:" + mlqa("zh").signature)
+    assert "tok:char" in answer_signatures(AnswerRule("default", "th"))["bleu"]
+    assert "bleu" not in answer_signatures(SQUAD)  # English keeps the run's sacrebleu and rouge-score signatures
+    english = score_prediction("the cat sat", ["the cat sat on the mat"])
+    assert english == score_prediction("the cat sat", ["the cat sat on the mat"], answer_rule="squad:en")
