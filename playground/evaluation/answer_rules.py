@@ -17,7 +17,9 @@
   combining marks; whitespace between the words of other scripts).
 
 Like SQuAD's script, F1 is 0 when either side has no tokens. A rule's `signature` names the definition and the
-language, so runs scored under different definitions are never compared silently.
+language, so runs scored under different definitions are never compared silently. Outside SQuAD's English, BLEU
+takes sacrebleu's tokeniser for the language (zh; char for the other unspaced scripts; intl) and ROUGE-L runs its
+longest common subsequence over the rule's tokens, since rouge-score's tokeniser keeps ASCII letters and digits only.
 """
 
 from __future__ import annotations

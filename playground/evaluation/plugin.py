@@ -197,7 +197,12 @@ BUILTIN_METRICS = (
         summary=False,
         description="Chinese benchmarks: CMRC 2018's F1 (longest common substring of mixed segmentation)",
     ),
-    Metric("rougeL", f"{_HERE}:rouge_l", "ROUGE-L", description="rouge-score's ROUGE-L F-measure"),
+    Metric(
+        "rougeL",
+        f"{_HERE}:rouge_l",
+        "ROUGE-L",
+        description="rouge-score's ROUGE-L F-measure (outside English: over the language's tokens)",
+    ),
     Metric("bleu", f"{_HERE}:bleu", "BLEU", summary=False, description="sacrebleu sentence BLEU / 100"),
     Metric("chrf", f"{_HERE}:chrf", "chrF", summary=False, description="sacrebleu sentence chrF / 100"),
     Metric(
