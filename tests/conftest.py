@@ -83,9 +83,22 @@ def tiny_workspace(workspace):
     return workspace
 
 
+def xdist_group_of(item) -> str:
+    """The pytest-xdist group a test runs in (`make test` distributes with --dist loadgroup): the browser tests
+    together, so one worker starts Chromium and builds the demo once; every other test with its module, so a
+    module's fixtures are built once."""
+    if item.get_closest_marker("e2e"):
+        return "e2e"
+    return item.nodeid.split("::", 1)[0]
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the node ids
 def pytest_collection_modifyitems(items) -> None:
-    """The app's page tests launch real runs of the local model: they belong to the slow tier, not `make check`."""
+    """The app's page tests launch real runs of the local model: they belong to the slow tier, not `make check`.
+    Each test gets its xdist group unless it names one."""
     app_tests = Path(__file__).resolve().parent / "app"
     for item in items:
         if app_tests in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.slow)
+        if not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(xdist_group_of(item)))
