@@ -74,8 +74,6 @@ def load_template(ref: str, workspace=None) -> Template:
     if not _is_path(ref) and len(ref) > MAX_NAME_CHARS:
         raise PlaygroundError(f"template name of {len(ref):,} characters is too long (at most {MAX_NAME_CHARS})")
     if _is_file(ref):
-        if not ref.endswith(SUFFIX):  # the file was named as a template: /etc/shadow is not read, sent, or stored
-            raise PlaygroundError(f"template file {shown_path(ref)}: a template file's name ends in {SUFFIX}")
         return Template.from_file(ref)
     if _is_path(ref):
         raise PlaygroundError(f"template file {shown_path(ref)} does not exist")

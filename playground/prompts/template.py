@@ -178,11 +178,13 @@ class Template:
 
     @classmethod
     def from_file(cls, path: str | Path, folder: Optional[str | Path] = None) -> "Template":
-        """The template in file `path` (a regular file, at most MAX_FILE_BYTES); with `folder`, only when the file,
-        its links followed, is inside that folder (a link in templates/ to /etc/shadow is refused, not read)."""
+        """The template in file `path` (a regular NAME.jinja file, at most MAX_FILE_BYTES); with `folder`, only when
+        the file, its links followed, is inside that folder (a link in templates/ to /etc/shadow is refused, not read)."""
         from playground.input_files import InputFileError, inside, read_text, shown_path
 
         path = Path(path)
+        if path.suffix != SUFFIX:  # a file named as a template by mistake (/etc/shadow) is not read, sent or stored
+            raise TemplateError(f"template file {shown_path(path)}: a template file's name ends in {SUFFIX}")
         if folder is not None and not inside(folder, path):
             raise TemplateError(f"template file {shown_path(path)} is a link to outside {shown_path(folder)}: not read")
         try:
