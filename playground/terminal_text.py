@@ -49,6 +49,7 @@ def safe_json(text: str) -> str:
 
 
 SHOWN_INPUT_CHARS = 200  # an input echoed in a message is cut past this (a 49 KB value would fill the screen)
+ERROR_LINE_CHARS = 1_000  # a whole error line is cut past this, whatever input it echoes
 
 
 def shorten(value: object, limit: int = SHOWN_INPUT_CHARS) -> str:

@@ -33,3 +33,23 @@ def test_a_fifo_or_a_device_as_the_file_is_refused_in_one_line_at_once(tmp_path,
     lines = shown_lines(outcome.err)  # a progress bar erased with \r is no line
     assert outcome.code == 1 and len(lines) == 1, outcome.describe()
     assert lines[0].startswith(f"error: {path}") and lines[0].endswith(f": not a regular file ({what})"), lines
+
+
+def test_an_error_echoing_a_huge_input_stays_one_short_line(tmp_path):
+    from playground.store import open_workspace
+
+    open_workspace(tmp_path / "w.db").close()
+    outcome = invoke(["judge", "estimate", "r" * 49_000, "--db", str(tmp_path / "w.db")])
+    lines = shown_lines(outcome.err)
+    assert outcome.code == 1 and len(lines) == 1, outcome.describe()
+    assert len(lines[0]) < 1_100 and "characters)" in lines[0], lines[0][:300]
+
+
+def test_templates_list_with_a_fifo_among_the_templates_answers(tmp_path):
+    from playground.store import open_workspace
+
+    open_workspace(tmp_path / "w.db").close()
+    (tmp_path / "templates").mkdir()
+    os.mkfifo(tmp_path / "templates" / "pipe.jinja")
+    outcome = invoke(["templates", "list", "--db", str(tmp_path / "w.db")])
+    assert outcome.code == 0 and "rag-short-answer" in outcome.out and "pipe" not in outcome.out, outcome.describe()
