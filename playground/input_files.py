@@ -9,7 +9,6 @@ Each refusal is one InputFileError line naming the file, its path shortened when
 from __future__ import annotations
 
 import errno
-import fcntl
 import hashlib
 import os
 import stat
@@ -81,15 +80,15 @@ def system_refusal(error: OSError) -> str:
 def open_input(path: str | os.PathLike) -> BinaryIO:
     """The file opened for reading in binary, when it is a regular file; else InputFileError (never blocks)."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+        descriptor = os.open(path, flags)
     except OSError as error:
         raise InputFileError(path, system_refusal(error)) from None
     try:
         reason = not_regular(os.fstat(descriptor).st_mode)
         if reason is not None:
             raise InputFileError(path, reason)
-        flags = fcntl.fcntl(descriptor, fcntl.F_GETFL)
-        fcntl.fcntl(descriptor, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+        os.set_blocking(descriptor, True)
         return os.fdopen(descriptor, "rb")
     except BaseException:
         os.close(descriptor)
