@@ -40,7 +40,7 @@ def _is_utf8(name: str) -> bool:
 def _link_reason(path: str, real_root: str) -> str | None:
     """Why a symbolic link is left out, or None for a link to a regular file inside the folder."""
     target = os.path.realpath(path)
-    if not os.path.lexists(target) or not os.path.exists(path):
+    if not os.path.exists(path):  # its target is missing, or a loop of links
         return "a link to nothing (a dangling symbolic link)"
     if os.path.commonpath([real_root, target]) != real_root:
         return "a link to outside the folder: not followed"
