@@ -55,3 +55,17 @@ def test_a_segfaulting_test_fails_by_name_and_the_run_reaches_its_summary(tmp_pa
     assert re.search(r"crashed while running .*test_segfaults", output), output
     assert output.count("crashed while running") == 1, output  # the crashing test is not run again
     assert re.search(r"\b1 failed, 1 passed\b", output), output
+
+
+def test_a_shared_build_is_made_once_and_reused(tmp_path_factory):
+    from tests.conftest import shared_build
+
+    calls = []
+
+    def build(folder):
+        calls.append(folder)
+        (folder / "made.txt").write_text("once", encoding="utf-8")
+
+    first = shared_build(tmp_path_factory, "suite-runner-shared", build)
+    second = shared_build(tmp_path_factory, "suite-runner-shared", build)
+    assert first == second and len(calls) == 1 and (first / "made.txt").read_text(encoding="utf-8") == "once"
