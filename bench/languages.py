@@ -14,6 +14,7 @@ would (`data import squad`: language detected from the text), then searched thro
 Goal (issue 35): BM25 recall@5 >= 0.97 in every language; dense >= 0.90.
 
 Usage: .venv/bin/python bench/languages.py [--folder PATH] [--languages en,zh,...] [--dense-sample N] [--no-dense]
+       [--figures]  (also writes the table into docs/figures.md)
 """
 
 from __future__ import annotations
@@ -147,4 +148,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import figures
+
+    sys.exit(figures.run("languages", main))
