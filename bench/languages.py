@@ -65,7 +65,8 @@ def measure(workspace, name: str, kind: str, params: dict, sample) -> dict:
     return {"manifest": manifest, "build": build, **result}
 
 
-def language_rows(workspace, folder: Path, language: str, dense_sample, dense: bool) -> list[dict]:
+def language_rows(workspace, folder: Path, language: str, dense_sample, dense: bool):
+    """The rows of one language, each yielded when measured (a long dense run shows the BM25 rows meanwhile)."""
     from playground.data.importers.squad import read_squad
     from playground.data.language import language_of_dataset
     from playground.store.datasets import save_dataset
@@ -81,7 +82,6 @@ def language_rows(workspace, folder: Path, language: str, dense_sample, dense: b
         settings.append(("bm25", {"analyzer": "zh-bigram"}))
     if dense:
         settings.append(("dense", {}))
-    rows = []
     for kind, params in settings:
         sample = (dense_sample or None) if kind == "dense" else None
         log(f"{language} {kind} {params or ''}")
@@ -89,23 +89,20 @@ def language_rows(workspace, folder: Path, language: str, dense_sample, dense: b
         manifest = result["manifest"]
         analyzer = (manifest.get("analyzer") or {}).get("name")
         embedding = manifest.get("embeddings") or {}
-        rows.append(
-            {
-                "language": language,
-                "detected": detected,
-                "retriever": kind,
-                "settings": f"analyser {analyzer}"
-                if analyzer
-                else f"embedder {(manifest.get('embedder') or {}).get('name')}",
-                "questions": result["n"],
-                "recall@5": f"{result['recall@k']:.3f}",
-                "MRR@5": f"{result['mrr@k']:.3f}",
-                "build s": f"{result['build']:.2f}",
-                "embed s": f"{embedding_seconds(workspace, language, embedding):.1f}" if embedding else "",
-                "p50 ms": f"{result['p50_ms']:.2f}",
-            }
-        )
-    return rows
+        yield {
+            "language": language,
+            "detected": detected,
+            "retriever": kind,
+            "settings": f"analyser {analyzer}"
+            if analyzer
+            else f"embedder {(manifest.get('embedder') or {}).get('name')}",
+            "questions": result["n"],
+            "recall@5": f"{result['recall@k']:.3f}",
+            "MRR@5": f"{result['mrr@k']:.3f}",
+            "build s": f"{result['build']:.2f}",
+            "embed s": f"{embedding_seconds(workspace, language, embedding):.1f}" if embedding else "",
+            "p50 ms": f"{result['p50_ms']:.2f}",
+        }
 
 
 def embedding_seconds(workspace, corpus: str, embedding: dict) -> float:
@@ -127,7 +124,8 @@ def main() -> int:
         return 2
     from playground.store import open_workspace
 
-    rows: list[dict] = []
+    print("| " + " | ".join(COLUMNS) + " |")
+    print("|" + "---|" * len(COLUMNS), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         import os
 
@@ -135,13 +133,10 @@ def main() -> int:
         workspace = open_workspace(Path(tmp) / "playground.db")
         try:
             for language in [code.strip() for code in args.languages.split(",") if code.strip()]:
-                rows += language_rows(workspace, args.folder, language, args.dense_sample, not args.no_dense)
+                for row in language_rows(workspace, args.folder, language, args.dense_sample, not args.no_dense):
+                    print("| " + " | ".join(str(row[column]) for column in COLUMNS) + " |", flush=True)
         finally:
             workspace.close()
-    print("| " + " | ".join(COLUMNS) + " |")
-    print("|" + "---|" * len(COLUMNS))
-    for row in rows:
-        print("| " + " | ".join(str(row[column]) for column in COLUMNS) + " |")
     dense_note = f"{args.dense_sample} seeded questions" if args.dense_sample else "all questions"
     print(f"\nBM25 over all questions; dense over {dense_note} per language; k=5; one process, this machine's CPU.")
     return 0
