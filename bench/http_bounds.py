@@ -88,4 +88,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import figures
+
+    sys.exit(figures.run("http_bounds", main))

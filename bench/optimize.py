@@ -351,4 +351,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import figures
+
+    sys.exit(figures.run("optimize", main))

@@ -252,4 +252,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import figures
+
+    sys.exit(figures.run("results", main))

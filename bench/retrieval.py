@@ -423,4 +423,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import figures
+
+    sys.exit(figures.run("retrieval", main))

@@ -177,4 +177,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import figures
+
+    sys.exit(figures.run("session_schema", main))

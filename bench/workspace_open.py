@@ -81,4 +81,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import figures
+
+    sys.exit(figures.run("workspace_open", main))

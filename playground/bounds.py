@@ -37,7 +37,10 @@ def _got(value: Any) -> str:
         return text if len(text) <= 40 and text.isprintable() else repr(text[:40])
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return repr(value)
-    return str(value) if isinstance(value, int) else f"{value:g}"
+    if isinstance(value, int):
+        return str(value)
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)  # 0.9999999999999999 is not shown as 1
 
 
 @dataclass(frozen=True)
@@ -160,8 +163,10 @@ POWER = Bound("power", 0, 1, low_open=True, high_open=True)
 DIFFERENCE = Bound("difference", -1_000_000, 1_000_000, smallest=1e-9)
 SD = Bound("sd", 0, 1_000_000)
 QUESTIONS = Bound("n", 1, 10_000_000, whole=True)  # a sample size
-CONFIDENCE = Bound("confidence", 0, 1, low_open=True, high_open=True)  # an interval's level (judge estimate)
-HALF_WIDTH = Bound("half-width", 0, 1_000_000, low_open=True)  # a target interval half-width
+# An interval's level (judge estimate); nearer 1 its normal quantile is no finite number.
+CONFIDENCE = Bound("confidence", 0, 0.999999, low_open=True)
+# A target interval half-width; nearer 0 the ratings it needs overflow (1e-300 squared is 0).
+HALF_WIDTH = Bound("half-width", 0, 1_000_000, low_open=True, smallest=1e-6)
 MAX_RATINGS_FILE_BYTES = 100 * 1024**2  # a `rate import` file (refused beyond)
 
 # Your own documents (data import docs). Chunk sizes are in the default embedder's tokens. BM25 reads a chunk of any

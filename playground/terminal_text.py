@@ -46,3 +46,15 @@ def safe_json(text: str) -> str:
     reach the terminal raw. They only occur inside JSON strings, so the escaped text decodes to the same value.
     """
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+SHOWN_INPUT_CHARS = 200  # an input echoed in a message is cut past this (a 49 KB value would fill the screen)
+ERROR_LINE_CHARS = 1_000  # a whole error line is cut past this, whatever input it echoes
+
+
+def shorten(value: object, limit: int = SHOWN_INPUT_CHARS) -> str:
+    """A value echoed in a one-line message: control characters escaped, cut with its length when it is long."""
+    text = one_line(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit * 2 // 3]}...{text[-limit // 6 :]} ({len(text):,} characters)"

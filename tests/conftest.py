@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -83,9 +85,38 @@ def tiny_workspace(workspace):
     return workspace
 
 
+def xdist_group_of(item) -> str:
+    """The pytest-xdist group a test runs in (`make test` distributes with --dist loadgroup): its module, so a
+    module's fixtures are built once; what every worker needs (the demo workspace) is built once per run, see
+    shared_build."""
+    return item.nodeid.split("::", 1)[0]
+
+
+def shared_build(tmp_path_factory, name: str, build) -> Path:
+    """A folder `build(folder)` fills once for the whole test run, whichever xdist worker asks first (the others
+    wait on a file lock, then reuse it); without xdist, once per session."""
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the folder every worker's basetemp sits in
+    folder, done = base / name, base / f"{name}.done"
+    with FileLock(str(base / f"{name}.lock")):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            build(folder)
+            done.touch()
+    return folder
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the node ids
 def pytest_collection_modifyitems(items) -> None:
-    """The app's page tests launch real runs of the local model: they belong to the slow tier, not `make check`."""
+    """The app's page tests launch real runs of the local model: they belong to the slow tier, not `make check`.
+    Each test gets its xdist group unless it names one."""
     app_tests = Path(__file__).resolve().parent / "app"
     for item in items:
         if app_tests in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.slow)
+        if not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(xdist_group_of(item)))

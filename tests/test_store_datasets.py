@@ -49,3 +49,16 @@ def test_questions_by_id_reads_only_those_asked_for(workspace):
     assert found["m0042"] == many[42]
     with pytest.raises(PlaygroundError, match="no benchmark named 'other'"):
         questions_by_id(workspace, "other", ["m0001"])
+
+
+def test_the_language_is_stored_and_generated_questions_take_their_corpus_s(workspace):
+    from playground.store.datasets import save_benchmark
+
+    dataset = tiny_dataset()
+    dataset.language = "fr"
+    save_dataset(workspace, "tiny", dataset)
+    question = load_questions(workspace, "tiny")[0]
+    save_benchmark(workspace, "asked", "tiny", "generated", "test", [question], {})
+    listing = list_datasets(workspace)
+    assert [c["language"] for c in listing["corpora"]] == ["fr"]
+    assert {b["name"]: b["language"] for b in listing["benchmarks"]} == {"asked": "fr", "tiny": "fr"}

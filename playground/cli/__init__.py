@@ -80,9 +80,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         args = parser.parse_args(argv)
     except PlaygroundError as error:  # a flag's value out of range (playground.bounds): one line, nothing run
-        from playground.terminal_text import one_line
+        from playground.terminal_text import ERROR_LINE_CHARS, shorten
 
-        print(f"error: {one_line(str(error))}", file=sys.stderr)
+        print(f"error: {shorten(str(error), ERROR_LINE_CHARS)}", file=sys.stderr)
         return 1
     if getattr(args, "handler", None) is None:
         parser.print_help()
@@ -106,8 +106,9 @@ def run_command(args: argparse.Namespace) -> int:
         return int(args.handler(args) or 0)
     except PlaygroundError as error:
         from playground.redaction import redact
+        from playground.terminal_text import ERROR_LINE_CHARS, shorten
 
-        print(f"error: {one_line(redact(str(error)))}", file=sys.stderr)
+        print(f"error: {shorten(redact(str(error)), ERROR_LINE_CHARS)}", file=sys.stderr)
         return 1
     except sqlite3.OperationalError as error:  # e.g. another program held the database past the busy timeout
         print(

@@ -4,8 +4,6 @@ estimates need a uniform random one), and people's ratings of it on the judge me
 
 from __future__ import annotations
 
-import os
-
 from playground import PlaygroundError, bounds
 from playground.cli.output import emit, say, workspace_for
 from playground.terminal_text import one_line
@@ -65,26 +63,24 @@ def sample_command(args) -> int:
 
 
 def _read_lines(path: str) -> list[str]:
-    try:
-        if os.path.getsize(path) > bounds.MAX_RATINGS_FILE_BYTES:
-            raise PlaygroundError(f"{path}: larger than {bounds.MAX_RATINGS_FILE_BYTES // 1024**2} MB")
-        with open(path, encoding="utf-8") as file:
-            return file.read().splitlines()
-    except UnicodeDecodeError:
-        raise PlaygroundError(f"{path}: not UTF-8 text") from None
-    except OSError as error:
-        raise PlaygroundError(f"{path}: {error.strerror}") from None
+    """The file's lines, split on "\\n" only (a U+2028 inside a value is no line break), a byte-order mark dropped;
+    read within the cap (playground.input_files: a regular file only)."""
+    from playground.input_files import read_text
+
+    text = read_text(path, bounds.MAX_RATINGS_FILE_BYTES)
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
 def import_command(args) -> int:
     from playground.evaluation.judges.rated import import_ratings
+    from playground.input_files import shown_path
 
     lines = _read_lines(args.file)
     with workspace_for(args, create=False) as workspace:
         try:
             report = import_ratings(workspace, args.run, lines, args.judge, rater=args.rater)
         except PlaygroundError as error:
-            raise PlaygroundError(f"{args.file}: {error}") from None
+            raise PlaygroundError(f"{shown_path(args.file)}: {error}") from None
     outside = report["outside_sample"]
     text = f"stored {report['stored']} rating(s) of {report['metric']} for run {report['run_id']}"
     if outside:

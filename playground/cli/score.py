@@ -79,31 +79,16 @@ def _choices(value: Any, where: str) -> list:
 
 
 def _raw_lines(path: Path, limits) -> Iterator[tuple[int, bytes]]:
-    """(1-based number, bytes) of each line, read one at a time within the importers' caps on file and line size,
-    so a file of one 200 MB line is refused after reading the cap, not held whole."""
-    try:
-        size = path.stat().st_size
-        handle = open(path, "rb")
-    except FileNotFoundError:
-        raise PlaygroundError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise PlaygroundError(f"{path}: is a folder, expected a JSONL file") from None
-    except OSError as error:
-        raise PlaygroundError(f"{path}: cannot read ({error.strerror})") from None
-    if size > limits.max_file_bytes:
-        handle.close()
-        raise PlaygroundError(
-            f"{path}: file is {size / 1024**2:.1f} MB, over the limit of "
-            f"{limits.max_file_bytes / 1024**2:.1f} MB (PLAYGROUND_IMPORT_MAX_FILE_MB)"
-        )
-    with handle:
-        for number, raw in enumerate(iter(lambda: handle.readline(limits.max_line_bytes + 1), b""), start=1):
-            if len(raw.rstrip(b"\r\n")) > limits.max_line_bytes:
-                raise PlaygroundError(
-                    f"{path}, line {number}: longer than the limit of {limits.max_line_bytes:,} "
-                    "bytes (PLAYGROUND_IMPORT_MAX_LINE_MB)"
-                )
-            yield number, raw.rstrip(b"\r\n")
+    """(1-based number, bytes) of each line, read one at a time within the importers' caps on file and line size
+    (playground.input_files: a regular file only), so a file of one 200 MB line is refused after the cap."""
+    from playground.input_files import iter_raw_lines
+
+    return iter_raw_lines(
+        path,
+        limits.max_file_bytes,
+        limits.max_line_bytes,
+        "PLAYGROUND_IMPORT_MAX_FILE_MB, PLAYGROUND_IMPORT_MAX_LINE_MB",
+    )
 
 
 def read_predictions(path: str | Path) -> list[dict]:
@@ -113,11 +98,13 @@ def read_predictions(path: str | Path) -> list[dict]:
     from playground.data.importers.reading import InputLimits, parse_json
     from playground.data.records import DatasetFormatError
 
+    from playground.input_files import shown_path
+
     path = Path(path)
     limits = InputLimits.from_env()
     records = []
     for number, raw in _raw_lines(path, limits):
-        where = f"{path}, line {number}"
+        where = f"{shown_path(path)}, line {number}"
         try:
             line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError as error:

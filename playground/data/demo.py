@@ -139,4 +139,5 @@ def build_demo_dataset(topics: Optional[dict[str, str]] = None, questions_path: 
         passages=passages,
         questions=questions,
         metadata=metadata,
+        language="en",  # Python's own help topics
     )

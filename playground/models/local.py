@@ -14,7 +14,8 @@ from typing import Optional
 
 from playground.models.base import Completion, GenerationParams, Message
 from playground.models.errors import ModelError, ModelSpecError
-from playground.models.local_files import file_sha256, physical_cores, read_record
+from playground.models.decode_probe import check_decodes
+from playground.models.local_files import file_sha256, models_dir, physical_cores, read_record
 
 DEFAULT_N_CTX = 2048
 _open_llamas: "weakref.WeakSet" = weakref.WeakSet()
@@ -118,6 +119,7 @@ class LocalModel:
         self.n_gpu_layers = gpu_layers() if n_gpu_layers is None else int(n_gpu_layers)
         self.n_batch = max(1, min(int(n_batch), n_ctx))
         self.flash_attn = bool(flash_attn)
+        check_decodes(self.path, self.sha256, models_dir())
         try:
             self.llama = llama_cpp.Llama(
                 str(self.path),

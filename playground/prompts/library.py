@@ -9,7 +9,8 @@ from typing import Optional
 
 from playground import PlaygroundError
 from playground.config import starter_templates_dir
-from playground.prompts.template import NAME_PATTERN, SUFFIX, Template
+from playground.input_files import shown_path
+from playground.prompts.template import MAX_NAME_CHARS, NAME_PATTERN, SUFFIX, Template
 
 
 def list_templates(workspace=None, problems: Optional[list[str]] = None) -> list[Template]:
@@ -17,7 +18,7 @@ def list_templates(workspace=None, problems: Optional[list[str]] = None) -> list
     own beside it (a name a starter has is the starter's; a file that does not parse is named in `problems`)."""
     folder = starter_templates_dir()
     starters = (
-        sorted((Template.from_file(path) for path in folder.glob(f"*{SUFFIX}")), key=lambda t: t.name)
+        sorted((Template.from_file(path, folder) for path in folder.glob(f"*{SUFFIX}")), key=lambda t: t.name)
         if folder.is_dir()
         else []
     )
@@ -34,15 +35,12 @@ def is_starter(template: Template) -> bool:
     return bool(template.path) and Path(template.path).resolve().parent == starter_templates_dir().resolve()
 
 
-MAX_NAME_CHARS = 200  # a longer name is no template's, and the file system refuses such file names
-
-
 def _is_file(ref: str) -> bool:
     """Path.is_file, except that a path the system refuses (a name too long) is a one-line error, not OSError."""
     try:
         return Path(ref).is_file()
     except OSError as error:
-        raise PlaygroundError(f"template {ref[:60]!r}... cannot be read: {error.strerror}") from None
+        raise PlaygroundError(f"template {shown_path(ref)} cannot be read: {error.strerror}") from None
 
 
 def _is_path(ref: str) -> bool:
@@ -78,7 +76,7 @@ def load_template(ref: str, workspace=None) -> Template:
     if _is_file(ref):
         return Template.from_file(ref)
     if _is_path(ref):
-        raise PlaygroundError(f"template file {ref} does not exist")
+        raise PlaygroundError(f"template file {shown_path(ref)} does not exist")
     name, _, version = ref.partition("@")
     if version:
         if workspace is None:
@@ -88,7 +86,7 @@ def load_template(ref: str, workspace=None) -> Template:
         raise PlaygroundError(f"{ref!r} is not a template name or file")
     path = starter_templates_dir() / f"{name}{SUFFIX}"
     if path.is_file():
-        return Template.from_file(path)
+        return Template.from_file(path, starter_templates_dir())
     if workspace is not None:
         from playground.prompts.own_templates import load_own_template
 

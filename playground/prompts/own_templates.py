@@ -14,6 +14,7 @@ from typing import Optional
 
 from playground import PlaygroundError
 from playground.config import own_templates_dir, starter_templates_dir
+from playground.input_files import shown_path
 from playground.prompts.errors import TemplateError
 from playground.prompts.template import SUFFIX, Template, check_name
 
@@ -35,7 +36,7 @@ def list_own_templates(workspace, problems: Optional[list[str]] = None) -> list[
     found = []
     for path in sorted(folder.glob(f"*{SUFFIX}")):
         try:
-            template = Template.from_file(path)
+            template = Template.from_file(path, folder)
         except TemplateError as error:
             if problems is not None:
                 problems.append(f"{path}: {error}")
@@ -51,7 +52,7 @@ def load_own_template(workspace, name: str) -> Optional[Template]:
     path = own_template_path(workspace, name)
     if not path.is_file():
         return None
-    template = Template.from_file(path)
+    template = Template.from_file(path, templates_folder(workspace))
     return template if template.name == name else template.with_changes(name=name)
 
 
@@ -91,8 +92,11 @@ def starter_names() -> set[str]:
 def _write_new(path: Path, text: str) -> None:
     """Write the file whole or not at all (a temporary file in the same folder, then a link that fails if the name
     was taken meanwhile)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
+    except OSError as error:
+        raise PlaygroundError(f"cannot write template file {shown_path(path)}: {error.strerror or error}") from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)

@@ -31,6 +31,8 @@ from playground.prompts.variables import PARTS, required_variables
 
 ANSWER_FORMATS = ("short", "letter", "json", "cot")
 HEADER_KEYS = ("name", "description", "technique", "variables", "answer_format")
+MAX_NAME_CHARS = 200  # a template's file is NAME.jinja, and file systems refuse names past 255 bytes
+MAX_FILE_BYTES = 1024**2  # a template file (a larger one is refused before it is read whole)
 SUFFIX = ".jinja"  # a template file's name is NAME.jinja
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _MARKER = re.compile(r"^###[ \t]*(system|user)[ \t]*$", re.I)
@@ -40,6 +42,10 @@ _KEY_VALUE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$")
 
 
 def check_name(name: str) -> str:
+    if len(name or "") > MAX_NAME_CHARS:
+        raise TemplateError(
+            f"template name of {len(name):,} characters is too long (at most {MAX_NAME_CHARS})", part="header"
+        )
     if not name or not NAME_PATTERN.match(name):
         raise TemplateError(
             f"template name {name!r} must be letters, digits, '.', '_' or '-' (starting with a letter or digit)",
@@ -171,12 +177,20 @@ class Template:
         return template
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "Template":
+    def from_file(cls, path: str | Path, folder: Optional[str | Path] = None) -> "Template":
+        """The template in file `path` (a regular NAME.jinja file, at most MAX_FILE_BYTES); with `folder`, only when
+        the file, its links followed, is inside that folder (a link in templates/ to /etc/shadow is refused, not read)."""
+        from playground.input_files import InputFileError, inside, read_text, shown_path
+
         path = Path(path)
+        if path.suffix != SUFFIX:  # a file named as a template by mistake (/etc/shadow) is not read, sent or stored
+            raise TemplateError(f"template file {shown_path(path)}: a template file's name ends in {SUFFIX}")
+        if folder is not None and not inside(folder, path):
+            raise TemplateError(f"template file {shown_path(path)} is a link to outside {shown_path(folder)}: not read")
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise TemplateError(f"cannot read template file {path}: {error}") from None
+            text = read_text(path, MAX_FILE_BYTES)
+        except InputFileError as error:
+            raise TemplateError(f"cannot read template file {error}") from None
         try:
             return cls.from_text(text, path=str(path))
         except TemplateError as error:

@@ -120,6 +120,7 @@ def generate_questions(
     from playground.models.base import GenerationParams
     from playground.prompts.library import load_template
     from playground.retrieval.index import open_retriever
+    from playground.store.content_ids import prompt_version_id
     from playground.store.datasets import check_benchmark_name, get_corpus, load_passages
     from playground.store.prompts import save_prompt_version
 
@@ -138,7 +139,7 @@ def generate_questions(
         from playground.models.registry import load_model
 
         model = load_model(settings.model)
-    version = save_prompt_version(workspace, template)
+    version = prompt_version_id(template.content)  # stored only with the questions: a failed run leaves no version
     params = GenerationParams(temperature=settings.temperature, max_tokens=settings.max_tokens, seed=settings.seed)
     if template.answer_format == "json":  # JSON mode with the reply's shape; a template answering otherwise opts out
         params = params.as_json(REPLY_SCHEMA)
@@ -150,6 +151,7 @@ def generate_questions(
     generator = {"prompt_version": version, "template": template.name, "model": model.spec}
     result = build_report(settings, corpus, candidates, generator, embedder, REASONS)
     if result["kept"]:
+        save_prompt_version(workspace, template)
         store_questions(workspace, settings, corpus, candidates, generator, result)
     return result
 

@@ -267,7 +267,7 @@ def save_benchmark(
     as it is. A name taken by a corpus is refused, and one taken by a benchmark unless `replace`."""
     check_benchmark_name(workspace, name, replace)
     db = workspace.db
-    get_corpus(workspace, corpus)
+    language = get_corpus(workspace, corpus).get("language")  # questions are asked in their corpus's language
     seen: set[str] = set()
     for question in questions:
         if question.id in seen:
@@ -286,6 +286,7 @@ def save_benchmark(
                 "n_questions": len(questions),
                 "metadata": to_json(metadata),
                 "created_at": now(),
+                "language": language,
             }
         )
         _insert_questions(db, name, questions)

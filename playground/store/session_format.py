@@ -130,21 +130,21 @@ _type_name = type_name
 
 def read_session_file(path: str | os.PathLike, limits: Optional[ImportLimits] = None) -> Any:
     """Parse a session file after checking its size, into its typed records (session_sections); JSON only."""
+    from playground.input_files import InputFileError, read_bytes
+
     limits = limits or ImportLimits.from_env()
     path = Path(path)
     try:
-        if not path.is_file():
-            raise PlaygroundError(f"{path}: no such file")
-        size = path.stat().st_size
-    except OSError as error:  # a name too long, a loop of links: the system refuses the path itself
-        shown = str(path) if len(str(path)) <= 80 else f"{str(path)[:60]}... ({len(str(path)):,} characters)"
-        raise PlaygroundError(f"{shown}: cannot be read: {error.strerror or error}") from None
-    if size > limits.max_bytes:
+        data = read_bytes(path, limits.max_bytes)
+    except InputFileError as error:
+        if not error.problem.startswith("file is over the limit"):
+            raise
+        size = max(path.stat().st_size, limits.max_bytes + 1)  # only for the message: what was read decided
         raise SessionFormatError(
             str(path), f"file is {size / 1e6:.1f} MB, over the import limit of {limits.max_bytes / 1e6:.1f} MB"
-        )
+        ) from None
     try:
-        return parse_session_bytes(path.read_bytes(), limits)
+        return parse_session_bytes(data, limits)
     except SessionFormatError as error:
         raise SessionFormatError(f"{path}" + (f", {error.where}" if error.where else ""), error.problem) from None
 

@@ -25,6 +25,16 @@ def test_the_page_lists_corpora_and_benchmarks_with_counts(app_workspace):
     assert _column(benchmarks, "questions") == [6]
 
 
+def test_the_page_shows_each_corpus_and_benchmarks_language(app_workspace):
+    app_workspace.db.execute("UPDATE corpora SET language = 'zh'")
+    app_workspace.db.execute("UPDATE benchmarks SET language = 'zh'")
+    app_workspace.db.conn.commit()
+    at = AppTest.from_file(page_path("workspace"), default_timeout=30).run()
+    assert not at.exception
+    corpora, benchmarks = at.dataframe
+    assert _column(corpora, "language") == ["zh"] and _column(benchmarks, "language") == ["zh"]
+
+
 def test_db_after_the_double_dash_wins_over_the_environment(tiny_workspace, tmp_path, monkeypatch):
     monkeypatch.setenv("PLAYGROUND_DB", str(tmp_path / "other.db"))
     monkeypatch.setattr(sys, "argv", [page_path("workspace"), "--db", str(tiny_workspace.path)])

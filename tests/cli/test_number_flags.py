@@ -19,6 +19,14 @@ def dump(path) -> str:
 
 
 REFUSED = [
+    (
+        ["judge", "estimate", "r1", "--confidence", "0.9999999999999999"],
+        "--confidence must be more than 0 and at most 0.999999, got 0.9999999999999999",
+    ),
+    (
+        ["judge", "estimate", "r1", "--target-half-width", "1e-300"],
+        "--target-half-width must be more than 0 and at most 1,000,000, and at least 1e-06 away from 0, got 1e-300",
+    ),
     (["compare", "a", "b", "--resamples", "0"], "--resamples must be between 100 and 1,000,000, got 0"),
     (["compare", "a", "b", "--resamples", "-5"], "--resamples must be between 100 and 1,000,000, got -5"),
     (["compare", "a", "b", "--resamples", "2000000000"], "--resamples must be between 100 and 1,000,000"),

@@ -81,6 +81,10 @@ BAD_LINES = [
     ({"question_id": "nope", "value": 0.5}, "line 2: question 'nope' is not in run"),
     ("{not json", "line 2: not a JSON object"),
     ({"question": "pq01", "value": 0.5}, 'line 2: expected {"question_id": ..., "value": ...}'),
+    ('{"question_id": "pq01", "value": ' + "9" * 5000 + "}", "line 2: integer of 5000 digits is too large"),
+    ("[" * 100_000 + "]" * 100_000, "line 2: JSON nested deeper than 64 levels"),
+    ('{"question_id": "pq01", "value": NaN}', "line 2: NaN is not a number JSON allows"),
+    ({"question_id": "x" * 50_000, "value": 0.5}, "characters) is not in run"),
 ]
 
 
@@ -145,3 +149,15 @@ def test_compare_gives_the_prediction_powered_difference_and_names_the_verdicts_
     )
     code, out, _ = call(capsys, "compare", run_a, run_b, "--db", db)
     assert "answer_relevance B-A: judge only" in out and "verdict (prediction_powered interval)" in out
+
+
+def test_ratings_are_read_as_the_importers_read_json_lines(tiny_workspace, server, capsys, tmp_path):
+    """A byte-order mark is dropped and a U+2028 inside a value is no line break (JSON allows it raw)."""
+    db = str(tiny_workspace.path)
+    run_id, _, _ = planted(tiny_workspace)
+    assert call(capsys, "judge", "answer-relevance", run_id, "--judge-model", server.spec(), "--db", db)[0] == 0
+    lines = [{"question_id": "pq00", "value": 0.25, "note": "one\u2028two"}, {"question_id": "pq01", "value": 0.5}]
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + "\n".join(json.dumps(r, ensure_ascii=False) for r in lines).encode())
+    code, out, err = call(capsys, "rate", "import", run_id, str(path), "--db", db)
+    assert code == 0 and "stored 2 rating(s)" in out, err

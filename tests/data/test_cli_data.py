@@ -48,7 +48,7 @@ def test_import_every_format_then_list(db, capsys):
     assert code == 0
     assert "corpora:" in out and "benchmarks:" in out
     helps_row = next(line for line in out.splitlines() if line.startswith("my-helps"))
-    assert helps_row.split() == ["my-helps", "-", "helps", "3"]
+    assert helps_row.split() == ["my-helps", "-", "helps", "en", "3"]
 
 
 def test_text_output_of_import(db, capsys):

@@ -1,6 +1,7 @@
 """Templates of your own: files beside the workspace, each saved as a prompt version, found by name."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -87,3 +88,41 @@ def test_the_cli_lists_starters_and_own_templates(workspace):
     by_name = {row["name"]: row for row in json.loads(listed.stdout)}
     assert by_name["mine"]["origin"] == "own" and by_name["mine"]["description"] == "My own"
     assert by_name["rag-short-answer"]["origin"] == "starter"
+
+
+def test_a_template_file_linked_to_outside_the_folder_is_not_read(workspace, tmp_path):
+    secret = tmp_path / "shadow"
+    secret.write_text("root:$6$salt$hash:19000:0:99999:7:::\n", encoding="utf-8")
+    folder = workspace.path.parent.parent / "templates"
+    folder.mkdir()
+    (folder / "x.jinja").symlink_to(secret)
+    problems: list[str] = []
+    assert "x" not in {t.name for t in list_templates(workspace, problems)}
+    assert len(problems) == 1 and "x.jinja is a link to outside" in problems[0]
+    with pytest.raises(PlaygroundError, match="is a link to outside .*templates: not read"):
+        load_template("x", workspace)
+    assert workspace.db["prompt_versions"].count == 0
+
+
+def test_a_fifo_among_the_templates_neither_hangs_the_listing_nor_a_lookup(workspace):
+    from tests.fuzz.outcome import bounded
+
+    folder = workspace.path.parent.parent / "templates"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.jinja")
+    problems: list[str] = []
+    with bounded(seconds=10):
+        names = {t.name for t in list_templates(workspace, problems)}
+        with pytest.raises(PlaygroundError, match="no template named 'unknown'"):
+            load_template("unknown", workspace)
+    assert "pipe" not in names and "rag-short-answer" in names
+    assert len(problems) == 1 and problems[0].endswith("pipe.jinja: not a regular file (a FIFO (named pipe))")
+
+
+def test_a_template_name_too_long_for_a_file_is_one_clear_error(workspace):
+    _, edited = _edited_starter()
+    with pytest.raises(PlaygroundError, match="template name of 250 characters is too long \\(at most 200\\)$"):
+        save_own_template(workspace, edited, "a" * 250)
+    assert not (workspace.path.parent.parent / "templates").exists() or not any(
+        (workspace.path.parent.parent / "templates").iterdir()
+    )

@@ -111,3 +111,10 @@ def test_parts_out_of_order_or_repeated_are_refused():
 def test_a_part_cannot_hold_a_separator_line():
     with pytest.raises(TemplateError, match="separator"):
         Template(name="x", system="", user="a\n### system\nb")
+
+
+def test_a_file_not_named_as_a_template_is_not_read(tmp_path):
+    path = tmp_path / "shadow"
+    path.write_text("root:$6$salt$hash:19000:0:99999:7:::\n")
+    with pytest.raises(TemplateError, match=r"^template file .*shadow: a template file's name ends in \.jinja$"):
+        Template.from_file(path)

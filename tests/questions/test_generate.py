@@ -203,6 +203,20 @@ def test_a_question_bm25_does_not_tie_to_its_chunk_is_too_generic(docs_workspace
         "error: none of the 6 question(s) asked was kept (rejected: unsupported 5, too_generic 1); no dataset written"
     ]
     assert "qs" not in {row["name"] for row in docs_workspace.db.query("SELECT name FROM benchmarks")}
+    assert docs_workspace.db["prompt_versions"].count == 0  # the generator's version is stored with its questions
+
+
+def test_a_file_not_named_as_a_template_is_refused_before_the_model_is_asked(docs_workspace, model, capsys, tmp_path):
+    secret = tmp_path / "shadow"
+    secret.write_text("root:$6$salt$hash:19000:0:99999:7:::\n", encoding="utf-8")
+    db = str(docs_workspace.path)
+    code, out, err = call(
+        capsys, "questions", "generate", "--db", db, "--corpus", "guide", "--model", model.spec,
+        "--name", "qs", "--n", "2", "--template", str(secret),
+    )  # fmt: skip
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 1 and errors == [f"error: template file {secret}: a template file's name ends in .jinja"]
+    assert model.prompts == [] and docs_workspace.db["prompt_versions"].count == 0
 
 
 def test_two_hop_questions_pair_related_chunks_and_keep_both_spans(docs_workspace, model, capsys):

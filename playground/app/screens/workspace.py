@@ -20,7 +20,13 @@ def render() -> None:
     if datasets["corpora"]:
         st.dataframe(
             [
-                {"name": c["name"], "format": c["format"], "passages": c["n_passages"], "created": c["created_at"]}
+                {
+                    "name": c["name"],
+                    "format": c["format"],
+                    "language": c["language"] or "",
+                    "passages": c["n_passages"],
+                    "created": c["created_at"],
+                }
                 for c in datasets["corpora"]
             ],
             hide_index=True,
@@ -35,6 +41,7 @@ def render() -> None:
                     "name": b["name"],
                     "corpus": b["corpus"] or "",
                     "format": b["format"],
+                    "language": b["language"] or "",
                     "questions": b["n_questions"],
                     "created": b["created_at"],
                 }

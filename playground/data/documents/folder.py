@@ -4,14 +4,17 @@ Hidden files and folders (a name starting with ".") are not read. Nothing is sto
 
 from __future__ import annotations
 
-import hashlib
+import errno
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
 from playground import PlaygroundError, bounds
 from playground.data.documents.parsed import ParsedDocument, UnreadableDocument, as_parsed
+from playground.data.documents.walk import FolderFiles, folder_files, shown_name
+from playground.input_files import InputFileError, not_regular, open_input, sha256_of, shown_path, system_refusal
 from playground.progress import ProgressCallback, report
 
 
@@ -43,18 +46,8 @@ def parsers_by_extension() -> dict[str, Any]:
     return found
 
 
-def _files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    found = []
-    for folder, folders, names in os.walk(root):
-        folders[:] = sorted(name for name in folders if not name.startswith("."))
-        found.extend(Path(folder) / name for name in sorted(names) if not name.startswith("."))
-    return found
-
-
 def _looks_binary(path: Path) -> bool:
-    with open(path, "rb") as handle:
+    with open_input(path) as handle:
         return b"\x00" in handle.read(8192)
 
 
@@ -64,8 +57,12 @@ def _skip_reason(path: Path, size: int, parser: Any) -> Optional[str]:
     if parser is None:
         return "binary" if _looks_binary(path) else f"not a document format ({path.suffix or 'no extension'})"
     if size > bounds.MAX_DOCUMENT_BYTES:
-        return f"larger than {bounds.MAX_DOCUMENT_BYTES // 1024**2} MB"
+        return _size_reason()
     return None
+
+
+def _size_reason() -> str:
+    return f"larger than {bounds.MAX_DOCUMENT_BYTES // 1024**2} MB"
 
 
 def _parse(path: Path, parser: Any) -> ParsedDocument:
@@ -83,42 +80,53 @@ def _parse(path: Path, parser: Any) -> ParsedDocument:
     return as_parsed(value, str(path))
 
 
+def _files(root: Path) -> FolderFiles:
+    """The one file named (a regular file; a link given as the path is the user's choice), or the folder's files."""
+    try:
+        mode = os.stat(root).st_mode
+    except OSError as error:
+        problem = "no such file or folder" if error.errno == errno.ENOENT else system_refusal(error)
+        raise PlaygroundError(f"{shown_path(root)}: {problem}") from None
+    if stat.S_ISDIR(mode):
+        return folder_files(root, bounds.MAX_DOCUMENT_FILES)
+    reason = not_regular(mode)
+    if reason is not None:
+        raise PlaygroundError(f"{shown_path(root)}: {reason}")
+    return FolderFiles(files=[(root, os.stat(root).st_size)])
+
+
 def read_documents(path: str | os.PathLike, on_progress: Optional[ProgressCallback] = None) -> DocumentFolder:
     """Every document under `path`, parsed; refused (one line) when there are more files or bytes than the
-    bounds allow, before any is parsed."""
+    bounds allow, before any is parsed. Each file is read within the one-file cap, even one growing meanwhile."""
     root = Path(path)
-    if not root.exists():
-        raise PlaygroundError(f"{root}: no such file or folder")
-    files = _files(root)
-    if len(files) > bounds.MAX_DOCUMENT_FILES:
-        raise PlaygroundError(
-            f"{root}: {len(files):,} files, more than the {bounds.MAX_DOCUMENT_FILES:,} one import reads; "
-            "import a smaller folder"
-        )
-    sizes = [file.stat().st_size for file in files]
+    walked = _files(root)
+    files = [file for file, _ in walked.files]
+    sizes = [size for _, size in walked.files]
     if sum(sizes) > bounds.MAX_DOCUMENT_TOTAL_BYTES:
         raise PlaygroundError(
-            f"{root}: {sum(sizes) / 1024**2:,.0f} MB of files, more than the "
+            f"{shown_path(root)}: {sum(sizes) / 1024**2:,.0f} MB of files, more than the "
             f"{bounds.MAX_DOCUMENT_TOTAL_BYTES // 1024**2:,} MB one import reads; import a smaller folder"
         )
     parsers = parsers_by_extension()
-    folder = DocumentFolder(source=str(root))
+    folder = DocumentFolder(source=shown_name(os.fspath(root)), skipped=list(walked.skipped))
     for done, (file, size) in enumerate(zip(files, sizes), start=1):
         relative = file.name if file == root else file.relative_to(root).as_posix()
         report(on_progress, done, len(files), relative)
         parser = parsers.get(file.suffix.lower())
-        reason = _skip_reason(file, size, parser)
-        if reason is None:
-            try:
+        try:
+            reason = _skip_reason(file, size, parser)
+            if reason is None:
                 parsed = _parse(file, parser)
+                digest, n_bytes = sha256_of(file, bounds.MAX_DOCUMENT_BYTES)
                 if not parsed.text.strip():
                     reason = "no text in it"
-            except UnreadableDocument as error:
-                reason = str(error)
+        except InputFileError as error:
+            reason = _size_reason() if error.problem.startswith("file is over the limit") else error.problem
+        except UnreadableDocument as error:
+            reason = str(error)
         if reason is not None:
             folder.skipped.append((relative, reason))
             continue
-        digest = hashlib.sha256(file.read_bytes()).hexdigest()
-        folder.documents.append(ReadDocument(relative, digest, parser.name, parsed, size))
-        folder.n_bytes += size
+        folder.documents.append(ReadDocument(relative, digest, parser.name, parsed, n_bytes))
+        folder.n_bytes += n_bytes
     return folder

@@ -18,9 +18,23 @@ from playground.data.documents.parsed import ParsedDocument, UnreadableDocument
 BINARY_SNIFF_BYTES = 8192
 
 
+def read_document_bytes(path: str | Path) -> bytes:
+    """The file's bytes within the one-document cap (playground.input_files: a regular file, never past the cap
+    even when it grows while read); anything else is UnreadableDocument with its reason."""
+    from playground import bounds
+    from playground.input_files import InputFileError, read_bytes
+
+    try:
+        return read_bytes(path, bounds.MAX_DOCUMENT_BYTES)
+    except InputFileError as error:
+        if error.problem.startswith("file is over the limit"):
+            raise UnreadableDocument(f"larger than {bounds.MAX_DOCUMENT_BYTES // 1024**2} MB") from None
+        raise UnreadableDocument(error.problem) from None
+
+
 def read_text(path: str | Path) -> str:
     """The file's text as UTF-8 (a BOM dropped, line ends made "\\n"); binary or undecodable is UnreadableDocument."""
-    data = Path(path).read_bytes()
+    data = read_document_bytes(path)
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
         raise UnreadableDocument("binary (holds NUL bytes)")
     try:

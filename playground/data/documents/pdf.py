@@ -3,6 +3,7 @@ start sections at their page, nested entries giving the trail."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from playground.data.documents.parsed import ParsedDocument, UnreadableDocument
@@ -35,13 +36,13 @@ def parse_pdf(path: str | Path) -> ParsedDocument:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
-    from playground.data.documents.parsers import _with_trails
+    from playground.data.documents.parsers import _with_trails, read_document_bytes
 
-    with open(path, "rb") as handle:
-        if handle.read(5) != b"%PDF-":
-            raise UnreadableDocument("not a PDF (no %PDF- header)")
+    data = read_document_bytes(path)
+    if not data.startswith(b"%PDF-"):
+        raise UnreadableDocument("not a PDF (no %PDF- header)")
     try:
-        reader = PdfReader(str(path))
+        reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
             raise UnreadableDocument("an encrypted PDF")
         texts = [(page.extract_text() or "").replace("\r\n", "\n").strip() for page in reader.pages]

@@ -113,24 +113,15 @@ def parse_json(text: str, path: Path, line: Optional[int] = None, limits: Option
 
 
 def read_text(path: Path, limits: Optional[InputLimits] = None) -> str:
-    """The file's text as UTF-8 (a byte-order mark is dropped), within the size cap."""
+    """The file's text as UTF-8 (a byte-order mark is dropped), within the size cap (playground.input_files)."""
+    from playground.input_files import InputFileError
+    from playground.input_files import read_text as read_input
+
     limits = limits or InputLimits.from_env()
-    path = Path(path)
-    if not path.is_file():
-        raise DatasetFormatError(path, None, "no such file" if not path.exists() else "not a file")
-    size = path.stat().st_size
-    if size > limits.max_file_bytes:
-        raise DatasetFormatError(
-            path,
-            None,
-            f"file is {size / 1024**2:.1f} MB, over the limit of "
-            f"{limits.max_file_bytes / 1024**2:.1f} MB "
-            "(raise PLAYGROUND_IMPORT_MAX_FILE_MB for a file you trust)",
-        )
     try:
-        return path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise DatasetFormatError(path, None, f"not UTF-8 text (bad byte at offset {error.start})") from None
+        return read_input(path, limits.max_file_bytes, "raise PLAYGROUND_IMPORT_MAX_FILE_MB for a file you trust")
+    except InputFileError as error:
+        raise DatasetFormatError(path, None, error.problem) from None
 
 
 def text_lines(path: Path, text: str, limits: Optional[InputLimits] = None) -> Iterator[tuple[int, str]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from playground import PlaygroundError
+from playground import bounds
 from playground.evaluation.judges.rated import (
     POINTWISE,
     POINTWISE_MAPPING,
@@ -89,8 +89,9 @@ def estimate_run(
     from playground.store.rating_samples import get_sample
     from playground.store.runs import resolve_run_id
 
-    if not 0 < confidence < 1:
-        raise PlaygroundError(f"--confidence must be between 0 and 1 (exclusive), not {confidence:g}")
+    bounds.CONFIDENCE.check(confidence, "--confidence")
+    if target_half_width is not None:
+        bounds.HALF_WIDTH.check(target_half_width, "--target-half-width")
     full = resolve_run_id(workspace, run_id)
     metric = choose_metric(workspace, full, metric)
     table = judge_scores(workspace, full, metric)

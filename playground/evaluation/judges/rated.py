@@ -7,8 +7,8 @@ human ratings are the 1-5 pointwise ratings mapped to 0-1 by (r - 1) / 4."""
 
 from __future__ import annotations
 
-import json
 import random
+from pathlib import Path
 from typing import Optional
 
 from playground import PlaygroundError
@@ -141,10 +141,14 @@ def import_ratings(
     """Store people's ratings from JSON lines {"question_id": ..., "value": ...} on the metric's scale, all or
     none: a malformed line, a value out of range or a question not in the run is refused naming its line number.
     Returns {"run_id", "metric", "stored", "outside_sample"}."""
+    from playground.data.importers.reading import InputLimits, parse_json
+    from playground.data.records import DatasetFormatError
     from playground.store.rating_samples import get_sample
     from playground.store.ratings import add_ratings, rating_row
     from playground.store.runs import resolve_run_id, run_question_ids
+    from playground.terminal_text import shorten
 
+    limits = InputLimits.from_env()
     full = resolve_run_id(workspace, run_id)
     metric = choose_metric(workspace, full, metric)
     low, high = rating_scale(metric)
@@ -154,16 +158,19 @@ def import_ratings(
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise _line_error(number, f"not a JSON object ({error.msg})") from None
+            record = parse_json(line, Path("ratings"), number, limits)
+        except DatasetFormatError as error:
+            problem = error.problem
+            raise _line_error(
+                number, f"not a JSON object ({problem})" if "invalid JSON" in problem else problem
+            ) from None
         if not isinstance(record, dict) or "question_id" not in record or "value" not in record:
             raise _line_error(number, 'expected {"question_id": ..., "value": ...}')
         qid, value = record["question_id"], record["value"]
         if not isinstance(qid, str) or qid not in questions:
-            raise _line_error(number, f"question {qid!r} is not in run {full}")
+            raise _line_error(number, f"question {shorten(repr(qid))} is not in run {full}")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-            raise _line_error(number, f"value {value!r} is outside {metric}'s range {low:g}-{high:g}")
+            raise _line_error(number, f"value {shorten(repr(value))} is outside {metric}'s range {low:g}-{high:g}")
         kind = POINTWISE if metric == POINTWISE else "metric"
         try:
             rows.append(

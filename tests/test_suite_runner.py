@@ -1,0 +1,71 @@
+"""`make test`'s own pytest options, run on a planted suite: a test that kills its process with SIGSEGV fails by
+name, and the run goes on to its summary with the other tests."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PLANTED = """
+import ctypes
+
+
+def test_segfaults():
+    ctypes.string_at(0)
+
+
+def test_passes_after():
+    assert 1 + 1 == 2
+"""
+
+
+def suite_options() -> list[str]:
+    """PYTEST_SUITE as the Makefile defines it, with the worker count it defaults to."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    workers = re.search(r"^PYTEST_WORKERS \?= (\S+)$", text, re.M)
+    suite = re.search(r"^PYTEST_SUITE := (.+)$", text, re.M)
+    assert workers and suite, "Makefile must define PYTEST_WORKERS and PYTEST_SUITE"
+    return suite.group(1).replace("$(PYTEST_WORKERS)", workers.group(1)).split()
+
+
+def test_make_test_runs_the_suite_in_workers():
+    options = suite_options()
+    assert "-n" in options and "--dist" in options
+    assert "$(PYTEST_SUITE)" in (ROOT / "Makefile").read_text(encoding="utf-8").split("\ntest:", 1)[1]
+
+
+def test_a_segfaulting_test_fails_by_name_and_the_run_reaches_its_summary(tmp_path):
+    (tmp_path / "test_planted.py").write_text(PLANTED, encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *suite_options(), "-p", "no:cacheprovider", "test_planted.py"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert re.search(r"crashed while running .*test_segfaults", output), output
+    assert output.count("crashed while running") == 1, output  # the crashing test is not run again
+    assert re.search(r"\b1 failed, 1 passed\b", output), output
+
+
+def test_a_shared_build_is_made_once_and_reused(tmp_path_factory):
+    from tests.conftest import shared_build
+
+    calls = []
+
+    def build(folder):
+        calls.append(folder)
+        (folder / "made.txt").write_text("once", encoding="utf-8")
+
+    first = shared_build(tmp_path_factory, "suite-runner-shared", build)
+    second = shared_build(tmp_path_factory, "suite-runner-shared", build)
+    assert first == second and len(calls) == 1 and (first / "made.txt").read_text(encoding="utf-8") == "once"
