@@ -9,9 +9,7 @@ stays with the character before it: it is never a token of its own, and never cu
 from __future__ import annotations
 
 import string
-import sys
 import unicodedata
-from functools import lru_cache
 from typing import Sequence
 
 # Code point ranges of scripts written without spaces between words: each character is a token.
@@ -45,22 +43,18 @@ def is_mark(char: str) -> bool:
     return unicodedata.category(char).startswith("M")
 
 
-@lru_cache(maxsize=1)
-def unicode_punctuation() -> frozenset[str]:
-    """Every character of a Unicode punctuation category (P*), and ASCII's punctuation symbols ($, +, <, =, >, ^,
-    `, |, ~) as MLQA's evaluation counts them."""
-    found = {chr(point) for point in range(sys.maxunicode + 1) if unicodedata.category(chr(point)).startswith("P")}
-    return frozenset(found | set(string.punctuation))
+_ASCII_PUNCTUATION = frozenset(string.punctuation)
 
 
 def is_punctuation(char: str) -> bool:
-    return char in unicode_punctuation()
+    """A character of a Unicode punctuation category (P*), or one of ASCII's punctuation symbols ($, +, <, =, >, ^,
+    `, |, ~), as MLQA's evaluation counts punctuation."""
+    return char in _ASCII_PUNCTUATION or unicodedata.category(char)[0] == "P"
 
 
 def remove_punctuation(text: str) -> str:
     """`text` without its Unicode punctuation (and ASCII punctuation symbols)."""
-    punctuation = unicode_punctuation()
-    return "".join(char for char in text if char not in punctuation)
+    return "".join(char for char in text if not is_punctuation(char))
 
 
 def script_token_spans(text: str) -> list[tuple[int, int]]:
