@@ -55,14 +55,17 @@ _SIGNATURES = {
 
 
 def language_code(value: Optional[str], where: str = "--language") -> Optional[str]:
-    """The ISO 639-1 code of "zh", "ZH", "zh-Hant" or "zh_TW" ("zh"); None for None or ""; a code that is not
-    one is refused in one line."""
+    """The ISO 639-1 code of "zh", "ZH", "zh-Hant" or "zh_TW" ("zh"); None for None or ""; anything that is not
+    an ISO 639-1 code is refused in one line."""
+    from playground.data.language import ISO_639_1
+
     if value is None or not str(value).strip():
         return None
     text = str(value).strip()
-    if not _LANGUAGE_CODE.match(text):
-        raise PlaygroundError(f"{where}: {text!r} is not a language code (ISO 639-1, e.g. en, zh, de)")
-    return re.split(r"[-_]", text)[0].lower()
+    code = re.split(r"[-_]", text)[0].lower()
+    if not _LANGUAGE_CODE.match(text) or code not in ISO_639_1:
+        raise PlaygroundError(f"{where}: {text!r} is not an ISO 639-1 language code (two letters, e.g. en, zh, de)")
+    return code
 
 
 def tokens_f1(prediction: Sequence[str], reference: Sequence[str]) -> float:

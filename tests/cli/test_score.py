@@ -233,7 +233,7 @@ def test_score_german_xquad_removes_german_articles(tmp_path, capsys):
 @pytest.mark.parametrize(
     "flags, problem",
     [
-        (["--language", "chinese!"], "--language: 'chinese!' is not a language code"),
+        (["--language", "chinese!"], "--language: 'chinese!' is not an ISO 639-1 language code"),
         (["--benchmark", "squad", "--language", "zh"], "--benchmark squad scores by its own English definition"),
         (["--benchmark", "cmrc", "--language", "de"], "--benchmark cmrc scores Chinese answers"),
     ],

@@ -109,8 +109,9 @@ def test_which_rule_a_language_or_a_benchmark_gets():
     assert rule_for_benchmark("zh", "cmrc") == AnswerRule("cmrc", "zh")
     assert rule_for_language("en") == mlqa("en")  # asked for by name: MLQA's, with Unicode punctuation
     assert language_code("zh-Hant") == "zh" and language_code("PT_br") == "pt" and language_code("") is None
-    with pytest.raises(PlaygroundError, match="'chinese!' is not a language code"):
-        language_code("chinese!")
+    for bad in ("chinese!", "xx", "zho"):
+        with pytest.raises(PlaygroundError, match=f"'{bad}' is not an ISO 639-1 language code"):
+            language_code(bad)
 
 
 @pytest.mark.parametrize("rule", [SQUAD, mlqa("zh"), mlqa("ar"), AnswerRule("cmrc", "zh"), AnswerRule("default", "th")])
