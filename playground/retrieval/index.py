@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Optional
 
 from playground import PlaygroundError, __version__
+from playground.plugins.calls import PluginError
 from playground.progress import ProgressCallback
+from playground.retrieval import plugged
 from playground.retrieval.manifest import build_manifest, index_problem, rebuild_hint
 from playground.retrieval.registry import corpus_root, implementation, params_hash, resolve_params
 
@@ -111,7 +113,9 @@ def build_index(
         staging.mkdir()
         try:
             started = time.perf_counter()
-            extras = impl.build(IndexSource(workspace, corpus, fingerprint), params, staging, on_progress) or {}
+            extras = plugged.build(
+                kind, impl, IndexSource(workspace, corpus, fingerprint), params, staging, on_progress
+            )
             seconds = time.perf_counter() - started
             size = _folder_bytes(staging)
             if getattr(impl, "searches_embedding_cache", False):
@@ -123,7 +127,7 @@ def build_index(
                 kind=kind,
                 params=params,
                 params_hash=params_hash(kind, params),
-                versions={"playground": __version__, **impl.versions()},
+                versions={"playground": __version__, **plugged.versions(kind, impl)},
                 folder=staging,
                 built_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 build_seconds=seconds,
@@ -167,13 +171,14 @@ def open_retriever(
             if existed:
                 manifest["rebuilt_because"] = problem
         try:
-            retriever = impl.load(source, params, path)
-        except PlaygroundError:
-            raise
+            retriever = plugged.load(kind, impl, source, params, path)
         except Exception as error:  # noqa: BLE001 - a file unreadable by this library version is rebuilt once
-            log.warning("index %s cannot be read (%s: %s); rebuilding it", path, type(error).__name__, error)
+            failed = error.__cause__ if isinstance(error, PluginError) else error
+            if not isinstance(failed, Exception) or (isinstance(error, PlaygroundError) and failed is error):
+                raise
+            log.warning("index %s cannot be read (%s: %s); rebuilding it", path, type(failed).__name__, failed)
             manifest = build_index(workspace, corpus, kind, params, on_progress, force=True)
-            retriever = impl.load(source, params, path)
+            retriever = plugged.load(kind, impl, source, params, path)
         manifest.pop("built", None)
         retriever.manifest = manifest
         for stale in [k for k in _open if k[0] == str(path)]:
