@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Optional
 
 from playground import PlaygroundError, __version__
-from playground.plugins.calls import PluginError
 from playground.progress import ProgressCallback
 from playground.retrieval import plugged
 from playground.retrieval.manifest import build_manifest, index_problem, rebuild_hint
@@ -172,11 +171,10 @@ def open_retriever(
                 manifest["rebuilt_because"] = problem
         try:
             retriever = plugged.load(kind, impl, source, params, path)
+        except PlaygroundError:  # the project's own words, or a plugin's load named with its hook
+            raise
         except Exception as error:  # noqa: BLE001 - a file unreadable by this library version is rebuilt once
-            failed = error.__cause__ if isinstance(error, PluginError) else error
-            if not isinstance(failed, Exception) or (isinstance(error, PlaygroundError) and failed is error):
-                raise
-            log.warning("index %s cannot be read (%s: %s); rebuilding it", path, type(failed).__name__, failed)
+            log.warning("index %s cannot be read (%s: %s); rebuilding it", path, type(error).__name__, error)
             manifest = build_index(workspace, corpus, kind, params, on_progress, force=True)
             retriever = plugged.load(kind, impl, source, params, path)
         manifest.pop("built", None)
