@@ -34,6 +34,7 @@ def one_line_naming(err: str, *names: str) -> bool:
 class ListRetriever:
     """A retriever over the corpus's passage ids whose search returns what the test puts in `answer`."""
 
+    kind = "list"
     answer = staticmethod(lambda ids: [Hit(ids[0], 1.0, 1)])
     build_error: BaseException | None = None
 
