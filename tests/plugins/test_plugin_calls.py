@@ -294,3 +294,34 @@ def test_a_plugin_sleeping_in_a_run_ends_at_the_runs_deadline_naming_plugin_and_
     assert time.monotonic() - started < 20
     assert code == 1 and said in err
     assert err.strip().splitlines()[-1].startswith("error: ") and "Traceback" not in err
+
+
+def test_a_judges_read_verdict_raising_is_named_with_its_hook():
+    from playground.evaluation.judges.plugged import _verdict_reader
+    from playground.plugins import JudgeKind
+
+    def grumpy(text):
+        raise LookupError("no verdict table")
+
+    with registered(JudgeKind("grumpy", {"judge": "judge-pointwise"}, read_verdict=grumpy), name="acme"):
+        with pytest.raises(
+            PlaygroundError, match="judge 'grumpy' of plugin 'acme'.*: read_verdict failed: LookupError"
+        ):
+            _verdict_reader("grumpy", grumpy)("Score: 1")
+
+
+def test_a_parser_exiting_skips_its_file_naming_the_plugin(tmp_path):
+    from playground.data.documents.folder import read_documents
+    from playground.plugins import DocumentParser
+
+    def leaves(path):
+        raise SystemExit(0)
+
+    (tmp_path / "notes.acme").write_text("Paris is the capital of France.", encoding="utf-8")
+    (tmp_path / "plain.txt").write_text("Berlin is the capital of Germany.", encoding="utf-8")
+    with registered(DocumentParser("acme", leaves, (".acme",)), name="acme"):
+        folder = read_documents(tmp_path)
+    assert [document.path for document in folder.documents] == ["plain.txt"]
+    (skipped, reason), *_ = folder.skipped
+    assert skipped == "notes.acme"
+    assert "document parser 'acme' of plugin 'acme' (in-process): parse raised SystemExit(0)" in reason
