@@ -62,16 +62,18 @@ def call_plugin(
     function: Callable[..., Any],
     *args: Any,
     returns: Optional[Callable[[Any], Any]] = None,
+    bounded: bool = True,
     **kwargs: Any,
 ) -> Any:
     """`function(*args, **kwargs)`, the hook `hook` of the `kind` registered as `name`, within the current question's
     deadline (playground.deadlines). `returns` checks the value (raising WrongReturn) and may convert it; the project's
-    own errors (PlaygroundError, which a hook raises to say what is wrong) pass unchanged."""
+    own errors (PlaygroundError, which a hook raises to say what is wrong) pass unchanged. `bounded=False` for a hook
+    whose own calls keep the deadline (a program's model calls), so it runs in this thread."""
     if not is_plugin(kind, name):
         return function(*args, **kwargs)
     where = f"{plugin_label(kind, name)}: {hook}"
     try:
-        value = _within_deadline(where, function, args, kwargs)
+        value = _within_deadline(where, function, args, kwargs) if bounded else function(*args, **kwargs)
     except PlaygroundError:
         raise
     except Exception as error:  # noqa: BLE001 - the plugin's own bug, named

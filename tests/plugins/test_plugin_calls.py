@@ -325,3 +325,23 @@ def test_a_parser_exiting_skips_its_file_naming_the_plugin(tmp_path):
     (skipped, reason), *_ = folder.skipped
     assert skipped == "notes.acme"
     assert "document parser 'acme' of plugin 'acme' (in-process): parse raised SystemExit(0)" in reason
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "behaviour, said",
+    [("raise", "run failed: ZeroDivisionError"), ("string", "run returned str 'Paris': expected a playground")],
+)
+def test_a_program_plugin_failing_is_named_with_its_hook(tiny_workspace, chat_server, capsys, behaviour, said):
+    from playground.programs.base import program
+
+    @program("brittle", needs_retriever=False, default_templates={"main": "direct-short-answer"})
+    def brittle(context, question):
+        """Fails its way."""
+        return 1 / 0 if behaviour == "raise" else "Paris"
+
+    argv = ["run", "--db", str(tiny_workspace.path), "--dataset", "tiny", "--program", "brittle", "--sample", "1"]
+    with registered(brittle, name="acme"):
+        code, _, err = call(capsys, *argv, "--model", chat_server.spec())
+    assert code == 1
+    assert f"program 'brittle' of plugin 'acme' (in-process): {said}" in err and "a bug in playground" not in err
