@@ -101,6 +101,7 @@ def metric_records() -> dict:
 def score_item(item: ScoringItem) -> dict[str, float]:
     """Every registered metric that applies to `item` (those needing references are skipped without any)."""
     from playground.plugins import load_ref
+    from playground.plugins.calls import call_plugin, optional_finite_number
 
     scores: dict[str, float] = {}
     for name, metric in metric_records().items():
@@ -108,10 +109,10 @@ def score_item(item: ScoringItem) -> dict[str, float]:
             continue
         score = load_ref(metric.score, f"metric {name!r}")
         try:
-            value = score(item)
+            value = call_plugin("metrics", name, "score", score, item, returns=optional_finite_number)
         except PlaygroundError:
             raise
-        except Exception as error:  # noqa: BLE001 - a metric's bug is named, not a bare traceback mid-run
+        except Exception as error:  # noqa: BLE001 - a built-in metric's bug is named, not a bare traceback mid-run
             raise PlaygroundError(f"metric {name!r} failed on an answer: {type(error).__name__}: {error}") from error
         if value is not None:
             scores[name] = float(value)

@@ -258,7 +258,10 @@ def bind(
                 f"{manifest['fingerprint']}); start a new run instead"
             )
     if model is None:
-        model = load_plan_model(config.model, execution)
+        from playground.deadlines import question_deadline
+
+        with question_deadline(execution.timeout_s):  # a plugin provider's load waits no longer than a question
+            model = load_plan_model(config.model, execution)
     context = StepContext(
         workspace=workspace,
         model=model,

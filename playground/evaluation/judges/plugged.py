@@ -12,12 +12,13 @@ from playground.evaluation.judges.judge_config import JudgeConfig, plugin_judges
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.reference import reference_text
 from playground.evaluation.judges.repeat import item_summary, summarize_repeats
+from playground.plugins.calls import call_plugin
 from playground.progress import ProgressCallback
 
 
 def _verdict_reader(name: str, read_verdict):
     def read(text: str) -> dict:
-        verdict = read_verdict(text)
+        verdict = call_plugin("judges", name, "read_verdict", read_verdict, text)
         score = verdict.get("score") if isinstance(verdict, dict) else None
         if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= float(score) <= 1.0:
             raise JudgeOutputError(f"judge {name!r} read no score in 0-1 from the reply (got {score!r})")
