@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
-from playground.store.session_format import with_digest
+from playground.sessionfile import with_digest
 from playground.store.sessions import new_session
 from tests.conftest import tiny_dataset
 from tests.fuzz.outcome import assert_well_behaved, dump, invoke

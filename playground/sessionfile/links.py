@@ -1,6 +1,6 @@
 """What a session file's records say about each other, checked before anything is written: ids are unique, every
 reference names a record of the same file, runs belong to the file's session, span parents form trees within one
-run (or judgment), question and repeat, and kinds are known. The records are typed (session_types)."""
+run (or judgment), question and repeat, and kinds are known. The records are typed (records)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,17 @@ from typing import Any, Callable, Optional
 
 from playground.store.judgments import JUDGMENT_KINDS
 from playground.store.ratings import RATING_KINDS
-from playground.store.session_decode import check_part
-from playground.store.session_errors import SessionFormatError
-from playground.store.session_sections import SessionFileV1, given, records_of
-from playground.store.session_types import Example, OptimizationCandidate, RunConfig
-from playground.store.session_values import value_of
+from playground.sessionfile.decode import check_part
+from playground.sessionfile.messages import SessionFormatError
+from playground.sessionfile.records import (
+    Example,
+    OptimizationCandidate,
+    RunConfig,
+    SessionFileV1,
+    given,
+    records_of,
+    value_of,
+)
 
 
 def check_links(file: SessionFileV1) -> None:

@@ -1,15 +1,15 @@
-"""The session export file: a versioned JSON format, its size limits, its digest, rows <-> records, file I/O.
+"""The checks a session file passes before anything is written, and the digest that seals its records.
 
-An imported file is untrusted: it is parsed as JSON only (never evaluated or unpickled), checked record by record
-against the typed schema (session_types, session_schema), and rejected with a message naming the record and field ("runs[3].config:
-expected an object") before anything is written. Version 3 adds `digest`: a SHA-256 of the records, so a file
-damaged or edited after export is refused (versions 1 and 2 are still read, without it). Version 4 adds the
-session's retrieval runs (`eval-retrieval`) and their per-question rankings; older files read as having none, and
-an older playground refuses a version-4 file instead of silently dropping those sections. Files are decoded against
-the typed schema (session_types), which skips keys it does not name; version 5's digest covers only what the schema
-names, so such keys neither cost memory nor break the digest (versions 3 and 4 digest every key). Version 6 adds the
-rating samples of the session's runs (`rate sample`), so a prediction-powered estimate reads the same after import. Version 7 adds
-the session's prompt searches (splits, candidates, confirmation).
+An imported file is untrusted: it is parsed as JSON only (never evaluated or unpickled), its size checked first
+(ImportLimits, the one caps of an import), decoded against the typed schema (records, decode: each value's type,
+nullability and limits), then checked whole on the typed records: how many records each section holds, free-form JSON
+values (kept as bytes until now), what needs several records (references, unique ids, span trees: links), content
+ids, and the digest; it is refused with a message naming the record and field ("runs[3].config: expected an object").
+
+Version 3 adds `digest`: a SHA-256 of the records, so a file damaged or edited after export is refused (versions 1
+and 2 are still read, without it). Files are decoded against the typed schema, which skips keys it does not name;
+version 5's digest covers only what the schema names, so such keys neither cost memory nor break the digest (versions
+3 and 4 digest every key). An older playground refuses a newer file instead of silently dropping its sections.
 """
 
 from __future__ import annotations
@@ -20,35 +20,32 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Optional
+
+from msgspec import Struct
 
 from playground import PlaygroundError
 from playground.config import env_number
-from playground.store.schema import TABLES
-from playground.store.session_errors import SessionFormatError, type_name
-from playground.store.session_sections import ENVELOPE, FORMAT_NAME, FORMAT_VERSION, READABLE_VERSIONS
-from playground.store.session_values import plain
-from msgspec import Struct
-
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "READABLE_VERSIONS", "SessionFormatError"]
-
-# Keys of a file that are not its records: everything else is covered by the digest (version 3 on).
-SECTIONS = ("session", "runs", "results", "spans", "prompt_versions", "templates", "ratings", "benchmarks")
-# Added in version 2; a version-1 file lacks them and reads as if they were empty.
-SECTIONS_V2 = ("judges", "judge_steps", "judgments", "judge_spans", "demonstration_sets")
-# Added in version 4; an older file lacks them and reads as if they were empty.
-SECTIONS_V4 = ("retrieval_runs", "retrieval_results")
-# Added in version 6; an older file lacks it and reads as if it were empty.
-SECTIONS_V6 = ("rating_samples",)
-# Added in version 7; an older file lacks it and reads as if it were empty.
-SECTIONS_V7 = ("optimizations",)
+from playground.sessionfile.decode import check_free_values, convert_payload, decode_typed
+from playground.sessionfile.links import check_links
+from playground.sessionfile.messages import SessionFormatError, type_name
+from playground.sessionfile.records import (
+    ENVELOPE,
+    SECTION_TYPES,
+    RetrievalResult,
+    SessionFileV1,
+    plain,
+    project,
+    records_of,
+)
+from playground.store.content_ids import WHAT, check_content_id
 
 
 @dataclass(frozen=True)
 class ImportLimits:
     """Caps on how much an imported file may hold (its bytes, each section's records: `max_<section>`); raise them
     for big sessions you trust. What one value may be (a string's length, an integer's range, nesting) is its
-    type's, in session_types."""
+    type's, in records."""
 
     max_bytes: int = 200 * 1024 * 1024
     max_runs: int = 10_000
@@ -87,49 +84,11 @@ def megabytes_to_bytes(megabytes: float, name: str) -> int:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Rows <-> records.
-
-
-def decode_json_column(text: Optional[str]) -> Any:
-    """A stored JSON column as a value; text that is not JSON is kept as the string it is."""
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError):
-        return text
-
-
-def row_to_record(table: str, row: dict) -> dict:
-    """A stored row as a record: its table's JSON columns (declared in store.schema) decoded."""
-    record = dict(row)
-    for column in TABLES[table].json:
-        if column in record:
-            record[column] = decode_json_column(record[column])
-    return record
-
-
-def record_to_row(table: str, record: dict, columns: Iterable[str]) -> dict:
-    """Only the table's known columns, JSON columns serialised (sorted keys, so equal content gives equal text)."""
-    row = {}
-    json_columns = TABLES[table].json
-    for column in columns:
-        value = record.get(column)
-        if column in json_columns and value is not None:
-            value = json.dumps(value, ensure_ascii=False, sort_keys=True)
-        row[column] = value
-    return row
-
-
-_type_name = type_name
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Reading and writing files.
+# Reading files.
 
 
 def read_session_file(path: str | os.PathLike, limits: Optional[ImportLimits] = None) -> Any:
-    """Parse a session file after checking its size, into its typed records (session_sections); JSON only."""
+    """Parse a session file after checking its size, into its typed records (records); JSON only."""
     limits = limits or ImportLimits.from_env()
     path = Path(path)
     try:
@@ -150,29 +109,14 @@ def read_session_file(path: str | os.PathLike, limits: Optional[ImportLimits] = 
 
 
 def parse_session_bytes(data: bytes, limits: Optional[ImportLimits] = None) -> Any:
-    """Decode an uploaded or read session file against its typed schema (session_types): the typed records it names
+    """Decode an uploaded or read session file against its typed schema (records): the typed records it names
     (what import_session checks and writes, with no other copy); keys the schema does not name are skipped unbuilt."""
-    from playground.store.session_decode import decode_typed
-
     limits = limits or ImportLimits.from_env()
     if len(data) > limits.max_bytes:
         raise SessionFormatError(
             "", f"file is {len(data) / 1e6:.1f} MB, over the import limit of {limits.max_bytes / 1e6:.1f} MB"
         )
     return decode_typed(data)
-
-
-def write_session_file(payload: dict, path: str | os.PathLike, force: bool = False) -> Optional[Path]:
-    """Write through playground.output_files (a regular file or '-', no .part left on failure, an existing file
-    kept unless `force`); the path written, or None for stdout."""
-    from playground.output_files import STDOUT, write_output
-    from playground.terminal_text import safe_json
-
-    if os.fspath(path) == STDOUT:  # a terminal may show it: C1 controls and bidi marks escaped (same JSON value)
-        return write_output(
-            path, lambda handle: handle.write(safe_json(json.dumps(payload, ensure_ascii=False)) + "\n")
-        )
-    return write_output(path, lambda handle: json.dump(payload, handle, ensure_ascii=False), force=force)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -188,8 +132,6 @@ def records_digest(payload: dict) -> str:
 
 def with_digest(payload: dict) -> dict:
     """The payload with its digest: from version 5 over the fields the schema names (others are skipped on import)."""
-    from playground.store.session_sections import project
-
     return {**payload, "digest": records_digest(project(payload) if payload.get("version", 0) >= 5 else payload)}
 
 
@@ -228,3 +170,52 @@ def check_digest(payload: Any) -> None:
         raise SessionFormatError(
             "digest", "does not match the file's records: the file was changed or damaged after export"
         )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The whole file.
+
+
+def load_file(payload: Any, limits: Optional[ImportLimits] = None) -> SessionFileV1:
+    """A session file checked whole: its typed records (parse_session_bytes, read_session_file) or a parsed dict
+    (the app, tests: converted against the same types). Returns the typed file, or raises SessionFormatError."""
+    limits = limits or ImportLimits.from_env()
+    if isinstance(payload, dict):
+        file = convert_payload(payload)  # every field's type, nullability and limits (records)
+    elif isinstance(payload, SessionFileV1):
+        file = payload
+    else:
+        raise SessionFormatError("", f"expected a JSON object at the top, got {type_name(payload)}")
+    _check_counts(file, limits)
+    check_free_values(file)  # each free-form value's type and nesting, decoded one at a time and dropped
+    check_links(file)
+    for kind in WHAT:
+        for i, record in enumerate(records_of(file, kind)):
+            check_content_id(kind, plain(record), f"{kind}[{i}] ({WHAT[kind]} {record.id!r})")
+    # From version 5 the digest covers what the schema reads (the file's other keys are skipped, not digested).
+    check_digest(file if not isinstance(payload, dict) else payload if file.version < 5 else project(payload))
+    return file
+
+
+def validate(payload: Any, limits: Optional[ImportLimits] = None) -> Any:
+    """Check a session file (a parsed dict or its typed records); returns it unchanged, or raises SessionFormatError."""
+    load_file(payload, limits)
+    return payload
+
+
+def _cap(where: str, count: int, cap: int, what: str = "records") -> None:
+    if count > cap:
+        raise SessionFormatError(where, f"{count} {what}, over the import limit of {cap}")
+
+
+def _check_counts(file: SessionFileV1, limits: ImportLimits) -> None:
+    """Each section holds at most ImportLimits.max_<section> records; all benchmarks together at most max_questions
+    questions and max_passages passages; each ranking at most max_ranking_items entries per column."""
+    for section in SECTION_TYPES:
+        if section != "session":
+            _cap(section, len(records_of(file, section)), getattr(limits, f"max_{section}"))
+    _cap("benchmarks[].questions", sum(len(b.questions) for b in file.benchmarks), limits.max_questions)
+    _cap("benchmarks[].passages", sum(len(b.passages) for b in file.benchmarks), limits.max_passages)
+    for i, result in enumerate(records_of(file, "retrieval_results")):
+        for name in RetrievalResult.RANKING:
+            _cap(f"retrieval_results[{i}].{name}", len(getattr(result, name)), limits.max_ranking_items, "entries")
