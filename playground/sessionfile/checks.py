@@ -24,19 +24,22 @@ from typing import Any, Optional
 
 from msgspec import Struct
 
-from playground import PlaygroundError
+from playground import PlaygroundError, bounds
 from playground.config import env_number
-from playground.sessionfile.decode import check_free_values, convert_payload, decode_typed
+from playground.sessionfile.decode import check_free_values, check_part, convert_payload, decode_typed
 from playground.sessionfile.links import check_links
 from playground.sessionfile.messages import SessionFormatError, type_name
 from playground.sessionfile.records import (
     ENVELOPE,
     SECTION_TYPES,
+    DocumentsCorpus,
+    GoldSpan,
     RetrievalResult,
     SessionFileV1,
     plain,
     project,
     records_of,
+    value_of,
 )
 from playground.store.content_ids import WHAT, check_content_id
 
@@ -188,6 +191,7 @@ def load_file(payload: Any, limits: Optional[ImportLimits] = None) -> SessionFil
         raise SessionFormatError("", f"expected a JSON object at the top, got {type_name(payload)}")
     _check_counts(file, limits)
     check_free_values(file)  # each free-form value's type and nesting, decoded one at a time and dropped
+    _check_benchmarks(file, limits)
     check_links(file)
     for kind in WHAT:
         for i, record in enumerate(records_of(file, kind)):
@@ -219,3 +223,45 @@ def _check_counts(file: SessionFileV1, limits: ImportLimits) -> None:
     for i, result in enumerate(records_of(file, "retrieval_results")):
         for name in RetrievalResult.RANKING:
             _cap(f"retrieval_results[{i}].{name}", len(getattr(result, name)), limits.max_ranking_items, "entries")
+
+
+def _check_benchmarks(file: SessionFileV1, limits: ImportLimits) -> None:
+    """What `data list`, re-chunking and span scoring read of a benchmark, to the rules the tool writes it by: a
+    documents corpus's chunking (records.DocumentsCorpus, its numbers in the ranges `data import docs` takes) and
+    each question's gold (well-formed spans; at most max_ranking_items gold passage ids and as many spans, since a
+    retrieval run's ranking names each and a file holds no longer ranking)."""
+    for b, benchmark in enumerate(file.benchmarks):
+        documents = value_of(benchmark.corpus_metadata)
+        if documents:
+            _check_chunking(f"benchmarks[{b}].corpus_metadata", documents)
+        for q, question in enumerate(benchmark.questions):
+            where = f"benchmarks[{b}].questions[{q}]"
+            _cap(f"{where}.gold_passage_ids", len(question.gold_passage_ids), limits.max_ranking_items, "entries")
+            if b'"gold_spans"' in bytes(question.metadata):  # only a question that may hold spans is decoded
+                _check_gold_spans(f"{where}.metadata.gold_spans", value_of(question.metadata).get("gold_spans"), limits)
+
+
+def _check_chunking(where: str, documents: dict) -> None:
+    check_part(where, documents, DocumentsCorpus)
+    for name, bound in (("chunk_size", bounds.CHUNK_SIZE), ("overlap", bounds.OVERLAP)):
+        try:
+            bound.check(documents[name])
+        except PlaygroundError:
+            raise SessionFormatError(
+                f"{where}.{name}", f"must be {bound.describe()}, got {documents[name]!r}"
+            ) from None
+    if documents["overlap"] >= documents["chunk_size"]:
+        raise SessionFormatError(
+            f"{where}.overlap", f"must be less than chunk_size ({documents['chunk_size']}), got {documents['overlap']}"
+        )
+
+
+def _check_gold_spans(where: str, spans: Any, limits: ImportLimits) -> None:
+    if spans is None:
+        return
+    if isinstance(spans, list):
+        _cap(where, len(spans), limits.max_ranking_items, "entries")
+    check_part(where, spans, list[GoldSpan])
+    for i, span in enumerate(spans):
+        if span["start"] >= span["end"]:
+            raise SessionFormatError(f"{where}[{i}]", f"start {span['start']} is not before end {span['end']}")

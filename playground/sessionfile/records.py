@@ -261,6 +261,27 @@ class Benchmark(Record, kw_only=True):
     passages: list[Passage]
 
 
+class DocumentsCorpus(Record, kw_only=True):
+    """What a benchmark's corpus_metadata holds for a documents corpus (playground.documents.versions.corpus_metadata),
+    as `data list` and re-chunking read it: checked on its own (the corpus keeps every key it has); the chunking's
+    numbers are in the ranges `data import docs` takes (checks)."""
+
+    document_set: Id
+    chunker: Name
+    chunk_size: Int
+    overlap: Int
+    chunk_digest: Id
+    n_documents: Annotated[int, msgspec.Meta(ge=0, le=INT64_MAX)]
+
+
+class GoldSpan(Record, kw_only=True):
+    """One of a question's metadata gold_spans (playground.evaluation.spans): a document's characters [start, end)."""
+
+    document: Annotated[str, msgspec.Meta(max_length=MAX_TEXT_CHARS, pattern=NOT_BLANK)]  # its path
+    start: Annotated[int, msgspec.Meta(ge=0, le=INT64_MAX)]
+    end: Annotated[int, msgspec.Meta(ge=1, le=INT64_MAX)]
+
+
 class Judge(Record, kw_only=True):
     id: Id
     kind: Short
