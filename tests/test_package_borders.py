@@ -14,7 +14,16 @@ REPO = Path(__file__).resolve().parents[1]
 # Packages entered only through their __init__.
 ENTERED_THROUGH_INIT = ("playground.sessionfile",)
 # package -> the packages below it, which must never import it
-BELOW = {"playground.sessionfile": ("playground.store", "playground.data", "playground.plugins")}
+BELOW = {
+    "playground.sessionfile": (
+        "playground.models",
+        "playground.prompts",
+        "playground.retrieval",
+        "playground.store",
+        "playground.data",
+        "playground.plugins",
+    )
+}
 
 
 def sources() -> dict[str, tuple[str, bool]]:

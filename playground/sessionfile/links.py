@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from playground import PlaygroundError
+from playground.models.base import GenerationParams
 from playground.store.judgments import JUDGMENT_KINDS
 from playground.store.optimizations import SEARCH_STATUSES
 from playground.store.ratings import RATING_KINDS, check_rating
@@ -36,6 +37,7 @@ def check_links(file: SessionFileV1) -> None:
         _known(f"runs[{i}].status", given(run.status), RUN_STATUSES)
         _reference(f"runs[{i}].benchmark", given(run.benchmark), benchmark_names, "benchmark")
         check_part(f"runs[{i}].config", run.config, RunConfig)
+        _check_params(f"runs[{i}].config.params", value_of(run.config).get("params"))
     _unique(file.results, "results", lambda r: (r.run_id, r.question_id, r.repeat))
     answered: set[tuple[str, str]] = set()  # (run id, question id) of every result
     for i, result in enumerate(file.results):
@@ -85,6 +87,22 @@ def _reference(where: str, value: Optional[str], known: dict, what: str) -> None
 def _same_session(where: str, run: Any, session_id: str) -> None:
     if run.session_id != session_id:
         raise SessionFormatError(f"{where}.session_id", f"is {run.session_id!r}, not the file's session {session_id!r}")
+
+
+def _check_params(where: str, params: Any) -> None:
+    """Generation parameters (a run's, a judge's) as every reader builds them (models.base.GenerationParams: known
+    keys, numbers in range, stop sequences as strings)."""
+    if params is None:
+        return
+    stop = params.get("stop") if isinstance(params, dict) else None
+    if stop is not None and not (isinstance(stop, list) and all(isinstance(item, str) for item in stop)):
+        raise SessionFormatError(f"{where}.stop", "expected a list of strings")
+    try:
+        GenerationParams.from_dict(params)
+    except PlaygroundError as error:
+        raise SessionFormatError(where, str(error)) from None
+    except (TypeError, ValueError) as error:  # a value of a type no parameter takes
+        raise SessionFormatError(where, f"not generation parameters: {error}") from None
 
 
 def _known(where: str, value: Optional[str], known: tuple) -> None:
@@ -194,6 +212,8 @@ def _check_judgments(file: SessionFileV1, run_ids: dict) -> None:
     judges, steps = records_of(file, "judges"), records_of(file, "judge_steps")
     judgments, spans = records_of(file, "judgments"), records_of(file, "judge_spans")
     judge_ids = _unique(judges, "judges", lambda j: j.id)
+    for i, judge in enumerate(judges):
+        _check_params(f"judges[{i}].params", value_of(judge.params))
     _unique(steps, "judge_steps", lambda s: (s.judge_id, s.criterion))
     for i, step in enumerate(steps):
         _reference(f"judge_steps[{i}].judge_id", step.judge_id, judge_ids, "judge")

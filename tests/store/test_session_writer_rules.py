@@ -1,7 +1,7 @@
 """What a session file carries is held to the rules the tool writes it by: a documents corpus's chunking as `data
 list` reads it, ratings on their kind's scale, rating samples of answered questions and judged metrics, searches with
 a known status, splits of their benchmark's questions and candidates built on earlier ones, runs with a known status,
-and gold no longer than a ranking may be. Each is refused in one line naming the section and record, and nothing is
+generation parameters every reader can build (a run's, a judge's), and gold no longer than a ranking may be. Each is refused in one line naming the section and record, and nothing is
 stored; the untouched file (the control) imports."""
 
 from __future__ import annotations
@@ -177,6 +177,21 @@ CASES = [
         "a run with a bogus status",
         lambda p: p["runs"][1].update(status="exploded"),
         "runs[1].status: expected one of running, stopped, failed, done, interrupted, got 'exploded'",
+    ),
+    (
+        "a run's stop sequences that are no list",
+        lambda p: p["runs"][1]["config"]["params"].update(stop=-1),
+        "runs[1].config.params.stop: expected a list of strings",
+    ),
+    (
+        "a run's temperature out of range",
+        lambda p: p["runs"][1]["config"]["params"].update(temperature=99),
+        "runs[1].config.params: temperature must be",
+    ),
+    (
+        "a judge's unknown generation parameter",
+        lambda p: p["judges"][0]["params"].update(beam_width=4),
+        "judges[0].params: unknown generation parameter(s) beam_width",
     ),
     (
         "100k gold spans on one question",
