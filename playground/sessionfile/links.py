@@ -20,6 +20,7 @@ from playground.sessionfile.messages import SessionFormatError
 from playground.sessionfile.records import (
     Example,
     OptimizationCandidate,
+    OptimizationConfig,
     RunConfig,
     SessionFileV1,
     given,
@@ -285,6 +286,8 @@ def _check_optimizations(file: SessionFileV1, session_id: str, version_ids: dict
         where = f"optimizations[{i}]"
         _same_session(where, search, session_id)
         _known(f"{where}.status", search.status, SEARCH_STATUSES)
+        check_part(f"{where}.config", search.config, OptimizationConfig)
+        _check_params(f"{where}.config.run.params", value_of(search.config)["run"].get("params"))
         benchmark = given(search.benchmark)
         _reference(f"{where}.benchmark", benchmark, benchmark_names, "benchmark")
         _reference(f"{where}.start_version", search.start_version, version_ids, "prompt version")

@@ -387,6 +387,16 @@ class OptimizationCandidate(Record, kw_only=True):
     ref: Text
 
 
+class OptimizationConfig(Record, kw_only=True):
+    """What a search's config holds (playground.optimize.optimizer: every search ever exported has each), as its
+    listing, export and resume read it: checked on its own (the config keeps every key it has)."""
+
+    run: RunConfig  # the runs' settings
+    settings: PlainObject  # the search's own (budget, split, seed, ...)
+    start_ref: Text
+    proposal_ref: Text
+
+
 class Optimization(Record, kw_only=True):
     """A prompt search (`playground optimize`): its settings, splits, candidates, evaluations and confirmation."""
 

@@ -40,7 +40,12 @@ def with_search_and_chunking(payload: dict) -> dict:
             "id": "search1",
             "session_id": payload["session"]["id"],
             "status": "done",
-            "config": {"run": {"dataset": "tiny"}},
+            "config": {
+                "run": {"dataset": "tiny", "program": "direct", "params": {"temperature": 0.0}},
+                "settings": {"budget": 2, "seed": 0, "split": [30, 40, 30]},
+                "start_ref": f"qa@{start}",
+                "proposal_ref": "propose@" + "c" * 64,
+            },
             "splits": {"train": ["q1", "q2"], "validation": ["q3", "q4"], "test": ["q5", "q6"]},
             "start_version": start,
             "candidates": [
@@ -167,6 +172,16 @@ CASES = [
             or p["optimizations"][0]["candidates"][2].update(version=p["optimizations"][0]["start_version"])
         ),
         "optimizations[0].candidates[1].parent: ",
+    ),
+    (
+        "a search whose run settings are no object",
+        lambda p: p["optimizations"][0]["config"].update(run=0.5),
+        "optimizations[0].config.run: expected an object, got a number",
+    ),
+    (
+        "a search's runs with a temperature out of range",
+        lambda p: p["optimizations"][0]["config"]["run"]["params"].update(temperature=-3),
+        "optimizations[0].config.run.params: temperature must be",
     ),
     (
         "a search with a bogus status",
