@@ -13,8 +13,8 @@ from playground.evaluation.judges.rated import draw_sample
 from playground.store import open_workspace
 from playground.store.rating_samples import get_sample
 from playground.store.ratings import add_rating
-from playground.store.session_format import ImportLimits, SessionFormatError, with_digest
-from playground.store.sessions import current_session, export_session, get_session, import_session
+from playground.sessionfile import ImportLimits, SessionFormatError, export_session, import_session, with_digest
+from playground.store.sessions import current_session, get_session
 from tests.evaluation.judges.test_estimate import pointwise_run
 
 PEOPLE = {"q1": 5, "q2": 2, "q3": 2, "q4": 1, "q6": 3}

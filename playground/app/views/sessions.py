@@ -18,7 +18,7 @@ def export_file_name(session_name: str) -> str:
 def export_file(workspace: Workspace, session_id: str) -> tuple[str, bytes]:
     """(file name, JSON bytes) of a session export, secrets already removed by export_session."""
     from playground.runs.jobs import mark_lost_workers
-    from playground.store.sessions import export_session
+    from playground.sessionfile import export_session
 
     mark_lost_workers(workspace)  # a run whose worker is gone is exported as interrupted, not running
     payload = export_session(workspace, session_id)
@@ -41,8 +41,7 @@ def import_file(workspace: Workspace, data: bytes, file_name: str = "upload") ->
 
     A bad file raises SessionFormatError naming the file, the record and the field; nothing is written then.
     """
-    from playground.store.session_format import SessionFormatError, parse_session_bytes
-    from playground.store.sessions import import_session
+    from playground.sessionfile import SessionFormatError, import_session, parse_session_bytes
 
     try:
         return import_session(workspace, parse_session_bytes(data))

@@ -1,21 +1,40 @@
-"""The session file's typed schema (msgspec): every record's fields with their types, nullability and limits.
+"""The session file's records: each section's typed schema (msgspec) per format version, and how a typed record
+reads back as the JSON value the file held.
 
 This is the one place a field's rules live: its type, whether it may be null or left out (an older export), the
 range of an integer (SQLite's int64; a rank from 1), and the length of a string (an id, a name, a text). Decoding a
-file against these types checks each value as it is read and skips what the schema does not name without building
-it (an unknown key holding millions of lists costs no memory); a free-form JSON value (Object: a config, a span's
-inputs) is kept as its bytes and checked when read (session_values). Floats are finite and text is valid Unicode (JSON
-decoding refuses lone surrogates). What needs several records (references, unique ids, span trees) or the limits of
-one import (record counts: session_format.ImportLimits) is session_schema's; msgspec was chosen over pydantic by
-bench/session_schema.py. The file's own structs (one per format version) are in session_sections.
+file against these types (decode) checks each value as it is read and skips what the schema does not name without
+building it (an unknown key holding millions of lists costs no memory); a free-form JSON value (Object: a config, a
+span's inputs) is kept as its bytes and checked when read. Floats are finite and text is valid Unicode (JSON decoding
+refuses lone surrogates). What needs several records (references, unique ids, span trees: links) or the limits of one
+import (record counts: checks.ImportLimits) is checked after decoding; msgspec was chosen over pydantic by
+bench/session_schema.py.
+
+Version 2 adds judges, their steps, judgments, judge spans and demonstration sets; version 4 adds retrieval runs and
+their rankings; version 5 has version 4's records (its digest covers only what these types name); version 6 adds the
+rating samples drawn for people to rate (`rate sample`); version 7 adds prompt searches (optimizations). A section is
+decoded as its records' bytes, each checked against its type and read through a LazyRecords.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Optional, Union
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Optional, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
+
+ENVELOPE = ("format", "version", "exported_at", "playground_version", "digest")  # the file's keys around the records
+FORMAT_NAME = "playground-session"
+FORMAT_VERSION = 7
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
+# The sections of a version-1 file; each later tuple is what that version added (an older file lacks those
+# sections and reads as if they were empty).
+SECTIONS = ("session", "runs", "results", "spans", "prompt_versions", "templates", "ratings", "benchmarks")
+SECTIONS_V2 = ("judges", "judge_steps", "judgments", "judge_spans", "demonstration_sets")
+SECTIONS_V4 = ("retrieval_runs", "retrieval_results")
+SECTIONS_V6 = ("rating_samples",)
+SECTIONS_V7 = ("optimizations",)
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS = 256, 200, 10_000_000
@@ -32,7 +51,7 @@ Text = Annotated[str, msgspec.Meta(max_length=MAX_TEXT_CHARS)]
 PlainObject = dict[str, Any]
 # A free-form JSON value (a config, a span's inputs, metadata: stored as a JSON column as it is) is kept as the file's
 # bytes (msgspec.Raw: no copy, nothing built) and checked against the type its Meta names (FREE_FORM) only when it is
-# read (session_values): what keeps an import's memory near the file's size.
+# read (decode.read_free): what keeps an import's memory near the file's size.
 Object = Annotated[msgspec.Raw, msgspec.Meta(extra={FREE_FORM: PlainObject})]
 Objects = Annotated[msgspec.Raw, msgspec.Meta(extra={FREE_FORM: list[PlainObject]})]
 _OptionalObject = Annotated[msgspec.Raw, msgspec.Meta(extra={FREE_FORM: Optional[PlainObject]})]
@@ -242,6 +261,27 @@ class Benchmark(Record, kw_only=True):
     passages: list[Passage]
 
 
+class DocumentsCorpus(Record, kw_only=True):
+    """What a benchmark's corpus_metadata holds for a documents corpus (playground.documents.versions.corpus_metadata),
+    as `data list` and re-chunking read it: checked on its own (the corpus keeps every key it has); the chunking's
+    numbers are in the ranges `data import docs` takes (checks)."""
+
+    document_set: Id
+    chunker: Name
+    chunk_size: Int
+    overlap: Int
+    chunk_digest: Id
+    n_documents: Annotated[int, msgspec.Meta(ge=0, le=INT64_MAX)]
+
+
+class GoldSpan(Record, kw_only=True):
+    """One of a question's metadata gold_spans (playground.evaluation.spans): a document's characters [start, end)."""
+
+    document: Annotated[str, msgspec.Meta(max_length=MAX_TEXT_CHARS, pattern=NOT_BLANK)]  # its path
+    start: Annotated[int, msgspec.Meta(ge=0, le=INT64_MAX)]
+    end: Annotated[int, msgspec.Meta(ge=1, le=INT64_MAX)]
+
+
 class Judge(Record, kw_only=True):
     id: Id
     kind: Short
@@ -347,6 +387,16 @@ class OptimizationCandidate(Record, kw_only=True):
     ref: Text
 
 
+class OptimizationConfig(Record, kw_only=True):
+    """What a search's config holds (playground.optimize.optimizer: every search ever exported has each), as its
+    listing, export and resume read it: checked on its own (the config keeps every key it has)."""
+
+    run: RunConfig  # the runs' settings
+    settings: PlainObject  # the search's own (budget, split, seed, ...)
+    start_ref: Text
+    proposal_ref: Text
+
+
 class Optimization(Record, kw_only=True):
     """A prompt search (`playground optimize`): its settings, splits, candidates, evaluations and confirmation."""
 
@@ -364,3 +414,165 @@ class Optimization(Record, kw_only=True):
     created_at: OptShort = UNSET
     finished_at: OptShort = UNSET
     benchmark: OptName = UNSET  # the export's mark: the config's dataset, when the file holds it
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The file, per format version.
+
+
+class Envelope(Record, kw_only=True):
+    """What a file says about itself, read first (the rest is skipped) to pick the version's type."""
+
+    format: Any = None
+    version: Any = None
+
+
+if TYPE_CHECKING:  # what a section reads as once decoded: its records (a reader takes each as its type)
+    Records = list[Any]
+else:  # what the file's decoding builds: each record as its bytes, checked and kept as a LazyRecords
+    Records = list[msgspec.Raw]
+
+
+class SessionFileV1(Record, kw_only=True):
+    format: str
+    version: Int
+    exported_at: OptStr = UNSET
+    playground_version: OptStr = UNSET
+    digest: OptStr = UNSET
+    session: Session
+    runs: Records
+    results: Records
+    spans: Records
+    prompt_versions: Records
+    templates: Records
+    ratings: Records
+    benchmarks: Records
+
+
+class SessionFileV2(SessionFileV1, kw_only=True):
+    judges: Records
+    judge_steps: Records
+    judgments: Records
+    judge_spans: Records
+    demonstration_sets: Records
+
+
+class SessionFileV4(SessionFileV2, kw_only=True):
+    retrieval_runs: Records
+    retrieval_results: Records
+
+
+class SessionFileV6(SessionFileV4, kw_only=True):
+    rating_samples: Records
+
+
+class SessionFileV7(SessionFileV6, kw_only=True):
+    optimizations: Records
+
+
+LATEST = SessionFileV7  # the type of a file this playground writes
+
+
+class LazyRecords(Sequence):
+    """A section's records kept as the file's bytes, each decoded into its type when read and then
+    dropped: an import holds the file once, not also a typed copy (reading a record again decodes it again)."""
+
+    def __init__(self, raws: list[msgspec.Raw], record_type: type[Record]):
+        self.raws, self.record_type = raws, record_type
+        self.decoder = msgspec.json.Decoder(record_type)
+
+    def __len__(self) -> int:
+        return len(self.raws)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self.decoder.decode(raw) for raw in self.raws[index]]
+        return self.decoder.decode(self.raws[index])
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(self.decoder.decode, self.raws)
+
+
+def file_type(version: int) -> type[SessionFileV1]:
+    """The type of a file of this format version (version 5 has version 4's records)."""
+    if version >= 7:
+        return SessionFileV7
+    if version >= 6:
+        return SessionFileV6
+    return SessionFileV1 if version < 2 else SessionFileV2 if version < 4 else SessionFileV4
+
+
+def records_of(file: SessionFileV1, section: str) -> Sequence:
+    """A typed file's records of `section`; a section its version lacks (version 2's, 4's, 6's) has none."""
+    return getattr(file, section, [])
+
+
+def given(value: Any) -> Any:
+    """A typed record's field as a reader takes it: left out of the file (UNSET) reads as null."""
+    return None if value is UNSET else value
+
+
+# The record type of each section, and of each table a section's records are written to.
+SECTION_TYPES: dict[str, type[Record]] = {
+    "session": Session,
+    "runs": Run,
+    "results": Result,
+    "spans": Span,
+    "prompt_versions": PromptVersion,
+    "templates": Template,
+    "ratings": Rating,
+    "benchmarks": Benchmark,
+    "judges": Judge,
+    "judge_steps": JudgeStep,
+    "judgments": Judgment,
+    "judge_spans": JudgeSpan,
+    "demonstration_sets": DemonstrationSet,
+    "retrieval_runs": RetrievalRun,
+    "retrieval_results": RetrievalResult,
+    "rating_samples": RatingSample,
+    "optimizations": Optimization,
+}
+
+
+def _only(record: Any, record_type: type[Record]) -> Any:
+    if not isinstance(record, dict):
+        return record
+    kept = {key: value for key, value in record.items() if key in record_type.__struct_fields__}
+    if record_type is Benchmark:
+        for key, item_type in (("questions", Question), ("passages", Passage)):
+            if isinstance(kept.get(key), list):
+                kept[key] = [_only(item, item_type) for item in kept[key]]
+    return kept
+
+
+def project(payload: dict) -> dict:
+    """The file's records with only the fields the schema names: what an import reads, and (from version 5) what
+    the digest covers."""
+    version = payload.get("version")
+    fields = (file_type(version) if isinstance(version, int) else LATEST).__struct_fields__
+    out = {key: value for key, value in payload.items() if key in fields}
+    for section, record_type in SECTION_TYPES.items():
+        if section == "session" and section in out:
+            out[section] = _only(out[section], Session)
+        elif isinstance(out.get(section), list):
+            out[section] = [_only(record, record_type) for record in out[section]]
+    return out
+
+
+def _decode_raw(value: Any) -> Any:
+    if isinstance(value, msgspec.Raw):
+        return msgspec.json.decode(value)
+    if isinstance(value, LazyRecords):
+        return list(value)
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def plain(record: Any) -> Any:
+    """A typed record (or file) as the JSON value the file held for it: free-form values decoded, fields it left
+    out absent."""
+    return msgspec.to_builtins(record, enc_hook=_decode_raw)
+
+
+def value_of(raw: Any) -> Any:
+    """One free-form field's value (already checked); left out of the file (UNSET) reads as null."""
+    return None if raw is UNSET or raw is None else msgspec.json.decode(raw)

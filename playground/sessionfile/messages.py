@@ -1,8 +1,9 @@
-"""msgspec's validation errors in the project's words: one line naming the record and field, and what was there.
+"""The error a session file that does not match its format raises, and msgspec's validation errors in the project's
+words: one line naming the record and field, and what was there.
 
 msgspec says "Expected `int`, got `str` - at `$.results[3].repeat`"; a message here reads
 "results[3].repeat: expected an integer, got a string". A key of a dict (msgspec's `[...]`) is named by finding the
-first value of the kind the message got; a limit a type declares (session_types) is named with the value's size.
+first value of the kind the message got; a limit a type declares (records) is named with the value's size.
 """
 
 from __future__ import annotations
@@ -14,9 +15,32 @@ from typing import Annotated, Any, Callable, Optional, Union
 
 import msgspec
 
-from playground.store.session_errors import SessionFormatError, type_name
-from playground.store.session_sections import SECTION_TYPES
-from playground.store.session_types import INT64_MAX, INT64_MIN, NOT_BLANK
+from playground import PlaygroundError
+from playground.sessionfile.records import INT64_MAX, INT64_MIN, NOT_BLANK, SECTION_TYPES
+
+
+class SessionFormatError(PlaygroundError):
+    """A session file that does not match the format; `where` names the record and field."""
+
+    def __init__(self, where: str, problem: str):
+        self.where = where
+        self.problem = problem
+        super().__init__(f"{where}: {problem}" if where else problem)
+
+
+def type_name(value: Any) -> str:
+    """A JSON value's kind in words ("a string"), for messages."""
+    if value is None:
+        return "null"
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
+
 
 _TYPE_WORDS = {
     "int": "an integer",

@@ -8,9 +8,8 @@ import uuid
 from typing import Any, Iterator
 
 from playground.store.db import Workspace
-from playground.store.session_format import record_to_row, row_to_record
-from playground.store.session_sections import SessionFileV1, records_of
-from playground.store.session_values import plain, replace_strings
+from playground.sessionfile.records import SessionFileV1, plain, records_of
+from playground.sessionfile.rows import record_to_row, replace_strings, row_to_record
 
 
 def optimization_records(workspace: Workspace, session_id: str) -> list[dict]:

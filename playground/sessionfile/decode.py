@@ -1,35 +1,42 @@
-"""Reading a session file against its typed schema (session_types), with msgspec's errors as one line each.
+"""Reading a session file against its typed schema (records), with msgspec's errors as one line each (messages).
 
 A file's bytes are decoded straight into the version's types: values are checked as they are read and keys the
-schema does not name are skipped unbuilt; free-form values are kept as their bytes (session_values). An already parsed
-file (a dict: tests) is encoded and decoded the same way. Either way a problem reads "results[3].scores.em: expected
-a number or null, got a string ('high')".
+schema does not name are skipped unbuilt. Free-form JSON values (records.Object: a config, a span's inputs, metadata)
+are kept as the file's bytes (msgspec.Raw), so an import holds the file once and not also its decoded tree; before
+anything is written each is decoded against the type it holds, its nesting checked, and dropped (check_free_values).
+An already parsed file (a dict: tests) is encoded and decoded the same way. Either way a problem reads
+"results[3].scores.em: expected a number or null, got a string ('high')".
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 import math
 import re
+import typing
 import uuid
-from typing import Any, Optional
+from typing import Annotated, Any, Optional, Union
 
 import msgspec
+from msgspec import UNSET
 
-from playground.store.session_errors import SessionFormatError
-from playground.store.session_messages import bytes_error, object_error
-from playground.store.session_types import MAX_DEPTH
-from playground.store.session_sections import (
+from playground.sessionfile.messages import SessionFormatError, bytes_error, object_error
+from playground.sessionfile.records import (
     ENVELOPE,
     FORMAT_NAME,
+    FREE_FORM,
+    MAX_DEPTH,
     READABLE_VERSIONS,
     SECTION_TYPES,
     Envelope,
     LazyRecords,
+    SessionFileV1,
     file_type,
+    plain,
+    records_of,
 )
-from playground.store.session_values import plain
 
 _BYTE = re.compile(r"\(byte (\d+)\)$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -198,7 +205,7 @@ def _checked_records(section: str, raws: list[msgspec.Raw], record_type: type) -
     records = LazyRecords(raws, record_type)
     for i, raw in enumerate(raws):
         try:
-            records._decoder.decode(raw)
+            records.decoder.decode(raw)
         except msgspec.ValidationError as error:
             raise bytes_error(error, raw, f"{section}[{i}]") from None
     return records
@@ -231,3 +238,66 @@ def check_text_and_numbers(payload: dict) -> None:
                 stack.append((item, at))
         elif isinstance(value, list):
             stack.extend((item, f"{where}[{i}]") for i, item in reversed(list(enumerate(value))))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Free-form values, decoded one at a time when read.
+
+
+@functools.lru_cache(maxsize=None)
+def free_fields(record_type: type) -> dict[str, Any]:
+    """A record type's free-form fields, each with the type of the JSON value it holds."""
+    found = {}
+    for name, hint in typing.get_type_hints(record_type, include_extras=True).items():
+        for arg in typing.get_args(hint) if typing.get_origin(hint) is Union else (hint,):
+            if typing.get_origin(arg) is Annotated and typing.get_args(arg)[0] is msgspec.Raw:
+                found[name] = next(m.extra[FREE_FORM] for m in arg.__metadata__ if FREE_FORM in (m.extra or {}))
+    return found
+
+
+def read_free(where: str, raw: msgspec.Raw, holds: Any) -> Any:
+    """A free-form value decoded against the type it holds and nesting at most MAX_DEPTH levels, or one line naming
+    `where` (numbers are finite and text valid Unicode: the file's decoding already refused the rest)."""
+    try:
+        value = msgspec.json.decode(raw, type=holds)
+    except msgspec.ValidationError as error:
+        raise bytes_error(error, raw, where) from None
+    check_depth(where, value)
+    return value
+
+
+def check_free_values(file: SessionFileV1) -> None:
+    """Every free-form value of the file checked, one at a time (none is kept)."""
+    _check_record("session", file.session)
+    for section in SECTION_TYPES:
+        if section != "session":
+            for i, record in enumerate(records_of(file, section)):
+                _check_record(f"{section}[{i}]", record)
+
+
+def _check_record(where: str, record: msgspec.Struct) -> None:
+    """A record's free-form values, and those of the records it holds (a benchmark's questions and passages)."""
+    free = free_fields(type(record))
+    for name in record.__struct_fields__:
+        value = getattr(record, name)
+        if name in free:
+            if value is not UNSET:
+                read_free(f"{where}.{name}", value, free[name])
+        elif isinstance(value, msgspec.Struct):
+            _check_record(f"{where}.{name}", value)
+        elif isinstance(value, list) and value and isinstance(value[0], msgspec.Struct):
+            for i, item in enumerate(value):
+                _check_record(f"{where}.{name}[{i}]", item)
+
+
+def check_depth(where: str, value: Any) -> None:
+    """A JSON value nests at most MAX_DEPTH levels (walked without recursion)."""
+    if not isinstance(value, (dict, list)):
+        return
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        if children and level == MAX_DEPTH:  # a value inside would be one level too deep
+            raise SessionFormatError(where, f"nested deeper than {MAX_DEPTH} levels")
+        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))

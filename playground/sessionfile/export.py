@@ -1,4 +1,5 @@
-"""Session export: everything needed to view a session elsewhere, as one JSON-ready dict (see session_format).
+"""Session export: everything needed to view a session elsewhere, as one JSON-ready dict (records: the format), and
+the file it is written to.
 
 Since format version 2 an export also carries the LLM judgments about the session's runs (with their judge versions,
 the judges' evaluation steps and the judge spans) and the demonstration sets its runs reference or were bootstrapped
@@ -11,30 +12,22 @@ before the digest is taken.
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any, Iterator, Optional
 
 from playground import __version__
+from playground.output_files import STDOUT, write_output
 from playground.redaction import redact_value
+from playground.sessionfile.benchmarks import answer_run_needs, benchmark_records, retrieval_run_needs
+from playground.sessionfile.checks import with_digest
+from playground.sessionfile.optimizations import optimization_records, optimization_strings, want_split_questions
+from playground.sessionfile.records import FORMAT_NAME, FORMAT_VERSION
+from playground.sessionfile.rows import query_records, records_in_chunks, row_to_record
 from playground.store.db import Workspace, now
-from playground.store.session_format import FORMAT_NAME, FORMAT_VERSION, row_to_record, with_digest
 from playground.store.reviews import add_review_sets
-from playground.store.session_optimizations import optimization_records, optimization_strings, want_split_questions
-from playground.store.session_records import get_session
-
-
-def _query(workspace: Workspace, table: str, sql: str, args: list) -> list[dict]:
-    return [row_to_record(table, dict(row)) for row in workspace.db.query(sql, args)]
-
-
-def _in_chunks(
-    workspace: Workspace, table: str, sql: str, values: list, prefix: Optional[list] = None, chunk: int = 500
-) -> list[dict]:
-    """Run `sql` (holding one `{marks}` IN-list) over `values` in chunks under SQLite's variable limit."""
-    records = []
-    for start in range(0, len(values), chunk):
-        part = values[start : start + chunk]
-        records.extend(_query(workspace, table, sql.format(marks=",".join("?" * len(part))), [*(prefix or []), *part]))
-    return records
+from playground.store.sessions import get_session
+from playground.terminal_text import safe_json
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -48,26 +41,6 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def _passage_ids(value: Any, found: set) -> None:
-    """Ids a trace mentions: values of keys like id/passage_id, and lists of strings under "passages" or "...ids"."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            key = str(key).lower()
-            if key in ("id", "passage_id", "doc_id", "pid") and isinstance(item, str):
-                found.add(item)
-            elif (
-                (key.endswith("ids") or key == "passages")
-                and isinstance(item, list)
-                and all(isinstance(x, str) for x in item)
-            ):
-                found.update(item)
-            else:
-                _passage_ids(item, found)
-    elif isinstance(value, list):
-        for item in value:
-            _passage_ids(item, found)
-
-
 def _version_closure(workspace: Workspace, ids: set) -> list[dict]:
     """The prompt versions with these ids and all their ancestors."""
     versions: dict[str, dict] = {}
@@ -75,7 +48,7 @@ def _version_closure(workspace: Workspace, ids: set) -> list[dict]:
     while pending:
         batch = sorted(pending - versions.keys())
         pending = set()
-        for version in _in_chunks(
+        for version in records_in_chunks(
             workspace, "prompt_versions", "SELECT * FROM prompt_versions WHERE id IN ({marks})", batch
         ):
             versions[version["id"]] = version
@@ -85,110 +58,6 @@ def _version_closure(workspace: Workspace, ids: set) -> list[dict]:
         if version.get("parent") and version["parent"] not in versions:
             version["parent"] = None  # an ancestor missing from the source workspace
     return sorted(versions.values(), key=lambda v: (v.get("created_at") or "", v["id"]))
-
-
-def _planned_questions(runs: list[dict], questions: dict) -> None:
-    """Each run's benchmark with the question ids its config planned; a benchmark goes in the file even when no
-    question was done, since the run's `benchmark` must refer to it."""
-    for run in runs:
-        if run.get("benchmark"):
-            planned = run["config"].get("question_ids") or []
-            questions.setdefault(run["benchmark"], set()).update(q for q in planned if isinstance(q, str))
-
-
-def _questions_used(runs: list[dict], results: list[dict], questions: dict) -> dict:
-    """Add, per benchmark, the questions the runs planned or have results for; returns run id -> benchmark."""
-    _planned_questions(runs, questions)
-    run_benchmark = {run["id"]: run.get("benchmark") for run in runs}
-    for result in results:
-        name = run_benchmark.get(result["run_id"])
-        if name:
-            questions.setdefault(name, set()).add(result["question_id"])
-    return run_benchmark
-
-
-def _answer_run_needs(
-    runs: list[dict], results: list[dict], spans: list[dict], questions: dict, passages: dict
-) -> None:
-    """Per benchmark, the questions answer runs planned or answered and the passage ids their traces mention."""
-    run_benchmark = _questions_used(runs, results, questions)
-    for span in spans:
-        name = run_benchmark.get(span["run_id"])
-        if name:
-            _passage_ids([span.get("inputs"), span.get("outputs")], passages.setdefault(name, set()))
-
-
-def _retrieval_run_needs(runs: list[dict], results: list[dict], questions: dict, passages: dict) -> None:
-    """Per benchmark, the questions retrieval runs searched and the passages they ranked (so the rankings can be
-    read as text where the file is imported)."""
-    run_benchmark = _questions_used(runs, results, questions)
-    for result in results:
-        name = run_benchmark.get(result["run_id"])
-        if name:
-            passages.setdefault(name, set()).update(p for p in result.get("ranked_ids") or [] if isinstance(p, str))
-
-
-def _documents_corpus(workspace: Workspace, corpus: Optional[str]) -> dict:
-    """{"corpus_metadata": ...} for a documents corpus (its chunking and set; the passages carry their document
-    spans, and the documents' texts stay behind), else nothing."""
-    row = next(workspace.db.query("SELECT format, metadata FROM corpora WHERE name = ?", [corpus]), None)
-    if row is None or row["format"] != "docs":
-        return {}
-    return {"corpus_metadata": json.loads(row["metadata"] or "{}")}
-
-
-def _benchmark_records(
-    workspace: Workspace, questions_wanted: dict[str, set], passages_wanted: dict[str, set]
-) -> list[dict]:
-    """Per benchmark the session used: the questions wanted, and the passages wanted plus the questions' gold ones."""
-    records = []
-    for name in sorted(questions_wanted):
-        bench = next(workspace.db.query("SELECT * FROM benchmarks WHERE name = ?", [name]))
-        questions = _in_chunks(
-            workspace,
-            "questions",
-            "SELECT * FROM questions WHERE benchmark = ? AND id IN ({marks})",
-            sorted(questions_wanted[name]),
-            prefix=[name],
-        )
-        questions.sort(key=lambda q: q["position"])
-        passage_ids = set(passages_wanted.get(name, set()))
-        for question in questions:
-            passage_ids.update(question.get("gold_passage_ids") or [])
-        corpus = bench["corpus"]
-        passages = []
-        if corpus:
-            passages = _in_chunks(
-                workspace,
-                "passages",
-                "SELECT * FROM passages WHERE corpus = ? AND id IN ({marks})",
-                sorted(passage_ids),
-                prefix=[corpus],
-            )
-            passages = [
-                {key: p[key] for key in ("id", "title", "text", "metadata")}
-                for p in sorted(passages, key=lambda p: p["position"])
-            ]
-        record_extra = _documents_corpus(workspace, corpus)
-        records.append(
-            {
-                **record_extra,
-                "name": name,
-                "corpus": corpus,
-                "format": bench["format"],
-                "source": bench["source"],
-                "metadata": json.loads(bench["metadata"]) if bench["metadata"] else {},
-                "questions": [
-                    {
-                        key: q[key]
-                        for key in ("id", "text", "answers", "gold_passage_ids", "choices", "tags", "metadata")
-                    }
-                    for q in questions
-                ],
-                "passages": passages,
-            }
-        )
-    return records
 
 
 def _mark_benchmark(workspace: Workspace, runs: list[dict]) -> None:
@@ -201,14 +70,14 @@ def _mark_benchmark(workspace: Workspace, runs: list[dict]) -> None:
 
 def _retrieval_records(workspace: Workspace, session_id: str) -> dict[str, list[dict]]:
     """The session's retrieval runs (each marked with its benchmark) and their per-question rankings."""
-    runs = _query(
+    runs = query_records(
         workspace,
         "retrieval_runs",
         "SELECT * FROM retrieval_runs WHERE session_id = ? ORDER BY created_at, id",
         [session_id],
     )
     _mark_benchmark(workspace, runs)
-    results = _in_chunks(
+    results = records_in_chunks(
         workspace,
         "retrieval_results",
         "SELECT * FROM retrieval_results WHERE run_id IN ({marks}) ORDER BY run_id, position",
@@ -228,22 +97,24 @@ def _judgment_records(workspace: Workspace, run_ids: list[str]) -> dict[str, lis
     run_set = set(run_ids)
     judgments = [
         j
-        for j in _in_chunks(
+        for j in records_in_chunks(
             workspace, "judgments", "SELECT * FROM judgments WHERE run_id IN ({marks}) ORDER BY created_at, id", run_ids
         )
         if j.get("other_run_id") is None or j["other_run_id"] in run_set
     ]
     judge_ids = sorted({j["judge_id"] for j in judgments})
     return {
-        "judges": _in_chunks(workspace, "judges", "SELECT * FROM judges WHERE id IN ({marks}) ORDER BY id", judge_ids),
-        "judge_steps": _in_chunks(
+        "judges": records_in_chunks(
+            workspace, "judges", "SELECT * FROM judges WHERE id IN ({marks}) ORDER BY id", judge_ids
+        ),
+        "judge_steps": records_in_chunks(
             workspace,
             "judge_steps",
             "SELECT * FROM judge_steps WHERE judge_id IN ({marks}) ORDER BY judge_id, criterion",
             judge_ids,
         ),
         "judgments": judgments,
-        "judge_spans": _in_chunks(
+        "judge_spans": records_in_chunks(
             workspace,
             "judge_spans",
             "SELECT * FROM judge_spans WHERE judgment_id IN ({marks}) ORDER BY judgment_id, position",
@@ -256,7 +127,7 @@ def _rating_samples(workspace: Workspace, run_ids: list[str]) -> list[dict]:
     if not _has_tables(workspace, "rating_samples"):
         return []
     sql = "SELECT * FROM rating_samples WHERE run_id IN ({marks}) ORDER BY run_id, metric"
-    return _in_chunks(workspace, "rating_samples", sql, run_ids)
+    return records_in_chunks(workspace, "rating_samples", sql, run_ids)
 
 
 def _demonstration_refs(runs: list[dict]) -> set[str]:
@@ -277,7 +148,7 @@ def _demonstration_set_records(workspace: Workspace, runs: list[dict]) -> list[d
     run_ids = [run["id"] for run in runs]
     found = {
         s["id"]: s
-        for s in _in_chunks(
+        for s in records_in_chunks(
             workspace,
             "demonstration_sets",
             "SELECT * FROM demonstration_sets WHERE source_run_id IN ({marks})",
@@ -308,16 +179,16 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
     Runs go with their stored status: an exporter first settles runs whose worker is gone (runs.jobs)."""
     session = get_session(workspace, id_or_name)
     sid = session["id"]
-    runs = _query(workspace, "runs", "SELECT * FROM runs WHERE session_id = ? ORDER BY created_at, id", [sid])
+    runs = query_records(workspace, "runs", "SELECT * FROM runs WHERE session_id = ? ORDER BY created_at, id", [sid])
     run_ids = [run["id"] for run in runs]
     _mark_benchmark(workspace, runs)
-    results = _in_chunks(
+    results = records_in_chunks(
         workspace,
         "results",
         "SELECT * FROM results WHERE run_id IN ({marks}) ORDER BY run_id, position, repeat",
         run_ids,
     )
-    spans = _in_chunks(
+    spans = records_in_chunks(
         workspace,
         "spans",
         "SELECT * FROM spans WHERE run_id IN ({marks}) ORDER BY run_id, question_id, repeat, position",
@@ -326,7 +197,7 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
     run_set = set(run_ids)
     ratings = [
         r
-        for r in _in_chunks(
+        for r in records_in_chunks(
             workspace, "ratings", "SELECT * FROM ratings WHERE run_id IN ({marks}) ORDER BY created_at, id", run_ids
         )
         if r.get("other_run_id") is None or r["other_run_id"] in run_set
@@ -339,13 +210,13 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
     config_strings |= set(optimization_strings(optimizations))
     version_ids |= {
         v["id"]
-        for v in _in_chunks(
+        for v in records_in_chunks(
             workspace, "prompt_versions", "SELECT id FROM prompt_versions WHERE id IN ({marks})", sorted(config_strings)
         )
     }
     versions = _version_closure(workspace, version_ids)
     exported_versions = {v["id"]: v for v in versions}
-    templates = _in_chunks(
+    templates = records_in_chunks(
         workspace,
         "templates",
         "SELECT * FROM templates WHERE name IN ({marks}) ORDER BY name",
@@ -358,8 +229,8 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
     retrieval = _retrieval_records(workspace, sid)
     questions_wanted: dict[str, set] = {}
     passages_wanted: dict[str, set] = {}
-    _answer_run_needs(runs, results, spans, questions_wanted, passages_wanted)
-    _retrieval_run_needs(retrieval["retrieval_runs"], retrieval["retrieval_results"], questions_wanted, passages_wanted)
+    answer_run_needs(runs, results, spans, questions_wanted, passages_wanted)
+    retrieval_run_needs(retrieval["retrieval_runs"], retrieval["retrieval_results"], questions_wanted, passages_wanted)
     add_review_sets(workspace, sid, questions_wanted)
     want_split_questions(optimizations, questions_wanted)
     payload = {
@@ -374,7 +245,7 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
         "prompt_versions": versions,
         "templates": templates,
         "ratings": ratings,
-        "benchmarks": _benchmark_records(workspace, questions_wanted, passages_wanted),
+        "benchmarks": benchmark_records(workspace, questions_wanted, passages_wanted),
         **judged,
         "demonstration_sets": _demonstration_set_records(workspace, runs),
         **retrieval,
@@ -382,3 +253,13 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
         "optimizations": optimizations,
     }
     return with_digest(redact_value(payload))
+
+
+def write_session_file(payload: dict, path: str | os.PathLike, force: bool = False) -> Optional[Path]:
+    """Write through playground.output_files (a regular file or '-', no .part left on failure, an existing file
+    kept unless `force`); the path written, or None for stdout."""
+    if os.fspath(path) == STDOUT:  # a terminal may show it: C1 controls and bidi marks escaped (same JSON value)
+        return write_output(
+            path, lambda handle: handle.write(safe_json(json.dumps(payload, ensure_ascii=False)) + "\n")
+        )
+    return write_output(path, lambda handle: json.dump(payload, handle, ensure_ascii=False), force=force)
