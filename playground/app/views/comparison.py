@@ -89,8 +89,20 @@ def comparison_rows(report: Mapping) -> list[dict]:
     return rows
 
 
-def show_comparison(ws, run_ids: Sequence[str], key: str) -> Optional[dict]:
-    """The comparison table of two or more runs (the first is the baseline) with its interval caption."""
+def relabelled(report: Mapping, names: Sequence[str]) -> dict:
+    """The report with its runs called by `names` (a sweep's "k=3", "k=5") instead of A, B, C, in the same order."""
+    letters = [run["label"] for run in report["runs"]]
+    by_letter = dict(zip(letters, names))
+    return {
+        **report,
+        "runs": [{**run, "label": by_letter.get(run["label"], run["label"])} for run in report["runs"]],
+        "comparisons": [{**c, "label": by_letter.get(c["label"], c["label"])} for c in report["comparisons"]],
+    }
+
+
+def show_comparison(ws, run_ids: Sequence[str], key: str, names: Optional[Sequence[str]] = None) -> Optional[dict]:
+    """The comparison table of two or more runs (the first is the baseline) with its interval caption; `names`
+    call the runs by what they are (a sweep's values) instead of A, B, C."""
     from playground import PlaygroundError
 
     try:
@@ -98,6 +110,8 @@ def show_comparison(ws, run_ids: Sequence[str], key: str) -> Optional[dict]:
     except PlaygroundError as error:
         st.warning(str(error))
         return None
+    if names:
+        report = relabelled(report, names)
     for warning in report["warnings"]:
         st.caption(f"⚠ {warning}")
     if report["n"] == 0:
