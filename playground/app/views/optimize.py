@@ -183,6 +183,8 @@ def optimize_tab(
     by_id = {row["id"]: row for row in searches}
     chosen = st.selectbox("Search", list(by_id), key=SEARCH_KEY, format_func=lambda i: search_title(by_id[i]))
     row = checked_optimization(ws, chosen)
+    if search_status(row) != search_status(by_id[chosen]):  # it ended (or was asked to stop) since the list was read
+        st.rerun()
     splits = row.get("splits") or {}
     st.caption(
         ui.md_escape(
