@@ -95,8 +95,12 @@ def create_optimization(workspace, base_config, settings: SearchSettings, sessio
         raise PlaygroundError(f"--demos must be 0 (off) or more, got {settings.demos}")
     check_vary(settings.vary, base_config.program)
     FINALISTS.count(settings.finalists, "--finalists")
-    questions = [q.id for q in load_questions(workspace, base_config.dataset)]
-    splits = split_questions(questions, settings.split, settings.seed)
+    from playground.data.sampling import sample_questions
+
+    questions = load_questions(workspace, base_config.dataset)
+    if base_config.sample:  # `--sample N` / the tab's sample size: the search splits a seeded sample of N
+        questions = sample_questions(questions, base_config.sample, base_config.seed)
+    splits = split_questions([q.id for q in questions], settings.split, settings.seed)
     start_ref = base_config.templates.get("main") or get_program(base_config.program).default_templates.get("main")
     if not start_ref:
         raise PlaygroundError(f"program {base_config.program!r} has no main template to optimise")

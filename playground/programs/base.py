@@ -110,6 +110,15 @@ def _summarise_variables(variables: dict) -> dict:
     return summary
 
 
+def stop_that_applies(stop, answer_format: Optional[str], stop_at_newline: bool = True) -> tuple[str, ...]:
+    """The stop strings an answer is generated with: the run's, and a newline for a short-answer template (only its
+    first line is read) unless option `stop_at_newline` is off. Shown as is wherever settings are compared."""
+    stop = tuple(stop or ())
+    if (answer_format or "short") != "short" or "\n" in stop or not stop_at_newline:
+        return stop
+    return (*stop, "\n")
+
+
 @dataclass
 class StepContext:
     """Everything a program's steps need for one question, and the tracer its spans go to."""
@@ -150,13 +159,9 @@ class StepContext:
         from playground.programs.options import ModifierOptions, read_options
 
         template = self.template(role)
-        if (
-            getattr(template, "answer_format", "short") != "short"
-            or "\n" in self.params.stop
-            or not read_options(ModifierOptions, self.options).stop_at_newline
-        ):
-            return self.params
-        return dataclasses.replace(self.params, stop=(*self.params.stop, "\n"))
+        stop_at_newline = read_options(ModifierOptions, self.options).stop_at_newline
+        stop = stop_that_applies(self.params.stop, getattr(template, "answer_format", "short"), stop_at_newline)
+        return self.params if stop == tuple(self.params.stop) else dataclasses.replace(self.params, stop=stop)
 
     def span(self, kind: str, name: Optional[str] = None, inputs: Optional[dict] = None) -> ContextManager[Span]:
         """Open a span of any kind (judge, tool, a hop...) under the current one; steps inside nest under it."""
