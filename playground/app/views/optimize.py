@@ -100,7 +100,12 @@ def _controls(ws, row: Mapping) -> None:
     if row["status"] == "running":
         columns = st.columns(2)
         if columns[0].button("Stop", key="optimize_stop"):
-            stop_optimization(ws, row["id"])
+            from playground import PlaygroundError
+
+            try:
+                stop_optimization(ws, row["id"])
+            except PlaygroundError:  # it ended since the page was drawn: the rerun shows how
+                pass
             st.rerun()
         columns[1].button("Refresh", key="optimize_refresh")
     elif row["status"] in RESUMABLE:
