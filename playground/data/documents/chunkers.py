@@ -187,7 +187,9 @@ def section_chunks(document: ParsedDocument, *, chunk_size: int, overlap: int, t
     try:
         for start, end in document.section_spans():
             piece = document.text[start:end]
-            if piece.strip():
+            if piece.strip() and len(piece) * 2 <= chunk_size:  # fits whichever way it is cut: semchunk keeps it whole
+                spans.append((start, end, chunk_size))
+            elif piece.strip():
                 _, offsets = chunker(piece, offsets=True, overlap=overlap or None)
                 spans.extend(
                     (start + first, start + last, chunk_size) for first, last in offsets
