@@ -22,7 +22,7 @@ from typing import Any
 from playground.data.documents.parsed import ParsedDocument
 
 Span = tuple[int, int, int]  # start, end, and at most this many tokens
-ENCODE_CHARS = 1 << 16  # characters tokenized at a time by the token windows
+ENCODE_CHARS = 1 << 16  # characters the token and sentence chunkers tokenize at a time
 
 
 def token_windows(document: ParsedDocument, *, chunk_size: int, overlap: int, tokenizer: Any) -> list[Span]:
