@@ -38,9 +38,10 @@ def register(subparsers, common) -> None:
     parser.add_argument("--max-minutes", type=bounds.TIMEOUT.flag("--max-minutes"), help="... or minutes")
     parser.add_argument(
         "--difference",
-        type=bounds.DIFFERENCE.flag("--difference"),
+        type=bounds.GAIN.flag("--difference"),
         default=0.10,
-        help="the gain the held-out split should detect (the power check; default 0.10)",
+        help="the gain the held-out split should detect (the power check; default 0.10; less than 1 for a "
+        "right-or-wrong metric such as em)",
     )
     parser.add_argument(
         "--rounds",

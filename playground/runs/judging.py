@@ -38,6 +38,29 @@ def check_judge_kinds(kinds: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(kinds))
 
 
+def check_passages_shown(judges: Optional[RunJudges], config: Any) -> None:
+    """A judge that checks answers against the passages their prompt showed needs a run that shows some: refused in
+    one line, before anything runs, for a program that retrieves none (closed book) or a run with -k 0."""
+    if judges is None:
+        return
+    from playground.evaluation.judges.gold_free import gold_free_judges
+    from playground.programs.registry import get_program
+
+    needing = [kind for kind in check_judge_kinds(judges.kinds) if gold_free_judges()[kind].needs_passages]
+    if not needing:
+        return
+    if not get_program(config.program).needs_retriever:
+        shown = f"program {config.program!r} retrieves none (closed book)"
+    elif config.k == 0:
+        shown = "-k 0 retrieves none"
+    else:
+        return
+    raise PlaygroundError(
+        f"--judge {', '.join(needing)} checks each answer against the passages its prompt showed, and {shown}: "
+        "run a program that retrieves (e.g. --program rag), or judge with answer-relevance"
+    )
+
+
 def judge_run(
     workspace, run_id: str, judges: RunJudges, on_progress: Optional[ProgressCallback] = None
 ) -> dict[str, dict]:

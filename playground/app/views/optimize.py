@@ -119,7 +119,12 @@ def _live(search_id: str) -> None:
         st.progress(min(1.0, progress.current_done / progress.current_planned))
     ui.show_text(progress.text(planned_answers(row)), css_class="pg-optimize-progress")
     if not progress.stopping and st.button("Stop", key="optimize_stop", icon=":material/stop:"):
-        stop_optimization(ws, row["id"])
+        from playground import PlaygroundError
+
+        try:
+            stop_optimization(ws, row["id"])
+        except PlaygroundError:  # it ended since the page was drawn: the rerun shows how
+            pass
         st.rerun()  # the whole tab: its status line says "stopping" too
 
 

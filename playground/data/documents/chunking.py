@@ -10,7 +10,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Optional
 
 from playground import PlaygroundError, bounds
-from playground.data.documents.chunkers import windows_of
+from playground.data.documents.chunkers import ENCODE_CHARS, windows_of
 from playground.data.documents.parsed import ParsedDocument
 from playground.data.documents.tokens import embedder_tokenizer
 from playground.embedder_files import DEFAULT_EMBEDDER
@@ -105,7 +105,8 @@ def _spans(value) -> list:
 def cut(document: ParsedDocument, chunking: Chunking, where: str = "document") -> list[tuple[int, int]]:
     """The passages' (start, end) spans of `document.text` for `chunking`, in order, none empty or oversized.
 
-    A chunker returns (start, end) or (start, end, at most N tokens) when it knows: only the others are counted."""
+    A chunker returns (start, end) or (start, end, at most N tokens) when it knows: only the others are counted, and
+    one too long to count whole (past ENCODE_CHARS characters) goes to the token windows, which tokenize it in pieces."""
     from playground.plugins import load_ref
     from playground.plugins.calls import call_plugin
 
@@ -134,7 +135,7 @@ def cut(document: ParsedDocument, chunking: Chunking, where: str = "document") -
         if end > start:
             spans.append((start, end))
             sizes.append(int(item[2]) if len(item) > 2 and item[2] is not None else None)
-    unknown = [i for i, size in enumerate(sizes) if size is None]
+    unknown = [i for i, size in enumerate(sizes) if size is None and spans[i][1] - spans[i][0] <= ENCODE_CHARS]
     if unknown:
         encoded = tokenizer.encode_batch([text[spans[i][0] : spans[i][1]] for i in unknown], add_special_tokens=False)
         for i, encoding in zip(unknown, encoded):
