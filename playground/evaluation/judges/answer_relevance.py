@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from playground.evaluation.judges.calls import reason_of, JudgeOutputError, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, quoted
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
 
 GRADES = range(1, 6)
@@ -27,7 +28,7 @@ def judge_answer_relevance(workspace, judge, item, passages, tracer: Tracer, sam
     """One answer graded for addressing its question: the outcome the shared loop stores."""
     variables = {"question": item.question, "answer": item.answer}
     text = judge_call(workspace, judge, "relevance", variables, tracer, sample_index, name="relevance")
-    parsed, error = parse_step(tracer, "parse grade", text, read_grade)
+    parsed, error = parse_step(tracer, "parse grade", text, scrutinised(read_grade, judge.templates.get("relevance")))
     score = None if parsed is None else (parsed["grade"] - 1) / 4
     return {
         "score": score,

@@ -13,6 +13,7 @@ from typing import Optional
 
 from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, numbered, truth
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
 
 METHOD = "ALCE citation recall and precision (Gao et al. 2023), support judged by the judge model instead of NLI"
@@ -103,7 +104,9 @@ def _check_sentence(
     def supports(numbers: list[int], label: str) -> bool:
         variables = {"sentence": sentence, "passages": [shown[n - 1] for n in numbers]}
         text = judge_call(workspace, judge, "citation", variables, tracer, sample_index, name=label)
-        parsed, error = parse_step(tracer, f"parse {label}", text, read_support)
+        parsed, error = parse_step(
+            tracer, f"parse {label}", text, scrutinised(read_support, judge.templates.get("citation"))
+        )
         if error:
             raise _Unreadable(error)
         return bool(parsed["supported"])

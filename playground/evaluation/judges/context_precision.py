@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, numbered, truth
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
 
 
@@ -57,7 +58,12 @@ def judge_context_precision(
             text = judge_call(
                 workspace, judge, "context", variables, tracer, sample_index, name=f"passage {passage['number']}"
             )
-            parsed, error = parse_step(tracer, f"parse passage {passage['number']}", text, read_relevance)
+            parsed, error = parse_step(
+                tracer,
+                f"parse passage {passage['number']}",
+                text,
+                scrutinised(read_relevance, judge.templates.get("context")),
+            )
             entry = {
                 "passage": passage["number"],
                 "passage_id": passage["id"],

@@ -19,6 +19,7 @@ from playground.prompts.parse import first_json_object
 from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import summarize_repeats
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer, describe_error
 from playground.progress import ProgressCallback, report
 
@@ -121,7 +122,9 @@ def compare_answers(
                 sample_index,
                 name=f"pairwise {label}",
             )
-            parsed, error = parse_step(tracer, f"parse {label}", text, parse_preference)
+            parsed, error = parse_step(
+                tracer, f"parse {label}", text, scrutinised(parse_preference, judge.templates.get("pairwise"))
+            )
             entry = {
                 "order": label,
                 "better": parsed["better"] if parsed else None,

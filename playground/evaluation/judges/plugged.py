@@ -12,6 +12,7 @@ from playground.evaluation.judges.judge_config import JudgeConfig, plugin_judges
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.reference import reference_text
 from playground.evaluation.judges.repeat import item_summary, summarize_repeats
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.progress import ProgressCallback
 
 
@@ -68,7 +69,7 @@ def judge_run_plugin(
             "reference": reference_text(item.references) if item.references else "",
         }
         text = judge_call(workspace, judge, role, variables, tracer, sample_index)
-        parsed, error = parse_step(tracer, "parse verdict", text, read)
+        parsed, error = parse_step(tracer, "parse verdict", text, scrutinised(read, judge.templates.get(role)))
         return {"score": None, "reason": None, "error": error} if parsed is None else {**parsed, "error": None}
 
     def judgment_fields(item, outcome):

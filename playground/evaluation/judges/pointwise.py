@@ -21,6 +21,7 @@ from playground.prompts.parse import first_json_object
 from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import item_summary, summarize_repeats
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
 from playground.progress import ProgressCallback
 
@@ -228,7 +229,9 @@ def score_answer(
             {"criterion": criterion.text, "weight": weight, "sample_index": sample_index},
         ) as span:
             text = judge_call(workspace, judge, "pointwise", variables, tracer, sample_index, name=criterion.name)
-            parsed, error = parse_step(tracer, f"parse {criterion.name}", text, parse_score)
+            parsed, error = parse_step(
+                tracer, f"parse {criterion.name}", text, scrutinised(parse_score, judge.templates.get("pointwise"))
+            )
             entry = {
                 "name": criterion.name,
                 "criterion": criterion.text,

@@ -18,6 +18,7 @@ from playground.prompts.parse import first_json_object
 from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import item_summary, summarize_repeats
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
 from playground.progress import ProgressCallback
 
@@ -70,7 +71,9 @@ def check_answer(
     """{"implies": bool or None, "reason", "error"} for one answer against its reference answer(s)."""
     variables = {"question": question, "reference": reference_text(references), "answer": answer}
     text = judge_call(workspace, judge, "reference", variables, tracer, sample_index)
-    parsed, error = parse_step(tracer, "parse verdict", text, parse_implication)
+    parsed, error = parse_step(
+        tracer, "parse verdict", text, scrutinised(parse_implication, judge.templates.get("reference"))
+    )
     if parsed is None:
         return {"implies": None, "reason": None, "error": error}
     return {"implies": parsed["implies"], "reason": parsed["reason"], "error": None}
