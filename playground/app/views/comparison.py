@@ -110,7 +110,7 @@ def show_comparison(ws, run_ids: Sequence[str], key: str) -> Optional[dict]:
 def power_rows(plans: Mapping[str, Mapping]) -> list[dict]:
     """The power table: per metric, the questions needed and the smallest difference detectable now, in words
     where a number would mislead (none detectable in the metric's range, a sample beyond any practical size)."""
-    from playground.evaluation.power import detectable_text, needed_text
+    from playground.evaluation.power import detectable_text, plan_needed_text
 
     return [
         {
@@ -118,7 +118,7 @@ def power_rows(plans: Mapping[str, Mapping]) -> list[dict]:
             "method": plan["method"],
             "n": plan["n"],
             "target": round(plan["target_diff"], 4),
-            "questions needed": needed_text(plan["n_needed"]),
+            "questions needed": plan_needed_text(plan),
             "detectable now": detectable_text(plan),
         }
         for metric, plan in plans.items()
@@ -143,7 +143,11 @@ def show_power(ws, run_a: str, run_b: str, key: str, metrics: Optional[Sequence[
             st.caption("No metric scored in both runs.")
             return
         st.dataframe(power_rows(plans), hide_index=True, key=f"{key}_table")
-        small = [metric for metric, plan in plans.items() if plan["verdict"].startswith("too small")]
+        small = [
+            metric
+            for metric, plan in plans.items()
+            if plan.get("not_estimated") or plan["verdict"].startswith("too small")
+        ]
         for metric in small[:3]:
             st.warning(f"{metric}: {plans[metric]['verdict']}", icon=":material/warning:")
         if not small:

@@ -20,7 +20,7 @@ def interval_rows(report: Mapping) -> list[dict]:
     ]
     if ppi:
         rows.append({"name": "prediction-powered", "n": f"n={ppi['n_rated']} + {ppi['n_unrated']}", **ppi})
-    return [row for row in rows if row.get("mean") is not None]
+    return [row for row in rows if row.get("low") is not None and row.get("high") is not None]
 
 
 def difference_report(row: Mapping) -> Optional[dict]:

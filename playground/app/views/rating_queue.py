@@ -84,10 +84,15 @@ def _estimate(ws, run_id: str, metric: str) -> None:
             f"excluded · {report['judge_errors']} judge error(s) left out; covers the judged questions only"
         )
     )
+    for name, part in (("judge only", report["judge_only"]), ("people only", report["human_only"])):
+        if part.get("not_estimated"):
+            st.caption(ui.md_escape(f"{name}: {part['not_estimated']}"))
     needed = report.get("ratings_needed")
     if needed:
         count = f"{needed['needed']} ratings ({needed['more']} more)" if needed["reachable"] else "not reachable"
         st.caption(ui.md_escape(f"For ±{target:g}: {count}; {needed['formula']}"))
+    elif report.get("not_estimated"):
+        st.caption(ui.md_escape(f"prediction-powered, and the ratings for ±{target:g}: {report['not_estimated']}"))
 
 
 def rating_queue(ws, run: dict) -> None:
