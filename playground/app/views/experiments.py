@@ -186,7 +186,8 @@ def pairwise_summary_text(report: Mapping) -> str:
 
 
 def agreement_rows(report: Mapping) -> list[dict]:
-    """A row per judge version: Spearman (pointwise) or Cohen's kappa (pairwise) with the number of questions."""
+    """A row per judge version: Spearman (pointwise) or Cohen's kappa (pairwise), and per gold-free judge metric
+    its Spearman or kappa against people's ratings of that metric, each with the number of questions."""
     rows = [
         {
             "judge": e["judge_id"],
@@ -210,6 +211,18 @@ def agreement_rows(report: Mapping) -> list[dict]:
             "n": e["n"],
         }
         for e in report["pairwise"]
+    ]
+    rows += [
+        {
+            "judge": e["judge_id"],
+            "kind": e["metric"],
+            "against run": "",
+            "statistic": e["statistic"],
+            "value": _number(e["value"]),
+            "raw agreement": None,
+            "n": e["n"],
+        }
+        for e in report.get("metrics") or []
     ]
     return rows
 
