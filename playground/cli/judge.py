@@ -13,7 +13,7 @@ from playground.models.registry import DEFAULT_MODEL_SPEC, model_spec_flag
 
 
 def register(subparsers, common) -> None:
-    from playground.evaluation.judges.judge_config import default_judge_templates, plugin_judges
+    from playground.evaluation.judges.registry import default_judge_templates
 
     parser = subparsers.add_parser("judge", parents=[common], help="score runs with an LLM judge")
     commands = parser.add_subparsers(dest="judge_command", metavar="JUDGE", required=True)
@@ -109,19 +109,12 @@ def register(subparsers, common) -> None:
 
     from playground.cli.judge_gold_free import register as register_gold_free, register_rate
 
-    register_gold_free(commands, common, settings, gold_free_command)
     register_rate(commands, common)
 
     from playground.cli.judge_estimate import register as register_estimate
 
     register_estimate(commands, common)
-
-    for name, judge in plugin_judges().items():
-        if name in commands.choices:
-            continue
-        plugged = commands.add_parser(name, parents=[common, settings], help=judge.description or f"the {name} judge")
-        plugged.add_argument("run", metavar="RUN")
-        plugged.set_defaults(handler=plugin_judge_command, judge_name=name)
+    register_gold_free(commands, common, settings, answer_judge_command)
 
 
 def judge_config(args):
@@ -282,46 +275,17 @@ def pairwise_command(args) -> int:
     return 0
 
 
-def plugin_judge_command(args) -> int:
-    from playground.evaluation.judges.plugged import judge_run_plugin
+def answer_judge_command(args) -> int:
+    from playground.cli.judge_gold_free import report_lines
+    from playground.evaluation.judges.answers import judge_answers
 
     config = judge_config(args)
     with workspace_for(args, create=False) as workspace:
         report = _run_with_progress(
             "judging",
-            lambda progress: judge_run_plugin(
+            lambda progress: judge_answers(
                 workspace,
                 args.judge_name,
-                args.run,
-                config,
-                repeat=args.repeat,
-                answer_field=args.answer_field,
-                use_cache=not args.no_cache,
-                on_progress=progress,
-                deadline_s=args.timeout,
-            ),
-        )
-    lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
-    lines.append(f"score {_mean_std(report['score'])}  ({report['n_failed']} judgment(s) unreadable)")
-    for item in report["items"]:
-        lines.append(
-            f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  {item['reasons'][0]}"[:240]
-        )
-    emit(args, report, "\n".join(lines + _skipped(report)))
-    return 0
-
-
-def gold_free_command(args) -> int:
-    from playground.cli.judge_gold_free import report_lines
-    from playground.evaluation.judges.gold_free import judge_run_gold_free
-
-    config = judge_config(args)
-    with workspace_for(args, create=False) as workspace:
-        report = _run_with_progress(
-            "judging",
-            lambda progress: judge_run_gold_free(
-                workspace,
-                args.gold_free_kind,
                 args.run,
                 config,
                 repeat=args.repeat,

@@ -1,5 +1,5 @@
-"""`playground judge faithfulness|context-precision|answer-relevance|citations RUN --judge-model SPEC`: the gold-free
-judges over a stored run, with the judge settings the other judge commands take (cli/judge.py runs them). Failed
+"""`playground judge faithfulness|context-precision|answer-relevance|citations|PLUGIN RUN --judge-model SPEC`: the
+judges of a run's answers (the gold-free ones and plugin judges, from the registry) over a stored run, with the judge settings the other judge commands take (cli/judge.py runs them). Failed
 judgments are printed as errors with the provider's words and counted; they are never scores.
 `playground judge rate RUN QUESTION METRIC VALUE` stores a person's rating of one judge metric, which `judge
 agreement` measures the judge against."""
@@ -10,21 +10,19 @@ from playground import bounds
 from playground.cli.output import emit, workspace_for
 from playground.terminal_text import one_line
 
-HELP = {
-    "faithfulness": "claims of each answer checked against the passages its prompt showed (supported / claims)",
-    "context-precision": "each passage the prompt showed judged relevant or not (precision, rank-weighted)",
-    "answer-relevance": "does each answer address its question (graded 1-5 with a reason)",
-    "citations": "ALCE-style citation recall and precision for answers citing passages as [n]",
-}
-
 
 def register(commands, common, settings, handler) -> None:
-    """One subcommand per gold-free judge; `handler` (cli/judge.py's) runs it."""
-    for kind, text in HELP.items():
-        parser = commands.add_parser(kind, parents=[common, settings], help=text)
+    """One subcommand per judge of a run's answers (registry.answer_judges(): built-in and plugin); `handler`
+    (cli/judge.py's) runs them all."""
+    from playground.evaluation.judges.registry import answer_judges
+
+    for name, judge in answer_judges().items():
+        if name in commands.choices:
+            continue
+        parser = commands.add_parser(name, parents=[common, settings], help=judge.description or f"the {name} judge")
         parser.add_argument("run", metavar="RUN")
-        parser.set_defaults(handler=handler, gold_free_kind=kind, max_tokens=256)
-        if kind == "faithfulness":
+        parser.set_defaults(handler=handler, judge_name=name, max_tokens=256)
+        if "no_claims" in judge.settings:
             parser.add_argument(
                 "--no-claims",
                 choices=("skip", "1", "0"),
@@ -95,7 +93,7 @@ def report_lines(report: dict) -> list[str]:
     if report.get("n_unscored"):
         lines.append(
             f"{report['n_unscored']} answer(s) without a score (no claims: --no-claims {report['no_claims']})"
-            if report["kind"] == "faithfulness"
+            if report.get("no_claims")
             else f"{report['n_unscored']} answer(s) without a score"
         )
     gold = report.get("against_gold")

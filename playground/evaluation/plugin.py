@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from playground.plugins import JudgeKind, Metric, hookimpl
+from playground.plugins import Judge, Metric, hookimpl
 
 _HERE = "playground.evaluation.plugin"
 
@@ -176,48 +176,67 @@ BUILTIN_METRICS = (
     ),
 )
 
+_JUDGES = "playground.evaluation.judges"
+
 BUILTIN_JUDGES = (
-    JudgeKind(
+    Judge(
         "pointwise",
         {"steps": "judge-criterion-steps", "pointwise": "judge-pointwise"},
         "G-Eval-style weighted criteria, each scored 0-1 with a reason",
+        settings=("criteria",),
+        judge_run=f"{_JUDGES}.pointwise:judge_runs",
     ),
-    JudgeKind(
+    Judge(
         "reference",
         {"reference": "judge-reference"},
         "does each answer imply the reference answer (true/false with a reason)",
-        stored_as="reference",
         needs_reference=True,
+        judge_run=f"{_JUDGES}.reference:judge_runs",
     ),
-    JudgeKind(
+    Judge(
         "pairwise",
         {"pairwise": "judge-pairwise"},
         "which run's answer is better, asked in both orders (flips count as ties)",
-        stored_as="pairwise",
+        judge_run=f"{_JUDGES}.pairwise:judge_runs",
+        runs=2,
     ),
-    JudgeKind(
+    Judge(
         "faithfulness",
         {"claims": "judge-claims", "claim": "judge-claim"},
         "claims of each answer checked against the passages its prompt showed (supported / claims)",
-        stored_as="faithfulness",
+        judge=f"{_JUDGES}.faithfulness:judge_faithfulness",
+        metrics=("faithfulness",),
+        needs_passages=True,
+        settings=("no_claims",),
+        method="supported claims / claims",
     ),
-    JudgeKind(
+    Judge(
         "context-precision",
         {"context": "judge-context"},
         "each passage the prompt showed judged relevant or not (precision, rank-weighted precision)",
-        stored_as="context-precision",
+        judge=f"{_JUDGES}.context_precision:judge_context_precision",
+        metrics=("context_precision", "context_precision_ranked"),
+        needs_passages=True,
+        settings=("run",),
+        method="relevant / shown; rank-weighted = average precision over the shown order",
     ),
-    JudgeKind(
+    Judge(
         "answer-relevance",
         {"relevance": "judge-answer-relevance"},
         "does each answer address its question (graded 1-5 with a reason)",
-        stored_as="answer-relevance",
+        judge=f"{_JUDGES}.answer_relevance:judge_answer_relevance",
+        metrics=("answer_relevance",),
+        method="graded 1-5, (grade-1)/4",
     ),
-    JudgeKind(
+    Judge(
         "citations",
         {"citation": "judge-citation"},
         "ALCE-style citation recall and precision for answers citing passages as [n]",
-        stored_as="citations",
+        judge=f"{_JUDGES}.citations:judge_citations",
+        metrics=("citation_recall", "citation_precision"),
+        needs_passages=True,
+        answer_field="output",  # the parsed short answer has its [n] markers removed: judge what the model wrote
+        method="ALCE citation recall and precision (Gao et al. 2023), support judged by the judge model instead of NLI",
     ),
 )
 

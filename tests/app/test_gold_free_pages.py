@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from playground.evaluation.judges.gold_free import judge_run_gold_free
+from playground.evaluation.judges.answers import judge_answers
 from playground.evaluation.judges.judge_config import JudgeConfig
 from playground.models.base import GenerationParams
 from playground.runs import RunConfig, start_run
@@ -42,9 +42,9 @@ def judged(app_workspace):
     config = JudgeConfig(model=server.spec("judge"), params=GenerationParams(max_tokens=256))
     run_a, run_b = rag_run("A"), rag_run("B")
     for kind in ("faithfulness", "context-precision", "citations"):
-        judge_run_gold_free(ws, kind, run_a, config)
+        judge_answers(ws, kind, run_a, config)
     server.prose = ("smallest city",)
-    judge_run_gold_free(ws, "faithfulness", run_b, config, use_cache=False)
+    judge_answers(ws, "faithfulness", run_b, config, use_cache=False)
     server.prose = ()
     try:
         yield {"ws": ws, "a": run_a, "b": run_b, "server": server}

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 def judged_app(tmp_path_factory, browser_context):
     """(url, db, run_id): an app over a workspace holding one planted run judged for answer relevance by a real
     local HTTP server."""
-    from playground.evaluation.judges.gold_free import judge_run_gold_free
+    from playground.evaluation.judges.answers import judge_answers
     from playground.evaluation.judges.judge_config import JudgeConfig
     from playground.models.base import GenerationParams
     from tests.e2e.servers import app_server
@@ -33,7 +33,7 @@ def judged_app(tmp_path_factory, browser_context):
     try:
         run_id, _, _ = planted(workspace)
         config = JudgeConfig(model=server.spec(), params=GenerationParams(max_tokens=256))
-        judge_run_gold_free(workspace, "answer-relevance", run_id, config)
+        judge_answers(workspace, "answer-relevance", run_id, config)
     finally:
         server.close()
         workspace.close()

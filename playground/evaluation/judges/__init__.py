@@ -2,7 +2,7 @@
 judging (mean and std) and agreement with human ratings. Judge outputs are stored by playground.store.judgments."""
 
 from playground.evaluation.judges.agreement import cohen_kappa, judge_agreement, spearman
-from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
+from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge, resolve_judge, self_judging_warning
 from playground.evaluation.judges.pairwise import judge_runs_pairwise
 from playground.evaluation.judges.pointwise import HELPS_CRITERIA, Criterion, judge_run_pointwise, parse_criteria
 from playground.evaluation.judges.reference import judge_run_reference
@@ -10,8 +10,8 @@ from playground.evaluation.judges.reference import judge_run_reference
 __all__ = [
     "Criterion",
     "HELPS_CRITERIA",
-    "Judge",
     "JudgeConfig",
+    "LoadedJudge",
     "cohen_kappa",
     "judge_agreement",
     "judge_run_pointwise",

@@ -16,7 +16,7 @@ from playground.evaluation.judges.calls import (
     reason_of,
 )
 from playground.prompts.parse import first_json_object
-from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
+from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import summarize_repeats
 from playground.evaluation.judges.scrutiny import scrutinised
@@ -107,7 +107,7 @@ def pairwise_summary(outcomes: Iterable[dict]) -> dict:
 
 
 def compare_answers(
-    workspace, judge: Judge, question: str, answer_a: str, answer_b: str, tracer: Tracer, sample_index: int = 0
+    workspace, judge: LoadedJudge, question: str, answer_a: str, answer_b: str, tracer: Tracer, sample_index: int = 0
 ) -> dict:
     """Ask the judge in both orders; returns the combined outcome plus each order's verdict and reason."""
     orders = []
@@ -297,3 +297,9 @@ def judge_runs_pairwise(
         "tokens": fresh_tokens,
         "warnings": [warning] if warning else [],
     }
+
+
+def judge_runs(workspace, run_ids: list[str], config: Optional[JudgeConfig] = None, **options) -> dict:
+    """The pairwise judge's `judge_run` (its record in evaluation/plugin.py): run A and run B."""
+    run_a, run_b = run_ids
+    return judge_runs_pairwise(workspace, run_a, run_b, config, **options)

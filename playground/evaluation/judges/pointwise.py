@@ -18,7 +18,7 @@ from playground.evaluation.judges.calls import (
     reason_of,
 )
 from playground.prompts.parse import first_json_object
-from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
+from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import item_summary, summarize_repeats
 from playground.evaluation.judges.scrutiny import scrutinised
@@ -163,7 +163,7 @@ def parse_score(text: str) -> dict:
     return {"score": score_value(value), "reason": reason_of(found, text)}
 
 
-def evaluation_steps(workspace, judge: Judge, criterion: Criterion, tracer: Tracer) -> list[str]:
+def evaluation_steps(workspace, judge: LoadedJudge, criterion: Criterion, tracer: Tracer) -> list[str]:
     """The criterion's steps under this judge version: made by one judge call the first time, then reused."""
     from playground.store.judgments import get_steps, save_steps
 
@@ -202,7 +202,7 @@ def evaluation_steps(workspace, judge: Judge, criterion: Criterion, tracer: Trac
 
 def score_answer(
     workspace,
-    judge: Judge,
+    judge: LoadedJudge,
     question: str,
     answer: str,
     criteria: list[Criterion],
@@ -331,3 +331,8 @@ def judge_run_pointwise(
         "tokens": fresh_tokens,
         "warnings": [warning] if warning else [],
     }
+
+
+def judge_runs(workspace, run_ids: list[str], config: Optional[JudgeConfig] = None, criteria=None, **options) -> dict:
+    """The pointwise judge's `judge_run` (its record in evaluation/plugin.py): one run, its criteria a setting."""
+    return judge_run_pointwise(workspace, run_ids[0], criteria, config, **options)

@@ -15,7 +15,7 @@ from playground.evaluation.judges.calls import (
     reason_of,
 )
 from playground.prompts.parse import first_json_object
-from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
+from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import item_summary, summarize_repeats
 from playground.evaluation.judges.scrutiny import scrutinised
@@ -66,7 +66,13 @@ def reference_text(references: list[str]) -> str:
 
 
 def check_answer(
-    workspace, judge: Judge, question: str, answer: str, references: list[str], tracer: Tracer, sample_index: int = 0
+    workspace,
+    judge: LoadedJudge,
+    question: str,
+    answer: str,
+    references: list[str],
+    tracer: Tracer,
+    sample_index: int = 0,
 ) -> dict:
     """{"implies": bool or None, "reason", "error"} for one answer against its reference answer(s)."""
     variables = {"question": question, "reference": reference_text(references), "answer": answer}
@@ -169,3 +175,8 @@ def judge_run_reference(
         "tokens": fresh_tokens,
         "warnings": [warning] if warning else [],
     }
+
+
+def judge_runs(workspace, run_ids: list[str], config: Optional[JudgeConfig] = None, **options) -> dict:
+    """The reference judge's `judge_run` (its record in evaluation/plugin.py): one run."""
+    return judge_run_reference(workspace, run_ids[0], config, **options)
