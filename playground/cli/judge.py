@@ -301,7 +301,7 @@ def answer_judge_command(args) -> int:
 
 
 def agreement_command(args) -> int:
-    from playground.evaluation.judges.agreement import judge_agreement
+    from playground.evaluation.agreement.judge_agreement import judge_agreement
 
     with workspace_for(args, create=False) as workspace:
         report = judge_agreement(workspace, args.run)

@@ -48,7 +48,7 @@ def register_rate(commands, common) -> None:
 
 
 def rate_command(args) -> int:
-    from playground.evaluation.judges.metric_agreement import rate_metric
+    from playground.evaluation.agreement.metric_agreement import rate_metric
 
     with workspace_for(args, create=False) as workspace:
         rating = rate_metric(
@@ -65,7 +65,7 @@ def rate_command(args) -> int:
 
 def agreement_lines(entries: list[dict]) -> list[str]:
     """Each judge metric's agreement with people, its interval and rated items, then the reliability warnings."""
-    from playground.evaluation.judges.metric_agreement import reliability_warnings
+    from playground.evaluation.agreement.metric_agreement import reliability_warnings
 
     lines = []
     for entry in entries:

@@ -245,7 +245,7 @@ def test_a_judge_copying_its_template_shows_judge_errors_on_the_judges_tab_not_a
 
 
 def test_agreement_with_people_shows_a_gold_free_judge_rated_in_the_queue(judged):
-    from playground.evaluation.judges.metric_agreement import rate_metric
+    from playground.evaluation.agreement.metric_agreement import rate_metric
 
     for question_id, value in (("q1", 0.5), ("q2", 0.0), ("q3", 1.0)):
         rate_metric(judged["ws"], judged["a"], question_id, "faithfulness", value, rater="ana")
@@ -260,8 +260,8 @@ def test_agreement_with_people_shows_a_gold_free_judge_rated_in_the_queue(judged
 
 
 def test_the_rating_queue_says_not_enough_data_after_a_few_agreeing_ratings(judged):
-    from playground.evaluation.judges.metric_agreement import rate_metric
-    from playground.evaluation.judges.rated import draw_sample
+    from playground.evaluation.agreement.metric_agreement import rate_metric
+    from playground.evaluation.agreement.rated import draw_sample
 
     drawn = draw_sample(judged["ws"], judged["a"], 3, seed=0, metric="faithfulness")
     for question_id in drawn["question_ids"][:2]:

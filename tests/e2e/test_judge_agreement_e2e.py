@@ -11,7 +11,7 @@ import pytest
 
 from playground.evaluation.judges.answers import judge_answers
 from playground.evaluation.judges.judge_config import JudgeConfig
-from playground.evaluation.judges.metric_agreement import rate_metric
+from playground.evaluation.agreement.metric_agreement import rate_metric
 from playground.models.base import GenerationParams
 from playground.runs import RunConfig, start_run
 from playground.store import open_workspace

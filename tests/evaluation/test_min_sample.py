@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import playground.cli as cli
-from playground.evaluation.judges.estimate import estimate_lines, three_ways
+from playground.evaluation.agreement.estimate import estimate_lines, three_ways
 from playground.evaluation.min_sample import NOT_ENOUGH
 from playground.evaluation.power import detectable_text, plan_from_scores, plan_needed_text
 from playground.store.runs import create_run, save_result

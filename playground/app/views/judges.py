@@ -153,7 +153,7 @@ def _judge_result() -> None:
 
 
 def _agreement(ws, run: dict) -> None:
-    from playground.evaluation.judges import judge_agreement
+    from playground.evaluation.agreement.judge_agreement import judge_agreement
     from playground.store.ratings import list_ratings
 
     st.subheader("Agreement with people")

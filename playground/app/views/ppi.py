@@ -1,6 +1,6 @@
 """The three estimates of a judge metric drawn as horizontal intervals on one axis (judge only, people only,
 prediction-powered), with n beside each, so a judge's bias shows at a glance; for one run (Experiments) or a
-difference between two (A/B). The numbers come from evaluation/judges/estimate.py and ppi_compare.py."""
+difference between two (A/B). The numbers come from evaluation/agreement/estimate.py and ppi_compare.py."""
 
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ def judged_pair(workspace, judge_spec: str) -> list[tuple[str, dict[str, float]]
 
 def rate_pair(workspace, pair: list[tuple[str, dict[str, float]]], n: int = 40, seed: int = 3) -> None:
     """Draw a sample of `n` in each run and rate it with the planted people's values."""
-    from playground.evaluation.judges.rated import draw_sample, import_ratings
+    from playground.evaluation.agreement.rated import draw_sample, import_ratings
 
     for run_id, people in pair:
         drawn = draw_sample(workspace, run_id, n, seed)["question_ids"]

@@ -10,8 +10,8 @@ import pytest
 
 import playground.cli as cli
 from playground import PlaygroundError
-from playground.evaluation.judges.estimate import estimate_run, split_sample
-from playground.evaluation.judges.rated import draw_sample
+from playground.evaluation.agreement.estimate import estimate_run, split_sample
+from playground.evaluation.agreement.rated import draw_sample
 from playground.evaluation.ppi import clt_mean, ppi_mean
 from playground.store.content_ids import judge_version_id
 from playground.store.judgments import save_judge, save_judgment

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from playground import PlaygroundError
-from playground.evaluation.judges.rated import (
+from playground.evaluation.agreement.rated import (
     POINTWISE,
     POINTWISE_MAPPING,
     choose_metric,

@@ -69,7 +69,7 @@ def verdict(row: Mapping) -> dict:
 def add_prediction_powered(workspace, runs: list[dict], judged: list[dict], comparisons: list[dict], level: float):
     """Give every compared judge metric row its prediction-powered difference ("prediction_powered") and the verdict
     ("verdict", naming the interval it used). `judged` is each run's question_judge_scores."""
-    from playground.evaluation.judges.rated import people_ratings
+    from playground.evaluation.agreement.rated import people_ratings
     from playground.store.rating_samples import get_sample
 
     def drawn(run_id: str, metric: str) -> set:

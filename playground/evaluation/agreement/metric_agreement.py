@@ -12,7 +12,7 @@ import random
 from collections import defaultdict
 from typing import Callable, Iterable, Optional, Sequence
 
-from playground.evaluation.judges.agreement_stats import cohen_kappa, is_person, spearman
+from playground.evaluation.agreement.stats import cohen_kappa, is_person, spearman
 
 MIN_RATED = 30  # fewer rated items than this and an agreement figure says little
 RESAMPLES = 1000
