@@ -1,6 +1,7 @@
 """The built-in metrics and judges, registered through the plugin hooks like any other. Each metric's score function
 takes a playground.evaluation.scoring.ScoringItem; the libraries behind them (sacrebleu, rouge-score) load on first
-use. The registration order is the order the app and the CLI show metrics in.
+use. The registration order is the order the app and the CLI show metrics in. Each built-in judge declares its own
+record (JUDGE) in its module of playground.evaluation.judges.
 """
 
 from __future__ import annotations
@@ -176,69 +177,24 @@ BUILTIN_METRICS = (
     ),
 )
 
-_JUDGES = "playground.evaluation.judges"
+FIRST_SHOWN = ("pointwise", "reference", "pairwise", "faithfulness", "context-precision", "answer-relevance")
 
-BUILTIN_JUDGES = (
-    Judge(
-        "pointwise",
-        {"steps": "judge-criterion-steps", "pointwise": "judge-pointwise"},
-        "G-Eval-style weighted criteria, each scored 0-1 with a reason",
-        settings=("criteria",),
-        judge_run=f"{_JUDGES}.pointwise:judge_runs",
-    ),
-    Judge(
-        "reference",
-        {"reference": "judge-reference"},
-        "does each answer imply the reference answer (true/false with a reason)",
-        needs_reference=True,
-        judge_run=f"{_JUDGES}.reference:judge_runs",
-    ),
-    Judge(
-        "pairwise",
-        {"pairwise": "judge-pairwise"},
-        "which run's answer is better, asked in both orders (flips count as ties)",
-        judge_run=f"{_JUDGES}.pairwise:judge_runs",
-        runs=2,
-    ),
-    Judge(
-        "faithfulness",
-        {"claims": "judge-claims", "claim": "judge-claim"},
-        "claims of each answer checked against the passages its prompt showed (supported / claims)",
-        judge=f"{_JUDGES}.faithfulness:judge_faithfulness",
-        metrics=("faithfulness",),
-        needs_passages=True,
-        settings=("no_claims",),
-        method="supported claims / claims",
-    ),
-    Judge(
-        "context-precision",
-        {"context": "judge-context"},
-        "each passage the prompt showed judged relevant or not (precision, rank-weighted precision)",
-        judge=f"{_JUDGES}.context_precision:judge_context_precision",
-        metrics=("context_precision", "context_precision_ranked"),
-        needs_passages=True,
-        settings=("run",),
-        method="relevant / shown; rank-weighted = average precision over the shown order",
-    ),
-    Judge(
-        "answer-relevance",
-        {"relevance": "judge-answer-relevance"},
-        "does each answer address its question (graded 1-5 with a reason)",
-        judge=f"{_JUDGES}.answer_relevance:judge_answer_relevance",
-        metrics=("answer_relevance",),
-        method="graded 1-5, (grade-1)/4",
-    ),
-    Judge(
-        "citations",
-        {"citation": "judge-citation"},
-        "ALCE-style citation recall and precision for answers citing passages as [n]",
-        judge=f"{_JUDGES}.citations:judge_citations",
-        metrics=("citation_recall", "citation_precision"),
-        needs_passages=True,
-        answer_field="output",  # the parsed short answer has its [n] markers removed: judge what the model wrote
-        method="ALCE citation recall and precision (Gao et al. 2023), support judged by the judge model instead of NLI",
-    ),
-)
+
+def builtin_judges() -> list[Judge]:
+    """The JUDGE record of every module of playground.evaluation.judges that declares one: a new built-in judge is
+    its module, its template and its test. Shown in FIRST_SHOWN's order, then by name (display order only)."""
+    import importlib
+    import pkgutil
+
+    import playground.evaluation.judges as package
+
+    found = []
+    for module in pkgutil.iter_modules(package.__path__):
+        record = getattr(importlib.import_module(f"{package.__name__}.{module.name}"), "JUDGE", None)
+        if isinstance(record, Judge):
+            found.append(record)
+    rank = {name: position for position, name in enumerate(FIRST_SHOWN)}
+    return sorted(found, key=lambda judge: (rank.get(judge.name, len(rank)), judge.name))
 
 
 @hookimpl
@@ -249,5 +205,5 @@ def register_metrics(register):
 
 @hookimpl
 def register_judges(register):
-    for judge in BUILTIN_JUDGES:
+    for judge in builtin_judges():
         register(judge)

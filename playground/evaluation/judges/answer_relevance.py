@@ -8,6 +8,7 @@ from playground.evaluation.judges.calls import reason_of, JudgeOutputError, judg
 from playground.evaluation.judges.replies import json_reply, quoted
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
+from playground.plugins.records import Judge
 
 GRADES = range(1, 6)
 
@@ -38,3 +39,14 @@ def judge_answer_relevance(workspace, judge, item, passages, tracer: Tracer, sam
         "metrics": {"answer_relevance": score},
         "error": error,
     }
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "answer-relevance",
+    {"relevance": "judge-answer-relevance"},
+    "does each answer address its question (graded 1-5 with a reason)",
+    judge=judge_answer_relevance,
+    metrics=("answer_relevance",),
+    method="graded 1-5, (grade-1)/4",
+)

@@ -14,6 +14,7 @@ from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, numbered, truth
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
+from playground.plugins.records import Judge
 
 
 def read_relevance(text: str) -> dict:
@@ -105,3 +106,16 @@ def _outcome(precision, ranked, verdict, why, details: dict, error: Optional[str
         "metrics": {"context_precision": precision, "context_precision_ranked": ranked},
         "error": error,
     }
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "context-precision",
+    {"context": "judge-context"},
+    "each passage the prompt showed judged relevant or not (precision, rank-weighted precision)",
+    judge=judge_context_precision,
+    metrics=("context_precision", "context_precision_ranked"),
+    needs_passages=True,
+    settings=("run",),
+    method="relevant / shown; rank-weighted = average precision over the shown order",
+)

@@ -20,6 +20,7 @@ from playground.evaluation.judges.scrutiny import (
     template_examples,
 )
 from playground.programs.tracing import Tracer
+from playground.plugins.records import Judge
 
 VERDICTS = ("supported", "contradicted", "not found")
 NO_CLAIMS = {"skip": None, "1": 1.0, "0": 0.0}
@@ -161,3 +162,16 @@ def _outcome(score: Optional[float], verdict, why, details: dict, error: Optiona
         "metrics": {"faithfulness": score},
         "error": error,
     }
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "faithfulness",
+    {"claims": "judge-claims", "claim": "judge-claim"},
+    "claims of each answer checked against the passages its prompt showed (supported / claims)",
+    judge=judge_faithfulness,
+    metrics=("faithfulness",),
+    needs_passages=True,
+    settings=("no_claims",),
+    method="supported claims / claims",
+)

@@ -22,6 +22,7 @@ from playground.evaluation.judges.repeat import summarize_repeats
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer, describe_error
 from playground.progress import ProgressCallback, report
+from playground.plugins.records import Judge
 
 PREFERENCE_KEYS = ("better", "winner", "preferred", "preference", "choice", "verdict", "answer")
 VERDICT_SCORE = {"a": 1.0, "tie": 0.5, "b": 0.0}  # from run A's point of view, as in table ratings
@@ -303,3 +304,13 @@ def judge_runs(workspace, run_ids: list[str], config: Optional[JudgeConfig] = No
     """The pairwise judge's `judge_run` (its record in evaluation/plugin.py): run A and run B."""
     run_a, run_b = run_ids
     return judge_runs_pairwise(workspace, run_a, run_b, config, **options)
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "pairwise",
+    {"pairwise": "judge-pairwise"},
+    "which run's answer is better, asked in both orders (flips count as ties)",
+    judge_run=judge_runs,
+    runs=2,
+)

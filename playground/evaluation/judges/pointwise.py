@@ -24,6 +24,7 @@ from playground.evaluation.judges.repeat import item_summary, summarize_repeats
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
 from playground.progress import ProgressCallback
+from playground.plugins.records import Judge
 
 MAX_STEPS = 8
 
@@ -336,3 +337,13 @@ def judge_run_pointwise(
 def judge_runs(workspace, run_ids: list[str], config: Optional[JudgeConfig] = None, criteria=None, **options) -> dict:
     """The pointwise judge's `judge_run` (its record in evaluation/plugin.py): one run, its criteria a setting."""
     return judge_run_pointwise(workspace, run_ids[0], criteria, config, **options)
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "pointwise",
+    {"steps": "judge-criterion-steps", "pointwise": "judge-pointwise"},
+    "G-Eval-style weighted criteria, each scored 0-1 with a reason",
+    settings=("criteria",),
+    judge_run=judge_runs,
+)

@@ -21,6 +21,7 @@ from playground.evaluation.judges.repeat import item_summary, summarize_repeats
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
 from playground.progress import ProgressCallback
+from playground.plugins.records import Judge
 
 VERDICT_KEYS = ("implies", "implied", "correct", "verdict", "answer", "judgment", "result")
 _TRUE = {"true", "yes", "correct", "implied", "implies", "1"}
@@ -180,3 +181,13 @@ def judge_run_reference(
 def judge_runs(workspace, run_ids: list[str], config: Optional[JudgeConfig] = None, **options) -> dict:
     """The reference judge's `judge_run` (its record in evaluation/plugin.py): one run."""
     return judge_run_reference(workspace, run_ids[0], config, **options)
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "reference",
+    {"reference": "judge-reference"},
+    "does each answer imply the reference answer (true/false with a reason)",
+    needs_reference=True,
+    judge_run=judge_runs,
+)
