@@ -275,3 +275,41 @@ def test_the_rating_queue_says_not_enough_data_after_a_few_agreeing_ratings(judg
     assert any(c.startswith("people only: not enough data to estimate: 2 rating(s)") for c in captions), captions
     assert any("ratings for ±0.05: not enough data to estimate" in c for c in captions), captions
     assert not any(c.startswith("For ±") for c in captions), "no count of ratings from degenerate variance"
+
+
+def read_brevity(text: str) -> dict:
+    """The verdict reader of the in-process plugin judge below."""
+    import json
+
+    return json.loads(text)
+
+
+def test_a_plugin_judge_is_a_choice_on_the_judges_tab_and_its_scores_are_metrics(judged, tmp_path):
+    from playground.plugins.records import Judge
+    from tests.plugins.helpers import registered
+
+    template = tmp_path / "judge-brevity.jinja"
+    template.write_text("Question: {{ question }}\nAnswer: {{ answer }}\nIs it brief? Score 0-1 as JSON.\n")
+    record = Judge("brevity", {"brevity": str(template)}, "is it brief", read_verdict=f"{__name__}:read_brevity")
+    judged["server"].judge = lambda prompt: '{"score": 0.25, "reason": "it pads its answer"}'
+    try:
+        with registered(record):
+            at = page_test("experiments")
+            at.session_state["experiments_judge_model_spec"] = judged["server"].spec("brevity-judge")
+            at.run()
+            assert "brevity: is it brief" in at.radio(key="experiments_judge_kind").options
+            at.radio(key="experiments_judge_kind").set_value("brevity").run()
+            at.selectbox(key="experiments_judge_run").set_value(judged["a"]).run()
+            at.button(key="experiments_run_judge").click().run()
+            assert not at.exception, at.exception
+            metrics = table_with(at, "judge errors")
+            assert list(metrics["metric"]) == ["brevity"] and metrics["mean"][0] == pytest.approx(0.25)
+            runs = page_test("runs")
+            runs.run()
+            assert not runs.exception, runs.exception
+            rows = {row["label"]: row for row in table_with(runs, "brevity").to_dict("records")}
+            assert rows["A"]["brevity"] == pytest.approx(0.25)
+    finally:
+        judged["server"].judge = None
+    stored = list_judgments(judged["ws"], run_id=judged["a"], kind="brevity")
+    assert len(stored) == 4 and all(j["score"] == 0.25 for j in stored)
