@@ -1,8 +1,7 @@
-"""`playground judge faithfulness|context-precision|answer-relevance|citations|PLUGIN RUN --judge-model SPEC`: the
-judges of a run's answers (the gold-free ones and plugin judges, from the registry) over a stored run, with the judge settings the other judge commands take (cli/judge.py runs them). Failed
-judgments are printed as errors with the provider's words and counted; they are never scores.
-`playground judge rate RUN QUESTION METRIC VALUE` stores a person's rating of one judge metric, which `judge
-agreement` measures the judge against."""
+"""`playground judge NAME RUN --judge-model SPEC` for every registered judge (its subcommand's arguments come from
+its record; cli/judge.py runs them all), the report lines of the judges of a run's answers (failed judgments printed
+as errors with the provider's words and counted, never scores), and `playground judge rate RUN QUESTION METRIC
+VALUE`, a person's rating of one judge metric, which `judge agreement` measures the judge against."""
 
 from __future__ import annotations
 
@@ -12,16 +11,31 @@ from playground.terminal_text import one_line
 
 
 def register(commands, common, settings, handler) -> None:
-    """One subcommand per judge of a run's answers (registry.answer_judges(): built-in and plugin); `handler`
-    (cli/judge.py's) runs them all."""
-    from playground.evaluation.judges.registry import answer_judges
+    """One subcommand per registered judge (registry.judges(): built in and plugin), its arguments from its record:
+    two runs for a judge that compares runs, and an option per setting it takes. `handler` (cli/judge.py's) runs
+    them all."""
+    from playground.evaluation.judges.registry import judges
 
-    for name, judge in answer_judges().items():
+    for name, judge in judges().items():
         if name in commands.choices:
             continue
         parser = commands.add_parser(name, parents=[common, settings], help=judge.description or f"the {name} judge")
-        parser.add_argument("run", metavar="RUN")
-        parser.set_defaults(handler=handler, judge_name=name, max_tokens=256)
+        if judge.runs == 2:
+            parser.add_argument("run_a", metavar="RUN_A")
+            parser.add_argument("run_b", metavar="RUN_B")
+        else:
+            parser.add_argument("run", metavar="RUN")
+        parser.set_defaults(handler=handler, judge_name=name)
+        if judge.scores_answers:
+            parser.set_defaults(max_tokens=256)  # a verdict with its reason per claim, passage or sentence
+        if "criteria" in judge.settings:
+            parser.add_argument(
+                "--criteria",
+                nargs="+",
+                action="extend",
+                metavar='"[NAME:] SENTENCE=WEIGHT"',
+                help="criteria (default HELPS: helpfulness 0.5, relevancy 0.3, brevity 0.2)",
+            )
         if "no_claims" in judge.settings:
             parser.add_argument(
                 "--no-claims",
