@@ -118,7 +118,7 @@ class Judge:
     `settings`: the extra settings its `judge` takes (by name); `method`: how its score is made, in words.
 
     A judge with its own whole-run loop (pointwise criteria, reference, two runs compared) gives
-    `judge_run(workspace, name, run_ids, config, **options) -> report` instead and `runs` (how many runs it takes).
+    `judge_run(workspace, run_ids, config, **options) -> report` instead and `runs` (how many runs it takes).
     `stored_as`: the judgment kind its judgments are stored as (default: its name)."""
 
     name: str
