@@ -52,6 +52,7 @@ def brevity_built_in(tmp_path, monkeypatch):
     reset()
 
 
+@pytest.mark.slow  # a real local HTTP server plays the judge
 def test_the_worked_example_judge_appears_everywhere(brevity_built_in, tiny_workspace, capsys):
     from playground.app.views.experiments import judge_kinds
     from playground.cli.runs import add_judge_options

@@ -71,6 +71,7 @@ def test_starter_judge_templates_hold_no_reply_a_model_could_copy(role):
     assert not copyable.copied("claim 1") and not copyable.examples & {"one sentence", "claim 1", "claim 2"}
 
 
+@pytest.mark.slow  # a real local HTTP server plays the judge
 def test_a_judge_copying_its_template_gives_errors_never_scores(tiny_workspace):
     server = JudgeServer(judge=copying_judge)
     try:
@@ -85,6 +86,7 @@ def test_a_judge_copying_its_template_gives_errors_never_scores(tiny_workspace):
     assert len(stored) == 3 and all(j["score"] is None and j["error"] for j in stored)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verdict", [SUPPORTED_NOT_FOUND, SUPPORTED_NO_PASSAGE])
 def test_supported_because_not_found_is_a_judge_error(tiny_workspace, verdict):
     def reply(prompt: str) -> str:
@@ -100,6 +102,7 @@ def test_supported_because_not_found_is_a_judge_error(tiny_workspace, verdict):
     assert all("claim 1:" in error["error"] for error in report["errors"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("kind", "copied"),
     [
@@ -120,6 +123,7 @@ def test_every_gold_free_judge_refuses_a_reason_copied_from_its_template(tiny_wo
     assert all("template's own text" in error["error"] for error in report["errors"])
 
 
+@pytest.mark.slow  # a real local HTTP server plays the judge
 def test_pointwise_and_reference_judges_refuse_a_reason_copied_from_their_template(tiny_workspace):
     from playground.evaluation.judges import JudgeConfig, judge_run_pointwise, judge_run_reference
     from playground.models.base import GenerationParams
