@@ -80,7 +80,7 @@ def handle_runs(args) -> int:
     from playground.evaluation.scoring import summary_metrics
     from playground.runs.jobs import checked_runs
 
-    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.judges.registry import answer_judge_metrics
     from playground.evaluation.judges.judge_metrics import judge_summary
 
     from playground.runs.passage_gaps import gap_text, passage_gaps, retriever_analyser
@@ -95,7 +95,7 @@ def handle_runs(args) -> int:
     scored = {name for row in rows for name in row["metrics"]}
     metrics = [name for name in summary_metrics() if name in scored]  # the registry's headline metrics these runs have
     judged = {name for row in rows for name in row["judges"]}
-    judge_metrics = [name for name in gold_free_metrics() if name in judged]
+    judge_metrics = [name for name in answer_judge_metrics() if name in judged]
     header = [
         "id",
         "created",

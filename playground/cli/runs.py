@@ -142,15 +142,15 @@ def execution_from_args(args):
 
 def add_judge_options(parser) -> None:
     """`--judge KIND` (repeatable) and `--judge-model SPEC`: gold-free judges that score the answers in the same call."""
-    from playground.evaluation.judges.gold_free import gold_free_judges
+    from playground.evaluation.judges.registry import answer_judges
 
     parser.add_argument(
         "--judge",
         action="append",
         default=[],
-        choices=list(gold_free_judges()),
+        choices=list(answer_judges()),
         metavar="JUDGE",
-        help=f"score the answers with this judge once answered ({', '.join(gold_free_judges())}; repeatable); "
+        help=f"score the answers with this judge once answered ({', '.join(answer_judges())}; repeatable); "
         "the scores are metrics of the run",
     )
     parser.add_argument(

@@ -298,7 +298,7 @@ def _add_judge_scores(workspace, runs: list[dict], tables: list[tuple]) -> list[
 
 
 def _add_prediction_powered(workspace, runs: list[dict], judged: list[dict], comparisons: list[dict]) -> None:
-    from playground.evaluation.judges.ppi_compare import add_prediction_powered
+    from playground.evaluation.agreement.ppi_compare import add_prediction_powered
 
     add_prediction_powered(workspace, runs, judged, comparisons, LEVEL)
 

@@ -1,13 +1,14 @@
 """The built-in metrics and judges, registered through the plugin hooks like any other. Each metric's score function
 takes a playground.evaluation.scoring.ScoringItem; the libraries behind them (sacrebleu, rouge-score) load on first
-use. The registration order is the order the app and the CLI show metrics in.
+use. The registration order is the order the app and the CLI show metrics in. Each built-in judge declares its own
+record (JUDGE) in its module of playground.evaluation.judges.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from playground.plugins import JudgeKind, Metric, hookimpl
+from playground.plugins import Judge, Metric, hookimpl
 
 _HERE = "playground.evaluation.plugin"
 
@@ -249,50 +250,24 @@ BUILTIN_METRICS = (
     ),
 )
 
-BUILTIN_JUDGES = (
-    JudgeKind(
-        "pointwise",
-        {"steps": "judge-criterion-steps", "pointwise": "judge-pointwise"},
-        "G-Eval-style weighted criteria, each scored 0-1 with a reason",
-    ),
-    JudgeKind(
-        "reference",
-        {"reference": "judge-reference"},
-        "does each answer imply the reference answer (true/false with a reason)",
-        stored_as="reference",
-        needs_reference=True,
-    ),
-    JudgeKind(
-        "pairwise",
-        {"pairwise": "judge-pairwise"},
-        "which run's answer is better, asked in both orders (flips count as ties)",
-        stored_as="pairwise",
-    ),
-    JudgeKind(
-        "faithfulness",
-        {"claims": "judge-claims", "claim": "judge-claim"},
-        "claims of each answer checked against the passages its prompt showed (supported / claims)",
-        stored_as="faithfulness",
-    ),
-    JudgeKind(
-        "context-precision",
-        {"context": "judge-context"},
-        "each passage the prompt showed judged relevant or not (precision, rank-weighted precision)",
-        stored_as="context-precision",
-    ),
-    JudgeKind(
-        "answer-relevance",
-        {"relevance": "judge-answer-relevance"},
-        "does each answer address its question (graded 1-5 with a reason)",
-        stored_as="answer-relevance",
-    ),
-    JudgeKind(
-        "citations",
-        {"citation": "judge-citation"},
-        "ALCE-style citation recall and precision for answers citing passages as [n]",
-        stored_as="citations",
-    ),
-)
+FIRST_SHOWN = ("pointwise", "reference", "pairwise", "faithfulness", "context-precision", "answer-relevance")
+
+
+def builtin_judges() -> list[Judge]:
+    """The JUDGE record of every module of playground.evaluation.judges that declares one: a new built-in judge is
+    its module, its template and its test. Shown in FIRST_SHOWN's order, then by name (display order only)."""
+    import importlib
+    import pkgutil
+
+    import playground.evaluation.judges as package
+
+    found = []
+    for module in pkgutil.iter_modules(package.__path__):
+        record = getattr(importlib.import_module(f"{package.__name__}.{module.name}"), "JUDGE", None)
+        if isinstance(record, Judge):
+            found.append(record)
+    rank = {name: position for position, name in enumerate(FIRST_SHOWN)}
+    return sorted(found, key=lambda judge: (rank.get(judge.name, len(rank)), judge.name))
 
 
 @hookimpl
@@ -303,5 +278,5 @@ def register_metrics(register):
 
 @hookimpl
 def register_judges(register):
-    for judge in BUILTIN_JUDGES:
+    for judge in builtin_judges():
         register(judge)

@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional
 
 from playground import PlaygroundError
 from playground.models.base import GenerationParams
-from playground.store.judgments import JUDGMENT_KINDS
+from playground.store.judgments import judgment_kinds
 from playground.store.optimizations import SEARCH_STATUSES
 from playground.store.ratings import RATING_KINDS, check_rating
 from playground.store.runs import RUN_STATUSES
@@ -229,7 +229,7 @@ def _check_judgments(file: SessionFileV1, run_ids: dict) -> None:
         _reference(f"{where}.judge_id", judgment.judge_id, judge_ids, "judge")
         _reference(f"{where}.run_id", judgment.run_id, run_ids, "run")
         _reference(f"{where}.other_run_id", given(judgment.other_run_id), run_ids, "run")
-        _check_kind(where, judgment, JUDGMENT_KINDS, "judgment")
+        _check_kind(where, judgment, judgment_kinds(), "judgment")
     span_ids = _unique(spans, "judge_spans", lambda s: s.id)
     for i, span in enumerate(spans):
         where = f"judge_spans[{i}]"

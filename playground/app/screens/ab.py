@@ -159,7 +159,7 @@ def _prediction_powered(comparison: dict) -> None:
             f"prediction-powered B - A {ppi['mean']:+.3f} [{ppi['low']:+.3f}, {ppi['high']:+.3f}] from "
             f"{ppi['n_rated']} question(s) rated in both"
             if ppi
-            else f"no prediction-powered interval: {report['human_only']['n']} question(s) rated in both samples"
+            else f"no prediction-powered interval: {row['prediction_powered'].get('not_estimated')}"
         )
         st.caption(ui.md_escape(f"{metric}: {detail} · verdict {verdict['says']}, by the {used} interval"))
 

@@ -81,9 +81,9 @@ def rating_summary(ratings: Sequence[Mapping], run_a: str, run_b: str) -> dict[s
 def judge_warnings(comparison: Mapping) -> list[str]:
     """The comparison's warnings about judge metrics: questions dropped because one side's judge failed (a judge
     error is never paired with a score) and runs judged by different judge versions."""
-    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.judges.registry import answer_judge_metrics
 
-    judged = set(gold_free_metrics())
+    judged = set(answer_judge_metrics())
     return [w for w in comparison.get("warnings") or [] if w.split(":", 1)[0] in judged]
 
 

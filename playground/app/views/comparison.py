@@ -126,7 +126,7 @@ def show_comparison(ws, run_ids: Sequence[str], key: str, names: Optional[Sequen
 def power_rows(plans: Mapping[str, Mapping]) -> list[dict]:
     """The power table: per metric, the questions needed and the smallest difference detectable now, in words
     where a number would mislead (none detectable in the metric's range, a sample beyond any practical size)."""
-    from playground.evaluation.power import detectable_text, needed_text
+    from playground.evaluation.power import detectable_text, plan_needed_text
 
     return [
         {
@@ -134,7 +134,7 @@ def power_rows(plans: Mapping[str, Mapping]) -> list[dict]:
             "method": plan["method"],
             "n": plan["n"],
             "target": round(plan["target_diff"], 4),
-            "questions needed": needed_text(plan["n_needed"]),
+            "questions needed": plan_needed_text(plan),
             "detectable now": detectable_text(plan),
         }
         for metric, plan in plans.items()
@@ -144,7 +144,9 @@ def power_rows(plans: Mapping[str, Mapping]) -> list[dict]:
 def small_sample_warning(plans: Mapping[str, Mapping]) -> Optional[str]:
     """One line naming every metric the sample is too small for (not the first few), with each one's verdict."""
     small = [
-        f"{metric} ({plan['verdict']})" for metric, plan in plans.items() if plan["verdict"].startswith("too small")
+        f"{metric} ({plan['verdict']})"
+        for metric, plan in plans.items()
+        if plan.get("not_estimated") or plan["verdict"].startswith("too small")
     ]
     if not small:
         return None

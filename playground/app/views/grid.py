@@ -144,11 +144,11 @@ def filter_grid(
 
 def mean_metrics(results_by_variant: Mapping[str, Sequence[Mapping]]) -> list[str]:
     """The metrics the means show: the registry's headline ones, then the gold-free judge metrics the results have."""
-    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.judges.registry import answer_judge_metrics
     from playground.evaluation.scoring import summary_metrics
 
     present = {name for results in results_by_variant.values() for r in results for name in (r.get("scores") or {})}
-    return [*summary_metrics(), *(name for name in gold_free_metrics() if name in present)]
+    return [*summary_metrics(), *(name for name in answer_judge_metrics() if name in present)]
 
 
 def variant_means(

@@ -77,10 +77,10 @@ def scores_note(run: Mapping) -> Optional[str]:
 
 def judge_columns(judges: Mapping[str, Mapping]) -> list[str]:
     """The gold-free judge metrics any of the runs has ({run id: judge_metrics.judge_summary}), in the judges' order."""
-    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.judges.registry import answer_judge_metrics
 
     present = {metric for summary in judges.values() for metric in summary}
-    return [metric for metric in gold_free_metrics() if metric in present]
+    return [metric for metric in answer_judge_metrics() if metric in present]
 
 
 def judge_summary_text(summary: Mapping[str, Mapping]) -> str:

@@ -65,9 +65,9 @@ def sweep_tab(ws) -> None:
     demonstrations, shots = (None, 3)
     if parameter in ("shots", "order"):
         demonstrations, shots = _demonstration_picker(ws, parameter)
-    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.judges.registry import answer_judge_metrics
 
-    chartable = [*summary_metrics(), *gold_free_metrics()]  # a point's judge metrics once its run is judged
+    chartable = [*summary_metrics(), *answer_judge_metrics()]  # a point's judge metrics once its run is judged
     metric = st.selectbox(
         "Metric to chart",
         chartable,

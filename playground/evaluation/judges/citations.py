@@ -13,7 +13,9 @@ from typing import Optional
 
 from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, numbered, truth
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
+from playground.plugins.records import Judge
 
 METHOD = "ALCE citation recall and precision (Gao et al. 2023), support judged by the judge model instead of NLI"
 _CITED = re.compile(r"\[(\d+(?:\s*[,;-]\s*\d+)*)\]")
@@ -118,7 +120,9 @@ def _check_sentence(
     def supports(numbers: list[int], label: str) -> bool:
         variables = {"sentence": sentence, "passages": [shown[n - 1] for n in numbers]}
         text = judge_call(workspace, judge, "citation", variables, tracer, sample_index, name=label)
-        parsed, error = parse_step(tracer, f"parse {label}", text, read_support)
+        parsed, error = parse_step(
+            tracer, f"parse {label}", text, scrutinised(read_support, judge.templates.get("citation"))
+        )
         if error:
             raise _Unreadable(error)
         return bool(parsed["supported"])
@@ -157,3 +161,16 @@ def _outcome(
         "metrics": {"citation_recall": recall, "citation_precision": precision},
         "error": error,
     }
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "citations",
+    {"citation": "judge-citation"},
+    "ALCE-style citation recall and precision for answers citing passages as [n]",
+    judge=judge_citations,
+    metrics=("citation_recall", "citation_precision"),
+    needs_passages=True,
+    answer_field="output",  # the parsed short answer has its [n] markers removed: judge what the model wrote
+    method=METHOD,
+)

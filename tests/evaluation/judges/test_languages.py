@@ -13,7 +13,7 @@ import pytest
 
 from playground.data.records import Dataset, Passage, Question
 from playground.evaluation.judges.citations import sentences
-from playground.evaluation.judges.gold_free import judge_run_gold_free
+from playground.evaluation.judges.judge_runs import run_judge
 from playground.evaluation.judges.judge_config import JudgeConfig
 from playground.models.base import GenerationParams
 from playground.runs import RunConfig, start_run
@@ -109,7 +109,7 @@ def chinese_run(workspace, server):
 
 def judge(workspace, kind: str, run_id: str, server) -> dict:
     config = JudgeConfig(model=f"openai:judge@{server.url}", params=GenerationParams(max_tokens=256))
-    return judge_run_gold_free(workspace, kind, run_id, config)
+    return run_judge(workspace, kind, [run_id], config)
 
 
 @pytest.mark.slow

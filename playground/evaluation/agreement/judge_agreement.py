@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from playground.evaluation.judges.agreement_stats import (  # noqa: F401 - names this module has always offered
+from playground.evaluation.agreement.stats import (  # noqa: F401 - names this module has always offered
     JUDGE_RATER_PREFIX,
     average_ranks,
     cohen_kappa,
@@ -100,7 +100,7 @@ def pairwise_agreement(workspace, run_id: str) -> list[dict]:
 def judge_agreement(workspace, run_id: str) -> dict:
     """{"run_id", "pointwise": [...], "pairwise": [...], "metrics": [...]}: every judge's agreement with people on
     this run (metrics: the gold-free judges' metrics, see metric_agreement.py)."""
-    from playground.evaluation.judges.metric_agreement import metric_agreement
+    from playground.evaluation.agreement.metric_agreement import metric_agreement
     from playground.store.runs import resolve_run_id
 
     full = resolve_run_id(workspace, run_id)

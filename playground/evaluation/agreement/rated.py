@@ -78,7 +78,7 @@ def rating_scale(metric: str) -> tuple[float, float]:
 
 def people_ratings(workspace, run_id: str, metric: str) -> dict[str, float]:
     """{question_id: the people's mean rating on the metric's 0-1 scale} (raters named judge... are left out)."""
-    from playground.evaluation.judges.agreement_stats import is_person
+    from playground.evaluation.agreement.stats import is_person
     from playground.store.ratings import list_ratings
 
     if metric == POINTWISE:

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Mapping, Optional
 
+from playground.evaluation.min_sample import MIN_RATINGS, no_spread, sized, too_few
 from playground.evaluation.ppi import clt_mean, ppi_mean
-
-MIN_RATED = 2
 
 
 def paired_difference(
@@ -26,23 +25,30 @@ def paired_difference(
     differences = {q: judged_b[q] - judged_a[q] for q in both}
     labelled = [q for q in both if q in drawn and q in rated_a and q in rated_b]
     unlabelled = [q for q in both if q not in set(labelled)]
-    judge_part = clt_mean(list(differences.values()), confidence)
+    judge_part = sized(clt_mean(list(differences.values()), confidence), MIN_RATINGS, "question(s) judged in both runs")
     report: dict = {
-        "judge_only": {key: judge_part[key] for key in ("mean", "low", "high", "n")},
+        "judge_only": {key: judge_part.get(key) for key in ("mean", "low", "high", "n", "not_estimated")},
         "prediction_powered": None,
         "n_rated_both": len(labelled),
         "confidence": confidence,
     }
-    if len(labelled) >= MIN_RATED and unlabelled:
+    why = too_few(len(labelled), MIN_RATINGS, "question(s) rated in both samples") or (
+        None if unlabelled else "needs at least 1 question judged in both runs that nobody rated"
+    )
+    if why is None:
         estimate = ppi_mean(
             [rated_b[q] - rated_a[q] for q in labelled],
             [differences[q] for q in labelled],
             [differences[q] for q in unlabelled],
             confidence,
         )
+        why = no_spread(estimate["low"], estimate["high"])
+    if why is None:
         report["prediction_powered"] = {
             key: estimate[key] for key in ("mean", "low", "high", "n_rated", "n_unrated", "lambda")
         }
+    else:
+        report["not_estimated"] = why
     return report
 
 
@@ -63,7 +69,7 @@ def verdict(row: Mapping) -> dict:
 def add_prediction_powered(workspace, runs: list[dict], judged: list[dict], comparisons: list[dict], level: float):
     """Give every compared judge metric row its prediction-powered difference ("prediction_powered") and the verdict
     ("verdict", naming the interval it used). `judged` is each run's question_judge_scores."""
-    from playground.evaluation.judges.rated import people_ratings
+    from playground.evaluation.agreement.rated import people_ratings
     from playground.store.rating_samples import get_sample
 
     def drawn(run_id: str, metric: str) -> set:
@@ -93,13 +99,18 @@ def ppi_line(metric: str, row: Mapping, label: str, baseline: str) -> Optional[s
         return None
     judge, ppi = found["judge_only"], found["prediction_powered"]
     level = f"{found['confidence']:.0%}"
-    text = f"{metric} {label}-{baseline}: judge only {judge['mean']:+.3f} [{judge['low']:+.3f}, {judge['high']:+.3f}]"
+    if judge.get("not_estimated"):
+        text = f"{metric} {label}-{baseline}: judge only: {judge['not_estimated']}"
+    else:
+        text = (
+            f"{metric} {label}-{baseline}: judge only {judge['mean']:+.3f} [{judge['low']:+.3f}, {judge['high']:+.3f}]"
+        )
     if ppi:
         text += (
             f"; prediction-powered {ppi['mean']:+.3f} [{ppi['low']:+.3f}, {ppi['high']:+.3f}] "
             f"({ppi['n_rated']} rated in both, lambda {ppi['lambda']:.2f}), {level}"
         )
     else:
-        text += f", {level}; prediction-powered: needs {MIN_RATED}+ questions rated in both samples"
+        text += f", {level}; prediction-powered: {found.get('not_estimated')}"
     used = row["verdict"]
     return text + f"; verdict ({used['interval']} interval): {used['says']}"

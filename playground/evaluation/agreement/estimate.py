@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Optional
 
 from playground import bounds
-from playground.evaluation.judges.rated import (
+from playground.evaluation.agreement.rated import (
     POINTWISE,
     POINTWISE_MAPPING,
     choose_metric,
     judge_scores,
     people_ratings,
 )
+from playground.evaluation.min_sample import MIN_RATINGS, no_spread, sized, too_few
 from playground.evaluation.ppi import clt_mean, ppi_mean, ratings_needed
 
 JUDGE_ONLY_LABEL = "assumes the judge is right"
@@ -51,20 +52,25 @@ def three_ways(
     """The three estimates from per-question judge scores, people's values and the drawn sample."""
     parts = split_sample(judged, rated, drawn)
     labelled, unlabelled = parts["labelled"], parts["unlabelled"]
-    judge_part = clt_mean(list(judged.values()), confidence)
-    human_part = clt_mean([rated[q] for q in labelled], confidence)
+    judge_part = sized(clt_mean(list(judged.values()), confidence), MIN_RATINGS, "judged question(s)")
+    human_part = sized(clt_mean([rated[q] for q in labelled], confidence), MIN_RATINGS, "rating(s)")
     report: dict = {
         "confidence": confidence,
-        "judge_only": {**_interval(judge_part), "n": judge_part["n"], "label": JUDGE_ONLY_LABEL},
-        "human_only": {**_interval(human_part), "n": human_part["n"]},
+        "judge_only": {**_interval(judge_part), "n": judge_part["n"], "label": JUDGE_ONLY_LABEL, **_why(judge_part)},
+        "human_only": {**_interval(human_part), "n": human_part["n"], **_why(human_part)},
         "prediction_powered": None,
         "excluded_ratings": len(parts["excluded"]),
         "excluded_question_ids": parts["excluded"],
         "rated_judge_errors": len(parts["rated_unjudged"]),
     }
-    if len(labelled) >= 2 and unlabelled:
+    why = too_few(len(labelled), MIN_RATINGS, "rating(s)") or (
+        None if unlabelled else "needs at least 1 judged question nobody rated"
+    )
+    if why is None:
         y, yhat, yhat_u = [rated[q] for q in labelled], [judged[q] for q in labelled], [judged[q] for q in unlabelled]
         estimate = ppi_mean(y, yhat, yhat_u, confidence)
+        why = no_spread(estimate["low"], estimate["high"])
+    if why is None:
         report["prediction_powered"] = {
             **_interval(estimate),
             "n_rated": estimate["n_rated"],
@@ -74,8 +80,12 @@ def three_ways(
         if target_half_width is not None:
             report["ratings_needed"] = ratings_needed(y, yhat, yhat_u, target_half_width, confidence)
     else:
-        report["not_estimated"] = "needs at least 2 rated questions of the drawn sample and 1 unrated judged question"
+        report["not_estimated"] = why
     return report
+
+
+def _why(part: dict) -> dict:
+    return {"not_estimated": part["not_estimated"]} if part.get("not_estimated") else {}
 
 
 def estimate_run(
@@ -115,6 +125,12 @@ def _num(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _estimate_text(part: dict) -> str:
+    if part.get("not_estimated"):
+        return part["not_estimated"]
+    return f"{_num(part['mean'])} [{_num(part['low'])}, {_num(part['high'])}]"
+
+
 def estimate_lines(report: dict) -> list[str]:
     """The estimate as text: three lines side by side, then the counts and the ratings needed."""
     level = f"{report['confidence']:.0%}"
@@ -122,9 +138,8 @@ def estimate_lines(report: dict) -> list[str]:
     lines = [
         f"run {report['run_id']} {report['metric']} (judge {report['judge_id']}, scale {report['scale']}), "
         f"{level} intervals",
-        f"  judge only          {_num(judge['mean'])} [{_num(judge['low'])}, {_num(judge['high'])}]  "
-        f"n={judge['n']}  ({JUDGE_ONLY_LABEL})",
-        f"  people only         {_num(human['mean'])} [{_num(human['low'])}, {_num(human['high'])}]  n={human['n']}",
+        f"  judge only          {_estimate_text(judge)}  n={judge['n']}  ({JUDGE_ONLY_LABEL})",
+        f"  people only         {_estimate_text(human)}  n={human['n']}",
     ]
     if ppi:
         lines.append(

@@ -12,7 +12,7 @@ import random
 from collections import defaultdict
 from typing import Callable, Iterable, Optional, Sequence
 
-from playground.evaluation.judges.agreement_stats import cohen_kappa, is_person, spearman
+from playground.evaluation.agreement.stats import cohen_kappa, is_person, spearman
 
 MIN_RATED = 30  # fewer rated items than this and an agreement figure says little
 RESAMPLES = 1000
@@ -144,10 +144,10 @@ def rate_metric(
 ) -> dict:
     """Store a person's rating of one judge metric of a run's answer (0-1; 1 or 0 for a verdict)."""
     from playground import PlaygroundError
-    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.judges.registry import answer_judge_metrics
     from playground.store.ratings import add_rating
 
-    known = gold_free_metrics()
+    known = answer_judge_metrics()
     if metric not in known:
         raise PlaygroundError(f"no judge metric {metric!r} to rate (known: {', '.join(known)})")
     if not is_person({"rater": rater}):
