@@ -71,8 +71,10 @@ def _mark_benchmark(workspace: Workspace, runs: list[dict]) -> None:
         run["benchmark"] = dataset if exists else None
 
 
-def _retrieval_records(workspace: Workspace, session_id: str) -> dict[str, list[dict]]:
-    """The session's retrieval runs (each marked with its benchmark) and their per-question rankings."""
+def _retrieval_records(workspace: Workspace, session_id: str, report: list[str]) -> dict[str, list[dict]]:
+    """The session's retrieval runs (each marked with its benchmark) and their per-question rankings; a ranking whose
+    hit scores hold a NaN or infinity (stored by an older playground: a number list a file cannot hold) is left out,
+    said in `report`."""
     runs = query_records(
         workspace,
         "retrieval_runs",
@@ -86,7 +88,17 @@ def _retrieval_records(workspace: Workspace, session_id: str) -> dict[str, list[
         "SELECT * FROM retrieval_results WHERE run_id IN ({marks}) ORDER BY run_id, position",
         [run["id"] for run in runs],
     )
-    return {"retrieval_runs": runs, "retrieval_results": results}
+    kept = []
+    for result in results:
+        scores = result.get("scores")
+        if isinstance(scores, list) and any(isinstance(x, float) and not math.isfinite(x) for x in scores):
+            report.append(
+                f"retrieval_results (run {result['run_id']}, question {result['question_id']!r}): a hit score is not "
+                "a number a file can hold; its ranking is kept in the workspace, left out of the file"
+            )
+        else:
+            kept.append(result)
+    return {"retrieval_runs": runs, "retrieval_results": kept}
 
 
 def _has_tables(workspace: Workspace, *tables: str) -> bool:
@@ -309,7 +321,7 @@ def export_session(workspace: Workspace, id_or_name: str, report: Optional[list[
         if template.get("latest_version") not in exported_versions:
             own = [v for v in versions if v["template"] == template["name"]]
             template["latest_version"] = own[-1]["id"] if own else None
-    retrieval = _retrieval_records(workspace, sid)
+    retrieval = _retrieval_records(workspace, sid, report)
     questions_wanted: dict[str, set] = {}
     passages_wanted: dict[str, set] = {}
     answer_run_needs(runs, results, spans, questions_wanted, passages_wanted)

@@ -34,11 +34,11 @@ def _rank(value: Any) -> Optional[int]:
 
 
 def ranks_by_gold(ranks: list, gold_ids: list, ranked_ids: list) -> dict[str, Optional[int]]:
-    """The gold id -> rank object a list of ranks stood for: paired with the gold ids in order when it has one per
-    gold id, else each gold id's first 1-based rank in the ranking (None when not retrieved), as
+    """The gold id -> rank object a list of ranks stood for: paired with the gold ids in order when it holds one rank
+    (from 1) or null per gold id, else each gold id's first 1-based rank in the ranking (None when not retrieved), as
     evaluation.retrieval.gold_ranks computes it."""
     golds = [gold for gold in gold_ids if isinstance(gold, str)]
-    if len(ranks) == len(golds):
+    if len(ranks) == len(golds) and all(rank is None or _rank(rank) for rank in ranks):
         return {gold: _rank(rank) for gold, rank in zip(golds, ranks)}
     first: dict[str, int] = {}
     for rank, passage in enumerate(ranked_ids, 1):

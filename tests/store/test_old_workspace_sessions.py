@@ -13,6 +13,7 @@ import pytest
 
 from playground.sessionfile import export_session, import_session, parse_session_bytes
 from playground.store.db import open_workspace
+from playground.store.old_rows import ranks_by_gold
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "workspaces"
 
@@ -129,3 +130,22 @@ def test_a_nan_score_stored_by_an_older_version_is_left_out_of_the_export_and_th
         assert imported["results"] == 1 and imported["retrieval_results"] == 1
     finally:
         source.close()
+
+
+def test_a_ranking_with_a_nan_hit_score_is_left_out_of_the_file_and_said(tmp_path):
+    source = opened_copy(tmp_path, "v7")
+    try:
+        with source.db.conn:
+            source.db.execute("UPDATE retrieval_results SET scores = '[NaN]'")
+        payload, left_out, imported = export_and_import(source, "seven", tmp_path)
+        assert payload["retrieval_results"] == [] and imported["retrieval_runs"] == 1
+        assert [line.split(" (")[0] for line in left_out] == ["retrieval_results"]
+        assert source.db["retrieval_results"].count == 1  # kept in the workspace
+    finally:
+        source.close()
+
+
+def test_gold_ranks_of_another_length_than_the_gold_ids_are_read_from_the_ranking():
+    assert ranks_by_gold([3], ["p1", "p2"], ["p9", "p2", "p1", "p2"]) == {"p1": 3, "p2": 2}
+    assert ranks_by_gold([2, None], ["p1", "p2"], []) == {"p1": 2, "p2": None}
+    assert ranks_by_gold([0, 5], ["p1", "p2"], ["p1"]) == {"p1": 1, "p2": None}  # not ranks from 1: the ranking says
