@@ -104,6 +104,10 @@ def test_a_pointwise_rating_off_the_1_to_5_scale_is_kept_in_the_workspace_and_le
         ratings_left_out = [line for line in left_out if line.startswith("ratings ")]
         assert len(ratings_left_out) == 1 and "pointwise" in ratings_left_out[0] and "run-drop" in ratings_left_out[0]
         assert imported["ratings"] == 0
+        # judge version "judge1" was stored under an id no formula gives: written under its content's id
+        (judge,) = payload["judges"]
+        assert judge["id"] != "judge1" and {j["judge_id"] for j in payload["judgments"]} == {judge["id"]}
+        assert any(line.startswith("judges (judge version 'judge1')") for line in left_out)
         stored = source.db.execute("SELECT value FROM ratings WHERE run_id = 'run-drop'").fetchall()
         assert stored == [(0.0,)]  # nothing stored is lost
         kept, kept_left_out, _ = export_and_import(source, "keep", tmp_path)
