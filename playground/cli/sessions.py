@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from playground.cli.output import add_output_argument, emit, timestamp, workspace_for
+from playground.cli.output import add_output_argument, emit, say, timestamp, workspace_for
 from playground.terminal_text import one_line
 
 
@@ -142,9 +142,12 @@ def export_command(args) -> int:
     check_output_path(args.output, args.force)  # before reading the workspace: a bad -o costs nothing
     with workspace_for(args, create=False) as workspace:
         mark_lost_workers(workspace)  # a run whose worker is gone is exported as interrupted, not running
-        payload = export_session(workspace, args.session)
+        report: list[str] = []  # what an older playground stored that the file holds changed or not at all
+        payload = export_session(workspace, args.session, report=report)
     path = write_session_file(payload, args.output, force=args.force)
     if path is None:  # written to stdout
+        for line in report:
+            say(f"note: {one_line(line)}")
         return 0
     summary = {
         "session_id": payload["session"]["id"],
@@ -160,13 +163,14 @@ def export_command(args) -> int:
         "retrieval_results": len(payload["retrieval_results"]),
         "questions": sum(len(b["questions"]) for b in payload["benchmarks"]),
         "passages": sum(len(b["passages"]) for b in payload["benchmarks"]),
+        "changed_or_left_out": report,
     }
     emit(
         args,
         summary,
         f"exported session {summary['session_id']} ({one_line(summary['name'])}) to {one_line(path)}: "
         f"{summary['runs']} runs, {summary['results']} results, {summary['spans']} spans, "
-        f"{summary['retrieval_runs']} retrieval runs",
+        f"{summary['retrieval_runs']} retrieval runs" + "".join(f"\nnote: {one_line(line)}" for line in report),
     )
     return 0
 

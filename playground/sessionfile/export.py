@@ -12,19 +12,22 @@ before the digest is taken.
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
-from playground import __version__
+from playground import PlaygroundError, __version__
 from playground.output_files import STDOUT, write_output
 from playground.redaction import redact_value
 from playground.sessionfile.benchmarks import answer_run_needs, benchmark_records, retrieval_run_needs
 from playground.sessionfile.checks import with_digest
 from playground.sessionfile.optimizations import optimization_records, optimization_strings, want_split_questions
 from playground.sessionfile.records import FORMAT_NAME, FORMAT_VERSION
-from playground.sessionfile.rows import query_records, records_in_chunks, row_to_record
+from playground.sessionfile.rows import query_records, records_in_chunks, replace_strings, row_to_record
+from playground.store.content_ids import expected_id
 from playground.store.db import Workspace, now
+from playground.store.ratings import check_rating
 from playground.store.reviews import add_review_sets
 from playground.store.sessions import get_session
 from playground.terminal_text import safe_json
@@ -68,8 +71,10 @@ def _mark_benchmark(workspace: Workspace, runs: list[dict]) -> None:
         run["benchmark"] = dataset if exists else None
 
 
-def _retrieval_records(workspace: Workspace, session_id: str) -> dict[str, list[dict]]:
-    """The session's retrieval runs (each marked with its benchmark) and their per-question rankings."""
+def _retrieval_records(workspace: Workspace, session_id: str, report: list[str]) -> dict[str, list[dict]]:
+    """The session's retrieval runs (each marked with its benchmark) and their per-question rankings; a ranking whose
+    hit scores hold a NaN or infinity (stored by an older playground: a number list a file cannot hold) is left out,
+    said in `report`."""
     runs = query_records(
         workspace,
         "retrieval_runs",
@@ -83,7 +88,17 @@ def _retrieval_records(workspace: Workspace, session_id: str) -> dict[str, list[
         "SELECT * FROM retrieval_results WHERE run_id IN ({marks}) ORDER BY run_id, position",
         [run["id"] for run in runs],
     )
-    return {"retrieval_runs": runs, "retrieval_results": results}
+    kept = []
+    for result in results:
+        scores = result.get("scores")
+        if isinstance(scores, list) and any(isinstance(x, float) and not math.isfinite(x) for x in scores):
+            report.append(
+                f"retrieval_results (run {result['run_id']}, question {result['question_id']!r}): a hit score is not "
+                "a number a file can hold; its ranking is kept in the workspace, left out of the file"
+            )
+        else:
+            kept.append(result)
+    return {"retrieval_runs": runs, "retrieval_results": kept}
 
 
 def _has_tables(workspace: Workspace, *tables: str) -> bool:
@@ -121,6 +136,33 @@ def _judgment_records(workspace: Workspace, run_ids: list[str]) -> dict[str, lis
             [j["id"] for j in judgments],
         ),
     }
+
+
+def _judges_by_content(judged: dict[str, list[dict]], runs: list[dict], report: list[str]) -> None:
+    """Each judge version under the id its content hashes to (store.content_ids), which an import checks: a judge an
+    older playground stored under an id of another formula (before a key in its model's URL was left out of it)
+    keeps its content and gets that id, in its steps, its judgments and its runs' metrics too (said in `report`)."""
+    renamed = {}
+    for judge in judged["judges"]:
+        expected = expected_id("judges", judge)
+        if judge["id"] != expected:
+            renamed[judge["id"]] = expected
+            report.append(
+                f"judges (judge version {judge['id']!r}): stored under an id its content does not hash to; "
+                f"written as {expected!r}"
+            )
+            judge["id"] = expected
+    if not renamed:
+        return
+    for section in ("judge_steps", "judgments"):
+        for record in judged[section]:
+            record["judge_id"] = renamed.get(record["judge_id"], record["judge_id"])
+    # the same content may also be stored under its own id: one judge version, and one of each of its steps
+    judged["judges"] = list({judge["id"]: judge for judge in reversed(judged["judges"])}.values())[::-1]
+    steps = {(step["judge_id"], step["criterion"]): step for step in reversed(judged["judge_steps"])}
+    judged["judge_steps"] = list(steps.values())[::-1]
+    for run in runs:
+        run["metrics"] = replace_strings(run.get("metrics"), renamed)
 
 
 def _rating_samples(workspace: Workspace, run_ids: list[str]) -> list[dict]:
@@ -173,10 +215,61 @@ def _demonstration_set_records(workspace: Workspace, runs: list[dict]) -> list[d
     return sorted(found.values(), key=lambda s: (s["name"], s["version"]))
 
 
-def export_session(workspace: Workspace, id_or_name: str) -> dict:
+def _ratings_on_their_scale(ratings: list[dict], report: list[str]) -> list[dict]:
+    """The ratings an import takes (store.ratings.check_rating); one an older playground stored off its kind's scale
+    (a pointwise 0 from before the 1-5 scale) stays in the workspace and is left out of the file, said in `report`."""
+    kept = []
+    for rating in ratings:
+        try:
+            check_rating(
+                rating.get("kind"),
+                rating.get("value"),
+                rating.get("metric"),
+                rating.get("run_id"),
+                rating.get("other_run_id"),
+                rating.get("rater"),
+                rating.get("note"),
+            )
+        except PlaygroundError as error:
+            report.append(
+                f"ratings (a {rating.get('kind')} rating of run {rating.get('run_id')}, question "
+                f"{rating.get('question_id')!r}): {error}; kept in the workspace, left out of the file"
+            )
+            continue
+        kept.append(rating)
+    return kept
+
+
+def _finite(value: Any, where: str, report: list[str]) -> Any:
+    """`value` with each NaN or infinity an older playground stored (JSON has none) left out of its object, or null
+    in its list, each said in `report` by where it was."""
+    if isinstance(value, dict):
+        kept = {}
+        for key, item in value.items():
+            at = f"{where}.{key}" if where else str(key)
+            if isinstance(item, float) and not math.isfinite(item):
+                report.append(f"{at}: {item} is not a number a file can hold; left out of the file")
+            else:
+                kept[key] = _finite(item, at, report)
+        return kept
+    if isinstance(value, list):
+        items = []
+        for i, item in enumerate(value):
+            if isinstance(item, float) and not math.isfinite(item):
+                report.append(f"{where}[{i}]: {item} is not a number a file can hold; written as null")
+                item = None
+            items.append(_finite(item, f"{where}[{i}]", report))
+        return items
+    return value
+
+
+def export_session(workspace: Workspace, id_or_name: str, report: Optional[list[str]] = None) -> dict:
     """Everything needed to view a session elsewhere, as one JSON-ready dict (FORMAT_VERSION), secrets removed.
 
-    Runs go with their stored status: an exporter first settles runs whose worker is gone (runs.jobs)."""
+    Runs go with their stored status: an exporter first settles runs whose worker is gone (runs.jobs). What an
+    older playground stored that no file may hold (a rating off its scale, a NaN) is left out, one line each
+    appended to `report`: the file written always imports again."""
+    report = [] if report is None else report
     session = get_session(workspace, id_or_name)
     sid = session["id"]
     runs = query_records(workspace, "runs", "SELECT * FROM runs WHERE session_id = ? ORDER BY created_at, id", [sid])
@@ -202,7 +295,9 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
         )
         if r.get("other_run_id") is None or r["other_run_id"] in run_set
     ]
+    ratings = _ratings_on_their_scale(ratings, report)
     judged = _judgment_records(workspace, run_ids)
+    _judges_by_content(judged, runs, report)
     optimizations = optimization_records(workspace, sid)
     version_ids = {v["id"] for v in workspace.db.query("SELECT id FROM prompt_versions WHERE session_id = ?", [sid])}
     config_strings = {s for run in runs for s in _strings(run.get("config"))}
@@ -226,7 +321,7 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
         if template.get("latest_version") not in exported_versions:
             own = [v for v in versions if v["template"] == template["name"]]
             template["latest_version"] = own[-1]["id"] if own else None
-    retrieval = _retrieval_records(workspace, sid)
+    retrieval = _retrieval_records(workspace, sid, report)
     questions_wanted: dict[str, set] = {}
     passages_wanted: dict[str, set] = {}
     answer_run_needs(runs, results, spans, questions_wanted, passages_wanted)
@@ -252,7 +347,7 @@ def export_session(workspace: Workspace, id_or_name: str) -> dict:
         "rating_samples": _rating_samples(workspace, run_ids),
         "optimizations": optimizations,
     }
-    return with_digest(redact_value(payload))
+    return with_digest(_finite(redact_value(payload), "", report))
 
 
 def write_session_file(payload: dict, path: str | os.PathLike, force: bool = False) -> Optional[Path]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from playground.store.migrations import migration
+from playground.store.old_rows import fill_trace_steps, rank_golds_by_id
 from playground.store.schema import TABLES, add_missing_columns, create_table, rebuild_table
 
 if TYPE_CHECKING:
@@ -184,3 +185,11 @@ def add_dataset_languages(db: sqlite_utils.Database) -> None:
     """Corpora and benchmarks keep their language (ISO 639-1): analysers, embedders, metrics and templates read it."""
     add_missing_columns(db, "corpora")
     add_missing_columns(db, "benchmarks")
+
+
+@migration
+def give_old_rows_the_writer_s_shape(db: sqlite_utils.Database) -> None:
+    """Trace steps without inputs, outputs or duration and gold ranks stored as a list, as older playgrounds stored
+    them, in the shape today's writers store (playground.store.old_rows), so their sessions export and import."""
+    fill_trace_steps(db)
+    rank_golds_by_id(db)

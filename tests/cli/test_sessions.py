@@ -90,3 +90,19 @@ def test_bad_import_exits_1_with_where_and_changes_nothing(db_path, tmp_path, ca
     ws = open_workspace(db_path)
     assert snapshot(ws) == before
     ws.close()
+
+
+def test_export_from_an_old_workspace_says_what_the_file_leaves_out_and_imports(tmp_path, capsys):
+    import shutil
+
+    from tests.store.test_old_workspace_sessions import FIXTURES
+
+    old = tmp_path / "v3.db"
+    shutil.copy(FIXTURES / "v3.db", old)
+    out = tmp_path / "drop.json"
+    assert main(["session", "export", "drop", "-o", str(out), "--db", str(old)]) == 0
+    notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note: ")]
+    assert any(line.startswith("note: ratings (a pointwise rating of run run-drop") for line in notes)
+    assert "a pointwise rating is from 1 to 5, not 0" in "\n".join(notes)
+    summary = run_json(capsys, "session", "import", str(out), "--db", str(tmp_path / "new.db"))
+    assert summary["session_id"]
