@@ -63,7 +63,7 @@ def _joiner(before: str, after: str, spaced: bool) -> str:
     return r"\s+" if spaced else ""
 
 
-def _answer_pattern(answer: str) -> str:
+def answer_pattern(answer: str) -> str:
     """A regex finding the answer in any case and any whitespace, as whole words where its ends are letters of a
     spaced script."""
     words = answer.split()
@@ -95,16 +95,19 @@ def _squeezed(text: str) -> str:
     )
 
 
-def find_answer(answer: str, text: str) -> Optional[tuple[int, int, float]]:
+def find_answer(
+    answer: str, text: str, max_words: Optional[int] = MAX_ANSWER_WORDS
+) -> Optional[tuple[int, int, float]]:
     """(start, end, ratio) of the answer in `text`: exact (any case, any whitespace between words; ratio 1.0), else
     the most similar window of words whose ratio reaches FUZZY_MIN_RATIO; None when neither is found. Quotes,
     brackets and sentence punctuation around the answer are not part of it ('"1874".' is 1874); an answer with no
     word left once articles and punctuation go ("The", ",", "，") is found nowhere. Words are script tokens:
-    characters, in scripts written without spaces."""
+    characters, in scripts written without spaces. An imported quote passes `max_words=None` (any length)."""
     answer = _unwrapped(answer)
-    if not answer or word_count(answer) > MAX_ANSWER_WORDS or not remove_punctuation(normalize_answer(answer)).strip():
+    too_long = max_words is not None and word_count(answer) > max_words
+    if not answer or too_long or not remove_punctuation(normalize_answer(answer)).strip():
         return None
-    exact = re.search(_answer_pattern(answer), text, re.IGNORECASE)
+    exact = re.search(answer_pattern(answer), text, re.IGNORECASE)
     if exact:
         return exact.start(), exact.end(), 1.0
     target = _squeezed(answer)
