@@ -73,6 +73,11 @@ def benchmark_answer_rule(workspace, dataset: str):
     return rule_for_benchmark(dataset_language(workspace, dataset), row["format"] if row else None)
 
 
+def _names_gold(question) -> bool:
+    """Whether the question names gold of its own (passage ids or spans), usable on this corpus or not."""
+    return bool(question.gold_passage_ids or (question.metadata or {}).get("gold_spans"))
+
+
 def gold_ranks(ranked_ids: list[str], gold_ids: list[str]) -> dict[str, Optional[int]]:
     """Each gold passage's 1-based rank in the ranking, None when it was not retrieved."""
     ranks = {pid: rank for rank, pid in reversed(list(enumerate(dict.fromkeys(ranked_ids), 1)))}
@@ -145,8 +150,8 @@ def evaluate_retriever(
     rule = benchmark_answer_rule(workspace, dataset)
     every = load_questions(workspace, dataset)
     questions = [q for q in every if gold.has_gold(q)]
-    if not questions and not spans_only:  # no gold: scored by whether an answer is retrieved, if answers exist
-        questions = [q for q in every if scorable_answers(q, rule)]
+    if not questions and (not own_corpus or not spans_only and not any(_names_gold(q) for q in every)):
+        questions = [q for q in every if scorable_answers(q, rule)]  # no gold: scored by the answers retrieved
     if not questions:
         raise PlaygroundError(gold.nothing_to_score(dataset) + ", nor answers to look for in the passages")
     chosen = sample_questions(questions, sample, seed)

@@ -41,9 +41,11 @@ class Documents:
 
         if self.set_id is None:
             return None
+        from playground import PlaygroundError
+
         try:
             return document_text(self.workspace, self.set_id, path)
-        except Exception:
+        except PlaygroundError:  # no such document in the set
             return None
 
 
@@ -190,13 +192,14 @@ class QuestionReader:
             self.fuzzy += ratio < 1.0
             how = {"document": document, "quote": "exact" if ratio == 1.0 else "fuzzy", "ratio": round(ratio, 3)}
         elif "start" in record or "end" in record:
-            start, end = record.get("start"), record.get("end")
-            if not (_is_offset(start) and _is_offset(end)) or not 0 <= start < end <= len(text):
+            given = record.get("start"), record.get("end")
+            if not all(_is_offset(n) for n in given) or not 0 <= given[0] < given[1] <= len(text):
                 raise self.fail(
                     line,
                     f"'start' and 'end' must be whole numbers with 0 <= start < end <= {len(text):,} (the length of "
-                    f"document {document!r}), got {start!r} and {end!r}",
+                    f"document {document!r}), got {given[0]!r} and {given[1]!r}",
                 )
+            start, end = int(given[0]), int(given[1])
             how = {"document": document, "offsets": True}
         else:
             raise self.fail(line, f"document {document!r} needs a 'quote', or 'start' and 'end'")

@@ -182,7 +182,10 @@ def test_answer_recall_on_a_corpus_without_gold(workspace, capsys):
 
 def test_answer_recall_beside_recall_when_gold_exists(workspace, capsys):
     passages = [Passage("p1", "Paris", "Paris is the capital of France."), Passage("p2", "x", "Berlin, Germany.")]
-    questions = [Question("q1", "Capital of France?", ["Paris"], ["p1"]), Question("q2", "Germany?", ["Berlin"], ["p2"])]
+    questions = [
+        Question("q1", "Capital of France?", ["Paris"], ["p1"]),
+        Question("q2", "Germany?", ["Berlin"], ["p2"]),
+    ]
     save_dataset(workspace, "gold", Dataset("jsonl", "test", passages, questions))
     assert cli(workspace, "eval-retrieval", "--dataset", "gold", "-k", "1", "--no-store") == 0
     out = capsys.readouterr().out
@@ -196,3 +199,20 @@ def test_a_benchmark_without_a_corpus_is_scored_on_a_named_corpus(docs, tmp_path
     assert cli(docs, "data", "import", "jsonl", file, "--name", "plain") == 0
     result = evaluate_retriever(docs, "plain", "bm25", 3, None, 0, corpus="guide")
     assert result["answer_recall@k"] == 1.0 and "recall@k" not in result
+
+
+def test_a_chinese_quote_is_found_across_a_line_break(workspace, tmp_path):
+    """No whitespace assumption: the document wraps a Chinese sentence mid-phrase; the quote has no break."""
+    folder = tmp_path / "zh"
+    folder.mkdir()
+    (folder / "钟.md").write_text("# 雾钟\n\n港口的雾钟每隔三十秒\n响一次，提醒船只靠岸。\n", encoding="utf-8")
+    assert cli(workspace, "data", "import", "docs", str(folder), "--name", "zh") == 0
+    file = write_jsonl(tmp_path / "zh.jsonl", [{"question": "雾钟多久响一次？", "answers": ["三十秒"],
+                                               "document": "钟.md", "quote": "雾钟每隔三十秒响一次"}])  # fmt: skip
+    assert cli(workspace, "data", "import", "questions", file, "--corpus", "zh", "--name", "zhq") == 0
+    (question,) = load_questions(workspace, "zhq")
+    span = question.metadata["gold_spans"][0]
+    text = document_text(workspace, document_set(workspace, "zh"), "钟.md")
+    assert text[span["start"] : span["end"]] == "雾钟每隔三十秒\n响一次"
+    result = evaluate_retriever(workspace, "zhq", "bm25", 1, None, 0)
+    assert result["recall@k"] == 1.0 and result["answer_recall@k"] == 1.0
