@@ -121,7 +121,37 @@ def find_quote(quote: str, text: str) -> Optional[tuple[int, int, float]]:
     loose = re.search(answer_pattern(quote.strip()), text, re.IGNORECASE)
     if loose:
         return loose.start(), loose.end(), 1.0
-    return find_answer(quote, text, max_words=None)
+    from playground.data.scripts import word_count
+    from playground.questions.checks import MAX_ANSWER_WORDS
+
+    long = word_count(quote) > MAX_ANSWER_WORDS  # a short one is looked for everywhere, as generated answers are
+    return find_answer(quote, text, max_words=None, starts=_anchored_starts(quote, text) if long else None)
+
+
+ANCHOR_TOKENS = 2  # a run of this many of the quote's words found in the document anchors a window near it
+ANCHOR_SLACK = 3  # tokens either side of an anchored start that are tried too (a word added or dropped before it)
+
+
+def _anchored_starts(quote: str, text: str) -> set[int]:
+    """The document's token indexes a fuzzy window of the quote may start at: where a run of ANCHOR_TOKENS of the
+    quote's tokens (letters and digits, any case) occurs, shifted back by the run's place in the quote. Scanning
+    every window of a long document is quadratic (minutes for a 100k-character one); a quote close enough to match
+    shares such runs with its place unless nearly every other word differs."""
+    from playground.data.scripts import script_tokens, script_token_spans
+
+    def key(token: str) -> str:
+        return "".join(char for char in token.casefold() if char.isalnum())
+
+    document = [key(text[start:end]) for start, end in script_token_spans(text)]
+    runs: dict[tuple[str, ...], list[int]] = {}
+    for index in range(len(document) - ANCHOR_TOKENS + 1):
+        runs.setdefault(tuple(document[index : index + ANCHOR_TOKENS]), []).append(index)
+    words = [key(token) for token in script_tokens(quote)]
+    starts: set[int] = set()
+    for offset in range(max(1, len(words) - ANCHOR_TOKENS + 1)):
+        for found in runs.get(tuple(words[offset : offset + ANCHOR_TOKENS]), []):
+            starts.update(range(found - offset - ANCHOR_SLACK, found - offset + ANCHOR_SLACK + 1))
+    return starts
 
 
 class QuestionReader:
