@@ -97,8 +97,11 @@ def question_gold_ranks(workspace, corpus: Optional[str], question, ranked_ids: 
 def metric_cell(result: Mapping, name: str) -> str:
     """A mean with its 95% interval as `eval-retrieval` prints it, "0.833 [0.500, 1.000]" (no interval under two
     questions); the CLI and the Retrievers page both print with it, so their numbers read the same."""
+    value = result.get(f"{name}@k")
+    if value is None:  # not measured: answer_recall on questions without answers, recall without gold
+        return "n/a"
     interval = (result.get("intervals") or {}).get(f"{name}@k")
-    return f"{result[f'{name}@k']:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+    return f"{value:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
 
 
 def evaluate_retriever(

@@ -146,12 +146,15 @@ def load_questions_or_none(workspace, name):
         return None
 
 
-def test_eval_retrieval_scores_imported_questions_by_their_spans(docs, tmp_path):
+def test_eval_retrieval_scores_imported_questions_by_their_spans(docs, tmp_path, capsys):
     file = write_jsonl(tmp_path / "mine.jsonl", [GOOD, {**GOOD, "question": "How is it capped?", "quote": TYPO_QUOTE}])
     assert cli(docs, "data", "import", "questions", file, "--corpus", "guide") == 0
     result = evaluate_retriever(docs, "mine", "bm25", 5, None, 0, store=True)
     assert result["n"] == 2 and result["recall@k"] == 1.0  # the chunk holding the quota is in the top 5
     assert result["answer_recall@k"] == 1.0 and result["n_answers"] == 2
+    assert cli(docs, "eval-retrieval", "--dataset", "mine", "-k", "5", "--no-store") == 0
+    out = capsys.readouterr().out
+    assert "recall@5 1.000" in out and "answer_recall@5 1.000" in out
     # the same questions in another chunking of the same documents: their spans carry over
     from playground.documents.versions import chunked_corpus
 
@@ -216,3 +219,12 @@ def test_a_chinese_quote_is_found_across_a_line_break(workspace, tmp_path):
     assert text[span["start"] : span["end"]] == "雾钟每隔三十秒\n响一次"
     result = evaluate_retriever(workspace, "zhq", "bm25", 1, None, 0)
     assert result["recall@k"] == 1.0 and result["answer_recall@k"] == 1.0
+
+
+def test_a_metric_not_measured_reads_n_a():
+    """A chunking sweep charting answer_recall on questions without answers prints n/a, not a traceback."""
+    from playground.evaluation.retrieval import metric_cell
+
+    assert metric_cell({"recall@k": 0.5, "answer_recall@k": None}, "answer_recall") == "n/a"
+    assert metric_cell({"recall@k": 0.5}, "answer_recall") == "n/a"
+    assert metric_cell({"recall@k": 0.5}, "recall") == "0.500"
