@@ -30,7 +30,7 @@ class QuestionFileError(InputFileError):
 
 
 @dataclass(frozen=True)
-class Documents:
+class DocumentTexts:
     """The texts a documents corpus chunks, read once each when a line names them."""
 
     workspace: Any
@@ -162,8 +162,15 @@ class QuestionReader:
         from playground.store.datasets import load_passages
 
         self.workspace, self.corpus, self.path = workspace, corpus, path
-        self.documents = Documents(workspace, document_set(workspace, corpus))
+        self.documents = DocumentTexts(workspace, document_set(workspace, corpus))
+        from playground.evaluation.spans import passage_span
+
         self.passages = {passage.id: passage for passage in load_passages(workspace, corpus)}
+        self.by_document: dict[str, list[tuple[str, Any]]] = {}  # document -> (passage id, its span)
+        for pid, passage in self.passages.items():
+            where = passage_span(passage)
+            if where is not None:
+                self.by_document.setdefault(where.document, []).append((pid, where))
         self.fuzzy = 0
 
     def fail(self, line: int, problem: str) -> QuestionFileError:
@@ -254,12 +261,10 @@ class QuestionReader:
 
     def _overlapping(self, span: dict) -> list[str]:
         """The corpus's passages overlapping the span: its gold passage ids in the chunking it was imported on."""
-        from playground.evaluation.spans import Span, passage_span
+        from playground.evaluation.spans import Span
 
         gold = Span(span["document"], span["start"], span["end"])
-        return [
-            pid for pid, passage in self.passages.items() if (where := passage_span(passage)) and where.overlaps(gold)
-        ]
+        return [pid for pid, where in self.by_document.get(gold.document, []) if where.overlaps(gold)]
 
 
 def import_questions(workspace, path: str | os.PathLike, corpus: str, name: str, replace: bool = False) -> dict:
