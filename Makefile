@@ -89,6 +89,7 @@ bench: install
 	$(BIN)/python bench/judges_cost.py --figures
 	$(BIN)/python bench/ppi_coverage.py --figures
 	$(BIN)/python bench/optimize.py --figures
+	$(BIN)/python bench/quote_search.py --figures
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
 lock: $(BIN)/python

@@ -5,13 +5,14 @@ from __future__ import annotations
 from playground.cli.output import emit, open_workspace_for, say
 from playground.cli.runs import lazy_progress_bar
 
-SHORT_METRICS = {"recall": "recall@k", "mrr": "mrr@k", "ndcg": "ndcg@k"}
+from playground.evaluation.retrieval import RETRIEVAL_METRICS
+
+SHORT_METRICS = {metric.removesuffix("@k"): metric for metric in RETRIEVAL_METRICS}
 
 
 def chart_metric(name: str | None) -> str:
     """The retrieval metric a chunking sweep charts: recall@k by default; "recall", "mrr", "ndcg" name theirs."""
     from playground import PlaygroundError
-    from playground.runs.chunk_sweeps import RETRIEVAL_METRICS
 
     metric = SHORT_METRICS.get(name or "recall", name or "")
     if metric not in RETRIEVAL_METRICS:

@@ -20,12 +20,22 @@ def register(subparsers, common) -> None:
         parents=[common],
         help="import a benchmark file or folder as corpus and benchmark NAME",
         description=f"Formats: {', '.join(importer_names())}, and docs (your own documents: a file or a folder of "
-        "Markdown, RST, text, HTML and PDF, see docs/documents.md). The import is one transaction: on any error "
-        "nothing changes.",
+        "Markdown, RST, text, HTML and PDF, see docs/documents.md), and questions (your questions, JSONL or CSV, with "
+        "their evidence in a corpus named by --corpus). The import is one transaction: on any error nothing changes.",
     )
-    importer.add_argument("format", metavar="FORMAT", help=f"one of: {', '.join(importer_names())}, docs")
+    importer.add_argument("format", metavar="FORMAT", help=f"one of: {', '.join(importer_names())}, docs, questions")
     importer.add_argument("path", metavar="PATH", help="the file (or folder, for obqa, beir and docs) to read")
-    importer.add_argument("--name", required=True, help="name of the stored benchmark (and corpus, when it has one)")
+    importer.add_argument(
+        "--name",
+        default=None,
+        help="name of the stored benchmark (and corpus, when it has one); questions: default the file's name",
+    )
+    importer.add_argument(
+        "--corpus",
+        default=None,
+        metavar="NAME",
+        help="questions: the corpus their evidence is in (documents for 'document', any corpus for 'passage_ids')",
+    )
     importer.add_argument("--replace", action="store_true", help="overwrite an existing dataset of that name")
     importer.add_argument(
         "--language",
@@ -84,6 +94,12 @@ def import_command(args) -> int:
     from playground.data.language import check_language_code, language_of_dataset
     from playground.store.datasets import save_dataset
 
+    if args.format == "questions":
+        return import_questions_command(args)
+    if args.corpus is not None:
+        raise PlaygroundError("--corpus only applies to `data import questions`")
+    if not args.name:
+        raise PlaygroundError(f"`data import {args.format}` needs --name NAME")
     if args.format == "docs":
         return import_docs_command(args)
     given = [flag for flag, value in (("--chunker", args.chunker), ("--chunk-size", args.chunk_size),
@@ -112,6 +128,37 @@ def import_command(args) -> int:
         f"imported {args.format} {dataset.source} as benchmark {args.name!r} with "
         f"{summary['questions']:,} questions and {corpus} ({payload['seconds']:.2f} s)\n"
         f"language: {_language_text(finding, args.language)}",
+    )
+    return 0
+
+
+def import_questions_command(args) -> int:
+    """`data import questions FILE --corpus NAME`: your questions, with gold spans in your documents."""
+    from pathlib import Path
+
+    from playground import PlaygroundError
+    from playground.questions.imported import import_questions
+
+    given = [flag for flag, value in (("--chunker", args.chunker), ("--chunk-size", args.chunk_size),
+             ("--overlap", args.overlap), ("--language", args.language)) if value is not None]  # fmt: skip
+    if given:
+        raise PlaygroundError(f"{', '.join(given)} do not apply to `data import questions` (the corpus has its own)")
+    if not args.corpus:
+        raise PlaygroundError("`data import questions` needs --corpus NAME: the corpus the questions' evidence is in")
+    name = args.name or Path(args.path).stem
+    started = time.perf_counter()
+    with workspace_for(args) as workspace:
+        summary = import_questions(workspace, args.path, args.corpus, name, replace=args.replace)
+    payload = {**summary, "workspace": str(workspace.path), "seconds": round(time.perf_counter() - started, 3)}
+    gold = summary["gold"]
+    fuzzy = f", {summary['fuzzy_quotes']:,} quote(s) found fuzzily" if summary["fuzzy_quotes"] else ""
+    emit(
+        args,
+        payload,
+        f"imported {summary['questions']:,} questions as benchmark {name!r} over corpus {args.corpus!r} "
+        f"({gold['spans']:,} with gold spans, {gold['passages']:,} with gold passages only{fuzzy}; "
+        f"{payload['seconds']:.2f} s)\n"
+        f"score retrieval on them: playground eval-retrieval --dataset {name} --retriever bm25",
     )
     return 0
 

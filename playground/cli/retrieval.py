@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from playground import PlaygroundError, bounds
 from playground.cli.output import emit, open_workspace_for, progress_bar
 from playground.terminal_text import one_line
@@ -125,7 +123,7 @@ def cmd_retrieve(args) -> int:
 
 
 def cmd_eval_retrieval(args) -> int:
-    from playground.evaluation.retrieval import evaluate_retriever, metric_cell
+    from playground.evaluation.retrieval import evaluate_retriever
     from playground.store.sessions import current_session
 
     workspace = open_workspace_for(args, create=False)
@@ -146,12 +144,10 @@ def cmd_eval_retrieval(args) -> int:
         )
     finally:
         close()
-    cell = partial(metric_cell, result)
     spec = result["interval"]
     searched = f" searching corpus {args.corpus}" if args.corpus else ""
     text = (
-        f"{args.retriever} on {args.dataset}{searched} (n={result['n']}, k={args.k}): recall@{args.k} {cell('recall')}  "
-        f"mrr@{args.k} {cell('mrr')}  ndcg@{args.k} {cell('ndcg')}  "
+        f"{args.retriever} on {args.dataset}{searched} (n={result['n']}, k={args.k}): {_metric_cells(result, args.k)}  "
         f"p50 {result['p50_ms']:.2f} ms  p95 {result['p95_ms']:.2f} ms\n"
         f"{spec['level']:.0%} intervals: {spec['method']}, {spec['resamples']} resamples, seed {spec['seed']}"
     )
@@ -159,6 +155,20 @@ def cmd_eval_retrieval(args) -> int:
         text += f"\nstored as retrieval run {result['run_id']} (compare two with `playground compare RUN_A RUN_B`)"
     emit(args, result, text)
     return 0
+
+
+def _metric_cells(result: dict, k: int) -> str:
+    """Each metric the evaluation measured, at k, with its interval: the gold ones when the questions have gold,
+    answer_recall (with its own n when only some questions have answers) when they have answers."""
+    from playground.evaluation.retrieval import RETRIEVAL_METRICS, metric_cell
+
+    cells = []
+    for name in (metric.removesuffix("@k") for metric in RETRIEVAL_METRICS if metric in result):
+        counted = (
+            f" (n={result['n_answers']})" if name == "answer_recall" and result["n_answers"] != result["n"] else ""
+        )
+        cells.append(f"{name}@{k}{counted} {metric_cell(result, name)}")
+    return "  ".join(cells)
 
 
 def register(subparsers, common) -> None:
@@ -177,7 +187,9 @@ def register(subparsers, common) -> None:
     retrieve.set_defaults(handler=cmd_retrieve)
 
     evaluate = subparsers.add_parser(
-        "eval-retrieval", parents=[common], help="recall@k, MRR@k, nDCG@k and latency on a benchmark's gold passages"
+        "eval-retrieval",
+        parents=[common],
+        help="recall@k, MRR@k, nDCG@k on a benchmark's gold passages, answer_recall@k on its answers, and latency",
     )
     _retriever_options(evaluate)
     evaluate.add_argument("-k", type=bounds.SEARCH_K.flag("-k"), default=10, help="cut-off (default 10)")
@@ -192,6 +204,7 @@ def register(subparsers, common) -> None:
         "--corpus",
         default=None,
         metavar="NAME",
-        help="search another chunking of the benchmark's documents (gold spans are matched by overlap)",
+        help="search another chunking of the benchmark's documents (gold spans are matched by overlap), or any "
+        "corpus for a benchmark without one (scored by answer_recall)",
     )
     evaluate.set_defaults(handler=cmd_eval_retrieval)

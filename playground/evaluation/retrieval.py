@@ -1,4 +1,5 @@
-"""Retrieval quality and latency on a benchmark's gold passages: recall@k, MRR@k, nDCG@k, p50/p95 per query."""
+"""Retrieval quality and latency on a benchmark: recall@k, MRR@k, nDCG@k on its gold passages (or spans),
+answer_recall@k on its reference answers (gold or none), and p50/p95 per query."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ import numpy as np
 
 from playground import PlaygroundError
 from playground.progress import ProgressCallback, report
+
+GOLD_METRICS = ("recall", "mrr", "ndcg")  # scored against the gold passages, or the gold spans
+ANSWER_METRICS = ("answer_recall",)  # scored against the reference answers, with or without gold
+RETRIEVAL_METRICS = tuple(f"{name}@k" for name in GOLD_METRICS + ANSWER_METRICS)  # every stored run-level name
 
 
 def ranking_metrics(ranked_ids: list[str], gold_ids: list[str], k: int) -> dict[str, float]:
@@ -45,6 +50,34 @@ def question_metrics(ranked_ids: list[str], gold_ids: list[str], k: int) -> dict
     return {**named, "hit@k": found_gold(ranked_ids, gold_ids, k)}
 
 
+def answer_found(texts: list[str], answers: list[str], rule) -> float:
+    """1.0 when some passage text holds some answer as a run of the answer rule's tokens (DPR's top-k accuracy,
+    normalised as the benchmark's answers are: playground.evaluation.answer_rules), else 0.0."""
+    return float(any(rule.cover_exact_match(text, answers) for text in texts))
+
+
+def scorable_answers(question, rule) -> list[str]:
+    """The reference answers a passage can hold: none for a multiple-choice question (its answers are labels), and
+    none that the rule normalises away entirely ("the", "，")."""
+    if question.choices:
+        return []
+    return [answer for answer in question.answers or [] if rule.tokens(answer)]
+
+
+def benchmark_answer_rule(workspace, dataset: str):
+    """The rule the benchmark's answers are read by, as its runs score them (its language, else its corpus's)."""
+    from playground.evaluation.answer_rules import rule_for_benchmark
+    from playground.store.dataset_language import dataset_language
+
+    row = next(workspace.db.query("SELECT format FROM benchmarks WHERE name = ?", [dataset]), None)
+    return rule_for_benchmark(dataset_language(workspace, dataset), row["format"] if row else None)
+
+
+def _names_gold(question) -> bool:
+    """Whether the question names gold of its own (passage ids or spans), usable on this corpus or not."""
+    return bool(question.gold_passage_ids or (question.metadata or {}).get("gold_spans"))
+
+
 def gold_ranks(ranked_ids: list[str], gold_ids: list[str]) -> dict[str, Optional[int]]:
     """Each gold passage's 1-based rank in the ranking, None when it was not retrieved."""
     ranks = {pid: rank for rank, pid in reversed(list(enumerate(dict.fromkeys(ranked_ids), 1)))}
@@ -64,8 +97,11 @@ def question_gold_ranks(workspace, corpus: Optional[str], question, ranked_ids: 
 def metric_cell(result: Mapping, name: str) -> str:
     """A mean with its 95% interval as `eval-retrieval` prints it, "0.833 [0.500, 1.000]" (no interval under two
     questions); the CLI and the Retrievers page both print with it, so their numbers read the same."""
+    value = result.get(f"{name}@k")
+    if value is None:  # not measured: answer_recall on questions without answers, recall without gold
+        return "n/a"
     interval = (result.get("intervals") or {}).get(f"{name}@k")
-    return f"{result[f'{name}@k']:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+    return f"{value:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
 
 
 def evaluate_retriever(
@@ -100,20 +136,27 @@ def evaluate_retriever(
     from playground.data.sampling import sample_questions
     from playground.evaluation.span_gold import SpanGold, checked_corpus, chunking
     from playground.retrieval.index import open_retriever
-    from playground.store.datasets import corpus_of, load_questions
+    from playground.store.datasets import corpus_of, get_passages, load_questions
 
     from playground.bounds import SAMPLE, SEARCH_K, SEED, optional_count
 
     k = SEARCH_K.count(k)
     sample, seed = optional_count(SAMPLE, sample), SEED.count(seed)  # before the index is built or a run stored
     own_corpus = corpus_of(workspace, dataset)
-    if not own_corpus:
-        raise PlaygroundError(f"benchmark {dataset!r} has no corpus to retrieve from")
-    searched = checked_corpus(workspace, dataset, own_corpus, corpus)
+    if not own_corpus and not corpus:
+        raise PlaygroundError(
+            f"benchmark {dataset!r} has no corpus to retrieve from (name one with --corpus: its answers are then "
+            "looked for in the passages retrieved)"
+        )
+    searched = checked_corpus(workspace, dataset, own_corpus, corpus) if own_corpus else str(corpus)
     gold = SpanGold(workspace, searched, by_spans_only=spans_only or searched != own_corpus)
-    questions = [q for q in load_questions(workspace, dataset) if gold.has_gold(q)]
+    rule = benchmark_answer_rule(workspace, dataset)
+    every = load_questions(workspace, dataset)
+    questions = [q for q in every if gold.has_gold(q)]
+    if not questions and (not own_corpus or not spans_only and not any(_names_gold(q) for q in every)):
+        questions = [q for q in every if scorable_answers(q, rule)]  # no gold: scored by the answers retrieved
     if not questions:
-        raise PlaygroundError(gold.nothing_to_score(dataset))
+        raise PlaygroundError(gold.nothing_to_score(dataset) + ", nor answers to look for in the passages")
     chosen = sample_questions(questions, sample, seed)
     retriever = open_retriever(workspace, searched, kind, params, on_progress=on_progress)
     rows = []
@@ -122,12 +165,20 @@ def evaluate_retriever(
         hits = retriever.search(question.text, k)
         latency_ms = (time.perf_counter() - started) * 1000.0
         ranked = [hit.passage_id for hit in hits]
-        by_spans = gold.score(question, ranked, k)
-        gold_ids, ranks, metrics = by_spans or (
-            list(question.gold_passage_ids),
-            gold_ranks(ranked, question.gold_passage_ids),
-            question_metrics(ranked, question.gold_passage_ids, k),
-        )
+        gold_ids: list[str] = []
+        ranks: dict[str, Optional[int]] = {}
+        metrics: dict[str, float] = {}
+        if gold.has_gold(question):
+            by_spans = gold.score(question, ranked, k)
+            gold_ids, ranks, metrics = by_spans or (
+                list(question.gold_passage_ids),
+                gold_ranks(ranked, question.gold_passage_ids),
+                question_metrics(ranked, question.gold_passage_ids, k),
+            )
+        answers = scorable_answers(question, rule)
+        if answers:
+            texts = get_passages(workspace, searched, ranked[:k])
+            metrics = {**metrics, "answer_recall@k": answer_found([p.text for p in texts.values()], answers, rule)}
         rows.append(
             {
                 "question_id": question.id,
@@ -144,22 +195,19 @@ def evaluate_retriever(
     n = len(rows)
     latencies = [row["latency_ms"] for row in rows]
 
-    def mean(name: str) -> float:
-        return sum(row["metrics"][f"{name}@k"] for row in rows) / n if n else 0.0
-
     from playground.evaluation.stats import bootstrap_interval
 
+    def values(name: str) -> list[float]:
+        return [row["metrics"][name] for row in rows if name in row["metrics"]]
+
+    present = [name for name in RETRIEVAL_METRICS if values(name)]
     result = {
-        "recall@k": mean("recall"),
-        "mrr@k": mean("mrr"),
-        "ndcg@k": mean("ndcg"),
+        **{name: sum(values(name)) / len(values(name)) for name in present},
         "p50_ms": float(np.percentile(latencies, 50)) if latencies else 0.0,
         "p95_ms": float(np.percentile(latencies, 95)) if latencies else 0.0,
         "n": n,
-        "intervals": {
-            f"{name}@k": bootstrap_interval([row["metrics"][f"{name}@k"] for row in rows], seed=0)
-            for name in ("recall", "mrr", "ndcg")
-        },
+        "n_answers": len(values("answer_recall@k")),
+        "intervals": {name: bootstrap_interval(values(name), seed=0) for name in present},
         "interval": {
             "method": "percentile bootstrap of the mean over questions",
             "level": 0.95,
@@ -176,7 +224,8 @@ def evaluate_retriever(
             "dataset": dataset,
             "corpus": searched,
             "benchmark_corpus": own_corpus,
-            "gold": gold.kind(),
+            "gold": gold.kind() if any(row["gold_ids"] for row in rows) else "answers",
+            "answer_rule": rule.signature,
             "chunking": chunking(workspace, searched),
             "retriever": kind,
             "params": resolved,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from typing import Optional
+from typing import Iterable, Optional
 
 from playground.data.answers import normalize_answer
 from playground.data.scripts import (
@@ -63,7 +63,7 @@ def _joiner(before: str, after: str, spaced: bool) -> str:
     return r"\s+" if spaced else ""
 
 
-def _answer_pattern(answer: str) -> str:
+def answer_pattern(answer: str) -> str:
     """A regex finding the answer in any case and any whitespace, as whole words where its ends are letters of a
     spaced script."""
     words = answer.split()
@@ -95,16 +95,20 @@ def _squeezed(text: str) -> str:
     )
 
 
-def find_answer(answer: str, text: str) -> Optional[tuple[int, int, float]]:
+def find_answer(
+    answer: str, text: str, max_words: Optional[int] = MAX_ANSWER_WORDS, starts: Optional[Iterable[int]] = None
+) -> Optional[tuple[int, int, float]]:
     """(start, end, ratio) of the answer in `text`: exact (any case, any whitespace between words; ratio 1.0), else
     the most similar window of words whose ratio reaches FUZZY_MIN_RATIO; None when neither is found. Quotes,
     brackets and sentence punctuation around the answer are not part of it ('"1874".' is 1874); an answer with no
     word left once articles and punctuation go ("The", ",", "，") is found nowhere. Words are script tokens:
-    characters, in scripts written without spaces."""
+    characters, in scripts written without spaces. An imported quote passes `max_words=None` (any length), and
+    `starts`: the indexes of the text's tokens a window may start at (None: every one)."""
     answer = _unwrapped(answer)
-    if not answer or word_count(answer) > MAX_ANSWER_WORDS or not remove_punctuation(normalize_answer(answer)).strip():
+    too_long = max_words is not None and word_count(answer) > max_words
+    if not answer or too_long or not remove_punctuation(normalize_answer(answer)).strip():
         return None
-    exact = re.search(_answer_pattern(answer), text, re.IGNORECASE)
+    exact = re.search(answer_pattern(answer), text, re.IGNORECASE)
     if exact:
         return exact.start(), exact.end(), 1.0
     target = _squeezed(answer)
@@ -114,7 +118,9 @@ def find_answer(answer: str, text: str) -> Optional[tuple[int, int, float]]:
     matcher = difflib.SequenceMatcher(autojunk=False)
     matcher.set_seq2(target)
     for size in {max(1, size_of_answer - 1), size_of_answer, size_of_answer + 1}:
-        for first in range(0, max(0, len(spans) - size + 1)):
+        last_first = len(spans) - size
+        firsts = range(0, last_first + 1) if starts is None else sorted({i for i in starts if 0 <= i <= last_first})
+        for first in firsts:
             start, end = _trim_punctuation(text, spans[first][0], spans[first + size - 1][1])
             matcher.set_seq1(_squeezed(text[start:end]))
             if matcher.real_quick_ratio() < FUZZY_MIN_RATIO or matcher.quick_ratio() < FUZZY_MIN_RATIO:

@@ -16,6 +16,7 @@ from typing import Optional, Sequence, Union
 
 from playground import PlaygroundError
 from playground.bounds import LONG_SWEEP_POINTS, MAX_SWEEP_POINTS, confirm_long_work
+from playground.evaluation.retrieval import RETRIEVAL_METRICS
 from playground.progress import ProgressCallback, report
 
 CHUNK_PARAMETERS = {
@@ -23,7 +24,6 @@ CHUNK_PARAMETERS = {
     "overlap": "chunk overlap (tokens)",
     "chunker": "chunker",
 }
-RETRIEVAL_METRICS = ("recall@k", "mrr@k", "ndcg@k")
 Value = Union[int, str]
 
 

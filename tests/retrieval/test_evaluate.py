@@ -24,7 +24,8 @@ def test_ranking_metrics_by_hand():
 
 def test_evaluate_returns_exactly_the_issue_keys(tiny_workspace):
     result = evaluate_retriever(tiny_workspace, "tiny", "bm25", k=1, sample=None, seed=0)
-    assert set(result) == KEYS | {"intervals", "interval"}  # and, with store=True, "run_id"
+    # and, with store=True, "run_id"; answer_recall@k since the questions have answers (issue 36)
+    assert set(result) == KEYS | {"intervals", "interval", "answer_recall@k", "n_answers"}
     assert result["n"] == len(TINY_QUESTIONS)
     assert result["recall@k"] == result["mrr@k"] == result["ndcg@k"] == 1.0  # every gold passage is ranked first
     assert 0 < result["p50_ms"] <= result["p95_ms"]

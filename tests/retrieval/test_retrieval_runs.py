@@ -52,7 +52,7 @@ def test_compare_two_retrieval_runs_like_answer_runs(tiny_workspace, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["kind"] == "retrieval" and report["n"] == 6
     assert [d["setting"] for d in report["settings_diff"]] == ["k"]
-    assert set(report["metrics"]) == {"recall@k", "mrr@k", "ndcg@k", "hit@k"}
+    assert set(report["metrics"]) == {"recall@k", "mrr@k", "ndcg@k", "hit@k", "answer_recall@k"}
     assert report["interval"] == {
         "method": "paired percentile bootstrap over questions",
         "level": 0.95,

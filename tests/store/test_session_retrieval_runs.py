@@ -124,7 +124,7 @@ def test_export_holds_the_sessions_retrieval_runs_as_decoded_records(retrieval_w
     assert run["benchmark"] == "tiny" and run["config"]["retriever"] == "bm25" and isinstance(run["metrics"], dict)
     row = exported["retrieval_results"][0]
     assert isinstance(row["ranked_ids"], list) and isinstance(row["gold_ranks"], dict)
-    assert set(row["metrics"]) == {"recall@k", "mrr@k", "ndcg@k", "hit@k"}
+    assert set(row["metrics"]) == {"recall@k", "mrr@k", "ndcg@k", "hit@k", "answer_recall@k"}
     ranked = {pid for r in exported["retrieval_results"] for pid in r["ranked_ids"]}
     assert ranked <= {p["id"] for p in exported["benchmarks"][0]["passages"]}  # rankings readable as text
     assert records_digest(exported) == exported["digest"]
