@@ -77,4 +77,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    import figures
+
+    sys.exit(figures.run("languages_scores", main))
