@@ -1,5 +1,6 @@
 """How a workspace's schema is brought up to date: named migrations, each applied once in its own transaction and
-recorded in table `_migrations`. The migrations themselves are appended to playground/store/db.py (`@migration`).
+recorded in table `_migrations`. The migrations themselves: the first schema in playground/store/db.py, every
+later one appended to playground/store/later_migrations.py (`@migration`).
 """
 
 from __future__ import annotations
