@@ -79,6 +79,7 @@ bench: install
 	$(BIN)/python bench/speed.py --figures
 	$(BIN)/python bench/retrieval.py --figures
 	$(BIN)/python bench/languages.py --figures
+	$(BIN)/python bench/languages_scores.py
 	$(BIN)/python bench/engine.py --figures
 	$(BIN)/python bench/concurrency.py --figures
 	$(BIN)/python bench/render_budget.py --figures

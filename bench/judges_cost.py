@@ -56,7 +56,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from playground.demo_workspace import ensure_demo_workspace
-    from playground.evaluation.judges.gold_free import gold_free_judges, judge_run_gold_free
+    from playground.evaluation.judges.answers import judge_answers
+    from playground.evaluation.judges.registry import answer_judges
     from playground.evaluation.judges.judge_config import JudgeConfig
     from playground.models.registry import load_model
     from playground.runs import RunConfig, start_run
@@ -86,9 +87,9 @@ def main() -> None:
                 f"{'completion tok/q':>17} {'s/q':>7}"
             )
             judge = JudgeConfig(model=model.spec, params=GenerationParams(temperature=0.0, max_tokens=args.max_tokens))
-            for kind in gold_free_judges():
+            for kind in answer_judges():
                 started = time.perf_counter()
-                judge_run_gold_free(workspace, kind, run.run_id, judge, model=model, use_cache=False)
+                judge_answers(workspace, kind, run.run_id, judge, model=model, use_cache=False)
                 seconds = time.perf_counter() - started
                 cost = judge_costs(workspace, run.run_id, kind)
                 per = max(cost["answers"], 1)

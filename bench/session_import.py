@@ -17,7 +17,7 @@ Figures (2-core shared dev machine, `35 3`), a 35.2 MB export of 1,200 runs, 7,2
   now:    the file's bytes are the one copy (re-measured before: 3.11 s, 146 MB, 104 MB over): free-form JSON
           (configs, span inputs and outputs, metadata) kept as msgspec.Raw gave 2.83 s, 113 MB (3.2x), 71 MB over
           (2.0x: the records' ids, names and texts were 0.7x); with each section's records kept as their bytes too,
-          decoded when read (session_sections.LazyRecords): 2.03 s, peak 91 MB (2.6x); over the baseline 49 MB (1.4x).
+          decoded when read (sessionfile.records.LazyRecords): 2.03 s, peak 91 MB (2.6x); over the baseline 49 MB (1.4x).
           About 8 MB of "over" is the modules `session import` loads (a 2.9 MB export: 13 MB over), the rest the
           file's bytes (1x) and the checks' indexes of ids.
 """
@@ -53,8 +53,8 @@ def build(size_mb: float, folder: Path) -> tuple[Path, dict]:
     """A valid export of about `size_mb`: the tiny workspace's two runs repeated with their results and spans."""
     from playground.store import open_workspace
     from playground.store.datasets import save_dataset
-    from playground.store.session_format import with_digest
-    from playground.store.sessions import export_session, new_session
+    from playground.sessionfile import export_session, with_digest
+    from playground.store.sessions import new_session
     from tests.conftest import tiny_dataset
     from tests.store.test_sessions import add_runs
 

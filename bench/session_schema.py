@@ -5,7 +5,7 @@ prompt-sized text) of about SIZE_MB, and the same file plus an ignored key holdi
 contender runs in a fresh process (peak memory is its VmHWM) REPEATS times; medians and ratios are printed:
 
   stdlib    json.loads alone (the figures below also ran the shape checks the types replaced)
-  msgspec   session_decode.decode_typed: the schema in playground/store/session_types.py, each record checked
+  msgspec   sessionfile.parse_session_bytes: the schema in playground/sessionfile/records.py, each record checked
   pydantic  TypeAdapter(...).validate_json(data), strict, extra keys ignored: models generated from the same structs
 
     PYTHONPATH=. python bench/session_schema.py [SIZE_MB] [REPEATS]
@@ -45,14 +45,13 @@ print(seconds, hwm)
 
 
 def pydantic_type(tp):
-    """A pydantic type for a session_types annotation (structs become models, UNSET becomes a None default)."""
+    """A pydantic type for a sessionfile.records annotation (structs become models, UNSET becomes a None default)."""
     import typing
 
     import msgspec
     from pydantic import ConfigDict, Field, create_model
 
-    from playground.store.session_sections import SECTION_TYPES, SessionFileV4
-    from playground.store.session_types import FREE_FORM
+    from playground.sessionfile import FREE_FORM, SECTION_TYPES, file_type
 
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
@@ -60,7 +59,7 @@ def pydantic_type(tp):
         for f in msgspec.structs.fields(tp):
             required = f.required
             # a file's section is decoded as its records' bytes, each then checked against its record type
-            section = tp is SessionFileV4 and f.name in SECTION_TYPES and f.name != "session"
+            section = tp is file_type(4) and f.name in SECTION_TYPES and f.name != "session"
             field_type = list[SECTION_TYPES[f.name]] if section else f.type
             fields[f.name] = (pydantic_type(field_type), ... if required else None)
         return create_model(
@@ -84,15 +83,14 @@ def pydantic_type(tp):
 def contender(which: str):
     if which == "stdlib":
         return json.loads  # the parse alone: the shape checks it had then are gone (the types hold the rules)
-    from playground.store.session_sections import SessionFileV4
+    from playground.sessionfile import ImportLimits, file_type, parse_session_bytes
 
     if which == "msgspec":
-        from playground.store.session_decode import decode_typed
-
-        return decode_typed  # the file, then each record against its type
+        unlimited = ImportLimits(max_bytes=2**62)
+        return lambda data: parse_session_bytes(data, unlimited)  # the file, then each record against its type
     from pydantic import TypeAdapter
 
-    adapter = TypeAdapter(pydantic_type(SessionFileV4))
+    adapter = TypeAdapter(pydantic_type(file_type(4)))
     return adapter.validate_json
 
 
@@ -100,7 +98,8 @@ def build(size_mb: float, folder: Path) -> tuple[Path, Path]:
     """A large export built from the tiny workspace's real one, and the same with an ignored key of empty lists."""
     from playground.store import open_workspace
     from playground.store.datasets import save_dataset
-    from playground.store.sessions import export_session, new_session
+    from playground.store.sessions import new_session
+    from playground.sessionfile import export_session
     from tests.conftest import tiny_dataset
     from tests.store.test_sessions import add_runs
 

@@ -161,6 +161,7 @@ PROBABILITY = Bound("probability", 0, 1)
 ALPHA = Bound("alpha", 0, 1, low_open=True, high_open=True)
 POWER = Bound("power", 0, 1, low_open=True, high_open=True)
 DIFFERENCE = Bound("difference", -1_000_000, 1_000_000, smallest=1e-9)
+GAIN = Bound("difference", 0, 1_000_000, low_open=True)  # the gain a prompt search's held-out split should detect
 SD = Bound("sd", 0, 1_000_000)
 QUESTIONS = Bound("n", 1, 10_000_000, whole=True)  # a sample size
 # An interval's level (judge estimate); nearer 1 its normal quantile is no finite number.

@@ -11,7 +11,8 @@ in the server's memory: trickle (the headers, then one byte of the answer every 
 streamed a megabyte at a time) and gzipbomb (about 1 MB of gzip that inflates to 1 GiB). gzip and deflate send
 the usual answer compressed. nojson refuses a request carrying `response_format` (JSON mode) with a 400, as a
 server without JSON mode does; jsonobject refuses `{"type": "json_schema"}` with a 422 but takes `json_object`
-(with a schema), as llama-cpp-python's server does.
+(with a schema), as llama-cpp-python's server does. deepjson answers 1,000 nested JSON objects; usagenan,
+usageinf and usagehuge report a usage count of NaN, 1e309 or 10**30.
 
 `python -m tests.openai_server --port PORT` serves until it is stopped (GET /health answers 200), so a test can
 count its own threads and sockets apart from the server's.
@@ -23,6 +24,7 @@ import argparse
 import gzip
 import hashlib
 import json
+import re
 import socket
 import struct
 import threading
@@ -56,7 +58,12 @@ MODES = (
     "deflate",
     "nojson",
     "jsonobject",
+    "deepjson",
+    "usagenan",
+    "usageinf",
+    "usagehuge",
 )
+NESTED_OBJECTS = 1000  # deepjson's reply: that many objects, each inside the one before
 MB = 1024 * 1024
 
 
@@ -246,9 +253,22 @@ class OpenAIServer:
                 pass
             handler.close_connection = True
             return
+        elif mode == "deepjson":
+            completion["choices"][0]["message"]["content"] = '{"a": ' * NESTED_OBJECTS + "1" + "}" * NESTED_OBJECTS
         with self._lock:
             self.answered_at.append(time.monotonic())
-        self._send(handler, 200, json.dumps(completion).encode())
+        self._send(handler, 200, self._usage_written(mode, json.dumps(completion)).encode())
+
+    @staticmethod
+    def _usage_written(mode: str, payload: str) -> str:
+        """usagenan, usageinf and usagehuge: the reply's usage counts as a broken server writes them (NaN, 1e309 and
+        10**30, none of them a token count)."""
+        odd = {"usagenan": ("prompt_tokens", "NaN"), "usageinf": ("prompt_tokens", "1e309")}
+        odd["usagehuge"] = ("completion_tokens", str(10**30))
+        if mode not in odd:
+            return payload
+        field, written = odd[mode]
+        return re.sub(rf'"{field}": \d+', f'"{field}": {written}', payload)
 
     def _trickle(self, handler, completion: dict, headers_too: bool = False) -> None:
         """A valid answer, one byte every `trickle_every_s` (the headers at once, or they too); the connection is

@@ -128,6 +128,15 @@ def check_judge(ctx: Context) -> None:
     report = ctx.json("judge", "concise", done["run_id"], "--judge-model", ctx.server.spec("judge"))
     assert report["kind"] == "concise" and report["n_items"] == 3 and report["n_failed"] == 0, report
     assert report["score"]["mean"] == 1.0 and report["items"][0]["reasons"] == ["it says only what was asked"]
+    # First-class, as a built-in judge is: `run --judge`, `runs` and `compare` read its scores as the run's metric.
+    judged = ctx.run(
+        "--model", ctx.server.spec(), "--sample", "3", "--judge", "concise", "--judge-model", ctx.server.spec("judge")
+    )
+    listing = cli(ctx.target, "runs", "--db", ctx.db)
+    assert "concise" in listing.stdout.splitlines()[0], listing.stdout
+    compared = ctx.json("compare", done["run_id"], judged["run_id"])
+    assert "concise" in compared["metrics"], compared["metrics"].keys()
+    assert compared["metrics"]["concise"]["n"] == 3, compared["metrics"]["concise"]
 
 
 EXAMPLES = {

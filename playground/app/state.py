@@ -190,7 +190,9 @@ def require_benchmark() -> str:
 
 
 def benchmark() -> Optional[str]:
-    """The benchmark every page works on (the sidebar selector's, which a link sets), else the workspace's first."""
+    """The benchmark every page works on (the sidebar selector's, which a link sets), else the one last run on, else
+    the one with the most questions."""
+    from playground.store.benchmark_choice import default_benchmark
     from playground.store.datasets import list_datasets
 
     names = [b["name"] for b in list_datasets(workspace())["benchmarks"]]
@@ -200,7 +202,7 @@ def benchmark() -> Optional[str]:
     chosen = st.session_state.get(BENCHMARK_KEY)
     if chosen in names:
         return chosen
-    return names[0] if names else None
+    return default_benchmark(workspace())
 
 
 def default_base_url() -> str:

@@ -6,10 +6,11 @@ Handlers import heavy libraries (torch, faiss, llama.cpp) inside the handler, so
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sqlite3
 import sys
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 from playground import PlaygroundError, __version__
 
@@ -74,20 +75,49 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from playground.redaction import install_log_redaction
+    from playground.terminal_log import install_terminal_logging
 
     install_log_redaction()
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except PlaygroundError as error:  # a flag's value out of range (playground.bounds): one line, nothing run
-        from playground.terminal_text import ERROR_LINE_CHARS, shorten
+    install_terminal_logging()
+    with _ctrl_c_noted():
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except PlaygroundError as error:  # a flag's value out of range (playground.bounds): one line, nothing run
+            from playground.terminal_text import ERROR_LINE_CHARS, shorten
 
-        print(f"error: {shorten(str(error), ERROR_LINE_CHARS)}", file=sys.stderr)
-        return 1
-    if getattr(args, "handler", None) is None:
-        parser.print_help()
-        return 2
-    return run_command(args)
+            print(f"error: {shorten(str(error), ERROR_LINE_CHARS)}", file=sys.stderr)
+            return 1
+        if getattr(args, "handler", None) is None:
+            parser.print_help()
+            return 2
+        return run_command(args)
+
+
+@contextlib.contextmanager
+def _ctrl_c_noted() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt as always, and is noted first, so that the plugin boundary tells the user's
+    interrupt (which stops the command) from a plugin raising KeyboardInterrupt itself (a plugin error)."""
+    import signal
+    import threading
+
+    from playground.plugins.exits import forget_user_interrupt, note_user_interrupt
+
+    def on_ctrl_c(signum, frame):
+        note_user_interrupt()
+        raise KeyboardInterrupt
+
+    ours = threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+    if ours:
+        signal.signal(signal.SIGINT, on_ctrl_c)
+    try:
+        yield
+    finally:
+        if ours:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        forget_user_interrupt()
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -121,8 +151,8 @@ def run_command(args: argparse.Namespace) -> int:
         from playground.config import workspace_path
         from playground.store.integrity import damaged, is_damage
 
-        if not is_damage(error):
-            raise
+        if not is_damage(error):  # a constraint, a misuse: a bug of playground, said as one
+            return _internal_error(error, args)
         print(
             f"error: {one_line(str(damaged(workspace_path(getattr(args, 'db', None)), str(error))))}", file=sys.stderr
         )

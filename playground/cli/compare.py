@@ -81,7 +81,7 @@ def _table(comparison: dict, baseline: str, adjusted: bool) -> list[str]:
 
 def _prediction_powered_lines(comparisons: list[dict], baseline: str) -> list[str]:
     """Per judge metric: the judge-only and prediction-powered differences and which interval the verdict used."""
-    from playground.evaluation.judges.ppi_compare import ppi_line
+    from playground.evaluation.agreement.ppi_compare import ppi_line
 
     found = [
         ppi_line(metric, row, comparison["label"], baseline)

@@ -73,7 +73,8 @@ def add_chunking_arguments(parser) -> None:
         type=bounds.OVERLAP.flag("--overlap"),
         default=None,
         metavar="N",
-        help=f"docs: tokens shared by neighbouring passages (default {DEFAULT_OVERLAP}; not for markdown)",
+        help=f"docs: tokens shared by neighbouring passages (default {DEFAULT_OVERLAP}; markdown shares them within a "
+        "section; a plugin chunker may refuse them)",
     )
 
 

@@ -28,6 +28,7 @@ def register(subparsers, common) -> None:
     sweep.add_argument(
         "--sweep",
         required=True,
+        action="append",
         metavar="PARAM=VALUES",
         help="k=0,1,2,3,4,5 | shots=0,1,2 | order=0..5 | chunk_size=64,128,254 | overlap=0,16,32 | "
         "chunker=tokens,sentences,markdown (a chunking sweep evaluates --retriever at -k on each chunking's gold "
@@ -101,6 +102,12 @@ def handle_sweep(args) -> int:
     from playground.runs.chunk_sweeps import is_chunk_sweep
     from playground.runs.sweeps import parse_sweep, run_sweep
 
+    if len(args.sweep) > 1:
+        raise PlaygroundError(
+            f"--sweep given {len(args.sweep)} times ({', '.join(one_line(s) for s in args.sweep)}): a sweep varies one "
+            "parameter; run one sweep per parameter"
+        )
+    args.sweep = args.sweep[0]
     if is_chunk_sweep(args.sweep):
         from playground.cli.chunk_sweep import handle_chunk_sweep
 

@@ -1,5 +1,5 @@
-"""`playground judge pointwise|reference|pairwise|agreement`, and one subcommand per judge a plugin registers: LLM
-judges over stored runs, and their agreement with human ratings. The judge model and templates are chosen here,
+"""`playground judge NAME RUN` for every registered judge (built in or from a plugin; `pairwise` takes two runs), and
+`judge agreement|rate|estimate`: LLM judges over stored runs, and their agreement with human ratings. The judge model and templates are chosen here,
 apart from the models under test."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from playground.models.registry import DEFAULT_MODEL_SPEC, model_spec_flag
 
 
 def register(subparsers, common) -> None:
-    from playground.evaluation.judges.judge_config import default_judge_templates, plugin_judges
+    from playground.evaluation.judges.registry import default_judge_templates
 
     parser = subparsers.add_parser("judge", parents=[common], help="score runs with an LLM judge")
     commands = parser.add_subparsers(dest="judge_command", metavar="JUDGE", required=True)
@@ -69,36 +69,6 @@ def register(subparsers, common) -> None:
         help="give up on one judgment after this long, retries included (default 300)",
     )
 
-    pointwise = commands.add_parser(
-        "pointwise", parents=[common, settings], help="G-Eval-style weighted criteria, each scored 0-1 with a reason"
-    )
-    pointwise.add_argument("run", metavar="RUN")
-    pointwise.add_argument(
-        "--criteria",
-        nargs="+",
-        action="extend",
-        metavar='"[NAME:] SENTENCE=WEIGHT"',
-        help="criteria (default HELPS: helpfulness 0.5, relevancy 0.3, brevity 0.2)",
-    )
-    pointwise.set_defaults(handler=pointwise_command)
-
-    reference = commands.add_parser(
-        "reference",
-        parents=[common, settings],
-        help="does each answer imply the reference answer (true/false with a reason)",
-    )
-    reference.add_argument("run", metavar="RUN")
-    reference.set_defaults(handler=reference_command)
-
-    pairwise = commands.add_parser(
-        "pairwise",
-        parents=[common, settings],
-        help="which run's answer is better, asked in both orders (flips count as ties)",
-    )
-    pairwise.add_argument("run_a", metavar="RUN_A")
-    pairwise.add_argument("run_b", metavar="RUN_B")
-    pairwise.set_defaults(handler=pairwise_command)
-
     agreement = commands.add_parser(
         "agreement",
         parents=[common],
@@ -107,21 +77,14 @@ def register(subparsers, common) -> None:
     agreement.add_argument("run", metavar="RUN")
     agreement.set_defaults(handler=agreement_command)
 
-    from playground.cli.judge_gold_free import register as register_gold_free, register_rate
+    from playground.cli.judge_gold_free import register as register_judges, register_rate
 
-    register_gold_free(commands, common, settings, gold_free_command)
+    register_judges(commands, common, settings, judge_command)
     register_rate(commands, common)
 
     from playground.cli.judge_estimate import register as register_estimate
 
     register_estimate(commands, common)
-
-    for name, judge in plugin_judges().items():
-        if name in commands.choices:
-            continue
-        plugged = commands.add_parser(name, parents=[common, settings], help=judge.description or f"the {name} judge")
-        plugged.add_argument("run", metavar="RUN")
-        plugged.set_defaults(handler=plugin_judge_command, judge_name=name)
 
 
 def judge_config(args):
@@ -176,26 +139,55 @@ def _skipped(report: dict) -> list[str]:
     )
 
 
-def pointwise_command(args) -> int:
-    from playground.evaluation.judges.pointwise import judge_run_pointwise, parse_criteria
+def judge_command(args) -> int:
+    """`playground judge NAME RUN [RUN_B]`: any registered judge, through the one entry point (judge_runs.py)."""
+    from playground.evaluation.judges.judge_runs import run_judge
+    from playground.evaluation.judges.pointwise import parse_criteria
+    from playground.evaluation.judges.registry import judge_record
 
-    config, criteria = judge_config(args), parse_criteria(args.criteria)
+    record, config = judge_record(args.judge_name), judge_config(args)
+    settings = {}
+    if "criteria" in record.settings:
+        settings["criteria"] = parse_criteria(args.criteria)
+    if "no_claims" in record.settings:
+        settings["no_claims"] = args.no_claims
+    run_ids = [args.run_a, args.run_b] if record.runs == 2 else [args.run]
     with workspace_for(args, create=False) as workspace:
         report = _run_with_progress(
             "judging",
-            lambda progress: judge_run_pointwise(
+            lambda progress: run_judge(
                 workspace,
-                args.run,
-                criteria,
+                record.name,
+                run_ids,
                 config,
                 repeat=args.repeat,
                 answer_field=args.answer_field,
                 use_cache=not args.no_cache,
                 on_progress=progress,
                 deadline_s=args.timeout,
+                **settings,
             ),
         )
-    lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
+    emit(args, report, "\n".join(_header(report) + report_text(report) + _skipped(report)))
+    return 0
+
+
+def report_text(report: dict) -> list[str]:
+    """A judge's report as lines, by what it holds: metrics per answer, weighted criteria, implied references or
+    a pairwise summary."""
+    if "metrics" in report:
+        from playground.cli.judge_gold_free import report_lines
+
+        return report_lines(report)
+    if "criteria" in report:
+        return _pointwise_lines(report)
+    if "implied" in report:
+        return _reference_lines(report)
+    return _pairwise_lines(report)
+
+
+def _pointwise_lines(report: dict) -> list[str]:
+    lines = [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
     lines.append(f"score {_mean_std(report['score'])}  ({report['n_failed']} judgment(s) unreadable)")
     for criterion in report["criteria"]:
         lines.append(
@@ -206,65 +198,25 @@ def pointwise_command(args) -> int:
         reasons = one_line(
             "; ".join(f"{c['name']} {_fmt(c['score'], 2)}: {c['reason'] or c['error']}" for c in item["criteria"])
         )
-        lines.append(
-            f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  {reasons or one_line(item['error'])}"[
-                :240
-            ]
-        )
-    emit(args, report, "\n".join(lines + _skipped(report)))
-    return 0
+        line = f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  "
+        lines.append((line + (reasons or one_line(item["error"])))[:240])
+    return lines
 
 
-def reference_command(args) -> int:
-    from playground.evaluation.judges.reference import judge_run_reference
-
-    config = judge_config(args)
-    with workspace_for(args, create=False) as workspace:
-        report = _run_with_progress(
-            "judging",
-            lambda progress: judge_run_reference(
-                workspace,
-                args.run,
-                config,
-                repeat=args.repeat,
-                answer_field=args.answer_field,
-                use_cache=not args.no_cache,
-                on_progress=progress,
-                deadline_s=args.timeout,
-            ),
-        )
-    lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
+def _reference_lines(report: dict) -> list[str]:
+    lines = [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
     lines.append(
         f"implies the reference: {_mean_std(report['implied'])}  ({report['n_failed']} judgment(s) unreadable)"
     )
     for item in report["items"]:
         verdicts = ",".join("?" if v is None else str(v).lower() for v in item["verdicts"])
         lines.append(f"  {item['question_id']}#{item['repeat']}  {verdicts}  {item['reasons'][0]}"[:240])
-    emit(args, report, "\n".join(lines + _skipped(report)))
-    return 0
+    return lines
 
 
-def pairwise_command(args) -> int:
-    from playground.evaluation.judges.pairwise import judge_runs_pairwise
-
-    config = judge_config(args)
-    with workspace_for(args, create=False) as workspace:
-        report = _run_with_progress(
-            "judging",
-            lambda progress: judge_runs_pairwise(
-                workspace,
-                args.run_a,
-                args.run_b,
-                config,
-                repeat=args.repeat,
-                answer_field=args.answer_field,
-                use_cache=not args.no_cache,
-                on_progress=progress,
-                deadline_s=args.timeout,
-            ),
-        )
+def _pairwise_lines(report: dict) -> list[str]:
     summary = report["summary"]
-    lines = _header(report) + [
+    lines = [
         f"A = run {report['run_a']} ({report['model_a']}), B = run {report['run_b']} ({report['model_b']}): "
         f"{report['n_pairs']} question(s), repeat {report['repeat']}, each asked in both orders",
         f"A wins {summary['wins']}, ties {summary['ties']}, losses {summary['losses']}"
@@ -278,66 +230,11 @@ def pairwise_command(args) -> int:
         lines.append(
             f"  {item['question_id']}#{item['repeat']}  {','.join(v or '?' for v in item['verdicts'])}  {orders}"
         )
-    emit(args, report, "\n".join(lines + _skipped(report)))
-    return 0
-
-
-def plugin_judge_command(args) -> int:
-    from playground.evaluation.judges.plugged import judge_run_plugin
-
-    config = judge_config(args)
-    with workspace_for(args, create=False) as workspace:
-        report = _run_with_progress(
-            "judging",
-            lambda progress: judge_run_plugin(
-                workspace,
-                args.judge_name,
-                args.run,
-                config,
-                repeat=args.repeat,
-                answer_field=args.answer_field,
-                use_cache=not args.no_cache,
-                on_progress=progress,
-                deadline_s=args.timeout,
-            ),
-        )
-    lines = _header(report) + [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
-    lines.append(f"score {_mean_std(report['score'])}  ({report['n_failed']} judgment(s) unreadable)")
-    for item in report["items"]:
-        lines.append(
-            f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  {item['reasons'][0]}"[:240]
-        )
-    emit(args, report, "\n".join(lines + _skipped(report)))
-    return 0
-
-
-def gold_free_command(args) -> int:
-    from playground.cli.judge_gold_free import report_lines
-    from playground.evaluation.judges.gold_free import judge_run_gold_free
-
-    config = judge_config(args)
-    with workspace_for(args, create=False) as workspace:
-        report = _run_with_progress(
-            "judging",
-            lambda progress: judge_run_gold_free(
-                workspace,
-                args.gold_free_kind,
-                args.run,
-                config,
-                repeat=args.repeat,
-                answer_field=args.answer_field,
-                use_cache=not args.no_cache,
-                on_progress=progress,
-                deadline_s=args.timeout,
-                no_claims=getattr(args, "no_claims", "skip"),
-            ),
-        )
-    emit(args, report, "\n".join(_header(report) + report_lines(report) + _skipped(report)))
-    return 0
+    return lines
 
 
 def agreement_command(args) -> int:
-    from playground.evaluation.judges.agreement import judge_agreement
+    from playground.evaluation.agreement.judge_agreement import judge_agreement
 
     with workspace_for(args, create=False) as workspace:
         report = judge_agreement(workspace, args.run)

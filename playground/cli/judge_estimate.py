@@ -1,5 +1,5 @@
 """`playground judge estimate RUN`: a judge metric three ways (judge only, people only, prediction-powered) from the
-judge's scores and people's ratings of the drawn sample (evaluation/judges/estimate.py)."""
+judge's scores and people's ratings of the drawn sample (evaluation/agreement/estimate.py)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def register(commands, common) -> None:
 
 
 def estimate_command(args) -> int:
-    from playground.evaluation.judges.estimate import estimate_lines, estimate_run
+    from playground.evaluation.agreement.estimate import estimate_lines, estimate_run
 
     with workspace_for(args, create=False) as workspace:
         report = estimate_run(workspace, args.run, args.judge, args.confidence, args.target_half_width)

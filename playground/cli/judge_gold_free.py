@@ -1,8 +1,7 @@
-"""`playground judge faithfulness|context-precision|answer-relevance|citations RUN --judge-model SPEC`: the gold-free
-judges over a stored run, with the judge settings the other judge commands take (cli/judge.py runs them). Failed
-judgments are printed as errors with the provider's words and counted; they are never scores.
-`playground judge rate RUN QUESTION METRIC VALUE` stores a person's rating of one judge metric, which `judge
-agreement` measures the judge against."""
+"""`playground judge NAME RUN --judge-model SPEC` for every registered judge (its subcommand's arguments come from
+its record; cli/judge.py runs them all), the report lines of the judges of a run's answers (failed judgments printed
+as errors with the provider's words and counted, never scores), and `playground judge rate RUN QUESTION METRIC
+VALUE`, a person's rating of one judge metric, which `judge agreement` measures the judge against."""
 
 from __future__ import annotations
 
@@ -10,21 +9,34 @@ from playground import bounds
 from playground.cli.output import emit, workspace_for
 from playground.terminal_text import one_line
 
-HELP = {
-    "faithfulness": "claims of each answer checked against the passages its prompt showed (supported / claims)",
-    "context-precision": "each passage the prompt showed judged relevant or not (precision, rank-weighted)",
-    "answer-relevance": "does each answer address its question (graded 1-5 with a reason)",
-    "citations": "ALCE-style citation recall and precision for answers citing passages as [n]",
-}
-
 
 def register(commands, common, settings, handler) -> None:
-    """One subcommand per gold-free judge; `handler` (cli/judge.py's) runs it."""
-    for kind, text in HELP.items():
-        parser = commands.add_parser(kind, parents=[common, settings], help=text)
-        parser.add_argument("run", metavar="RUN")
-        parser.set_defaults(handler=handler, gold_free_kind=kind, max_tokens=256)
-        if kind == "faithfulness":
+    """One subcommand per registered judge (registry.judges(): built in and plugin), its arguments from its record:
+    two runs for a judge that compares runs, and an option per setting it takes. `handler` (cli/judge.py's) runs
+    them all."""
+    from playground.evaluation.judges.registry import judges
+
+    for name, judge in judges().items():
+        if name in commands.choices:
+            continue
+        parser = commands.add_parser(name, parents=[common, settings], help=judge.description or f"the {name} judge")
+        if judge.runs == 2:
+            parser.add_argument("run_a", metavar="RUN_A")
+            parser.add_argument("run_b", metavar="RUN_B")
+        else:
+            parser.add_argument("run", metavar="RUN")
+        parser.set_defaults(handler=handler, judge_name=name)
+        if judge.scores_answers:
+            parser.set_defaults(max_tokens=256)  # a verdict with its reason per claim, passage or sentence
+        if "criteria" in judge.settings:
+            parser.add_argument(
+                "--criteria",
+                nargs="+",
+                action="extend",
+                metavar='"[NAME:] SENTENCE=WEIGHT"',
+                help="criteria (default HELPS: helpfulness 0.5, relevancy 0.3, brevity 0.2)",
+            )
+        if "no_claims" in judge.settings:
             parser.add_argument(
                 "--no-claims",
                 choices=("skip", "1", "0"),
@@ -50,7 +62,7 @@ def register_rate(commands, common) -> None:
 
 
 def rate_command(args) -> int:
-    from playground.evaluation.judges.metric_agreement import rate_metric
+    from playground.evaluation.agreement.metric_agreement import rate_metric
 
     with workspace_for(args, create=False) as workspace:
         rating = rate_metric(
@@ -67,7 +79,7 @@ def rate_command(args) -> int:
 
 def agreement_lines(entries: list[dict]) -> list[str]:
     """Each judge metric's agreement with people, its interval and rated items, then the reliability warnings."""
-    from playground.evaluation.judges.metric_agreement import reliability_warnings
+    from playground.evaluation.agreement.metric_agreement import reliability_warnings
 
     lines = []
     for entry in entries:
@@ -95,7 +107,7 @@ def report_lines(report: dict) -> list[str]:
     if report.get("n_unscored"):
         lines.append(
             f"{report['n_unscored']} answer(s) without a score (no claims: --no-claims {report['no_claims']})"
-            if report["kind"] == "faithfulness"
+            if report.get("no_claims")
             else f"{report['n_unscored']} answer(s) without a score"
         )
     gold = report.get("against_gold")

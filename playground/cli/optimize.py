@@ -38,9 +38,10 @@ def register(subparsers, common) -> None:
     parser.add_argument("--max-minutes", type=bounds.TIMEOUT.flag("--max-minutes"), help="... or minutes")
     parser.add_argument(
         "--difference",
-        type=bounds.DIFFERENCE.flag("--difference"),
+        type=bounds.GAIN.flag("--difference"),
         default=0.10,
-        help="the gain the held-out split should detect (the power check; default 0.10)",
+        help="the gain the held-out split should detect (the power check; default 0.10; less than 1 for a "
+        "right-or-wrong metric such as em)",
     )
     parser.add_argument(
         "--rounds",
@@ -74,7 +75,35 @@ def register(subparsers, common) -> None:
     parser.add_argument(
         "--proposal-template", default="instruction-proposal", help="the proposal prompt (NAME or NAME@VERSION)"
     )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the split sizes, answers and model calls the search would make, and start nothing",
+    )
     parser.set_defaults(handler=optimize_command)
+
+
+def _dry_run(args, config, settings) -> int:
+    """--dry-run: the search's plan and cost (optimize.estimate); nothing is stored or started."""
+    import dataclasses
+
+    from playground.optimize.estimate import estimate_search
+    from playground.store.datasets import load_questions
+
+    with workspace_for(args, create=False) as workspace:
+        total = len(load_questions(workspace, config.dataset))
+    n = min(config.sample or total, total)
+    estimate = estimate_search(
+        n,
+        settings.split,
+        settings.budget,
+        rounds=settings.rounds,
+        finalists=settings.finalists,
+        min_batch=settings.min_batch,
+    )
+    payload = {**dataclasses.asdict(estimate), "answers": estimate.answers, "model_calls": estimate.model_calls}
+    emit(args, payload, f"dry run over {n} of {total} questions: {estimate.text()}; nothing started")
+    return 0
 
 
 def _text(report: dict) -> str:
@@ -196,6 +225,8 @@ def optimize_command(args) -> int:
         vary=parse_vary(args.vary or []),
         finalists=args.finalists,
     )
+    if args.dry_run:
+        return _dry_run(args, config, settings)
     with workspace_for(args) as workspace:
         optimization_id = create_optimization(workspace, config, settings)
         if args.detach:

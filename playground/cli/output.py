@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
@@ -20,9 +21,28 @@ def emit(args, payload: Any, text: Optional[str] = None) -> None:
     from playground.redaction import redact
 
     if getattr(args, "json", False) or text is None:
-        print(safe_json(redact(json.dumps(payload, ensure_ascii=False, indent=2, default=str))))
+        print(safe_json(redact(json_text(payload))))
     else:
         print(safe_text(redact(text)))
+
+
+def json_text(payload: Any) -> str:
+    """`payload` as JSON, always valid: a NaN or infinity (stored before values were checked, or a statistic of
+    nothing) is written as null, never as the `NaN` that JSON does not have."""
+    try:
+        return json.dumps(payload, ensure_ascii=False, indent=2, default=str, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(payload), ensure_ascii=False, indent=2, default=str, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def say(text: str) -> None:

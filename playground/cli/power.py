@@ -45,9 +45,9 @@ def register(subparsers, common) -> None:
 
 
 def _line(name: str, plan: dict) -> str:
-    from playground.evaluation.power import needed_text
+    from playground.evaluation.power import plan_needed_text
 
-    needed = needed_text(plan.get("n_needed"))
+    needed = plan_needed_text(plan)
     detectable = "-" if plan.get("detectable") is None else f"{plan['detectable']:.3f}"
     return (
         f"{name:<16} {plan['method']:<26} n={plan['n']:<5} target {plan['target_diff']:+.3f}  "

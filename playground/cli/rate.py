@@ -46,7 +46,7 @@ def register(subparsers, common) -> None:
 
 
 def sample_command(args) -> int:
-    from playground.evaluation.judges.rated import draw_sample
+    from playground.evaluation.agreement.rated import draw_sample
 
     with workspace_for(args, create=False) as workspace:
         drawn = draw_sample(workspace, args.run, args.n, args.seed, args.judge, replace=args.replace)
@@ -72,7 +72,7 @@ def _read_lines(path: str) -> list[str]:
 
 
 def import_command(args) -> int:
-    from playground.evaluation.judges.rated import import_ratings
+    from playground.evaluation.agreement.rated import import_ratings
     from playground.input_files import shown_path
 
     lines = _read_lines(args.file)

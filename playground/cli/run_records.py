@@ -80,18 +80,22 @@ def handle_runs(args) -> int:
     from playground.evaluation.scoring import summary_metrics
     from playground.runs.jobs import checked_runs
 
-    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.judges.registry import answer_judge_metrics
     from playground.evaluation.judges.judge_metrics import judge_summary
 
+    from playground.runs.passage_gaps import gap_text, passage_gaps, retriever_analyser
+
     with workspace_for(args, create=False) as workspace:
+        runs = checked_runs(workspace, session_id=args.session)
+        gaps = passage_gaps(workspace, [run["id"] for run in runs])
         rows = [
-            {**run_row(run), "judges": judge_summary(workspace, run["id"])}
-            for run in checked_runs(workspace, session_id=args.session)
+            {**run_row(run), "judges": judge_summary(workspace, run["id"]), "no_passage": _gap_record(gaps, run)}
+            for run in runs
         ]
     scored = {name for row in rows for name in row["metrics"]}
     metrics = [name for name in summary_metrics() if name in scored]  # the registry's headline metrics these runs have
     judged = {name for row in rows for name in row["judges"]}
-    judge_metrics = [name for name in gold_free_metrics() if name in judged]
+    judge_metrics = [name for name in answer_judge_metrics() if name in judged]
     header = [
         "id",
         "created",
@@ -129,8 +133,22 @@ def handle_runs(args) -> int:
                 row["label"] or "",
             ]
         )
-    emit(args, rows, text_table(header, table) if rows else "no runs yet (start one with `playground run`)")
+    gap_lines = [
+        f"run {row['id']}: {line}"
+        for row, run in zip(rows, runs)
+        if (line := gap_text(gaps.get(run["id"]), retriever_analyser(run["config"] or {})))
+    ]
+    text = (
+        "\n".join([text_table(header, table), *gap_lines]) if rows else "no runs yet (start one with `playground run`)"
+    )
+    emit(args, rows, text)
     return 0
+
+
+def _gap_record(gaps: dict, run: dict):
+    """{"questions", "retrieving"}: a retrieving run's answers that got no passage (None for a closed-book run)."""
+    gap = gaps.get(run["id"])
+    return None if gap is None else {"questions": gap.without, "retrieving": gap.retrieving}
 
 
 def _brief(span: dict) -> str:

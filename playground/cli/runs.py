@@ -142,15 +142,15 @@ def execution_from_args(args):
 
 def add_judge_options(parser) -> None:
     """`--judge KIND` (repeatable) and `--judge-model SPEC`: gold-free judges that score the answers in the same call."""
-    from playground.evaluation.judges.gold_free import gold_free_judges
+    from playground.evaluation.judges.registry import answer_judges
 
     parser.add_argument(
         "--judge",
         action="append",
         default=[],
-        choices=list(gold_free_judges()),
+        choices=list(answer_judges()),
         metavar="JUDGE",
-        help=f"score the answers with this judge once answered ({', '.join(gold_free_judges())}; repeatable); "
+        help=f"score the answers with this judge once answered ({', '.join(answer_judges())}; repeatable); "
         "the scores are metrics of the run",
     )
     parser.add_argument(
@@ -255,7 +255,8 @@ def _summary_text(summary: dict) -> str:
             f"run {summary['run_id']}: {summary['status']}, {summary['n']}/{summary['n_planned']} answered, "
             f"{summary['errors']} error(s), {summary['cached']} from cache, {summary['concurrency']} in flight"
             + (f" ({summary['reason']})" if summary.get("reason") else ""),
-            f"metrics: {metrics or '(none)'}",
+            f"metrics: {metrics or '(none)'}"
+            + (f"  (em, f1, cover_em by the {summary['scored_by']})" if summary.get("scored_by") else ""),
             f"tokens: {summary['tokens']}  seconds: {summary['seconds']:.2f} (cache hits excluded; wall {summary['wall_seconds']:.2f}s)",
         ]
         + _judged_lines(summary.get("judges") or {})

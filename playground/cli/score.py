@@ -31,10 +31,18 @@ def register(subparsers, common) -> None:
     parser.add_argument("file", metavar="FILE.jsonl", help="the predictions to score")
     parser.add_argument(
         "--benchmark",
-        choices=("squad", "hotpotqa", "obqa"),
+        choices=("squad", "hotpotqa", "obqa", "cmrc"),
         default=None,
         help="score EM/F1 by this benchmark's official rule (hotpotqa: yes/no/noanswer get no "
-        "partial F1); default SQuAD's",
+        "partial F1; cmrc: CMRC 2018's Chinese rule); default SQuAD's",
+    )
+    parser.add_argument(
+        "--language",
+        default=None,
+        metavar="CODE",
+        help="score EM/F1 by this language's definition (ISO 639-1): MLQA's in en, es, hi, vi, de, ar, zh "
+        "(Unicode punctuation, the language's articles, mixed segmentation for zh), a script-aware default "
+        "elsewhere",
     )
     parser.set_defaults(handler=score_command)
 
@@ -131,26 +139,67 @@ def read_predictions(path: str | Path) -> list[dict]:
     return records
 
 
-def score_file(path: str | Path, benchmark: str | None = None) -> dict:
-    """{"n", "mean": {metric: mean}, "corpus": {bleu, chrf, signatures}, "items": [{"line", "id", "scores"}]}."""
+def scoring_rule(benchmark: str | None = None, language: str | None = None):
+    """The answer rule `score` uses: CMRC 2018's for --benchmark cmrc, the language's for --language (MLQA's in its
+    languages, English included), else SQuAD's (hotpotqa and obqa read English answers as SQuAD does)."""
+    from playground.evaluation.answer_rules import AnswerRule, language_code, rule_for_language
+
+    code = language_code(language)
+    if benchmark == "cmrc":
+        if code not in (None, "zh"):
+            raise PlaygroundError(f"--benchmark cmrc scores Chinese answers; --language {code} does not apply")
+        return AnswerRule("cmrc", "zh")
+    if code is None:
+        return AnswerRule("squad", "en")
+    if benchmark in ("squad", "hotpotqa"):
+        raise PlaygroundError(
+            f"--benchmark {benchmark} scores by its own English definition; leave out --language {code} "
+            "(or leave out --benchmark to score by the language's)"
+        )
+    return rule_for_language(code)
+
+
+def score_file(path: str | Path, benchmark: str | None = None, language: str | None = None) -> dict:
+    """{"n", "mean": {metric: mean}, "corpus": {bleu, chrf, signatures}, "items": [{"line", "id", "scores"}],
+    "answer_rule": {"name", "language", "description", "signatures"}}."""
+    from playground.evaluation.answer_rules import answer_signatures, bleu_tokenizer, describe
     from playground.evaluation.metrics import mean_scores
     from playground.evaluation.scoring import score_prediction
     from playground.evaluation.text_metrics import corpus_text_scores
 
+    rule = scoring_rule(benchmark, language)
     records = read_predictions(path)
     items = [
         {
             "line": record["line"],
             "id": record["id"],
             "scores": score_prediction(
-                record["prediction"], record["answers"], record["choices"] or None, benchmark_format=benchmark
+                record["prediction"],
+                record["answers"],
+                record["choices"] or None,
+                benchmark_format=benchmark,
+                answer_rule=rule.spec,
             ),
         }
         for record in records
     ]
     referenced = [record for record in records if record["answers"]]
-    corpus = corpus_text_scores([r["prediction"] for r in referenced], [r["answers"] for r in referenced])
-    return {"n": len(items), "mean": mean_scores(item["scores"] for item in items), "corpus": corpus, "items": items}
+    corpus = corpus_text_scores(
+        [r["prediction"] for r in referenced], [r["answers"] for r in referenced], bleu_tokenizer(rule)
+    )
+    signatures = answer_signatures(rule, benchmark)
+    return {
+        "n": len(items),
+        "mean": mean_scores(item["scores"] for item in items),
+        "corpus": corpus,
+        "items": items,
+        "answer_rule": {
+            "name": rule.name,
+            "language": rule.language,
+            "description": describe(rule),
+            "signatures": signatures,
+        },
+    }
 
 
 def _format_table(report: dict) -> str:
@@ -165,6 +214,15 @@ def _format_table(report: dict) -> str:
     ]
     rows.append(["mean", f"n={report['n']}"] + [f"{report['mean'][m]:.3f}" for m in metrics])
     lines = [text_table(headers, rows)]
+    rule = report.get("answer_rule") or {}
+    by_signature: dict[str, list[str]] = {}
+    for name, signature in (rule.get("signatures") or {}).items():
+        if name in report["mean"]:
+            by_signature.setdefault(signature, []).append(name)
+    if by_signature:
+        lines.append(f"scored by the {rule['description']}")
+    for signature, names in by_signature.items():
+        lines.append(f"{', '.join(names)}: {signature}")
     corpus = report.get("corpus") or {}
     for name in ("bleu", "chrf"):
         if corpus.get(name) is not None:
@@ -176,6 +234,6 @@ def _format_table(report: dict) -> str:
 
 
 def score_command(args) -> int:
-    report = score_file(args.file, args.benchmark)
+    report = score_file(args.file, args.benchmark, args.language)
     emit(args, report, _format_table(report))
     return 0

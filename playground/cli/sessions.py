@@ -137,8 +137,7 @@ def note_command(args) -> int:
 def export_command(args) -> int:
     from playground.output_files import check_output_path
     from playground.runs.jobs import mark_lost_workers
-    from playground.store.session_format import write_session_file
-    from playground.store.sessions import export_session
+    from playground.sessionfile import export_session, write_session_file
 
     check_output_path(args.output, args.force)  # before reading the workspace: a bad -o costs nothing
     with workspace_for(args, create=False) as workspace:
@@ -173,13 +172,12 @@ def export_command(args) -> int:
 
 
 def import_command(args) -> int:
-    from playground.store.session_format import ImportLimits, SessionFormatError, read_session_file
-    from playground.store.session_sections import records_of
-    from playground.store.sessions import get_session, import_session
+    from playground.sessionfile import ImportLimits, SessionFormatError, import_session, read_session_file, records_of
+    from playground.store.sessions import get_session
 
     limits = ImportLimits.from_env()
     if args.max_mb is not None:
-        from playground.store.session_format import megabytes_to_bytes
+        from playground.sessionfile import megabytes_to_bytes
 
         limits = replace(limits, max_bytes=megabytes_to_bytes(args.max_mb, "--max-mb"))
     payload = read_session_file(args.file, limits)

@@ -34,9 +34,9 @@ BUILTIN_DOCUMENT_PARSERS = (
     DocumentParser("text", f"{_DOCUMENTS}.parsers:parse_text", (".txt",), "plain text"),
     DocumentParser(
         "html",
-        f"{_DOCUMENTS}.parsers:parse_html",
+        f"{_DOCUMENTS}.html_text:parse_html",
         (".html", ".htm"),
-        "HTML (beautifulsoup4: scripts, styles, navigation, headers and footers dropped; h1-h6 headings)",
+        "HTML (html.parser, streamed: scripts, styles, navigation, headers and footers dropped; h1-h6 headings)",
     ),
     DocumentParser("pdf", f"{_DOCUMENTS}.pdf:parse_pdf", (".pdf",), "PDF text (pypdf; outline entries as headings)"),
 )

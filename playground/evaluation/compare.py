@@ -141,6 +141,31 @@ def _wanted(available: list[str], metrics: Optional[Sequence[str]]) -> Optional[
     return list(metrics)
 
 
+def definition_warnings(runs: Sequence[Mapping], metrics: Sequence[str]) -> list[str]:
+    """One warning per compared metric the runs scored under different definitions (language, normalisation,
+    library version); an answer run from before answer signatures scored em and cover_em by SQuAD's (its f1 was
+    SQuAD's or, on HotpotQA, HotpotQA's: left unknown)."""
+    from playground.evaluation.answer_rules import AnswerRule
+
+    squad = AnswerRule("squad", "en").signature
+    warnings = []
+    for metric in dict.fromkeys(metrics):
+        seen: dict[str, list[str]] = {}
+        for run in runs:
+            signature = (run.get("signatures") or {}).get(metric)
+            if signature is None and run.get("kind") == "answer" and metric in ("em", "cover_em"):
+                signature = squad
+            if signature is not None:
+                seen.setdefault(signature, []).append(run["id"])
+        if len(seen) > 1:
+            described = "; ".join(f"{', '.join(ids)}: {signature}" for signature, ids in seen.items())
+            warnings.append(
+                f"{metric} was scored under different definitions, so the runs' {metric} differ in "
+                f"what they measure ({described})"
+            )
+    return warnings
+
+
 def compare_runs(
     workspace,
     run_ids: Sequence[str],
@@ -189,6 +214,7 @@ def compare_runs(
                 "differences are sampling noise or cache effects"
             )
     warnings += _judge_warnings(judged, labels, compared, common)
+    warnings += definition_warnings(runs, [m for table in compared["comparisons"] for m in table])
     _add_prediction_powered(workspace, runs, judged, compared["comparisons"])
     if compared["n"] == 0:
         warnings.append("no question was answered without error by every run: nothing to compare")
@@ -272,7 +298,7 @@ def _add_judge_scores(workspace, runs: list[dict], tables: list[tuple]) -> list[
 
 
 def _add_prediction_powered(workspace, runs: list[dict], judged: list[dict], comparisons: list[dict]) -> None:
-    from playground.evaluation.judges.ppi_compare import add_prediction_powered
+    from playground.evaluation.agreement.ppi_compare import add_prediction_powered
 
     add_prediction_powered(workspace, runs, judged, comparisons, LEVEL)
 

@@ -1,13 +1,14 @@
 """The built-in metrics and judges, registered through the plugin hooks like any other. Each metric's score function
 takes a playground.evaluation.scoring.ScoringItem; the libraries behind them (sacrebleu, rouge-score) load on first
-use. The registration order is the order the app and the CLI show metrics in.
+use. The registration order is the order the app and the CLI show metrics in. Each built-in judge declares its own
+record (JUDGE) in its module of playground.evaluation.judges.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from playground.plugins import JudgeKind, Metric, hookimpl
+from playground.plugins import Judge, Metric, hookimpl
 
 _HERE = "playground.evaluation.plugin"
 
@@ -16,6 +17,14 @@ def _normalized_references(item) -> list[str]:
     from playground.data.answers import normalize_answer
 
     return list(dict.fromkeys(normalize_answer(reference) for reference in item.references))
+
+
+def _rule(item):
+    """The item's answer rule, or None for SQuAD's (scored below exactly as before languages)."""
+    from playground.evaluation.answer_rules import answer_rule
+
+    rule = answer_rule(item.answer_rule)
+    return None if rule.name == "squad" else rule
 
 
 def _is_hotpotqa(item) -> bool:
@@ -33,6 +42,10 @@ def accuracy(item) -> Optional[float]:
 
 
 def exact_match(item) -> float:
+    """The normalised answer equals a normalised reference, by the item's language rule."""
+    rule = _rule(item)
+    if rule is not None:
+        return rule.exact_match(item.prediction, _text_references(item))
     from playground.data.answers import normalize_answer
 
     predicted = normalize_answer(item.prediction)
@@ -40,6 +53,9 @@ def exact_match(item) -> float:
 
 
 def cover_exact_match(item) -> float:
+    rule = _rule(item)
+    if rule is not None:
+        return rule.cover_exact_match(item.prediction, _text_references(item))
     from playground.data.answers import normalize_answer
     from playground.evaluation.metrics import covers
 
@@ -48,7 +64,10 @@ def cover_exact_match(item) -> float:
 
 
 def token_f1(item) -> float:
-    """SQuAD's token F1, or HotpotQA's official rule on a HotpotQA benchmark."""
+    """SQuAD's token F1, HotpotQA's official rule on a HotpotQA benchmark, or the item's language rule."""
+    rule = _rule(item)
+    if rule is not None:
+        return rule.f1(item.prediction, _text_references(item))
     if _is_hotpotqa(item):
         from playground.evaluation.hotpotqa import answer_prf
 
@@ -60,14 +79,36 @@ def token_f1(item) -> float:
     return max(tokens_f1(predicted, reference.split()) for reference in _normalized_references(item))
 
 
+def _cmrc(name: str):
+    """CMRC 2018's em or f1, beside MLQA's, on a Chinese benchmark (None elsewhere)."""
+
+    def score(item) -> Optional[float]:
+        rule = _rule(item)
+        if rule is None or rule.language != "zh" or rule.name == "cmrc":
+            return None
+        from playground.evaluation.answer_rules import AnswerRule
+
+        cmrc = AnswerRule("cmrc", "zh")
+        references = _text_references(item)
+        return cmrc.exact_match(item.prediction, references) if name == "em" else cmrc.f1(item.prediction, references)
+
+    score.__name__ = f"cmrc_{name}"
+    return score
+
+
+cmrc_em, cmrc_f1 = _cmrc("em"), _cmrc("f1")
+
+
 def _text_references(item) -> list[str]:
     return list(dict.fromkeys(item.references))
 
 
 def bleu(item) -> float:
+    """sacrebleu's sentence BLEU, with the tokeniser for the item's language (13a in English)."""
+    from playground.evaluation.answer_rules import answer_rule, bleu_tokenizer
     from playground.evaluation.text_metrics import sentence_bleu
 
-    return sentence_bleu(item.prediction, _text_references(item))
+    return sentence_bleu(item.prediction, _text_references(item), bleu_tokenizer(answer_rule(item.answer_rule)))
 
 
 def chrf(item) -> float:
@@ -77,6 +118,14 @@ def chrf(item) -> float:
 
 
 def rouge_l(item) -> float:
+    """rouge-score's ROUGE-L in English; outside it, the same LCS F-measure over the item's language's tokens."""
+    rule = _rule(item)
+    if rule is not None:
+        from playground.evaluation.answer_rules import rouge_l_tokens
+        from playground.evaluation.rouge import lcs_f_measure
+
+        predicted = rouge_l_tokens(rule, item.prediction)
+        return max(lcs_f_measure(rouge_l_tokens(rule, reference), predicted) for reference in _text_references(item))
     from playground.evaluation.text_metrics import rouge_l as rouge_l_score
 
     return rouge_l_score(item.prediction, _text_references(item))
@@ -119,7 +168,7 @@ BUILTIN_METRICS = (
         f"{_HERE}:exact_match",
         "exact match",
         binary=True,
-        description="the normalised answer equals a reference (SQuAD v1.1)",
+        description="the normalised answer equals a reference (SQuAD v1.1; MLQA's in other languages)",
     ),
     Metric(
         "cover_em",
@@ -128,8 +177,33 @@ BUILTIN_METRICS = (
         binary=True,
         description="a normalised reference occurs in the answer as whole tokens",
     ),
-    Metric("f1", f"{_HERE}:token_f1", "token F1", description="token overlap F1 (HotpotQA's rule on HotpotQA)"),
-    Metric("rougeL", f"{_HERE}:rouge_l", "ROUGE-L", description="rouge-score's ROUGE-L F-measure"),
+    Metric(
+        "f1",
+        f"{_HERE}:token_f1",
+        "token F1",
+        description="token overlap F1 (HotpotQA's rule on HotpotQA; MLQA's in other languages)",
+    ),
+    Metric(
+        "cmrc_em",
+        f"{_HERE}:cmrc_em",
+        "CMRC exact match",
+        binary=True,
+        summary=False,
+        description="Chinese benchmarks: exact match by CMRC 2018's definition",
+    ),
+    Metric(
+        "cmrc_f1",
+        f"{_HERE}:cmrc_f1",
+        "CMRC F1",
+        summary=False,
+        description="Chinese benchmarks: CMRC 2018's F1 (longest common substring of mixed segmentation)",
+    ),
+    Metric(
+        "rougeL",
+        f"{_HERE}:rouge_l",
+        "ROUGE-L",
+        description="rouge-score's ROUGE-L F-measure (outside English: over the language's tokens)",
+    ),
     Metric("bleu", f"{_HERE}:bleu", "BLEU", summary=False, description="sacrebleu sentence BLEU / 100"),
     Metric("chrf", f"{_HERE}:chrf", "chrF", summary=False, description="sacrebleu sentence chrF / 100"),
     Metric(
@@ -176,50 +250,24 @@ BUILTIN_METRICS = (
     ),
 )
 
-BUILTIN_JUDGES = (
-    JudgeKind(
-        "pointwise",
-        {"steps": "judge-criterion-steps", "pointwise": "judge-pointwise"},
-        "G-Eval-style weighted criteria, each scored 0-1 with a reason",
-    ),
-    JudgeKind(
-        "reference",
-        {"reference": "judge-reference"},
-        "does each answer imply the reference answer (true/false with a reason)",
-        stored_as="reference",
-        needs_reference=True,
-    ),
-    JudgeKind(
-        "pairwise",
-        {"pairwise": "judge-pairwise"},
-        "which run's answer is better, asked in both orders (flips count as ties)",
-        stored_as="pairwise",
-    ),
-    JudgeKind(
-        "faithfulness",
-        {"claims": "judge-claims", "claim": "judge-claim"},
-        "claims of each answer checked against the passages its prompt showed (supported / claims)",
-        stored_as="faithfulness",
-    ),
-    JudgeKind(
-        "context-precision",
-        {"context": "judge-context"},
-        "each passage the prompt showed judged relevant or not (precision, rank-weighted precision)",
-        stored_as="context-precision",
-    ),
-    JudgeKind(
-        "answer-relevance",
-        {"relevance": "judge-answer-relevance"},
-        "does each answer address its question (graded 1-5 with a reason)",
-        stored_as="answer-relevance",
-    ),
-    JudgeKind(
-        "citations",
-        {"citation": "judge-citation"},
-        "ALCE-style citation recall and precision for answers citing passages as [n]",
-        stored_as="citations",
-    ),
-)
+FIRST_SHOWN = ("pointwise", "reference", "pairwise", "faithfulness", "context-precision", "answer-relevance")
+
+
+def builtin_judges() -> list[Judge]:
+    """The JUDGE record of every module of playground.evaluation.judges that declares one: a new built-in judge is
+    its module, its template and its test. Shown in FIRST_SHOWN's order, then by name (display order only)."""
+    import importlib
+    import pkgutil
+
+    import playground.evaluation.judges as package
+
+    found = []
+    for module in pkgutil.iter_modules(package.__path__):
+        record = getattr(importlib.import_module(f"{package.__name__}.{module.name}"), "JUDGE", None)
+        if isinstance(record, Judge):
+            found.append(record)
+    rank = {name: position for position, name in enumerate(FIRST_SHOWN)}
+    return sorted(found, key=lambda judge: (rank.get(judge.name, len(rank)), judge.name))
 
 
 @hookimpl
@@ -230,5 +278,5 @@ def register_metrics(register):
 
 @hookimpl
 def register_judges(register):
-    for judge in BUILTIN_JUDGES:
+    for judge in builtin_judges():
         register(judge)

@@ -18,6 +18,7 @@ from statistics import NormalDist
 from typing import Any, Mapping, Optional, Sequence
 
 from playground import PlaygroundError, bounds
+from playground.evaluation.min_sample import MIN_PAIRED_QUESTIONS, NOT_ENOUGH, too_few
 
 ALPHA = 0.05
 POWER = 0.80
@@ -156,8 +157,16 @@ def _metric_plan(
             n_needed=paired_sample_size(target, sd, alpha, power),
             detectable=detectable,
         )
+    why = too_few(n, MIN_PAIRED_QUESTIONS, "paired question(s)")
+    if why:  # the spread of so few differences is no estimate: any size or difference from it would mislead
+        plan.update(n_needed=None, detectable=None, not_estimated=why)
     plan["verdict"] = verdict(plan)
     return plan
+
+
+def plan_needed_text(plan: Mapping) -> str:
+    """The questions a plan needs, in words where there is no number to give (see needed_text)."""
+    return NOT_ENOUGH if plan.get("not_estimated") else needed_text(plan.get("n_needed"))
 
 
 def needed_text(n_needed: Optional[int]) -> str:
@@ -169,12 +178,16 @@ def needed_text(n_needed: Optional[int]) -> str:
 
 def detectable_text(plan: Mapping) -> str:
     """The smallest difference the plan's sample detects, or that it detects none (within the metric's range)."""
+    if plan.get("not_estimated"):
+        return NOT_ENOUGH
     detectable = plan.get("detectable")
     return f"{detectable:.3f}" if detectable is not None else f"none with {plan.get('n') or 0} questions"
 
 
 def verdict(plan: Mapping) -> str:
     """One plain sentence: is this sample big enough to conclude anything about the difference it targets?"""
+    if plan.get("not_estimated"):
+        return str(plan["not_estimated"])
     needed, n = plan.get("n_needed"), plan["n"]
     reach = (
         f"these detect {plan['detectable']:.3f} or more"

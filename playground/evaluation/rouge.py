@@ -32,7 +32,11 @@ def lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
 
 def rouge_l_fmeasure(target: str, prediction: str) -> float:
     """rouge-score's `score(target, prediction)["rougeL"].fmeasure`; 0.0 when either side has no tokens."""
-    target_tokens, prediction_tokens = rouge_tokens(target), rouge_tokens(prediction)
+    return lcs_f_measure(rouge_tokens(target), rouge_tokens(prediction))
+
+
+def lcs_f_measure(target_tokens: Sequence[str], prediction_tokens: Sequence[str]) -> float:
+    """ROUGE-L's F-measure over token lists already made; 0.0 when either side has none."""
     if not target_tokens or not prediction_tokens:
         return 0.0
     common = lcs_length(target_tokens, prediction_tokens)

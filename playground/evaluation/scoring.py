@@ -18,6 +18,7 @@ class ScoringItem:
     references: the reference answers (with choices, the correct choices' texts too); empty when reference-free.
     choices: (label, text) options of a multiple-choice question; correct_labels: the right ones.
     used_passage_ids: the passages the program used, None when it retrieves nothing; gold_passage_ids: the evidence.
+    answer_rule: how em, f1 and cover_em read answers ("mlqa:zh"; playground.evaluation.answer_rules), None: SQuAD's.
     """
 
     prediction: str
@@ -29,6 +30,7 @@ class ScoringItem:
     predicted_facts: Optional[list] = None
     used_passage_ids: Optional[list[str]] = None
     gold_passage_ids: list[str] = field(default_factory=list)
+    answer_rule: Optional[str] = None
 
 
 def scoring_item(
@@ -40,6 +42,7 @@ def scoring_item(
     predicted_facts: Optional[list] = None,
     used_passage_ids: Optional[Iterable[str]] = None,
     gold_passage_ids: Iterable[str] = (),
+    answer_rule: Optional[str] = None,
 ) -> ScoringItem:
     """A ScoringItem from a question's parts: `answers` hold the correct label(s) when there are `choices`."""
     from playground.evaluation.metrics import choice_options, gold_labels
@@ -60,6 +63,7 @@ def scoring_item(
         predicted_facts=predicted_facts,
         used_passage_ids=None if used_passage_ids is None else list(used_passage_ids),
         gold_passage_ids=list(gold_passage_ids or []),
+        answer_rule=answer_rule,
     )
 
 
@@ -70,6 +74,7 @@ def score_prediction(
     benchmark_format: Optional[str] = None,
     gold_facts: Optional[list] = None,
     predicted_facts: Optional[list] = None,
+    answer_rule: Optional[str] = None,
 ) -> dict[str, float]:
     """Every registered metric for one prediction (built-ins: em, f1, cover_em, bleu, chrf, rougeL, and accuracy
     with choices; plugins add theirs).
@@ -77,9 +82,12 @@ def score_prediction(
     With choices, `answers` hold the correct label(s); the text metrics then also accept the correct choice's
     text as a reference. For a HotpotQA benchmark, f1 follows the official HotpotQA script, and the
     supporting-fact metrics are added when the program named facts (`predicted_facts`: titles or
-    [title, sentence] pairs). No answers (reference-free) gives {}.
+    [title, sentence] pairs). `answer_rule` names how em, f1 and cover_em read answers in the benchmark's language
+    (playground.evaluation.answer_rules; None: SQuAD's). No answers (reference-free) gives {}.
     """
-    item = scoring_item(prediction, answers, choices, benchmark_format, gold_facts, predicted_facts)
+    item = scoring_item(
+        prediction, answers, choices, benchmark_format, gold_facts, predicted_facts, answer_rule=answer_rule
+    )
     return score_item(item) if item.references else {}
 
 
@@ -93,6 +101,7 @@ def metric_records() -> dict:
 def score_item(item: ScoringItem) -> dict[str, float]:
     """Every registered metric that applies to `item` (those needing references are skipped without any)."""
     from playground.plugins import load_ref
+    from playground.plugins.calls import call_plugin, optional_finite_number
 
     scores: dict[str, float] = {}
     for name, metric in metric_records().items():
@@ -100,10 +109,10 @@ def score_item(item: ScoringItem) -> dict[str, float]:
             continue
         score = load_ref(metric.score, f"metric {name!r}")
         try:
-            value = score(item)
+            value = call_plugin("metrics", name, "score", score, item, returns=optional_finite_number)
         except PlaygroundError:
             raise
-        except Exception as error:  # noqa: BLE001 - a metric's bug is named, not a bare traceback mid-run
+        except Exception as error:  # noqa: BLE001 - a built-in metric's bug is named, not a bare traceback mid-run
             raise PlaygroundError(f"metric {name!r} failed on an answer: {type(error).__name__}: {error}") from error
         if value is not None:
             scores[name] = float(value)

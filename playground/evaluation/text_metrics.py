@@ -17,11 +17,11 @@ from playground.evaluation.rouge import rouge_l_fmeasure
 ROUGE_SIGNATURE = "rouge-score:{version}|rougeL|fmeasure|stemmer:no|max-over-refs"
 
 
-def _bleu():
+def _bleu(tokenize: str = "13a"):
     """A fresh sacrebleu BLEU per call: its objects keep per-call state, and the app scores from several threads."""
     from sacrebleu.metrics import BLEU
 
-    return BLEU(effective_order=True)
+    return BLEU(effective_order=True, tokenize=tokenize)
 
 
 def _chrf():
@@ -34,11 +34,12 @@ def _unit(score: float) -> float:
     return min(1.0, max(0.0, score / 100.0))
 
 
-def sentence_bleu(prediction: str, references: Sequence[str]) -> float:
-    """sacrebleu sentence BLEU / 100 (its defaults: 13a tokens, exp smoothing, effective order)."""
+def sentence_bleu(prediction: str, references: Sequence[str], tokenize: str = "13a") -> float:
+    """sacrebleu sentence BLEU / 100 (its defaults: 13a tokens, exp smoothing, effective order; `tokenize` is
+    sacrebleu's tokeniser for the answers' language: zh, char, intl)."""
     if not references:
         return 0.0
-    return _unit(_bleu().sentence_score(prediction or "", list(references)).score)
+    return _unit(_bleu(tokenize).sentence_score(prediction or "", list(references)).score)
 
 
 def sentence_chrf(prediction: str, references: Sequence[str]) -> float:
@@ -72,9 +73,9 @@ def _with_nrefs(signature: str, nrefs: str) -> str:
     return "|".join(f"nrefs:{nrefs}" if part.startswith("nrefs:") else part for part in signature.split("|"))
 
 
-def metric_signatures(nrefs: str = "var") -> dict[str, str]:
+def metric_signatures(nrefs: str = "var", tokenize: str = "13a") -> dict[str, str]:
     """How bleu, chrf and rougeL were computed: sacrebleu signatures and rouge-score's settings (stored with runs)."""
-    bleu, chrf = _bleu(), _chrf()
+    bleu, chrf = _bleu(tokenize), _chrf()
     bleu.sentence_score("a", ["a"])  # sacrebleu's signature names the reference count, known after one score
     chrf.sentence_score("a", ["a"])
     return {
@@ -84,8 +85,9 @@ def metric_signatures(nrefs: str = "var") -> dict[str, str]:
     }
 
 
-def corpus_text_scores(predictions: Iterable[str], references: Iterable[Sequence[str]]) -> dict:
-    """Corpus BLEU and chrF (/100) over aligned predictions and reference lists, with sacrebleu's signatures."""
+def corpus_text_scores(predictions: Iterable[str], references: Iterable[Sequence[str]], tokenize: str = "13a") -> dict:
+    """Corpus BLEU and chrF (/100) over aligned predictions and reference lists, with sacrebleu's signatures
+    (`tokenize`: sacrebleu's BLEU tokeniser for the answers' language)."""
     from sacrebleu.metrics import BLEU, CHRF
 
     predictions = [prediction or "" for prediction in predictions]
@@ -94,7 +96,7 @@ def corpus_text_scores(predictions: Iterable[str], references: Iterable[Sequence
     if not predictions or depth == 0:
         return {"bleu": None, "chrf": None, "signatures": {}}
     streams = [[refs[i] if i < len(refs) else None for refs in reference_lists] for i in range(depth)]
-    bleu, chrf = BLEU(), CHRF()
+    bleu, chrf = BLEU(tokenize=tokenize), CHRF()
     bleu_score, chrf_score = bleu.corpus_score(predictions, streams), chrf.corpus_score(predictions, streams)
     return {
         "bleu": _unit(bleu_score.score),

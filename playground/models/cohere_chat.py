@@ -16,6 +16,7 @@ from playground.models.remote import (
     estimate_tokens,
     http_failure,
     is_transport_error,
+    reported_tokens,
     short,
 )
 from playground.models.retry import Failure, RetryPolicy, call_with_retry, gate_for
@@ -137,8 +138,10 @@ class CohereModel:
             reasons.append(FINISH_REASONS.get(reason.upper(), reason.lower()))
             tokens = getattr(getattr(response, "usage", None), "tokens", None)
             billed = getattr(getattr(response, "usage", None), "billed_units", None)
-            prompt_tokens += int(_first(tokens, billed, "input_tokens") or self.count_prompt_tokens(messages))
-            completion_tokens += int(_first(tokens, billed, "output_tokens") or estimate_tokens(text))
+            prompt = reported_tokens(_first(tokens, billed, "input_tokens"), "input_tokens", self.spec)
+            completion = reported_tokens(_first(tokens, billed, "output_tokens"), "output_tokens", self.spec)
+            prompt_tokens += prompt or self.count_prompt_tokens(messages)
+            completion_tokens += completion or estimate_tokens(text)
         return Completion(
             text=texts[0],
             finish_reason=reasons[0],

@@ -20,6 +20,7 @@ from playground.models.remote import (
     estimate_tokens,
     http_failure,
     is_transport_error,
+    reported_tokens,
     short,
 )
 from playground.models.retry import Failure, RetryPolicy, call_with_retry, gate_for
@@ -180,10 +181,15 @@ class ChatCompletionsModel:
             responses.append(extra)
             choices.extend(list(extra["choices"])[:1])
         texts = [c["message"]["content"] for c in choices]
-        prompt_tokens = sum(_usage(r, "prompt_tokens", lambda: self.count_prompt_tokens(messages)) for r in responses)
+        prompt_tokens = sum(
+            _usage(r, "prompt_tokens", lambda: self.count_prompt_tokens(messages), self.spec) for r in responses
+        )
         completion_tokens = sum(
             _usage(
-                r, "completion_tokens", lambda r=r: sum(estimate_tokens(c["message"]["content"]) for c in r["choices"])
+                r,
+                "completion_tokens",
+                lambda r=r: sum(estimate_tokens(c["message"]["content"]) for c in r["choices"]),
+                self.spec,
             )
             for r in responses
         )
@@ -200,9 +206,10 @@ class ChatCompletionsModel:
         )
 
 
-def _usage(response: dict, field: str, estimate) -> int:
-    value = (response.get("usage") or {}).get(field)
-    return int(value) if isinstance(value, (int, float)) else int(estimate())
+def _usage(response: dict, field: str, estimate, what: str) -> int:
+    usage = response.get("usage")
+    reported = reported_tokens(usage.get(field) if isinstance(usage, dict) else None, field, what)
+    return int(estimate()) if reported is None else reported
 
 
 class OpenAICompatModel(ChatCompletionsModel):

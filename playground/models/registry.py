@@ -94,12 +94,22 @@ def parse_spec(spec: str) -> ParsedSpec:
     of specs, which never raises anything else (a plugin's parser failing is said as the spec's error)."""
     from playground import PlaygroundError
     from playground.plugins import load_ref
+    from playground.plugins.calls import call_plugin, instance_of
 
     provider, rest = provider_of(spec)
     if provider.parse is None:
         return parse_model_and_url(provider.name, rest, spec.strip())
     try:
-        return load_ref(provider.parse, f"model provider {provider.name!r}")(rest, spec.strip())
+        parse = load_ref(provider.parse, f"model provider {provider.name!r}")
+        return call_plugin(
+            "providers",
+            provider.name,
+            "parse",
+            parse,
+            rest,
+            spec.strip(),
+            returns=instance_of(ParsedSpec, "a ParsedSpec"),
+        )
     except ModelSpecError:
         raise
     except PlaygroundError as error:
@@ -136,11 +146,25 @@ def load_model(spec: str = DEFAULT_MODEL_SPEC, api_key: Optional[str] = None, **
     Every returned model has .spec, .context_window, .info, .generate, .count_tokens, .count_prompt_tokens.
     """
     from playground.plugins import load_ref
+    from playground.plugins.calls import call_plugin
 
     parsed = parse_spec(spec)
     provider = providers()[parsed.provider]
     load = load_ref(provider.load, f"model provider {provider.name!r}")
-    return load(parsed, spec.strip(), api_key=api_key, **options)
+    return call_plugin(
+        "providers", provider.name, "load", load, parsed, spec.strip(), api_key=api_key, returns=_a_model, **options
+    )
+
+
+def _a_model(value):
+    """What a provider's load returned, if it is a model (a text .spec, .generate and .count_tokens)."""
+    from playground.plugins.calls import WrongReturn
+
+    if not isinstance(getattr(value, "spec", None), str) or not all(
+        callable(getattr(value, method, None)) for method in ("generate", "count_tokens")
+    ):
+        raise WrongReturn("expected a model (with a text .spec, .generate() and .count_tokens())")
+    return value
 
 
 def key_env_for(spec: str) -> Optional[str]:

@@ -4,14 +4,15 @@ through playground.models.bounded_http, which reads it before each one)."""
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import random
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional, TypeVar
+from typing import Callable, Optional, TypeVar
 
+from playground.deadlines import deadline_seconds as deadline_seconds  # the deadline lives there; re-exported
+from playground.deadlines import question_deadline as question_deadline
+from playground.deadlines import time_left as time_left
 from playground.models.errors import ModelError, ResponseRefused
 
 T = TypeVar("T")
@@ -79,33 +80,6 @@ def gate_for(server: str) -> RateGate:
         return _gates.setdefault(server, RateGate())
 
 
-_deadline: contextvars.ContextVar[Optional[tuple[float, float]]] = contextvars.ContextVar(
-    "question_deadline", default=None
-)
-
-
-@contextlib.contextmanager
-def question_deadline(seconds: Optional[float]) -> Iterator[None]:
-    """Every model call made inside (in this thread) gives up once `seconds` have passed since entry."""
-    token = _deadline.set((time.monotonic() + seconds, seconds) if seconds else None)
-    try:
-        yield
-    finally:
-        _deadline.reset(token)
-
-
-def time_left() -> Optional[float]:
-    """Seconds left before the current question's deadline; None when there is none."""
-    current = _deadline.get()
-    return None if current is None else current[0] - time.monotonic()
-
-
-def deadline_seconds() -> Optional[float]:
-    """The length of the current deadline, as it was set (for messages); None when there is none."""
-    current = _deadline.get()
-    return None if current is None else current[1]
-
-
 def attempt_timeouts(policy: RetryPolicy) -> tuple[float, float]:
     """(connect, read) timeouts for one attempt, cut to what the question's deadline leaves."""
     left = time_left()
@@ -131,7 +105,7 @@ def parse_retry_after(headers) -> Optional[float]:
 
 
 def _deadline_error(what: str, last: Optional[Failure]) -> ModelError:
-    seconds = (_deadline.get() or (0.0, 0.0))[1]
+    seconds = deadline_seconds() or 0.0
     tail = f"; last: {last.message}" if last else ""
     return ModelError(
         f"{what}: no answer within the question's {seconds:g} s deadline{tail}",

@@ -20,6 +20,7 @@ Notice = Callable[[str], None]
 NO_INSTRUCTION = 'the proposer\'s reply held no instruction (a JSON object with a non-empty "instruction")'
 SAME_INSTRUCTION = "the same instruction as an earlier candidate"
 SAME_CANDIDATE = "the same prompt and settings as an earlier candidate"
+UNUSABLE = "the proposed instruction is no usable template: "
 REPLY_KEPT = 300  # characters of a skipped proposal's reply kept in the report
 VARIED = ("k", "retriever")  # the run settings `--vary` can change
 JINJA_MARKS = ("{{", "}}", "{%", "%}", "{#", "#}")
@@ -224,6 +225,34 @@ class CandidateMaker:
         self.skipped.append({"proposal": index + 1, "why": why, "reply": reply[:REPLY_KEPT]})
         self.notice(f"proposal {index + 1}: {why}; skipped")
 
+    def template_problem(self, system: str) -> Optional[str]:
+        """Why the start with this system part could not be run, in one line (its syntax, a variable no program gives
+        it, a sandbox refusal when rendered for a train question as the start renders); None when it can."""
+        from playground.prompts.compiled import check_template
+        from playground.prompts.render import question_variables, render_parts
+        from playground.prompts.variables import required_variables
+        from playground.terminal_text import one_line
+
+        start = self.context["start"]
+        candidate = start.with_changes(name=f"{start.name}.opt", system=system, path=None)
+        train = self.context.get("splits", {}).get("train") or []
+        questions = self.context.get("questions") or {}
+        variables = question_variables(questions[train[0]]) if train and train[0] in questions else {}
+        try:
+            check_template(candidate)
+            given = set(required_variables(start)) | set(variables)
+            unknown = [name for name in required_variables(candidate) if name not in given]
+            if unknown:
+                return f"it reads {', '.join(repr(name) for name in unknown)}, which no program gives the prompt"
+            try:
+                render_parts(start, variables)
+            except PlaygroundError:
+                return None  # the start needs more than a question's variables: no trial render
+            render_parts(candidate, variables)
+        except PlaygroundError as error:
+            return one_line(str(error))
+        return None
+
     def rewrites(self, base: Base, count: int, round_number: int, budget) -> Optional[str]:
         """Up to `count` proposals rewriting the base's instruction; returns why proposing stopped early, if it did."""
         context = self.context
@@ -248,6 +277,10 @@ class CandidateMaker:
             context["evaluator"].charge_once(f"proposal {index + 1}", cost)
             if proposal is None:
                 self._skip(index, NO_INSTRUCTION, reply)
+                continue
+            problem = self.template_problem(with_demonstrations(proposal.instruction, base.demonstrations))
+            if problem:
+                self._skip(index, UNUSABLE + problem, reply)
                 continue
             failure = proposal.failure["question_id"] if proposal.failure else None
             extra = {"failure": failure, "round": round_number}

@@ -41,8 +41,13 @@ def checked_optimization(workspace: Workspace, optimization_id: str) -> dict:
 
 
 def stop_optimization(workspace: Workspace, optimization_id: str) -> dict:
-    """Ask a search to stop after the questions in flight; one with no live worker is marked stopped now."""
+    """Ask a search to stop after the questions in flight; one with no live worker is marked stopped now. A search
+    that is not running is refused in one line, with nothing written."""
+    from playground import PlaygroundError
+
     row = checked_optimization(workspace, optimization_id)
+    if row["status"] != "running":
+        raise PlaygroundError(f"optimisation {row['id']} is {row['status']}; there is no search to stop")
     store.request_stop(workspace, row["id"])
     if row["status"] == "running" and not row.get("worker_pid"):
         store.finish_optimization(workspace, row["id"], "stopped", row.get("report"))

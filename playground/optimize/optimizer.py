@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from playground import PlaygroundError
-from playground.bounds import FINALISTS
+from playground.bounds import FINALISTS, GAIN
 from playground.optimize.candidates import (
     NO_INSTRUCTION as NO_INSTRUCTION,
     SAME_INSTRUCTION as SAME_INSTRUCTION,
@@ -69,6 +69,18 @@ def no_candidate_reason(skipped: list[dict], stopped: Optional[str]) -> str:
     return f"no candidate was proposed: {len(skipped)} proposal(s) skipped ({'; '.join(whys)})"
 
 
+def check_difference(difference: float, metric: Optional[str]) -> None:
+    """The gain to detect is more than 0, and less than 1 on a right-or-wrong metric (a rate); else one line."""
+    from playground.evaluation.scoring import is_binary
+
+    GAIN.check(difference, "--difference")
+    if metric is not None and is_binary(metric) and not 0 < difference < 1:
+        raise PlaygroundError(
+            f"--difference must be more than 0 and less than 1 for metric {metric!r} (right or wrong: a gain is a "
+            f"share of the questions), got {difference:g}"
+        )
+
+
 def _load(workspace, optimization_id: str) -> tuple[dict, Any, SearchSettings]:
     from playground.runs.config import RunConfig
     from playground.store.optimizations import get_optimization
@@ -88,15 +100,20 @@ def create_optimization(workspace, base_config, settings: SearchSettings, sessio
     from playground.store.prompts import save_prompt_version
     from playground.store.sessions import current_session
 
-    session_id = session_id or current_session(workspace)["id"]
     Budget(settings.budget)  # a budget out of range is refused before anything is stored
     round_quotas(settings.budget, settings.rounds)
     if settings.demos < 0:
         raise PlaygroundError(f"--demos must be 0 (off) or more, got {settings.demos}")
     check_vary(settings.vary, base_config.program)
     FINALISTS.count(settings.finalists, "--finalists")
-    questions = [q.id for q in load_questions(workspace, base_config.dataset)]
-    splits = split_questions(questions, settings.split, settings.seed)
+    check_difference(settings.difference, settings.metric)
+    session_id = session_id or current_session(workspace)["id"]
+    from playground.data.sampling import sample_questions
+
+    questions = load_questions(workspace, base_config.dataset)
+    if base_config.sample:  # `--sample N` / the tab's sample size: the search splits a seeded sample of N
+        questions = sample_questions(questions, base_config.sample, base_config.seed)
+    splits = split_questions([q.id for q in questions], settings.split, settings.seed)
     start_ref = base_config.templates.get("main") or get_program(base_config.program).default_templates.get("main")
     if not start_ref:
         raise PlaygroundError(f"program {base_config.program!r} has no main template to optimise")
@@ -201,6 +218,7 @@ def execute(
         }
         train = evaluator.run(start_entry["ref"], splits["train"], "start on train")
         metric = str(evaluator.metric)
+        check_difference(settings.difference, metric)
         power = power_check(train["scores"], len(splits["test"]), settings.difference, is_binary(metric))
         if not power["large_enough"]:
             say(f"power check: the held-out split of {len(splits['test'])} questions is {power['verdict']}")

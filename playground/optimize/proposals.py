@@ -7,14 +7,13 @@ one JSON object {"instruction", "failure": the example number it answers, "reaso
 
 from __future__ import annotations
 
-import json
 import random
-import re
 import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
 from playground.models.base import GenerationParams
+from playground.prompts.parse import json_objects
 
 PROPOSAL_TEMPLATE = "instruction-proposal"
 FAILURES_SHOWN = 4  # failures per proposal prompt (each proposal sees its own seeded draw)
@@ -107,12 +106,8 @@ def proposal_schema(shown: int) -> dict:
 
 def parse_proposal(text: str, shown: Sequence[dict]) -> Optional[Proposal]:
     """The first JSON object of the reply with a non-empty "instruction"; None when there is none."""
-    for match in re.finditer(r"\{", text or ""):
-        try:
-            value, _ = json.JSONDecoder().raw_decode(text[match.start() :])
-        except ValueError:
-            continue
-        if isinstance(value, dict) and isinstance(value.get("instruction"), str) and value["instruction"].strip():
+    for value in json_objects(text):
+        if isinstance(value.get("instruction"), str) and value["instruction"].strip():
             number = value.get("failure")
             failure = next((e for e in shown if isinstance(number, int) and e["number"] == number), None)
             return Proposal(value["instruction"].strip(), failure, str(value.get("reason") or "").strip())

@@ -36,7 +36,7 @@ def register_metrics(register):
 
 @hookspec
 def register_judges(register):
-    """Register LLM judges: register(JudgeKind(...))."""
+    """Register LLM judges: register(Judge(...))."""
 
 
 @hookspec

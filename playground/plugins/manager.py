@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 
 from playground import PlaygroundError, __version__
 import playground.plugins.hookspecs as hookspecs
+from playground.plugins.exits import exit_problem
 from playground.plugins.records import KINDS, Kind, ProgramKind
 
 GROUP = "playground.plugins"
@@ -141,6 +142,12 @@ def _register_plugins(manager, registry: Registry) -> dict[str, Origin]:
         except Exception as error:  # noqa: BLE001 - one broken plugin must not stop the others or the built-ins
             registry.problems.append(f"{where} could not be loaded and is left out: {type(error).__name__}: {error}")
             continue
+        except BaseException as error:  # an exit in a plugin's import must not end every command
+            problem = exit_problem(error)
+            if problem is None:
+                raise
+            registry.problems.append(f"{where} could not be loaded and is left out: its import {problem}")
+            continue
         origins[plugin_name] = Origin(entry_point.name, distribution, version, builtin=False)
     for name, plugin in _in_process.items():
         manager.register(plugin, name=f"in-process:{name}")
@@ -207,11 +214,12 @@ def _load(registry: Registry) -> None:
             arguments = {"register": _registrar(kind, origin, registry)}
             try:
                 implementation.function(**{name: arguments[name] for name in implementation.argnames})
-            except Exception as error:  # noqa: BLE001 - reported; what it registered before failing stays
-                if origin.builtin:
+            except BaseException as error:  # noqa: BLE001 - reported; what it registered before failing stays
+                problem = exit_problem(error) if isinstance(error, (SystemExit, KeyboardInterrupt)) else None
+                if origin.builtin or (problem is None and not isinstance(error, Exception)):
                     raise
                 registry.problems.append(
                     f"plugin {origin.plugin!r} ({origin.distribution}) failed in {kind.hook}: "
-                    f"{type(error).__name__}: {error}"
+                    + (problem or f"{type(error).__name__}: {error}")
                 )
     registry.plugins = [PluginInfo(origins[name], hooks_of[name]) for name in order]

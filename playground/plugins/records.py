@@ -103,19 +103,55 @@ class Metric:
 
 
 @dataclass(frozen=True)
-class JudgeKind:
-    """An LLM judge of one run's answers. `templates` maps each role to its default template (a starter's name,
-    NAME@VERSION or a file path). A plugin judge gives `read_verdict(reply_text) -> {"score": 0..1, "reason"}`
-    (raising playground.evaluation.judges.calls.JudgeOutputError when the reply cannot be read) and the shared loop
-    renders its one role's template with {question, answer, reference}, calls the judge model, stores judgments of
-    kind `stored_as` and reports the mean score. The built-in judges have their own commands and leave it None."""
+class Judge:
+    """An LLM judge, built in or from a plugin: what every command, the app, the store and the session files know of
+    it. `templates` maps each template role to its default template (a starter's name, NAME@VERSION or a file path).
+
+    A judge of each answer of one run gives `judge(workspace, judge, item, passages, tracer, sample_index,
+    **settings) -> outcome` ({"score", "verdict", "reason", "details", "metrics", "error"}) and the shared loop
+    (evaluation/judges/answers.py) runs it, stores the judgments under its name and reports each of its `metrics`
+    (default: its name), which then show beside the run's own metrics (`runs`, `compare`, the app, `run --judge`).
+    A plugin may give `read_verdict(reply_text) -> {"score": 0..1, "reason"}` instead (raising
+    playground.evaluation.judges.calls.JudgeOutputError for a reply it cannot read): its one role's template is
+    rendered with {question, answer, reference}. `needs_passages`: it reads the passages the prompt showed;
+    `needs_reference`: only answers with reference answers; `answer_field`: the result field it always judges;
+    `settings`: the extra settings its `judge` takes (by name); `method`: how its score is made, in words.
+
+    A judge with its own whole-run loop (pointwise criteria, reference, two runs compared) gives
+    `judge_run(workspace, run_ids, config, **options) -> report` instead and `runs` (how many runs it takes).
+    `stored_as`: the judgment kind its judgments are stored as (default: its name)."""
 
     name: str
     templates: dict[str, str]
     description: str = ""
+    judge: Optional[Ref] = None
     read_verdict: Optional[Ref] = None
-    stored_as: str = "pointwise"
+    metrics: tuple[str, ...] = ()
+    needs_passages: bool = False
     needs_reference: bool = False
+    answer_field: Optional[str] = None
+    settings: tuple[str, ...] = ()
+    method: str = ""
+    judge_run: Optional[Ref] = None
+    runs: int = 1
+    stored_as: str = ""
+
+    @property
+    def kind(self) -> str:
+        """The judgment kind its judgments are stored as."""
+        return self.stored_as or self.name
+
+    @property
+    def scores_answers(self) -> bool:
+        """It scores each answer of one run through the shared loop (its metrics are the run's metrics)."""
+        return self.judge_run is None and (self.judge is not None or self.read_verdict is not None)
+
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        return self.metrics or (self.name,)
+
+
+JudgeKind = Judge  # the name plugins registered judges with before the record carried its implementation
 
 
 @dataclass(frozen=True)
@@ -169,7 +205,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("retrievers", "register_retrievers", RetrieverKind, "retrievers"),
     Kind("programs", "register_programs", ProgramKind, "programs"),
     Kind("metrics", "register_metrics", Metric, "metrics"),
-    Kind("judges", "register_judges", JudgeKind, "judges"),
+    Kind("judges", "register_judges", Judge, "judges"),
     Kind("importers", "register_importers", Importer, "importers"),
     Kind("document_parsers", "register_document_parsers", DocumentParser, "document parsers"),
     Kind("chunkers", "register_chunkers", Chunker, "chunkers"),

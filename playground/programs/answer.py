@@ -33,9 +33,19 @@ class Answered:
         return self.context.tracer.rows(run_id, question_id, repeat)
 
 
+def _an_output(value):
+    """What a program's run returned, if it is a ProgramOutput (with a text answer)."""
+    from playground.plugins.calls import WrongReturn
+
+    if not isinstance(value, ProgramOutput) or not isinstance(value.answer, str):
+        raise WrongReturn("expected a playground.programs.base.ProgramOutput with a text answer")
+    return value
+
+
 def answer(program: Program, context: StepContext, question: Question, repeat: int = 0) -> Answered:
     """Run `program` on `question` in a fresh per-question context (repeat r samples with seed + r)."""
     from playground.models.errors import ModelError
+    from playground.plugins.calls import call_plugin
     from playground.prompts.errors import RenderBudgetError
 
     context = context.for_question(sample_index=repeat)
@@ -43,7 +53,9 @@ def answer(program: Program, context: StepContext, question: Question, repeat: i
     output, error = None, None
     try:
         with context.span("program", program.name, {"question_id": question.id, "question": question.text}) as root:
-            output = program.run(context, question)
+            output = call_plugin(
+                "programs", program.name, "run", program.run, context, question, returns=_an_output, bounded=False
+            )
             root.outputs = {"answer": output.answer, "used_passage_ids": output.used_passage_ids, **output.extra}
     except (ModelError, RenderBudgetError) as failure:  # a failed call, or a template over its render budget
         error = describe_error(failure)

@@ -110,6 +110,15 @@ def _summarise_variables(variables: dict) -> dict:
     return summary
 
 
+def stop_that_applies(stop, answer_format: Optional[str], stop_at_newline: bool = True) -> tuple[str, ...]:
+    """The stop strings an answer is generated with: the run's, and a newline for a short-answer template (only its
+    first line is read) unless option `stop_at_newline` is off. Shown as is wherever settings are compared."""
+    stop = tuple(stop or ())
+    if (answer_format or "short") != "short" or "\n" in stop or not stop_at_newline:
+        return stop
+    return (*stop, "\n")
+
+
 @dataclass
 class StepContext:
     """Everything a program's steps need for one question, and the tracer its spans go to."""
@@ -127,6 +136,7 @@ class StepContext:
     options: dict[str, Any] = field(default_factory=dict)  # program-specific settings (hops, rounds, ...)
     tracer: Tracer = field(default_factory=Tracer)
     cache_writer: Optional[Callable] = None  # writes cache entries (a run's recorder); None: write them directly
+    language: Optional[str] = None  # ISO 639-1 of the corpus: templates get its name as `language` (not English's)
 
     def for_question(self, sample_index: int = 0) -> "StepContext":
         """A fresh context (new tracer) for one question and repeat, sharing everything the run fixed.
@@ -149,13 +159,9 @@ class StepContext:
         from playground.programs.options import ModifierOptions, read_options
 
         template = self.template(role)
-        if (
-            getattr(template, "answer_format", "short") != "short"
-            or "\n" in self.params.stop
-            or not read_options(ModifierOptions, self.options).stop_at_newline
-        ):
-            return self.params
-        return dataclasses.replace(self.params, stop=(*self.params.stop, "\n"))
+        stop_at_newline = read_options(ModifierOptions, self.options).stop_at_newline
+        stop = stop_that_applies(self.params.stop, getattr(template, "answer_format", "short"), stop_at_newline)
+        return self.params if stop == tuple(self.params.stop) else dataclasses.replace(self.params, stop=stop)
 
     def span(self, kind: str, name: Optional[str] = None, inputs: Optional[dict] = None) -> ContextManager[Span]:
         """Open a span of any kind (judge, tool, a hop...) under the current one; steps inside nest under it."""
@@ -184,6 +190,13 @@ class StepContext:
             span.outputs = {"hits": [{k_: p[k_] for k_ in ("id", "title", "score", "rank")} for p in passages]}
         return passages
 
+    def _with_language(self, variables: dict) -> dict:
+        """The variables with `language` (the corpus's language's name) added, unless given or English/unknown."""
+        from playground.data.language_names import template_language
+
+        name = template_language(self.language)
+        return variables if name is None or "language" in variables else {"language": name, **variables}
+
     def _render_inputs(self, role: str, variables: dict) -> dict:
         template = self.template(role)
         return {
@@ -197,6 +210,7 @@ class StepContext:
         """Render the role's template with these variables (sandboxed)."""
         from playground.prompts.render import render_messages
 
+        variables = self._with_language(variables)
         with self.span("render", name, self._render_inputs(role, variables)) as span:
             messages = render_messages(self.template(role), variables)
             span.outputs = {"messages": messages}
@@ -219,6 +233,7 @@ class StepContext:
 
         template = self.template(role)
         params = params or self.params
+        variables = self._with_language(variables)
         with self.span("render", name, self._render_inputs(role, {**variables, "passages": passages})) as span:
             messages, truncation = fit_passages(
                 self.model,

@@ -290,6 +290,7 @@ def get_environment() -> PromptSandbox:
     )
     environment.globals["range"] = _range
     environment.globals["lipsum"] = _lipsum
+    environment.globals["language"] = None  # the corpus's language's name where a caller knows it (StepContext)
     for name, estimate in _FILTER_CHECKS.items():
         environment.filters[name] = _checked_filter(name, environment.filters[name], estimate)
     return environment

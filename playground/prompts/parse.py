@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from playground import PlaygroundError
 
 DEFAULT_LABELS = ("A", "B", "C", "D")
+MAX_JSON_DEPTH = 64  # of an object read from a reply: far past any answer, far below Python's recursion limit
 
 _ANSWER_PREFIX = re.compile(
     r"^\s*(?:(?:the\s+|my\s+)?(?:final\s+|short\s+|correct\s+)?answer\s*(?:is\b\s*:?|:)|A\s*:)\s*", re.I
@@ -123,18 +124,56 @@ def parse_letter(text: str, choices: Optional[Iterable[Any]] = None) -> str:
     return ""
 
 
-def first_json_object(text: str) -> Optional[dict]:
-    """The first JSON object in a model's reply (code fences and chatter around it allowed), keys lower-cased and
-    stripped; None when there is none. Programs, the JSON parser and the judges all read replies with it."""
+def _nesting_ends(source: str, start: int) -> tuple[int, bool]:
+    """Where the brackets opened at `start` close (or the text ends), and whether they stay within MAX_JSON_DEPTH:
+    one pass that skips strings and recurses into nothing."""
+    depth, deepest, position, end = 0, 0, start, len(source)
+    while position < end:
+        char = source[position]
+        if char == '"':
+            position += 1
+            while position < end and source[position] != '"':
+                position += 2 if source[position] == "\\" else 1
+        elif char in "{[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "}]":
+            depth -= 1
+            if depth == 0:
+                return position + 1, deepest <= MAX_JSON_DEPTH
+        position += 1
+    return end, deepest <= MAX_JSON_DEPTH
+
+
+def json_objects(text: str) -> Iterator[dict]:
+    """Every JSON object in a model's reply, in order (code fences and chatter around them allowed); one nested
+    deeper than MAX_JSON_DEPTH is passed over whole, as no object."""
     decoder = json.JSONDecoder()
-    for source in (_FENCE.sub("", text or ""), text or ""):
-        for start in (match.start() for match in re.finditer(r"\{", source)):
+    for source in dict.fromkeys((_FENCE.sub("", text or ""), text or "")):
+        resume = 0
+        for match in re.finditer(r"\{", source):
+            start = match.start()
+            if start < resume:
+                continue
             try:
                 value, _ = decoder.raw_decode(source, start)
             except ValueError:
                 continue
-            if isinstance(value, dict):
-                return {str(key).strip().lower(): item for key, item in value.items()}
+            except RecursionError:  # nested past what Python recurses through: certainly too deep
+                resume, _ = _nesting_ends(source, start)
+                continue
+            ends, shallow = _nesting_ends(source, start)
+            if not shallow:
+                resume = ends
+            elif isinstance(value, dict):
+                yield value
+
+
+def first_json_object(text: str) -> Optional[dict]:
+    """The first JSON object in a model's reply, keys lower-cased and stripped; None when there is none (one nested
+    deeper than MAX_JSON_DEPTH counts as none). Programs, the JSON parser and the judges all read replies with it."""
+    for value in json_objects(text):
+        return {str(key).strip().lower(): item for key, item in value.items()}
     return None
 
 

@@ -56,6 +56,16 @@ def render_messages(
     return messages
 
 
+def without_title_heading(title: str, text: str) -> str:
+    """A passage's text without a first line that is a Markdown heading of its own title ("## The queen" under
+    title "The queen"): templates print the title beside the text, so the model would read it twice."""
+    first, newline, rest = text.lstrip().partition("\n")
+    heading = first.strip()
+    if title.strip() and heading.startswith("#") and heading.lstrip("#").strip() == title.strip():
+        return rest.lstrip("\n") if newline else ""
+    return text
+
+
 def passage_variables(passages: Iterable[Any], hits: Optional[Iterable[Any]] = None) -> list[dict]:
     """Passages as templates see them: {"id", "title", "text", "score", "rank"} dicts, in retrieval order.
 
@@ -74,7 +84,7 @@ def passage_variables(passages: Iterable[Any], hits: Optional[Iterable[Any]] = N
             {
                 "id": get("id"),
                 "title": get("title") or "",
-                "text": get("text") or "",
+                "text": without_title_heading(get("title") or "", get("text") or ""),
                 "score": float(hit.score) if hit is not None else get("score"),
                 "rank": int(hit.rank) if hit is not None else (get("rank") or position + 1),
             }

@@ -59,7 +59,10 @@ def corpus_chunks(passages: list[Passage]) -> list[Chunk]:
 
 
 def askable(chunk: Chunk) -> bool:
-    return len(chunk.passage.text.split()) >= MIN_WORDS
+    """Long enough to ask about: MIN_WORDS words, counted in any script (scripts.word_count)."""
+    from playground.data.scripts import word_count
+
+    return word_count(chunk.passage.text) >= MIN_WORDS
 
 
 def spread_sample(chunks: list[Chunk], n: int, rng: random.Random) -> list[Chunk]:
@@ -92,7 +95,9 @@ def neighbour(chunks: list[Chunk], chunk: Chunk) -> Optional[Chunk]:
 def bm25_link(chunks: list[Chunk], chunk: Chunk, search: Callable[[str, int], list]) -> Optional[Chunk]:
     """The chunk of another document that BM25 ranks highest for this chunk's first 64 words."""
     by_id = {c.id: c for c in chunks}
-    query = " ".join(chunk.passage.text.split()[:64])
+    from playground.data.scripts import leading_words
+
+    query = " ".join(leading_words(chunk.passage.text, 64).split())
     for hit in search(query, 10):
         other = by_id.get(hit.passage_id)
         if other is not None and other.group != chunk.group and askable(other):

@@ -3,10 +3,11 @@ model through the generator template, read and filter each reply, and store what
 the corpus, with every rejection and its reason in the benchmark's metadata.
 
 The filters, in order (a question gets the first reason that applies): `unparsable` (no question and answer in
-the reply), `unsupported` (the answer is not in the source chunk(s), even fuzzily), `gives_answer_away` (the
+the reply), `wrong_language` (the question is not in the corpus's language, as the language detector reads it;
+only when the corpus's language is known), `unsupported` (the answer is not in the source chunk(s), even fuzzily), `gives_answer_away` (the
 question holds its answer), `too_generic` (BM25 does not rank a source chunk in its top 20 for the question),
-`near_duplicate` (cosine similarity of the bundled embedder's vectors at least 0.9 with a question kept before
-it). `model_error` is a call that failed or ran past its deadline.
+`near_duplicate` (cosine similarity at least 0.9 with a question kept before it, by the embedder for the corpus's
+language: the bundled English one, else the multilingual one). `model_error` is a call that failed or ran past its deadline.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Optional
 from playground import PlaygroundError
 from playground.models.registry import DEFAULT_MODEL_SPEC
 from playground.progress import ProgressCallback, report
-from playground.questions.checks import find_answer, gives_answer_away, read_output
+from playground.questions.checks import find_answer, gives_answer_away, other_language, read_output
 from playground.questions.chunks import Chunk, corpus_chunks, related_pair, spread_sample
 from playground.questions.outcome import Candidate, build_report, keep_distinct, store_questions
 
@@ -32,7 +33,15 @@ REPLY_SCHEMA = {
     "properties": {"answer": {"type": "string", "maxLength": 120}, "question": {"type": "string", "maxLength": 300}},
     "required": ["answer", "question"],
 }
-REASONS = ("unparsable", "unsupported", "gives_answer_away", "too_generic", "near_duplicate", "model_error")
+REASONS = (
+    "unparsable",
+    "wrong_language",
+    "unsupported",
+    "gives_answer_away",
+    "too_generic",
+    "near_duplicate",
+    "model_error",
+)
 
 
 @dataclass
@@ -78,13 +87,17 @@ def plan_items(chunks: list[Chunk], settings: GenerationSettings, search) -> lis
     return items
 
 
-def _judge(candidate: Candidate, search) -> None:
+def _judge(candidate: Candidate, search, language: Optional[str] = None) -> None:
     """Read the reply and run the filters up to the duplicate check, setting the candidate's reason or spans."""
     read = read_output(candidate.output)
     if read is None:
         candidate.reject("unparsable", "no JSON object with a non-empty question and answer in the reply")
         return
     candidate.question, candidate.answer = read
+    written_in = other_language(candidate.question, language)
+    if written_in is not None:
+        candidate.reject("wrong_language", f"the question is in {written_in}, the corpus in {language}")
+        return
     for chunk in candidate.sources:
         found = find_answer(candidate.answer, chunk.passage.text)
         if found:
@@ -112,6 +125,7 @@ def generate_questions(
     from playground.store.prompts import save_prompt_version
 
     corpus = get_corpus(workspace, settings.corpus)
+    language = corpus.get("language") or None
     check_benchmark_name(workspace, settings.name, settings.replace)
     template = load_template(settings.template, workspace)
     chunks = corpus_chunks(load_passages(workspace, settings.corpus))
@@ -129,11 +143,11 @@ def generate_questions(
     params = GenerationParams(temperature=settings.temperature, max_tokens=settings.max_tokens, seed=settings.seed)
     if template.answer_format == "json":  # JSON mode with the reply's shape; a template answering otherwise opts out
         params = params.as_json(REPLY_SCHEMA)
-    candidates = _ask_all(workspace, model, template, version, params, settings, items, on_progress)
+    candidates = _ask_all(workspace, model, template, version, params, settings, items, on_progress, language)
     for candidate in candidates:
         if candidate.reason is None:
-            _judge(candidate, retriever.search)
-    embedder = keep_distinct(candidates, settings.duplicate_threshold)
+            _judge(candidate, retriever.search, language)
+    embedder = keep_distinct(candidates, settings.duplicate_threshold, language)
     generator = {"prompt_version": version, "template": template.name, "model": model.spec}
     result = build_report(settings, corpus, candidates, generator, embedder, REASONS)
     if result["kept"]:
@@ -142,8 +156,11 @@ def generate_questions(
     return result
 
 
-def _ask_all(workspace, model, template, version, params, settings, items, on_progress) -> list[Candidate]:
-    """One model call per item, through the response cache, each under its own deadline."""
+def _ask_all(
+    workspace, model, template, version, params, settings, items, on_progress, language=None
+) -> list[Candidate]:
+    """One model call per item, through the response cache, each under its own deadline; templates get the
+    corpus's `language`."""
     from playground.models.errors import ModelError
     from playground.models.retry import question_deadline
     from playground.programs.base import StepContext
@@ -157,6 +174,7 @@ def _ask_all(workspace, model, template, version, params, settings, items, on_pr
         templates={"main": template},
         prompt_versions={"main": version},
         use_cache=settings.use_cache,
+        language=language,
     )
     candidates = []
     report(on_progress, 0, len(items), "")

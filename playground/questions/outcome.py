@@ -55,16 +55,17 @@ class Candidate:
         }
 
 
-def keep_distinct(candidates: list[Candidate], threshold: float) -> Optional[str]:
+def keep_distinct(candidates: list[Candidate], threshold: float, language: Optional[str] = None) -> Optional[str]:
     """Reject, in order, each standing candidate whose question's cosine similarity with a question kept before it
-    reaches `threshold` (the bundled embedder's normalised vectors); returns the embedder's name, or None when
-    nothing was left to compare."""
+    reaches `threshold` (normalised vectors of the embedder for the corpus's `language`: the bundled English one,
+    else the multilingual one); returns the embedder's name, or None when nothing was left to compare."""
     standing = [candidate for candidate in candidates if candidate.reason is None]
     if len(standing) < 2:
         return None
+    from playground.embedder_files import embedder_for_language
     from playground.retrieval.embedders import get_embedder
 
-    embedder = get_embedder()
+    embedder = get_embedder(embedder_for_language(language))
     vectors = embedder.encode([candidate.question for candidate in standing])
     kept: list[int] = []
     for index, candidate in enumerate(standing):
@@ -109,7 +110,8 @@ def build_report(settings, corpus: dict, candidates: list[Candidate], generator:
             "max_tokens": settings.max_tokens,
         },
         "filters": {
-            "fuzzy": "difflib ratio >= 0.85 over word windows",
+            "fuzzy": "difflib ratio >= 0.85 over word windows (characters in unspaced scripts)",
+            "language": corpus.get("language"),
             "generic_top_k": 20,
             "duplicate_threshold": settings.duplicate_threshold,
             "embedder": embedder,

@@ -19,6 +19,7 @@ from typing import Optional
 
 from playground import PlaygroundError, __version__
 from playground.progress import ProgressCallback
+from playground.retrieval import plugged
 from playground.retrieval.manifest import build_manifest, index_problem, rebuild_hint
 from playground.retrieval.registry import corpus_root, implementation, params_hash, resolve_params
 
@@ -118,7 +119,9 @@ def build_index(
         staging.mkdir()
         try:
             started = time.perf_counter()
-            extras = impl.build(IndexSource(workspace, corpus, fingerprint), params, staging, on_progress) or {}
+            extras = plugged.build(
+                kind, impl, IndexSource(workspace, corpus, fingerprint), params, staging, on_progress
+            )
             seconds = time.perf_counter() - started
             size = _folder_bytes(staging)
             if getattr(impl, "searches_embedding_cache", False):
@@ -130,7 +133,7 @@ def build_index(
                 kind=kind,
                 params=params,
                 params_hash=params_hash(kind, params),
-                versions={"playground": __version__, **impl.versions()},
+                versions={"playground": __version__, **plugged.versions(kind, impl)},
                 folder=staging,
                 built_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 build_seconds=seconds,
@@ -174,13 +177,13 @@ def open_retriever(
             if existed:
                 manifest["rebuilt_because"] = problem
         try:
-            retriever = impl.load(source, params, path)
-        except PlaygroundError:
+            retriever = plugged.load(kind, impl, source, params, path)
+        except PlaygroundError:  # the project's own words, or a plugin's load named with its hook
             raise
         except Exception as error:  # noqa: BLE001 - a file unreadable by this library version is rebuilt once
             log.warning("index %s cannot be read (%s: %s); rebuilding it", path, type(error).__name__, error)
             manifest = build_index(workspace, corpus, kind, params, on_progress, force=True)
-            retriever = impl.load(source, params, path)
+            retriever = plugged.load(kind, impl, source, params, path)
         manifest.pop("built", None)
         retriever.manifest = manifest
         for stale in [k for k in _open if k[0] == str(path)]:

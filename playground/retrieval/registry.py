@@ -53,12 +53,14 @@ def resolve_params(kind: str, params: Optional[dict] = None) -> dict[str, Any]:
     """The defaults of `kind` overlaid with `params`, each checked by its own option's type and bounds (never by
     another kind's); unknown keys are an error, not ignored. The kind's `check` then sees the whole set."""
     from playground.plugins import load_ref
+    from playground.plugins.calls import call_plugin, instance_of
     from playground.plugins.options import resolve_options
 
     record = retriever_record(kind)
     resolved = resolve_options(record.options, params, f"retriever {kind!r}")
     if record.check is not None:
-        resolved = load_ref(record.check, f"retriever {kind!r} check")(resolved)
+        check = load_ref(record.check, f"retriever {kind!r} check")
+        resolved = call_plugin("retrievers", kind, "check", check, resolved, returns=instance_of(dict, "a dict"))
     return copy.deepcopy(resolved)
 
 

@@ -20,7 +20,7 @@ from playground.models.base import Model
 from playground.progress import ProgressCallback
 from playground.runs.config import RunConfig
 from playground.runs.executor import Outcome, ShouldStop, execute
-from playground.runs.judging import RunJudges, judge_run
+from playground.runs.judging import RunJudges, check_passages_shown, judge_run
 from playground.runs.plan import Bound, Execution, RunPlan, bind, resolve_plan
 from playground.runs.recorder import BEAT_EVERY_S, Recorder, write_patiently
 from playground.runs.summary import RunSummary, _summary
@@ -164,6 +164,7 @@ def start_run(
     plan = resolve_plan(
         workspace, config, session_id=session_id, model_spec=model.spec if model else None, use_cache=use_cache
     )
+    check_passages_shown(judges, config)
     if detach:
         from playground.runs.jobs import launch
 
@@ -226,6 +227,7 @@ def resume_run(
         model_spec=model.spec if model else None,
         use_cache=use_cache,
     )
+    check_passages_shown(judges, RunConfig.from_dict(run["config"]))
     if detach:
         from playground.runs.jobs import hand_over
 
@@ -268,6 +270,7 @@ def repeat_run(
         use_cache=use_cache,
         record_versions=True,
     )
+    check_passages_shown(judges, RunConfig.from_dict(original["config"]))
     bound = bind(workspace, plan, execution, model=model, on_progress=on_progress)
     plan = _with_manifest(plan, bound.manifest)
     new_id = run_store.create_run(

@@ -53,6 +53,7 @@ def _score(bound: Bound, workspace: Workspace, question: Question, output) -> di
         predicted_facts=output.extra.get("supporting_facts"),
         used_passage_ids=used,
         gold_passage_ids=gold,
+        answer_rule=bound.plan.answer_rule,
     )
     return score_item(item)
 
@@ -64,7 +65,7 @@ def answer_question(
     result row and its span rows."""
     import dataclasses
 
-    from playground.models.retry import question_deadline
+    from playground.deadlines import question_deadline
     from playground.programs.answer import answer
 
     position, question, repeat = item
@@ -72,6 +73,8 @@ def answer_question(
     with question_deadline(deadline_s):
         answered = answer(bound.plan.program, context, question, repeat)
     output = answered.output
+    with question_deadline(deadline_s):  # a plugin metric gets as long as the answer had
+        scores = _score(bound, workspace, question, output) if output else {}
     result = {
         "run_id": run_id,
         "question_id": question.id,
@@ -79,7 +82,7 @@ def answer_question(
         "position": position,
         "prediction": output.answer if output else None,
         "output": output.output if output else None,
-        "scores": _score(bound, workspace, question, output) if output else {},
+        "scores": scores,
         "error": answered.error,
         "prompt_tokens": answered.prompt_tokens,
         "completion_tokens": answered.completion_tokens,

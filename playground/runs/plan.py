@@ -70,6 +70,7 @@ class RunPlan:
     templates: Mapping[str, Any]  # role -> Template
     questions: tuple[Question, ...]
     benchmark_format: str = ""  # how answers are scored (HotpotQA's official rule for "hotpotqa")
+    answer_rule: Optional[str] = None  # how em/f1/cover_em read answers ("mlqa:zh"; evaluation.answer_rules)
 
     @property
     def n_planned(self) -> int:
@@ -158,7 +159,8 @@ def resolve_plan(
     if not stored:
         config.options = check_options(get_program(config.program), config.options)
     program = apply_modifiers(get_program(config.program), config.options)
-    benchmark_format = get_benchmark(workspace, config.dataset).get("format") or ""
+    benchmark = get_benchmark(workspace, config.dataset)
+    benchmark_format = benchmark.get("format") or ""
     templates = (
         _stored_templates(workspace, config) if stored else _saved_templates(workspace, config, program, session_id)
     )
@@ -177,18 +179,34 @@ def resolve_plan(
     # Cache use is how a run is executed, not what it computes: a repeat or resume follows the caller's choice.
     if use_cache is not None:  # None: as the stored config says (a detached worker)
         config.use_cache = bool(use_cache) if stored else bool(config.use_cache and use_cache)
+    rule = _answer_rule(workspace, benchmark, config, stored)
     if (not stored) if record_versions is None else record_versions:
+        from playground.evaluation.answer_rules import answer_signatures
         from playground.evaluation.text_metrics import metric_signatures
 
         config.versions = package_versions()
-        config.metric_signatures = metric_signatures()
+        config.metric_signatures = {**metric_signatures(), **answer_signatures(rule, benchmark_format)}
     return RunPlan(
         config=config,
         program=program,
         templates=MappingProxyType(templates),
         questions=tuple(questions),
         benchmark_format=benchmark_format,
+        answer_rule=rule.spec,
     )
+
+
+def _answer_rule(workspace: Workspace, benchmark: dict, config: RunConfig, stored: bool):
+    """The rule the run's answers are scored by: a stored run's own (its em signature), else the benchmark's
+    language's (the benchmark's language, else its corpus's; none known: SQuAD's)."""
+    from playground.evaluation.answer_rules import rule_for_benchmark, rule_from_signature
+
+    from playground.store.dataset_language import dataset_language
+
+    recorded = rule_from_signature((config.metric_signatures or {}).get("em")) if stored else None
+    if recorded is not None:
+        return recorded
+    return rule_for_benchmark(dataset_language(workspace, benchmark["name"]), benchmark.get("format"))
 
 
 @dataclass(frozen=True)
@@ -240,7 +258,10 @@ def bind(
                 f"{manifest['fingerprint']}); start a new run instead"
             )
     if model is None:
-        model = load_plan_model(config.model, execution)
+        from playground.deadlines import question_deadline
+
+        with question_deadline(execution.timeout_s):  # a plugin provider's load waits no longer than a question
+            model = load_plan_model(config.model, execution)
     context = StepContext(
         workspace=workspace,
         model=model,

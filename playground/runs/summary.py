@@ -27,6 +27,7 @@ class RunSummary:
     reason: Optional[str] = None  # why a run ended other than done
     concurrency: int = 1
     judges: dict[str, dict] = field(default_factory=dict)  # judge metric -> mean, n, errors, judge_id (judge_metrics)
+    scored_by: Optional[str] = None  # the answer rule em/f1/cover_em were scored by, in words (answer_rules)
 
     def to_dict(self) -> dict:
         return {
@@ -44,6 +45,7 @@ class RunSummary:
             "reason": self.reason,
             "concurrency": self.concurrency,
             "judges": self.judges,
+            "scored_by": self.scored_by,
         }
 
 
@@ -89,7 +91,16 @@ def _summary(workspace: Workspace, run_id: str, wall: float = 0.0, concurrency: 
         reason=run.get("status_reason"),
         concurrency=concurrency,
         judges=judge_summary(workspace, run["id"]),
+        scored_by=scored_by(run["config"]),
     )
+
+
+def scored_by(config: dict) -> Optional[str]:
+    """How the run's answers were scored, in words, from its em signature (None for a run from before them)."""
+    from playground.evaluation.answer_rules import describe, rule_from_signature
+
+    rule = rule_from_signature((config.get("metric_signatures") or {}).get("em"))
+    return describe(rule) if rule is not None else None
 
 
 def run_summary(workspace: Workspace, run_id: str) -> RunSummary:

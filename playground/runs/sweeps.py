@@ -104,9 +104,12 @@ class SweepPoint:
         return f"sweep {self.parameter}={self.value}"
 
 
-def plan_sweep(config, parameter: str, values: Sequence[int], confirmed: bool = False) -> list[SweepPoint]:
+def plan_sweep(
+    config, parameter: str, values: Sequence[int], confirmed: bool = False, confirm_with: str = "--yes"
+) -> list[SweepPoint]:
     """The sweep's points, in the order given, without running them; a sweep that would change nothing is refused,
-    and one of more than LONG_SWEEP_POINTS points (each a whole run) is refused unless `confirmed`."""
+    and one of more than LONG_SWEEP_POINTS points (each a whole run) is refused unless `confirmed` (the refusal
+    says to add `confirm_with`: the CLI's flag, or what the app's form calls it)."""
     if parameter not in SWEEP_PARAMETERS:
         raise PlaygroundError(f"cannot sweep {parameter!r} (known: {', '.join(SWEEP_PARAMETERS)})")
     if not values:
@@ -122,6 +125,7 @@ def plan_sweep(config, parameter: str, values: Sequence[int], confirmed: bool = 
             f"a sweep of {len(values):,} points",
             f"{len(values):,} runs of {each} each, one after another; more than {LONG_SWEEP_POINTS} points asks first",
             confirmed,
+            confirm_with,
         )
     return [SweepPoint(parameter, value, point_config(config, parameter, value)) for value in values]
 
@@ -195,6 +199,7 @@ def start_sweep(
     execution=None,
     api_keys: Optional[Mapping[str, str]] = None,
     confirmed: bool = False,
+    confirm_with: str = "--yes",
 ) -> list[dict]:
     """Each point as a detached run (a worker process of its own, all at once); returns the points at once (status
     running, nothing answered yet). Read them again with `sweep_points`. All points go to one session (`session_id`,
@@ -206,7 +211,7 @@ def start_sweep(
     from playground.runs.plan import Execution
     from playground.store.sessions import current_session
 
-    planned = plan_sweep(config, parameter, values, confirmed)
+    planned = plan_sweep(config, parameter, values, confirmed, confirm_with)
     session_id = session_id or current_session(workspace)["id"]
     execution = execution or Execution()
     if str(config.model or "").startswith("local:") and execution.threads is None:

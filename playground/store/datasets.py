@@ -239,11 +239,20 @@ def corpus_of(workspace: Workspace, benchmark_or_corpus: str) -> Optional[str]:
     return benchmark_or_corpus
 
 
+CORPUS_VERSION_MARKS = ("@", "~")  # playground.documents.versions names a documents corpus's versions with them
+
+
 def check_benchmark_name(workspace: Workspace, name: str, replace: bool = False) -> None:
     """A new benchmark over an existing corpus may take NAME: not a corpus's name, nor a benchmark's unless
     `replace` (checked before long work, and again when storing)."""
     if not name or not name.strip():
         raise PlaygroundError("a dataset needs a non-empty --name")
+    marked = [mark for mark in CORPUS_VERSION_MARKS if mark in name]
+    if marked:
+        raise PlaygroundError(
+            f"--name {name!r}: {' and '.join(repr(mark) for mark in marked)} name corpus versions "
+            "(NAME@<set id> is an older import, NAME~<chunking> another chunking); pick a name without them"
+        )
     db = workspace.db
     if db["corpora"].count_where("name = ?", [name]):
         raise PlaygroundError(

@@ -14,15 +14,12 @@ from playground import PlaygroundError
 from playground.redaction import redact, redact_row
 from playground.store.db import Workspace, now, resolve_id, to_json
 
-JUDGMENT_KINDS = (
-    "pointwise",
-    "reference",
-    "pairwise",
-    "faithfulness",
-    "answer-relevance",
-    "context-precision",
-    "citations",
-)
+
+def judgment_kinds() -> tuple[str, ...]:
+    """The kinds judgments are stored as: every registered judge's (playground.evaluation.judges.registry)."""
+    from playground.plugins import registry
+
+    return tuple(dict.fromkeys(judge.kind for judge in registry().of("judges").values()))
 
 
 def _loads(value: Optional[str], default: Any) -> Any:
@@ -136,7 +133,7 @@ def judgment_id(
 
 def save_judgment(workspace: Workspace, judgment: dict, spans: Iterable[dict]) -> dict:
     """Write one judgment and its spans in one transaction; `details` may be a dict. Returns the stored row."""
-    if judgment.get("kind") not in JUDGMENT_KINDS:
+    if judgment.get("kind") not in judgment_kinds():
         raise ValueError(f"unknown judgment kind {judgment.get('kind')!r}")
     row, spans = redact_row(judgment), [redact_row(span) for span in spans]
     row["details"] = to_json(row.get("details") or {})

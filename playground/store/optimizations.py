@@ -7,7 +7,11 @@ import os
 import uuid
 from typing import Optional
 
+from playground import PlaygroundError
 from playground.store.db import Workspace, now, resolve_id, to_json
+
+# What a search is: running (its worker alive, or claimed), done (confirmed on held-out), or ended early.
+SEARCH_STATUSES = ("running", "done", "stopped", "failed", "interrupted")
 
 
 def _row(row) -> dict:
@@ -85,6 +89,8 @@ def stop_requested(workspace: Workspace, optimization_id: str) -> bool:
 
 
 def finish_optimization(workspace: Workspace, optimization_id: str, status: str, report: Optional[dict]) -> None:
+    if status not in SEARCH_STATUSES:
+        raise PlaygroundError(f"a prompt search's status is one of {', '.join(SEARCH_STATUSES)}, not {status!r}")
     with workspace.db.atomic():
         workspace.db.execute(
             "UPDATE optimizations SET status = ?, report = ?, finished_at = ? WHERE id = ?",

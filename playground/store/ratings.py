@@ -11,15 +11,66 @@ from __future__ import annotations
 
 import math
 import uuid
-from typing import Optional
+from typing import Any, Optional
 
 from playground import PlaygroundError
 from playground.store.db import Workspace, now, resolve_id
 
 RATING_KINDS = ("pointwise", "pairwise", "metric")
 PAIRWISE_VALUES = (0.0, 0.5, 1.0)
+# The scale a person rates on: the answer as a whole 1-5 (the app's slider, `rate import`); a judge metric as the
+# judge scores it, 0-1.
+RATING_SCALES = {"pointwise": (1.0, 5.0), "metric": (0.0, 1.0)}
 MAX_NOTE_CHARS = 10_000
 MAX_METRIC_CHARS = 64
+
+
+def check_rating(
+    kind: Any,
+    value: Any,
+    metric: Any = None,
+    run_id: Optional[str] = None,
+    other_run_id: Optional[str] = None,
+    rater: Any = "human",
+    note: Any = None,
+) -> float:
+    """A rating's own values by the rules every stored rating follows, whoever writes it (`rate`, the app, a session
+    file): a known kind; a finite value on its kind's scale (RATING_SCALES; a pairwise one of PAIRWISE_VALUES); a
+    metric named by a metric rating only; a pairwise rating's other run; a rater and a note within bounds. Returns
+    the value as a float, or raises PlaygroundError saying which."""
+    if kind not in RATING_KINDS:
+        raise PlaygroundError(f"rating kind must be one of {', '.join(RATING_KINDS)}, not {kind!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise PlaygroundError(f"a rating value must be a finite number, not {value!r}")
+    value = float(value)
+    if (kind == "metric") != (metric is not None):
+        raise PlaygroundError("a metric rating names its metric, and only a metric rating does")
+    if metric is not None and (not isinstance(metric, str) or not metric.strip() or len(metric) > MAX_METRIC_CHARS):
+        raise PlaygroundError(f"a rated metric needs a name of 1 to {MAX_METRIC_CHARS} characters")
+    if kind in RATING_SCALES and not RATING_SCALES[kind][0] <= value <= RATING_SCALES[kind][1]:
+        low, high = RATING_SCALES[kind]
+        what = (
+            f"a rating of {metric} is a score from 0 to 1 (1 or 0 for a verdict)"
+            if metric
+            else f"a {kind} rating is from {low:g} to {high:g}"
+        )
+        raise PlaygroundError(f"{what}, not {value:g}")
+    if kind == "pairwise":
+        if not other_run_id:
+            raise PlaygroundError("a pairwise rating needs the other run (other_run_id)")
+        if other_run_id == run_id:
+            raise PlaygroundError("a pairwise rating compares two different runs")
+        if value not in PAIRWISE_VALUES:
+            raise PlaygroundError(
+                f"a pairwise rating is 1 (run {run_id} better), 0 (run {other_run_id} better) or 0.5 (tie), not {value:g}"
+            )
+    elif other_run_id:
+        raise PlaygroundError(f"a {kind} rating rates one run; leave other_run_id out")
+    if note is not None and (not isinstance(note, str) or len(note) > MAX_NOTE_CHARS):
+        raise PlaygroundError(f"a rating note may have at most {MAX_NOTE_CHARS} characters")
+    if not rater or not isinstance(rater, str):
+        raise PlaygroundError("a rating needs a rater name")
+    return value
 
 
 def _run(workspace: Workspace, run_id: str) -> dict:
@@ -70,41 +121,13 @@ def rating_row(
     metric: Optional[str] = None,
 ) -> dict:
     """One rating checked and made into a row, not stored; a bad one raises PlaygroundError."""
-    if kind not in RATING_KINDS:
-        raise PlaygroundError(f"rating kind must be one of {', '.join(RATING_KINDS)}, not {kind!r}")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise PlaygroundError(f"a rating value must be a finite number, not {value!r}")
-    value = float(value)
-    if (kind == "metric") != (metric is not None):
-        raise PlaygroundError("a metric rating names its metric, and only a metric rating does")
-    if metric is not None:
-        if not isinstance(metric, str) or not metric.strip() or len(metric) > MAX_METRIC_CHARS:
-            raise PlaygroundError(f"a rated metric needs a name of 1 to {MAX_METRIC_CHARS} characters")
-        if not 0.0 <= value <= 1.0:
-            raise PlaygroundError(f"a rating of {metric} is a score from 0 to 1 (1 or 0 for a verdict), not {value:g}")
     run = _run(workspace, run_id)
+    other = _run(workspace, other_run_id) if kind == "pairwise" and other_run_id else None
+    value = check_rating(kind, value, metric, run["id"], other["id"] if other else other_run_id, rater, note)
     if not _has_result(workspace, run["id"], question_id):
         raise PlaygroundError(f"run {run['id']} has no answer to question {question_id!r} to rate")
-    other = None
-    if kind == "pairwise":
-        if not other_run_id:
-            raise PlaygroundError("a pairwise rating needs the other run (other_run_id)")
-        other = _run(workspace, other_run_id)
-        if other["id"] == run["id"]:
-            raise PlaygroundError("a pairwise rating compares two different runs")
-        if not _has_result(workspace, other["id"], question_id):
-            raise PlaygroundError(f"run {other['id']} has no answer to question {question_id!r} to compare with")
-        if value not in PAIRWISE_VALUES:
-            raise PlaygroundError(
-                f"a pairwise rating is 1 (run {run['id']} better), 0 (run {other['id']} better) "
-                f"or 0.5 (tie), not {value:g}"
-            )
-    elif other_run_id:
-        raise PlaygroundError(f"a {kind} rating rates one run; leave other_run_id out")
-    if note is not None and len(note) > MAX_NOTE_CHARS:
-        raise PlaygroundError(f"a rating note may have at most {MAX_NOTE_CHARS} characters")
-    if not rater or not isinstance(rater, str):
-        raise PlaygroundError("a rating needs a rater name")
+    if other is not None and not _has_result(workspace, other["id"], question_id):
+        raise PlaygroundError(f"run {other['id']} has no answer to question {question_id!r} to compare with")
     if session_id is None:
         session_id = run["session_id"]
     elif not workspace.db["sessions"].count_where("id = ?", [session_id]):

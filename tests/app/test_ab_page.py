@@ -40,23 +40,28 @@ def test_the_page_compares_the_two_runs_metric_by_metric(runs_env):
     assert all("error_y" in trace for trace in means["data"])
 
 
-def test_a_pairwise_verdict_is_stored(runs_env):
-    at = _open(runs_env)
+def test_a_pairwise_verdict_is_one_per_question_changeable_and_undoable(private_runs_env):
+    env = private_runs_env
+    at = _open(env)
     question_id = at.selectbox(key="ab_question").value
-    ws = open_workspace(runs_env["path"])
-    before = len(list_ratings(ws, run_id=runs_env["direct"], kind="pairwise"))
+    ws = open_workspace(env["path"])
+
+    def stored() -> list[tuple]:
+        ratings = list_ratings(ws, run_id=env["direct"], question_id=question_id, kind="pairwise")
+        return [(r["run_id"], r["other_run_id"], r["value"]) for r in ratings]
+
+    assert stored() == []
     at.button(key="ab_rate_b").click().run()
     assert not at.exception, at.exception
-    ratings = list_ratings(ws, run_id=runs_env["direct"], kind="pairwise")
-    assert len(ratings) == before + 1
-    stored = ratings[-1]
-    assert (stored["run_id"], stored["other_run_id"], stored["question_id"], stored["value"]) == (
-        runs_env["direct"],
-        runs_env["rag"],
-        question_id,
-        0.0,
-    )
-    assert any("Saved" in s.value for s in at.success)
+    assert stored() == [(env["direct"], env["rag"], 0.0)]
+    assert at.button(key="ab_rate_b").disabled  # the verdict given: a second click cannot record a second one
+    assert any("Your verdict on" in c.value and "b is better" in c.value for c in at.caption)
+    at.button(key="ab_rate_a").click().run()
+    assert stored() == [(env["direct"], env["rag"], 1.0)]  # changed, not added
+    at.button(key="ab_rate_clear").click().run()
+    assert not at.exception, at.exception
+    assert stored() == []
+    assert not [b for b in at.button if b.key == "ab_rate_clear"]
 
 
 def test_the_same_run_twice_is_refused_with_a_message(runs_env):

@@ -31,7 +31,10 @@ def test_the_ab_page_shows_the_prediction_powered_difference_and_the_verdicts_in
     at.toggle(key="ab_all_sessions").set_value(True).run()
     assert not at.exception, at.exception
     captions = [c.value.replace("\\", "") for c in at.caption]  # shown Markdown-escaped
-    assert any(t.startswith("answer_relevance: no prediction-powered interval: 0 question(s)") for t in captions)
+    assert any(
+        t.startswith("answer_relevance: no prediction-powered interval: not enough data to estimate: 0 question(s)")
+        for t in captions
+    )
     assert any("by the paired bootstrap interval" in t for t in captions)
 
     rate_pair(app_workspace, pair)  # a person rates while the page is open: the comparison is not the cached one

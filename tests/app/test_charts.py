@@ -183,3 +183,12 @@ def test_rejection_reasons_are_bars_of_their_counts_with_escaped_labels():
     (bars,) = figure.data
     assert list(bars.x) == [2, 1]
     assert list(bars.y) == ["unsupported", "&lt;a href=&#x27;x&#x27;&gt;bad&lt;/a&gt;"]
+
+
+def test_four_runs_get_four_distinct_colours_none_of_them_the_better_or_worse_colour():
+    from playground.app.charts.scores import metric_means_figure
+
+    rows = [{"metric": "em", "run": label, "mean": 0.5, "lo": 0.4, "hi": 0.6} for label in "ABCD"]
+    colours = [trace.marker.color for trace in metric_means_figure(rows).data]
+    assert len(set(colours)) == 4
+    assert not {"#2ca02c", "#d62728"} & set(colours)

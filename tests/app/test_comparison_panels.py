@@ -53,12 +53,15 @@ def test_the_power_table_says_in_words_what_a_number_would_misstate():
     from playground.app.views.comparison import power_rows
     from playground.evaluation.power import plan_from_scores
 
-    few = plan_from_scores(
-        {"q1": {"f1": 0.0}, "q2": {"f1": 1.0}, "q3": {"f1": 0.0}, "q4": {"f1": 1.0}},
-        {"q1": {"f1": 1.0}, "q2": {"f1": 0.0}, "q3": {"f1": 1.0}, "q4": {"f1": 0.5}},
+    swinging = plan_from_scores(
+        {f"q{i}": {"f1": float(i % 2)} for i in range(10)},
+        {f"q{i}": {"f1": 0.001 if i % 2 else 1.0} for i in range(10)},
     )
+    [row] = power_rows(swinging)
+    assert row["detectable now"] == "none with 10 questions"  # not 1.04 on a 0..1 metric
+    few = plan_from_scores({"q1": {"f1": 0.0}, "q2": {"f1": 1.0}}, {"q1": {"f1": 1.0}, "q2": {"f1": 0.5}})
     [row] = power_rows(few)
-    assert row["detectable now"] == "none with 4 questions"  # not 2.2 on a 0..1 metric
+    assert row["questions needed"] == row["detectable now"] == "not enough data to estimate"
     close = plan_from_scores(
         {f"q{i}": {"f1": 0.5} for i in range(30)},
         {f"q{i}": {"f1": 0.5 + (0.101 if i % 2 else -0.1)} for i in range(30)},

@@ -10,7 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 from playground.app.state import PAGE_SLUGS
 from playground.store import open_workspace
-from playground.store.sessions import export_session, list_sessions
+from playground.store.sessions import list_sessions
+from playground.sessionfile import export_session
 from tests.app.conftest import ENTRY, page_path, plain, runs_workspace, shown_text
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from playground.evaluation.judges.gold_free import judge_run_gold_free
+from playground.evaluation.judges.answers import judge_answers
 from playground.evaluation.judges.judge_config import JudgeConfig
 from playground.models.base import GenerationParams
 from playground.runs import RunConfig, start_run
@@ -42,9 +42,9 @@ def judged(app_workspace):
     config = JudgeConfig(model=server.spec("judge"), params=GenerationParams(max_tokens=256))
     run_a, run_b = rag_run("A"), rag_run("B")
     for kind in ("faithfulness", "context-precision", "citations"):
-        judge_run_gold_free(ws, kind, run_a, config)
+        judge_answers(ws, kind, run_a, config)
     server.prose = ("smallest city",)
-    judge_run_gold_free(ws, "faithfulness", run_b, config, use_cache=False)
+    judge_answers(ws, "faithfulness", run_b, config, use_cache=False)
     server.prose = ()
     try:
         yield {"ws": ws, "a": run_a, "b": run_b, "server": server}
@@ -219,3 +219,97 @@ def test_claims_are_placed_in_the_escaped_answer_by_their_words_and_stored_marku
     assert "<mark class='pg-contradicted'>Paris  is the &lt;b&gt;capital&lt;/b&gt;</mark>" in shown
     assert "<mark class='pg-notfound'>It has ![x](http://beacon/p.png) ten million people!</mark>" in shown
     assert "<b>" not in shown
+
+
+def test_a_judge_copying_its_template_shows_judge_errors_on_the_judges_tab_not_a_score(judged):
+    from tests.evaluation.judges.test_scrutiny import copying_judge
+
+    at = page_test("experiments")
+    at.session_state["experiments_judge_model_spec"] = judged["server"].spec("copying")
+    at.session_state["experiments_judge_model_max_tokens"] = 256
+    at.run()
+    at.radio(key="experiments_judge_kind").set_value("faithfulness").run()
+    at.selectbox(key="experiments_judge_run").set_value(judged["a"]).run()
+    judged["server"].judge = copying_judge
+    try:
+        at.button(key="experiments_run_judge").click().run()
+    finally:
+        judged["server"].judge = None
+    assert not at.exception, at.exception
+    metrics = table_with(at, "judge errors")
+    assert metrics["judge errors"][0] == 4
+    assert metrics["mean"].isna().all(), "no score from a judge that copied its template"
+    assert any("4 of 4 judgment(s) failed" in plain(w.value) for w in at.warning)
+    items = {r["question_id"]: r for r in table_with(at, "answer").to_dict("records")}
+    assert "not drawn from the answer" in items["q1"]["error"]
+
+
+def test_agreement_with_people_shows_a_gold_free_judge_rated_in_the_queue(judged):
+    from playground.evaluation.agreement.metric_agreement import rate_metric
+
+    for question_id, value in (("q1", 0.5), ("q2", 0.0), ("q3", 1.0)):
+        rate_metric(judged["ws"], judged["a"], question_id, "faithfulness", value, rater="ana")
+    at = page_test("experiments")
+    at.run()
+    at.selectbox(key="experiments_judge_run").set_value(judged["a"]).run()
+    assert not at.exception, at.exception
+    captions = [plain(c.value) for c in at.caption]
+    assert not any("no judge has scored it yet" in c for c in captions), captions
+    rows = table_with(at, "statistic").to_dict("records")
+    assert any(row["kind"] == "faithfulness" and row["n"] == 3 for row in rows), rows
+
+
+def test_the_rating_queue_says_not_enough_data_after_a_few_agreeing_ratings(judged):
+    from playground.evaluation.agreement.metric_agreement import rate_metric
+    from playground.evaluation.agreement.rated import draw_sample
+
+    drawn = draw_sample(judged["ws"], judged["a"], 3, seed=0, metric="faithfulness")
+    for question_id in drawn["question_ids"][:2]:
+        rate_metric(judged["ws"], judged["a"], question_id, "faithfulness", 1.0, rater="ana")
+    at = page_test("experiments")
+    at.run()
+    at.selectbox(key="experiments_judge_run").set_value(judged["a"]).run()
+    at.selectbox(key="ppi_metric").set_value("faithfulness").run()
+    assert not at.exception, at.exception
+    captions = [plain(c.value) for c in at.caption]
+    assert any(c.startswith("people only: not enough data to estimate: 2 rating(s)") for c in captions), captions
+    assert any("ratings for ±0.05: not enough data to estimate" in c for c in captions), captions
+    assert not any(c.startswith("For ±") for c in captions), "no count of ratings from degenerate variance"
+
+
+def read_brevity(text: str) -> dict:
+    """The verdict reader of the in-process plugin judge below."""
+    import json
+
+    return json.loads(text)
+
+
+def test_a_plugin_judge_is_a_choice_on_the_judges_tab_and_its_scores_are_metrics(judged, tmp_path):
+    from playground.plugins.records import Judge
+    from tests.plugins.helpers import registered
+
+    template = tmp_path / "judge-brevity.jinja"
+    template.write_text("Question: {{ question }}\nAnswer: {{ answer }}\nIs it brief? Score 0-1 as JSON.\n")
+    record = Judge("brevity", {"brevity": str(template)}, "is it brief", read_verdict=f"{__name__}:read_brevity")
+    judged["server"].judge = lambda prompt: '{"score": 0.25, "reason": "it pads its answer"}'
+    try:
+        with registered(record):
+            at = page_test("experiments")
+            at.session_state["experiments_judge_model_spec"] = judged["server"].spec("brevity-judge")
+            at.run()
+            assert "brevity: is it brief" in at.radio(key="experiments_judge_kind").options
+            at.radio(key="experiments_judge_kind").set_value("brevity").run()
+            at.selectbox(key="experiments_judge_run").set_value(judged["a"]).run()
+            at.button(key="experiments_run_judge").click().run()
+            assert not at.exception, at.exception
+            metrics = table_with(at, "judge errors")
+            assert list(metrics["metric"]) == ["brevity"] and metrics["mean"][0] == pytest.approx(0.25)
+            runs = page_test("runs")
+            runs.run()
+            assert not runs.exception, runs.exception
+            rows = {row["label"]: row for row in table_with(runs, "brevity").to_dict("records")}
+            assert rows["A"]["brevity"] == pytest.approx(0.25)
+    finally:
+        judged["server"].judge = None
+    stored = list_judgments(judged["ws"], run_id=judged["a"], kind="brevity")
+    assert len(stored) == 4 and all(j["score"] == 0.25 for j in stored)

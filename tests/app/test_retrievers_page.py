@@ -12,7 +12,8 @@ from playground.cli import main
 from playground.retrieval.index import open_retriever
 from playground.store import open_workspace
 from playground.store.retrieval_runs import get_retrieval_results, list_retrieval_runs
-from playground.store.sessions import current_session, export_session
+from playground.store.sessions import current_session
+from playground.sessionfile import export_session
 from tests.app.conftest import page_test
 from tests.conftest import TINY_QUESTIONS
 

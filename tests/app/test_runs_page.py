@@ -40,6 +40,8 @@ def test_opening_a_run_shows_its_questions_with_trace_links_and_filters(runs_env
     at.session_state["runs_open"] = runs_env["rag"]
     at.run()
     assert not at.exception, at.exception
+    # beside the scores, the definition they were computed by (an English benchmark: SQuAD's, as always)
+    assert "EM, F1 and cover-EM by the SQuAD v1.1 definition, language en" in [c.value for c in at.caption]
     results = get_results(open_workspace(runs_env["path"]), runs_env["rag"])
     table = results_table(at)
     assert _column(table, "question_id") == [r["question_id"] for r in results]

@@ -154,3 +154,16 @@ def test_a_session_with_a_search_still_running_is_not_deleted_and_the_page_says_
     finish_optimization(ws, search, "stopped", None)
     at.button(key="sessions_delete").click().run()
     assert "busy" not in _names(session_env)
+
+
+def test_the_history_opens_on_an_answering_template_and_share_runs_are_named(session_env):
+    ws = open_workspace(session_env)
+    save_prompt_version(ws, load_template("instruction-proposal"))  # a search stores its proposal prompt
+    at = page_test("sessions").run()
+    assert not at.exception, at.exception
+    history = at.selectbox(key="sessions_history_template")
+    assert history.value != "instruction-proposal" and "(internal" not in history.format_func(history.value)
+    assert history.options[-1] == "instruction-proposal (internal: instruction-proposal)"
+    share = at.selectbox(key="sessions_share_run")
+    named = [option for option in share.options if option != "(none)"]
+    assert named and all(" · " in option and ("direct" in option or "rag" in option) for option in named)

@@ -63,7 +63,8 @@ def test_a_passage_card_keeps_its_layout_whatever_the_passage_holds():
 def test_a_run_link_resolves_to_its_copy_after_an_import(private_runs_env):
     from playground.store.share_links import resolve_run_link, resolve_session_link
     from playground.store import open_workspace
-    from playground.store.sessions import current_session, export_session, import_session
+    from playground.store.sessions import current_session
+    from playground.sessionfile import export_session, import_session
 
     ws = open_workspace(private_runs_env["path"])
     try:

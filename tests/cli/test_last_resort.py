@@ -4,6 +4,7 @@ file with the traceback (beside the workspace, else in the temp folder), exit 70
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -75,3 +76,20 @@ def test_named_errors_never_reach_the_last_resort(argv, capsys, tmp_path, monkey
     assert cli.main(argv) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def _constraint_violating_handler(args) -> int:
+    connection = sqlite3.connect(":memory:")
+    connection.execute("CREATE TABLE t (id TEXT PRIMARY KEY)")
+    connection.execute("INSERT INTO t VALUES ('a')")
+    connection.execute("INSERT INTO t VALUES ('a')")
+    return 0
+
+
+def test_a_sqlite_error_that_is_no_damage_is_the_one_internal_error_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("PLAYGROUND_DEBUG", raising=False)
+    args = argparse.Namespace(handler=_constraint_violating_handler, device=None, db=str(tmp_path / "p.db"), json=False)
+    assert cli.run_command(args) == 70
+    err = capsys.readouterr().err
+    assert err.startswith("internal error: IntegrityError: UNIQUE constraint failed: t.id") and err.count("\n") == 1
+    assert "Traceback" in _report_in(err).read_text()

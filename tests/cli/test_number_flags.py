@@ -87,6 +87,19 @@ REFUSED = [
     (["sweep", "--dataset", "tiny", "--sweep", "k=0..99999999999999"], "a sweep has at most 1,000 points"),
     (["sweep", "--dataset", "tiny", "--sweep", "k=5000"], "--sweep k must be between 0 and 1,000, got 5000"),
     (
+        ["sweep", "--dataset", "tiny", "--sweep", "k=1,2", "--sweep", "shots=0,1"],
+        "--sweep given 2 times (k=1,2, shots=0,1): a sweep varies one parameter",
+    ),
+    (
+        ["optimize", "--dataset", "tiny", "--budget", "2", "--difference", "-0.1"],
+        "--difference must be more than 0 and at most 1,000,000, got -0.1",
+    ),
+    (
+        ["optimize", "--dataset", "tiny", "--budget", "2", "--metric", "em", "--difference", "5"],
+        "--difference must be more than 0 and less than 1 for metric 'em' (right or wrong: a gain is a share of the "
+        "questions), got 5",
+    ),
+    (
         ["sweep", "--dataset", "tiny", "--sweep", "k=0..60"],
         "a sweep of 61 points is long work (61 runs of every question of 'tiny' each",
     ),

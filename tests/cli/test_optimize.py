@@ -62,6 +62,18 @@ def test_no_power_warning_when_the_held_out_split_detects_the_gain_asked_for(db,
     assert "power check" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
+def test_a_difference_no_rate_can_gain_names_the_flag_and_its_range(db, server, capsys):
+    """It said "rate must be between 0 and 1, got -4" (the baseline rate the power check took, 1 - 5)."""
+    assert main(_args(db, server, "--budget", "2", "--difference", "5")) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == (
+        "error: --difference must be more than 0 and less than 1 for metric 'em' (right or wrong: a gain is a share "
+        "of the questions), got 5"
+    )
+    assert len(server.proposer_prompts()) == 0  # refused before any proposal was paid for
+
+
 @pytest.mark.parametrize("split", ["30/40", "a/b/c", "30/0/70"])
 def test_a_bad_split_is_one_line(db, server, capsys, split):
     assert main(_args(db, server, "--budget", "2", "--split", split)) == 1

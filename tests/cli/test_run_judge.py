@@ -95,6 +95,18 @@ def test_judge_flags_are_checked_before_anything_runs(tiny_workspace, server, ca
     assert server.prompts == [] and not tiny_workspace.db["runs"].count
 
 
+@pytest.mark.parametrize("closed_book", [["--program", "direct", "--template", "direct-short-answer"], ["-k", "0"]])
+def test_a_judge_of_the_shown_passages_on_a_run_that_shows_none_is_refused_before_it_runs(
+    tiny_workspace, server, capsys, closed_book
+):
+    """It said nothing: every answer was skipped for want of passages and the run's summary had no judge line."""
+    argv = run_args(str(tiny_workspace.path), server, "--judge", "faithfulness", "--judge-model", server.spec("judge"))
+    code, _, err = call(capsys, *argv, *closed_book)
+    assert code == 1 and "--judge faithfulness checks each answer against the passages its prompt showed" in err
+    assert "retrieves none" in err and len(err.strip().splitlines()) == 1
+    assert server.prompts == [] and not tiny_workspace.db["runs"].count
+
+
 def test_rate_a_judge_metric_then_agreement_reports_it(tiny_workspace, server, capsys):
     db = str(tiny_workspace.path)
     code, out, _ = call(

@@ -188,3 +188,58 @@ def test_a_line_over_the_cap_is_refused_without_reading_it_whole(tmp_path, capsy
     assert main(["score", str(path)]) == 1
     error = capsys.readouterr().err
     assert error.startswith(f"error: {path}, line 2: longer than the limit of 1,048,576 bytes")
+
+
+def _xquad_records(language: str, count: int) -> list[dict]:
+    """The first `count` questions of an XQuAD file, answered by the gold answer, cut short, or run on by the
+    characters after it in the context, in turn."""
+    data = json.loads(shared_dataset("xquad", f"xquad.{language}.json").read_text(encoding="utf-8"))["data"]
+    found = [(p["context"], qa) for article in data for p in article["paragraphs"] for qa in p["qas"]][:count]
+    records = []
+    for index, (context, qa) in enumerate(found):
+        text, start = qa["answers"][0]["text"], qa["answers"][0]["answer_start"]
+        prediction = [text, text[: max(1, len(text) - 2)], context[start : start + len(text) + 3]][index % 3]
+        records.append({"id": qa["id"], "prediction": prediction, "answers": [a["text"] for a in qa["answers"]]})
+    return records
+
+
+def test_score_chinese_xquad_by_mlqa_and_cmrc_definitions(tmp_path, capsys):
+    path = _write_jsonl(tmp_path / "zh.jsonl", _xquad_records("zh", 60))
+    squad = _score_json(capsys, path)
+    assert main(["score", path, "--language", "zh", "--json"]) == 0
+    mlqa = json.loads(capsys.readouterr().out)
+    assert mlqa["answer_rule"]["name"] == "mlqa" and mlqa["answer_rule"]["language"] == "zh"
+    exact, short, long = (mlqa["items"][i]["scores"] for i in range(3))
+    assert exact["em"] == 1.0 and exact["f1"] == 1.0
+    assert 0 < short["f1"] < 1 and 0 < long["f1"] < 1  # partial answers get partial credit, character by character
+    assert mlqa["mean"]["f1"] > squad["mean"]["f1"] + 0.2  # SQuAD's whitespace tokens give all or nothing
+    assert "cmrc_f1" in mlqa["mean"] and "cmrc_f1" not in squad["mean"]
+    assert main(["score", path, "--benchmark", "cmrc"]) == 0
+    text = capsys.readouterr().out
+    assert "scored by the CMRC 2018 definition, language zh" in text
+    assert "em, f1, cover_em: cmrc2018|lang:zh|" in text and "cmrc_f1" not in text  # CMRC's own, not beside MLQA's
+
+
+def test_score_german_xquad_removes_german_articles(tmp_path, capsys):
+    records = [r for r in _xquad_records("de", 300) if r["answers"][0].split()[0].lower() in ("der", "die", "das")]
+    assert records, "XQuAD's German answers include some that start with an article"
+    stripped = [{**r, "prediction": r["answers"][0].split(maxsplit=1)[1]} for r in records]
+    path = _write_jsonl(tmp_path / "de.jsonl", stripped)
+    assert main(["score", path, "--language", "de", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["mean"]["em"] == 1.0
+    assert _score_json(capsys, path)["mean"]["em"] < 1.0  # SQuAD's English articles leave "der" in
+
+
+@pytest.mark.parametrize(
+    "flags, problem",
+    [
+        (["--language", "chinese!"], "--language: 'chinese!' is not an ISO 639-1 language code"),
+        (["--benchmark", "squad", "--language", "zh"], "--benchmark squad scores by its own English definition"),
+        (["--benchmark", "cmrc", "--language", "de"], "--benchmark cmrc scores Chinese answers"),
+    ],
+)
+def test_score_refuses_a_language_it_cannot_apply_in_one_line(tmp_path, capsys, flags, problem):
+    path = _write_jsonl(tmp_path / "p.jsonl", [{"prediction": "北京", "answers": ["北京"]}])
+    assert main(["score", path, *flags]) == 1
+    error = capsys.readouterr().err
+    assert problem in error and error.count("\n") == 1

@@ -15,8 +15,8 @@ import pytest
 from playground.cli import main
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
-from playground.store.session_format import SECTIONS_V6, SECTIONS_V7, records_digest, with_digest
-from playground.store.sessions import export_session, get_session, new_session
+from playground.sessionfile import SECTIONS_V6, SECTIONS_V7, export_session, records_digest, with_digest
+from playground.store.sessions import get_session, new_session
 from tests.conftest import tiny_dataset
 from tests.store.test_sessions import add_runs, snapshot
 
@@ -204,8 +204,7 @@ def test_an_ignored_key_of_millions_of_lists_imports_within_5x_the_files_size(so
 @pytest.mark.parametrize("name,mutate,message", CASES, ids=[c[0] for c in CASES])
 def test_an_already_parsed_file_meets_the_same_schema(source, target, name, mutate, message):
     """The app and the engine may hand import_session a parsed dict: the same types refuse it with the same line."""
-    from playground.store.session_format import SessionFormatError
-    from playground.store.sessions import import_session
+    from playground.sessionfile import SessionFormatError, import_session
 
     payload = copy.deepcopy(source[1])
     mutate(payload)

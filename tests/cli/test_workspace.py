@@ -13,7 +13,7 @@ import pytest
 from playground.cli import main
 from playground.retrieval.index import build_index, forget_open_retrievers
 from playground.store import open_workspace
-from playground.store.session_export import export_session
+from playground.sessionfile import export_session
 from tests.store.test_integrity import FOREIGN, NOT_SQLITE, damage, digest, make_workspace, other_program
 
 

@@ -137,3 +137,14 @@ def test_chunks_are_cut_between_words_on_a_vocabulary_and_on_accented_text(chunk
         for start, end in spans:
             assert start == 0 or text[start - 1].isspace(), (chunker, text[start - 10 : start + 10])
             assert end == len(text) or text[end].isspace(), (chunker, text[end - 10 : end + 10])
+
+
+def test_the_overlap_help_says_what_the_chunkers_do_with_it(reference, capsys):
+    """The help said `--overlap` was "not for markdown", yet the markdown chunker shares tokens within a section (as
+    docs/documents.md says): the help now says what each built-in chunker does."""
+    with pytest.raises(SystemExit):
+        main(["data", "import", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "not for markdown" not in help_text and "markdown shares them within a section" in help_text
+    spans = cut(reference, Chunking("markdown", 64, 16))
+    assert sum(1 for (_, end), (start, _) in zip(spans, spans[1:]) if start < end) > len(spans) // 2

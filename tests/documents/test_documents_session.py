@@ -16,7 +16,8 @@ from playground.store import open_workspace
 from playground.store.datasets import load_passages, load_questions
 from playground.store.db import now, to_json
 from playground.store.document_corpora import docs_corpus
-from playground.store.sessions import current_session, export_session, import_session
+from playground.store.sessions import current_session
+from playground.sessionfile import export_session, import_session
 from tests.documents.folders import rst_sources
 
 

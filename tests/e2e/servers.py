@@ -81,8 +81,8 @@ def build_runs_workspace(db: Path, beacon: Optional[Beacon] = None) -> dict:
     from playground.runs.execute import start_run
     from playground.store import open_workspace
     from playground.store.datasets import save_dataset
-    from playground.store.session_format import records_digest
-    from playground.store.sessions import current_session, export_session, import_session, use_session
+    from playground.sessionfile import export_session, import_session, records_digest
+    from playground.store.sessions import current_session, use_session
 
     suffix = beacon.markdown if beacon else None
     ws = open_workspace(db)

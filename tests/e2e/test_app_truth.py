@@ -265,7 +265,7 @@ def test_side_by_side_grid_shows_both_answers_side_by_side_at_1400_px(page, app_
 def test_share_links_are_absolute_and_survive_export_and_import(page, runs_app, browser_context, tmp_path):
     from playground.store import open_workspace
     from playground.store.datasets import save_dataset
-    from playground.store.sessions import export_session, import_session
+    from playground.sessionfile import export_session, import_session
     from tests.conftest import tiny_dataset
     from tests.e2e.conftest import warm
     from tests.e2e.servers import app_server

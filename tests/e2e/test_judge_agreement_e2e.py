@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from playground.evaluation.judges.gold_free import judge_run_gold_free
+from playground.evaluation.judges.answers import judge_answers
 from playground.evaluation.judges.judge_config import JudgeConfig
-from playground.evaluation.judges.metric_agreement import rate_metric
+from playground.evaluation.agreement.metric_agreement import rate_metric
 from playground.models.base import GenerationParams
 from playground.runs import RunConfig, start_run
 from playground.store import open_workspace
@@ -44,7 +44,7 @@ def _judged_runs(db) -> dict:
             )
             runs[name] = start_run(workspace, config, label=f"rag k={k}").run_id
             judge = JudgeConfig(model=server.spec("judge"), params=GenerationParams(max_tokens=256))
-            report = judge_run_gold_free(workspace, "faithfulness", runs[name], judge)
+            report = judge_answers(workspace, "faithfulness", runs[name], judge)
             assert report["n_failed"] == 0 and report["metrics"]["faithfulness"]["mean"] is not None
         return runs
     finally:

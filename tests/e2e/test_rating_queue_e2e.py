@@ -1,6 +1,7 @@
 """The rating queue in a real Chromium (issue 28): on the Experiments page a person draws a sample of a judged run's
-questions, rates three of them one at a time (the judge's score of a question is shown only once it is rated), and
-the three intervals (judge only, people only, prediction-powered) appear, with the ratings stored."""
+questions, rates three of them one at a time (the judge's score of a question is shown only once it is rated), with
+the ratings stored; three agreeing ratings are too few for an interval (issue 34): the judge-only interval is drawn,
+and people only and prediction-powered say "not enough data to estimate"."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 def judged_app(tmp_path_factory, browser_context):
     """(url, db, run_id): an app over a workspace holding one planted run judged for answer relevance by a real
     local HTTP server."""
-    from playground.evaluation.judges.gold_free import judge_run_gold_free
+    from playground.evaluation.judges.answers import judge_answers
     from playground.evaluation.judges.judge_config import JudgeConfig
     from playground.models.base import GenerationParams
     from tests.e2e.servers import app_server
@@ -33,7 +34,7 @@ def judged_app(tmp_path_factory, browser_context):
     try:
         run_id, _, _ = planted(workspace)
         config = JudgeConfig(model=server.spec(), params=GenerationParams(max_tokens=256))
-        judge_run_gold_free(workspace, "answer-relevance", run_id, config)
+        judge_answers(workspace, "answer-relevance", run_id, config)
     finally:
         server.close()
         workspace.close()
@@ -42,7 +43,7 @@ def judged_app(tmp_path_factory, browser_context):
         yield url, db, run_id
 
 
-def test_rate_three_from_the_queue_then_the_three_intervals_appear(page, judged_app, screenshot):
+def test_rate_three_from_the_queue_then_too_few_ratings_give_no_interval(page, judged_app, screenshot):
     url, db, run_id = judged_app
     open_page(page, url + "/experiments", "Experiments")
     page.get_by_role("tab", name="Judges").click()
@@ -68,8 +69,9 @@ def test_rate_three_from_the_queue_then_the_three_intervals_appear(page, judged_
     chart = main.locator(".js-plotly-plot").filter(has_text="answer_relevance: three estimates")
     chart.wait_for()
     labels = chart.inner_text()
-    assert "judge only" in labels and "people only" in labels and "prediction-powered" in labels
-    assert "n=3 + 76" in labels
+    assert "judge only" in labels and "people only" not in labels and "prediction-powered" not in labels
+    main.get_by_text("people only: not enough data to estimate: 3 rating(s), at least 10 needed").wait_for()
+    assert "For ±" not in main.inner_text()
     screenshot(page, "rating-queue")
     workspace = open_workspace(db)
     try:

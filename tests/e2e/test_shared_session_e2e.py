@@ -42,7 +42,8 @@ def test_a_shared_session_opens_in_a_new_workspace_with_the_same_numbers(
     page, runs_app, browser_context, tmp_path, screenshot
 ):
     from playground.store import open_workspace
-    from playground.store.sessions import export_session, list_sessions
+    from playground.store.sessions import list_sessions
+    from playground.sessionfile import export_session
     from tests.e2e.conftest import warm
     from tests.e2e.servers import cli_app_server
 

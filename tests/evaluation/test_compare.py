@@ -3,6 +3,8 @@ naming its method, resamples and seed; answer runs and retrieval runs compare th
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from playground import PlaygroundError
@@ -132,3 +134,18 @@ def test_only_metrics_every_run_scored_are_compared(tiny_workspace):
         )
     assert list(compare_runs(ws, [first, second])["metrics"]) == ["em"]  # f1 and retrieval_recall: one run only
     assert compare_scores([{"q1": {"a": 1.0}}, {"q1": {"b": 1.0}}], metrics=[])["comparisons"] == [{}]
+
+
+def test_runs_scored_under_different_answer_definitions_are_compared_with_a_warning(tiny_workspace):
+    from playground.evaluation.answer_rules import AnswerRule, answer_signatures
+
+    ws = tiny_workspace
+    squad, chinese = _run(ws, {0: {"q1": 1.0, "q2": 0.0}}, "a"), _run(ws, {0: {"q1": 1.0, "q2": 1.0}}, "b")
+    signatures = answer_signatures(AnswerRule("mlqa", "zh"))
+    config = {"dataset": "tiny", "program": "direct", "model": "local:smollm2", "metric_signatures": signatures}
+    ws.db.execute("UPDATE runs SET config = ? WHERE id = ?", [json.dumps(config), chinese])
+    warnings = compare_runs(ws, [squad, chinese])["warnings"]
+    (warning,) = [w for w in warnings if "different definitions" in w]
+    assert warning.startswith("em was scored under different definitions")
+    assert f"{squad}: squad-v1.1|lang:en" in warning and f"{chinese}: mlqa-v1|lang:zh" in warning
+    assert not [w for w in compare_runs(ws, [squad, _run(ws, {0: {"q1": 0.0}}, "c")])["warnings"] if "definitions" in w]

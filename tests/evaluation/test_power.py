@@ -67,7 +67,9 @@ def test_plans_from_pilot_scores_say_when_the_sample_is_too_small():
     tiny = plan_from_scores(
         {"q1": {"em": 0.0}, "q2": {"em": 1.0}}, {"q1": {"em": 1.0}, "q2": {"em": 1.0}}, difference=0.05
     )["em"]
-    assert tiny["verdict"].startswith("too small to conclude")
+    assert tiny["verdict"].startswith(
+        "not enough data to estimate: 2 paired question(s)"
+    )  # tests/evaluation/test_min_sample.py
 
 
 def test_power_command_from_a_stated_baseline(capsys):
@@ -83,15 +85,15 @@ def test_power_command_from_a_stated_baseline(capsys):
 
 
 def test_a_detectable_difference_stays_within_the_metric_range():
-    # 4 questions whose f1 differences swing by up to 1: the paired t's smallest detectable difference is over 1,
-    # which no two means of 0..1 scores can differ by.
-    a = {"q1": {"f1": 0.0}, "q2": {"f1": 1.0}, "q3": {"f1": 0.0}, "q4": {"f1": 1.0}}
-    b = {"q1": {"f1": 1.0}, "q2": {"f1": 0.0}, "q3": {"f1": 1.0}, "q4": {"f1": 0.5}}
+    # 10 questions whose f1 differences swing between +1 and -1: the paired t's smallest detectable difference is
+    # over 1, which no two means of 0..1 scores can differ by.
+    a = {f"q{i}": {"f1": float(i % 2)} for i in range(10)}
+    b = {f"q{i}": {"f1": 0.001 if i % 2 else 1.0} for i in range(10)}  # not 0/1 only: the paired t, not McNemar
     plan = plan_from_scores(a, b)["f1"]
-    assert paired_detectable_difference(4, plan["sd_diff"]) > 1.0
+    assert paired_detectable_difference(10, plan["sd_diff"]) > 1.0
     assert plan["detectable"] is None
-    assert detectable_text(plan) == "none with 4 questions"
-    assert "no difference is detectable with 4 questions" in plan["verdict"]
+    assert detectable_text(plan) == "none with 10 questions"
+    assert "no difference is detectable with 10 questions" in plan["verdict"]
 
 
 def test_a_sample_beyond_reason_is_said_as_such():

@@ -1,5 +1,7 @@
 """(b) Session files mutated one field at a time from a real export: `session import` takes the file and every reader
-can use what it stored, or refuses it in one line and leaves the workspace's dump as it was."""
+can use what it stored (and the session exports again into a file that imports), or refuses it in one line and leaves
+the workspace's dump as it was. The export holds every section a reader trips on: ratings, judgments and a rating
+sample, a prompt search, a documents corpus's chunking."""
 
 from __future__ import annotations
 
@@ -15,10 +17,12 @@ from hypothesis import strategies as st
 
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
-from playground.store.session_format import with_digest
+from playground.sessionfile import with_digest
+from playground.store.ratings import add_rating
 from playground.store.sessions import new_session
 from tests.conftest import tiny_dataset
 from tests.fuzz.outcome import assert_well_behaved, dump, invoke
+from tests.store.test_session_writer_rules import add_judged_sample, with_search_and_chunking
 from tests.store.test_sessions import add_runs
 
 # What one field becomes: each a kind of value a hand-edited or hostile file holds.
@@ -60,7 +64,10 @@ def files(tmp_path_factory) -> Short:
     source = folder / "source.db"
     workspace = open_workspace(source)
     save_dataset(workspace, "tiny", tiny_dataset())
-    add_runs(workspace, new_session(workspace, "study")["id"])
+    run_ids = add_runs(workspace, new_session(workspace, "study")["id"])
+    add_rating(workspace, run_ids[0], "q1", "metric", 0.8, note="good", metric="faithfulness")
+    add_rating(workspace, run_ids[0], "q2", "pairwise", 1.0, other_run_id=run_ids[1])
+    add_judged_sample(workspace)
     workspace.close()
     exported = folder / "study.json"
     outcome = invoke(["session", "export", "study", "-o", str(exported), "--db", str(source)])
@@ -69,7 +76,8 @@ def files(tmp_path_factory) -> Short:
     workspace = open_workspace(target)
     save_dataset(workspace, "tiny", tiny_dataset())
     workspace.close()
-    return Short(payload=json.loads(exported.read_text(encoding="utf-8")), target=target, dump=dump(target))
+    payload = with_search_and_chunking(json.loads(exported.read_text(encoding="utf-8")))
+    return Short(payload=payload, target=target, dump=dump(target))
 
 
 def leaf_paths(value, path=()) -> list[tuple]:
@@ -122,15 +130,31 @@ def span_cycle(payload: dict, index: int, length: int) -> str:
     return f"a loop of {len(trace)} spans"
 
 
+# Sections a reader trips on when a value breaks the rules the tool writes it by (data list, judge estimate, a
+# search's resume, a re-export), mutated more often than their share of the file's fields would give them.
+CHECKED_SECTIONS = ("ratings", "rating_samples", "optimizations")
+
+
+def _in_checked_section(path: tuple) -> bool:
+    return path[0] in CHECKED_SECTIONS or (path[0] == "benchmarks" and "corpus_metadata" in path)
+
+
 @st.composite
 def mutations(draw, payload: dict):
     """A copy of the payload with one field (or one structure) changed, and what was changed."""
     mutated = copy.deepcopy(payload)
     paths = [p for p in leaf_paths(payload) if p[0] != "digest"]
-    kind = draw(st.sampled_from(["replace", "replace", "replace", "drop", "duplicate id", "span cycle", "unknown key"]))
+    kinds = ["replace", "replace", "replace", "drop", "duplicate id", "span cycle", "unknown key", "checked section"]
+    kind = draw(st.sampled_from(kinds))
     if kind == "replace":
         path = draw(st.sampled_from(paths))
         what = replace_field(mutated, path, REPLACEMENTS[draw(st.sampled_from(sorted(REPLACEMENTS)))])
+    elif kind == "checked section":  # a field of a section held to the writer's rules, replaced or dropped
+        path = draw(st.sampled_from([p for p in paths if _in_checked_section(p)]))
+        if draw(st.booleans()) and isinstance(path[-1], str):
+            what = drop_field(mutated, path)
+        else:
+            what = replace_field(mutated, path, REPLACEMENTS[draw(st.sampled_from(sorted(REPLACEMENTS)))])
     elif kind == "drop":
         path = draw(st.sampled_from([p for p in paths if isinstance(p[-1], str)]))
         what = drop_field(mutated, path)
@@ -157,9 +181,17 @@ def write_file(payload: dict, path: Path) -> None:
     path.write_text(json.dumps(payload, ensure_ascii=True), encoding="ascii")
 
 
-def readers_can_use(db: str, session_id: str) -> None:
-    """Every reader of an imported session: `session list`, `runs --json`, `trace` of each result, `compare`."""
+def readers_can_use(db: str, session_id: str, folder: Path, target: Path) -> None:
+    """Every reader of an imported session: `session list`, `data list`, `runs --json`, `trace` of each result,
+    `compare`, `judge estimate`; and the session exports again into a file another copy of the target imports."""
     assert_well_behaved(invoke(["session", "list", "--db", db]))
+    assert_well_behaved(invoke(["data", "list", "--db", db]))
+    again, other = folder / "again.json", folder / "again.db"
+    exported = invoke(["session", "export", session_id, "-o", str(again), "--db", db])
+    assert exported.code == 0, exported.describe()
+    shutil.copyfile(target, other)
+    reimported = invoke(["session", "import", str(again), "--db", str(other)])
+    assert reimported.code == 0, f"the imported session's export is refused: {reimported.describe()}"
     listed = invoke(["runs", "--session", session_id, "--json", "--db", db])
     assert_well_behaved(listed)
     if listed.code != 0:
@@ -170,6 +202,8 @@ def readers_can_use(db: str, session_id: str) -> None:
     for run_id in run_ids:
         for question_id in ("q1", "q6"):
             assert_well_behaved(invoke(["trace", run_id, question_id, "--db", db]))
+    for run_id in run_ids:
+        assert_well_behaved(invoke(["judge", "estimate", run_id, "--db", db]))
     if len(run_ids) >= 2:
         assert_well_behaved(invoke(["compare", *run_ids[:2], "--resamples", "200", "--db", db]))
         assert_well_behaved(invoke(["compare", *run_ids[:2], "--resamples", "200", "--json", "--db", db]))
@@ -187,7 +221,7 @@ def test_a_mutated_session_file_imports_usably_or_is_refused_in_one_line(files, 
     outcome = invoke(["session", "import", str(session_file), "--db", str(target), "--json"])
     assert_well_behaved(outcome)
     if outcome.code == 0:
-        readers_can_use(str(target), json.loads(outcome.out)["session_id"])
+        readers_can_use(str(target), json.loads(outcome.out)["session_id"], folder, files["target"])
     else:
         assert dump(target) == files["dump"], f"the workspace changed on a refusal ({what})"
     shutil.rmtree(folder, ignore_errors=True)

@@ -376,22 +376,22 @@ def read_any_score(text: str) -> dict:
 def test_a_trickling_plugin_judge_keeps_its_deadline(hostile, tiny_workspace, tmp_path):
     """A plugin judge gets the deadline the built-in judges get (`judge NAME --timeout` was ignored for them)."""
     from playground.evaluation.judges import JudgeConfig
-    from playground.evaluation.judges.plugged import judge_run_plugin
-    from playground.plugins.records import JudgeKind
+    from playground.evaluation.judges.answers import judge_answers
+    from playground.plugins.records import Judge
     from playground.store.judgments import list_judgments
     from tests.evaluation.judges.conftest import make_run
     from tests.plugins.helpers import registered
 
     template = tmp_path / "strict.jinja"
     template.write_text("Question: {{ question }}\nAnswer: {{ answer }}\nScore 0-1:", encoding="utf-8")
-    judge = JudgeKind("strict", {"main": str(template)}, read_verdict=f"{__name__}:read_any_score")
+    judge = Judge("strict", {"main": str(template)}, read_verdict=f"{__name__}:read_any_score")
     run_id = make_run(tiny_workspace, {"q1": "Paris"})
     started = time.monotonic()
     with registered(judge):
-        report = judge_run_plugin(
+        report = judge_answers(
             tiny_workspace, "strict", run_id, JudgeConfig(model=f"openai:trickle@{hostile}"), deadline_s=3
         )
     elapsed = time.monotonic() - started
-    errors = [j["error"] for j in list_judgments(tiny_workspace, run_id, kind="pointwise")]
+    errors = [j["error"] for j in list_judgments(tiny_workspace, run_id, kind="strict")]
     assert errors and all("no complete answer within 3 s" in (e or "") for e in errors), (report, errors)
     assert elapsed < 3 + 5, f"{elapsed:.1f} s"

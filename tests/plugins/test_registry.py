@@ -195,7 +195,9 @@ def test_a_plugin_metric_is_scored_and_a_failing_one_is_named():
         assert score_prediction("PARIS", ["Paris"])["shout"] == 1.0
         assert score_prediction("PARIS", []) == {}  # needs a reference
     with registered(Metric("oops", lambda item: 1 / 0), name="oops"):
-        with pytest.raises(PlaygroundError, match="metric 'oops' failed on an answer: ZeroDivisionError"):
+        with pytest.raises(
+            PlaygroundError, match=r"metric 'oops' of plugin 'oops' \(in-process\): score failed: ZeroDivisionError"
+        ):
             score_prediction("Paris", ["Paris"])
 
 

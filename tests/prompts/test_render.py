@@ -82,3 +82,20 @@ def test_question_variables_from_plain_text_have_no_choices():
     variables = question_variables("Why?")
     assert variables["question"] == "Why?"
     assert variables["choices"] == [] and variables["passages"] == [] and variables["examples"] == []
+
+
+def test_a_markdown_heading_of_the_passage_title_reaches_the_model_once():
+    from playground.prompts.library import load_template
+    from playground.prompts.render import passage_variables, question_variables, render_messages
+
+    passages = [
+        {"id": "p1", "title": "女王", "text": "## 女王\n她统治了四十年。"},
+        {"id": "p2", "title": "The queen", "text": "# The queen\n\nShe ruled for forty years."},
+        {"id": "p3", "title": "The queen", "text": "## The queen's army\nIt marched."},  # another heading: kept
+    ]
+    shown = passage_variables(passages)
+    assert [p["text"] for p in shown] == ["她统治了四十年。", "She ruled for forty years.", passages[2]["text"]]
+    prompt = "\n".join(
+        m["content"] for m in render_messages(load_template("rag-short-answer"), question_variables("Who?", passages))
+    )
+    assert "The queen: She ruled for forty years." in prompt and "## The queen\n" not in prompt

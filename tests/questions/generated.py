@@ -38,7 +38,8 @@ def documents() -> dict[str, str]:
 def add_generated(workspace, name: str = "guide-qs") -> None:
     """Corpus `guide` (documents) and benchmark NAME of generated questions over it, in `workspace`."""
     passages = chunks("guide/lighthouse.md", GUIDE) + chunks("guide/mines.md", MINES)
-    dataset = Dataset("docs", "tests/questions", passages, [], {"document_set": "test", "chunker": "paragraphs"})
+    chunking = {"chunker": "paragraphs", "chunk_size": 512, "overlap": 0, "chunk_digest": "test", "n_documents": 2}
+    dataset = Dataset("docs", "tests/questions", passages, [], {"document_set": "test", **chunking})
     save_dataset(workspace, "guide", dataset)
     by_id = {chunk.id: chunk for chunk in corpus_chunks(passages)}
     kept = []

@@ -157,6 +157,7 @@ def test_each_bad_reply_lands_in_its_reason_and_the_kept_one_is_stored_with_its_
         "asked": "6",
         "kept": "2",
         "rejected: unparsable": "1",
+        "rejected: wrong_language": "0",
         "rejected: unsupported": "1",
         "rejected: gives_answer_away": "1",
         "rejected: too_generic": "0",
@@ -256,3 +257,14 @@ def test_a_call_past_the_timeout_is_a_model_error_and_the_rest_go_on(docs_worksp
     assert report["rejected"]["model_error"] == 1 and report["kept"] == 1
     (failed,) = [r for r in report["rejections"] if r["reason"] == "model_error"]
     assert failed["source_passage_ids"] == ["guide/lighthouse.md#2"]
+
+
+@pytest.mark.parametrize("name", ["guide@1a2b3c4d", "guide~tokens-128-0"])
+def test_a_question_set_may_not_take_a_corpus_version_name(docs_workspace, model, capsys, name):
+    """NAME@<set id> is the name a re-import gives an older version of corpus NAME (and NAME~... another chunking):
+    a question set named so would be confused with it."""
+    db = str(docs_workspace.path)
+    code, _, err = call(capsys, "questions", "generate", "--db", db, "--corpus", "guide", "--model", model.spec,
+                        "--name", name, "--n", "2")  # fmt: skip
+    assert code == 1 and f"error: --name {name!r}: " in err and "name corpus versions" in err
+    assert model.prompts == [] and not docs_workspace.db["benchmarks"].count_where("name = ?", [name])

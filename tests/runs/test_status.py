@@ -21,7 +21,8 @@ from playground.store.runs import (
     run_question_ids,
     run_totals,
 )
-from playground.store.sessions import current_session, export_session
+from playground.store.sessions import current_session
+from playground.sessionfile import export_session
 
 PACKAGE = Path(__file__).resolve().parents[2] / "playground"
 
@@ -124,7 +125,7 @@ def test_programs_never_import_runs_so_the_packages_do_not_import_each_other():
 
 def test_a_run_imported_while_running_is_interrupted_in_the_new_workspace(workspace, tmp_path):
     from playground.store import open_workspace
-    from playground.store.sessions import import_session
+    from playground.sessionfile import import_session
 
     session = current_session(workspace)["id"]
     create_run(workspace, {}, session, n_planned=3)  # running, worked on by this live process

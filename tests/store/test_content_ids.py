@@ -13,8 +13,7 @@ from playground.prompts.library import load_template
 from playground.store.content_ids import ContentIdError, prompt_version_id
 from playground.store.demonstrations import get_demonstration_set, save_demonstration_set
 from playground.store.prompts import get_prompt_version
-from playground.store.session_format import SessionFormatError, with_digest
-from playground.store.sessions import export_session, import_session
+from playground.sessionfile import SessionFormatError, export_session, import_session, with_digest
 from tests.store.test_session_judgments import judged_workspace  # noqa: F401 (fixture)
 from tests.store.test_sessions import empty_workspace, session_workspace, snapshot  # noqa: F401 (fixtures)
 

@@ -14,8 +14,8 @@ import pytest
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
 from playground.store.integrity import APPLICATION_ID, DamagedWorkspace, NotAWorkspace
-from playground.store.session_export import export_session
-from playground.store.sessions import import_session, new_session
+from playground.sessionfile import export_session, import_session
+from playground.store.sessions import new_session
 from tests.conftest import tiny_dataset
 from tests.store.test_sessions import add_runs
 

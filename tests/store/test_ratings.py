@@ -36,6 +36,8 @@ def test_pointwise_and_pairwise_are_stored_and_listed(rated):
         ({"kind": "stars", "value": 1}, "kind must be one of"),
         ({"kind": "pointwise", "value": float("inf")}, "finite number"),
         ({"kind": "pointwise", "value": True}, "finite number"),
+        ({"kind": "pointwise", "value": -5}, "a pointwise rating is from 1 to 5, not -5"),
+        ({"kind": "pointwise", "value": 1e308}, "a pointwise rating is from 1 to 5, not 1e\\+308"),
         ({"kind": "pairwise", "value": 1}, "needs the other run"),
         ({"kind": "pairwise", "value": 0.7, "other": True}, "1 \\(run .* better\\), 0"),
         ({"kind": "pairwise", "value": 1, "same": True}, "two different runs"),

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import copy
 import json
+import typing
 
 import pytest
 
-from playground.store.session_schema import validate
-from playground.redaction import redact_value
-from playground.store.content_ids import prompt_version_id
-from playground.store.session_format import (
+from playground.sessionfile import (
     ImportLimits,
     SessionFormatError,
+    export_session,
+    import_session,
     parse_session_bytes,
     read_session_file,
+    validate,
     with_digest,
     write_session_file,
 )
-from playground.store.sessions import export_session, import_session
+from playground.redaction import redact_value
+from playground.store.content_ids import prompt_version_id
 from tests.store.test_sessions import session_workspace, snapshot  # noqa: F401 (fixture)
 
 
@@ -202,7 +204,7 @@ def test_the_json_columns_are_the_schemas_and_corpus_metadata_is_one(tiny_worksp
     """Every column the schema declares JSON holds JSON text as the store writes it (corpora.metadata included), and
     rows become records with exactly those columns decoded."""
     from playground.store.schema import TABLES
-    from playground.store.session_format import record_to_row, row_to_record
+    from playground.sessionfile import record_to_row, row_to_record
 
     corpus = next(tiny_workspace.db.query("SELECT * FROM corpora WHERE name = 'tiny'"))
     assert isinstance(row_to_record("corpora", corpus)["metadata"], dict)
@@ -214,11 +216,13 @@ def test_the_json_columns_are_the_schemas_and_corpus_metadata_is_one(tiny_worksp
 
 
 def test_the_typed_schema_names_every_column_an_export_writes():
-    """Export writes every column (SELECT *) and import reads what session_types names: a column added to a table
+    """Export writes every column (SELECT *) and import reads what the typed schema (sessionfile.records) names: a column added to a table
     without a field there would be dropped on import."""
     from playground.store.schema import TABLES
-    from playground.store.session_sections import SECTION_TYPES
-    from playground.store.session_types import Passage, Question
+    from playground.sessionfile import SECTION_TYPES
+
+    benchmark = typing.get_type_hints(SECTION_TYPES["benchmarks"])
+    Question, Passage = (typing.get_args(benchmark[name])[0] for name in ("questions", "passages"))
 
     tables = {**{name: name for name in SECTION_TYPES if name not in ("session", "benchmarks")}, "session": "sessions"}
     for section, table in tables.items():

@@ -15,8 +15,8 @@ from playground.store.content_ids import judge_version_id
 from playground.store.db import now, to_json
 from playground.store.demonstrations import get_demonstration_set, save_demonstration_set
 from playground.store.judgments import judgment_id, list_judgments
-from playground.store.session_format import SECTIONS_V2, SessionFormatError
-from playground.store.sessions import export_session, get_session, import_session
+from playground.sessionfile import SECTIONS_V2, SessionFormatError, export_session, import_session
+from playground.store.sessions import get_session
 from tests.store.test_sessions import empty_workspace, session_workspace, snapshot  # noqa: F401 (fixtures)
 
 JUDGE_TABLES = ("judges", "judge_steps", "judgments", "judge_spans", "demonstration_sets")

@@ -6,7 +6,8 @@ import json
 
 from playground.store import open_workspace
 from playground.store.ratings import add_rating, list_ratings
-from playground.store.sessions import export_session, import_session, new_session
+from playground.store.sessions import new_session
+from playground.sessionfile import export_session, import_session
 from tests.store.test_sessions import add_runs
 
 

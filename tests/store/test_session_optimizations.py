@@ -15,8 +15,8 @@ from playground.runs import RunConfig
 from playground.store.datasets import load_questions, save_dataset
 from playground.store.optimizations import list_optimizations
 from playground.store.prompts import get_prompt_version
-from playground.store.session_format import SECTIONS_V7, SessionFormatError, with_digest
-from playground.store.sessions import current_session, export_session, import_session
+from playground.sessionfile import SECTIONS_V7, SessionFormatError, export_session, import_session, with_digest
+from playground.store.sessions import current_session
 from tests.optimize.landscape import LandscapeServer, code_dataset
 from tests.store.test_sessions import empty_workspace  # noqa: F401 (fixture)
 

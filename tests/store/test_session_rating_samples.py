@@ -8,25 +8,24 @@ import json
 
 import pytest
 
-from playground.evaluation.judges.estimate import estimate_run
-from playground.evaluation.judges.rated import draw_sample
+from playground.evaluation.agreement.estimate import estimate_run
+from playground.evaluation.agreement.rated import draw_sample
 from playground.store import open_workspace
 from playground.store.rating_samples import get_sample
 from playground.store.ratings import add_rating
-from playground.store.session_format import ImportLimits, SessionFormatError, with_digest
-from playground.store.sessions import current_session, export_session, get_session, import_session
-from tests.evaluation.judges.test_estimate import pointwise_run
-
-PEOPLE = {"q1": 5, "q2": 2, "q3": 2, "q4": 1, "q6": 3}
+from playground.sessionfile import ImportLimits, SessionFormatError, export_session, import_session, with_digest
+from playground.store.sessions import current_session, get_session
+from tests.evaluation.judges.test_estimate import MANY, PEOPLE, pointwise_run
 
 
 @pytest.fixture
 def rated(tiny_workspace) -> tuple:
-    """A pointwise-judged run with a drawn sample of 4, its questions rated, and one rating outside it."""
-    run_id = pointwise_run(tiny_workspace)
+    """A pointwise-judged run with a drawn sample of 12 (enough for an estimate: evaluation/min_sample.py), its
+    questions rated, and one rating outside it."""
+    run_id = pointwise_run(tiny_workspace, MANY)
     session = current_session(tiny_workspace)["id"]  # make_run stores runs outside any session: move it into one
     tiny_workspace.db.execute("UPDATE runs SET session_id = ? WHERE id = ?", [session, run_id])
-    drawn = draw_sample(tiny_workspace, run_id, 4, seed=3)["question_ids"]
+    drawn = draw_sample(tiny_workspace, run_id, 12, seed=3)["question_ids"]
     for qid in drawn:
         add_rating(tiny_workspace, run_id, qid, "pointwise", PEOPLE[qid])
     outside = sorted(set(PEOPLE) - set(drawn))[0]

@@ -8,24 +8,25 @@ from __future__ import annotations
 
 import copy
 import json
+import sqlite3
 
 import pytest
 
-from playground import PlaygroundError
 from playground.cli import main
 from playground.evaluation.retrieval import evaluate_retriever
-from playground.store import session_import
 from playground.store.retrieval_runs import get_retrieval_results, get_retrieval_run, list_retrieval_runs
 from playground.store.schema import TABLES
-from playground.store.session_format import (
+from playground.sessionfile import (
     SECTIONS_V2,
     SECTIONS_V4,
     ImportLimits,
     SessionFormatError,
+    export_session,
+    import_session,
     records_digest,
     with_digest,
 )
-from playground.store.sessions import delete_session, export_session, get_session, import_session, new_session
+from playground.store.sessions import delete_session, get_session, new_session
 from tests.conftest import tiny_dataset
 from tests.store.test_sessions import empty_workspace, session_workspace  # noqa: F401 (fixtures)
 
@@ -315,15 +316,14 @@ def test_over_cap_files_are_refused_and_change_nothing(retrieval_workspace, expo
     assert counts(retrieval_workspace) == rows and everything(retrieval_workspace) == before
 
 
-def test_a_failure_after_the_retrieval_rows_are_written_stores_nothing(retrieval_workspace, exported, monkeypatch):
-    """Retrieval runs are written in the import's one transaction: a later failure takes them back with the rest."""
-
-    def fail(*args, **kwargs):
-        raise PlaygroundError("disk full")
-
-    monkeypatch.setattr(session_import, "import_demonstration_sets", fail)
+def test_a_failure_after_the_retrieval_rows_are_written_stores_nothing(retrieval_workspace, exported):
+    """Retrieval runs are written in the import's one transaction: a later failure (the database refusing their
+    rankings) takes them back with the rest."""
+    retrieval_workspace.db.execute(
+        "CREATE TRIGGER full_disk BEFORE INSERT ON retrieval_results BEGIN SELECT RAISE(ABORT, 'disk full'); END"
+    )
     before, rows = everything(retrieval_workspace), counts(retrieval_workspace)
-    with pytest.raises(PlaygroundError, match="disk full"):
+    with pytest.raises(sqlite3.IntegrityError, match="disk full"):
         import_session(retrieval_workspace, exported)
     assert counts(retrieval_workspace) == rows and everything(retrieval_workspace) == before
 

@@ -9,7 +9,8 @@ import json
 from playground.questions.review import accepted, edited, rejected, save_reviewed
 from playground.store import open_workspace
 from playground.store.datasets import get_benchmark, get_passages, load_questions
-from playground.store.sessions import current_session, export_session, import_session, new_session
+from playground.store.sessions import current_session, new_session
+from playground.sessionfile import export_session, import_session
 from tests.questions.generated import add_generated
 
 

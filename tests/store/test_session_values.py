@@ -9,9 +9,15 @@ import tracemalloc
 import msgspec
 import pytest
 
-from playground.store.session_format import SessionFormatError, parse_session_bytes, read_session_file, with_digest
-from playground.store.session_schema import load_file
-from playground.store.sessions import export_session, import_session
+from playground.sessionfile import (
+    SessionFormatError,
+    export_session,
+    import_session,
+    load_file,
+    parse_session_bytes,
+    read_session_file,
+    with_digest,
+)
 from tests.store.test_sessions import session_workspace, snapshot  # noqa: F401 (fixture)
 
 

@@ -19,15 +19,14 @@ from playground.store.sessions import (
     add_note,
     current_session,
     delete_session,
-    export_session,
     get_session,
-    import_session,
     list_sessions,
     new_session,
     notes,
     rename_session,
     use_session,
 )
+from playground.sessionfile import export_session, import_session
 from tests.conftest import tiny_dataset
 
 TABLES = (

@@ -5,7 +5,8 @@ import json
 import subprocess
 import sys
 
-from playground.store.sessions import current_session, export_session, import_session
+from playground.store.sessions import current_session
+from playground.sessionfile import export_session, import_session
 from playground.store.share_links import describe_link, resolve_run_link, resolve_session_link
 from tests.store.test_sessions import add_runs, session_workspace  # noqa: F401 - the fixture
 

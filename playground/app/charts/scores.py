@@ -11,7 +11,9 @@ import plotly.graph_objects as go
 
 from playground.app.charts.layout import apply_layout, error_bars
 
-RUN_COLOURS = ("#1f77b4", "#ff7f0e")
+# One colour per run, distinct up to eight (a ninth repeats the first); red and green stay out, the difference
+# charts use them for worse and better.
+RUN_COLOURS = ("#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f")
 
 
 def metric_means_figure(rows: Sequence[Mapping]) -> go.Figure:

@@ -52,14 +52,19 @@ def _save(current_template: Callable, on_saved: Callable) -> None:
     parent = None
     if base is not None and base.content != template.content:
         parent = save_prompt_version(state.workspace(), base, session_id=state.current_session_id())
-    message = (st.session_state.get(MESSAGE_KEY) or "").strip() or "saved in the app"
-    saved = save_prompt_version(
-        state.workspace(), template, parent=parent, message=message, session_id=state.current_session_id()
-    )
+    from playground.store.version_notes import DEFAULT_MESSAGE, keep_message, runs_of_version
+
+    ws = state.workspace()
+    message = (st.session_state.get(MESSAGE_KEY) or "").strip() or DEFAULT_MESSAGE
+    saved = save_prompt_version(ws, template, parent=parent, message=message, session_id=state.current_session_id())
+    kept = keep_message(ws, saved, message)  # a text stored before (by a run, say) keeps the message typed now
     on_saved(template)
     st.session_state[PICK_KEY] = saved
     st.session_state[MESSAGE_KEY] = ""
-    st.session_state[NOTICE_KEY] = f"Saved version {saved[:8]} of {template.name} (not run)."
+    runs = runs_of_version(ws, saved)
+    ran = f"used by {runs} run(s)" if runs else "not run yet"
+    said = f": {kept}" if kept and kept != DEFAULT_MESSAGE else ""
+    st.session_state[NOTICE_KEY] = f"Saved version {saved[:8]} of {template.name}{said} ({ran})."
 
 
 def prompt_history(

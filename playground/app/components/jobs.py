@@ -114,10 +114,10 @@ def _run_row(ws, label: str, run: dict, key: str) -> None:
                 stop_run(ws, run["id"])
                 st.rerun()
         elif done < planned and st.button(
-            f"Resume ({done}/{planned} done)",
+            "Resume",  # short enough for its column: the line beside it says how many are answered
             key=f"{key}_resume_{run['id']}",
             icon=":material/play_arrow:",
-            help="A new worker answers only the questions this run is missing.",
+            help=f"{done}/{planned} answered: a new worker answers only the {planned - done} question(s) missing.",
         ):
             from playground.runs.execute import resume_run
 

@@ -16,7 +16,7 @@ def _interval(entry: dict) -> str:
 
 def show_judge_reliability(ws, run_ids: list[str]) -> None:
     """Nothing when no judge scored these runs; else each metric's agreement and the warnings."""
-    from playground.evaluation.judges.metric_agreement import judge_metric_reliability
+    from playground.evaluation.agreement.metric_agreement import judge_metric_reliability
 
     shown = judge_metric_reliability(ws, run_ids)
     if not shown["rows"]:

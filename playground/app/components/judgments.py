@@ -9,7 +9,7 @@ import streamlit as st
 
 from playground.app.components.text import STYLE, marked_html, md_escape, show_text
 from playground.app.views import judgments as view
-from playground.app.views.experiments import GOLD_FREE_KINDS
+from playground.app.views.experiments import answer_judge_kinds
 
 
 def _judge_line(ws, judge_id: str) -> str:
@@ -97,22 +97,24 @@ def show_judgments(ws, run: dict, question_id: str, repeat: int) -> None:
         other = f" vs run {judgment['other_run_id']}" if judgment["other_run_id"] else ""
         outcome = (
             view.metric_text(judgment)
-            if judgment["kind"] in GOLD_FREE_KINDS
+            if judgment["kind"] in answer_judge_kinds()
             else judgment["verdict"] or ("-" if judgment["score"] is None else f"{judgment['score']:.2f}")
         )
         title = md_escape(f"{judgment['kind']} judge {judgment['judge_id']}{other}: {outcome}")
-        with st.expander(title, expanded=judgment["kind"] in ("faithfulness", "citations", "context-precision")):
+        details = judgment.get("details") or {}
+        evidence = [key for key in ("claims", "sentences", "passages") if key in details]
+        with st.expander(title, expanded=bool(evidence)):
             show_text(_judge_line(ws, judgment["judge_id"]), muted=True)
             if judgment["error"]:
                 show_text(judgment["error"], label="Judge error (no score: left out of every mean)")
             elif judgment["reason"]:
                 show_text(judgment["reason"], label="Reason")
-            if judgment["kind"] == "faithfulness":
+            if "claims" in details:  # the evidence a judge leaves, whichever judge left it
                 _faithfulness(judgment, passages)
-            elif judgment["kind"] == "citations":
+            elif "sentences" in details:
                 _citations(judgment)
-            elif judgment["kind"] == "context-precision":
-                rows = view.passage_rows(judgment.get("details") or {})
+            elif "passages" in details:
+                rows = view.passage_rows(details)
                 if rows:
                     st.dataframe(rows, hide_index=True, key=f"judgment_passages_{judgment['id']}")
             _spans(ws, judgment["id"])

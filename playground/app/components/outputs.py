@@ -43,6 +43,9 @@ def ordered_scores(scores: Mapping[str, float]) -> list[tuple[str, float]]:
     ]
 
 
+SCORES_PER_ROW = 3
+
+
 def show_scores(scores: Optional[Mapping[str, float]], container=None, limit: int = 6) -> None:
     """Scores as metrics (the main ones first); an empty dict says the question has no reference answer."""
     target = container if container is not None else st
@@ -52,5 +55,7 @@ def show_scores(scores: Optional[Mapping[str, float]], container=None, limit: in
     from playground.evaluation.scoring import display_name
 
     shown = ordered_scores(scores)[:limit]
-    for column, (name, value) in zip(target.columns(len(shown)), shown):
-        column.metric(md_escape(name), f"{value:.2f}", help=md_escape(display_name(name)))
+    for start in range(0, len(shown), SCORES_PER_ROW):  # rows of a few: six in a half-width column cut the names
+        row = shown[start : start + SCORES_PER_ROW]
+        for column, (name, value) in zip(target.columns(SCORES_PER_ROW), row):
+            column.metric(md_escape(name), f"{value:.2f}", help=md_escape(display_name(name)))

@@ -32,12 +32,15 @@ class Variant:
         """What a person compares variants by (the side-by-side page highlights the ones that differ)."""
         from playground.store.content_ids import prompt_version_id
 
+        from playground.app.views.stops import applied_stop_text
+
         return {
             "template": self.template.name,
             "version": prompt_version_id(self.template.content)[:8],
             "program": self.program,
             **self.retriever.settings(),
             **self.model.settings(),
+            "stop": applied_stop_text(self.model.params.stop, getattr(self.template, "answer_format", "short")),
         }
 
 

@@ -42,7 +42,10 @@ def _linked(ws, name: str):
 
 def _settings_diff(run_a: dict, run_b: dict) -> None:
     """What a person set that differs between the runs; the details the engine recorded (the index manifest) apart."""
+    from playground.app.views.stops import run_answer_format
     from playground.evaluation.config_diff import confound_warning, diff_configs
+
+    ws = state.workspace()
 
     config_a, config_b = run_a.get("config") or {}, run_b.get("config") or {}
     warning = confound_warning(config_a, config_b)
@@ -53,7 +56,9 @@ def _settings_diff(run_a: dict, run_b: dict) -> None:
         return
     differing = [
         {key: row[key] for key in ("setting", "A", "B")}
-        for row in view.settings_rows(config_a, config_b)
+        for row in view.settings_rows(
+            config_a, config_b, (run_answer_format(ws, config_a), run_answer_format(ws, config_b))
+        )
         if row["differs"]
     ]
     recorded = view.recorded_changes(config_a, config_b)
@@ -111,20 +116,30 @@ def _answer(ws, column, title: str, run_id: str, result: dict | None, metric: st
 
 
 def _rate(ws, run_a: str, run_b: str, question_id: str) -> None:
-    from playground.store.ratings import add_rating, list_ratings
+    """One verdict per question of the pair: the chosen button is highlighted, another click changes it, Take back
+    removes it (store.pair_verdicts)."""
+    from playground.store.pair_verdicts import clear_pair_verdict, pair_verdict, set_pair_verdict
 
     st.markdown("**Which answer is better?**")
-    columns = st.columns(3)
+    current = pair_verdict(ws, run_a, run_b, question_id)
+    columns = st.columns(4)
     choices = (("a", "A is better", "ab_rate_a"), ("tie", "Tie", "ab_rate_tie"), ("b", "B is better", "ab_rate_b"))
     for column, (choice, text, key) in zip(columns, choices):
-        if column.button(text, key=key, use_container_width=True):
+        chosen = choice == current
+        if column.button(
+            text, key=key, use_container_width=True, type="primary" if chosen else "secondary", disabled=chosen
+        ):
             with ui.errors_as_messages("Rating"):
-                add_rating(ws, run_a, question_id, "pairwise", view.RATING_VALUES[choice], other_run_id=run_b)
-                st.success(ui.md_escape(f"Saved: {text.lower()} on {question_id}."))
-    ratings = list_ratings(ws, run_id=run_a, question_id=question_id, kind="pairwise")
-    counts = view.rating_summary(ratings, run_a, run_b)
-    if any(counts.values()):
-        st.caption(ui.md_escape(f"Verdicts on {question_id}: A {counts['a']} · tie {counts['tie']} · B {counts['b']}"))
+                set_pair_verdict(ws, run_a, run_b, question_id, choice)
+                st.rerun()
+    if current is not None and columns[3].button(
+        "Take back", key="ab_rate_clear", use_container_width=True, icon=":material/undo:"
+    ):
+        clear_pair_verdict(ws, run_a, run_b, question_id)
+        st.rerun()
+    if current is not None:
+        said = dict((choice, text) for choice, text, _ in choices)[current]
+        st.caption(ui.md_escape(f"Your verdict on {question_id}: {said.lower()} (click another to change it)."))
 
 
 def _prediction_powered(comparison: dict) -> None:
@@ -144,7 +159,7 @@ def _prediction_powered(comparison: dict) -> None:
             f"prediction-powered B - A {ppi['mean']:+.3f} [{ppi['low']:+.3f}, {ppi['high']:+.3f}] from "
             f"{ppi['n_rated']} question(s) rated in both"
             if ppi
-            else f"no prediction-powered interval: {report['human_only']['n']} question(s) rated in both samples"
+            else f"no prediction-powered interval: {row['prediction_powered'].get('not_estimated')}"
         )
         st.caption(ui.md_escape(f"{metric}: {detail} · verdict {verdict['says']}, by the {used} interval"))
 

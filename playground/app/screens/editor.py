@@ -12,7 +12,7 @@ import streamlit as st
 from playground import PlaygroundError
 from playground.app import components as ui
 from playground.app import state
-from playground.app.views.editor_preview import preview
+from playground.app.views.editor_preview import no_passage_warning, preview
 from playground.app.views.editor_run import run_and_show
 from playground.app.views.editor_save import new_template_form
 from playground.app.views.editor_text import (
@@ -205,6 +205,10 @@ def main() -> None:
         messages, passages = (None, [])
         if template is not None:
             messages, passages = preview(ws, template, question, text, corpus, retriever_choice)
+        elif retriever_choice.kind:  # the passages do not depend on the template: count them all the same
+            with ui.errors_as_messages("Retriever"):
+                passages = ui.retrieve_passages(ws, corpus, retriever_choice, text)
+            no_passage_warning(corpus, retriever_choice, text, passages)
         st.markdown("**Rendered prompt**")
         if messages is not None:
             with st.container(height=PREVIEW_HEIGHT, key="pg_rendered_prompt"):

@@ -183,8 +183,10 @@ def _run_list(ws) -> list[dict]:
         return runs
     from playground.evaluation.judges.judge_metrics import judge_summary
 
+    from playground.runs.passage_gaps import passage_gaps
+
     judges = {run["id"]: judge_summary(ws, run["id"]) for run in runs}
-    rows = view.run_rows(runs, judges)
+    rows = view.run_rows(runs, judges, passage_gaps(ws, [run["id"] for run in runs]))
     metric_columns = {
         name: st.column_config.NumberColumn(name, format="%.3f")
         for name in [*summary_metrics(), *view.judge_columns(judges)]
@@ -215,6 +217,24 @@ def _prompt_that_ran(ws, run: dict) -> None:
             ui.page_link("playground", "Open it in the Playground", template=version["template"], version=version["id"])
 
 
+def _scored_by(run: dict) -> None:
+    """The definition em, f1 and cover_em were scored by (language and rule), beside the scores."""
+    from playground.runs.summary import scored_by
+
+    rule = scored_by(run.get("config") or {})
+    if rule:
+        st.caption(f"EM, F1 and cover-EM by the {rule}")
+
+
+def _passage_gap(ws, run: dict) -> None:
+    """A retrieving run whose questions got no passage says so, naming the retriever's analyser."""
+    from playground.runs.passage_gaps import gap_text, passage_gaps, retriever_analyser
+
+    line = gap_text(passage_gaps(ws, [run["id"]]).get(run["id"]), retriever_analyser(run.get("config") or {}))
+    if line:
+        st.warning(ui.md_escape(line[0].upper() + line[1:] + "."), icon=":material/search_off:")
+
+
 def _open_run(ws, runs: list[dict]) -> None:
     from playground.store.datasets import load_questions
     from playground.store.runs import get_results
@@ -240,11 +260,13 @@ def _open_run(ws, runs: list[dict]) -> None:
     ui.show_text(run.get("label") or run_id, css_class="pg-run-head", strong=True)
     _prompt_that_ran(ws, run)
     ui.follow_runs({run.get("label") or run_id: run_id}, key="runs", while_running=_latest_answers)
+    _passage_gap(ws, run)
     note = view.scores_note(run)
     if note:
         st.caption(note)
     else:
         ui.show_scores(run.get("metrics"))
+        _scored_by(run)
     from playground.evaluation.judges.judge_metrics import judge_summary, results_with_judge_scores
 
     judged = view.judge_summary_text(judge_summary(ws, run_id))

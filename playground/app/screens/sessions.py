@@ -210,9 +210,14 @@ def _share(ws, current: str) -> None:
     page = columns[0].selectbox(
         "Page", state.PAGE_SLUGS, key="sessions_share_page", index=state.PAGE_SLUGS.index("runs")
     )
-    run_ids = [""] + [run["id"] for run in list_runs(ws, current)]
+    from playground.app.views.runs import run_label
+
+    runs = {run["id"]: run for run in list_runs(ws, current)}
     run_id = columns[1].selectbox(
-        "Run (optional)", run_ids, key="sessions_share_run", format_func=lambda rid: rid or "(none)"
+        "Run (optional)",
+        ["", *runs],
+        key="sessions_share_run",
+        format_func=lambda rid: run_label(runs[rid]) if rid in runs else "(none)",
     )
     st.code(state.share_link(page, run=run_id or None), language=None)
 
@@ -233,11 +238,17 @@ def _history(ws) -> None:
     from playground.store.prompts import list_prompt_versions, list_saved_templates
 
     st.subheader("Prompt history")
-    templates = [t["name"] for t in list_saved_templates(ws)]
+    rows = list_saved_templates(ws)
+    templates = view.history_templates(rows)
     if not templates:
         st.info("No prompt version yet: every run and every edited template run saves one.")
         return
-    name = st.selectbox("Template", templates, key="sessions_history_template")
+    name = st.selectbox(
+        "Template",
+        templates,
+        key="sessions_history_template",
+        format_func=lambda n: view.history_template_label(rows, n),
+    )
     versions = list_prompt_versions(ws, name)
     st.dataframe(view.version_rows(versions), hide_index=True, key="sessions_versions")
     ids = [v["id"] for v in versions]

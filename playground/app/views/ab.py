@@ -81,9 +81,9 @@ def rating_summary(ratings: Sequence[Mapping], run_a: str, run_b: str) -> dict[s
 def judge_warnings(comparison: Mapping) -> list[str]:
     """The comparison's warnings about judge metrics: questions dropped because one side's judge failed (a judge
     error is never paired with a score) and runs judged by different judge versions."""
-    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.judges.registry import answer_judge_metrics
 
-    judged = set(gold_free_metrics())
+    judged = set(answer_judge_metrics())
     return [w for w in comparison.get("warnings") or [] if w.split(":", 1)[0] in judged]
 
 
@@ -130,9 +130,12 @@ def _pairs(values: Optional[Mapping]) -> str:
     return ", ".join(f"{key}={value}" for key, value in (values or {}).items()) or "none"
 
 
-def chosen_settings(config: Mapping) -> dict[str, object]:
+def chosen_settings(config: Mapping, answer_format: Optional[str] = None) -> dict[str, object]:
     """What a person set for a run, by name: template (name @ version), program and options, retriever with its
-    parameters and k, model and each generation parameter, and the sample."""
+    parameters and k, model and each generation parameter (the stop that applied, given the template's
+    `answer_format`), and the sample."""
+    from playground.app.views.stops import applied_stop_text, stop_text
+
     templates = config.get("templates") or {}
     templates = {"main": templates} if isinstance(templates, str) else templates
     names, versions = config.get("template_names") or {}, config.get("prompt_versions") or {}
@@ -152,6 +155,11 @@ def chosen_settings(config: Mapping) -> dict[str, object]:
     settings["model"] = config.get("model")
     for name, value in (config.get("params") or {}).items():
         settings["model seed" if name == "seed" else name] = value
+    if "stop" in settings:
+        stop = settings["stop"]
+        settings["stop"] = (
+            applied_stop_text(stop, answer_format, config.get("options")) if answer_format else stop_text(stop)
+        )
     settings.update(
         {
             "dataset": config.get("dataset"),
@@ -163,10 +171,12 @@ def chosen_settings(config: Mapping) -> dict[str, object]:
     return settings
 
 
-def settings_rows(config_a: Mapping, config_b: Mapping) -> list[dict]:
+def settings_rows(
+    config_a: Mapping, config_b: Mapping, answer_formats: tuple[Optional[str], Optional[str]] = (None, None)
+) -> list[dict]:
     """Both runs' chosen settings side by side, {setting, A, B, differs}; the questions row counts the questions
-    one run answered and the other did not."""
-    a, b = chosen_settings(config_a), chosen_settings(config_b)
+    one run answered and the other did not. `answer_formats`: each run's template's (the stop that applied)."""
+    a, b = chosen_settings(config_a, answer_formats[0]), chosen_settings(config_b, answer_formats[1])
     rows = [
         {
             "setting": name,

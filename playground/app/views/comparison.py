@@ -8,6 +8,8 @@ from typing import Mapping, Optional, Sequence
 
 import streamlit as st
 
+from playground.app.components.text import md_escape
+
 SEED = 0
 RESAMPLES = 2000
 
@@ -89,8 +91,20 @@ def comparison_rows(report: Mapping) -> list[dict]:
     return rows
 
 
-def show_comparison(ws, run_ids: Sequence[str], key: str) -> Optional[dict]:
-    """The comparison table of two or more runs (the first is the baseline) with its interval caption."""
+def relabelled(report: Mapping, names: Sequence[str]) -> dict:
+    """The report with its runs called by `names` (a sweep's "k=3", "k=5") instead of A, B, C, in the same order."""
+    letters = [run["label"] for run in report["runs"]]
+    by_letter = dict(zip(letters, names))
+    return {
+        **report,
+        "runs": [{**run, "label": by_letter.get(run["label"], run["label"])} for run in report["runs"]],
+        "comparisons": [{**c, "label": by_letter.get(c["label"], c["label"])} for c in report["comparisons"]],
+    }
+
+
+def show_comparison(ws, run_ids: Sequence[str], key: str, names: Optional[Sequence[str]] = None) -> Optional[dict]:
+    """The comparison table of two or more runs (the first is the baseline) with its interval caption; `names`
+    call the runs by what they are (a sweep's values) instead of A, B, C."""
     from playground import PlaygroundError
 
     try:
@@ -98,6 +112,8 @@ def show_comparison(ws, run_ids: Sequence[str], key: str) -> Optional[dict]:
     except PlaygroundError as error:
         st.warning(str(error))
         return None
+    if names:
+        report = relabelled(report, names)
     for warning in report["warnings"]:
         st.caption(f"⚠ {warning}")
     if report["n"] == 0:
@@ -110,7 +126,7 @@ def show_comparison(ws, run_ids: Sequence[str], key: str) -> Optional[dict]:
 def power_rows(plans: Mapping[str, Mapping]) -> list[dict]:
     """The power table: per metric, the questions needed and the smallest difference detectable now, in words
     where a number would mislead (none detectable in the metric's range, a sample beyond any practical size)."""
-    from playground.evaluation.power import detectable_text, needed_text
+    from playground.evaluation.power import detectable_text, plan_needed_text
 
     return [
         {
@@ -118,23 +134,41 @@ def power_rows(plans: Mapping[str, Mapping]) -> list[dict]:
             "method": plan["method"],
             "n": plan["n"],
             "target": round(plan["target_diff"], 4),
-            "questions needed": needed_text(plan["n_needed"]),
+            "questions needed": plan_needed_text(plan),
             "detectable now": detectable_text(plan),
         }
         for metric, plan in plans.items()
     ]
 
 
-def show_power(ws, run_a: str, run_b: str, key: str, metrics: Optional[Sequence[str]] = None) -> None:
-    """How many questions? From the two runs as pilots: per metric, the questions needed to detect a difference
-    at 80% power and the smallest difference this sample detects; says plainly when it is too small to conclude."""
+def small_sample_warning(plans: Mapping[str, Mapping]) -> Optional[str]:
+    """One line naming every metric the sample is too small for (not the first few), with each one's verdict."""
+    small = [
+        f"{metric} ({plan['verdict']})"
+        for metric, plan in plans.items()
+        if plan.get("not_estimated") or plan["verdict"].startswith("too small")
+    ]
+    if not small:
+        return None
+    return f"Too small a sample for {len(small)} of {len(plans)} metric(s): " + "; ".join(small)
+
+
+def show_power(ws, run_a: str, run_b: str, key: str, metrics: Optional[Sequence[str]] = None, n_runs: int = 2) -> None:
+    """How many questions? From the two runs (A and B) as pilots: per metric, the questions needed to detect a
+    difference at 80% power and the smallest difference this sample detects; says plainly when it is too small to
+    conclude, and, among `n_runs` > 2 variants, that it covers A vs B only."""
     from playground.evaluation.compare import question_scores
     from playground.evaluation.power import plan_from_scores
     from playground.evaluation.stored_runs import load_runs
 
     runs = load_runs(ws, [run_a, run_b])
     scores = [question_scores(run["results"])[0] for run in runs]
-    with st.expander("How many questions? (power)", expanded=True):
+    with st.expander("How many questions? (power, A vs B)", expanded=True):
+        if n_runs > 2:
+            st.caption(
+                f"Computed from A and B only, of the {n_runs} variants: for another pair, open the two runs on the "
+                "A/B page."
+            )
         wanted = st.number_input(
             "Difference to detect (0 = the observed one)", 0.0, 1.0, 0.0, 0.01, key=f"{key}_difference", format="%.2f"
         )
@@ -143,10 +177,10 @@ def show_power(ws, run_a: str, run_b: str, key: str, metrics: Optional[Sequence[
             st.caption("No metric scored in both runs.")
             return
         st.dataframe(power_rows(plans), hide_index=True, key=f"{key}_table")
-        small = [metric for metric, plan in plans.items() if plan["verdict"].startswith("too small")]
-        for metric in small[:3]:
-            st.warning(f"{metric}: {plans[metric]['verdict']}", icon=":material/warning:")
-        if not small:
+        small = small_sample_warning(plans)
+        if small:
+            st.warning(md_escape(small), icon=":material/warning:")
+        else:
             st.caption("The sample is large enough for the differences shown.")
         st.caption(
             "80% power, two-sided alpha 0.05: McNemar sample size by Connor (1987) for 0/1 metrics, the "

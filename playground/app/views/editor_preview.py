@@ -8,6 +8,21 @@ import streamlit as st
 from playground.app import components as ui
 
 
+def no_passage_warning(corpus, retriever_choice, text: str, passages: list) -> None:
+    """A retriever that finds nothing for the question is said, with its analyser: the answer would be closed-book."""
+    from playground.retrieval.analyser_names import analyser_description
+
+    if retriever_choice.kind and corpus and text.strip() and not passages:
+        analyser = analyser_description(retriever_choice.kind, retriever_choice.params)
+        st.warning(
+            ui.md_escape(
+                f"No passage retrieved for this question: the prompt gets none and the model answers closed-book "
+                f"({analyser})."
+            ),
+            icon=":material/search_off:",
+        )
+
+
 def preview(ws, template, question, text, corpus, retriever_choice):
     """Variables the template needs and the rendered prompt; returns (messages or None, passages)."""
     from playground.prompts.errors import TemplateError
@@ -19,6 +34,7 @@ def preview(ws, template, question, text, corpus, retriever_choice):
     if "passages" in needed or retriever_choice.kind:
         with ui.errors_as_messages("Retriever"):
             passages = ui.retrieve_passages(ws, corpus, retriever_choice, text)
+    no_passage_warning(corpus, retriever_choice, text, passages)
     variables = question_variables(question if question is not None else text, passages)
     unknown = [name for name in needed if name not in variables]
     summary = {

@@ -9,16 +9,19 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from playground import PlaygroundError
 
-JUDGE_KINDS = {
-    "pointwise": "pointwise: weighted criteria, each scored 0-1",
-    "reference": "reference: does the answer imply the reference?",
-    "pairwise": "pairwise: which of two runs answers better (both orders)",
-    "faithfulness": "faithfulness: each claim checked against the passages the prompt showed (no gold)",
-    "context-precision": "context precision: each passage shown judged relevant or not (no gold)",
-    "answer-relevance": "answer relevance: does the answer address the question (no gold)",
-    "citations": "citations: does each [n] cite a passage that supports its sentence (ALCE)",
-}
-GOLD_FREE_KINDS = ("faithfulness", "context-precision", "answer-relevance", "citations")
+
+def judge_kinds() -> dict[str, str]:
+    """Every registered judge (built-in and plugin) -> its label in the Judges tab's picker."""
+    from playground.evaluation.judges.registry import judges
+
+    return {name: f"{name}: {judge.description}" if judge.description else name for name, judge in judges().items()}
+
+
+def answer_judge_kinds() -> tuple[str, ...]:
+    """The judgment kinds of the judges of each answer (their reports and judgments show as metrics)."""
+    from playground.evaluation.judges.registry import answer_judges
+
+    return tuple(judge.kind for judge in answer_judges().values())
 
 
 def sweep_values(parameter: str, values_text: str) -> list[int]:
@@ -186,7 +189,8 @@ def pairwise_summary_text(report: Mapping) -> str:
 
 
 def agreement_rows(report: Mapping) -> list[dict]:
-    """A row per judge version: Spearman (pointwise) or Cohen's kappa (pairwise) with the number of questions."""
+    """A row per judge version: Spearman (pointwise) or Cohen's kappa (pairwise), and per gold-free judge metric
+    its Spearman or kappa against people's ratings of that metric, each with the number of questions."""
     rows = [
         {
             "judge": e["judge_id"],
@@ -210,6 +214,18 @@ def agreement_rows(report: Mapping) -> list[dict]:
             "n": e["n"],
         }
         for e in report["pairwise"]
+    ]
+    rows += [
+        {
+            "judge": e["judge_id"],
+            "kind": e["metric"],
+            "against run": "",
+            "statistic": e["statistic"],
+            "value": _number(e["value"]),
+            "raw agreement": None,
+            "n": e["n"],
+        }
+        for e in report.get("metrics") or []
     ]
     return rows
 

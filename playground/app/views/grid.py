@@ -37,6 +37,14 @@ def _normalised(answer) -> str:
     return re.sub(r"\W+", " ", str(answer or "").lower()).strip()
 
 
+EMPTY_ANSWER = "(empty answer)"
+
+
+def answer_text(prediction) -> str:
+    """An answer as a cell shows it: an empty (or blank) one says so instead of leaving the cell blank."""
+    return prediction if isinstance(prediction, str) and prediction.strip() else EMPTY_ANSWER
+
+
 def cell(result: Optional[Mapping], metric: Optional[str], threshold: float = 1.0) -> dict:
     """What one grid cell shows for a variant's result on a question (empty when the variant has none); `correct`
     is the score at `threshold` (an error is not correct, a result without that score is neither)."""
@@ -55,7 +63,7 @@ def cell(result: Optional[Mapping], metric: Optional[str], threshold: float = 1.
     score = None if result.get("error") or metric is None else scores.get(metric)
     judge_error = (result.get("judge_errors") or {}).get(metric) if metric else None
     return {
-        "answer": result.get("prediction") if not result.get("error") else f"error: {result['error']}",
+        "answer": f"error: {result['error']}" if result.get("error") else answer_text(result.get("prediction")),
         "score": score,
         "ms": round(float(result.get("latency_s") or 0.0) * 1000.0, 1),
         "tokens": int(result.get("prompt_tokens") or 0) + int(result.get("completion_tokens") or 0),
@@ -136,11 +144,11 @@ def filter_grid(
 
 def mean_metrics(results_by_variant: Mapping[str, Sequence[Mapping]]) -> list[str]:
     """The metrics the means show: the registry's headline ones, then the gold-free judge metrics the results have."""
-    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.judges.registry import answer_judge_metrics
     from playground.evaluation.scoring import summary_metrics
 
     present = {name for results in results_by_variant.values() for r in results for name in (r.get("scores") or {})}
-    return [*summary_metrics(), *(name for name in gold_free_metrics() if name in present)]
+    return [*summary_metrics(), *(name for name in answer_judge_metrics() if name in present)]
 
 
 def variant_means(

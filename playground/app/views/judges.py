@@ -42,18 +42,20 @@ def judges_tab(ws) -> None:
     if not runs:
         st.info("No runs yet: launch one on the Runs page (or sweep above), then judge it here.")
         return
-    kind = st.radio(
-        "Judge", list(view.JUDGE_KINDS), key="experiments_judge_kind", horizontal=True, format_func=view.JUDGE_KINDS.get
-    )
-    run_a = _run_picker("Run (A)" if kind == "pairwise" else "Run", runs, "experiments_judge_run")
+    from playground.evaluation.judges.registry import judge_record
+
+    labels = view.judge_kinds()
+    kind = st.radio("Judge", list(labels), key="experiments_judge_kind", horizontal=True, format_func=labels.get)
+    record = judge_record(kind)
+    run_a = _run_picker("Run (A)" if record.runs == 2 else "Run", runs, "experiments_judge_run")
     run_b = None
-    if kind == "pairwise":
+    if record.runs == 2:
         if len(runs) < 2:
-            st.info("Pairwise judging needs two runs of the same benchmark.")
+            st.info(f"The {kind} judge compares two runs of the same benchmark.")
             return
         run_b = _run_picker("Run (B)", runs, "experiments_judge_other", skip=run_a["id"])
     criteria_text = None
-    if kind == "pointwise":
+    if "criteria" in record.settings:
         criteria_text = st.text_area(
             "Criteria, one per line: name: sentence = weight",
             view.criteria_text(HELPS_CRITERIA),
@@ -65,7 +67,7 @@ def judges_tab(ws) -> None:
     st.caption("Judge model (chosen apart from the models under test)")
     judge_model = ui.model_selector("experiments_judge_model", compact=True)
     repeat = st.number_input("Repeat R (each answer judged R times; mean ± std)", 1, 20, 1, key="experiments_repeat")
-    if kind == "faithfulness":
+    if "no_claims" in record.settings:
         from playground.app.components.judgments import no_claims_choice
 
         no_claims_choice("experiments_no_claims")
@@ -84,41 +86,23 @@ def judges_tab(ws) -> None:
 
 
 def _run_judge(ws, kind, run_a, run_b, criteria_text, judge_model, repeat) -> None:
-    from playground.evaluation.judges import (
-        JudgeConfig,
-        judge_run_pointwise,
-        judge_run_reference,
-        judge_runs_pairwise,
-    )
+    from playground.evaluation.judges import JudgeConfig
+    from playground.evaluation.judges.judge_runs import run_judge
 
-    from playground.evaluation.judges.gold_free import judge_run_gold_free
-
-    criteria = view.criteria_from_text(criteria_text) if kind == "pointwise" else None
     config = JudgeConfig(model=judge_model.spec, params=judge_model.params)
     on_progress = _progress_callback(f"Judge ({kind})")
     with resources.using_model(judge_model.spec, state.api_keys()) as loaded:
-        if kind in view.GOLD_FREE_KINDS:
-            report = judge_run_gold_free(
-                ws,
-                kind,
-                run_a["id"],
-                config,
-                repeat=repeat,
-                model=loaded,
-                on_progress=on_progress,
-                no_claims=st.session_state.get("experiments_no_claims") or "skip",
-            )
-        elif kind == "pointwise":
-            report = judge_run_pointwise(
-                ws, run_a["id"], criteria, config, repeat=repeat, model=loaded, on_progress=on_progress
-            )
-        elif kind == "reference":
-            report = judge_run_reference(ws, run_a["id"], config, repeat=repeat, model=loaded, on_progress=on_progress)
-        else:
-            report = judge_runs_pairwise(
-                ws, run_a["id"], run_b["id"], config, repeat=repeat, model=loaded, on_progress=on_progress
-            )
-    st.session_state[JUDGE_RESULT] = report
+        st.session_state[JUDGE_RESULT] = run_judge(
+            ws,
+            kind,
+            [run["id"] for run in (run_a, run_b) if run],
+            config,
+            repeat=repeat,
+            model=loaded,
+            on_progress=on_progress,
+            criteria=view.criteria_from_text(criteria_text) if criteria_text is not None else None,
+            no_claims=st.session_state.get("experiments_no_claims") or "skip",
+        )
 
 
 def _judge_result() -> None:
@@ -139,15 +123,15 @@ def _judge_result() -> None:
     )
     for warning in report["warnings"]:
         st.warning(ui.md_escape(warning), icon=":material/warning:")
-    if report["kind"] in view.GOLD_FREE_KINDS:
+    if "metrics" in report:  # a judge of each answer (answers.py)
         from playground.app.components.judgments import show_gold_free_report
 
         show_gold_free_report(report)
-    elif report["kind"] == "pointwise":
+    elif "criteria" in report:
         st.metric("Weighted score (mean ± std over repeats)", view.mean_std_text(report["score"]))
         st.dataframe(view.criterion_rows(report), hide_index=True, key="experiments_criteria_scores")
         st.dataframe(view.pointwise_item_rows(report), hide_index=True, key="experiments_judge_items")
-    elif report["kind"] == "reference":
+    elif "implied" in report:
         st.metric("Share implying the reference (mean ± std)", view.mean_std_text(report["implied"]))
         st.dataframe(view.reference_item_rows(report), hide_index=True, key="experiments_judge_items")
     else:
@@ -169,7 +153,7 @@ def _judge_result() -> None:
 
 
 def _agreement(ws, run: dict) -> None:
-    from playground.evaluation.judges import judge_agreement
+    from playground.evaluation.agreement.judge_agreement import judge_agreement
     from playground.store.ratings import list_ratings
 
     st.subheader("Agreement with people")

@@ -15,13 +15,18 @@ from playground.optimize.confirm import verdict_line
 RESUMABLE = ("stopped", "interrupted", "failed")
 
 
+def search_status(row: Mapping) -> str:
+    """The stored status, "stopping" from the moment Stop is pressed until the worker ends the search."""
+    return "stopping" if row["status"] == "running" and row.get("stop_requested") else row["status"]
+
+
 def search_title(row: Mapping) -> str:
     """How a stored search is listed: when, its benchmark, start template, budget, status."""
     config = row.get("config") or {}
     run, settings = config.get("run") or {}, config.get("settings") or {}
     return (
         f"{row['created_at'][:19]} · {run.get('dataset')} · {config.get('start_ref', '?').split('@')[0]} · "
-        f"budget {settings.get('budget')} · seed {settings.get('seed')} · {row['status']}"
+        f"budget {settings.get('budget')} · seed {settings.get('seed')} · {search_status(row)}"
     )
 
 
@@ -94,15 +99,41 @@ def search_figure(candidates: Sequence[Mapping], start_score: Optional[float]):
     return figure
 
 
+def _live(search_id: str) -> None:
+    """A running search's progress, redrawn on its own every FOLLOW_EVERY_S seconds; Stop says "stopping" at once.
+    When the search ends, the whole tab is drawn again (its candidates, the verdict)."""
+    from playground.app import components as ui
+    from playground.app import state
+    from playground.optimize.jobs import checked_optimization, stop_optimization
+    from playground.optimize.progress import planned_answers, search_progress
+
+    ws = state.workspace()
+    row = checked_optimization(ws, search_id)
+    if row["status"] != "running":
+        if st.session_state.pop("_optimize_following", None) == search_id:
+            st.rerun()
+        return
+    st.session_state["_optimize_following"] = search_id
+    progress = search_progress(ws, row)
+    if progress.current_planned:
+        st.progress(min(1.0, progress.current_done / progress.current_planned))
+    ui.show_text(progress.text(planned_answers(row)), css_class="pg-optimize-progress")
+    if not progress.stopping and st.button("Stop", key="optimize_stop", icon=":material/stop:"):
+        from playground import PlaygroundError
+
+        try:
+            stop_optimization(ws, row["id"])
+        except PlaygroundError:  # it ended since the page was drawn: the rerun shows how
+            pass
+        st.rerun()  # the whole tab: its status line says "stopping" too
+
+
 def _controls(ws, row: Mapping) -> None:
-    from playground.optimize.jobs import spawn, stop_optimization
+    from playground.app.components.jobs import FOLLOW_EVERY_S
+    from playground.optimize.jobs import spawn
 
     if row["status"] == "running":
-        columns = st.columns(2)
-        if columns[0].button("Stop", key="optimize_stop"):
-            stop_optimization(ws, row["id"])
-            st.rerun()
-        columns[1].button("Refresh", key="optimize_refresh")
+        st.fragment(run_every=FOLLOW_EVERY_S)(_live)(row["id"])
     elif row["status"] in RESUMABLE:
         if st.button("Resume", key="optimize_resume"):
             spawn(ws, row["id"], row["config"]["run"]["model"])
@@ -157,10 +188,12 @@ def optimize_tab(
     by_id = {row["id"]: row for row in searches}
     chosen = st.selectbox("Search", list(by_id), key=SEARCH_KEY, format_func=lambda i: search_title(by_id[i]))
     row = checked_optimization(ws, chosen)
+    if search_status(row) != search_status(by_id[chosen]):  # it ended (or was asked to stop) since the list was read
+        st.rerun()
     splits = row.get("splits") or {}
     st.caption(
         ui.md_escape(
-            f"{row['status']} · {len(splits.get('train', []))} train, {len(splits.get('validation', []))} validation,"
+            f"{search_status(row)} · {len(splits.get('train', []))} train, {len(splits.get('validation', []))} validation,"
             f" {len(splits.get('test', []))} held-out questions (the held-out ones never reach the proposer)"
         )
     )

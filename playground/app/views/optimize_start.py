@@ -13,6 +13,8 @@ from playground.bounds import FINALISTS
 
 SEARCH_KEY = "optimize_search"  # the Search picker's key: a started search is shown at once
 SAVED_KEY = "optimize_saved_notice"
+DEFAULT_SAMPLE = 30  # a first search that ends in minutes on the local model, not hours
+ONE_CALL_PROGRAMS = ("direct", "rag")  # one model call per answer; others (multihop, react...) make several
 
 
 def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[str, str], expanded: bool) -> None:
@@ -46,6 +48,7 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
             key="optimize_finalists",
             help="The top candidates on validation confirmed on the held-out questions, p-values Holm-adjusted",
         )
+        sample = _sample_and_estimate(ws, benchmark, program, split, int(budget), int(rounds), int(finalists))
         if st.button("Start search", key="optimize_start", type="primary", disabled=model is None):
             with ui.errors_as_messages("Start search"):
                 st.session_state[SEARCH_KEY] = _start(
@@ -63,8 +66,37 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
                     api_keys,
                     int(rounds),
                     int(demos),
+                    sample,
                 )
                 st.rerun()
+
+
+def _sample_and_estimate(ws, benchmark, program, split_text, budget, rounds, finalists) -> Optional[int]:
+    """The sample size (`--sample`: a seeded sample the search splits; 0 for every question) and, before anything
+    starts, what the search will cost; returns the sample (None: all)."""
+    from playground.app import components as ui
+    from playground.optimize.estimate import estimate_search
+    from playground.optimize.splits import parse_split
+    from playground.store.datasets import load_questions
+
+    total = len(load_questions(ws, benchmark))
+    sample = st.number_input(
+        f"Sample size (0: all {total})",
+        0,
+        max(total, 1),
+        min(total, DEFAULT_SAMPLE),
+        key="optimize_sample",
+        help="A seeded sample of this many questions is split into train, validation and held-out",
+    )
+    n = int(sample) or total
+    try:
+        estimate = estimate_search(n, parse_split(split_text), budget, rounds=rounds, finalists=finalists)
+    except PlaygroundError as error:
+        st.warning(ui.md_escape(f"Cannot estimate: {error}"))
+    else:
+        several = "" if program in ONE_CALL_PROGRAMS else f" ({program} may call the model several times an answer)"
+        ui.show_text(f"Estimate: {estimate.text()}{several}", css_class="pg-optimize-estimate", muted=True)
+    return int(sample) or None
 
 
 def _start(
@@ -82,6 +114,7 @@ def _start(
     api_keys,
     rounds=1,
     demos=0,
+    sample=None,
 ) -> str:
     from playground.app.views.prompts import version_to_run
     from playground.optimize.optimizer import SearchSettings, start_detached
@@ -101,6 +134,7 @@ def _start(
         model=model.spec,
         params=model.params,
         seed=seed,
+        sample=sample,
     )
     optimization_id, _ = start_detached(ws, config, settings, session_id, dict(api_keys))
     return optimization_id

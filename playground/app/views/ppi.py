@@ -1,6 +1,6 @@
 """The three estimates of a judge metric drawn as horizontal intervals on one axis (judge only, people only,
 prediction-powered), with n beside each, so a judge's bias shows at a glance; for one run (Experiments) or a
-difference between two (A/B). The numbers come from evaluation/judges/estimate.py and ppi_compare.py."""
+difference between two (A/B). The numbers come from evaluation/agreement/estimate.py and ppi_compare.py."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def interval_rows(report: Mapping) -> list[dict]:
     ]
     if ppi:
         rows.append({"name": "prediction-powered", "n": f"n={ppi['n_rated']} + {ppi['n_unrated']}", **ppi})
-    return [row for row in rows if row.get("mean") is not None]
+    return [row for row in rows if row.get("low") is not None and row.get("high") is not None]
 
 
 def difference_report(row: Mapping) -> Optional[dict]:

@@ -15,7 +15,7 @@ JUST_RATED = "ppi_just_rated"
 
 
 def _draw(ws, run_id: str, metric: str, n_judged: int) -> None:
-    from playground.evaluation.judges.rated import draw_sample
+    from playground.evaluation.agreement.rated import draw_sample
 
     left, middle, right = st.columns([1, 1, 1])
     n = left.number_input("Questions to rate", 1, max(n_judged, 1), min(30, max(n_judged, 1)), key="ppi_n")
@@ -46,7 +46,7 @@ def _question(ws, run: dict, qid: str) -> None:
 
 
 def _rate_next(ws, run: dict, metric: str, qid: str) -> None:
-    from playground.evaluation.judges.rated import POINTWISE, rating_scale
+    from playground.evaluation.agreement.rated import POINTWISE, rating_scale
     from playground.store.ratings import add_rating
 
     low, high = rating_scale(metric)
@@ -73,7 +73,7 @@ def _revealed(scores: dict, run_id: str, metric: str) -> None:
 
 
 def _estimate(ws, run_id: str, metric: str) -> None:
-    from playground.evaluation.judges.estimate import estimate_run
+    from playground.evaluation.agreement.estimate import estimate_run
 
     target = st.number_input("Target interval half-width", 0.005, 0.5, 0.05, 0.005, key="ppi_target", format="%.3f")
     report = estimate_run(ws, run_id, metric, 0.9, float(target))
@@ -84,15 +84,20 @@ def _estimate(ws, run_id: str, metric: str) -> None:
             f"excluded · {report['judge_errors']} judge error(s) left out; covers the judged questions only"
         )
     )
+    for name, part in (("judge only", report["judge_only"]), ("people only", report["human_only"])):
+        if part.get("not_estimated"):
+            st.caption(ui.md_escape(f"{name}: {part['not_estimated']}"))
     needed = report.get("ratings_needed")
     if needed:
         count = f"{needed['needed']} ratings ({needed['more']} more)" if needed["reachable"] else "not reachable"
         st.caption(ui.md_escape(f"For ±{target:g}: {count}; {needed['formula']}"))
+    elif report.get("not_estimated"):
+        st.caption(ui.md_escape(f"prediction-powered, and the ratings for ±{target:g}: {report['not_estimated']}"))
 
 
 def rating_queue(ws, run: dict) -> None:
     """The queue and the three estimates for one run (see the module docstring)."""
-    from playground.evaluation.judges.rated import judge_scores, judged_metrics, people_ratings
+    from playground.evaluation.agreement.rated import judge_scores, judged_metrics, people_ratings
     from playground.store.rating_samples import get_sample
 
     st.subheader("Rate a sample · prediction-powered estimate")

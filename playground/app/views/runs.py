@@ -77,10 +77,10 @@ def scores_note(run: Mapping) -> Optional[str]:
 
 def judge_columns(judges: Mapping[str, Mapping]) -> list[str]:
     """The gold-free judge metrics any of the runs has ({run id: judge_metrics.judge_summary}), in the judges' order."""
-    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.judges.registry import answer_judge_metrics
 
     present = {metric for summary in judges.values() for metric in summary}
-    return [metric for metric in gold_free_metrics() if metric in present]
+    return [metric for metric in answer_judge_metrics() if metric in present]
 
 
 def judge_summary_text(summary: Mapping[str, Mapping]) -> str:
@@ -93,11 +93,14 @@ def judge_summary_text(summary: Mapping[str, Mapping]) -> str:
     return " · ".join(parts)
 
 
-def run_rows(runs: Sequence[Mapping], judges: Optional[Mapping[str, Mapping]] = None) -> list[dict]:
+def run_rows(
+    runs: Sequence[Mapping], judges: Optional[Mapping[str, Mapping]] = None, gaps: Optional[Mapping] = None
+) -> list[dict]:
     """A row per run for the list: id, label, status, progress, when, the main settings and the mean scores; with
     `judges` ({run id: judge_summary}), each judge metric's mean and its judge-error count (a run whose answers the
-    judge only failed on has no mean: never 0)."""
-    judges = judges or {}
+    judge only failed on has no mean: never 0); with `gaps` ({run id: passage_gaps.PassageGap}), "no passage":
+    how many of a retrieving run's answers got no passage ("2 of 20"; "0 of 20" when all got one)."""
+    judges, gaps = judges or {}, gaps or {}
     judged = judge_columns(judges)
     rows = []
     for run in runs:
@@ -119,6 +122,9 @@ def run_rows(runs: Sequence[Mapping], judges: Optional[Mapping[str, Mapping]] = 
             row[name] = None if entry is None or entry["mean"] is None else round(entry["mean"], 3)
             row[f"{name} judge errors"] = None if entry is None else entry["errors"]
         row["errors"] = run.get("errors") or 0
+        if gaps:
+            gap = gaps.get(run["id"])
+            row["no passage"] = f"{gap.without} of {gap.retrieving}" if gap is not None else None
         rows.append(row)
     return rows
 

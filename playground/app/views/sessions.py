@@ -18,7 +18,7 @@ def export_file_name(session_name: str) -> str:
 def export_file(workspace: Workspace, session_id: str) -> tuple[str, bytes]:
     """(file name, JSON bytes) of a session export, secrets already removed by export_session."""
     from playground.runs.jobs import mark_lost_workers
-    from playground.store.sessions import export_session
+    from playground.sessionfile import export_session
 
     mark_lost_workers(workspace)  # a run whose worker is gone is exported as interrupted, not running
     payload = export_session(workspace, session_id)
@@ -41,8 +41,7 @@ def import_file(workspace: Workspace, data: bytes, file_name: str = "upload") ->
 
     A bad file raises SessionFormatError naming the file, the record and the field; nothing is written then.
     """
-    from playground.store.session_format import SessionFormatError, parse_session_bytes
-    from playground.store.sessions import import_session
+    from playground.sessionfile import SessionFormatError, import_session, parse_session_bytes
 
     try:
         return import_session(workspace, parse_session_bytes(data))
@@ -106,3 +105,19 @@ def parent_of(versions: Sequence[Mapping], version_id: str) -> Optional[Mapping]
     by_id = {v["id"]: v for v in versions}
     parent = by_id.get(version_id, {}).get("parent")
     return by_id.get(parent) if parent else None
+
+
+def history_templates(rows: Sequence[Mapping]) -> list[str]:
+    """Template names for the prompt history, the ones that answer questions first (the judge, proposal and
+    question-generation prompts the tools keep come last), each group by name."""
+    from playground.app.views.prompts import NOT_ANSWERING
+
+    return [row["name"] for row in sorted(rows, key=lambda r: (r.get("technique") in NOT_ANSWERING, str(r["name"])))]
+
+
+def history_template_label(rows: Sequence[Mapping], name: str) -> str:
+    """A template as the history's picker shows it: an internal one says what it is for."""
+    from playground.app.views.prompts import NOT_ANSWERING
+
+    technique = next((row.get("technique") for row in rows if row["name"] == name), None)
+    return f"{name} (internal: {technique})" if technique in NOT_ANSWERING else name

@@ -155,4 +155,4 @@ def show_grid(ws, corpus, runs: dict[str, str], questions: dict) -> None:
         from playground.app.views import comparison as compared
 
         compared.show_comparison(ws, run_ids, key="sbs_compare")
-        compared.show_power(ws, run_ids[0], run_ids[1], key="sbs_power")
+        compared.show_power(ws, run_ids[0], run_ids[1], key="sbs_power", n_runs=len(run_ids))

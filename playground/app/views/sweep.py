@@ -15,6 +15,7 @@ from playground.app.views import experiments as view
 from playground.evaluation.scoring import general_metric, summary_metrics
 
 SWEEP_RESULT = "experiments_sweep_result"
+LONG_SWEEP_BOX = "Go ahead with a long sweep"
 
 
 def _demonstration_picker(ws, parameter: str) -> tuple[str | None, int]:
@@ -64,9 +65,9 @@ def sweep_tab(ws) -> None:
     demonstrations, shots = (None, 3)
     if parameter in ("shots", "order"):
         demonstrations, shots = _demonstration_picker(ws, parameter)
-    from playground.evaluation.judges.gold_free import gold_free_metrics
+    from playground.evaluation.judges.registry import answer_judge_metrics
 
-    chartable = [*summary_metrics(), *gold_free_metrics()]  # a point's judge metrics once its run is judged
+    chartable = [*summary_metrics(), *answer_judge_metrics()]  # a point's judge metrics once its run is judged
     metric = st.selectbox(
         "Metric to chart",
         chartable,
@@ -76,7 +77,9 @@ def sweep_tab(ws) -> None:
         help="Changing it redraws the chart of the last sweep.",
     )
     confirmed = st.checkbox(
-        f"--yes: go ahead with a long sweep (more than {LONG_SWEEP_POINTS} points)", key="experiments_long_sweep"
+        f"{LONG_SWEEP_BOX} (more than {LONG_SWEEP_POINTS} points)",
+        key="experiments_long_sweep",
+        help="Each point is a run over the whole sample: a long sweep can take hours on the local model",
     )
     if st.button("Run sweep", key="experiments_run_sweep", type="primary", disabled=model is None):
         with ui.errors_as_messages("Sweep"):
@@ -136,7 +139,15 @@ def _run_sweep(
     session_id, api_keys = state.current_session_id(), state.api_keys()
     shown = st.session_state.setdefault(SWEEP_RESULT, {})
     points = start_sweep(
-        ws, config, parameter, values, metric=metric, session_id=session_id, api_keys=api_keys, confirmed=confirmed
+        ws,
+        config,
+        parameter,
+        values,
+        metric=metric,
+        session_id=session_id,
+        api_keys=api_keys,
+        confirmed=confirmed,
+        confirm_with=f"a tick in {LONG_SWEEP_BOX!r}",
     )
     # In place, no Streamlit call: a click elsewhere (leaving the page) stops this script run at its next one, and
     # the sweep's runs must still be found when the page is opened again.
@@ -182,6 +193,11 @@ def _sweep_result(metric: str) -> None:
         from playground.app.views import comparison as compared
 
         st.markdown(f"**Each point against {points[0]['parameter']}={points[0]['value']}** (paired, every metric)")
-        compared.show_comparison(ws, [p["run_id"] for p in points], key="experiments_sweep_compare")
+        compared.show_comparison(
+            ws,
+            [p["run_id"] for p in points],
+            key="experiments_sweep_compare",
+            names=[f"{p['parameter']}={p['value']}" for p in points],
+        )
     for point in sorted(points, key=lambda p: p["value"]):
         ui.page_link("runs", f"Open run {point['run_id']} ({point['parameter']}={point['value']})", run=point["run_id"])

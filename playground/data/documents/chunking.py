@@ -10,7 +10,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Optional
 
 from playground import PlaygroundError, bounds
-from playground.data.documents.chunkers import windows_of
+from playground.data.documents.chunkers import ENCODE_CHARS, windows_of
 from playground.data.documents.parsed import ParsedDocument
 from playground.data.documents.tokens import embedder_tokenizer
 from playground.embedder_files import DEFAULT_EMBEDDER
@@ -87,16 +87,43 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _spans(value) -> list:
+    """A chunker's result as a list of (start, end) or (start, end, tokens) items, each checked for its shape."""
+    from playground.plugins.calls import WrongReturn
+
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise WrongReturn("expected a list of (start, end) spans")
+    spans = list(value)
+    for position, item in enumerate(spans, 1):
+        if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
+            raise WrongReturn(f"item {position} is {item!r:.60}, not a (start, end) span")
+        if len(item) == 3 and item[2] is not None and (isinstance(item[2], bool) or not isinstance(item[2], int)):
+            raise WrongReturn(f"item {position} gives {item[2]!r:.40} tokens, not a whole number")
+    return spans
+
+
 def cut(document: ParsedDocument, chunking: Chunking, where: str = "document") -> list[tuple[int, int]]:
     """The passages' (start, end) spans of `document.text` for `chunking`, in order, none empty or oversized.
 
-    A chunker returns (start, end) or (start, end, at most N tokens) when it knows: only the others are counted."""
+    A chunker returns (start, end) or (start, end, at most N tokens) when it knows: only the others are counted, and
+    one too long to count whole (past ENCODE_CHARS characters) goes to the token windows, which tokenize it in pieces."""
     from playground.plugins import load_ref
+    from playground.plugins.calls import call_plugin
 
     record = chunker_record(chunking.chunker)
     tokenizer = embedder_tokenizer()
     chunk = load_ref(record.chunk, f"chunker {record.name!r}")
-    raw = chunk(document, chunk_size=chunking.chunk_size, overlap=chunking.overlap, tokenizer=tokenizer)
+    raw = call_plugin(
+        "chunkers",
+        record.name,
+        "chunk",
+        chunk,
+        document,
+        chunk_size=chunking.chunk_size,
+        overlap=chunking.overlap,
+        tokenizer=tokenizer,
+        returns=_spans,
+    )
     text = document.text
     spans: list[tuple[int, int]] = []
     sizes: list[Optional[int]] = []  # at most this many tokens, when the chunker knows; else counted here
@@ -108,7 +135,7 @@ def cut(document: ParsedDocument, chunking: Chunking, where: str = "document") -
         if end > start:
             spans.append((start, end))
             sizes.append(int(item[2]) if len(item) > 2 and item[2] is not None else None)
-    unknown = [i for i, size in enumerate(sizes) if size is None]
+    unknown = [i for i, size in enumerate(sizes) if size is None and spans[i][1] - spans[i][0] <= ENCODE_CHARS]
     if unknown:
         encoded = tokenizer.encode_batch([text[spans[i][0] : spans[i][1]] for i in unknown], add_special_tokens=False)
         for i, encoding in zip(unknown, encoded):

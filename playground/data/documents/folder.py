@@ -67,12 +67,15 @@ def _size_reason() -> str:
 
 def _parse(path: Path, parser: Any) -> ParsedDocument:
     from playground.plugins import load_ref
+    from playground.plugins.calls import PluginError, call_plugin
 
     parse = load_ref(parser.parse, f"document parser {parser.name!r}")
     try:
-        value = parse(path)
+        value = call_plugin("document_parsers", parser.name, "parse", parse, path)
     except UnreadableDocument:
         raise
+    except PluginError as error:  # a plugin parser that failed or exited: the file is skipped, the plugin named
+        raise UnreadableDocument(str(error)) from None
     except OSError as error:
         raise UnreadableDocument(f"cannot be read ({error.strerror or error})") from None
     except Exception as error:  # noqa: BLE001 - one file a parser cannot handle is skipped, not the import

@@ -7,7 +7,7 @@ text, never inside a passage's text, and every passage stays an exact slice of t
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from playground import PlaygroundError
@@ -25,11 +25,15 @@ class ParsedDocument:
 
     text: str
     sections: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    _starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """The section starts, listed once: a document's every passage looks its trail up in them (by bisection)."""
+        object.__setattr__(self, "_starts", tuple(start for start, _ in self.sections))
 
     def trail_at(self, offset: int) -> tuple[str, ...]:
         """The heading trail of the section `offset` falls in (empty before the first heading)."""
-        starts = [start for start, _ in self.sections]
-        index = bisect.bisect_right(starts, offset) - 1
+        index = bisect.bisect_right(self._starts, offset) - 1
         return self.sections[index][1] if index >= 0 else ()
 
     def section_spans(self) -> list[tuple[int, int]]:

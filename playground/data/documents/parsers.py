@@ -1,17 +1,17 @@
-"""The built-in text formats: Markdown, reStructuredText, plain text and HTML, each as its extracted text and the
+"""The built-in text formats: Markdown, reStructuredText and plain text, each as its extracted text and the
 offsets where its heading sections start (PDF is in pdf.py).
 
 Markdown, RST and plain text keep the file's own text (line ends made "\\n"), so a passage reads as the source
 does; headings come from markdown-it-py's tokens and, for RST, from a light reader of underlined (and overlined)
 titles, levels in the order their styles first appear as docutils assigns them (docutils itself would report
-every Sphinx directive of real docs as an error and gives no offsets). HTML is reduced to its visible text with
-beautifulsoup4.
+every Sphinx directive of real docs as an error and gives no offsets). HTML is in html_text.py.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Iterator, Optional
 
 from playground.data.documents.parsed import ParsedDocument, UnreadableDocument
 
@@ -44,12 +44,6 @@ def read_text(path: str | Path) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    starts.extend(match.end() for match in re.finditer("\n", text))
-    return starts
-
-
 def _with_trails(headings: list[tuple[int, int, str]]) -> tuple[tuple[int, tuple[str, ...]], ...]:
     """(offset, level, title) headings in order -> (offset, trail) sections, a heading closing deeper ones."""
     stack: list[tuple[int, str]] = []
@@ -76,37 +70,87 @@ _FRONT_MATTER = re.compile(r"\A---\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTA
 
 def parse_markdown(path: str | Path) -> ParsedDocument:
     """Headings from markdown-it-py's tokens (ATX and setext); a YAML front matter block is text, not a heading."""
-    from markdown_it import MarkdownIt
-
     text = read_text(path)
     front = _FRONT_MATTER.match(text)
-    skip_lines = text[: front.end()].count("\n") if front else 0
-    body = text[front.end() :] if front else text
-    tokens = MarkdownIt("commonmark").parse(body)
-    starts = _line_starts(text)
+    return ParsedDocument(text, _with_trails(markdown_headings(text, front.end() if front else 0)))
+
+
+MARKDOWN_PIECE_CHARS = 1 << 18  # the blocks are parsed about this many characters at a time
+
+
+def markdown_headings(text: str, start: int = 0, piece_chars: int = MARKDOWN_PIECE_CHARS) -> list[tuple[int, int, str]]:
+    """(offset, level, title) of every heading of `text[start:]`, read a piece of whole lines at a time, so only a
+    piece's tokens are held: blocks before a piece's last top-level block are the whole text's, and the next piece
+    starts at that block. Titles are read at the end, with every link reference of the text known."""
+    from markdown_it import MarkdownIt
+
+    blocks = MarkdownIt("commonmark").disable("inline")
+    env: dict = {}
+    found: list[tuple[int, int, str]] = []  # (offset, level, the heading's source text)
+    position, width = start, piece_chars
+    while position < len(text):
+        end = len(text) if position + width >= len(text) else text.find("\n", position + width) + 1 or len(text)
+        tokens = blocks.parse(text[position:end], env)
+        tops = [t.map[0] for t in tokens if t.level == 0 and t.nesting >= 0 and t.map]
+        final = end == len(text)
+        settled = len(text) if final else (tops[-1] if tops else 0)
+        if not final and settled == 0:  # one block fills the piece: a larger piece
+            width *= 2
+            continue
+        lines = _LineOffsets(text, position)
+        for index, token in enumerate(tokens):
+            if token.type == "heading_open" and token.map and (final or token.map[0] < settled):
+                found.append((lines.offset(token.map[0]), int(token.tag[1]), tokens[index + 1].content))
+        position = end if final else lines.offset(settled)
+        width = piece_chars
+    inline = MarkdownIt("commonmark")
     headings = []
-    for index, token in enumerate(tokens):
-        if token.type == "heading_open" and token.map and index + 1 < len(tokens):
-            title = _inline_text(tokens[index + 1])
-            if title:
-                headings.append((starts[token.map[0] + skip_lines], int(token.tag[1]), title))
-    return ParsedDocument(text, _with_trails(headings))
+    for offset, level, source in found:
+        title = _inline_text(inline.parseInline(source, env)[0])
+        if title:
+            headings.append((offset, level, title))
+    return headings
+
+
+class _LineOffsets:
+    """The offset in `text` of line N counted from `start` (asked in increasing order)."""
+
+    def __init__(self, text: str, start: int):
+        self.text, self.line, self.at = text, 0, start
+
+    def offset(self, line: int) -> int:
+        while self.line < line:
+            self.at = self.text.index("\n", self.at) + 1
+            self.line += 1
+        return self.at
 
 
 _ADORNMENT = re.compile(r"^([=\-`:'\"~^_*+#.<>])\1{2,}\s*$")
 
 
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, line) of each line, as text.split("\\n") cuts them, without holding them all."""
+    at = 0
+    while True:
+        end = text.find("\n", at)
+        if end < 0:
+            yield at, text[at:]
+            return
+        yield at, text[at:end]
+        at = end + 1
+
+
 def parse_rst(path: str | Path) -> ParsedDocument:
     text = read_text(path)
-    lines = text.split("\n")
-    starts = _line_starts(text)
+    lines = _lines(text)
     styles: list[tuple[str, bool]] = []
     headings = []
-    number = 0
-    while number < len(lines) - 1:
-        line, below = lines[number], lines[number + 1]
+    previous: Optional[tuple[int, str]] = None
+    current, following = next(lines, None), next(lines, None)
+    while current is not None and following is not None:
+        (at, line), below = current, following[1]
         title = line.strip()
-        overline = number > 0 and bool(_ADORNMENT.match(lines[number - 1])) and lines[number - 1][0] == below[:1]
+        overline = previous is not None and bool(_ADORNMENT.match(previous[1])) and previous[1][0] == below[:1]
         if (
             title
             and not _ADORNMENT.match(line)
@@ -117,87 +161,13 @@ def parse_rst(path: str | Path) -> ParsedDocument:
             style = (below[0], overline)
             if style not in styles:
                 styles.append(style)
-            headings.append((starts[number - 1 if overline else number], styles.index(style) + 1, title))
-            number += 2
+            headings.append((previous[0] if overline and previous else at, styles.index(style) + 1, title))
+            previous, current = following, next(lines, None)
+            following = next(lines, None) if current is not None else None
             continue
-        number += 1
+        previous, current, following = current, following, next(lines, None)
     return ParsedDocument(text, _with_trails(headings))
 
 
 def parse_text(path: str | Path) -> ParsedDocument:
     return ParsedDocument(read_text(path))
-
-
-_DROPPED = ("script", "style", "nav", "header", "footer", "noscript", "template", "svg", "head")
-_BLOCKS = {
-    "address", "article", "aside", "blockquote", "body", "dd", "details", "div", "dl", "dt", "figcaption", "figure",
-    "form", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li", "main", "ol", "p", "pre", "section", "summary", "table",
-    "tbody", "td", "th", "thead", "tr", "ul", "br", "caption",
-}  # fmt: skip
-
-
-def parse_html(path: str | Path) -> ParsedDocument:
-    """Visible text: scripts, styles, navigation, headers and footers dropped; blocks on lines of their own, runs
-    of spaces made one (inside <pre> kept); headings h1-h6 start sections."""
-    from bs4 import BeautifulSoup, NavigableString, Tag
-
-    soup = BeautifulSoup(read_text(path), "html.parser")
-    for tag in soup.find_all(_DROPPED):
-        tag.decompose()
-    pieces: list[str] = []
-    length = 0
-    headings: list[tuple[int, int, str]] = []
-
-    def emit(piece: str) -> None:
-        nonlocal length
-        pieces.append(piece)
-        length += len(piece)
-
-    def newline(blank: bool) -> None:
-        """End the text so far with a line break (a blank line when `blank`), trailing spaces dropped."""
-        nonlocal length
-        while pieces and pieces[-1].endswith(" "):
-            trimmed = pieces[-1].rstrip(" ")
-            length -= len(pieces[-1]) - len(trimmed)
-            pieces[-1] = trimmed
-            if not trimmed:
-                pieces.pop()
-        if not length:
-            return
-        have = 0
-        for piece in reversed(pieces):
-            have += len(piece) - len(piece.rstrip("\n"))
-            if piece.rstrip("\n"):
-                break
-        want = 2 if blank else 1
-        if have < want:
-            emit("\n" * (want - have))
-
-    def walk(node, preformatted: bool) -> None:
-        for child in node.children:
-            if isinstance(child, NavigableString):
-                if type(child) is not NavigableString:  # comments, doctype, CDATA
-                    continue
-                value = str(child) if preformatted else re.sub(r"\s+", " ", str(child))
-                if not preformatted and (not pieces or pieces[-1].endswith((" ", "\n"))):
-                    value = value.lstrip(" ")
-                if value:
-                    emit(value)
-            elif isinstance(child, Tag):
-                name = child.name
-                block = name in _BLOCKS
-                if block:
-                    newline(blank=name not in ("li", "tr", "td", "th", "br", "dd", "dt"))
-                if name in ("h1", "h2", "h3", "h4", "h5", "h6"):
-                    title = " ".join(child.get_text(" ").split())
-                    if title:
-                        headings.append((length, int(name[1]), title))
-                walk(child, preformatted or name == "pre")
-                if block:
-                    newline(blank=name not in ("li", "tr", "td", "th", "br", "dd", "dt"))
-
-    walk(soup, False)
-    text = "".join(pieces)
-    stripped = text.rstrip()
-    headings = [(min(offset, len(stripped)), level, title) for offset, level, title in headings]
-    return ParsedDocument(stripped, _with_trails(headings))

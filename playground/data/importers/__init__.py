@@ -19,8 +19,10 @@ def importer_names() -> list[str]:
 def read_dataset(format: str, path: str | os.PathLike) -> Dataset:
     """Read PATH as FORMAT; an unknown format is a PlaygroundError naming the known ones."""
     from playground.plugins import load_ref, registry
+    from playground.plugins.calls import call_plugin, instance_of
 
     importer = registry().of("importers").get(format)
     if importer is None:
         raise PlaygroundError(f"unknown dataset format {format!r} (known: {', '.join(importer_names())})")
-    return load_ref(importer.read, f"importer {format!r}")(Path(path))
+    read = load_ref(importer.read, f"importer {format!r}")
+    return call_plugin("importers", format, "read", read, Path(path), returns=instance_of(Dataset, "a Dataset"))

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from playground.evaluation.judges.calls import reason_of, JudgeOutputError, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, quoted
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
+from playground.plugins.records import Judge
 
 GRADES = range(1, 6)
 
@@ -27,7 +29,7 @@ def judge_answer_relevance(workspace, judge, item, passages, tracer: Tracer, sam
     """One answer graded for addressing its question: the outcome the shared loop stores."""
     variables = {"question": item.question, "answer": item.answer}
     text = judge_call(workspace, judge, "relevance", variables, tracer, sample_index, name="relevance")
-    parsed, error = parse_step(tracer, "parse grade", text, read_grade)
+    parsed, error = parse_step(tracer, "parse grade", text, scrutinised(read_grade, judge.templates.get("relevance")))
     score = None if parsed is None else (parsed["grade"] - 1) / 4
     return {
         "score": score,
@@ -37,3 +39,14 @@ def judge_answer_relevance(workspace, judge, item, passages, tracer: Tracer, sam
         "metrics": {"answer_relevance": score},
         "error": error,
     }
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "answer-relevance",
+    {"relevance": "judge-answer-relevance"},
+    "does each answer address its question (graded 1-5 with a reason)",
+    judge=judge_answer_relevance,
+    metrics=("answer_relevance",),
+    method="graded 1-5, (grade-1)/4",
+)

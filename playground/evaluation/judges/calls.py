@@ -4,12 +4,16 @@ lenient reading of what a judge model replies: the first JSON object, else `key:
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from typing import Any, Optional
 
 from playground import PlaygroundError
 from playground.programs.tracing import Tracer
 
 REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification", "feedback")
+# The language of the run being judged (ISO 639-1), set around judge_each's loop, so every judge template gets it as
+# `language` without each judge passing it along.
+JUDGED_LANGUAGE: ContextVar[Optional[str]] = ContextVar("judged_language", default=None)
 
 
 class JudgeOutputError(PlaygroundError):
@@ -55,6 +59,7 @@ def judge_context(workspace, judge, tracer: Tracer, sample_index: int = 0):
         templates=judge.templates,
         prompt_versions=dict(judge.prompt_versions),
         use_cache=judge.use_cache,
+        language=JUDGED_LANGUAGE.get(),
     )
     return dataclasses.replace(base.for_question(sample_index), tracer=tracer)
 
@@ -120,10 +125,13 @@ def judge_each(
     from playground.models.retry import question_deadline
     from playground.programs.tracing import describe_error
     from playground.progress import report
+    from playground.store.dataset_language import dataset_language
     from playground.store.judgments import save_judgment
 
     judged, fresh_tokens, total = [], 0, len(items) * repeat
     report(on_progress, 0, total, "")
+    # the judge templates' `language` while these answers are judged
+    language = JUDGED_LANGUAGE.set(dataset_language(workspace, (run.get("config") or {}).get("dataset")))
     for sample_index in range(repeat):
         for item in items:
             tracer = Tracer()
@@ -165,4 +173,5 @@ def judge_each(
             )
             judged.append((sample_index, item, outcome))
             report(on_progress, len(judged), total, item.question_id)
+    JUDGED_LANGUAGE.reset(language)
     return judged, fresh_tokens

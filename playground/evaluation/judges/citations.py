@@ -13,11 +13,18 @@ from typing import Optional
 
 from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, numbered, truth
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
+from playground.plugins.records import Judge
 
 METHOD = "ALCE citation recall and precision (Gao et al. 2023), support judged by the judge model instead of NLI"
 _CITED = re.compile(r"\[(\d+(?:\s*[,;-]\s*\d+)*)\]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# A sentence ends at . ! ? (and the Arabic, Devanagari, Ethiopic ones) before whitespace, or at a full-width
+# Chinese or Japanese 。！？ (with the closing quotes and [n] citations right after it) whether or not a space
+# follows, as those scripts write.
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?؟۔।॥።‼⁇⁈⁉])\s+|(?<=[。！？｡．﹒﹖﹗])[」』”’）]*(?:\s*\[\d+(?:\s*[,;-]\s*\d+)*\])*\s*"
+)
 
 
 class _Unreadable(Exception):
@@ -29,12 +36,22 @@ class _Unreadable(Exception):
 def sentences(answer: str) -> list[str]:
     """The answer's sentences; a piece holding only citations ("... France. [2]") joins the sentence before it."""
     parts: list[str] = []
-    for piece in _SENTENCE_END.split(" ".join((answer or "").split())):
-        if parts and not _CITED.sub("", piece).strip(" .,;"):
+    for piece in _pieces(" ".join((answer or "").split())):
+        if parts and not _CITED.sub("", piece).strip(" .,;。，；"):
             parts[-1] = f"{parts[-1]} {piece}"
         elif piece.strip():
             parts.append(piece.strip())
     return parts
+
+
+def _pieces(text: str) -> list[str]:
+    """`text` cut after each sentence end (the closing quotes after a full-width stop stay with its sentence)."""
+    pieces, start = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        if end.end() > start:
+            pieces.append(text[start : end.end()].strip())
+            start = end.end()
+    return [piece for piece in pieces + [text[start:].strip()] if piece]
 
 
 def cited_numbers(sentence: str) -> list[int]:
@@ -103,7 +120,9 @@ def _check_sentence(
     def supports(numbers: list[int], label: str) -> bool:
         variables = {"sentence": sentence, "passages": [shown[n - 1] for n in numbers]}
         text = judge_call(workspace, judge, "citation", variables, tracer, sample_index, name=label)
-        parsed, error = parse_step(tracer, f"parse {label}", text, read_support)
+        parsed, error = parse_step(
+            tracer, f"parse {label}", text, scrutinised(read_support, judge.templates.get("citation"))
+        )
         if error:
             raise _Unreadable(error)
         return bool(parsed["supported"])
@@ -142,3 +161,16 @@ def _outcome(
         "metrics": {"citation_recall": recall, "citation_precision": precision},
         "error": error,
     }
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "citations",
+    {"citation": "judge-citation"},
+    "ALCE-style citation recall and precision for answers citing passages as [n]",
+    judge=judge_citations,
+    metrics=("citation_recall", "citation_precision"),
+    needs_passages=True,
+    answer_field="output",  # the parsed short answer has its [n] markers removed: judge what the model wrote
+    method=METHOD,
+)

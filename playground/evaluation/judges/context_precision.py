@@ -12,7 +12,9 @@ from typing import Any, Optional
 
 from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, numbered, truth
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
+from playground.plugins.records import Judge
 
 
 def read_relevance(text: str) -> dict:
@@ -57,7 +59,12 @@ def judge_context_precision(
             text = judge_call(
                 workspace, judge, "context", variables, tracer, sample_index, name=f"passage {passage['number']}"
             )
-            parsed, error = parse_step(tracer, f"parse passage {passage['number']}", text, read_relevance)
+            parsed, error = parse_step(
+                tracer,
+                f"parse passage {passage['number']}",
+                text,
+                scrutinised(read_relevance, judge.templates.get("context")),
+            )
             entry = {
                 "passage": passage["number"],
                 "passage_id": passage["id"],
@@ -99,3 +106,16 @@ def _outcome(precision, ranked, verdict, why, details: dict, error: Optional[str
         "metrics": {"context_precision": precision, "context_precision_ranked": ranked},
         "error": error,
     }
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "context-precision",
+    {"context": "judge-context"},
+    "each passage the prompt showed judged relevant or not (precision, rank-weighted precision)",
+    judge=judge_context_precision,
+    metrics=("context_precision", "context_precision_ranked"),
+    needs_passages=True,
+    settings=("run",),
+    method="relevant / shown; rank-weighted = average precision over the shown order",
+)

@@ -13,7 +13,14 @@ from typing import Any, Optional
 from playground import PlaygroundError
 from playground.evaluation.judges.calls import reason_of, JudgeOutputError, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, numbered, passage_number, quoted
+from playground.evaluation.judges.scrutiny import (
+    check_drawn_from,
+    check_not_copied,
+    check_reason_agrees,
+    template_examples,
+)
 from playground.programs.tracing import Tracer
+from playground.plugins.records import Judge
 
 VERDICTS = ("supported", "contradicted", "not found")
 NO_CLAIMS = {"skip": None, "1": 1.0, "0": 0.0}
@@ -35,6 +42,21 @@ def parse_claims(text: str) -> list[str]:
     return [" ".join(claim.split()) for claim in claims if claim.strip()][:MAX_CLAIMS]
 
 
+def claims_reader(answer: str, question: str, template=None):
+    """The parser of the claim split: parse_claims, then each claim must be drawn from the answer (it shares a
+    content unit with it or its question) and must not repeat the template's own example text."""
+    examples = template_examples(template)
+
+    def read(text: str) -> list[str]:
+        claims = parse_claims(text)
+        for number, claim in enumerate(claims, 1):
+            check_not_copied(claim, f"claim {number}", examples, text)
+            check_drawn_from(claim, number, (answer, question), text)
+        return claims
+
+    return read
+
+
 def verdict_word(value: Any, text: str) -> str:
     """One of VERDICTS from "supported", "Contradicted", "not_found", "NOT FOUND"; anything else is an error."""
     word = " ".join(str(value).replace("_", " ").replace("-", " ").strip().strip(".").lower().split())
@@ -43,8 +65,10 @@ def verdict_word(value: Any, text: str) -> str:
     raise JudgeOutputError(f"the judge's verdict {value!r} is not supported, contradicted or not found: {quoted(text)}")
 
 
-def claim_reader(count: int):
-    """The parser of one claim's reply: {"verdict", "passage" (1..count, required unless not found), "reason"}."""
+def claim_reader(count: int, template=None):
+    """The parser of one claim's reply: {"verdict", "passage" (1..count, required unless not found), "reason"}; a
+    reason that contradicts the verdict or copies the template's example text is an error."""
+    examples = template_examples(template)
 
     def read(text: str) -> dict:
         found = json_reply(text, "verdict")
@@ -52,11 +76,10 @@ def claim_reader(count: int):
         passage = passage_number(found, count, text)
         if passage is None and verdict != "not found":
             raise JudgeOutputError(f"the judge said {verdict} without naming the deciding passage: {quoted(text)}")
-        return {
-            "verdict": verdict,
-            "passage": passage if verdict != "not found" else None,
-            "reason": reason_of(found, text),
-        }
+        reason = reason_of(found, text)
+        check_reason_agrees(verdict, reason, VERDICTS, text)
+        check_not_copied(reason, "reason", examples, text, allowed=VERDICTS)
+        return {"verdict": verdict, "passage": passage if verdict != "not found" else None, "reason": reason}
 
     return read
 
@@ -77,7 +100,8 @@ def judge_faithfulness(
             sample_index,
             name="claims",
         )
-        claims, error = parse_step(tracer, "parse claims", text, parse_claims)
+        reader = claims_reader(item.answer, item.question, judge.templates.get("claims"))
+        claims, error = parse_step(tracer, "parse claims", text, reader)
         span.outputs = {"claims": claims}
         span.error = error
     base: dict[str, Any] = {"passages": [p["id"] for p in shown], "claims": []}
@@ -112,7 +136,9 @@ def check_claim(
     with tracer.span("claim", f"claim {number}", {"claim": claim}) as span:
         variables = {"question": question, "claim": claim, "passages": shown}
         text = judge_call(workspace, judge, "claim", variables, tracer, sample_index, name=f"claim {number}")
-        parsed, error = parse_step(tracer, f"parse claim {number}", text, claim_reader(len(shown)))
+        parsed, error = parse_step(
+            tracer, f"parse claim {number}", text, claim_reader(len(shown), judge.templates.get("claim"))
+        )
         passage = parsed["passage"] if parsed else None
         entry = {
             "claim": claim,
@@ -136,3 +162,16 @@ def _outcome(score: Optional[float], verdict, why, details: dict, error: Optiona
         "metrics": {"faithfulness": score},
         "error": error,
     }
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "faithfulness",
+    {"claims": "judge-claims", "claim": "judge-claim"},
+    "claims of each answer checked against the passages its prompt showed (supported / claims)",
+    judge=judge_faithfulness,
+    metrics=("faithfulness",),
+    needs_passages=True,
+    settings=("no_claims",),
+    method="supported claims / claims",
+)

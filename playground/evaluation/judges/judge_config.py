@@ -1,6 +1,6 @@
 """What a judge is: a model spec, generation params and template versions, chosen and versioned apart from the
 models under test. A judge version id is a hash of all of them, so stored steps and judgments stay comparable.
-The judge kinds and their templates' roles are the registered ones (built-ins in playground.evaluation.plugin)."""
+The judges and their templates' roles are the registered ones (evaluation/judges/registry.py)."""
 
 from __future__ import annotations
 
@@ -10,37 +10,16 @@ from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
 from playground.models.base import GenerationParams, Model
+from playground.evaluation.judges.registry import default_judge_templates
 from playground.models.registry import DEFAULT_MODEL_SPEC
 
 DEFAULT_JUDGE_DEADLINE_S = 300.0  # as a run's question (Execution.timeout_s)
 
 
-def judge_kinds() -> dict:
-    """Judge name -> its registration (playground.plugins.JudgeKind), built-ins first."""
-    from playground.plugins import registry
-
-    return dict(registry().of("judges"))
-
-
-def plugin_judges() -> dict:
-    """The registered judges the shared loop runs (those giving read_verdict; see judges/plugged.py), by name."""
-    return {name: judge for name, judge in judge_kinds().items() if judge.read_verdict is not None}
-
-
-def default_judge_templates() -> dict[str, str]:
-    """Every registered judge's template roles with their default templates (a role named twice keeps the first)."""
-    roles: dict[str, str] = {}
-    for judge in judge_kinds().values():
-        for role, ref in judge.templates.items():
-            roles.setdefault(role, ref)
-    return roles
-
-
 def roles_of(kind: str) -> tuple[str, ...]:
-    judges = judge_kinds()
-    if kind not in judges:
-        raise PlaygroundError(f"unknown judge kind {kind!r} (known: {', '.join(judges)})")
-    return tuple(judges[kind].templates)
+    from playground.evaluation.judges.registry import judge_record
+
+    return tuple(judge_record(kind).templates)
 
 
 def default_judge_params() -> GenerationParams:
@@ -77,7 +56,7 @@ class JudgeConfig:
 
 
 @dataclass
-class Judge:
+class LoadedJudge:
     """A loaded judge of one kind: its version id, model, templates (role -> Template) and their prompt versions."""
 
     id: str
@@ -118,7 +97,7 @@ def resolve_judge(
     model: Optional[Model] = None,
     use_cache: bool = True,
     deadline_s: Optional[float] = None,
-) -> Judge:
+) -> LoadedJudge:
     """Load the judge's model and templates, save the templates as prompt versions, record the judge version.
 
     `model` overrides loading config.model (a scripted model in tests, an already loaded one in the app).
@@ -159,7 +138,7 @@ def resolve_judge(
         {role: config.templates[role] for role in templates},
         versions,
     )
-    return Judge(
+    return LoadedJudge(
         id=judge_id,
         kind=kind,
         config=config,

@@ -1,4 +1,4 @@
-"""Gold-free judge scores read back as metrics of a run, for `runs` and `compare`: per answer, the mean over the
+"""Answer judge scores (registry.answer_judges(): the gold-free judges and plugin judges) read back as metrics of a run, for `runs` and `compare`: per answer, the mean over the
 judge's repeats of each metric its judgments give. A run judged by several versions of a judge is read by the
 version that judged it last (scores of different versions are never mixed). An answer whose judgments all failed
 has no score: it counts as a judge error, never as 0."""
@@ -15,11 +15,12 @@ def _latest_judge(judgments: list[dict]) -> Optional[str]:
 def answer_judge_scores(workspace, run_id: str) -> dict[str, dict]:
     """{metric: {"judge_id", "scores": {(question_id, repeat): value}, "errors": {(question_id, repeat): error}}}
     for every gold-free metric the run has judgments of."""
-    from playground.evaluation.judges.gold_free import gold_free_judges
+    from playground.evaluation.judges.registry import answer_judges
     from playground.store.judgments import list_judgments
 
     tables: dict[str, dict] = {}
-    for kind, spec in gold_free_judges().items():
+    for spec in answer_judges().values():
+        kind = spec.kind
         judgments = [j for j in list_judgments(workspace, run_id=run_id, kind=kind) if j["run_id"] == run_id]
         judge_id = _latest_judge(judgments)
         if judge_id is None:
@@ -27,7 +28,7 @@ def answer_judge_scores(workspace, run_id: str) -> dict[str, dict]:
         samples: dict[tuple, list[dict]] = {}
         for judgment in (j for j in judgments if j["judge_id"] == judge_id):
             samples.setdefault((judgment["question_id"], int(judgment["result_repeat"])), []).append(judgment)
-        for metric in spec.metrics:
+        for metric in spec.metric_names:
             scores, errors = {}, {}
             for key, found in samples.items():
                 values = [(j["details"].get("metrics") or {}).get(metric) for j in found if not j["error"]]

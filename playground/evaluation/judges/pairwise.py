@@ -16,11 +16,13 @@ from playground.evaluation.judges.calls import (
     reason_of,
 )
 from playground.prompts.parse import first_json_object
-from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
+from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import summarize_repeats
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer, describe_error
 from playground.progress import ProgressCallback, report
+from playground.plugins.records import Judge
 
 PREFERENCE_KEYS = ("better", "winner", "preferred", "preference", "choice", "verdict", "answer")
 VERDICT_SCORE = {"a": 1.0, "tie": 0.5, "b": 0.0}  # from run A's point of view, as in table ratings
@@ -106,7 +108,7 @@ def pairwise_summary(outcomes: Iterable[dict]) -> dict:
 
 
 def compare_answers(
-    workspace, judge: Judge, question: str, answer_a: str, answer_b: str, tracer: Tracer, sample_index: int = 0
+    workspace, judge: LoadedJudge, question: str, answer_a: str, answer_b: str, tracer: Tracer, sample_index: int = 0
 ) -> dict:
     """Ask the judge in both orders; returns the combined outcome plus each order's verdict and reason."""
     orders = []
@@ -121,7 +123,9 @@ def compare_answers(
                 sample_index,
                 name=f"pairwise {label}",
             )
-            parsed, error = parse_step(tracer, f"parse {label}", text, parse_preference)
+            parsed, error = parse_step(
+                tracer, f"parse {label}", text, scrutinised(parse_preference, judge.templates.get("pairwise"))
+            )
             entry = {
                 "order": label,
                 "better": parsed["better"] if parsed else None,
@@ -294,3 +298,19 @@ def judge_runs_pairwise(
         "tokens": fresh_tokens,
         "warnings": [warning] if warning else [],
     }
+
+
+def judge_runs(workspace, run_ids: list[str], config: Optional[JudgeConfig] = None, **options) -> dict:
+    """The pairwise judge's `judge_run` (its record in evaluation/plugin.py): run A and run B."""
+    run_a, run_b = run_ids
+    return judge_runs_pairwise(workspace, run_a, run_b, config, **options)
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "pairwise",
+    {"pairwise": "judge-pairwise"},
+    "which run's answer is better, asked in both orders (flips count as ties)",
+    judge_run=judge_runs,
+    runs=2,
+)

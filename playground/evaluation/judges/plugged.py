@@ -1,23 +1,20 @@
-"""Judges that plugins register with a template and a `read_verdict`: the shared per-answer loop renders the judge's
-one template with {question, answer, reference}, calls the judge model through the cache, reads a 0-1 score and a
-reason from the reply, and stores each judgment with its spans (as the judgment kind the registration names)."""
+"""The per-answer judge of a record that gives only `read_verdict` (the short form for plugins): its one template
+role is rendered with {question, answer, reference}, the judge model is called through the cache, and the reply is
+read as a 0-1 score with a reason. Run by the shared loop (answers.py) like any answer judge."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from playground import PlaygroundError
-from playground.evaluation.judges.calls import JudgeOutputError, judge_call, judge_each, parse_step
-from playground.evaluation.judges.judge_config import JudgeConfig, plugin_judges, resolve_judge, self_judging_warning
-from playground.evaluation.judges.items import check_repeat, run_items, run_model
+from playground.evaluation.judges.calls import JudgeOutputError, judge_call, parse_step
 from playground.evaluation.judges.reference import reference_text
-from playground.evaluation.judges.repeat import item_summary, summarize_repeats
-from playground.progress import ProgressCallback
+from playground.plugins.calls import call_plugin
+from playground.evaluation.judges.scrutiny import scrutinised
+from playground.plugins.records import Judge
 
 
 def _verdict_reader(name: str, read_verdict):
     def read(text: str) -> dict:
-        verdict = read_verdict(text)
+        verdict = call_plugin("judges", name, "read_verdict", read_verdict, text)
         score = verdict.get("score") if isinstance(verdict, dict) else None
         if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= float(score) <= 1.0:
             raise JudgeOutputError(f"judge {name!r} read no score in 0-1 from the reply (got {score!r})")
@@ -26,95 +23,34 @@ def _verdict_reader(name: str, read_verdict):
     return read
 
 
-def judge_run_plugin(
-    workspace,
-    name: str,
-    run_id: str,
-    config: Optional[JudgeConfig] = None,
-    repeat: int = 1,
-    answer_field: str = "prediction",
-    model=None,
-    use_cache: bool = True,
-    on_progress: Optional[ProgressCallback] = None,
-    deadline_s: Optional[float] = None,
-) -> dict:
-    """Judge every answer of a run with the plugin judge `name`, `repeat` times; the score is the mean 0-1 score.
-    Each judgment has `deadline_s` (default 300 s), as the built-in judges' do."""
+def verdict_judge(record: Judge):
+    """judge(workspace, judge, item, passages, tracer, sample_index) -> outcome, for a record with `read_verdict`."""
     from playground.plugins import load_ref
 
-    record = plugin_judges().get(name)
-    if record is None:
-        raise PlaygroundError(f"no plugin judge {name!r} (judges run this way: {', '.join(plugin_judges()) or 'none'})")
     if len(record.templates) != 1:
-        raise PlaygroundError(f"judge {name!r} must name exactly one template role, not {', '.join(record.templates)}")
+        raise PlaygroundError(
+            f"judge {record.name!r} must name exactly one template role, not {', '.join(record.templates)}"
+        )
     (role,) = record.templates
-    read = _verdict_reader(name, load_ref(record.read_verdict, f"judge {name!r}"))
-    repeat = check_repeat(repeat)
-    run, items, skipped = run_items(workspace, run_id, answer_field)
-    if record.needs_reference:
-        skipped += [
-            {"question_id": item.question_id, "repeat": item.repeat, "why": "no reference answer"}
-            for item in items
-            if not item.references
-        ]
-        items = [item for item in items if item.references]
-    judge = resolve_judge(workspace, name, config, model=model, use_cache=use_cache, deadline_s=deadline_s)
-    warning = self_judging_warning(judge.model.spec, [run_model(run)])
+    read = _verdict_reader(record.name, load_ref(record.read_verdict, f"judge {record.name!r}"))
+    (metric,) = record.metric_names[:1]
 
-    def judge_one(item, tracer, sample_index):
+    def judge_one(workspace, judge, item, passages, tracer, sample_index=0) -> dict:
         variables = {
             "question": item.question,
             "answer": item.answer,
             "reference": reference_text(item.references) if item.references else "",
         }
         text = judge_call(workspace, judge, role, variables, tracer, sample_index)
-        parsed, error = parse_step(tracer, "parse verdict", text, read)
-        return {"score": None, "reason": None, "error": error} if parsed is None else {**parsed, "error": None}
-
-    def judgment_fields(item, outcome):
-        score = outcome.get("score")
+        parsed, error = parse_step(tracer, "parse verdict", text, scrutinised(read, judge.templates.get(role)))
+        score = None if parsed is None else parsed["score"]
         return {
             "score": score,
             "verdict": None if score is None else f"{score:.2f}",
-            "reason": outcome.get("reason"),
-            "details": {"judge": name, "answer": item.answer, "references": item.references},
+            "reason": None if parsed is None else parsed["reason"],
+            "details": {"judge": record.name, "references": item.references},
+            "metrics": {metric: score},
+            "error": error,
         }
 
-    judged, fresh_tokens = judge_each(
-        workspace, judge, run, items, repeat, record.stored_as, judge_one, judgment_fields, on_progress
-    )
-    per_repeat: list[list] = [[] for _ in range(repeat)]
-    by_item: dict[tuple, dict] = {}
-    for sample_index, item, outcome in judged:
-        per_repeat[sample_index].append(outcome.get("score"))
-        record_of = by_item.setdefault(
-            (item.question_id, item.repeat),
-            {
-                "question_id": item.question_id,
-                "repeat": item.repeat,
-                "answer": item.answer,
-                "scores": [],
-                "reasons": [],
-            },
-        )
-        record_of["scores"].append(outcome.get("score"))
-        record_of["reasons"].append(outcome.get("reason") or outcome["error"])
-    return {
-        "kind": name,
-        "stored_as": record.stored_as,
-        "judge": judge.describe(),
-        "run_id": run["id"],
-        "run_model": run_model(run),
-        "repeat": repeat,
-        "n_items": len(items),
-        "n_judgments": len(judged),
-        "n_failed": sum(outcome.get("score") is None for _, _, outcome in judged),
-        "score": summarize_repeats(per_repeat),
-        "skipped": skipped,
-        "tokens": fresh_tokens,
-        "warnings": [warning] if warning else [],
-        "items": [
-            {**{k: v for k, v in entry.items() if k != "scores"}, "score": item_summary(entry["scores"])}
-            for entry in by_item.values()
-        ],
-    }
+    return judge_one

@@ -18,11 +18,13 @@ from playground.evaluation.judges.calls import (
     reason_of,
 )
 from playground.prompts.parse import first_json_object
-from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
+from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import item_summary, summarize_repeats
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
 from playground.progress import ProgressCallback
+from playground.plugins.records import Judge
 
 MAX_STEPS = 8
 
@@ -162,7 +164,7 @@ def parse_score(text: str) -> dict:
     return {"score": score_value(value), "reason": reason_of(found, text)}
 
 
-def evaluation_steps(workspace, judge: Judge, criterion: Criterion, tracer: Tracer) -> list[str]:
+def evaluation_steps(workspace, judge: LoadedJudge, criterion: Criterion, tracer: Tracer) -> list[str]:
     """The criterion's steps under this judge version: made by one judge call the first time, then reused."""
     from playground.store.judgments import get_steps, save_steps
 
@@ -201,7 +203,7 @@ def evaluation_steps(workspace, judge: Judge, criterion: Criterion, tracer: Trac
 
 def score_answer(
     workspace,
-    judge: Judge,
+    judge: LoadedJudge,
     question: str,
     answer: str,
     criteria: list[Criterion],
@@ -228,7 +230,9 @@ def score_answer(
             {"criterion": criterion.text, "weight": weight, "sample_index": sample_index},
         ) as span:
             text = judge_call(workspace, judge, "pointwise", variables, tracer, sample_index, name=criterion.name)
-            parsed, error = parse_step(tracer, f"parse {criterion.name}", text, parse_score)
+            parsed, error = parse_step(
+                tracer, f"parse {criterion.name}", text, scrutinised(parse_score, judge.templates.get("pointwise"))
+            )
             entry = {
                 "name": criterion.name,
                 "criterion": criterion.text,
@@ -328,3 +332,18 @@ def judge_run_pointwise(
         "tokens": fresh_tokens,
         "warnings": [warning] if warning else [],
     }
+
+
+def judge_runs(workspace, run_ids: list[str], config: Optional[JudgeConfig] = None, criteria=None, **options) -> dict:
+    """The pointwise judge's `judge_run` (its record in evaluation/plugin.py): one run, its criteria a setting."""
+    return judge_run_pointwise(workspace, run_ids[0], criteria, config, **options)
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "pointwise",
+    {"steps": "judge-criterion-steps", "pointwise": "judge-pointwise"},
+    "G-Eval-style weighted criteria, each scored 0-1 with a reason",
+    settings=("criteria",),
+    judge_run=judge_runs,
+)

@@ -15,11 +15,13 @@ from playground.evaluation.judges.calls import (
     reason_of,
 )
 from playground.prompts.parse import first_json_object
-from playground.evaluation.judges.judge_config import Judge, JudgeConfig, resolve_judge, self_judging_warning
+from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge, resolve_judge, self_judging_warning
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import item_summary, summarize_repeats
+from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
 from playground.progress import ProgressCallback
+from playground.plugins.records import Judge
 
 VERDICT_KEYS = ("implies", "implied", "correct", "verdict", "answer", "judgment", "result")
 _TRUE = {"true", "yes", "correct", "implied", "implies", "1"}
@@ -65,12 +67,20 @@ def reference_text(references: list[str]) -> str:
 
 
 def check_answer(
-    workspace, judge: Judge, question: str, answer: str, references: list[str], tracer: Tracer, sample_index: int = 0
+    workspace,
+    judge: LoadedJudge,
+    question: str,
+    answer: str,
+    references: list[str],
+    tracer: Tracer,
+    sample_index: int = 0,
 ) -> dict:
     """{"implies": bool or None, "reason", "error"} for one answer against its reference answer(s)."""
     variables = {"question": question, "reference": reference_text(references), "answer": answer}
     text = judge_call(workspace, judge, "reference", variables, tracer, sample_index)
-    parsed, error = parse_step(tracer, "parse verdict", text, parse_implication)
+    parsed, error = parse_step(
+        tracer, "parse verdict", text, scrutinised(parse_implication, judge.templates.get("reference"))
+    )
     if parsed is None:
         return {"implies": None, "reason": None, "error": error}
     return {"implies": parsed["implies"], "reason": parsed["reason"], "error": None}
@@ -166,3 +176,18 @@ def judge_run_reference(
         "tokens": fresh_tokens,
         "warnings": [warning] if warning else [],
     }
+
+
+def judge_runs(workspace, run_ids: list[str], config: Optional[JudgeConfig] = None, **options) -> dict:
+    """The reference judge's `judge_run` (its record in evaluation/plugin.py): one run."""
+    return judge_run_reference(workspace, run_ids[0], config, **options)
+
+
+# This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
+JUDGE = Judge(
+    "reference",
+    {"reference": "judge-reference"},
+    "does each answer imply the reference answer (true/false with a reason)",
+    needs_reference=True,
+    judge_run=judge_runs,
+)

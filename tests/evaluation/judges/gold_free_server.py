@@ -8,6 +8,7 @@ import json
 import re
 import time
 from http.server import BaseHTTPRequestHandler
+from typing import Callable
 
 from tests.openai_server import send_payload, serve_in_thread
 
@@ -78,11 +79,19 @@ def reply_for(prompt: str) -> str:
 
 class JudgeServer:
     """`spec(name)` is a model spec on this server; prompts holding a `prose` word get prose, `slow` ones wait
-    `delay_s` before answering."""
+    `delay_s` before answering; `judge(prompt)`, when given, replies to the judge's prompts instead (a judge model
+    replaying what a real one answered)."""
 
-    def __init__(self, prose: tuple[str, ...] = (), slow: tuple[str, ...] = (), delay_s: float = 3.0):
+    def __init__(
+        self,
+        prose: tuple[str, ...] = (),
+        slow: tuple[str, ...] = (),
+        delay_s: float = 3.0,
+        judge: Callable[[str], str] | None = None,
+    ):
         self.prompts: list[str] = []
-        self.prose = tuple(prose)  # may be changed between judgings
+        self.prose = tuple(prose)  # may be changed between judgings, as may `judge`
+        self.judge = judge
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -97,6 +106,8 @@ class JudgeServer:
                     time.sleep(delay_s)
                 if judging and any(word in prompt for word in server.prose):
                     text = "I think this answer is mostly fine, though one part is doubtful."
+                elif judging and server.judge is not None:
+                    text = server.judge(prompt)
                 else:
                     text = reply_for(prompt)
                 completion = {

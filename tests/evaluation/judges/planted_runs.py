@@ -34,7 +34,7 @@ def planted(
 
 def judged_pair(workspace, judge_spec: str) -> list[tuple[str, dict[str, float]]]:
     """Two planted runs (B better), both judged for answer relevance: [(run id, the people's values)] for A and B."""
-    from playground.evaluation.judges.gold_free import judge_run_gold_free
+    from playground.evaluation.judges.answers import judge_answers
     from playground.evaluation.judges.judge_config import JudgeConfig
     from playground.models.base import GenerationParams
 
@@ -42,13 +42,13 @@ def judged_pair(workspace, judge_spec: str) -> list[tuple[str, dict[str, float]]
     run_b, people_b, _ = planted(workspace, 2, lift=0.6, new_dataset=False)
     for run_id in (run_a, run_b):
         config = JudgeConfig(model=judge_spec, params=GenerationParams(max_tokens=256))
-        judge_run_gold_free(workspace, "answer-relevance", run_id, config)
+        judge_answers(workspace, "answer-relevance", run_id, config)
     return [(run_a, people_a), (run_b, people_b)]
 
 
 def rate_pair(workspace, pair: list[tuple[str, dict[str, float]]], n: int = 40, seed: int = 3) -> None:
     """Draw a sample of `n` in each run and rate it with the planted people's values."""
-    from playground.evaluation.judges.rated import draw_sample, import_ratings
+    from playground.evaluation.agreement.rated import draw_sample, import_ratings
 
     for run_id, people in pair:
         drawn = draw_sample(workspace, run_id, n, seed)["question_ids"]

@@ -7,7 +7,7 @@ import random
 import pytest
 from scipy.stats import spearmanr
 
-from playground.evaluation.judges.agreement import average_ranks, cohen_kappa, judge_agreement, spearman
+from playground.evaluation.agreement.judge_agreement import average_ranks, cohen_kappa, judge_agreement, spearman
 from playground.store.judgments import save_judgment
 from playground.store.ratings import add_rating
 

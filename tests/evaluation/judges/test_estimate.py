@@ -10,8 +10,8 @@ import pytest
 
 import playground.cli as cli
 from playground import PlaygroundError
-from playground.evaluation.judges.estimate import estimate_run, split_sample
-from playground.evaluation.judges.rated import draw_sample
+from playground.evaluation.agreement.estimate import estimate_run, split_sample
+from playground.evaluation.agreement.rated import draw_sample
 from playground.evaluation.ppi import clt_mean, ppi_mean
 from playground.store.content_ids import judge_version_id
 from playground.store.judgments import save_judge, save_judgment
@@ -23,10 +23,15 @@ JUDGE = judge_version_id("pointwise", "scripted:judge", "f", {}, {})  # a conten
 SCORES = {"q1": 1.0, "q2": 0.75, "q3": 0.5, "q4": 0.25, "q5": None, "q6": 1.0}  # q5: the judge failed
 
 
-def pointwise_run(workspace) -> str:
-    run_id = make_run(workspace, {qid: f"answer {qid}" for qid in SCORES})
+# Enough questions for an estimate (evaluation/min_sample.py): 15 judged, the judge failed on q5.
+MANY = {**SCORES, **{f"q{i}": (i % 5) / 4 for i in range(7, 17)}}
+PEOPLE = {qid: 1 + (i * 3) % 5 for i, qid in enumerate(MANY) if qid != "q5"}  # 1-5 ratings
+
+
+def pointwise_run(workspace, scores=SCORES) -> str:
+    run_id = make_run(workspace, {qid: f"answer {qid}" for qid in scores})
     save_judge(workspace, JUDGE, "pointwise", "scripted:judge", "f", {}, {}, {})
-    for qid, score in SCORES.items():
+    for qid, score in scores.items():
         save_judgment(
             workspace,
             {
@@ -45,23 +50,22 @@ def pointwise_run(workspace) -> str:
 
 
 def test_pointwise_ratings_map_from_one_to_five_and_judge_errors_are_counted(judge_workspace):
-    run_id = pointwise_run(judge_workspace)
-    drawn = draw_sample(judge_workspace, run_id, 3, seed=5)
+    run_id = pointwise_run(judge_workspace, MANY)
+    drawn = draw_sample(judge_workspace, run_id, 12, seed=5)
     assert drawn["metric"] == "pointwise" and "q5" not in drawn["question_ids"]
-    people = {"q1": 5, "q2": 3, "q3": 2, "q4": 1, "q6": 4}
-    for qid, value in people.items():
+    for qid, value in PEOPLE.items():
         add_rating(judge_workspace, run_id, qid, "pointwise", value)
     add_rating(judge_workspace, run_id, "q1", "pointwise", 1, rater="judge-gpt")  # not a person's: ignored
     report = estimate_run(judge_workspace, run_id)
     sample = drawn["question_ids"]
-    judged = {q: s for q, s in SCORES.items() if s is not None}
+    judged = {q: s for q, s in MANY.items() if s is not None}
     rest = [judged[q] for q in sorted(set(judged) - set(sample))]
-    expected = ppi_mean([(people[q] - 1) / 4 for q in sample], [judged[q] for q in sample], rest, 0.9)
+    expected = ppi_mean([(PEOPLE[q] - 1) / 4 for q in sample], [judged[q] for q in sample], rest, 0.9)
     assert report["prediction_powered"]["mean"] == pytest.approx(expected["mean"])
     assert report["prediction_powered"]["low"] == pytest.approx(expected["low"])
-    assert report["human_only"]["mean"] == pytest.approx(clt_mean([(people[q] - 1) / 4 for q in sample])["mean"])
-    assert report["judge_errors"] == 1 and report["judge_only"]["n"] == 5
-    assert report["excluded_ratings"] == 2 and report["scale"].startswith("(r - 1) / 4")
+    assert report["human_only"]["mean"] == pytest.approx(clt_mean([(PEOPLE[q] - 1) / 4 for q in sample])["mean"])
+    assert report["judge_errors"] == 1 and report["judge_only"]["n"] == 15
+    assert report["excluded_ratings"] == 3 and report["scale"].startswith("(r - 1) / 4")
 
 
 def test_the_same_seed_draws_the_same_sample_and_a_larger_n_extends_it(judge_workspace):

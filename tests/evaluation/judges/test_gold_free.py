@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from playground.evaluation.judges.gold_free import judge_run_gold_free
+from playground.evaluation.judges.answers import judge_answers
 from playground.evaluation.judges.judge_config import JudgeConfig
 from playground.models.base import GenerationParams
 from playground.runs import RunConfig, start_run
@@ -39,7 +39,7 @@ def rag_run(workspace, server, questions=QUESTIONS) -> str:
 
 def judge(workspace, kind, run_id, server, **settings):
     config = JudgeConfig(model=server.spec("judge"), params=GenerationParams(max_tokens=256))
-    return judge_run_gold_free(workspace, kind, run_id, config, **settings)
+    return judge_answers(workspace, kind, run_id, config, **settings)
 
 
 def by_question(report) -> dict:

@@ -60,7 +60,7 @@ def test_resolve_judge_saves_templates_and_the_judge_once(judge_workspace):
     assert again.id == judge.id and len(list_judges(judge_workspace)) == 1
     other = resolve_judge(judge_workspace, "pointwise", JudgeConfig(params=GenerationParams(max_tokens=9)), model=model)
     assert other.id != judge.id and len(list_judges(judge_workspace)) == 2
-    with pytest.raises(PlaygroundError, match="unknown judge kind"):
+    with pytest.raises(PlaygroundError, match="unknown judge .listwise."):
         resolve_judge(judge_workspace, "listwise", model=model)
 
 

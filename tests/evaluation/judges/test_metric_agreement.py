@@ -10,8 +10,8 @@ import pytest
 from scipy.stats import spearmanr
 
 from playground import PlaygroundError
-from playground.evaluation.judges.agreement import cohen_kappa, judge_agreement
-from playground.evaluation.judges.metric_agreement import (
+from playground.evaluation.agreement.judge_agreement import cohen_kappa, judge_agreement
+from playground.evaluation.agreement.metric_agreement import (
     judge_metric_reliability,
     metric_agreement,
     rate_metric,

@@ -1,0 +1,26 @@
+"""Save version on a text already stored (the starter a run used) keeps the typed message and says the version ran."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from playground.prompts.library import load_template
+from playground.store import open_workspace
+from playground.store.content_ids import prompt_version_id
+from playground.store.prompts import get_prompt_version
+from tests.app.conftest import page_path, plain
+
+
+def test_saving_a_text_a_run_used_keeps_the_message_and_says_it_ran(private_runs_env):
+    at = AppTest.from_file(page_path("playground"), default_timeout=120).run()
+    assert not at.exception, at.exception
+    assert at.session_state["pg_starter"] == "rag-short-answer"  # the rag run's template, as it ran
+    at.text_input(key="pg_history_message").set_value("the baseline that ran")
+    at.button(key="pg_history_save").click().run()
+    assert not at.exception, at.exception
+    version = prompt_version_id(load_template("rag-short-answer").content)
+    [notice] = [plain(s.value) for s in at.success if "Saved version" in plain(s.value)]
+    assert notice == (f"Saved version {version[:8]} of rag-short-answer: the baseline that ran (used by 1 run(s))."), (
+        notice
+    )
+    assert get_prompt_version(open_workspace(private_runs_env["path"]), version)["message"] == "the baseline that ran"
