@@ -127,6 +127,7 @@ def benchmark_records(
                 "corpus": corpus,
                 "format": bench["format"],
                 "source": bench["source"],
+                "language": bench["language"],
                 "metadata": json.loads(bench["metadata"]) if bench["metadata"] else {},
                 "questions": [
                     {
@@ -207,6 +208,7 @@ def import_benchmark(workspace: Workspace, benchmark: Benchmark, origin: dict) -
                 "n_passages": len(passages),
                 "metadata": to_json({**documents, "imported": metadata["imported"]} if documents else metadata),
                 "created_at": stamp,
+                "language": given(benchmark.language),
             }
         )
         db["passages"].insert_all(
@@ -232,6 +234,7 @@ def import_benchmark(workspace: Workspace, benchmark: Benchmark, origin: dict) -
             "n_questions": len(benchmark.questions),
             "metadata": to_json(metadata),
             "created_at": stamp,
+            "language": given(benchmark.language),
         }
     )
     db["questions"].insert_all(

@@ -25,6 +25,7 @@ from typing import Any, Optional
 from msgspec import Struct
 
 from playground import PlaygroundError, bounds
+from playground.data.language import ISO_639_1
 from playground.config import env_number
 from playground.sessionfile.decode import check_free_values, check_part, convert_payload, decode_typed
 from playground.sessionfile.links import check_links
@@ -36,6 +37,7 @@ from playground.sessionfile.records import (
     GoldSpan,
     RetrievalResult,
     SessionFileV1,
+    given,
     plain,
     project,
     records_of,
@@ -231,6 +233,9 @@ def _check_benchmarks(file: SessionFileV1, limits: ImportLimits) -> None:
     each question's gold (well-formed spans; at most max_ranking_items gold passage ids and as many spans, since a
     retrieval run's ranking names each and a file holds no longer ranking)."""
     for b, benchmark in enumerate(file.benchmarks):
+        language = given(benchmark.language)
+        if language is not None and language not in ISO_639_1:
+            raise SessionFormatError(f"benchmarks[{b}].language", f"{language!r} is not an ISO 639-1 language code")
         documents = value_of(benchmark.corpus_metadata)
         if documents:
             _check_chunking(f"benchmarks[{b}].corpus_metadata", documents)

@@ -257,6 +257,7 @@ class Benchmark(Record, kw_only=True):
     source: OptText = UNSET
     metadata: OptObject = UNSET
     corpus_metadata: OptObject = UNSET  # a documents corpus's chunking and document set (playground.documents)
+    language: OptShort = UNSET  # ISO 639-1 of its text (and its corpus's); left out or null: not known
     questions: list[Question]
     passages: list[Passage]
 

@@ -13,6 +13,7 @@ import re
 import pytest
 
 from playground.cli import main
+from playground.store.datasets import list_datasets
 from playground.sessionfile import SessionFormatError, export_session, import_session, with_digest
 from playground.store.rating_samples import save_sample
 from playground.store.schema import TABLES
@@ -90,6 +91,16 @@ def test_the_untouched_file_imports_and_reads(exported, empty_workspace, capsys)
     capsys.readouterr()
     assert main(["data", "list", "--db", str(empty_workspace.path)]) == 0
     assert "2 documents of set aaaaaaaa: tokens, 128 tokens, overlap 16" in capsys.readouterr().out
+
+
+def test_a_benchmark_carries_its_language(session_workspace, empty_workspace):
+    for table in ("corpora", "benchmarks"):
+        session_workspace.db.execute(f"UPDATE {table} SET language = 'fr' WHERE name = 'tiny'")
+    payload = json.loads(json.dumps(export_session(session_workspace, "study")))
+    assert [b["language"] for b in payload["benchmarks"]] == ["fr"]
+    import_session(empty_workspace, payload)
+    listing = list_datasets(empty_workspace)
+    assert [c["language"] for c in listing["corpora"]] == ["fr"] == [b["language"] for b in listing["benchmarks"]]
 
 
 def _pointwise(value):
@@ -222,6 +233,11 @@ CASES = [
         "a gold span without its document",
         lambda p: _spans(1)(p) or p["benchmarks"][0]["questions"][0]["metadata"]["gold_spans"][0].pop("document"),
         "benchmarks[0].questions[0].metadata.gold_spans[0].document: missing",
+    ),
+    (
+        "a language that is no ISO 639-1 code",
+        lambda p: p["benchmarks"][0].update(language="klingon"),
+        "benchmarks[0].language: 'klingon' is not an ISO 639-1 language code",
     ),
     (
         "more gold passage ids than a ranking may hold",
