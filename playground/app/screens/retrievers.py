@@ -48,6 +48,7 @@ def _columns_of_cards(
         f"{len(colours)} passage(s) found by more than one retriever share a colour"
         + (f" · ★ marks gold: the question has {wanted} {what}" if wanted else "")
     )
+    locate = view.term_locator(ws, corpus, query)
     for column, (label, hits) in zip(st.columns(len(ranked)), ranked.items()):
         rows = view.hit_rows(hits, passages, gold, colours, by_id)
         with column:
@@ -61,7 +62,7 @@ def _columns_of_cards(
                 if len(row["found_by"]) > 1
             }
             counted = f"{found} of {wanted} {what} retrieved (★ = gold)" if wanted else None
-            ui.passage_cards(rows, gold, query=query, colours=colours, notes=notes, gold_caption=counted)
+            ui.passage_cards(rows, gold, query=query, colours=colours, notes=notes, gold_caption=counted, locate=locate)
 
 
 def _query_inputs(questions: list) -> tuple[str, object]:
