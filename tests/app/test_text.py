@@ -126,3 +126,10 @@ def test_a_card_marks_the_ranges_the_analyser_located():
         locate=lambda text: [(i, i + 2) for i in range(len(text)) if text.startswith("首都", i)],
     )
     assert "<b><bdi><mark>首都</mark></bdi></b>" in card and "&lt;i&gt;<mark>首都</mark>&lt;/i&gt;" in card
+
+
+def test_a_prompt_diff_cell_reads_in_its_own_direction():
+    from playground.app.components.diff import prompt_diff_html
+
+    page = prompt_diff_html("السؤال: ما هي عاصمة مصر؟", "السؤال: أين النيل؟ <b>")
+    assert "<td class='pg-chg' dir='auto'>" in page and "<b>" not in page

@@ -102,6 +102,10 @@ def test_an_arabic_passage_reads_right_to_left_and_no_page_fails(page, scripts_a
         page.locator("h1").first.wait_for()
         wait_until_idle(page)
         assert page.evaluate(NO_ERRORS) == 0, f"page {slug}: {page.locator('body').inner_text()[:2000]}"
+        if slug == "playground":  # the rendered prompt: each line in the direction of its first letter
+            prompt = page.locator(".st-key-pg_rendered_prompt [data-testid='stCode'] pre").first
+            assert "عاصمة" in prompt.inner_text()
+            assert prompt.evaluate("(el) => getComputedStyle(el).unicodeBidi") == "plaintext"
 
 
 def test_chinese_terms_are_marked_as_words(page, scripts_app, screenshot):

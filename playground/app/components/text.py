@@ -32,12 +32,15 @@ STYLE = """<style>
   {display: none;}
 .pg-card .pg-id {font-family: monospace; padding: 0 4px; border-radius: 6px; background: #eee;}
 .pg-card .pg-goldmark {color: #1a7f37; font-weight: 700;}
-.pg-card mark {background: #fff3a3; padding: 0;}
+.pg-card mark {background: #fff3a3; padding: 0; box-shadow: inset 1px 0 #e0c34a, inset -1px 0 #e0c34a;}
 .pg-text mark.pg-span {background: #ffd54a; padding: 0 1px; border-radius: 2px;}
 .pg-text mark.pg-contradicted {background: #ffb3b3; padding: 0 1px; border-radius: 2px;}
 .pg-text mark.pg-notfound, .pg-text mark.pg-flagged {background: #ffd54a; padding: 0 1px; border-radius: 2px;}
 </style>"""
 
+# Code blocks (rendered prompts, traces' messages) mix the app's template words with stored text: each line takes
+# the direction of its first letter, so an Arabic passage inside an English prompt reads right to left.
+CODE_DIRECTION_STYLE = "<style>[data-testid='stCode'] pre {unicode-bidi: plaintext; text-align: start;}</style>"
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
