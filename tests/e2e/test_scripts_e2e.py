@@ -118,3 +118,20 @@ def test_chinese_terms_are_marked_as_words(page, scripts_app, screenshot):
     assert "WenQuanYi Micro Hei" in _fonts_drawing(page, ".pg-card[data-passage='z1'] .pg-body mark")
     screenshot(page, "scripts-chinese-retrievers")
     assert page.evaluate(NO_ERRORS) == 0
+
+
+def test_the_editor_accepts_chinese_input(page, scripts_app):
+    """Text committed as an input method commits it (one input event, no key presses) reaches the rendered prompt."""
+    open_page(page, f"{scripts_app}/?benchmark=chinese", "Playground")
+    editor = page.frame_locator("iframe[title$='playground_ace'] >> nth=1")
+    editor.locator(".ace_content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text("\n请用中文回答，简短。")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stCode\"]')].some(e => e.innerText.includes('简短'))",
+        timeout=30_000,
+    )
+    wait_until_idle(page)
+    prompt = page.locator(".st-key-pg_rendered_prompt [data-testid='stCode']").first.inner_text()
+    assert prompt.rstrip().endswith("请用中文回答，简短。") and "中华人民共和国" in prompt
+    assert page.evaluate(NO_ERRORS) == 0
