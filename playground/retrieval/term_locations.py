@@ -4,6 +4,7 @@ words as jieba cut them, stemmed forms in Arabic or English), so a page can mark
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from playground.retrieval.analyzers import Analyzer
 from playground.retrieval.segmenters import SPAN_SEGMENTERS, Span, normalise
@@ -16,6 +17,15 @@ def word_spans(analyzer: Analyzer, text: str) -> list[Span]:
     if analyzer.segmenter == "word-characters":
         return [match.span() for match in _ENGLISH_WORD.finditer(text)]
     return SPAN_SEGMENTERS[analyzer.segmenter](text)
+
+
+def corpus_term_locator(workspace, corpus: str, query: str) -> Callable[[str], list[Span]]:
+    """text -> where the query's terms are in it, by the analyser BM25 gives the corpus's language by default."""
+    from playground.retrieval.analyzers import analyzer_for_language, get_analyzer
+    from playground.retrieval.language_defaults import corpus_language
+
+    analyzer = get_analyzer(analyzer_for_language(corpus_language(workspace, corpus)))
+    return lambda text: located_terms(text, query, analyzer)
 
 
 def located_terms(text: str, query: str, analyzer: Analyzer, stem: bool = True) -> list[Span]:

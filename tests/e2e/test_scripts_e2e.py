@@ -120,9 +120,12 @@ def test_chinese_terms_are_marked_as_words(page, scripts_app, screenshot):
     assert page.evaluate(NO_ERRORS) == 0
 
 
-def test_the_editor_accepts_chinese_input(page, scripts_app):
+def test_the_playground_marks_chinese_words_and_its_editor_accepts_chinese_input(page, scripts_app):
     """Text committed as an input method commits it (one input event, no key presses) reaches the rendered prompt."""
     open_page(page, f"{scripts_app}/?benchmark=chinese", "Playground")
+    page.get_by_text("Retrieved passages").first.click()  # the passages under the prompt: terms marked as words
+    marked = page.locator(".pg-card[data-passage='z1'] .pg-body mark").all_inner_texts()
+    assert "首都" in marked and all(len(word) <= 7 for word in marked)
     editor = page.frame_locator("iframe[title$='playground_ace'] >> nth=1")
     editor.locator(".ace_content").click()
     page.keyboard.press("Control+End")

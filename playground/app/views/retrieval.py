@@ -50,17 +50,6 @@ def shared_passage_colours(ranked_ids: Mapping[str, Sequence[str]]) -> dict[str,
     return {pid: PALETTE[index % len(PALETTE)] for index, pid in enumerate(shared)}
 
 
-def term_locator(workspace, corpus: str, query: str) -> Callable[[str], list[tuple[int, int]]]:
-    """text -> where the query's terms are in it, found by the analyser BM25 gives the corpus's language (Chinese
-    words as jieba cuts them, not whole sentences; stemmed forms in Arabic or English)."""
-    from playground.retrieval.analyzers import analyzer_for_language, get_analyzer
-    from playground.retrieval.language_defaults import corpus_language
-    from playground.retrieval.term_locations import located_terms
-
-    analyzer = get_analyzer(analyzer_for_language(corpus_language(workspace, corpus)))
-    return lambda text: located_terms(text, query, analyzer)
-
-
 def search_all(retrievers: Mapping[str, object], query: str, k: int) -> dict[str, dict]:
     """Each retriever's hits for `query` and how long its search took: {label: {"hits": [Hit], "ms": float}}."""
     found = {}
