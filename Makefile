@@ -39,11 +39,13 @@ $(STAMP): pyproject.toml scripts/llama_cmake_args.py | $(BIN)/python
 install: $(STAMP)
 
 # Debian's Chromium for the end-to-end tests (Playwright drives /usr/bin/chromium; its own download cannot work offline),
-# and SQLite's shell, which `playground workspace check`'s recovery advice runs (its test runs it too).
+# SQLite's shell, which `playground workspace check`'s recovery advice runs (its test runs it too), and a CJK font
+# (WenQuanYi Micro Hei, 5 MB) so Chinese and Japanese pages render offline in the browser tests.
+CJK_FONT = /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 browser:
-	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/sqlite3 ]; then \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver sqlite3; \
-	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver sqlite3; fi; \
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/sqlite3 ] || [ ! -f $(CJK_FONT) ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver sqlite3 fonts-wqy-microhei; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver sqlite3 fonts-wqy-microhei; fi; \
 	fi
 
 demo: install

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from playground.app import state
+from playground.app.components.text import CODE_DIRECTION_STYLE
 from playground.redaction import install_log_redaction
 
 PAGE_TITLES = {
@@ -145,6 +146,7 @@ def sidebar() -> None:
 def main() -> None:
     install_log_redaction()
     st.set_page_config(page_title="playground", page_icon=page_icon(), layout="wide")
+    st.html(CODE_DIRECTION_STYLE)
     state.take_link_params()
     sidebar()
     navigation = st.navigation(pages())

@@ -95,6 +95,66 @@ def thai_words(text: str) -> list[str]:
     return [word for word in out if _HAS_WORD_CHARACTER.search(word)]
 
 
+Span = tuple[int, int]
+
+
+def unicode_word_spans(text: str) -> list[Span]:
+    """Where unicode_words finds its words in `text` (offsets into the text as given, not normalised)."""
+    return [match.span() for match in _UNICODE_WORD.finditer(text) if _HAS_WORD_CHARACTER.search(match.group(0))]
+
+
+def cjk_bigram_spans(text: str) -> list[Span]:
+    """Where cjk_bigrams finds its words: other scripts' words, and each pair of adjacent Han/kana characters."""
+    out: list[Span] = []
+    run: list[Span] = []
+
+    def close_run() -> None:
+        out.extend(run if len(run) == 1 else [(a[0], b[1]) for a, b in zip(run, run[1:])])
+        run.clear()
+
+    for start, end in unicode_word_spans(text):
+        if _CJK_RUN.fullmatch(text[start:end]):
+            if run and run[-1][1] != start:
+                close_run()
+            run.append((start, end))
+        else:
+            close_run()
+            out.append((start, end))
+    close_run()
+    return out
+
+
+def jieba_word_spans(text: str) -> list[Span]:
+    """Where jieba (search mode) finds its words: long words and, overlapping them, their parts."""
+    return [
+        (start, end) for word, start, end in _jieba().tokenize(text, mode="search") if _HAS_WORD_CHARACTER.search(word)
+    ]
+
+
+def thai_word_spans(text: str) -> list[Span]:
+    """Where thai_words finds its words: pythainlp's newmm words inside Thai runs, unicode words elsewhere."""
+    tokenize = _thai_tokenize()
+    out: list[Span] = []
+    position = 0
+    for run in _THAI_RUN.finditer(text):
+        out.extend((position + a, position + b) for a, b in unicode_word_spans(text[position : run.start()]))
+        offset = run.start()
+        for word in tokenize(run.group(0), engine="newmm", keep_whitespace=True):
+            if word.strip() and _HAS_WORD_CHARACTER.search(word):
+                out.append((offset, offset + len(word)))
+            offset += len(word)
+        position = run.end()
+    out.extend((position + a, position + b) for a, b in unicode_word_spans(text[position:]))
+    return out
+
+
+SPAN_SEGMENTERS: dict[str, Callable[[str], list[Span]]] = {
+    "unicode-words": unicode_word_spans,
+    "jieba": jieba_word_spans,
+    "cjk-bigrams": cjk_bigram_spans,
+    "pythainlp-newmm": thai_word_spans,
+}
+
 SEGMENTERS: dict[str, tuple[Segmenter, tuple[str, ...]]] = {
     "unicode-words": (unicode_words, ("regex",)),
     "jieba": (jieba_words, ("jieba",)),

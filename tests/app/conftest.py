@@ -111,7 +111,7 @@ def html_block(at: AppTest, css_class: str) -> str:
     import re
 
     for block in at.html:
-        found = re.search(rf"<div class='[^']*\b{re.escape(css_class)}\b[^']*'>(.*?)</div>", block.value, re.S)
+        found = re.search(rf"<div class='[^']*\b{re.escape(css_class)}\b[^']*'[^>]*>(.*?)</div>", block.value, re.S)
         if found:
             return html.unescape(found.group(1))
     raise AssertionError(f"no st.html block of class {css_class!r}")

@@ -90,10 +90,46 @@ def test_a_long_passage_opens_to_all_of_it_and_a_short_one_is_shown_whole():
         terms=["seine"],
         note="also found by bm25-rank, dense, faiss-hnsw",
     )
-    body = card.split("<div class='pg-body'>")[1]
+    body = card.split("<div class='pg-body' dir='auto'>")[1]
     assert "<details class='pg-more'>" in body and f"show all {len(words)} characters" in body
     assert "<mark>Seine</mark> END" in body.split("</summary>")[1]  # every word of it, the last ones too
     assert body.split("</summary>")[0].count("word") < 100  # closed, a few lines of it
     assert "text-overflow: ellipsis" not in STYLE.split(".pg-head")[1].split("}")[0]  # the head wraps, not cut
     short = passage_card_html({"id": "p2", "text": "Short text.", "rank": 2}, gold=False)
     assert "<details" not in short and "Short text." in short
+
+
+def _show_stored_text() -> None:
+    from playground.app.components.text import passage_cards, show_text
+
+    hostile = "مرحبا <img src=x onerror=alert(1)> שלום"
+    show_text(hostile, label="Question")
+    passage_cards([{"id": "ص1", "title": "عنوان <b>", "text": hostile, "rank": 1}], query="مرحبا")
+
+
+def test_stored_text_reads_in_its_own_direction_and_stays_inert():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_show_stored_text).run()
+    assert not at.exception, at.exception
+    shown, cards = (block.value for block in at.html)
+    assert "<div class='pg-text' dir='auto'>مرحبا &lt;img src=x onerror=alert(1)&gt; שלום</div>" in shown
+    assert "<div class='pg-body' dir='auto'><mark>مرحبا</mark> &lt;img" in cards
+    assert "<bdi class='pg-id'>ص1</bdi>" in cards and "<b><bdi>عنوان &lt;b&gt;</bdi></b>" in cards
+    assert "<img" not in shown + cards and "<b>" not in cards.replace("<b><bdi>", "")
+
+
+def test_a_card_marks_the_ranges_the_analyser_located():
+    card = passage_card_html(
+        {"id": "p1", "title": "首都", "text": "北京是<i>首都</i>", "rank": 1},
+        gold=False,
+        locate=lambda text: [(i, i + 2) for i in range(len(text)) if text.startswith("首都", i)],
+    )
+    assert "<b><bdi><mark>首都</mark></bdi></b>" in card and "&lt;i&gt;<mark>首都</mark>&lt;/i&gt;" in card
+
+
+def test_a_prompt_diff_cell_reads_in_its_own_direction():
+    from playground.app.components.diff import prompt_diff_html
+
+    page = prompt_diff_html("السؤال: ما هي عاصمة مصر؟", "السؤال: أين النيل؟ <b>")
+    assert "<td class='pg-chg' dir='auto'>" in page and "<b>" not in page

@@ -64,7 +64,7 @@ def prompt_diff_html(a: str, b: str, label_a: str = "A", label_b: str = "B") -> 
         return f"<p class='pg-same'>{html.escape(label_a)} and {html.escape(label_b)}: identical prompts.</p>"
     classes = {"equal": ("", ""), "change": ("pg-chg", "pg-chg"), "delete": ("pg-del", ""), "insert": ("", "pg-add")}
     body = "".join(
-        f"<tr><td class='{classes[kind][0]}'>{left}</td><td class='{classes[kind][1]}'>{right}</td></tr>"
+        f"<tr><td class='{classes[kind][0]}' dir='auto'>{left}</td><td class='{classes[kind][1]}' dir='auto'>{right}</td></tr>"
         for kind, left, right in diff_rows(a, b)
     )
     return (

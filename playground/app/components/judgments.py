@@ -27,7 +27,9 @@ def _judge_line(ws, judge_id: str) -> str:
 
 
 def _marked_answer(text: str, marks: list, label: str, key: str) -> None:
-    st.html(f"{STYLE}<p class='pg-label'>{label}</p><div class='pg-text {key}'>{marked_html(text, marks)}</div>")
+    st.html(
+        f"{STYLE}<p class='pg-label'>{label}</p><div class='pg-text {key}' dir='auto'>{marked_html(text, marks)}</div>"
+    )
 
 
 def _faithfulness(judgment: dict, passages: dict) -> None:

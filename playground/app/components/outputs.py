@@ -18,14 +18,17 @@ def question_passages(ws, corpus: Optional[str], passages: list[Mapping], questi
     """Passages retrieved for a question, gold marked as retrieval evaluation counts it: its gold passage ids, or
     on a documents corpus the passages overlapping one of its gold spans too (whatever the chunking)."""
     from playground.evaluation.span_gold import gold_among, scoring_spans
+    from playground.retrieval.term_locations import corpus_term_locator
 
+    locate = corpus_term_locator(ws, corpus, query) if corpus else None  # the terms as the corpus's analyser finds
     spans = scoring_spans(ws, corpus, question)
     if not spans:
-        passage_cards(passages, question.gold_passage_ids if question is not None else (), query=query)
+        gold_ids = question.gold_passage_ids if question is not None else ()
+        passage_cards(passages, gold_ids, query=query, locate=locate)
         return
     gold = gold_among(ws, corpus, question, [p.get("id") for p in passages])
     caption = f"{len(gold)} passage(s) overlap the question's {len(spans)} gold span(s) (★ = gold)"
-    passage_cards(passages, gold, query=query, gold_caption=caption)
+    passage_cards(passages, gold, query=query, gold_caption=caption, locate=locate)
 
 
 def messages_text(messages: list[Mapping]) -> str:

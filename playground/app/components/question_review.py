@@ -122,12 +122,12 @@ def _head_html(item, decision) -> str:
 
 def _source_html(source) -> str:
     passage = source.passage
-    title = f" · {text_html(passage.title)}" if passage.title else ""
+    title = f" · <bdi>{text_html(passage.title)}</bdi>" if passage.title else ""
     role = "" if source.marks else " · bridge: evidence, the answer is in the other chunk"
     return (
         f"{STYLE}<div class='pg-review-source' data-passage='{text_html(passage.id)}'>"
         f"<p class='pg-label'>source chunk {text_html(passage.id)}{title}{role}</p>"
-        f"<div class='pg-text'>{marked_html(passage.text, source.marks)}</div></div>"
+        f"<div class='pg-text' dir='auto'>{marked_html(passage.text, source.marks)}</div></div>"
     )
 
 

@@ -1,5 +1,6 @@
 """Text the app does not control (questions, passages, predictions, labels, rationales, session names) shown as
 text: escaped HTML, never Markdown, so `![x](http://host/beacon.png)` is shown, not fetched, and links stay dead.
+Each block of it carries dir="auto" (an inline piece a <bdi>), so Arabic and Hebrew read right to left.
 
 Markdown is for the app's own words only; a label mixing both escapes the stored part with `md_escape`.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Iterable, Mapping, Optional
+from typing import Callable, Iterable, Mapping, Optional
 
 import streamlit as st
 
@@ -31,12 +32,15 @@ STYLE = """<style>
   {display: none;}
 .pg-card .pg-id {font-family: monospace; padding: 0 4px; border-radius: 6px; background: #eee;}
 .pg-card .pg-goldmark {color: #1a7f37; font-weight: 700;}
-.pg-card mark {background: #fff3a3; padding: 0;}
+.pg-card mark {background: #fff3a3; padding: 0; box-shadow: inset 1px 0 #e0c34a, inset -1px 0 #e0c34a;}
 .pg-text mark.pg-span {background: #ffd54a; padding: 0 1px; border-radius: 2px;}
 .pg-text mark.pg-contradicted {background: #ffb3b3; padding: 0 1px; border-radius: 2px;}
 .pg-text mark.pg-notfound, .pg-text mark.pg-flagged {background: #ffd54a; padding: 0 1px; border-radius: 2px;}
 </style>"""
 
+# Code blocks (rendered prompts, traces' messages) mix the app's template words with stored text: each line takes
+# the direction of its first letter, so an Arabic passage inside an English prompt reads right to left.
+CODE_DIRECTION_STYLE = "<style>[data-testid='stCode'] pre {unicode-bidi: plaintext; text-align: start;}</style>"
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -65,7 +69,7 @@ def show_text(
         c for c in ("pg-text", css_class, "pg-muted" if muted else "", "pg-strong" if strong else "") if c
     )
     head = f"<p class='pg-label'>{html.escape(label)}</p>" if label else ""
-    target.html(f"{STYLE}{head}<div class='{classes}'>{text_html(text)}</div>")
+    target.html(f"{STYLE}{head}<div class='{classes}' dir='auto'>{text_html(text)}</div>")
 
 
 def query_terms(query: str) -> list[str]:
@@ -94,6 +98,32 @@ def highlight_html(text, terms: Iterable[str]) -> str:
     return "".join(parts)
 
 
+Locate = Callable[[str], list[tuple[int, int]]]  # a text -> the ranges of the query's terms in it
+
+
+def located_html(text, spans: Iterable[tuple[int, int]]) -> str:
+    """Escaped text with the ranges `spans` (the query's terms, as the corpus's analyser found them) in <mark>."""
+    value = "" if text is None else str(text)
+    parts, last = [], 0
+    for start, end in sorted(spans):
+        start, end = max(start, last), min(end, len(value))
+        if start >= end:
+            continue
+        parts.append(text_html(value[last:start]))
+        parts.append(f"<mark>{text_html(value[start:end])}</mark>")
+        last = end
+    parts.append(text_html(value[last:]))
+    return "".join(parts)
+
+
+def _marker(terms: Iterable[str], locate: Optional[Locate]) -> Callable[[str], str]:
+    """The text -> marked HTML function: by the analyser's ranges when `locate` is given, else whole-word terms."""
+    if locate is not None:
+        return lambda text: located_html(text, locate(text))
+    listed = list(terms)
+    return lambda text: highlight_html(text, listed)
+
+
 MARK_CLASSES = frozenset({"pg-span", "pg-contradicted", "pg-notfound", "pg-flagged"})
 
 
@@ -118,23 +148,30 @@ def marked_html(text, marks: Iterable[tuple]) -> str:
 PREVIEW_CHARS = 200  # about five lines of a card in a third of a 1400-pixel page
 
 
-def passage_body_html(text: str, terms: Iterable[str], preview_chars: int = PREVIEW_CHARS) -> str:
+def passage_body_html(
+    text: str, terms: Iterable[str], preview_chars: int = PREVIEW_CHARS, locate: Optional[Locate] = None
+) -> str:
     """A passage's text with query terms marked; a long one shows its first few lines and opens to all of it (a
     <details>, so no script is needed)."""
-    terms = list(terms)
+    mark = _marker(terms, locate)
     if len(text) <= preview_chars:
-        return highlight_html(text, terms)
+        return mark(text)
     cut = text.rfind(" ", 0, preview_chars)
     preview = text[: cut if cut > preview_chars // 2 else preview_chars].rstrip()
     return (
-        f"<details class='pg-more'><summary><span class='pg-preview'>{highlight_html(preview, terms)} …</span>"
+        f"<details class='pg-more'><summary><span class='pg-preview'>{mark(preview)} …</span>"
         f"<span class='pg-toggle pg-all'>show all {len(text)} characters</span>"
-        f"<span class='pg-toggle pg-less'>show less</span></summary>{highlight_html(text, terms)}</details>"
+        f"<span class='pg-toggle pg-less'>show less</span></summary>{mark(text)}</details>"
     )
 
 
 def passage_card_html(
-    passage: Mapping, gold: bool, terms: Iterable[str] = (), colour: Optional[str] = None, note: str = ""
+    passage: Mapping,
+    gold: bool,
+    terms: Iterable[str] = (),
+    colour: Optional[str] = None,
+    note: str = "",
+    locate: Optional[Locate] = None,
 ) -> str:
     """One passage as a fixed-layout card: rank, id, title, retriever score, gold mark, text with query terms
     marked; everything stored is escaped, so a passage cannot break the card or the page. The head wraps rather
@@ -143,15 +180,17 @@ def passage_card_html(
     score_text = f" · score {float(score):.3f}" if isinstance(score, (int, float)) and score == score else ""
     badge = f" style='background:{html.escape(colour)}'" if colour else ""
     terms = list(terms)
+    mark = _marker(terms, locate)
     return (
         f"<div class='pg-card{' pg-gold' if gold else ''}' data-passage='{text_html(passage.get('id'))}' "
         f"data-gold='{str(bool(gold)).lower()}'>"
         f"<div class='pg-rank'>#{text_html(passage.get('rank', ''))}</div>"
         f"<div class='pg-head'>{'<span class=pg-goldmark>★ gold</span> ' if gold else ''}"
-        f"<span class='pg-id'{badge}>{text_html(passage.get('id'))}</span> "
-        f"<b>{highlight_html(passage.get('title') or '', terms)}</b>{score_text}"
+        f"<bdi class='pg-id'{badge}>{text_html(passage.get('id'))}</bdi> "
+        f"<b><bdi>{mark(str(passage.get('title') or ''))}</bdi></b>{score_text}"
         f"{' · ' + text_html(note) if note else ''}</div>"
-        f"<div class='pg-body'>{passage_body_html(str(passage.get('text') or ''), terms)}</div></div>"
+        f"<div class='pg-body' dir='auto'>"
+        f"{passage_body_html(str(passage.get('text') or ''), terms, locate=locate)}</div></div>"
     )
 
 
@@ -163,9 +202,11 @@ def passage_cards(
     colours: Optional[Mapping[str, str]] = None,
     notes: Optional[Mapping[str, str]] = None,
     gold_caption: Optional[str] = None,
+    locate: Optional[Locate] = None,
 ) -> None:
     """Ranked passages as cards (see passage_card_html); a caption says how many gold passages were found (or
-    `gold_caption`, when gold is counted otherwise, e.g. by span)."""
+    `gold_caption`, when gold is counted otherwise, e.g. by span). `locate` finds the query's terms in a text as
+    the corpus's analyser does; without it, the query's words are marked where they occur whole."""
     target = container if container is not None else st
     gold = set(gold_ids)
     if not passages:
@@ -179,7 +220,12 @@ def passage_cards(
     terms = query_terms(query)
     cards = "".join(
         passage_card_html(
-            p, p.get("id") in gold, terms, (colours or {}).get(p.get("id")), (notes or {}).get(p.get("id"), "")
+            p,
+            p.get("id") in gold,
+            terms,
+            (colours or {}).get(p.get("id")),
+            (notes or {}).get(p.get("id"), ""),
+            locate,
         )
         for p in passages
     )

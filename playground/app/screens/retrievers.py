@@ -29,6 +29,7 @@ def _columns_of_cards(
     is marked and counted as `eval-retrieval` scores it (on a documents corpus, overlapping a gold span)."""
     from playground.evaluation.retrieval import question_gold_ranks
     from playground.evaluation.span_gold import gold_among, scoring_spans
+    from playground.retrieval.term_locations import corpus_term_locator
     from playground.store.datasets import get_passages
 
     colours = view.shared_passage_colours({label: [h.passage_id for h in hits] for label, hits in ranked.items()})
@@ -48,6 +49,7 @@ def _columns_of_cards(
         f"{len(colours)} passage(s) found by more than one retriever share a colour"
         + (f" · ★ marks gold: the question has {wanted} {what}" if wanted else "")
     )
+    locate = corpus_term_locator(ws, corpus, query)  # Chinese words, not whole sentences; stemmed forms
     for column, (label, hits) in zip(st.columns(len(ranked)), ranked.items()):
         rows = view.hit_rows(hits, passages, gold, colours, by_id)
         with column:
@@ -61,7 +63,7 @@ def _columns_of_cards(
                 if len(row["found_by"]) > 1
             }
             counted = f"{found} of {wanted} {what} retrieved (★ = gold)" if wanted else None
-            ui.passage_cards(rows, gold, query=query, colours=colours, notes=notes, gold_caption=counted)
+            ui.passage_cards(rows, gold, query=query, colours=colours, notes=notes, gold_caption=counted, locate=locate)
 
 
 def _query_inputs(questions: list) -> tuple[str, object]:
