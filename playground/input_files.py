@@ -104,12 +104,19 @@ def read_bytes(path: str | os.PathLike, cap: int, hint: str = "") -> bytes:
     """The whole file when it is a regular file of at most `cap` bytes (checked on what is read, not on its size)."""
     with open_input(path) as handle:
         try:
-            data = handle.read(cap + 1)
+            # One read of the size the file reports (read(cap + 1) would allocate the whole cap up front), then
+            # pieces while it grows or reports no size (/proc), until past the cap.
+            reported = os.fstat(handle.fileno()).st_size
+            pieces = [handle.read(min(cap, reported) + 1)]
+            total = len(pieces[0])
+            while total <= cap and len(pieces[-1]) and total > reported:
+                pieces.append(handle.read(min(READ_CHUNK, cap + 1 - total)))
+                total += len(pieces[-1])
         except OSError as error:
             raise InputFileError(path, system_refusal(error)) from None
-    if len(data) > cap:
+    if total > cap:
         raise InputFileError(path, too_large(cap, hint))
-    return data
+    return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
 
 def sha256_of(path: str | os.PathLike, cap: int, hint: str = "") -> tuple[str, int]:

@@ -34,12 +34,8 @@ def language_params(kind: str, params: Optional[dict], language: Optional[str]) 
             if isinstance(child, str):
                 child = json.loads(child)
             child_kind = filled.get(side) or options[side]
-            if isinstance(child, dict) and child_kind in _kinds():
+            from playground.retrieval.registry import retriever_kinds
+
+            if isinstance(child, dict) and child_kind in retriever_kinds():
                 filled[f"{side}_params"] = language_params(child_kind, child, language)
     return filled
-
-
-def _kinds() -> list[str]:
-    from playground.retrieval.registry import retriever_kinds
-
-    return retriever_kinds()

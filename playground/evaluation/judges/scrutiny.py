@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Iterable, Optional
 
 from playground.evaluation.judges.calls import JudgeOutputError
+from playground.evaluation.judges.replies import quoted
 
 # Scripts written without spaces between words: each of their characters is a unit of its own.
 UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN", "YI ")
@@ -81,18 +82,12 @@ def template_examples(template) -> TemplateText:
     return TemplateText(quoted, flat(source))
 
 
-def _quoted(text: str) -> str:
-    from playground.evaluation.judges.replies import quoted
-
-    return quoted(text)
-
-
 def check_not_copied(value: str, field: str, template: TemplateText, text: str, allowed: Iterable[str] = ()) -> None:
     """A free-text field that repeats the template's own text (other than a word it may answer) is an error."""
     if flat(value) in {flat(word) for word in allowed} or not template.copied(value):
         return
     raise JudgeOutputError(
-        f"the judge's {field} {value!r} repeats the template's own text, not a judgment of its own: {_quoted(text)}"
+        f"the judge's {field} {value!r} repeats the template's own text, not a judgment of its own: {quoted(text)}"
     )
 
 
@@ -102,7 +97,7 @@ def check_reason_agrees(verdict: str, reason: Optional[str], verdicts: Iterable[
     others = {flat(word) for word in verdicts} - {flat(verdict)}
     if said in others:
         raise JudgeOutputError(
-            f"the judge said {verdict} with the reason {reason!r}, which contradicts it: {_quoted(text)}"
+            f"the judge said {verdict} with the reason {reason!r}, which contradicts it: {quoted(text)}"
         )
 
 
@@ -115,7 +110,7 @@ def check_drawn_from(claim: str, number: int, sources: Iterable[str], text: str)
     if not content_units(claim) & found:
         raise JudgeOutputError(
             f"claim {number} {claim!r} shares no word with the answer or its question, so it was not drawn from "
-            f"the answer: {_quoted(text)}"
+            f"the answer: {quoted(text)}"
         )
 
 
