@@ -11,7 +11,7 @@ from typing import Any, Optional
 from playground.data.records import Passage
 from playground.sessionfile.records import Benchmark, given, plain, value_of
 from playground.sessionfile.rows import record_to_row, records_in_chunks, row_to_record
-from playground.store.datasets import corpus_fingerprint, corpus_of, get_passages
+from playground.store.datasets import corpus_fingerprint, corpus_of, get_passages, insert_passages
 from playground.store.db import Workspace, now, to_json
 
 
@@ -211,20 +211,7 @@ def import_benchmark(workspace: Workspace, benchmark: Benchmark, origin: dict) -
                 "language": given(benchmark.language),
             }
         )
-        db["passages"].insert_all(
-            (
-                {
-                    "corpus": name,
-                    "id": p.id,
-                    "position": i,
-                    "title": p.title,
-                    "text": p.text,
-                    "metadata": to_json(p.metadata),
-                }
-                for i, p in enumerate(passages)
-            ),
-            batch_size=2000,
-        )
+        insert_passages(db, name, passages)
     db["benchmarks"].insert(
         {
             "name": name,

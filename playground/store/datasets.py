@@ -15,6 +15,24 @@ from playground.store.db import Workspace, now, to_json
 from playground.store.integrity import ensure_undamaged
 
 
+def insert_passages(db, corpus: str, passages: Iterable[Passage]) -> None:
+    """A corpus's passage rows, in order: the one writer of table passages (datasets, documents, session files)."""
+    db["passages"].insert_all(
+        (
+            {
+                "corpus": corpus,
+                "id": p.id,
+                "position": i,
+                "title": p.title,
+                "text": p.text,
+                "metadata": to_json(p.metadata),
+            }
+            for i, p in enumerate(passages)
+        ),
+        batch_size=2000,
+    )
+
+
 def corpus_fingerprint(passages: Iterable[Passage]) -> str:
     """A hash of every passage's id, title and text in order: an index built on another fingerprint is stale."""
     digest = hashlib.sha256()
@@ -69,20 +87,7 @@ def save_dataset(workspace: Workspace, name: str, dataset: Dataset, replace: boo
                     "language": dataset.language,
                 }
             )
-            db["passages"].insert_all(
-                (
-                    {
-                        "corpus": name,
-                        "id": p.id,
-                        "position": i,
-                        "title": p.title,
-                        "text": p.text,
-                        "metadata": to_json(p.metadata),
-                    }
-                    for i, p in enumerate(dataset.passages)
-                ),
-                batch_size=2000,
-            )
+            insert_passages(db, name, dataset.passages)
         db["benchmarks"].insert(
             {
                 "name": name,

@@ -8,7 +8,7 @@ import json
 from typing import Any, Optional
 
 from playground.data.records import Passage
-from playground.store.datasets import corpus_fingerprint
+from playground.store.datasets import corpus_fingerprint, insert_passages
 from playground.store.db import now, to_json
 
 DOCS_FORMAT = "docs"
@@ -57,20 +57,7 @@ def store_docs_corpus(
             "language": language,
         }
     )
-    db["passages"].insert_all(
-        (
-            {
-                "corpus": name,
-                "id": p.id,
-                "position": i,
-                "title": p.title,
-                "text": p.text,
-                "metadata": to_json(p.metadata),
-            }
-            for i, p in enumerate(passages)
-        ),
-        batch_size=2000,
-    )
+    insert_passages(db, name, passages)
 
 
 def rename_docs_corpus(workspace_or_db: Any, old: str, new: str, keep_benchmark: Optional[str] = None) -> None:
