@@ -117,7 +117,8 @@ class ScriptedModel:
 
         self.httpd = serve_in_thread(Handler)
         self.httpd.handle_error = lambda request, address: None  # a client that gave up is the point, not news
-        self.spec = f"openai:scripted@http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.spec = f"openai:scripted@{self.url}"
 
     def close(self):
         self.httpd.shutdown()

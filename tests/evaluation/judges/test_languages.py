@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -19,7 +18,7 @@ from playground.models.base import GenerationParams
 from playground.runs import RunConfig, start_run
 from playground.store.datasets import save_dataset
 from playground.store.runs import get_results, get_run
-from tests.openai_server import send_payload, serve_in_thread
+from tests.questions.test_generate import ScriptedModel
 
 PASSAGES = [
     Passage("p1", "巴黎", "巴黎是法国的首都，也是法国人口最多的城市，塞纳河流经市中心。"),
@@ -49,45 +48,9 @@ def reply_to(prompt: str) -> str:
     raise AssertionError(f"unexpected prompt: {prompt[:200]}")
 
 
-class Server:
-    def __init__(self):
-        self.prompts: list[str] = []
-        prompts = self.prompts
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):  # noqa: N802 - http.server naming
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
-                prompts.append(prompt)
-                text = reply_to(prompt)
-                completion = {
-                    "id": "chatcmpl-test",
-                    "object": "chat.completion",
-                    "model": "scripted",
-                    "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-                    ],
-                    "usage": {"prompt_tokens": len(prompt), "completion_tokens": len(text)},
-                }
-                send_payload(self, 200, json.dumps(completion).encode())
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = serve_in_thread(Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
 def server():
-    running = Server()
+    running = ScriptedModel(reply_to)
     yield running
     running.close()
 
