@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from playground.app import state
-from playground.app.components import errors_as_messages, question_review
+from playground.app.components import document_import, errors_as_messages, question_review
 from playground.app.components.text import md_escape
 from playground.store.datasets import list_datasets
 
@@ -17,6 +17,7 @@ def render() -> None:
     st.caption(md_escape(f"Workspace: {ws.path.resolve()} · indexes in {ws.indexes}"))
     datasets = list_datasets(ws)
     st.subheader("Corpora")
+    document_import.render(ws)
     if datasets["corpora"]:
         st.dataframe(
             [
