@@ -63,7 +63,7 @@ def _joiner(before: str, after: str, spaced: bool) -> str:
     return r"\s+" if spaced else ""
 
 
-def _answer_pattern(answer: str) -> str:
+def answer_pattern(answer: str) -> str:
     """A regex finding the answer in any case and any whitespace, as whole words where its ends are letters of a
     spaced script."""
     words = answer.split()
@@ -104,7 +104,7 @@ def find_answer(answer: str, text: str) -> Optional[tuple[int, int, float]]:
     answer = _unwrapped(answer)
     if not answer or word_count(answer) > MAX_ANSWER_WORDS or not remove_punctuation(normalize_answer(answer)).strip():
         return None
-    exact = re.search(_answer_pattern(answer), text, re.IGNORECASE)
+    exact = re.search(answer_pattern(answer), text, re.IGNORECASE)
     if exact:
         return exact.start(), exact.end(), 1.0
     target = _squeezed(answer)

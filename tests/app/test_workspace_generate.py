@@ -110,3 +110,25 @@ def test_a_local_model_that_kept_nothing_is_called_too_small_with_how_to_use_a_s
     at = _page()
     warnings = _texts(at, "warning")
     assert "too small to write grounded questions" in warnings and "openai:MODEL@URL" in warnings
+
+
+def test_a_person_types_a_question_with_its_answer_and_source_into_a_set(guide_env):
+    at = _page()
+    at.selectbox(key="write_document").set_value("guide/mines.md")
+    at.text_input(key="write_set").set_value("mine")
+    at.text_area(key="write_quote").set_value("the ore went by barge down the river Allen")
+    at.text_input(key="write_question").set_value("Down which river did the ore go?")
+    at.text_input(key="write_answer").set_value("Allen")
+    at.button(key="write_add").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, _texts(at, "error")
+    assert "Added question q-0001 to set 'mine' (source guide/mines.md#1)." in _texts(at, "success")
+    (question,) = load_questions(guide_env, "mine")
+    (span,) = question.metadata["gold_spans"]
+    assert MINES[span["start"] : span["end"]] == "Allen" and question.answers == ["Allen"]
+    at.text_area(key="write_quote").set_value("not in the document")
+    at.text_input(key="write_question").set_value("What?")
+    at.text_input(key="write_answer").set_value("document")
+    at.button(key="write_add").click().run()
+    assert "the quote is not in document 'guide/mines.md'" in _texts(at, "error")
+    assert len(load_questions(guide_env, "mine")) == 1
