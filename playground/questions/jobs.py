@@ -79,14 +79,16 @@ def start_generation(workspace, settings, api_keys: Optional[Mapping[str, str]] 
     return job_id
 
 
-def _pid_alive(pid: int) -> bool:
-    from playground.runs.jobs import _pid_alive as alive
-
-    return alive(pid)
+def latest_job_id(workspace) -> Optional[str]:
+    """The job started last in this workspace's folder, or None: a page opened anew follows it."""
+    found = sorted(jobs_dir(workspace).glob(f"{PREFIX}*.json"), key=lambda path: path.stat().st_mtime)
+    return found[-1].stem[len(PREFIX) :] if found else None
 
 
 def generation_job(workspace, job_id: str) -> dict:
     """The job as it stands; a running one whose worker is gone reads as interrupted."""
+    from playground.runs.jobs import _pid_alive
+
     job = read_job(workspace, job_id)
     if job["status"] == "running" and job.get("pid") and not _pid_alive(int(job["pid"])):
         current = read_job(workspace, job_id)

@@ -132,3 +132,13 @@ def test_a_person_types_a_question_with_its_answer_and_source_into_a_set(guide_e
     at.button(key="write_add").click().run()
     assert "the quote is not in document 'guide/mines.md'" in _texts(at, "error")
     assert len(load_questions(guide_env, "mine")) == 1
+
+
+def test_a_page_opened_anew_shows_the_last_generation_job(guide_env):
+    from playground.questions.jobs import write_job
+
+    result = {"kept": 0, "asked": 4, "rejected": {"unsupported": 4}, "dataset": "qs", "hint": None}
+    job = {"id": "abc123", "status": "done", "settings": {"corpus": "guide"}, "done": 4, "total": 4, "result": result}
+    write_job(guide_env, job)
+    at = _page()
+    assert "Kept 0 of 4 question(s) asked; rejected: unsupported 4." in _texts(at, "warning")

@@ -119,6 +119,8 @@ def render(ws, corpora: list[str]) -> None:
     error = st.session_state.get(ERROR_KEY)
     if error:
         st.error(md_escape(error))
-    job_id = st.session_state.get(JOB_KEY)
+    from playground.questions.jobs import latest_job_id
+
+    job_id = st.session_state.get(JOB_KEY) or latest_job_id(ws)  # a page opened anew shows the last job
     if job_id:
         _follow(ws, job_id)
