@@ -262,6 +262,7 @@ def _rejections(ws, benchmark: str) -> None:
                     "question": r.get("question"),
                     "answer": r.get("answer"),
                     "source chunks": ", ".join(str(i) for i in r.get("source_passage_ids") or []),
+                    "accepted as": r.get("accepted_as") or "",
                 }
                 for r in rejections
             ],
