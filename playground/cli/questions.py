@@ -119,7 +119,13 @@ def generate_command(args) -> int:
         close()
     emit(args, result, summary_text(result))
     if not result["kept"]:
-        raise PlaygroundError(f"{result['why']}; no dataset written")
+        if result["dataset"] is None:
+            raise PlaygroundError(f"{result['why']}; no dataset written")
+        hint = f"; {result['hint']}" if result.get("hint") else ""
+        raise PlaygroundError(
+            f"{result['why']}; benchmark {result['dataset']!r} holds no question, only its rejected candidates, "
+            f"for review on the Workspace page (where one may be accepted after an edit){hint}"
+        )
     return 0
 
 

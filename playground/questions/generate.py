@@ -116,7 +116,9 @@ def generate_questions(
     workspace, settings: GenerationSettings, model=None, on_progress: Optional[ProgressCallback] = None
 ) -> dict:
     """Ask, filter and store; returns the report (asked, kept, rejected by reason, each rejection). A run that
-    keeps nothing stores nothing: the report's "dataset" is None and "why" says what happened."""
+    keeps nothing still stores benchmark NAME, with no question, when a reply was rejected: its rejections stay
+    reviewable (review.accept_rejection). Only a run whose every call failed stores nothing ("dataset" None); "why"
+    says what happened and "hint" how to do better."""
     from playground.models.base import GenerationParams
     from playground.prompts.library import load_template
     from playground.retrieval.index import open_retriever
@@ -150,7 +152,7 @@ def generate_questions(
     embedder = keep_distinct(candidates, settings.duplicate_threshold, language)
     generator = {"prompt_version": version, "template": template.name, "model": model.spec}
     result = build_report(settings, corpus, candidates, generator, embedder, REASONS)
-    if result["kept"]:
+    if result["dataset"]:  # kept questions, or replies rejected that a person may still review and accept
         save_prompt_version(workspace, template)
         store_questions(workspace, settings, corpus, candidates, generator, result)
     return result

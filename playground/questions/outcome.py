@@ -87,15 +87,29 @@ def _why_none(counts: dict, asked: int) -> str:
     return f"none of the {asked} question(s) asked was kept (rejected: {reasons})"
 
 
+def model_hint(spec: str, kept: int, asked: int, replied: bool) -> Optional[str]:
+    """What to do when a local model kept no question although it answered: it is too small to write grounded
+    questions, and a larger model behind an OpenAI-compatible server is one spec away."""
+    if kept or not asked or not replied or not str(spec).startswith("local:"):
+        return None
+    return (
+        f"the local model {spec} wrote no grounded question out of {asked}: it is too small for this. Point the "
+        "generator at a larger model on a server: model openai:MODEL@URL (any OpenAI-compatible server, e.g. "
+        "llama.cpp's llama-server or vLLM at http://127.0.0.1:8080/v1)"
+    )
+
+
 def build_report(settings, corpus: dict, candidates: list[Candidate], generator: dict, embedder, reasons) -> dict:
     from playground.redaction import redact
 
     counts = {reason: sum(1 for c in candidates if c.reason == reason) for reason in reasons}
     kept = [candidate for candidate in candidates if candidate.reason is None]
+    replied = any(candidate.reason not in (None, "model_error") for candidate in candidates)
     return {
         "corpus": settings.corpus,
         "corpus_fingerprint": corpus["fingerprint"],
-        "dataset": settings.name if kept else None,
+        "dataset": settings.name if kept or replied else None,
+        "hint": model_hint(generator["model"], len(kept), len(candidates), replied),
         "asked": len(candidates),
         "asked_by_kind": {kind: sum(1 for c in candidates if c.kind == kind) for kind in ("single", "two-hop")},
         "kept": len(kept),
@@ -158,10 +172,11 @@ def kept_questions(candidates: list[Candidate], generator: dict) -> list[Questio
 
 
 def store_questions(workspace, settings, corpus: dict, candidates: list[Candidate], generator: dict, result: dict):
-    """The kept questions as benchmark NAME over the corpus; its metadata holds the report, rejections included."""
+    """The kept questions (maybe none) as benchmark NAME over the corpus; its metadata holds the report, rejections
+    included."""
     from playground.store.datasets import save_benchmark
 
-    metadata = {key: value for key, value in result.items() if key not in ("questions", "dataset", "why")}
+    metadata = {key: value for key, value in result.items() if key not in ("questions", "dataset", "why", "hint")}
     return save_benchmark(
         workspace,
         settings.name,

@@ -220,6 +220,65 @@ def edited_question(workspace, benchmark: str, question: Question, text: str, an
     return replace(question, text=text, answers=[answer], metadata=metadata)
 
 
+def accept_rejection(workspace, benchmark: str, index: int, text: str, answer: str) -> Question:
+    """Rejected candidate `index` of a generated benchmark, as a person edited it, added to the benchmark as a
+    question: its answer must be found in the candidate's source chunk(s) (its gold span is taken there), and the
+    rejection records the question it became. A PlaygroundError in one line otherwise; nothing is stored then."""
+    from playground.store.datasets import get_benchmark, load_questions, save_benchmark
+    from playground.store.db import now
+
+    row = reviewable_benchmark(workspace, benchmark)
+    metadata = benchmark_metadata(workspace, benchmark)
+    rejections = metadata.get("rejections")
+    if not isinstance(rejections, list) or not 0 <= index < len(rejections) or not isinstance(rejections[index], dict):
+        raise PlaygroundError(f"benchmark {benchmark!r} has no rejected candidate number {index + 1}")
+    rejection = rejections[index]
+    if rejection.get("accepted_as"):
+        raise PlaygroundError(
+            f"rejected candidate {index + 1} of {benchmark!r} is question {rejection['accepted_as']} already"
+        )
+    questions = load_questions(workspace, benchmark)
+    taken = {question.id for question in questions}
+    number = len(questions) + 1
+    while f"gen-{number:04d}" in taken:
+        number += 1
+    sources = [str(i) for i in rejection.get("source_passage_ids") or []]
+    kind = str(rejection.get("kind") or "single")
+    generator = metadata.get("generator") if isinstance(metadata.get("generator"), dict) else {}
+    draft = Question(
+        id=f"gen-{number:04d}",
+        text=str(rejection.get("question") or ""),
+        answers=[str(rejection.get("answer") or "")],
+        gold_passage_ids=sources,
+        tags={"kind": kind},
+        metadata={
+            "source_passage_ids": sources,
+            "kind": kind,
+            "generator": {"prompt_version": generator.get("prompt_version"), "model": generator.get("model")},
+            "rescued": {
+                "reason": rejection.get("reason"),
+                "detail": rejection.get("detail"),
+                "original": {"text": rejection.get("question") or "", "answer": rejection.get("answer") or ""},
+                "decided_by": DECIDED_BY,
+                "decided_at": now(),
+            },
+        },
+    )
+    question = edited_question(workspace, benchmark, draft, text, answer)
+    rejections[index] = {**rejection, "accepted_as": question.id}
+    save_benchmark(
+        workspace,
+        benchmark,
+        row["corpus"],
+        row["format"],
+        get_benchmark(workspace, benchmark)["source"],
+        [*questions, question],
+        {**metadata, "rejections": rejections},
+        replace=True,
+    )
+    return question
+
+
 def _root(workspace, benchmark: str) -> str:
     review = benchmark_metadata(workspace, benchmark).get("review")
     root = review.get("generated") if isinstance(review, dict) else None

@@ -201,10 +201,40 @@ def test_a_question_bm25_does_not_tie_to_its_chunk_is_too_generic(docs_workspace
     assert report["rejected"]["too_generic"] == 1 and report["rejected"]["unsupported"] == 5
     errors = [line for line in err.splitlines() if line.startswith("error:")]
     assert code == 1 and errors == [
-        "error: none of the 6 question(s) asked was kept (rejected: unsupported 5, too_generic 1); no dataset written"
+        "error: none of the 6 question(s) asked was kept (rejected: unsupported 5, too_generic 1); benchmark 'qs' "
+        "holds no question, only its rejected candidates, for review on the Workspace page (where one may be "
+        "accepted after an edit)"
     ]
+    # Nothing kept, yet every rejection is stored with its reason, reviewable (issue 34 item 7).
+    assert get_benchmark(docs_workspace, "qs")["n_questions"] == 0 and load_questions(docs_workspace, "qs") == []
+    stored = json.loads(get_benchmark(docs_workspace, "qs")["metadata"])
+    assert sorted(r["reason"] for r in stored["rejections"]) == ["too_generic"] + ["unsupported"] * 5
+    assert {r["question"] for r in stored["rejections"]} == {"What is the answer?"}
+    assert get_prompt_version(docs_workspace, stored["generator"]["prompt_version"])["template"] == (
+        "question-generation"
+    )
+
+
+def test_a_run_whose_every_call_failed_stores_nothing(docs_workspace, capsys):
+    code, out, err = call(
+        capsys, "questions", "generate", "--db", str(docs_workspace.path), "--corpus", "guide",
+        "--model", "openai:nobody@http://127.0.0.1:9/v1", "--name", "qs", "--n", "2", "--two-hop-share", "0",
+        "--timeout", "2",
+    )  # fmt: skip
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 1 and errors[-1].endswith("no dataset written"), err
     assert "qs" not in {row["name"] for row in docs_workspace.db.query("SELECT name FROM benchmarks")}
     assert docs_workspace.db["prompt_versions"].count == 0  # the generator's version is stored with its questions
+
+
+def test_a_local_model_that_keeps_nothing_is_called_too_small_and_told_of_a_server():
+    from playground.questions.outcome import model_hint
+
+    hint = model_hint("local:smollm2", 0, 34, replied=True)
+    assert hint is not None and "too small" in hint and "openai:MODEL@URL" in hint
+    assert model_hint("local:smollm2", 1, 34, replied=True) is None
+    assert model_hint("openai:big@http://127.0.0.1:9/v1", 0, 34, replied=True) is None
+    assert model_hint("local:smollm2", 0, 34, replied=False) is None
 
 
 def test_a_file_not_named_as_a_template_is_refused_before_the_model_is_asked(docs_workspace, model, capsys, tmp_path):

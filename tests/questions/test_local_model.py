@@ -3,7 +3,8 @@ passages are chunks of the demo's documents (a gold span is an offset in the doc
 
 The generator asks in JSON mode with the reply's schema, so every reply parses (without it, 11 of 12 were prose).
 The 135M model still rarely gives a short answer copied from the text (it answers in a sentence), so the run may
-keep nothing: then it must say why, with every question asked counted under its reason, and store no dataset.
+keep nothing: then it must say why, with every question asked counted under its reason, say the model is too small
+and how to point the generator at a server, and store its rejections (no question) for review.
 Whatever it keeps must be stored with spans that hold its answer."""
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def test_questions_generate_with_the_local_model_on_the_demo_keeps_some_or_says_
         if report["kept"] == 0:
             errors = [line for line in captured.err.splitlines() if line.startswith("error:")]
             assert code == 1 and len(errors) == 1 and "none of the 12 question(s) asked was kept" in errors[0]
-            assert "demo-generated" not in names
+            assert "too small" in errors[0] and "openai:MODEL@URL" in errors[0]
+            assert "demo-generated" in names and load_questions(workspace, "demo-generated") == []
             return
         assert code == 0 and "demo-generated" in names
         for question in load_questions(workspace, "demo-generated"):

@@ -10,6 +10,7 @@ import pytest
 
 from playground import PlaygroundError
 from playground.questions.review import (
+    accept_rejection,
     accepted,
     edited,
     edited_question,
@@ -149,3 +150,33 @@ def test_a_benchmark_of_other_questions_is_not_reviewed(generated):
         with pytest.raises(PlaygroundError) as caught:
             call()
         assert str(caught.value).startswith("benchmark 'tiny' (format jsonl) holds no generated questions")
+
+
+def test_a_rejected_candidate_accepted_after_an_edit_becomes_a_question_with_its_span(generated):
+    # REJECTED[2]: "Who shut the engine house?" / "the Queen", unsupported; the chunk says 1921 and Chile.
+    question = accept_rejection(generated, "guide-qs", 2, "When did the last engine house shut?", "1921")
+    assert question.id == "gen-0005" and question.answers == ["1921"]
+    stored = {q.id: q for q in load_questions(generated, "guide-qs")}
+    assert list(stored) == ["gen-0001", "gen-0002", "gen-0003", "gen-0004", "gen-0005"]
+    kept = stored["gen-0005"]
+    (span,) = kept.metadata["gold_spans"]
+    assert documents()[span["document"]][span["start"] : span["end"]] == "1921"
+    assert kept.gold_passage_ids == ["guide/mines.md#3"]
+    rescued = kept.metadata["rescued"]
+    assert rescued["reason"] == "unsupported" and rescued["original"] == {
+        "text": "Who shut the engine house?",
+        "answer": "the Queen",
+    }
+    assert generation_rejections(generated, "guide-qs")[2]["accepted_as"] == "gen-0005"
+    assert get_benchmark(generated, "guide-qs")["n_questions"] == 5
+    with pytest.raises(PlaygroundError, match="is question gen-0005 already"):
+        accept_rejection(generated, "guide-qs", 2, "When did the last engine house shut?", "1921")
+
+
+def test_an_edited_candidate_whose_answer_is_not_in_the_chunk_is_refused_and_nothing_stored(generated):
+    with pytest.raises(PlaygroundError, match=r"the answer 'Berlin' is not in its source chunk\(s\) guide/mines.md#1"):
+        accept_rejection(generated, "guide-qs", 0, "Which city?", "Berlin")
+    assert len(load_questions(generated, "guide-qs")) == 4
+    assert "accepted_as" not in generation_rejections(generated, "guide-qs")[0]
+    with pytest.raises(PlaygroundError, match="no rejected candidate number 9"):
+        accept_rejection(generated, "guide-qs", 8, "Which city?", "Pellow")

@@ -20,6 +20,7 @@ DECISIONS_KEY = "_question_review"  # {benchmark: {question id: review.Decision}
 EDITING_KEY = "_question_review_editing"  # {(benchmark, question id)}
 ERRORS_KEY = "_question_review_errors"  # {(benchmark, question id or ""): message}
 SAVED_KEY = "_question_review_saved"  # {benchmark: what save_reviewed returned}
+RESCUED_KEY = "_question_review_rescued"  # (benchmark, the line saying which question a candidate became)
 PICK_KEY = "review_benchmark"
 REVIEW_STYLE = """<style>
 .pg-review-head {font-size: 0.9rem; overflow-wrap: anywhere;}
@@ -28,7 +29,7 @@ REVIEW_STYLE = """<style>
 .pg-review-head[data-decision='edited'] .pg-review-status {background: #ddf4ff; color: #0969da;}
 .pg-review-head[data-decision='rejected'] .pg-review-status {background: #ffebe9; color: #cf222e;}
 </style>"""
-GENERATE_HINT = "`playground questions generate --corpus NAME --n N --name DATASET` makes one"
+GENERATE_HINT = "generate questions above (or `playground questions generate --corpus NAME --n N --name DATASET`)"
 
 
 def _decisions(benchmark: str) -> dict:
@@ -173,14 +174,84 @@ def _card(benchmark: str, item, position: int) -> None:
             st.error(md_escape(error), icon=":material/error:")
 
 
+def _accept_rejection(benchmark: str, index: int) -> None:
+    """Store the edited candidate as a question of the benchmark (its answer found in its chunk), else say why."""
+    text = st.session_state[_key(benchmark, f"rejected-{index}", "text")]
+    answer = st.session_state[_key(benchmark, f"rejected-{index}", "answer")]
+    try:
+        question = review.accept_rejection(state.workspace(), benchmark, index, text, answer)
+    except Exception as error:  # noqa: BLE001 - shown beside the form, in one line; nothing stored
+        _errors()[(benchmark, f"rejected-{index}")] = error_text(error)
+        return
+    _errors().pop((benchmark, f"rejected-{index}"), None)
+    _decide(benchmark, question.id, review.accepted())
+    st.session_state[RESCUED_KEY] = (benchmark, f"Rejected candidate {index + 1} is now question {question.id}.")
+
+
+def _candidate_label(rejections: list[dict], index: int) -> str:
+    found = rejections[index]
+    done = f" -> {found['accepted_as']}" if found.get("accepted_as") else ""
+    return f"{index + 1}. {found.get('reason')}{done}: {found.get('question') or '(no question)'}"
+
+
+def _rescue(ws, benchmark: str, rejections: list[dict]) -> None:
+    """Pick a rejected candidate, see its source chunk(s), edit it and accept it as a question."""
+    from playground.store.datasets import get_benchmark, get_passages
+
+    index = st.selectbox(
+        "Rejected candidate",
+        range(len(rejections)),
+        format_func=lambda i: _candidate_label(rejections, i),
+        key=f"review_rejected_pick::{benchmark}",
+    )
+    found = rejections[index]
+    ids = [str(i) for i in found.get("source_passage_ids") or []]
+    corpus = get_benchmark(ws, benchmark)["corpus"]
+    passages = get_passages(ws, corpus, ids) if corpus and ids else {}
+    show_text(f"{found.get('reason')}: {found.get('detail') or ''}", muted=True, css_class="pg-rejected-reason")
+    for passage_id in ids:
+        if passage_id in passages:
+            st.html(_source_html(review.SourceChunk(passages[passage_id])))
+    if found.get("accepted_as"):
+        st.caption(md_escape(f"Accepted already, as question {found['accepted_as']}."))
+        return
+    where = f"rejected-{index}"
+    with st.form(key=_key(benchmark, where, "form"), border=False):
+        st.text_area("Question text", value=found.get("question") or "", key=_key(benchmark, where, "text"), height=80)
+        st.text_input("Answer text", value=found.get("answer") or "", key=_key(benchmark, where, "answer"))
+        st.caption("The answer must be words of the source chunk: its span is found there.")
+        st.form_submit_button("Accept as question", on_click=_accept_rejection, args=(benchmark, index))
+    error = _errors().get((benchmark, where))
+    if error:
+        st.error(md_escape(error), icon=":material/error:")
+
+
+def _too_small(ws, benchmark: str, rejections: list[dict]) -> None:
+    """Plainly, when a local model kept nothing of what it wrote: too small, and how to point it at a server."""
+    from playground.questions.outcome import model_hint
+
+    generator = review.benchmark_metadata(ws, benchmark).get("generator") or {}
+    kept = sum(1 for r in rejections if r.get("accepted_as")) + len(review.review_items(ws, benchmark))
+    replied = any(r.get("reason") != "model_error" for r in rejections)
+    hint = model_hint(str(generator.get("model") or ""), kept, len(rejections), replied)
+    if hint:
+        st.warning(md_escape(f"The model is too small to write grounded questions: {hint}."))
+
+
 def _rejections(ws, benchmark: str) -> None:
     rejections = review.generation_rejections(ws, benchmark)
     if not rejections:
         st.caption("The generator's filters rejected no candidate for this set.")
         return
+    _too_small(ws, benchmark, rejections)
+    notice = st.session_state.get(RESCUED_KEY)
+    if notice and notice[0] == benchmark:
+        st.success(md_escape(notice[1]))
     counts = review.rejection_counts(rejections)
     by_reason = ", ".join(f"{reason} {count}" for reason, count in counts.items())
     st.caption(md_escape(f"The generator's filters rejected {len(rejections)} candidate(s): {by_reason}"))
+    with st.expander("Accept a rejected candidate after an edit", expanded=not review.review_items(ws, benchmark)):
+        _rescue(ws, benchmark, rejections)
     with st.expander(f"Rejected candidates ({len(rejections)})"):
         st.plotly_chart(charts.rejection_reasons_figure(counts), key=f"review_rejections::{benchmark}")
         st.dataframe(
@@ -191,6 +262,7 @@ def _rejections(ws, benchmark: str) -> None:
                     "question": r.get("question"),
                     "answer": r.get("answer"),
                     "source chunks": ", ".join(str(i) for i in r.get("source_passage_ids") or []),
+                    "accepted as": r.get("accepted_as") or "",
                 }
                 for r in rejections
             ],

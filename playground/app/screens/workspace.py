@@ -6,7 +6,13 @@ from __future__ import annotations
 import streamlit as st
 
 from playground.app import state
-from playground.app.components import errors_as_messages, question_review
+from playground.app.components import (
+    document_import,
+    errors_as_messages,
+    question_generation,
+    question_review,
+    question_writing,
+)
 from playground.app.components.text import md_escape
 from playground.store.datasets import list_datasets
 
@@ -17,6 +23,7 @@ def render() -> None:
     st.caption(md_escape(f"Workspace: {ws.path.resolve()} · indexes in {ws.indexes}"))
     datasets = list_datasets(ws)
     st.subheader("Corpora")
+    document_import.render(ws)
     if datasets["corpora"]:
         st.dataframe(
             [
@@ -51,6 +58,10 @@ def render() -> None:
         )
     else:
         st.info(state.NO_BENCHMARK)
+    with errors_as_messages("Generate questions"):
+        question_generation.render(ws, [c["name"] for c in datasets["corpora"]])
+    with errors_as_messages("Write a question"):
+        question_writing.render(ws, [c["name"] for c in datasets["corpora"]])
     with errors_as_messages("Review"):
         question_review.render(ws)
 
