@@ -13,7 +13,7 @@ from playground.evaluation.judges.judge_config import JudgeConfig
 from playground.models.base import GenerationParams
 from playground.runs import RunConfig, start_run
 from playground.store.judgments import list_judgments
-from tests.app.conftest import page_test, plain
+from tests.app.conftest import finished_judge_job, page_test, plain
 from tests.evaluation.judges.gold_free_server import JudgeServer
 
 QUESTIONS = ["q1", "q2", "q3", "q4"]
@@ -153,7 +153,11 @@ def test_the_experiments_page_runs_a_gold_free_judge_on_a_chosen_run(judged):
     judged["server"].prose = ("ten million",)  # q1's answer alone
     at.button(key="experiments_run_judge").click().run()
     assert not at.exception, at.exception
-    report = at.session_state["experiments_judge_result"]
+    job = finished_judge_job(judged["ws"], judged["b"])
+    assert job["status"] == "done", job
+    at.run()
+    assert not at.exception, at.exception
+    report = job["report"]
     assert report["kind"] == "faithfulness" and report["run_id"] == judged["b"]
     assert report["n_failed"] == 1
     metrics = table_with(at, "judge errors")
