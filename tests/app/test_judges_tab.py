@@ -16,7 +16,7 @@ from playground.evaluation.judges.judge_runs import run_judge
 from playground.store.judgments import list_judgments
 from tests.app.conftest import page_test, plain
 from tests.evaluation.judges.conftest import make_run
-from tests.evaluation.judges.graded_server import GradedJudgeServer
+from tests.evaluation.judges.graded_server import GatedJudgeServer, GradedJudgeServer
 
 pytestmark = pytest.mark.slow
 
@@ -70,3 +70,36 @@ def test_run_judge_starts_a_job_in_a_worker_and_the_tab_shows_its_report(app_wor
     job_id = jobs[0]["id"]
     assert any(f"Judge job {job_id}: done · 2/2 judged" in plain(c.value) for c in at.caption)
     assert any("answer_relevance" in str(table.value.to_dict()) for table in at.dataframe)
+
+
+def test_the_tab_follows_a_running_job_stops_it_and_resumes_only_the_rest(app_workspace):
+    gated = GatedJudgeServer(open_for=1)
+    try:
+        answers = {"q1": "grade 5", "q2": "grade 1", "q3": "grade 3"}
+        run_id = make_run(app_workspace, answers)
+        at = judges_tab(run_id, gated.spec)
+        at.button(key="experiments_run_judge").click().run()
+        job_id = list_judge_jobs(app_workspace, run_id)[0]["id"]
+        deadline = time.monotonic() + 60
+        while checked_job(app_workspace, job_id)["done"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        at.run()
+        assert any("1/3 judged" in plain(bar.proto.text) for bar in at.get("progress")), "live progress"
+        at.button(key="experiments_stop_judge").click().run()
+        gated.gate.set()
+        while checked_job(app_workspace, job_id)["status"] == "running" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        at.run()
+        assert checked_job(app_workspace, job_id)["status"] == "stopped"
+        assert any("stopped · 2/3 judged" in plain(w.value) for w in at.warning)
+        assert len(stored_table(at)) == 2
+        at.button(key="experiments_resume_judge").click().run()
+        while checked_job(app_workspace, job_id)["status"] == "running" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        at.run()
+        assert not at.exception, at.exception
+        assert checked_job(app_workspace, job_id)["status"] == "done"
+        assert sorted(stored_table(at)["question_id"]) == ["q1", "q2", "q3"]
+        assert gated.asked == [*list(answers.values())[:2], "grade 3"]  # the resumed job asked about q3 alone
+    finally:
+        gated.close()
