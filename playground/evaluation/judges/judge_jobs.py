@@ -34,6 +34,10 @@ def _stop_path(workspace: Workspace, job_id: str) -> Path:
     return jobs_dir(workspace) / f"judge-{job_id}.stop"
 
 
+def _pid_path(workspace: Workspace, job_id: str) -> Path:
+    return jobs_dir(workspace) / f"judge-{job_id}.pid"
+
+
 def log_path(workspace: Workspace, job_id: str) -> Path:
     """Where a judge job's worker writes its notices."""
     return workspace.path.parent / "logs" / f"judge-{job_id}.log"
@@ -48,20 +52,26 @@ def write_job(workspace: Workspace, job: dict) -> dict:
     path = _record_path(workspace, job["id"])
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-    partial.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
+    stored = {key: value for key, value in job.items() if key != "worker_pid"}
+    partial.write_text(json.dumps(stored, ensure_ascii=False, default=str), encoding="utf-8")
     os.replace(partial, path)
     return job
 
 
 def read_job(workspace: Workspace, job_id: str) -> dict:
-    """A judge job's record as stored; an unknown id is one line saying so."""
+    """A judge job's record as stored, with its worker's pid; an unknown id is one line saying so."""
     path = _record_path(workspace, job_id)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        job = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise PlaygroundError(f"no judge job {job_id!r} in {jobs_dir(workspace)}") from None
     except ValueError as error:
         raise PlaygroundError(f"judge job record {path} is unreadable: {error}") from None
+    try:
+        job["worker_pid"] = int(_pid_path(workspace, job_id).read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        job["worker_pid"] = None
+    return job
 
 
 def job_options(config, options: Mapping[str, Any]) -> dict:
@@ -105,7 +115,6 @@ def start_judge_job(
         "message": "starting",
         "error": None,
         "report": None,
-        "worker_pid": None,
         "started_at": _now(),
         "finished_at": None,
     }
@@ -125,11 +134,8 @@ def _spawn(workspace: Workspace, job: dict, api_keys: Optional[Mapping[str, str]
         spec,
         api_keys,
     )
-    current = read_job(workspace, job["id"])
-    if current["status"] == "running" and not current.get("worker_pid"):
-        current["worker_pid"] = pid
-        write_job(workspace, current)
-    return current
+    _pid_path(workspace, job["id"]).write_text(str(pid), encoding="ascii")  # apart: the worker writes the record
+    return read_job(workspace, job["id"])
 
 
 def checked_job(workspace: Workspace, job_id: str) -> dict:
@@ -179,6 +185,7 @@ def resume_judge_job(workspace: Workspace, job_id: str, api_keys: Optional[Mappi
     if job["status"] not in FINISHED or job["status"] == "done":
         raise PlaygroundError(f"judge job {job_id} is {job['status']}; only a stopped or interrupted job resumes")
     _stop_path(workspace, job_id).unlink(missing_ok=True)
-    job.update(status="running", message="resuming", error=None, worker_pid=None, finished_at=None)
+    _pid_path(workspace, job_id).unlink(missing_ok=True)
+    job.update(status="running", message="resuming", error=None, finished_at=None)
     write_job(workspace, job)
     return _spawn(workspace, job, api_keys)

@@ -4,6 +4,8 @@ and a resumed job asks the judge model only about the answers not yet judged."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 
 import pytest
@@ -77,3 +79,21 @@ def test_only_a_running_job_stops_and_a_done_job_does_not_resume(judge_workspace
         stop_judge_job(judge_workspace, job["id"])
     with pytest.raises(PlaygroundError, match="only a stopped or interrupted job resumes"):
         resume_judge_job(judge_workspace, job["id"])
+
+
+def test_a_job_whose_worker_is_gone_reads_interrupted_and_resumes(judge_workspace):
+    gated = GatedJudgeServer(open_for=1)
+    try:
+        run_id = make_run(judge_workspace, {"q1": "grade 2", "q2": "grade 4"})
+        job = start_judge_job(judge_workspace, "answer-relevance", [run_id], JudgeConfig(model=gated.spec))
+        wait_for(judge_workspace, job["id"], lambda j: j["done"] >= 1)
+        os.kill(job["worker_pid"], signal.SIGKILL)
+        lost = wait_for(judge_workspace, job["id"], lambda j: j["status"] != "running")
+        assert lost["status"] == "interrupted" and "resume" in lost["message"]
+        gated.gate.set()
+        resume_judge_job(judge_workspace, job["id"])
+        done = wait_for(judge_workspace, job["id"], lambda j: j["status"] != "running")
+        assert done["status"] == "done" and done["done"] == done["total"] == 2
+        assert [j["question_id"] for j in list_judgments(judge_workspace, run_id=run_id)] == ["q1", "q2"]
+    finally:
+        gated.close()
