@@ -122,9 +122,37 @@ def start_judge_job(
     return _spawn(workspace, job, api_keys)
 
 
+def _registered_here_only(name: str) -> bool:
+    """Whether the judge was registered in this process (add_plugin: a test, a program embedding playground), so a
+    worker process, which loads only the installed plugins, would not know it."""
+    from playground.plugins import registry
+
+    origin = registry().origin("judges", name)
+    return origin is not None and origin.distribution == "in-process"
+
+
+def _judge_on_thread(path: Path, job_id: str) -> None:
+    from playground.evaluation.judges.judge_worker import run_job
+    from playground.store.db import open_workspace
+
+    workspace = open_workspace(path, create=False)
+    try:
+        run_job(workspace, job_id, say=lambda text: None)
+    except Exception:  # noqa: BLE001 - run_job has stored it as the job's error
+        pass
+    finally:
+        workspace.close()
+
+
 def _spawn(workspace: Workspace, job: dict, api_keys: Optional[Mapping[str, str]]) -> dict:
     from playground.runs.jobs import start_worker
 
+    if _registered_here_only(job["judge"]):
+        import threading
+
+        _pid_path(workspace, job["id"]).write_text(str(os.getpid()), encoding="ascii")
+        threading.Thread(target=_judge_on_thread, args=(workspace.path, job["id"]), daemon=True).start()
+        return read_job(workspace, job["id"])
     spec = (job.get("config") or {}).get("model") or ""
     pid = start_worker(
         "playground.evaluation.judges.judge_worker",
