@@ -96,7 +96,9 @@ def start_judge_job(
     **options: Any,
 ) -> dict:
     """Store a judge job for `run_judge(workspace, name, run_ids, config, **options)` and start its worker."""
+    from playground.evaluation.judges.judge_runs import COMMON_OPTIONS, _all_settings
     from playground.evaluation.judges.registry import judge_record
+    from playground.store.runs import resolve_run_id
 
     record = judge_record(name)
     if len(run_ids) != record.runs:
@@ -104,6 +106,10 @@ def start_judge_job(
     for key in ("model", "on_progress"):
         if key in options:
             raise PlaygroundError(f"a judge job loads its own model and reports its own progress; drop {key!r}")
+    unknown = sorted(set(options) - set(COMMON_OPTIONS) - _all_settings())
+    if unknown:
+        raise PlaygroundError(f"judge {name!r}: unknown option(s) {', '.join(unknown)}")
+    run_ids = [resolve_run_id(workspace, run_id) for run_id in run_ids]
     job = {
         "id": uuid.uuid4().hex[:12],
         "judge": name,

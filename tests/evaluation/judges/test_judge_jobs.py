@@ -97,3 +97,13 @@ def test_a_job_whose_worker_is_gone_reads_interrupted_and_resumes(judge_workspac
         assert [j["question_id"] for j in list_judgments(judge_workspace, run_id=run_id)] == ["q1", "q2"]
     finally:
         gated.close()
+
+
+def test_a_job_on_an_unknown_run_is_refused_in_one_line_and_nothing_is_stored(judge_workspace):
+    from playground.evaluation.judges.judge_jobs import jobs_dir
+
+    with pytest.raises(PlaygroundError, match="nosuchrun"):
+        start_judge_job(judge_workspace, "answer-relevance", ["nosuchrun"], JudgeConfig(model="openai:judge@x"))
+    with pytest.raises(PlaygroundError, match="unknown option"):
+        start_judge_job(judge_workspace, "answer-relevance", ["nosuchrun"], None, colour="blue")
+    assert not jobs_dir(judge_workspace).exists()
