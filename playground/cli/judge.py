@@ -62,6 +62,11 @@ def register(subparsers, common) -> None:
     )
     settings.add_argument("--no-cache", action="store_true", help="call the judge model even for cached requests")
     settings.add_argument(
+        "--detach",
+        action="store_true",
+        help="judge in a background job (a worker process; the app's Judges tab follows, stops and resumes it)",
+    )
+    settings.add_argument(
         "--timeout",
         type=bounds.TIMEOUT.flag("--timeout"),
         default=None,
@@ -152,6 +157,8 @@ def judge_command(args) -> int:
     if "no_claims" in record.settings:
         settings["no_claims"] = args.no_claims
     run_ids = [args.run_a, args.run_b] if record.runs == 2 else [args.run]
+    if args.detach:
+        return _detach(args, record.name, run_ids, config, settings)
     with workspace_for(args, create=False) as workspace:
         report = _run_with_progress(
             "judging",
@@ -169,6 +176,32 @@ def judge_command(args) -> int:
             ),
         )
     emit(args, report, "\n".join(_header(report) + report_text(report) + _skipped(report)))
+    return 0
+
+
+def _detach(args, name: str, run_ids: list, config, settings: dict) -> int:
+    from playground.evaluation.judges.judge_jobs import log_path, start_judge_job
+
+    if args.no_cache:
+        raise PlaygroundError("--detach judges through the response cache (a resume relies on it): drop --no-cache")
+    with workspace_for(args, create=False) as workspace:
+        job = start_judge_job(
+            workspace,
+            name,
+            run_ids,
+            config,
+            repeat=args.repeat,
+            answer_field=args.answer_field,
+            deadline_s=args.timeout,
+            **settings,
+        )
+        log = log_path(workspace, job["id"])
+    emit(
+        args,
+        job,
+        f"judge job {job['id']} started (worker pid {job['worker_pid']}); its log: {one_line(str(log))}; "
+        "the Experiments page's Judges tab shows its progress, Stop and Resume",
+    )
     return 0
 
 

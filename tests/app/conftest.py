@@ -129,6 +129,18 @@ def until_finished(ws, run_ids, limit_s: float = 240.0) -> dict[str, dict]:
         time.sleep(0.5)
 
 
+def finished_judge_job(ws, run_id: str, limit_s: float = 240.0) -> dict:
+    """The one judge job of `run_id` once its worker has ended it, as its record has it then."""
+    from playground.evaluation.judges.judge_jobs import checked_job, list_judge_jobs
+
+    jobs = list_judge_jobs(ws, run_id)
+    assert len(jobs) == 1, jobs
+    deadline = time.monotonic() + limit_s
+    while (job := checked_job(ws, jobs[0]["id"]))["status"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return job
+
+
 def assert_detached(ws, run: dict) -> None:
     """The run belongs to a worker process, not to this process (which runs the page script): it is running under
     the worker's pid, or already done, and the worker has its log (a run answered in the page has neither)."""

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from playground import PlaygroundError
 from playground.app.state import page_file
 from playground.app.views import experiments as view
-from tests.app.conftest import assert_detached, plain, until_finished, worker_log
+from tests.app.conftest import assert_detached, finished_judge_job, plain, until_finished, worker_log
 from playground.evaluation.judges import HELPS_CRITERIA
 from playground.store import open_workspace
 from playground.store.judgments import list_judgments
@@ -152,9 +152,16 @@ def test_pairwise_judge_warns_about_self_judging_and_reports_win_tie_loss(experi
     assert any("Self-judging" in plain(w.value) for w in at.warning), "the warning shows before the judge runs"
     at.button(key="experiments_run_judge").click().run()
     assert not at.exception, at.exception
+    ws = open_workspace(experiments_env["path"])
+    try:
+        job = finished_judge_job(ws, experiments_env["direct"])
+    finally:
+        ws.close()
+    assert job["status"] == "done", job
+    at.run()
     assert not at.error, [e.value for e in at.error]
     metrics = {m.label: m.value for m in at.metric}
-    report = at.session_state["experiments_judge_result"]
+    report = job["report"]
     summary = report["summary"]
     assert report["run_a"] == experiments_env["direct"] and report["run_b"] == experiments_env["rag"]
     assert [int(metrics[label]) for label in ("A wins", "Ties", "A losses")] == [

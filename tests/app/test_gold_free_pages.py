@@ -6,6 +6,8 @@ runs a gold-free judge on a chosen run."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from playground.evaluation.judges.answers import judge_answers
@@ -13,7 +15,7 @@ from playground.evaluation.judges.judge_config import JudgeConfig
 from playground.models.base import GenerationParams
 from playground.runs import RunConfig, start_run
 from playground.store.judgments import list_judgments
-from tests.app.conftest import page_test, plain
+from tests.app.conftest import finished_judge_job, page_test, plain
 from tests.evaluation.judges.gold_free_server import JudgeServer
 
 QUESTIONS = ["q1", "q2", "q3", "q4"]
@@ -153,7 +155,11 @@ def test_the_experiments_page_runs_a_gold_free_judge_on_a_chosen_run(judged):
     judged["server"].prose = ("ten million",)  # q1's answer alone
     at.button(key="experiments_run_judge").click().run()
     assert not at.exception, at.exception
-    report = at.session_state["experiments_judge_result"]
+    job = finished_judge_job(judged["ws"], judged["b"])
+    assert job["status"] == "done", job
+    at.run()
+    assert not at.exception, at.exception
+    report = job["report"]
     assert report["kind"] == "faithfulness" and report["run_id"] == judged["b"]
     assert report["n_failed"] == 1
     metrics = table_with(at, "judge errors")
@@ -233,9 +239,11 @@ def test_a_judge_copying_its_template_shows_judge_errors_on_the_judges_tab_not_a
     judged["server"].judge = copying_judge
     try:
         at.button(key="experiments_run_judge").click().run()
+        assert not at.exception, at.exception
+        assert finished_judge_job(judged["ws"], judged["a"])["status"] == "done"
     finally:
         judged["server"].judge = None
-    assert not at.exception, at.exception
+    at.run()
     metrics = table_with(at, "judge errors")
     assert metrics["judge errors"][0] == 4
     assert metrics["mean"].isna().all(), "no score from a judge that copied its template"
@@ -302,6 +310,9 @@ def test_a_plugin_judge_is_a_choice_on_the_judges_tab_and_its_scores_are_metrics
             at.selectbox(key="experiments_judge_run").set_value(judged["a"]).run()
             at.button(key="experiments_run_judge").click().run()
             assert not at.exception, at.exception
+            job = finished_judge_job(judged["ws"], judged["a"])
+            assert job["status"] == "done" and job["worker_pid"] == os.getpid()  # a judge only this process knows
+            at.run()
             metrics = table_with(at, "judge errors")
             assert list(metrics["metric"]) == ["brevity"] and metrics["mean"][0] == pytest.approx(0.25)
             runs = page_test("runs")

@@ -14,7 +14,7 @@ from tests.e2e.helpers import open_page, wait_until_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-KINDS = {"faithfulness": "faithfulness: each claim", "context-precision": "context precision: each passage"}
+KINDS = {"faithfulness": "faithfulness: claims of each answer", "context-precision": "context-precision: each passage"}
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,7 @@ def _judge_from_experiments(page, kind: str) -> None:
     page.get_by_role("button", name="Run judge").click()
     wait_until_idle(page, timeout=480_000)
     heading = re.compile(rf"^{re.escape(kind.capitalize())} judge ")
-    page.get_by_role("heading", name=heading).wait_for()
+    page.get_by_role("heading", name=heading).wait_for(timeout=480_000)  # the tab follows the judge job till it ends
 
 
 def _stored(db, run_id: str) -> dict:

@@ -259,3 +259,22 @@ def gold_free_item_rows(report: Mapping) -> list[dict]:
         }
         for item in report["items"]
     ]
+
+
+def stored_judgment_rows(judgments: Iterable[Mapping]) -> list[dict]:
+    """One row per stored judgment (the Judges tab shows them whenever it opens), newest last."""
+    return [
+        {
+            "question_id": judgment["question_id"],
+            "repeat": int(judgment["result_repeat"]),
+            "sample": int(judgment["sample_index"]),
+            "score": judgment["score"],
+            "verdict": judgment["verdict"],
+            "reason": judgment["reason"] or "",
+            "error": judgment["error"] or "",
+            "other run": judgment["other_run_id"] or "",
+            "judge": judgment["judge_id"],
+            "judged at": judgment["created_at"],
+        }
+        for judgment in judgments
+    ]

@@ -5,24 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from playground.app import resources, state
+from playground.app import state
 from playground.app import components as ui
 from playground.app.views import experiments as view
 from playground.app.views.runs import run_label
 
-JUDGE_RESULT = "experiments_judge_result"
-
-
-def _progress_callback(what: str):
-    bar = st.progress(0.0, text=f"{what}: starting")
-
-    def on_progress(done: int, total: int, message: str = "") -> None:
-        bar.progress(
-            min(1.0, done / total) if total else 0.0,
-            text=f"{what}: {done}/{total}" + (f" · {message}" if message else ""),
-        )
-
-    return on_progress
+JUDGE_JOB_NOTICE = "_experiments_judge_notice"
 
 
 def _run_picker(label: str, runs: list[dict], key: str, skip: str | None = None) -> dict:
@@ -77,38 +65,116 @@ def judges_tab(ws) -> None:
             st.warning(ui.md_escape(f"Self-judging: {warning}"), icon=":material/warning:")
     if st.button("Run judge", key="experiments_run_judge", type="primary", disabled=judge_model is None):
         with ui.errors_as_messages("Judge"):
-            _run_judge(ws, kind, run_a, run_b, criteria_text, judge_model, int(repeat))
-    _judge_result()
+            _start_judge(ws, kind, run_a, run_b, criteria_text, judge_model, int(repeat))
+            st.rerun()
+    notice = st.session_state.pop(JUDGE_JOB_NOTICE, None)
+    if notice:
+        st.success(ui.md_escape(notice))
+    _latest_job(ws, kind, run_a)
+    _stored_judgments(ws, record.kind, run_a)
     _agreement(ws, run_a)
     from playground.app.views.rating_queue import rating_queue
 
     rating_queue(ws, run_a)
 
 
-def _run_judge(ws, kind, run_a, run_b, criteria_text, judge_model, repeat) -> None:
+def _start_judge(ws, kind, run_a, run_b, criteria_text, judge_model, repeat) -> None:
+    """Judging runs in a worker process (judge_jobs.py): leaving the tab neither stops it nor loses its results."""
     from playground.evaluation.judges import JudgeConfig
-    from playground.evaluation.judges.judge_runs import run_judge
+    from playground.evaluation.judges.judge_jobs import start_judge_job
 
     config = JudgeConfig(model=judge_model.spec, params=judge_model.params)
-    on_progress = _progress_callback(f"Judge ({kind})")
-    with resources.using_model(judge_model.spec, state.api_keys()) as loaded:
-        st.session_state[JUDGE_RESULT] = run_judge(
-            ws,
-            kind,
-            [run["id"] for run in (run_a, run_b) if run],
-            config,
-            repeat=repeat,
-            model=loaded,
-            on_progress=on_progress,
-            criteria=view.criteria_from_text(criteria_text) if criteria_text is not None else None,
-            no_claims=st.session_state.get("experiments_no_claims") or "skip",
-        )
+    options = {"repeat": repeat}
+    if criteria_text is not None:
+        options["criteria"] = view.criteria_from_text(criteria_text)
+    if "no_claims" in _settings(kind):
+        options["no_claims"] = st.session_state.get("experiments_no_claims") or "skip"
+    job = start_judge_job(
+        ws, kind, [run["id"] for run in (run_a, run_b) if run], config, api_keys=state.api_keys(), **options
+    )
+    st.session_state[JUDGE_JOB_NOTICE] = f"Judge job {job['id']} started: it goes on if you leave this page."
 
 
-def _judge_result() -> None:
-    report = st.session_state.get(JUDGE_RESULT)
-    if not report:
+def _settings(kind: str) -> tuple:
+    from playground.evaluation.judges.registry import judge_record
+
+    return tuple(judge_record(kind).settings)
+
+
+def _latest_job(ws, kind: str, run: dict) -> None:
+    """The newest job of this judge on this run: live progress with Stop while it runs, Resume once stopped or
+    interrupted, its report once done."""
+    from playground.app.components.jobs import FOLLOW_EVERY_S
+    from playground.evaluation.judges.judge_jobs import list_judge_jobs, resume_judge_job
+
+    jobs = [job for job in list_judge_jobs(ws, run["id"]) if job["judge"] == kind]
+    if not jobs:
         return
+    job = jobs[0]
+    if job["status"] == "running":
+        st.fragment(run_every=FOLLOW_EVERY_S)(_live_job)(job["id"])
+        return
+    line = f"Judge job {job['id']}: {job['status']} · {job['done']}/{job['total']} judged"
+    if job["status"] == "done":
+        st.caption(ui.md_escape(line))
+        if job.get("report"):
+            _judge_result(job["report"])
+        return
+    (st.error if job["status"] == "failed" else st.warning)(
+        ui.md_escape(line + (f" · {job['error'] or job['message']}" if job["error"] or job["message"] else ""))
+    )
+    if st.button(
+        "Resume judging",
+        key="experiments_resume_judge",
+        icon=":material/play_arrow:",
+        help="A new worker judges only the answers without a judgment; the stored ones are kept.",
+    ):
+        with ui.errors_as_messages("Resume judge"):
+            resume_judge_job(ws, job["id"], api_keys=state.api_keys())
+            st.rerun()
+
+
+def _live_job(job_id: str) -> None:
+    from playground import PlaygroundError
+    from playground.evaluation.judges.judge_jobs import checked_job, stop_judge_job, stop_requested
+
+    ws = state.workspace()
+    job = checked_job(ws, job_id)
+    if job["status"] != "running":
+        st.rerun()  # it ended: redraw the tab with its report
+    stopping = stop_requested(ws, job_id)
+    done, total = int(job["done"]), int(job["total"])
+    st.progress(
+        min(1.0, done / total) if total else 0.0,
+        text=ui.md_escape(
+            f"Judge job {job_id} ({job['judge']}): {done}/{total} judged"
+            + (" · stopping" if stopping else "")
+            + (f" · {job['message']}" if job["message"] else "")
+        ),
+    )
+    if not stopping and st.button(
+        "Stop", key="experiments_stop_judge", icon=":material/stop:", help="Stops after the judgment in flight."
+    ):
+        try:
+            stop_judge_job(ws, job_id)
+        except PlaygroundError:  # it ended since it was drawn: the rerun shows how
+            pass
+        st.rerun()
+
+
+def _stored_judgments(ws, judgment_kind: str, run: dict) -> None:
+    """Every judgment of this kind stored for the run, whenever it was made (a job, the CLI, `run --judge`)."""
+    from playground.store.judgments import list_judgments
+
+    judgments = list_judgments(ws, run_id=run["id"], kind=judgment_kind)
+    st.subheader("Stored judgments")
+    if not judgments:
+        st.caption(f"No {judgment_kind} judgments of run {run['id']} stored yet.")
+        return
+    st.dataframe(view.stored_judgment_rows(judgments), hide_index=True, key="experiments_stored_judgments")
+
+
+def _judge_result(report: dict) -> None:
     judge = report["judge"]
     st.subheader(ui.md_escape(f"{report['kind'].capitalize()} judge {judge['id']}"))
     st.caption(
