@@ -105,7 +105,7 @@ def test_side_by_side_shows_both_runs_passages_with_titles_paths_and_span_gold(d
         retrieved = docs_runs["retrieved"][qid]
         for passage_id in retrieved:  # each card names its document path (the id) and its heading trail
             assert f"data-passage='{passage_id}'" in cards
-        assert re.search(r"<b>(Kellerby lighthouse|Dunmore mines)( &gt; [\w ]+)?</b>", cards), cards
+        assert re.search(r"<b><bdi>(Kellerby lighthouse|Dunmore mines)( &gt; [\w ]+)?</bdi></b>", cards), cards
         gold = re.findall(r"data-passage='([^']+)' data-gold='true'", cards)
         assert gold and not set(gold) & set(docs_runs["questions"][qid].gold_passage_ids)
         assert any("overlap the question's 1 gold span" in c.value for c in at.caption)

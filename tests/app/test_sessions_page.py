@@ -166,4 +166,5 @@ def test_the_history_opens_on_an_answering_template_and_share_runs_are_named(ses
     assert history.options[-1] == "instruction-proposal (internal: instruction-proposal)"
     share = at.selectbox(key="sessions_share_run")
     named = [option for option in share.options if option != "(none)"]
-    assert named and all(" · " in option and ("direct" in option or "rag" in option) for option in named)
+    assert named and all(len(option.split(" · ")) >= 3 for option in named)  # id · name · status, not a bare id
+    assert any(" · direct · " in option for option in named) and any(" · rag · " in option for option in named)

@@ -41,16 +41,19 @@ def go_to(tab, title: str) -> None:
     wait_until_idle(tab)
 
 
-def choose(tab, label: str, option: str | re.Pattern, nth: int = 0, waits_ms: tuple = (3_000, 15_000, 60_000)) -> None:
+def choose(
+    tab, label: str, option: str | re.Pattern, nth: int = 0, waits_ms: tuple = (3_000, 15_000, 60_000), within=None
+) -> None:
     """Pick an option of a selectbox by (the start of) its text. A rerun that replaces the box as it opens (a page
     settling after its first run) leaves no list: then close whatever opened, wait for the run to end and open it
-    again, waiting longer each time (a list opens within ~0.1 s when nothing is in the way)."""
+    again, waiting longer each time (a list opens within ~0.1 s when nothing is in the way). `within`: the part of
+    the page holding the box (its list opens outside it)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     name = option if isinstance(option, re.Pattern) else re.compile("^" + re.escape(option))
     wanted = tab.get_by_role("option", name=name).first
     for attempt, wait_ms in enumerate(waits_ms):
-        tab.get_by_label(label, exact=True).nth(nth).click()
+        (within or tab).get_by_label(label, exact=True).nth(nth).click()
         try:
             wanted.wait_for(timeout=wait_ms)
             break

@@ -140,7 +140,7 @@ def test_a_search_of_the_local_model_started_in_the_app_finishes_and_each_candid
     report = row["report"]
     panel = page.locator(PANEL)
     panel.get_by_text(re.compile(r"^done · \d+ train, \d+ validation, \d+ held-out questions")).wait_for()
-    assert sum(len(ids) for ids in row["splits"].values()) == 83
+    assert sum(len(ids) for ids in row["splits"].values()) == 30  # the tab's default sample of the demo's 83
     candidates = report["candidates"]
     if not candidates:  # the honest outcome of a proposer that gave no usable instruction: said, not a crash
         assert report["reason"].startswith("no candidate was proposed: 2 proposal(s) skipped")

@@ -13,7 +13,7 @@ import pytest
 from playground.store import open_workspace
 from playground.store.datasets import get_benchmark, load_questions
 from tests.e2e.conftest import warm
-from tests.e2e.helpers import open_page, wait_until_idle
+from tests.e2e.helpers import choose, open_page, wait_until_idle
 from tests.questions.generated import add_generated
 
 pytestmark = pytest.mark.e2e
@@ -74,9 +74,7 @@ def test_accept_edit_reject_then_save_stores_a_version_holding_the_edits(page, r
     assert second.locator(".pg-review-answer").inner_text() == "fog bell"
     assert second.locator("mark.pg-span").inner_text() == "fog bell"  # the edited answer's span, found again
 
-    third.get_by_label("Reject because", exact=True).click()
-    page.get_by_role("option", name="ambiguous question").click()
-    wait_until_idle(page)
+    choose(page, "Reject because", "ambiguous question", within=third)
     _click(third, "Reject")
     assert third.locator("[data-decision='rejected']").count() == 1
     _click(fourth, "Accept")

@@ -75,6 +75,8 @@ def test_eval_retrieval_json_has_exactly_the_issue_keys(db, capsys):
         "p50_ms",
         "p95_ms",
         "n",  # the issue's keys, then
+        "answer_recall@k",  # a top k holding an answer string, and the questions it counts
+        "n_answers",
         "intervals",
         "interval",
         "run_id",
