@@ -180,7 +180,7 @@ def judge_command(args) -> int:
 
 
 def _detach(args, name: str, run_ids: list, config, settings: dict) -> int:
-    from playground.evaluation.judges.judge_jobs import log_path, start_judge_job
+    from playground.runs.judge_jobs import log_path, start_judge_job
 
     if args.no_cache:
         raise PlaygroundError("--detach judges through the response cache (a resume relies on it): drop --no-cache")

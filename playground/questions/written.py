@@ -11,9 +11,9 @@ from playground import PlaygroundError
 from playground.data.records import Question
 from playground.questions.checks import answer_pattern, find_answer
 from playground.questions.chunks import Chunk, corpus_chunks
+from playground.questions.review import DECIDED_BY
 
 WRITTEN_FORMAT = "written"
-WRITTEN_BY = "person"
 
 
 def corpus_documents(workspace, corpus: str) -> list[str]:
@@ -76,7 +76,7 @@ def written_question(
             "source_passage_ids": sources,
             "kind": "single",
             "answer_match": matches,
-            "written": {"by": WRITTEN_BY, "at": now(), "document": document, "quote": quote},
+            "written": {"by": DECIDED_BY, "at": now(), "document": document, "quote": quote},
         },
     )
 

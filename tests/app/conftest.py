@@ -131,7 +131,7 @@ def until_finished(ws, run_ids, limit_s: float = 240.0) -> dict[str, dict]:
 
 def finished_judge_job(ws, run_id: str, limit_s: float = 240.0) -> dict:
     """The one judge job of `run_id` once its worker has ended it, as its record has it then."""
-    from playground.evaluation.judges.judge_jobs import checked_job, list_judge_jobs
+    from playground.runs.judge_jobs import checked_job, list_judge_jobs
 
     jobs = list_judge_jobs(ws, run_id)
     assert len(jobs) == 1, jobs

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from playground.evaluation.judges.judge_config import JudgeConfig
-from playground.evaluation.judges.judge_jobs import checked_job, list_judge_jobs
+from playground.runs.judge_jobs import checked_job, list_judge_jobs
 from playground.evaluation.judges.judge_runs import run_judge
 from playground.store.judgments import list_judgments
 from tests.app.conftest import page_test, plain

@@ -9,7 +9,7 @@ import time
 import pytest
 
 import playground.cli as cli
-from playground.evaluation.judges.judge_jobs import checked_job
+from playground.runs.judge_jobs import checked_job
 from playground.store.judgments import list_judgments
 from tests.evaluation.judges.conftest import make_run
 from tests.evaluation.judges.graded_server import GradedJudgeServer

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import APP_DB
+from tests.e2e.conftest import warm
 from tests.e2e.helpers import SIDEBAR, open_page, set_text, wait_until_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -27,6 +27,27 @@ def test_a_chinese_question_bm25_finds_nothing_for_is_said_with_the_analyser(pag
     assert page.get_by_text("Retrieved passages (0)", exact=True).count() == 1
 
 
+@pytest.fixture(scope="module")
+def codes_app(tmp_path_factory, browser_context):
+    """(url, db): an app of its own over benchmark `codes` (60 questions), so its search and runs do not become
+    the default benchmark of the shared app the other browser tests open."""
+    from playground.store import open_workspace
+    from playground.store.datasets import save_dataset
+    from tests.e2e.servers import app_server
+    from tests.optimize.landscape import code_dataset
+
+    root = tmp_path_factory.mktemp("e2e-codes")
+    db = root / "sessions" / "playground.db"
+    ws = open_workspace(db)
+    try:
+        save_dataset(ws, "codes", code_dataset(60))
+    finally:
+        ws.close()
+    with app_server(db, root / "streamlit.log") as url:
+        warm(browser_context, url)
+        yield url, db
+
+
 def _optimizations(db) -> list[dict]:
     from playground.store import open_workspace
     from playground.store.optimizations import list_optimizations
@@ -38,18 +59,10 @@ def _optimizations(db) -> list[dict]:
         ws.close()
 
 
-def test_a_search_is_sized_before_it_starts_followed_live_and_stopping_at_once(page, app_url):
-    from playground.store import open_workspace
-    from playground.store.datasets import save_dataset
+def test_a_search_is_sized_before_it_starts_followed_live_and_stopping_at_once(page, codes_app):
     from tests.openai_server import OpenAIServer
-    from tests.optimize.landscape import code_dataset
 
-    db = APP_DB["path"]
-    ws = open_workspace(db)
-    try:
-        save_dataset(ws, "codes", code_dataset(60))
-    finally:
-        ws.close()
+    app_url, db = codes_app
     server = OpenAIServer(delay_s=4.0).start()  # slow enough to watch the start's train run answer
     try:
         open_page(page, app_url + "/experiments", "Experiments")

@@ -81,7 +81,7 @@ def judges_tab(ws) -> None:
 def _start_judge(ws, kind, run_a, run_b, criteria_text, judge_model, repeat) -> None:
     """Judging runs in a worker process (judge_jobs.py): leaving the tab neither stops it nor loses its results."""
     from playground.evaluation.judges import JudgeConfig
-    from playground.evaluation.judges.judge_jobs import start_judge_job
+    from playground.runs.judge_jobs import start_judge_job
 
     config = JudgeConfig(model=judge_model.spec, params=judge_model.params)
     options = {"repeat": repeat}
@@ -105,7 +105,7 @@ def _latest_job(ws, kind: str, run: dict) -> None:
     """The newest job of this judge on this run: live progress with Stop while it runs, Resume once stopped or
     interrupted, its report once done."""
     from playground.app.components.jobs import FOLLOW_EVERY_S
-    from playground.evaluation.judges.judge_jobs import list_judge_jobs, resume_judge_job
+    from playground.runs.judge_jobs import list_judge_jobs, resume_judge_job
 
     jobs = [job for job in list_judge_jobs(ws, run["id"]) if job["judge"] == kind]
     if not jobs:
@@ -136,7 +136,7 @@ def _latest_job(ws, kind: str, run: dict) -> None:
 
 def _live_job(job_id: str) -> None:
     from playground import PlaygroundError
-    from playground.evaluation.judges.judge_jobs import checked_job, stop_judge_job, stop_requested
+    from playground.runs.judge_jobs import checked_job, stop_judge_job, stop_requested
 
     ws = state.workspace()
     job = checked_job(ws, job_id)

@@ -12,7 +12,7 @@ import pytest
 
 from playground import PlaygroundError
 from playground.evaluation.judges.judge_config import JudgeConfig
-from playground.evaluation.judges.judge_jobs import (
+from playground.runs.judge_jobs import (
     checked_job,
     list_judge_jobs,
     resume_judge_job,
@@ -100,7 +100,7 @@ def test_a_job_whose_worker_is_gone_reads_interrupted_and_resumes(judge_workspac
 
 
 def test_a_job_on_an_unknown_run_is_refused_in_one_line_and_nothing_is_stored(judge_workspace):
-    from playground.evaluation.judges.judge_jobs import jobs_dir
+    from playground.runs.judge_jobs import jobs_dir
 
     with pytest.raises(PlaygroundError, match="nosuchrun"):
         start_judge_job(judge_workspace, "answer-relevance", ["nosuchrun"], JudgeConfig(model="openai:judge@x"))

@@ -1,4 +1,4 @@
-"""Judging as a detached job, like a run: a worker process (`python -m playground.evaluation.judges.judge_worker DB
+"""Judging as a detached job, like a run: a worker process (`python -m playground.runs.judge_worker DB
 JOB_ID`) owns one `run_judge` call, so it outlives the page or shell that started it. The job's record (what to
 judge, status, progress, the final report) is a JSON file in the workspace's `jobs` folder; Stop is a file beside it
 that the worker reads between judgments (so a stop never races the worker's progress writes). Judgments are stored
@@ -138,7 +138,6 @@ def _registered_here_only(name: str) -> bool:
 
 
 def _judge_on_thread(path: Path, job_id: str) -> None:
-    from playground.evaluation.judges.judge_worker import run_job
     from playground.store.db import open_workspace
 
     workspace = open_workspace(path, create=False)
@@ -161,7 +160,7 @@ def _spawn(workspace: Workspace, job: dict, api_keys: Optional[Mapping[str, str]
         return read_job(workspace, job["id"])
     spec = (job.get("config") or {}).get("model") or ""
     pid = start_worker(
-        "playground.evaluation.judges.judge_worker",
+        "playground.runs.judge_worker",
         workspace,
         job["id"],
         log_path(workspace, job["id"]),
@@ -223,3 +222,46 @@ def resume_judge_job(workspace: Workspace, job_id: str, api_keys: Optional[Mappi
     job.update(status="running", message="resuming", error=None, finished_at=None)
     write_job(workspace, job)
     return _spawn(workspace, job, api_keys)
+
+
+class JudgeStopped(Exception):
+    """Raised from the progress callback when Stop was asked: ends the judging after the judgment in flight."""
+
+
+def run_job(workspace, job_id: str, say=print) -> dict:
+    """Run the stored job `job_id` to its end in this process; returns its final record."""
+    from playground import PlaygroundError
+    from playground.evaluation.judges import JudgeConfig
+    from playground.evaluation.judges.judge_runs import run_judge
+    from playground.evaluation.judges.pointwise import Criterion
+
+    job = read_job(workspace, job_id)
+    options = dict(job.get("options") or {})
+    if options.get("criteria") is not None:
+        options["criteria"] = [Criterion(**criterion) for criterion in options["criteria"]]
+    options["use_cache"] = True
+    config = JudgeConfig(**job["config"]) if job.get("config") else None
+
+    def on_progress(done: int, total: int, message: str = "") -> None:
+        job.update(done=done, total=total, message=message)
+        write_job(workspace, job)
+        if stop_requested(workspace, job_id) and done < total:
+            raise JudgeStopped
+
+    try:
+        if stop_requested(workspace, job_id):
+            raise JudgeStopped
+        report = run_judge(workspace, job["judge"], job["run_ids"], config, on_progress=on_progress, **options)
+        job.update(status="done", report=report, message="")
+    except JudgeStopped:
+        job.update(status="stopped", message="stopped; resume it to judge the rest")
+    except PlaygroundError as error:
+        job.update(status="failed", error=str(error))
+    except Exception as error:  # the record must not stay "running" after its worker has ended
+        job.update(status="failed", error=f"{type(error).__name__}: {error}")
+        raise
+    finally:
+        job["finished_at"] = _now()
+        write_job(workspace, job)
+        say(f"{job['status']}: {job['done']}/{job['total']} judged" + (f"; {job['error']}" if job["error"] else ""))
+    return job
