@@ -103,17 +103,7 @@ Locate = Callable[[str], list[tuple[int, int]]]  # a text -> the ranges of the q
 
 def located_html(text, spans: Iterable[tuple[int, int]]) -> str:
     """Escaped text with the ranges `spans` (the query's terms, as the corpus's analyser found them) in <mark>."""
-    value = "" if text is None else str(text)
-    parts, last = [], 0
-    for start, end in sorted(spans):
-        start, end = max(start, last), min(end, len(value))
-        if start >= end:
-            continue
-        parts.append(text_html(value[last:start]))
-        parts.append(f"<mark>{text_html(value[start:end])}</mark>")
-        last = end
-    parts.append(text_html(value[last:]))
-    return "".join(parts)
+    return _ranges_html(text, ((start, end, "<mark>") for start, end in spans))
 
 
 def _marker(terms: Iterable[str], locate: Optional[Locate]) -> Callable[[str], str]:
@@ -131,15 +121,22 @@ def marked_html(text, marks: Iterable[tuple]) -> str:
     """Escaped text with the character ranges `marks` (offsets in the raw text) wrapped in <mark class=pg-span>: each
     piece is escaped on its own, so a span can neither cut an entity nor carry markup of its own. A mark may name
     its class as a third item (one of MARK_CLASSES: contradicted and not-found claims, flagged sentences)."""
+    return _ranges_html(
+        text,
+        ((m[0], m[1], f"<mark class='{m[2] if len(m) > 2 and m[2] in MARK_CLASSES else 'pg-span'}'>") for m in marks),
+    )
+
+
+def _ranges_html(text, ranges: Iterable[tuple]) -> str:
+    """Escaped text with each (start, end, opening tag) range wrapped: pieces escaped on their own, overlaps cut."""
     value = "" if text is None else str(text)
     parts, last = [], 0
-    for mark in sorted(marks):
-        start, end = max(mark[0], last), min(mark[1], len(value))
-        css = mark[2] if len(mark) > 2 and mark[2] in MARK_CLASSES else "pg-span"
+    for start, end, tag in sorted(ranges):
+        start, end = max(start, last), min(end, len(value))
         if start >= end:
             continue
         parts.append(text_html(value[last:start]))
-        parts.append(f"<mark class='{css}'>{text_html(value[start:end])}</mark>")
+        parts.append(f"{tag}{text_html(value[start:end])}</mark>")
         last = end
     parts.append(text_html(value[last:]))
     return "".join(parts)
