@@ -9,48 +9,29 @@ The questions and rejections themselves go to the workspace, as the CLI stores t
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 import uuid
 from pathlib import Path
 from typing import Mapping, Optional
 
-from playground import PlaygroundError
+from playground.runs.job_files import job_file, job_log, jobs_dir, read_record, write_record
 
 PREFIX = "generate-"
 
 
-def jobs_dir(workspace) -> Path:
-    return Path(workspace.path).resolve().parent / "jobs"
-
-
 def job_path(workspace, job_id: str) -> Path:
-    if not job_id or not all(char.isalnum() for char in job_id):
-        raise PlaygroundError(f"generation job {job_id!r}: not a job id")
-    return jobs_dir(workspace) / f"{PREFIX}{job_id}.json"
+    return job_file(workspace, PREFIX.rstrip("-"), job_id)
 
 
 def log_path(workspace, job_id: str) -> Path:
-    return Path(workspace.path).resolve().parent / "logs" / f"{PREFIX}{job_id}.log"
+    return job_log(workspace, PREFIX.rstrip("-"), job_id)
 
 
 def write_job(workspace, job: dict) -> None:
-    """Replace the job's file in one step (a temporary file renamed over it)."""
-    path = job_path(workspace, job["id"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
-    os.replace(temporary, path)
+    write_record(job_path(workspace, job["id"]), job)
 
 
 def read_job(workspace, job_id: str) -> dict:
-    path = job_path(workspace, job_id)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PlaygroundError(f"no generation job {job_id!r} in {path.parent}") from None
-    except (OSError, ValueError) as error:
-        raise PlaygroundError(f"generation job {job_id!r}: {path} is unreadable ({error})") from None
+    return read_record(job_path(workspace, job_id), "generation", job_id)
 
 
 def start_generation(workspace, settings, api_keys: Optional[Mapping[str, str]] = None) -> str:

@@ -8,7 +8,6 @@ about the answers not yet judged."""
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import uuid
 from dataclasses import asdict
@@ -16,31 +15,27 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from playground import PlaygroundError
+from playground.runs.job_files import job_file, job_log, jobs_dir, read_record, write_record
 from playground.store.db import Workspace
 
 FINISHED = ("done", "stopped", "failed", "interrupted")
 
 
-def jobs_dir(workspace: Workspace) -> Path:
-    """The folder beside the workspace database holding its judge jobs' records."""
-    return workspace.path.parent / "jobs"
-
-
 def _record_path(workspace: Workspace, job_id: str) -> Path:
-    return jobs_dir(workspace) / f"judge-{job_id}.json"
+    return job_file(workspace, "judge", job_id)
 
 
 def _stop_path(workspace: Workspace, job_id: str) -> Path:
-    return jobs_dir(workspace) / f"judge-{job_id}.stop"
+    return job_file(workspace, "judge", job_id, ".stop")
 
 
 def _pid_path(workspace: Workspace, job_id: str) -> Path:
-    return jobs_dir(workspace) / f"judge-{job_id}.pid"
+    return job_file(workspace, "judge", job_id, ".pid")
 
 
 def log_path(workspace: Workspace, job_id: str) -> Path:
     """Where a judge job's worker writes its notices."""
-    return workspace.path.parent / "logs" / f"judge-{job_id}.log"
+    return job_log(workspace, "judge", job_id)
 
 
 def _now() -> str:
@@ -49,24 +44,13 @@ def _now() -> str:
 
 def write_job(workspace: Workspace, job: dict) -> dict:
     """Store a job's record whole (written beside and renamed, so a reader never sees half of it)."""
-    path = _record_path(workspace, job["id"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-    stored = {key: value for key, value in job.items() if key != "worker_pid"}
-    partial.write_text(json.dumps(stored, ensure_ascii=False, default=str), encoding="utf-8")
-    os.replace(partial, path)
+    write_record(_record_path(workspace, job["id"]), {key: value for key, value in job.items() if key != "worker_pid"})
     return job
 
 
 def read_job(workspace: Workspace, job_id: str) -> dict:
     """A judge job's record as stored, with its worker's pid; an unknown id is one line saying so."""
-    path = _record_path(workspace, job_id)
-    try:
-        job = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PlaygroundError(f"no judge job {job_id!r} in {jobs_dir(workspace)}") from None
-    except ValueError as error:
-        raise PlaygroundError(f"judge job record {path} is unreadable: {error}") from None
+    job = read_record(_record_path(workspace, job_id), "judge", job_id)
     try:
         job["worker_pid"] = int(_pid_path(workspace, job_id).read_text(encoding="ascii"))
     except (OSError, ValueError):
