@@ -50,9 +50,9 @@ def test_reference_judge_scores_share_implied_and_skips_failed_answers(judge_wor
     model = ScriptedModel(_reference_judge)
     report = judge_run_reference(judge_workspace, run_id, model=model)
     assert report["n_items"] == 2 and [s["question_id"] for s in report["skipped"]] == ["q4"]
-    assert report["implied"]["mean"] == pytest.approx(0.5) and report["n_failed"] == 0
+    assert report["score"]["mean"] == pytest.approx(0.5) and report["n_failed"] == 0
     verdicts = {item["question_id"]: item["verdicts"] for item in report["items"]}
-    assert verdicts == {"q1": [True], "q2": [False]}
+    assert verdicts == {"q1": ["true"], "q2": ["false"]}
     stored = {j["question_id"]: j for j in list_judgments(judge_workspace, run_id=run_id, kind="reference")}
     assert stored["q1"]["verdict"] == "true" and stored["q1"]["score"] == 1.0 and stored["q2"]["score"] == 0.0
     assert stored["q1"]["reason"] == "compared"
