@@ -189,7 +189,7 @@ def test_real_local_model_pointwise_structure_and_steps_reuse(judge_workspace, s
     report = judge_run_pointwise(judge_workspace, run_id, [criterion], config, model=smollm2)
     assert report["warnings"] and "self-preference" in report["warnings"][0]
     (item,) = report["items"]
-    (entry,) = item["criteria"]
+    (entry,) = item["details"]["criteria"]
     if entry["score"] is None:
         # an unreadable reply, or one copied from the template ("fails it", issue 34): an error, never a score
         assert entry["error"] and ("judge's reply" in entry["error"] or "template's own text" in entry["error"])
