@@ -184,8 +184,7 @@ def compare_runs(
     RESAMPLES.check(n_resamples, "resamples")  # before the runs are read
     SEED.check(seed, "seed")
     runs = load_runs(workspace, run_ids)
-    tables = [question_scores(run["results"]) for run in runs]
-    judged = _add_judge_scores(workspace, runs, tables)
+    tables, judged = scored_tables(workspace, runs)
     available = [
         m
         for m in dict.fromkeys(m for s in tables[0][0].values() for m in s)
@@ -269,6 +268,13 @@ def compare_runs(
             },
         )
     return report
+
+
+def scored_tables(workspace, runs: list[dict]) -> tuple[list[tuple], list[dict]]:
+    """Each loaded run's question_scores with its judge scores put in, and each run's judge tables: what every
+    comparison of these runs pairs (compare_runs, the gate)."""
+    tables = [question_scores(run["results"]) for run in runs]
+    return tables, _add_judge_scores(workspace, runs, tables)
 
 
 def _retrieval_diff(config_a: Mapping, config_b: Mapping) -> list[dict]:
