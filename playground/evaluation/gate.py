@@ -2,8 +2,8 @@
 
 The guarded metrics are one family: ordered by their paired test's p-value, the r-th (from 0) of m is tested with
 an interval at level 1 - alpha/(m - r) (Holm's step-down, 1979, as intervals), and testing stops at the first
-interval that holds zero. A guarded metric fails the gate when its interval excludes zero on the worse side; a
-judge metric uses the prediction-powered interval when people rated both runs (evaluation/agreement), else the
+metric not found significant. A guarded metric fails the gate when its interval excludes zero on the worse side and
+its Holm-adjusted p-value (exact McNemar or permutation) is at most alpha; a judge metric uses the prediction-powered interval when people rated both runs (evaluation/agreement), else the
 paired bootstrap. A floor fails when the candidate's mean is under it (over it, for a lower-is-better metric). A
 pass says the smallest difference this sample could have detected (power), so a pass on a few questions is not
 read as proof of no change.
@@ -147,7 +147,10 @@ def gate(
             )
             method = "paired bootstrap"
         excludes = interval is not None and (interval[0] > 0 or interval[1] < 0)
-        significant = rejecting and excludes
+        # A percentile bootstrap on few discordant questions can exclude zero where the exact test does not:
+        # the paired test must agree (its Holm-adjusted p), so a CI gate fails on evidence, not on resampling luck.
+        tested = ppi is not None or (p_holm.get(metric) is not None and p_holm[metric] <= alpha)
+        significant = rejecting and excludes and tested
         rejecting = significant
         worse_side = interval is not None and (interval[1] < 0 if higher_is_better(metric) else interval[0] > 0)
         plan = plans.get(metric, {"n": row["n"], "not_estimated": None, "detectable": None})
@@ -164,6 +167,7 @@ def gate(
             "p_holm": p_holm.get(metric),
             "test": row["test"],
             "significant": significant,
+            "interval_excludes_zero": excludes,
             "regression": significant and worse_side,
             "detectable": plan.get("detectable"),
             "detectable_text": detectable_text(plan) if metric in plans else "not enough data to estimate",

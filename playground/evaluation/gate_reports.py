@@ -25,7 +25,14 @@ def _interval(row: Mapping) -> str:
 def metric_line(row: Mapping) -> str:
     """One guarded metric: means, difference, its Holm-level interval, p, and the smallest detectable difference."""
     p_holm = "-" if row["p_holm"] is None else f"{row['p_holm']:.4f}"
-    state = "REGRESSION" if row["regression"] else ("significant" if row["significant"] else "no significant change")
+    if row["regression"]:
+        state = "REGRESSION"
+    elif row["significant"]:
+        state = "significant"
+    elif row.get("interval_excludes_zero"):
+        state = "no significant change (the interval excludes zero, the paired test does not)"
+    else:
+        state = "no significant change"
     return (
         f"{row['metric']}: baseline {_num(row['mean_a'], False)} candidate {_num(row['mean_b'], False)} "
         f"diff {_num(row['diff'])}, {_interval(row)}, p(Holm) {p_holm}: {state}; "

@@ -190,7 +190,7 @@ def read_experiment(path) -> Experiment:
         raise _syntax_error(source, text, str(error)) from None
     _check_keys(source, text, data, TOP_KEYS, ())
     if "benchmark" not in data:
-        raise _fail(source, text, (), "benchmark is missing: name the benchmark the variants run on")
+        raise _fail(source, text, ("benchmark",), "missing: name the benchmark the variants run on")
     variants_table = data.get("variants") or {}
     if not variants_table:
         raise _fail(source, text, ("variants",), "no variant: add a table [variants.NAME] for each")
