@@ -149,3 +149,22 @@ def test_a_malformed_experiment_file_is_one_line_naming_the_line_and_key(tmp_pat
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"error: {file}"), err
     assert expected in err, err
+
+
+def test_the_documented_experiment_file_reads_and_its_documented_error_is_what_a_typo_gives(tmp_path, capsys):
+    import re
+    from pathlib import Path
+
+    from playground.runs.experiment_files import read_experiment
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ci.md").read_text(encoding="utf-8")
+    text = re.search(r"```toml\n(.*?)```", doc, re.S).group(1)
+    file = tmp_path / "experiment.toml"
+    file.write_text(text, encoding="utf-8")
+    experiment = read_experiment(file)
+    assert list(experiment.variants) == ["prod", "shorter"] and experiment.comparisons == [("prod", "shorter")]
+    assert experiment.variants["shorter"].config.options == {"self_consistency": 3}
+    documented = re.search(r"```text\n(error: experiment\.toml:.*?) \(known", doc).group(1)
+    file.write_text(text.replace('template = "templates/shorter.jinja"', 'tempalte = "templates/shorter.jinja"'))
+    assert cli.main(["eval", str(file), "--db", str(tmp_path / "w.db")]) == 1
+    assert capsys.readouterr().err.replace(str(tmp_path) + "/", "").startswith(documented)
