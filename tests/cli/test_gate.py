@@ -141,3 +141,22 @@ def test_a_version_spec_runs_with_the_other_sides_settings_on_the_same_sample(wo
     assert candidate["config"]["question_ids"] == baseline["config"]["question_ids"]
     assert server.calls == calls  # the same requests: answered by the response cache
     assert result["guarded"][0]["diff"] == 0.0
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["-k", "-1"],  # refused while the flags are read (playground.bounds): exit 2, not the 1 of a regression
+        ["--floor", "em"],
+        ["--alpha", "2"],
+        ["--dataset", "caf\udce9"],  # bytes that are not UTF-8, refused before the handler
+    ],
+)
+def test_a_refused_flag_exits_2_never_1(tmp_path, capsys, extra):
+    try:
+        code = cli.main(["gate", "--baseline", "a", "--candidate", "b", "--db", str(tmp_path / "w.db"), *extra])
+    except SystemExit as exit_:  # argparse's own refusal: usage, then one `error:` line
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "error" in err and "Traceback" not in err
