@@ -4,7 +4,7 @@ more bootstrap per guarded metric), the power plan and the reports, over a plant
     .venv/bin/python bench/gate_overhead.py [--questions 200 1000] [--repeats 7]
 
 Per sample size: the median time of compare_runs and of gate (which calls compare_runs itself) over --repeats calls,
-on a fresh workspace file with two runs scoring em, f1 and cover_em, and the overhead as a difference and a ratio.
+alternated so that both meet the same load, on a fresh workspace file with two runs scoring em, f1 and cover_em, and the overhead as a difference and a ratio.
 """
 
 from __future__ import annotations
@@ -53,13 +53,15 @@ def planted_run(workspace, ids: list[str], wrong: set[str], model: str) -> str:
     return run_id
 
 
-def median_seconds(call, repeats: int) -> float:
-    times = []
+def median_seconds(calls, repeats: int) -> list[float]:
+    """Each call's median time, the calls alternated so that both meet the same load on a shared machine."""
+    times: list[list[float]] = [[] for _ in calls]
     for _ in range(repeats):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        for call, found in zip(calls, times):
+            started = time.perf_counter()
+            call()
+            found.append(time.perf_counter() - started)
+    return [statistics.median(found) for found in times]
 
 
 def measure(n: int, repeats: int) -> tuple[float, float]:
@@ -78,9 +80,8 @@ def measure(n: int, repeats: int) -> tuple[float, float]:
             return gate_text(result), junit_xml(result), markdown_summary(result)
 
         try:
-            return median_seconds(lambda: compare_runs(workspace, [base, other]), repeats), median_seconds(
-                gated, repeats
-            )
+            compared, gated_s = median_seconds([lambda: compare_runs(workspace, [base, other]), gated], repeats)
+            return compared, gated_s
         finally:
             workspace.close()
 

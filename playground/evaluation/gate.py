@@ -122,11 +122,13 @@ def gate(
 
     runs = load_runs(workspace, [baseline, candidate])
     _same_sample(runs)
-    report = compare_runs(workspace, [run["id"] for run in runs], seed=seed, n_resamples=n_resamples)
+    tables, judged = scored_tables(workspace, runs)
+    report = compare_runs(
+        workspace, [run["id"] for run in runs], seed=seed, n_resamples=n_resamples, loaded=(runs, tables, judged)
+    )
     rows = report["metrics"]
     guarded = guarded_metrics(list(rows), metrics)
     checks = _floor_checks(rows, floors or {})
-    tables, judged = scored_tables(workspace, runs)
     scores = [table[0] for table in tables]
     plans = plan_from_scores(scores[0], scores[1], guarded, alpha=alpha)
     order = sorted(guarded, key=lambda m: (rows[m]["p_value"] is None, rows[m]["p_value"] or 0.0, guarded.index(m)))
