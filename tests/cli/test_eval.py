@@ -168,3 +168,27 @@ def test_the_documented_experiment_file_reads_and_its_documented_error_is_what_a
     file.write_text(text.replace('template = "templates/shorter.jinja"', 'tempalte = "templates/shorter.jinja"'))
     assert cli.main(["eval", str(file), "--db", str(tmp_path / "w.db")]) == 1
     assert capsys.readouterr().err.replace(str(tmp_path) + "/", "").startswith(documented)
+
+
+@pytest.mark.slow
+def test_the_files_judges_score_every_variant_and_the_comparison_holds_their_metric(workspace, tmp_path, capsys):
+    from tests.evaluation.judges.graded_server import GradedJudgeServer
+    from tests.runs.planted_models import PlantedModels, gold, planted_benchmark
+
+    ids = planted_benchmark(workspace, 20)
+    models = {name: {qid: f"{gold(qid)} grade {grade}" for qid in ids} for name, grade in (("a", 2), ("b", 4))}
+    server, judge = PlantedModels(models).start(), GradedJudgeServer()
+    try:
+        file = tmp_path / "judged.toml"
+        file.write_text(
+            f'benchmark = "planted"\njudges = ["answer-relevance"]\njudge_model = "{judge.spec()}"\n'
+            f'metrics = ["answer_relevance"]\n[variants.a]\nmodel = "{server.spec("a")}"\n'
+            f'[variants.b]\nmodel = "{server.spec("b")}"\n',
+            encoding="utf-8",
+        )
+        result = eval_json(capsys, workspace.path, file)
+    finally:
+        server.close()
+        judge.close()
+    row = result["comparisons"][0]["report"]["metrics"]["answer_relevance"]
+    assert row["n"] == 20 and row["mean_a"] == pytest.approx(0.25) and row["mean_b"] == pytest.approx(0.75)
