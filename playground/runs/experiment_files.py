@@ -29,7 +29,7 @@ import dataclasses
 import hashlib
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -93,7 +93,6 @@ class Experiment:
     metrics: Optional[list[str]] = None
     judges: tuple[str, ...] = ()
     judge_model: Optional[str] = None
-    text: str = field(default="", repr=False)
 
     def variant(self, name: str) -> Variant:
         if name not in self.variants:
@@ -195,7 +194,7 @@ def read_experiment(path) -> Experiment:
     if not variants_table:
         raise _fail(source, text, ("variants",), "no variant: add a table [variants.NAME] for each")
     metrics = _names(source, text, data["metrics"], ("metrics",)) if "metrics" in data else None
-    judges = tuple(_names(source, text, data.get("judges", []), ("judges",)))
+    judges = _judges(source, text, data)
     variants = {name: _variant(source, text, data, name, table) for name, table in variants_table.items()}
     comparisons = _comparisons(source, text, data.get("comparisons"), list(variants))
     return Experiment(
@@ -207,8 +206,24 @@ def read_experiment(path) -> Experiment:
         metrics=metrics,
         judges=judges,
         judge_model=data.get("judge_model"),
-        text=text,
     )
+
+
+def _judges(source: Path, text: str, data: dict) -> tuple[str, ...]:
+    """The judges named (each a judge of a run's answers) and their model spec, checked before anything runs."""
+    from playground.evaluation.judges.registry import answer_judges
+    from playground.models.registry import parse_spec
+
+    names = tuple(_names(source, text, data.get("judges", []), ("judges",)))
+    unknown = [name for name in names if name not in answer_judges()]
+    if unknown:
+        raise _fail(source, text, ("judges",), f"no judge {unknown[0]!r} (known: {', '.join(answer_judges())})")
+    if "judge_model" in data:
+        try:
+            parse_spec(data["judge_model"])
+        except PlaygroundError as error:
+            raise _fail(source, text, ("judge_model",), str(error)) from None
+    return names
 
 
 def _variant(source: Path, text: str, data: dict, name: str, table: Any) -> Variant:

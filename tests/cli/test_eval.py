@@ -135,6 +135,8 @@ def test_an_unfinished_variant_is_resumed_and_a_changed_file_runs_anew(demo_db, 
         ('benchmark = "demo"\n[variants.a]\nmodel = "nosuch:thing"\n', ":3: variants.a.model:"),
         ('benchmark = "demo"\n[variants.a]\nk = = 3\n', ":3: k: Invalid value"),
         ("sample = 3\n[variants.a]\n", ":1: benchmark: missing"),
+        ('benchmark = "demo"\njudges = ["fairness"]\n[variants.a]\n', ":2: judges: no judge 'fairness'"),
+        ('benchmark = "demo"\njudge_model = "x"\n[variants.a]\n', ":2: judge_model:"),
         (
             'benchmark = "demo"\n[variants.a]\n[[comparisons]]\nbaseline = "a"\ncandidate = "z"\n',
             ":5: comparisons.candidate: 'z' is no variant",
