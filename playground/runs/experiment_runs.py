@@ -68,13 +68,22 @@ def run_tagged(
 ) -> VariantRun:
     """Run `config` tagged with `tag` ({"file", "digest", "variant"}; the identity is added here), or serve it from
     the stored run with the same tag: as it is when finished, resumed when it stopped before the end."""
+    from playground import PlaygroundError
     from playground.runs.execute import resume_run, start_run
+    from playground.runs.jobs import checked_run
 
     tag = {**tag, "identity": plan_identity(workspace, config)}
     earlier = find_tagged_run(workspace, tag)
+    if earlier is not None and earlier["status"] == "running":  # its worker may be gone: then it is interrupted
+        earlier = checked_run(workspace, earlier["id"])
+        if earlier["status"] == "running":
+            raise PlaygroundError(
+                f"its run {earlier['id']} is running in another process; wait for it, or stop it with "
+                f"`playground stop {earlier['id']}` and run this again to resume it"
+            )
     if earlier is not None and earlier["status"] == FINISHED:
         return VariantRun(tag["variant"], earlier["id"], earlier["status"], True, False, 0.0, int(earlier["n_done"]))
-    if earlier is not None and earlier["status"] != "running":
+    if earlier is not None:
         before = float(earlier.get("seconds") or 0.0)
         summary = resume_run(workspace, earlier["id"], on_progress=on_progress, notice=notice, judges=judges)
         return VariantRun(

@@ -5,6 +5,8 @@ and a malformed file is one line naming the file's line and the key."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -93,16 +95,23 @@ def test_an_unfinished_variant_is_resumed_and_a_changed_file_runs_anew(demo_db, 
         file = tmp_path / "experiment.toml"
         file.write_text(EXPERIMENT.format(model=server.spec()), encoding="utf-8")
         first = eval_json(capsys, demo_db, file)
-        closed = first["variants"][0]["run_id"]
+        closed, retrieving = (run["run_id"] for run in first["variants"])
+        killed = subprocess.Popen([sys.executable, "-c", "pass"])
+        killed.wait()  # a pid no process has: the worker of a run left `running` by a killed process
         workspace = cli_workspace(demo_db)
         try:
-            kept = sorted(run_store.run_question_ids(workspace, closed))[:6]
-            marks = ",".join("?" * len(kept))
-            workspace.db.execute(
-                f"DELETE FROM results WHERE run_id = ? AND question_id NOT IN ({marks})", [closed, *kept]
-            )
+            for run_id in (closed, retrieving):
+                kept = sorted(run_store.run_question_ids(workspace, run_id))[:6]
+                marks = ",".join("?" * len(kept))
+                workspace.db.execute(
+                    f"DELETE FROM results WHERE run_id = ? AND question_id NOT IN ({marks})", [run_id, *kept]
+                )
             workspace.db.conn.commit()
             run_store.set_run_status(workspace, closed, "stopped", "stopped by a test")
+            workspace.db.execute(
+                "UPDATE runs SET status = 'running', worker_pid = ? WHERE id = ?", [killed.pid, retrieving]
+            )
+            workspace.db.conn.commit()
         finally:
             workspace.close()
         resumed = eval_json(capsys, demo_db, file)
@@ -110,10 +119,8 @@ def test_an_unfinished_variant_is_resumed_and_a_changed_file_runs_anew(demo_db, 
         changed = eval_json(capsys, demo_db, file)
     finally:
         server.close()
-    closed_now = resumed["variants"][0]
-    assert closed_now["run_id"] == closed and closed_now["resumed"] and closed_now["status"] == "done"
-    assert closed_now["n"] == 10
-    assert resumed["variants"][1]["reused"]
+    for run, run_id in zip(resumed["variants"], (closed, retrieving)):
+        assert run["run_id"] == run_id and run["resumed"] and run["status"] == "done" and run["n"] == 10
     assert all(not run["reused"] for run in changed["variants"])
     assert changed["digest"] != first["digest"]
 
