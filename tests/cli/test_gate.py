@@ -160,3 +160,15 @@ def test_a_refused_flag_exits_2_never_1(tmp_path, capsys, extra):
     err = capsys.readouterr().err
     assert code == 2, err
     assert "error" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_under_the_minimum_sample_the_pass_says_not_enough_data(workspace, tmp_path, capsys):
+    ids = planted_benchmark(workspace, 8)
+    server = PlantedModels({"baseline": answers(ids, set(ids[:2])), "candidate": answers(ids, set(ids[1:3]))}).start()
+    try:
+        code, out, _ = gate(capsys, workspace.path, experiment(tmp_path / "few.toml", server))
+    finally:
+        server.close()
+    assert code == 0, out
+    assert "could have detected: em not enough data to estimate" in out
