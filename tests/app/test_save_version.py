@@ -24,3 +24,17 @@ def test_saving_a_text_a_run_used_keeps_the_message_and_says_it_ran(private_runs
         notice
     )
     assert get_prompt_version(open_workspace(private_runs_env["path"]), version)["message"] == "the baseline that ran"
+
+
+def test_the_history_beside_the_editor_shows_each_version_s_labels(private_runs_env):
+    from playground.store.prompt_labels import move_label
+
+    version = prompt_version_id(load_template("rag-short-answer").content)
+    move_label(open_workspace(private_runs_env["path"]), "rag-short-answer", "prod", version, "person")
+    at = AppTest.from_file(page_path("playground"), default_timeout=120).run()
+    assert not at.exception, at.exception
+    options = at.radio(key="pg_history_version").options
+    assert [option for option in options if "[prod]" in option] == [
+        option for option in options if option.startswith(version[:8])
+    ]
+    assert any(option.startswith(f"{version[:8]} [prod] · ") for option in options)

@@ -22,7 +22,8 @@ NOTICE_KEY = "_pg_history_notice"
 
 def version_label(version: dict) -> str:
     message = f" · {version['message']}" if version.get("message") else ""
-    return f"{version['id'][:8]} · {(version.get('created_at') or '')[:19].replace('T', ' ')}{message}"
+    labels = "".join(f" [{label}]" for label in version.get("labels") or ())
+    return f"{version['id'][:8]}{labels} · {(version.get('created_at') or '')[:19].replace('T', ' ')}{message}"
 
 
 def load_version(version_id: str):
@@ -75,6 +76,7 @@ def prompt_history(
     current_template() -> (edited Template or None, base Template) is read when Save is clicked; on_saved(template)
     makes the saved text the editor's new base.
     """
+    from playground.app.views.prompt_labels import with_labels
     from playground.store.prompts import list_prompt_versions
 
     notice = st.session_state.pop(NOTICE_KEY, None)
@@ -91,7 +93,7 @@ def prompt_history(
         args=(current_template, on_saved),
         help="Stores the editor's text as a version, without a run",
     )
-    versions = list_prompt_versions(ws, template_name)
+    versions = with_labels(ws, list_prompt_versions(ws, template_name), template_name)
     if not versions:
         st.caption("No stored version of this template yet: Save version (or Run) stores one.")
         return None
