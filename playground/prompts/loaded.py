@@ -1,6 +1,7 @@
 """A prompt version loaded for application code: `playground.prompts.load(NAME, label="prod")` gives the text a label
 points at, and `render(...)` gives exactly the messages a run with it would send, so an application never copies
-the text nor re-implements the rendering. Imports no model, index or Streamlit: only the store and Jinja2.
+the text nor re-implements the rendering. Imports no model, index or Streamlit (nor sqlite-utils: the workspace is
+read through playground.store.read_only): only Jinja2 and the standard library.
 """
 
 from __future__ import annotations
@@ -122,8 +123,8 @@ def load_prompt(
     """The version template `name` has under `label` (or the version id or prefix `version`) in the workspace at
     `db` ($PLAYGROUND_DB or sessions/playground.db when not given); `name` may be NAME@LABEL or NAME@VERSION."""
     from playground.prompts.library import stored_version
-    from playground.store.db import open_workspace
     from playground.store.prompt_labels import is_label_name
+    from playground.store.read_only import open_read_only
 
     name = (name or "").strip()
     if label is not None and version is not None:
@@ -139,7 +140,7 @@ def load_prompt(
         raise PlaygroundError(f"say which version of {name!r} to load: label='prod' or version='3f2a9c'")
     if not ref.partition("@")[0]:
         raise PlaygroundError(f"{ref!r} names no template: write TEMPLATE@{ref.partition('@')[2]}")
-    workspace = open_workspace(db, create=False)
+    workspace = open_read_only(db)  # an application reads: no migration, no write
     try:
         row = stored_version(workspace, ref)
     finally:

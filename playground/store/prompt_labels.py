@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 import uuid
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from playground import PlaygroundError
-from playground.store.db import Workspace, now
+from playground.store.values import now
+
+if TYPE_CHECKING:
+    from playground.store.db import Workspace
 
 MAX_LABEL_CHARS = 64
 # A letter of any script first, then letters, digits, '.', '_' or '-': never '@' or '/', which refs use.

@@ -74,12 +74,21 @@ def test_importing_and_rendering_loads_no_model_index_or_streamlit(workspace):
         "import playground.prompts\n"
         f"p = playground.prompts.load('rag-short-answer', label='prod', db={str(workspace.path)!r})\n"
         "p.render(question='Where?', passages=['Madrid has the Prado.'])\n"
-        f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))\n"
+        f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({(*HEAVY, 'sqlite_utils')!r}))))\n"
     )
     found = subprocess.run(
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
     )
-    assert json.loads(found.stdout.strip().splitlines()[-1]) == []
+    assert json.loads(found.stdout.strip().splitlines()[-1]) == []  # the workspace is read without sqlite-utils too
+
+
+def test_loading_reads_the_workspace_without_writing_it(workspace):
+    first, _ = _labelled(workspace)
+    workspace.close()
+    before = workspace.path.read_bytes()
+    assert playground.prompts.load("rag-short-answer@prod", db=workspace.path).version_id == first
+    assert workspace.path.read_bytes() == before
+    assert not workspace.path.with_name(workspace.path.name + "-wal").exists()
 
 
 @pytest.mark.slow
