@@ -13,6 +13,7 @@ import streamlit as st
 
 from playground.app import state
 from playground.app.components.diff import show_prompt_diff
+from playground.app.components.label_mover import label_mover
 from playground.app.components.text import md_escape, show_text
 
 PICK_KEY = "pg_history_version"
@@ -119,4 +120,5 @@ def prompt_history(
         on_click=_restore,
         args=(load_into_editor,),
     )
+    label_mover(version["template"], PICK_KEY)
     return chosen
