@@ -85,3 +85,16 @@ def test_a_label_names_only_its_own_templates_versions(workspace):
     with pytest.raises(PlaygroundError, match="without a template"):
         stored_version(workspace, "@prod")
     assert check_label("prod") == "prod"
+
+
+def test_a_prompt_search_starts_from_the_version_a_label_names(tiny_workspace):
+    from playground.optimize.optimizer import SearchSettings, create_optimization
+    from playground.runs import RunConfig
+    from playground.store.optimizations import get_optimization
+
+    _, second = _two_versions(tiny_workspace)
+    move_label(tiny_workspace, "rag-short-answer", "prod", second, "person")
+    config = RunConfig(dataset="tiny", program="rag", templates={"main": "rag-short-answer@prod"}, retriever="bm25")
+    search = create_optimization(tiny_workspace, config, SearchSettings(budget=2, split=(2, 2, 2)))
+    stored = get_optimization(tiny_workspace, search)
+    assert stored["start_version"] == second and stored["config"]["start_ref"] == f"rag-short-answer@{second}"
