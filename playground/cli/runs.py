@@ -33,7 +33,7 @@ def add_run_options(
     parser.add_argument(
         "--program", default=program_default, help=f"program: {', '.join(program_names())} (default {program_default})"
     )
-    parser.add_argument("--template", help="template NAME or NAME@VERSION (default: the program's own)")
+    parser.add_argument("--template", help="template NAME, NAME@VERSION or NAME@LABEL (default: the program's own)")
     parser.add_argument("--template-file", help="run this template file instead of a named template")
     parser.add_argument(
         "--retriever", help=f"retriever kind for programs that retrieve: {', '.join(retriever_kinds())} (default bm25)"

@@ -192,10 +192,9 @@ class StepContext:
 
     def _with_language(self, variables: dict) -> dict:
         """The variables with `language` (the corpus's language's name) added, unless given or English/unknown."""
-        from playground.data.language_names import template_language
+        from playground.prompts.run_render import with_language
 
-        name = template_language(self.language)
-        return variables if name is None or "language" in variables else {"language": name, **variables}
+        return with_language(variables, self.language)
 
     def _render_inputs(self, role: str, variables: dict) -> dict:
         template = self.template(role)
@@ -208,11 +207,11 @@ class StepContext:
 
     def render(self, variables: dict, role: str = "main", name: str = "render") -> list[Message]:
         """Render the role's template with these variables (sandboxed)."""
-        from playground.prompts.render import render_messages
+        from playground.prompts.run_render import run_messages
 
         variables = self._with_language(variables)
         with self.span("render", name, self._render_inputs(role, variables)) as span:
-            messages = render_messages(self.template(role), variables)
+            messages = run_messages(self.template(role), variables)
             span.outputs = {"messages": messages}
         return messages
 
@@ -229,7 +228,7 @@ class StepContext:
         Returns (messages, the passages that made it into the prompt, the truncation record or None).
         """
         from playground.models.context import fit_passages
-        from playground.prompts.render import render_messages
+        from playground.prompts.run_render import run_messages
 
         template = self.template(role)
         params = params or self.params
@@ -237,7 +236,7 @@ class StepContext:
         with self.span("render", name, self._render_inputs(role, {**variables, "passages": passages})) as span:
             messages, truncation = fit_passages(
                 self.model,
-                lambda kept: render_messages(template, {**variables, "passages": kept}),
+                lambda kept: run_messages(template, variables, kept),
                 passages,
                 params.max_tokens,
             )
