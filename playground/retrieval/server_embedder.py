@@ -126,7 +126,7 @@ class ServerEmbedder(Embedder):
     def dim(self) -> int:
         """The width the server's vectors have, asked of it with one short text the first time it is needed."""
         if self._dim is None:
-            self._request(["dimension probe"], "query")
+            self._request(["dimension probe"], "passage")
         assert self._dim is not None
         return self._dim
 
@@ -224,7 +224,12 @@ class ServerEmbedder(Embedder):
         rows: list = [None] * count
         for position, item in enumerate(items):
             index = item.get("index", position) if isinstance(item, dict) else None
-            if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count or rows[index] is not None:
+            if (
+                not isinstance(index, int)
+                or isinstance(index, bool)
+                or not 0 <= index < count
+                or rows[index] is not None
+            ):
                 raise ModelError(f"{self.spec.what}: vector {position} of the answer has index {index!r}")
             rows[index] = self._vector(item.get("embedding"), position)
         widths = {len(row) for row in rows}
