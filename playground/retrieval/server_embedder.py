@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import contextvars
-import json
 import math
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +26,7 @@ import numpy as np
 
 from playground.models.errors import ModelError
 from playground.retrieval.embedder_base import DeviceChoice, Embedder
+from playground.retrieval.service_http import ServiceClient
 
 SERVER_PREFIX = "openai:"
 KEY_ENV = "OPENAI_API_KEY"
@@ -109,16 +109,11 @@ class ServerEmbedder(Embedder):
     backend = "openai-embeddings"
 
     def __init__(self, spec: ServerSpec):
-        from playground.models.bounded_http import bounded_client, max_response_bytes
-        from playground.models.retry import RetryPolicy
         from playground.models.secrets import key_or_env
 
         super().__init__(spec.name, DeviceChoice("server", "float32", BATCH_TEXTS))
         self.spec = spec
-        self.policy = RetryPolicy()
-        self._key = key_or_env(None, KEY_ENV)[0] or NO_KEY
-        max_response_bytes()  # a bad $PLAYGROUND_MAX_RESPONSE_BYTES is refused before any request
-        self._client = bounded_client(follow_redirects=True)
+        self.service = ServiceClient(spec.what, spec.url, key_or_env(None, KEY_ENV)[0] or NO_KEY)
         self._dim: Optional[int] = None
         self.served_model: Optional[str] = None
 
@@ -180,40 +175,10 @@ class ServerEmbedder(Embedder):
         return payload
 
     def _request(self, texts: list[str], role: str) -> np.ndarray:
-        from playground.models.openai_compat import classify_hub_error
-        from playground.models.retry import call_with_retry, gate_for
-
-        payload = self._payload(texts, role)
-        data = call_with_retry(
-            lambda: self._post(payload), classify_hub_error, self.policy, self.spec.what, gate=gate_for(self.spec.url)
-        )
-        return self._rows(data, len(texts))
-
-    def _post(self, payload: dict) -> dict:
-        import httpx
-
-        from playground.models.chat_http import BadResponse, _error_words
-        from playground.models.remote import http_failure, short
-        from playground.models.retry import Failure, attempt_timeouts
-
-        connect, read = attempt_timeouts(self.policy)
-        response = self._client.post(
-            self.spec.url,
-            json=payload,
-            headers={"Accept": "application/json", "Authorization": f"Bearer {self._key}"},
-            timeout=httpx.Timeout(read, connect=connect),
-        )
-        text = response.text
-        if response.status_code >= 400:
-            content_type = response.headers.get("content-type", "").lower()
-            raise BadResponse(http_failure(response.status_code, _error_words(text, content_type), response.headers))
-        try:
-            data = json.loads(text)
-        except ValueError as error:
-            raise BadResponse(Failure(True, f"the answer is not JSON ({error}): {short(text, 120)}")) from None
+        data = self.service.post(self._payload(texts, role))
         if not isinstance(data, dict):
-            raise BadResponse(Failure(False, f"the answer is {short(json.dumps(data), 120)}, not an object"))
-        return data
+            raise ModelError(f"{self.spec.what}: the answer is {type(data).__name__}, not a JSON object")
+        return self._rows(data, len(texts))
 
     def _rows(self, data: dict, count: int) -> np.ndarray:
         """The answer's vectors in input order, checked (one per text, all one width, finite) and normalised."""

@@ -125,7 +125,9 @@ def test_dense_over_a_server_is_cached_by_the_spec_which_the_manifest_shows_and_
 def test_a_bad_answer_is_one_line_naming_the_server(stub, mode, words):
     server = stub(mode)
     embedder = get_embedder(f"openai:m@{server.url}")
-    embedder.policy = type(embedder.policy)(max_attempts=1)  # one attempt: a retried bad answer says the same
+    embedder.service.policy = type(embedder.service.policy)(
+        max_attempts=1
+    )  # one attempt: a retried bad answer says the same
     with pytest.raises(ModelError) as caught:
         embedder.encode(["one text"])
     message = str(caught.value)
