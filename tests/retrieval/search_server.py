@@ -23,6 +23,12 @@ def words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text.casefold()))
 
 
+def ranked(passages: list[tuple[str, str, str]], query: str, k: int) -> list[tuple[int, float]]:
+    """(position, score) of the k passages sharing most words with the query; ties to the earlier passage."""
+    scores = [(i, float(len(words(query) & words(f"{title} {text}")))) for i, (_, title, text) in enumerate(passages)]
+    return sorted(scores, key=lambda pair: (-pair[1], pair[0]))[:k]
+
+
 class SearchServer:
     """`SearchServer(passages).start()` with passages [(id, title, text)]; `.url`; `.close()`."""
 
@@ -65,10 +71,7 @@ class SearchServer:
         self._httpd.server_close()
 
     def ranked(self, query: str, k: int) -> list[tuple[int, float]]:
-        scores = [
-            (i, float(len(words(query) & words(f"{title} {text}")))) for i, (_, title, text) in enumerate(self.passages)
-        ]
-        return sorted(scores, key=lambda pair: (-pair[1], pair[0]))[:k]
+        return ranked(self.passages, query, k)
 
     def colbert(self, query: str, k: int) -> dict:
         topk = [

@@ -13,7 +13,7 @@ from playground.retrieval.hybrid import reciprocal_rank_fusion
 from playground.retrieval.index import open_retriever
 from playground.retrieval.registry import resolve_params
 from tests.conftest import TINY_PASSAGES
-from tests.retrieval.search_server import SearchServer
+from tests.retrieval.search_server import SearchServer, ranked
 
 PASSAGES = [(p.id, p.title, p.text) for p in TINY_PASSAGES]
 ELASTIC = {
@@ -125,35 +125,31 @@ def test_settings_that_name_no_service_or_would_store_a_key_are_refused():
 
 
 def test_a_run_keeps_the_text_the_service_answered_after_the_service_changes(service, tiny_workspace, monkeypatch):
-    from playground.runs import RunConfig, start_run
-    from playground.store.runs import get_results, get_spans
+    from playground import cli
+    from playground.store.runs import get_results, get_spans, list_runs
     from tests.openai_server import OpenAIServer
 
     monkeypatch.setenv("SEARCH_KEY", "sk-search-secret-4242")
     server = service()
     chat = OpenAIServer().start()
     try:
-        config = RunConfig(
-            dataset="tiny",
-            program="rag",
-            model=f"openai:m@{chat.url}",
-            retriever="http-search",
-            retriever_params={"url": server.url, "key_env": "SEARCH_KEY"},
-            k=2,
-            question_ids=["q3"],
-        )
-        summary = start_run(tiny_workspace, config)
+        argv = ["run", "--db", str(tiny_workspace.path), "--dataset", "tiny", "--program", "rag", "-k", "2"]
+        argv += ["--retriever", "http-search", "--param", f"url={server.url}", "--param", "key_env=SEARCH_KEY"]
+        assert cli.main([*argv, "--model", f"openai:m@{chat.url}", "--sample", "1", "--seed", "3"]) == 0
     finally:
         chat.close()
     server.passages = [(pid, title, "changed") for pid, title, _ in PASSAGES]
-    (result,) = get_results(tiny_workspace, summary.run_id)
+    (run,) = list_runs(tiny_workspace)
+    assert run["config"]["retriever_params"] == {"url": server.url, "key_env": "SEARCH_KEY"}
+    (result,) = get_results(tiny_workspace, run["id"])
     assert result["error"] is None
-    spans = get_spans(tiny_workspace, summary.run_id, "q3")
-    (retrieve,) = [span for span in spans if span["kind"] == "retrieve"]
-    texts = [hit["text"] for hit in retrieve["outputs"]["hits"]]
-    assert texts == [f"Seine | {TINY_PASSAGES[3].text}", f"Paris | {TINY_PASSAGES[0].text}"]
-    assert "The Seine is a river" in str(chat.requests[0])  # the prompt showed the service's text
-    assert "sk-search-secret-4242" not in str(spans) + str(summary)
+    (retrieve,) = [s for s in get_spans(tiny_workspace, run["id"], result["question_id"]) if s["kind"] == "retrieve"]
+    query = retrieve["inputs"]["query"]
+    expected = [f"{PASSAGES[i][1]} | {PASSAGES[i][2]}" for i, _ in ranked(PASSAGES, query, 2)]
+    assert [hit["text"] for hit in retrieve["outputs"]["hits"]] == expected  # as answered, not "changed"
+    assert expected[0] in str(chat.requests[0])  # the prompt showed the service's text
+    files = [f for f in tiny_workspace.path.parent.iterdir() if f.is_file()]  # the database and its journal
+    assert files and not [f for f in files if b"sk-search-secret" in f.read_bytes()]
 
 
 def test_hybrid_fusion_keeps_the_text_a_service_brought():
