@@ -5,7 +5,7 @@ and, at POST /search, an Elasticsearch-like JSON shape (`{"q", "size"}` -> `{"hi
 
 A stub, not ColBERT: no ColBERTv2 server (nor its index) runs offline here, so passages are ranked by the words they
 share with the query (Unicode words, case folded), which is enough to check the wire format. `mode` misbehaves on
-purpose: badjson, nolist (no topk), notext (an item without text), nanscore (a score of NaN, which JSON cannot
+purpose: stall (never answers until closed), badjson, nolist (no topk), notext (an item without text), nanscore (a score of NaN, which JSON cannot
 carry but Python's json writes), huge (a valid answer padded past 1 MB). `requests` keeps (method, path, query
 parameters, JSON body) of each request.
 """
@@ -45,6 +45,7 @@ class SearchServer:
         self.passages = list(passages)
         self.mode = mode
         self.requests: list[tuple[str, str, dict, object]] = []
+        self.closing = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -76,6 +77,7 @@ class SearchServer:
         return self
 
     def close(self) -> None:
+        self.closing.set()
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -107,6 +109,9 @@ class SearchServer:
         return {"took": 1, "hits": {"total": len(hits), "hits": hits}}
 
     def send(self, handler, answer: dict) -> None:
+        if self.mode == "stall":
+            self.closing.wait(120)
+            return
         if self.mode == "nolist":
             answer = {"query": answer.get("query"), "results": []}
         elif self.mode == "notext" and answer.get("topk"):

@@ -112,6 +112,21 @@ def test_an_oversized_answer_stops_at_the_response_size_cap(service, tiny_worksp
     assert "over the 65,536 bytes response size limit" in message, message
 
 
+def test_a_stalled_service_is_one_line_within_the_question_deadline(service, tiny_workspace):
+    import time
+
+    from playground.deadlines import question_deadline
+
+    server = service("stall")
+    retriever = open_retriever(tiny_workspace, "tiny", "http-search", {"url": server.url})
+    started = time.monotonic()
+    with question_deadline(2.0), pytest.raises(ModelError) as caught:
+        retriever.search("capital of France", 3)
+    assert time.monotonic() - started < 2.0 + 2.0
+    message = str(caught.value)
+    assert message.startswith(f"search service {server.url.split('/')[2]}: no complete answer within 2 s"), message
+
+
 def test_settings_that_name_no_service_or_would_store_a_key_are_refused():
     for params, words in (
         ({}, "'url'='' must be an http(s) URL with a host"),
