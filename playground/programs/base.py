@@ -168,7 +168,9 @@ class StepContext:
         return self.tracer.span(kind, name, inputs)
 
     def retrieve(self, query: str, k: Optional[int] = None, name: str = "retrieve") -> list[dict]:
-        """Search the run's retriever; returns passage dicts {id, title, text, score, rank}, best first."""
+        """Search the run's retriever; returns passage dicts {id, title, text, score, rank}, best first. A hit that
+        brings its text (a search service's) is read and traced with it, not looked up in the corpus."""
+        from playground.retrieval.base import PassageHit
         from playground.store.datasets import get_passages
 
         if self.retriever is None or self.corpus is None:
@@ -176,7 +178,8 @@ class StepContext:
         k = self.k if k is None else k
         with self.span("retrieve", name, {"query": query, "k": k, "retriever": self.retriever.kind}) as span:
             hits = self.retriever.search(query, k) if k > 0 else []
-            found = get_passages(self.workspace, self.corpus, [hit.passage_id for hit in hits])
+            found: dict = get_passages(self.workspace, self.corpus, [hit.passage_id for hit in hits])
+            found.update({hit.passage_id: hit for hit in hits if isinstance(hit, PassageHit)})  # a service's own text
             passages = [
                 {
                     "id": hit.passage_id,
@@ -187,7 +190,13 @@ class StepContext:
                 }
                 for hit in hits
             ]
-            span.outputs = {"hits": [{k_: p[k_] for k_ in ("id", "title", "score", "rank")} for p in passages]}
+            kept = ("id", "title", "score", "rank")
+            span.outputs = {
+                "hits": [
+                    {k_: p[k_] for k_ in kept + (("text",) if isinstance(hit, PassageHit) else ())}
+                    for hit, p in zip(hits, passages)
+                ]
+            }
         return passages
 
     def _with_language(self, variables: dict) -> dict:
