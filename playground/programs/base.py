@@ -180,8 +180,8 @@ class StepContext:
             passages = [
                 {
                     "id": hit.passage_id,
-                    "title": found[hit.passage_id].title if hit.passage_id in found else "",
-                    "text": found[hit.passage_id].text if hit.passage_id in found else "",
+                    "title": found[hit.passage_id].title if hit.passage_id in found else hit.title or "",
+                    "text": found[hit.passage_id].text if hit.passage_id in found else hit.text or "",
                     "score": float(hit.score),
                     "rank": hit.rank,
                 }

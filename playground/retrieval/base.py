@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Optional, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -11,6 +11,8 @@ class Hit:
     passage_id: str
     score: float
     rank: int  # 1-based
+    title: Optional[str] = None  # set by retrievers whose passages live outside the corpus (a user's collection)
+    text: Optional[str] = None
 
 
 @runtime_checkable
