@@ -4,7 +4,7 @@ Two modes, by `collection`:
 - empty: the playground builds its own collection from the corpus's cached embeddings. With `uri` empty it is a
   Milvus Lite folder inside the index folder (so the manifest checksums it and a changed embedder or setting
   rebuilds it); with a server `uri` it is a collection named after the index's settings hash, marked as the
-  playground's in its description, and only a collection carrying that mark is ever dropped or written.
+  playground's in its properties, and only a collection carrying that mark is ever dropped or written.
 - a name: the user's existing collection at `uri`, read only. Nothing here calls insert, upsert, delete, drop,
   create or load on it: a server collection must already be loaded, and a local Milvus Lite folder is copied to a
   private snapshot before it is opened (Milvus Lite writes index files and holds a lock on the folder it opens).
@@ -34,6 +34,7 @@ from playground.retrieval.base import Hit
 OWN_COLLECTION = "passages"
 OWN_FOLDER = "collection.db"
 MARK = "created by playground"
+MARK_PROPERTY = "playground.created_by"  # collection properties survive where a description may not (Milvus Lite)
 _INSERT_BATCH = 1_000
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -298,6 +299,11 @@ def describe_foreign(params: dict) -> dict:
         client.close()
 
 
+def is_marked(described: dict) -> bool:
+    """Whether a collection carries the playground's mark: only such a collection is ever dropped or written."""
+    return (described.get("properties") or {}).get(MARK_PROPERTY) == MARK
+
+
 def write_own_collection(
     client, name: str, vectors: np.ndarray, ids: list[str], params: dict, on_progress: Optional[ProgressCallback]
 ) -> None:
@@ -306,7 +312,7 @@ def write_own_collection(
     from pymilvus import DataType
 
     if client.has_collection(name):
-        if not str(client.describe_collection(name).get("description", "")).startswith(MARK):
+        if not is_marked(client.describe_collection(name)):
             raise PlaygroundError(
                 f"milvus collection {name!r} at {params['uri']} exists and was not created by the playground; "
                 "it is left as it is (remove it yourself, or build against another uri)"
@@ -324,7 +330,7 @@ def write_own_collection(
         metric_type="IP",
         params={"M": params["M"], "efConstruction": params["ef_construction"]},
     )
-    client.create_collection(name, schema=schema, index_params=index)
+    client.create_collection(name, schema=schema, index_params=index, properties={MARK_PROPERTY: MARK})
     for start in range(0, len(ids), _INSERT_BATCH):
         stop = min(start + _INSERT_BATCH, len(ids))
         client.insert(name, [{"id": ids[row], "vector": vectors[row]} for row in range(start, stop)])

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,7 @@ from playground.retrieval.embeddings import corpus_embeddings
 from playground.retrieval.index import forget_open_retrievers, open_retriever
 from playground.retrieval.registry import resolve_params
 from playground.store.datasets import load_questions
+from tests.processes import free_port
 
 FOREIGN = {
     "collection": "docs",
@@ -148,3 +151,84 @@ def test_a_foreign_collection_with_a_missing_field_is_one_line_naming_it(tiny_wo
     with pytest.raises(PlaygroundError, match="'collection'='nothing'"):
         open_retriever(tiny_workspace, "tiny", "milvus", {"uri": str(uri), **FOREIGN, "collection": "nothing"})
     assert folder_hashes(uri) == before
+
+
+@pytest.fixture
+def milvus_server(tmp_path):
+    """A real Milvus gRPC server (Milvus Lite's `server` command) in a process of its own on 127.0.0.1."""
+    port = free_port()
+    log = tmp_path / "milvus-server.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "milvus_lite",
+                "server",
+                "--data-dir",
+                str(tmp_path / "server"),
+                "--port",
+                str(port),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, log.read_text(encoding="utf-8")[-2000:]
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the Milvus server did not listen within 60 s"
+                time.sleep(0.25)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_own_collection_on_a_server_and_a_foreign_one_never_written(tiny_workspace, milvus_server):
+    from pymilvus import MilvusClient
+
+    from playground.retrieval.index import corpus_params
+    from playground.retrieval.milvus import is_marked
+    from playground.retrieval.registry import params_hash
+    from playground.store.datasets import get_corpus
+
+    theirs = MilvusClient(milvus_server)
+    params = corpus_params(tiny_workspace, "tiny", "milvus", {"uri": milvus_server})
+    name = f"playground_{params_hash('milvus', params)}_{get_corpus(tiny_workspace, 'tiny')['fingerprint'][:8]}"
+    theirs.create_collection(name, dimension=384)  # someone else's, under the very name the playground would use
+    with pytest.raises(PlaygroundError, match="not created by the playground"):
+        open_retriever(tiny_workspace, "tiny", "milvus", {"uri": milvus_server})
+    assert theirs.has_collection(name) and not is_marked(theirs.describe_collection(name))
+    theirs.drop_collection(name)
+
+    own = open_retriever(tiny_workspace, "tiny", "milvus", {"uri": milvus_server})
+    dense = open_retriever(tiny_workspace, "tiny", "dense")
+    assert [h.passage_id for h in own.search("river to the sea", 6)] == [
+        h.passage_id for h in dense.search("river to the sea", 6)
+    ]
+    assert is_marked(theirs.describe_collection(name))
+
+    embeddings = corpus_embeddings(tiny_workspace, "tiny")
+    theirs.create_collection(
+        "docs", dimension=384, primary_field_name="pid", vector_field_name="emb", id_type="string", max_length=64
+    )
+    theirs.insert(
+        "docs", [{"pid": pid, "emb": v.tolist(), "body": pid} for pid, v in zip(embeddings.ids, embeddings.vectors)]
+    )
+    theirs.release_collection("docs")
+    foreign = {"uri": milvus_server, **FOREIGN, "title_field": "", "text_field": "pid"}
+    with pytest.raises(PlaygroundError) as error:
+        open_retriever(tiny_workspace, "tiny", "milvus", foreign)
+    assert "'collection'='docs' is not loaded" in str(error.value) and "\n" not in str(error.value)
+    assert str(theirs.get_load_state("docs")["state"]).endswith("NotLoad")  # the playground did not load it
+    theirs.load_collection("docs")
+    hits = open_retriever(tiny_workspace, "tiny", "milvus", foreign).search("capital of Germany", 2)
+    assert hits[0].passage_id == "p2" and hits[0].text == "p2"
+    assert theirs.get_collection_stats("docs")["row_count"] == len(embeddings.ids)
+    assert sorted(theirs.list_collections()) == sorted(["docs", name])
