@@ -110,6 +110,17 @@ def snapshot(folder: Path) -> str:
     return copy
 
 
+def drop_snapshot(copy: str) -> None:
+    """Close and remove one snapshot now rather than at exit (a build only reads the collection's description)."""
+    with _snapshots_lock:
+        found = [entry for entry in _snapshots if entry[0] == copy]
+        for entry in found:
+            _snapshots.remove(entry)
+    for data_dir, folder in found:
+        _release(data_dir)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def connect(uri: str, token_env: str):
     from pymilvus import MilvusClient
 
@@ -297,6 +308,8 @@ def describe_foreign(params: dict) -> dict:
         return _vector_field_info(client, params["collection"], params)
     finally:
         client.close()
+        if not is_server(uri):
+            drop_snapshot(data_dir)
 
 
 def is_marked(described: dict) -> bool:

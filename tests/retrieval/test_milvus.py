@@ -232,3 +232,18 @@ def test_own_collection_on_a_server_and_a_foreign_one_never_written(tiny_workspa
     assert hits[0].passage_id == "p2" and hits[0].text == "p2"
     assert theirs.get_collection_stats("docs")["row_count"] == len(embeddings.ids)
     assert sorted(theirs.list_collections()) == sorted(["docs", name])
+
+
+@pytest.mark.slow
+def test_squad_recall_at_10_within_001_of_faiss_hnsw(workspace):
+    """The acceptance check on the SQuAD bench corpus (1,733 paragraphs): the same cached embeddings for both."""
+    from playground.data.importers import read_dataset
+    from playground.evaluation.retrieval import evaluate_retriever
+    from playground.store.datasets import save_dataset
+    from tests.conftest import shared_dataset
+
+    save_dataset(workspace, "squad", read_dataset("squad", shared_dataset("squad", "dev-v1.1.json")))
+    hnsw = evaluate_retriever(workspace, "squad", "faiss-hnsw", k=10, sample=300, seed=0)
+    milvus = evaluate_retriever(workspace, "squad", "milvus", k=10, sample=300, seed=0)
+    assert milvus["n"] == hnsw["n"] == 300
+    assert abs(milvus["recall@k"] - hnsw["recall@k"]) <= 0.01 and milvus["recall@k"] > 0.8
