@@ -177,8 +177,9 @@ def evaluate_retriever(
             )
         answers = scorable_answers(question, rule)
         if answers:
-            texts = get_passages(workspace, searched, ranked[:k])
-            metrics = {**metrics, "answer_recall@k": answer_found([p.text for p in texts.values()], answers, rule)}
+            found = get_passages(workspace, searched, ranked[:k])
+            texts = [found[h.passage_id].text if h.passage_id in found else h.text or "" for h in hits[:k]]
+            metrics = {**metrics, "answer_recall@k": answer_found(texts, answers, rule)}
         rows.append(
             {
                 "question_id": question.id,

@@ -56,14 +56,14 @@ client.close()
 """
 
 
-def make_foreign_collection(workspace, corpus: str, uri: Path) -> None:
+def make_foreign_collection(workspace, corpus: str, uri: Path, id_prefix: str = "") -> None:
     """The user's collection, written by their own pymilvus script (which then exits) with their own field names."""
     from playground.store.datasets import load_passages
 
     embeddings = corpus_embeddings(workspace, corpus)
     texts = {p.id: p for p in load_passages(workspace, corpus)}
     rows = [
-        {"pid": pid, "heading": texts[pid].title, "body": texts[pid].text, "emb": vector.tolist()}
+        {"pid": id_prefix + pid, "heading": texts[pid].title, "body": texts[pid].text, "emb": vector.tolist()}
         for pid, vector in zip(embeddings.ids, embeddings.vectors)
     ]
     rows_file = uri.with_suffix(".json")
@@ -247,3 +247,15 @@ def test_squad_recall_at_10_within_001_of_faiss_hnsw(workspace):
     milvus = evaluate_retriever(workspace, "squad", "milvus", k=10, sample=300, seed=0)
     assert milvus["n"] == hnsw["n"] == 300
     assert abs(milvus["recall@k"] - hnsw["recall@k"]) <= 0.01 and milvus["recall@k"] > 0.8
+
+
+@pytest.mark.slow
+def test_answer_recall_reads_a_foreign_collections_text_when_its_ids_are_not_the_corpus(tiny_workspace, tmp_path):
+    from playground.evaluation.retrieval import evaluate_retriever
+
+    uri = tmp_path / "theirs.db"
+    make_foreign_collection(tiny_workspace, "tiny", uri, id_prefix="their-")
+    params = {"uri": str(uri), **FOREIGN}
+    result = evaluate_retriever(tiny_workspace, "tiny", "milvus", k=3, sample=None, seed=0, params=params)
+    assert result["recall@k"] == 0.0  # no id of theirs is a passage of the corpus
+    assert result["answer_recall@k"] >= 0.8  # but the answers are in the texts their collection returns
