@@ -135,7 +135,6 @@ def evaluate_retriever(
     """
     from playground.data.sampling import sample_questions
     from playground.evaluation.span_gold import SpanGold, checked_corpus, chunking
-    from playground.retrieval.base import PassageHit
     from playground.retrieval.index import open_retriever
     from playground.store.datasets import corpus_of, get_passages, load_questions
 
@@ -178,9 +177,10 @@ def evaluate_retriever(
             )
         answers = scorable_answers(question, rule)
         if answers:
-            texts = {pid: p.text for pid, p in get_passages(workspace, searched, ranked[:k]).items()}
-            texts.update({hit.passage_id: hit.text for hit in hits[:k] if isinstance(hit, PassageHit)})  # a service's
-            metrics = {**metrics, "answer_recall@k": answer_found(list(texts.values()), answers, rule)}
+            found = get_passages(workspace, searched, ranked[:k])
+            texts = [found[h.passage_id].text if h.passage_id in found else h.text or "" for h in hits[:k]]
+            texts += [h.text for h in hits[:k] if h.passage_id in found and h.text]  # a service's own text too
+            metrics = {**metrics, "answer_recall@k": answer_found(texts, answers, rule)}
         rows.append(
             {
                 "question_id": question.id,
