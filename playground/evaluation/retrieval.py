@@ -178,8 +178,7 @@ def evaluate_retriever(
         answers = scorable_answers(question, rule)
         if answers:
             found = get_passages(workspace, searched, ranked[:k])
-            texts = [found[h.passage_id].text if h.passage_id in found else h.text or "" for h in hits[:k]]
-            texts += [h.text for h in hits[:k] if h.passage_id in found and h.text]  # a service's own text too
+            texts = [_text_read(hit, found) for hit in hits[:k]]
             metrics = {**metrics, "answer_recall@k": answer_found(texts, answers, rule)}
         rows.append(
             {
@@ -241,3 +240,11 @@ def evaluate_retriever(
         }
         result["run_id"] = create_retrieval_run(workspace, config, rows, result, session_id=session_id, label=label)
     return result
+
+
+def _text_read(hit, corpus_passages: dict) -> str:
+    """The passage as the retriever gave it (a search service's or a user's collection's text), else the corpus's."""
+    if hit.text is not None:
+        return hit.text
+    found = corpus_passages.get(hit.passage_id)
+    return found.text if found is not None else ""
