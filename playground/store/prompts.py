@@ -10,7 +10,8 @@ from typing import Optional
 
 from playground import PlaygroundError
 from playground.store.content_ids import PROMPT_ID_LENGTH, check_content_id, prompt_version_id
-from playground.store.db import Workspace, now, to_json
+from playground.store.db import Workspace
+from playground.store.values import now, to_json
 
 
 def save_prompt_version(

@@ -17,7 +17,9 @@ from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
 from playground.redaction import redact_row, redact_value
-from playground.store.db import Workspace, now, resolve_id, to_json
+from playground.store.db import Workspace
+from playground.store.ids import resolve_id
+from playground.store.values import now, to_json
 
 RUN_STATUSES = ("running", "stopped", "failed", "done", "interrupted")
 HOST = socket.gethostname()  # the host a worker is recorded on, with its pid

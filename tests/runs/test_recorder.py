@@ -8,7 +8,7 @@ from playground.models.base import Completion
 from playground.models.cache import cache_key, lookup
 from playground.runs.recorder import Recorder
 from playground.store import runs as run_store
-from playground.store.db import now
+from playground.store.values import now
 from playground.store.sessions import current_session
 
 
