@@ -19,6 +19,7 @@ from playground import PlaygroundError
 from playground.redaction import redact_row, redact_value
 from playground.store.db import Workspace
 from playground.store.ids import resolve_id
+from playground.store.run_record import RUN_COLUMNS, RUN_JSON
 from playground.store.values import now, to_json
 
 RUN_STATUSES = ("running", "stopped", "failed", "done", "interrupted")
@@ -27,6 +28,33 @@ HOST = socket.gethostname()  # the host a worker is recorded on, with its pid
 
 def _loads(value: Optional[str], default: Any) -> Any:
     return json.loads(value) if value else default
+
+
+# What a new run holds in the columns create_run is not given (any other declared column starts empty: NULL).
+NEW_RUN = {
+    "status": "running",
+    "n_done": 0,
+    "metrics": {},
+    "errors": 0,
+    "tokens": 0,
+    "seconds": 0.0,
+    "n_cached": 0,
+    "execution": {},
+    "stop_requested": 0,
+}
+
+
+def run_row(values: dict) -> dict:
+    """A row of table runs built from its declaration (store.schema): every declared column in order, JSON ones
+    encoded; a name the declaration lacks is refused, so no column is written that a migration did not add."""
+    unknown = sorted(set(values) - set(RUN_COLUMNS))
+    if unknown:
+        raise PlaygroundError(f"runs has no column {', '.join(unknown)} (declare it in playground/store/schema.py)")
+    row = {}
+    for column in RUN_COLUMNS:
+        value = values.get(column, NEW_RUN.get(column))
+        row[column] = to_json(value) if column in RUN_JSON and value is not None else value
+    return row
 
 
 def _run_row(row) -> dict:
@@ -46,37 +74,31 @@ def create_run(
     run_id: Optional[str] = None,
     execution: Optional[dict] = None,
     worker_pid: Optional[int] = None,
+    columns: Optional[dict] = None,
 ) -> str:
-    """Store a new run in status `running`, owned by `worker_pid` on this host (default: this process)."""
+    """Store a new run in status `running`, owned by `worker_pid` on this host (default: this process); `columns`
+    sets further declared columns (NULL unless given)."""
     run_id = run_id or uuid.uuid4().hex[:12]
     stamp = now()
+    row = run_row(
+        {
+            **(columns or {}),
+            "id": run_id,
+            "session_id": session_id,
+            "label": label,
+            "config": redact_value(config),
+            "n_planned": n_planned,
+            "created_at": stamp,
+            "execution": execution or {},
+            "worker_pid": worker_pid or os.getpid(),
+            "worker_host": HOST,
+            "heartbeat_at": stamp,
+        }
+    )
     with workspace.db.atomic():
         if session_id is not None and not workspace.db["sessions"].count_where("id = ?", [session_id]):
             raise PlaygroundError(f"no session {session_id!r} in {workspace.path} to hold the run")
-        workspace.db["runs"].insert(
-            {
-                "id": run_id,
-                "session_id": session_id,
-                "label": label,
-                "status": "running",
-                "config": to_json(redact_value(config)),
-                "n_planned": n_planned,
-                "n_done": 0,
-                "metrics": to_json({}),
-                "errors": 0,
-                "tokens": 0,
-                "seconds": 0.0,
-                "n_cached": 0,
-                "created_at": stamp,
-                "finished_at": None,
-                "execution": to_json(execution or {}),
-                "worker_pid": worker_pid or os.getpid(),
-                "worker_host": HOST,
-                "heartbeat_at": stamp,
-                "stop_requested": 0,
-                "status_reason": None,
-            }
-        )
+        workspace.db["runs"].insert(row)
     return run_id
 
 
