@@ -33,8 +33,10 @@ from playground.sessionfile.records import (
     SECTIONS_V4,
     SECTIONS_V6,
     SECTIONS_V7,
+    RunColumns,
     file_type,
     records_of,
+    with_declared_columns,
 )
 from playground.sessionfile.rows import record_to_row, row_to_record
 
@@ -50,6 +52,7 @@ __all__ = [
     "SECTIONS_V7",
     "SECTION_TYPES",
     "ImportLimits",
+    "RunColumns",
     "SessionFormatError",
     "export_session",
     "file_type",
@@ -63,6 +66,7 @@ __all__ = [
     "record_to_row",
     "records_of",
     "validate",
+    "with_declared_columns",
     "with_digest",
     "write_session_file",
 ]

@@ -19,7 +19,7 @@ decoded as its records' bytes, each checked against its type and read through a 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Optional, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Optional, Union, cast
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -135,7 +135,7 @@ def with_declared_columns(typed: type[Record], table: str) -> type[Record]:
         if column not in typed.__struct_fields__
     ]
     name = typed.__name__.removesuffix("Columns")
-    return msgspec.defstruct(name, untyped, bases=(typed,), kw_only=True, module=__name__)
+    return cast("type[Record]", msgspec.defstruct(name, untyped, bases=(typed,), kw_only=True, module=__name__))
 
 
 if TYPE_CHECKING:

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields
-from types import MappingProxyType
 from typing import Any, Mapping, Optional
 
 from playground.store.schema import TABLES
 
-RUN_COLUMNS = TABLES["runs"].columns
-# The JSON columns of runs: the declared ones and `execution`, JSON text the session file carries as text.
-RUN_JSON = (*TABLES["runs"].json, "execution")
+
+def run_columns() -> dict[str, str]:
+    """The columns declared for table runs, read when asked (so a test may declare one more)."""
+    return TABLES["runs"].columns
+
+
+def run_json_columns() -> tuple[str, ...]:
+    """The JSON columns of runs: the declared ones and `execution`, JSON text the session file carries as text."""
+    return (*TABLES["runs"].json, "execution")
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,7 @@ class RunRecord:
     execution: dict
     n_cached: Optional[int]
     # The declared columns this class does not type (read as stored), reached as attributes all the same.
-    untyped: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
+    untyped: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __getattr__(self, name: str) -> Any:
         untyped = self.__dict__.get("untyped", {})
@@ -54,16 +59,16 @@ class RunRecord:
 
     def as_dict(self) -> dict:
         """Every declared column by name, in declared order: the plain value a JSON output or an export writes."""
-        return {column: getattr(self, column) for column in RUN_COLUMNS}
+        return {column: getattr(self, column) for column in run_columns()}
 
     def replace(self, **changes: Any) -> RunRecord:
         """This run with some columns read differently (typed or not): what a reader shows, never what is stored."""
         typed = {name: changes.pop(name) for name in list(changes) if name in TYPED}
-        unknown = sorted(set(changes) - set(RUN_COLUMNS))
+        unknown = sorted(set(changes) - set(run_columns()))
         if unknown:
             raise AttributeError(f"a run has no column {', '.join(unknown)}")
         values = {name: getattr(self, name) for name in TYPED}
-        return RunRecord(**{**values, **typed}, untyped=MappingProxyType({**self.untyped, **changes}))
+        return RunRecord(**{**values, **typed}, untyped={**self.untyped, **changes})
 
 
 TYPED = tuple(f.name for f in fields(RunRecord) if f.name != "untyped")
@@ -75,8 +80,8 @@ def _parsed(value: Optional[str]) -> dict:
 
 def run_record(row: Mapping[str, Any]) -> RunRecord:
     """A stored row of runs as its record: JSON columns parsed, untyped declared columns kept as stored."""
-    values = {column: row.get(column) for column in RUN_COLUMNS}
-    for column in RUN_JSON:
+    values = {column: row.get(column) for column in run_columns()}
+    for column in run_json_columns():
         values[column] = _parsed(values[column])
     untyped = {column: value for column, value in values.items() if column not in TYPED}
-    return RunRecord(**{name: values[name] for name in TYPED}, untyped=MappingProxyType(untyped))
+    return RunRecord(**{name: values[name] for name in TYPED}, untyped=untyped)

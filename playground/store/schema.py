@@ -1,11 +1,12 @@
 """The workspace schema, declared once: every table's columns, key, JSON columns, indexes and foreign keys, and the
 three operations a migration calls (`create_table`, `add_missing_columns`, `rebuild_table`).
 
-This declaration is the source of a table's columns: migrations (playground.store.migrations) bring a file to it,
-the run insert and the run record are built from it (playground.store.runs), and a test holds the session file's
-records to it. Foreign keys carry the ownership rules: deleting a session deletes its runs, and a run its results,
-spans, ratings and judgments (ON DELETE CASCADE); what is shared between sessions (prompt versions, demonstration
-sets, judges, datasets) stays, with its link to a deleted session or run cleared (ON DELETE SET NULL).
+This declaration is the source of a table's columns: migrations (playground.store.migrations) bring a file to it;
+a run's insert (store.runs), its record (store.run_record) and the session file's Run are built from it, and a test
+holds the session file's other records to it. Foreign keys carry the ownership rules: deleting a session deletes its
+runs, and a run its results, spans, ratings and judgments (ON DELETE CASCADE); what is shared between sessions
+(prompt versions, demonstration sets, judges, datasets) stays, with its link to a deleted session or run cleared
+(ON DELETE SET NULL).
 """
 
 from __future__ import annotations

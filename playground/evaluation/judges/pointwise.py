@@ -318,7 +318,7 @@ def judge_run_pointwise(
     return {
         "kind": "pointwise",
         "judge": judge.describe(),
-        "run_id": run["id"],
+        "run_id": run.id,
         "run_model": run_model(run),
         "criteria": [{**asdict(criterion), "weight": weight} for criterion, weight in zip(criteria, weights)],
         "repeat": repeat,

@@ -164,7 +164,7 @@ def judge_run_reference(
     return {
         "kind": "reference",
         "judge": judge.describe(),
-        "run_id": run["id"],
+        "run_id": run.id,
         "run_model": run_model(run),
         "repeat": repeat,
         "n_items": len(items),
