@@ -12,9 +12,10 @@ runs, and a run its results, spans, ratings and judgments (ON DELETE CASCADE); w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
-import sqlite_utils
+if TYPE_CHECKING:  # only annotations here: a reader of the declaration (sessionfile.records) needs no sqlite-utils
+    import sqlite_utils
 
 
 TEXT, INTEGER, REAL = "TEXT", "INTEGER", "REAL"
