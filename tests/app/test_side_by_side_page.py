@@ -146,11 +146,11 @@ def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_wo
         at.run()  # nothing runs any more: the grid of what the variants answered, and Resume for the dead one
         assert not at.exception, at.exception
         grid = next(t.value for t in at.dataframe if "B answer" in t.value.columns)
-        assert len(grid) == ended[ids["B"]]["n_done"]
+        assert len(grid) == ended[ids["B"]].n_done
         a = ended[ids["A"]]
         resume = at.button(key=f"sbs_runs_resume_{ids['A']}")
         assert resume.label == "Resume"  # short: a longer label was cut in its column ("Resume (12/2...")
-        assert resume.help.startswith(f"{a['n_done']}/{a['n_planned']} answered")
+        assert resume.help.startswith(f"{a.n_done}/{a.n_planned} answered")
     finally:
         server.close()
 
