@@ -155,10 +155,10 @@ def test_a_run_keeps_the_text_the_service_answered_after_the_service_changes(ser
         chat.close()
     server.passages = [(pid, title, "changed") for pid, title, _ in PASSAGES]
     (run,) = list_runs(tiny_workspace)
-    assert run["config"]["retriever_params"] == {"url": server.url, "key_env": "SEARCH_KEY"}
-    (result,) = get_results(tiny_workspace, run["id"])
+    assert run.config["retriever_params"] == {"url": server.url, "key_env": "SEARCH_KEY"}
+    (result,) = get_results(tiny_workspace, run.id)
     assert result["error"] is None
-    (retrieve,) = [s for s in get_spans(tiny_workspace, run["id"], result["question_id"]) if s["kind"] == "retrieve"]
+    (retrieve,) = [s for s in get_spans(tiny_workspace, run.id, result["question_id"]) if s["kind"] == "retrieve"]
     query = retrieve["inputs"]["query"]
     expected = [f"{PASSAGES[i][1]} | {PASSAGES[i][2]}" for i, _ in ranked(PASSAGES, query, 2)]
     assert [hit["text"] for hit in retrieve["outputs"]["hits"]] == expected  # as answered, not "changed"

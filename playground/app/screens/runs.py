@@ -1,5 +1,8 @@
 """Runs: launch a run over a seeded sample, follow it, stop and resume it; list runs with settings and scores.
 
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
+
 A run started here is a job: the page hands it to a worker process (`start_run(..., detach=True)`, the call
 `playground run --detach` makes) and follows it from the database in a fragment that refreshes itself (progress,
 throughput, errors and results so far). Leaving the page, closing the tab or restarting the app does not stop it;
@@ -7,6 +10,8 @@ Stop asks its worker to stop after the questions in flight, Resume hands what is
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -17,6 +22,9 @@ from playground.app import components as ui
 from playground.app.components.labels import relabel
 from playground.app.views import runs as view
 from playground.evaluation.scoring import default_metric, higher_is_better, metric_order, summary_metrics
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 PROGRAM_PICKED_KEY = "_runs_program_picked"
 # Rows tall enough for three lines: Streamlit wraps a cell's text only in rows over 4rem.
@@ -149,12 +157,12 @@ def _notice() -> None:
         st.success(notice)
 
 
-def _latest_answers(runs: dict[str, dict]) -> None:
+def _latest_answers(runs: dict[str, RunRecord]) -> None:
     """While the open run goes on: the answers it stored last."""
     from playground.store.runs import recent_results
 
     for run in runs.values():
-        latest = recent_results(state.workspace(), run["id"])
+        latest = recent_results(state.workspace(), run.id)
         if latest:
             st.caption("Latest answers")
             st.dataframe(
@@ -172,7 +180,7 @@ def _latest_answers(runs: dict[str, dict]) -> None:
             )
 
 
-def _run_list(ws) -> list[dict]:
+def _run_list(ws) -> list[RunRecord]:
     from playground.runs.jobs import checked_runs
 
     everything = st.toggle("Runs of every session", False, key="runs_all_sessions")
@@ -185,8 +193,8 @@ def _run_list(ws) -> list[dict]:
 
     from playground.runs.passage_gaps import passage_gaps
 
-    judges = {run["id"]: judge_summary(ws, run["id"]) for run in runs}
-    rows = view.run_rows(runs, judges, passage_gaps(ws, [run["id"] for run in runs]))
+    judges = {run.id: judge_summary(ws, run.id) for run in runs}
+    rows = view.run_rows(runs, judges, passage_gaps(ws, [run.id for run in runs]))
     metric_columns = {
         name: st.column_config.NumberColumn(name, format="%.3f")
         for name in [*summary_metrics(), *view.judge_columns(judges)]
@@ -195,13 +203,13 @@ def _run_list(ws) -> list[dict]:
     return runs
 
 
-def _prompt_that_ran(ws, run: dict) -> None:
+def _prompt_that_ran(ws, run: RunRecord) -> None:
     """Which prompt version each of the run's template roles used, with its diff against its parent (or the
     starter of its name) and a link that opens it in the Playground's editor."""
     from playground.app.views.prompts import parent_text, version_label
     from playground.store.prompts import get_prompt_version
 
-    for role, version_id in ((run.get("config") or {}).get("prompt_versions") or {}).items():
+    for role, version_id in ((run.config or {}).get("prompt_versions") or {}).items():
         try:
             version = get_prompt_version(ws, version_id)
         except PlaygroundError as error:
@@ -217,30 +225,30 @@ def _prompt_that_ran(ws, run: dict) -> None:
             ui.page_link("playground", "Open it in the Playground", template=version["template"], version=version["id"])
 
 
-def _scored_by(run: dict) -> None:
+def _scored_by(run: RunRecord) -> None:
     """The definition em, f1 and cover_em were scored by (language and rule), beside the scores."""
     from playground.runs.summary import scored_by
 
-    rule = scored_by(run.get("config") or {})
+    rule = scored_by(run.config or {})
     if rule:
         st.caption(f"EM, F1 and cover-EM by the {rule}")
 
 
-def _passage_gap(ws, run: dict) -> None:
+def _passage_gap(ws, run: RunRecord) -> None:
     """A retrieving run whose questions got no passage says so, naming the retriever's analyser."""
     from playground.runs.passage_gaps import gap_text, passage_gaps, retriever_analyser
 
-    line = gap_text(passage_gaps(ws, [run["id"]]).get(run["id"]), retriever_analyser(run.get("config") or {}))
+    line = gap_text(passage_gaps(ws, [run.id]).get(run.id), retriever_analyser(run.config or {}))
     if line:
         st.warning(ui.md_escape(line[0].upper() + line[1:] + "."), icon=":material/search_off:")
 
 
-def _open_run(ws, runs: list[dict]) -> None:
+def _open_run(ws, runs: list[RunRecord]) -> None:
     from playground.store.datasets import load_questions
     from playground.store.runs import get_results
 
     linked = state.link_param("run")
-    ids = [run["id"] for run in runs]
+    ids = [run.id for run in runs]
     if linked:
         try:
             linked = resolve_run_link(ws, linked)
@@ -251,21 +259,21 @@ def _open_run(ws, runs: list[dict]) -> None:
         st.session_state["runs_open"] = linked
     if st.session_state.get("runs_open") not in ids:
         st.session_state.pop("runs_open", None)
-    by_id = {run["id"]: run for run in runs}
+    by_id = {run.id: run for run in runs}
     relabel("runs_open", lambda rid: view.run_label(by_id[rid]) if rid in by_id else None)
     run_id = st.selectbox("Open a run", ids, key="runs_open", format_func=lambda rid: view.run_label(by_id[rid]))
     run = by_id[run_id]
 
-    settings = view.run_settings(run.get("config") or {})
-    ui.show_text(run.get("label") or run_id, css_class="pg-run-head", strong=True)
+    settings = view.run_settings(run.config or {})
+    ui.show_text(run.label or run_id, css_class="pg-run-head", strong=True)
     _prompt_that_ran(ws, run)
-    ui.follow_runs({run.get("label") or run_id: run_id}, key="runs", while_running=_latest_answers)
+    ui.follow_runs({run.label or run_id: run_id}, key="runs", while_running=_latest_answers)
     _passage_gap(ws, run)
     note = view.scores_note(run)
     if note:
         st.caption(note)
     else:
-        ui.show_scores(run.get("metrics"))
+        ui.show_scores(run.metrics)
         _scored_by(run)
     from playground.evaluation.judges.judge_metrics import judge_summary, results_with_judge_scores
 
@@ -275,13 +283,13 @@ def _open_run(ws, runs: list[dict]) -> None:
     with st.expander("Settings"):
         st.json({k: v for k, v in settings.items() if v not in (None, {}, "")})
         st.caption("Full config")
-        st.json(run.get("config") or {}, expanded=False)
+        st.json(run.config or {}, expanded=False)
 
     results = results_with_judge_scores(ws, run_id, get_results(ws, run_id))
     if not results:
         st.info("No answered question yet.")
         return
-    dataset = settings.get("dataset") or (run.get("config") or {}).get("dataset")
+    dataset = settings.get("dataset") or (run.config or {}).get("dataset")
     try:
         questions = {q.id: q for q in load_questions(ws, dataset)} if dataset else {}
     except PlaygroundError as error:
