@@ -23,7 +23,7 @@ from playground.traces.openinference import span_attributes
 
 BATCH = 512  # spans sent in one OTLP request
 EXPORT_TIMEOUT_S = 15.0
-DEFAULT_PROJECT = "playground"
+DEFAULT_PROJECT = "playground"  # the same as playground.traces.DEFAULT_PROJECT
 
 
 @dataclass
