@@ -37,6 +37,14 @@ def register(subparsers, common) -> None:
     )
     trace.add_argument("--force", action="store_true", help="export: replace an existing -o FILE")
     trace.add_argument(
+        "--timeout",
+        type=bounds.TIMEOUT.flag("--timeout"),
+        default=None,
+        metavar="S",
+        help="export --otlp: give up on an endpoint that does not answer within S seconds, retries included "
+        "(default 15)",
+    )
+    trace.add_argument(
         "--repeat-index",
         type=bounds.REPEAT_INDEX.flag("--repeat-index"),
         default=0,
@@ -236,8 +244,8 @@ def handle_trace(args) -> int:
 
     if args.run_id == "export":
         return handle_trace_export(args)
-    given = [flag for flag, value in (("--otlp", args.otlp), ("-o", args.output), ("--project", args.project))
-             if value is not None] + (["--force"] if args.force else [])  # fmt: skip
+    given = [flag for flag, value in (("--otlp", args.otlp), ("-o", args.output), ("--project", args.project),
+             ("--timeout", args.timeout)) if value is not None] + (["--force"] if args.force else [])  # fmt: skip
     if given:
         raise PlaygroundError(f"{', '.join(given)} only apply to `trace export RUN_ID`")
     from playground.store.runs import get_result, get_run, get_spans
@@ -294,12 +302,14 @@ def handle_trace_export(args) -> int:
 
     if args.repeat_index:
         raise PlaygroundError("--repeat-index does not apply to `trace export` (every repeat is exported)")
+    if args.timeout is not None and args.otlp is None:
+        raise PlaygroundError("--timeout only applies to `trace export --otlp`")
     if (args.otlp is None) == (args.output is None):
         raise PlaygroundError("`trace export RUN_ID` needs exactly one of --otlp URL and -o FILE")
     project = args.project or DEFAULT_PROJECT
     with workspace_for(args, create=False) as workspace:
         if args.otlp is not None:
-            summary = send_otlp(workspace, args.question_id, args.otlp, project)
+            summary = send_otlp(workspace, args.question_id, args.otlp, project, args.timeout or 15.0)
         else:
             summary = write_otlp_json(workspace, args.question_id, args.output, project, force=args.force)
     payload = {"run_id": summary.run_id, "traces": summary.traces, "spans": summary.spans, "to": summary.target}

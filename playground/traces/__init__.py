@@ -16,11 +16,13 @@ if TYPE_CHECKING:
 DEFAULT_PROJECT = "playground"
 
 
-def send_otlp(workspace: Workspace, run_id: str, url: str, project: str = DEFAULT_PROJECT) -> ExportSummary:
+def send_otlp(
+    workspace: Workspace, run_id: str, url: str, project: str = DEFAULT_PROJECT, timeout_s: float = 15.0
+) -> ExportSummary:
     """Every question's spans of the run to an OTLP/HTTP endpoint (see playground.traces.export)."""
     from playground.traces.export import send_otlp as send
 
-    return send(workspace, run_id, url, project)
+    return send(workspace, run_id, url, project, timeout_s)
 
 
 def write_otlp_json(

@@ -163,7 +163,24 @@ class _Failures(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def send_otlp(workspace: Workspace, run_id: str, url: str, project: str = DEFAULT_PROJECT) -> ExportSummary:
+def _reason(lines: list[str]) -> str:
+    """Why the exporter failed, from its log lines: the socket's own error when one is named."""
+    import re
+
+    for line in lines:
+        found = re.search(r"\[Errno -?\d+\][^'\")]*", line)
+        if found:
+            return found.group(0).strip()
+    return lines[0] if lines else "no reason given"
+
+
+def send_otlp(
+    workspace: Workspace,
+    run_id: str,
+    url: str,
+    project: str = DEFAULT_PROJECT,
+    timeout_s: float = EXPORT_TIMEOUT_S,
+) -> ExportSummary:
     """Send every question's spans to an OTLP/HTTP (protobuf) endpoint; a refusal or no answer is one error line."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import SpanExportResult
@@ -172,7 +189,7 @@ def send_otlp(workspace: Workspace, run_id: str, url: str, project: str = DEFAUL
 
     endpoint = endpoint_of(url)
     full = resolve_run_id(workspace, run_id)
-    exporter = OTLPSpanExporter(endpoint=endpoint, timeout=EXPORT_TIMEOUT_S)
+    exporter = OTLPSpanExporter(endpoint=endpoint, timeout=timeout_s)
     failures = _Failures()
     logger = logging.getLogger("opentelemetry.exporter.otlp.proto.http")
     logger.addHandler(failures)
@@ -181,7 +198,7 @@ def send_otlp(workspace: Workspace, run_id: str, url: str, project: str = DEFAUL
     try:
         for batch, count in _batches(run_spans(workspace, full, project)):
             if exporter.export(batch) is not SpanExportResult.SUCCESS:
-                reason = failures.lines[-1] if failures.lines else "no reason given"
+                reason = _reason(failures.lines)
                 raise PlaygroundError(
                     f"could not send spans to {redact(endpoint)} after {traces} traces: {one_line(redact(reason))}"
                 )

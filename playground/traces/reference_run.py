@@ -36,7 +36,7 @@ def _stored_parts(span: TraceSpan, passage_ids: dict[str, str]) -> tuple[str, di
     """The stored kind, inputs and outputs of an imported span."""
     attributes = span.attributes
     value_in, value_out = attributes.get("input.value"), attributes.get("output.value")
-    kind = STORED_KINDS.get(span.kind, "step")
+    kind = str(attributes.get("playground.kind") or STORED_KINDS.get(span.kind, "step"))  # our own export names it
     if kind == "retrieve":
         hits = [
             {"id": passage_ids[d["text"]], "title": d["title"], "score": d["score"], "rank": rank}

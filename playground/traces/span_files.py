@@ -16,6 +16,7 @@ from typing import Any, Iterator, Optional
 
 from playground import PlaygroundError
 from playground.data.importers.reading import parse_json, read_text, text_lines, type_name
+from playground.data.records import DatasetFormatError
 
 KIND_KEY = "openinference.span.kind"
 _HEX_ID = re.compile(r"^[0-9a-fA-F]+$")
@@ -216,12 +217,21 @@ def read_spans(path: Path) -> list[TraceSpan]:
         return [span for record in _parquet_records(path) for span in _spans_of(record, path, None)]
     text = read_text(path)
     if not _json_lines(text):
-        return list(_spans_of(parse_json(text, path), path, None))
+        return list(_spans_of(_parsed(text, path, None), path, None))
     spans: list[TraceSpan] = []
     for number, line in text_lines(path, text):
         if line.strip():
-            spans.extend(_spans_of(parse_json(line, path, number), path, number))
+            spans.extend(_spans_of(_parsed(line, path, number), path, number))
     return spans
+
+
+def _parsed(text: str, path: Path, line: Optional[int]) -> Any:
+    """JSON within the importers' limits; a problem names the line."""
+    try:
+        return parse_json(text, path, line)
+    except DatasetFormatError as error:
+        record = error.record if isinstance(error.record, int) else line
+        raise TraceFileError(path, record, error.problem) from None
 
 
 def _json_lines(text: str) -> bool:
