@@ -60,9 +60,9 @@ def retrieved_documents(span: TraceSpan) -> list[dict]:
     for key, value in span.attributes.items():
         if not key.startswith(prefix):
             continue
-        index, _, rest = key[len(prefix) :].partition(".")
-        if index.isdigit():
-            found.setdefault(int(index), {})[rest] = value
+        number, _, rest = key[len(prefix) :].partition(".")
+        if number.isdigit():
+            found.setdefault(int(number), {})[rest] = value
     documents = []
     for index in sorted(found):
         parts = found[index]

@@ -127,7 +127,7 @@ def import_traces(
             workspace, config, current_session(workspace)["id"], label=f"production traces: {path.name}",
             n_planned=len(questions),
         )  # fmt: skip
-        results = []
+        scored: list[dict[str, float]] = []
         for position, question in enumerate(questions):
             record = by_id[question.id]
             scores = (
@@ -150,8 +150,9 @@ def import_traces(
                 "cached": 0,
             }
             run_store.save_result(workspace, result, span_rows(run_id, question, passage_ids))
-            results.append(result)
-        metrics = mean_scores(r["scores"] for r in results if not r["error"])
+            if result["error"] is None:
+                scored.append(scores)
+        metrics = mean_scores(scored)
         run_store.finish_run(workspace, run_id, "done", metrics)
     return {
         **summary,
