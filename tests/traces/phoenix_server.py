@@ -92,6 +92,18 @@ class PhoenixServer:
             if not cursor:
                 return spans
 
+    def wait_for_spans(self, project: str, count: int, timeout_s: float = 60.0) -> list[dict]:
+        """The project's spans once `count` are stored (Phoenix inserts what it receives in batches, a moment later)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                spans = self.spans(project)
+            except httpx.HTTPStatusError:  # the project appears with its first stored span
+                spans = []
+            if len(spans) >= count or time.monotonic() > deadline:
+                return spans
+            time.sleep(0.5)
+
     def dataframe_export(self, project: str, target: Path) -> None:
         """Phoenix's client writes its spans dataframe as parquet (in Phoenix's own interpreter)."""
         script = (

@@ -4,6 +4,7 @@ benchmark whose questions run and compare with production's answers."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -30,6 +31,8 @@ def test_spans_of_a_run_appear_in_phoenix_with_their_attributes(phoenix, workspa
     for _ in range(2):  # a second export sends the same ids: Phoenix keeps one copy
         assert main(["trace", "export", run_id, "--otlp", phoenix.url, "--project", "shown", "--db", db]) == 0
     assert "exported 15 spans of 3 traces" in capsys.readouterr().out
+    spans = phoenix.wait_for_spans("shown", 15)
+    time.sleep(2)  # a duplicate the second export made would be stored by now
     spans = phoenix.spans("shown")
     assert len(spans) == 15 and len({s["context"]["trace_id"] for s in spans}) == 3
     assert sorted(s["span_kind"] for s in spans) == sorted(
@@ -54,7 +57,8 @@ def test_a_phoenix_export_becomes_a_benchmark_that_runs_and_compares(phoenix, wo
     db = str(workspace.path)
     assert main(["trace", "export", run_id, "--otlp", phoenix.url, "--project", "live", "--db", db]) == 0
     records = tmp_path / "live.jsonl"
-    records.write_text("".join(json.dumps(s) + "\n" for s in phoenix.spans("live")), encoding="utf-8")
+    spans = phoenix.wait_for_spans("live", 15)
+    records.write_text("".join(json.dumps(s) + "\n" for s in spans), encoding="utf-8")
     parquet = tmp_path / "live.parquet"
     phoenix.dataframe_export("live", parquet)
     capsys.readouterr()
