@@ -103,6 +103,7 @@ bench: install
 	$(BIN)/python bench/optimize.py --figures
 	$(BIN)/python bench/quote_search.py --figures
 	$(BIN)/python bench/gate_overhead.py --figures
+	$(BIN)/python bench/traces.py --figures
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
 lock: $(BIN)/python
