@@ -64,8 +64,25 @@ def _passage_texts(workspace: Workspace, corpus: Optional[str], spans: list[dict
     return {pid: passage.text for pid, passage in get_passages(workspace, corpus, list(dict.fromkeys(ids))).items()}
 
 
+def judged_spans(workspace: Workspace, run_id: str, question_id: str, repeat: int, root_id: Optional[str]) -> list:
+    """The spans of each judgment of this answer (not pairwise ones it is the other side of), a judgment's top spans
+    under the answer's root span, each top span naming its judge and the judgment's score."""
+    from playground.store.judgments import get_judge_spans, list_judgments
+
+    found = []
+    for judgment in list_judgments(workspace, run_id=run_id, question_id=question_id):
+        if judgment["run_id"] != run_id or int(judgment["result_repeat"] or 0) != repeat:
+            continue
+        for span in get_judge_spans(workspace, judgment["id"]):
+            if span["parent_id"] is None:
+                span = {**span, "parent_id": root_id}
+                span["judgment"] = {k: judgment[k] for k in ("judge_id", "kind", "score", "verdict") if judgment[k]}
+            found.append(span)
+    return found
+
+
 def question_spans(workspace: Workspace, run: dict, question_id: str, repeat: int, resource, scope) -> list:
-    """The OpenTelemetry spans (ReadableSpan) of one question's stored trace, parents before children."""
+    """The OpenTelemetry spans (ReadableSpan) of one question's stored trace and its judgments, parents first."""
     from opentelemetry.sdk.trace import ReadableSpan
     from opentelemetry.trace import SpanContext, Status, StatusCode, TraceFlags
 
@@ -73,6 +90,8 @@ def question_spans(workspace: Workspace, run: dict, question_id: str, repeat: in
     from playground.store.runs import get_spans
 
     stored = get_spans(workspace, run["id"], question_id, repeat)
+    root_id = next((s["id"] for s in stored if s["parent_id"] is None), None)
+    stored += judged_spans(workspace, run["id"], question_id, repeat, root_id)
     texts = _passage_texts(workspace, corpus_of(workspace, run["config"].get("dataset", "")), stored)
     trace_id = trace_id_of(run["id"], question_id, repeat)
     contexts = {
@@ -93,6 +112,7 @@ def question_spans(workspace: Workspace, run: dict, question_id: str, repeat: in
             template=last_render.get(span["parent_id"]) if span["kind"] == "generate" else None,
         )
         attributes["playground.repeat"] = repeat
+        attributes.update({f"playground.judgment.{k}": v for k, v in (span.get("judgment") or {}).items()})
         start = _nanoseconds(span["started_at"])
         error = span.get("error")
         spans.append(
@@ -163,15 +183,30 @@ class _Failures(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def _reason(lines: list[str]) -> str:
-    """Why the exporter failed, from its log lines: the socket's own error when one is named."""
+def _reason(lines: list[str], endpoint: str, timeout_s: float) -> str:
+    """Why the exporter failed: the socket's error when its log names one, the endpoint's HTTP answer, else what a
+    plain connection to it says (the exporter does not log the cause when no time is left for a retry)."""
     import re
+    import socket
 
     for line in lines:
         found = re.search(r"\[Errno -?\d+\][^'\")]*", line)
         if found:
             return found.group(0).strip()
-    return lines[0] if lines else "no reason given"
+    answered = next((line for line in lines if "code: " in line and "code: None" not in line), None)
+    if answered:
+        return answered
+    parts = urlsplit(endpoint)
+    try:
+        with socket.create_connection((parts.hostname or "", parts.port or _default_port(parts.scheme)), timeout=3):
+            pass
+    except OSError as error:
+        return f"[Errno {error.errno}] {error.strerror}" if error.errno else str(error) or type(error).__name__
+    return f"no answer within {timeout_s:g} s"
+
+
+def _default_port(scheme: str) -> int:
+    return 443 if scheme == "https" else 80
 
 
 def send_otlp(
@@ -198,7 +233,7 @@ def send_otlp(
     try:
         for batch, count in _batches(run_spans(workspace, full, project)):
             if exporter.export(batch) is not SpanExportResult.SUCCESS:
-                reason = _reason(failures.lines)
+                reason = _reason(failures.lines, endpoint, timeout_s)
                 raise PlaygroundError(
                     f"could not send spans to {redact(endpoint)} after {traces} traces: {one_line(redact(reason))}"
                 )

@@ -144,3 +144,30 @@ def test_usage_errors_are_one_line(workspace, capsys, argv, problem):
     assert main(["trace", "export", run_id, *argv, "--db", str(workspace.path)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and problem in err
+
+
+def test_a_judgment_is_an_evaluator_span_under_the_answer(workspace, tmp_path):
+    from playground.programs.tracing import Tracer
+    from playground.store.judgments import save_judge, save_judgment
+
+    run_id = stored_rag_run(workspace)
+    save_judge(workspace, "judge-1", "pointwise", "openai:judge@http://127.0.0.1:9/v1", "f", {}, {}, {})
+    tracer = Tracer()
+    with tracer.span("judge", "pointwise", {"answer": "Paris"}) as judge:
+        with tracer.span("generate", "generate", {"model": "judge", "messages": [], "params": {}}) as call:
+            call.outputs = {"text": '{"score": 5}', "model_id": "judge"}
+        judge.outputs = {"score": 5}
+    judgment = {"judge_id": "judge-1", "kind": "pointwise", "run_id": run_id, "question_id": "q1", "score": 1.0}
+    judgment.update(result_repeat=0, sample_index=0)
+    save_judgment(workspace, judgment, tracer.rows(run_id, "q1"))
+    out = tmp_path / "spans.jsonl"
+    assert main(["trace", "export", run_id, "-o", str(out), "--db", str(workspace.path)]) == 0
+    spans = exported(out)
+    root = next(s for s in spans if s["name"] == "rag" and s["attributes"]["playground.question_id"] == "q1")
+    evaluator = next(s for s in spans if s["attributes"]["openinference.span.kind"] == "EVALUATOR")
+    assert evaluator["parentSpanId"] == root["spanId"] and evaluator["traceId"] == root["traceId"]
+    assert evaluator["attributes"]["playground.judgment.judge_id"] == "judge-1"
+    assert evaluator["attributes"]["playground.judgment.score"] == pytest.approx(1.0)
+    (inner,) = [s for s in spans if s.get("parentSpanId") == evaluator["spanId"]]
+    assert inner["attributes"]["openinference.span.kind"] == "LLM" and inner["attributes"]["llm.model_name"] == "judge"
+    assert len(spans) == 17
