@@ -156,3 +156,12 @@ def test_the_imported_questions_run_and_compare_with_production(workspace, tmp_p
     report = json.loads(capsys.readouterr().out)
     assert report["n"] == 3 and report["metrics"]["em"]["mean_a"] == pytest.approx(1.0)
     assert 0.0 <= report["metrics"]["em"]["mean_b"] <= 1.0
+
+
+def test_the_traces_importer_is_registered_like_the_other_formats(workspace, tmp_path):
+    from playground.data.importers import importer_names, read_dataset
+
+    _, path = exported_file(workspace, tmp_path)
+    assert "traces" in importer_names()
+    dataset = read_dataset("traces", path)
+    assert [q.id for q in dataset.questions] == list(ANSWERS) and len(dataset.passages) == 3
