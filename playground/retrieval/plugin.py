@@ -14,7 +14,7 @@ _EMBEDDER = Option(
     "embedder",
     DEFAULT_EMBEDDER,
     f"sentence-transformers model that embeds passages and queries ({E5_EMBEDDER} by default for a corpus "
-    "in a language other than English)",
+    "in a language other than English), or openai:MODEL@URL for an embedding server",
 )
 _BM25 = (
     Option("k1", 1.5, "term-frequency saturation", minimum=0.0),
@@ -80,6 +80,37 @@ BUILTIN_RETRIEVERS = (
         "approximate search on Annoy trees",
     ),
     RetrieverKind(
+        "milvus",
+        "playground.retrieval.milvus:MilvusRetriever",
+        (
+            _EMBEDDER,
+            Option(
+                "uri",
+                "",
+                "where Milvus is: empty for Milvus Lite inside the index folder, a local .db path, or a server "
+                "address (http://host:19530)",
+            ),
+            Option(
+                "collection",
+                "",
+                "empty: build the playground's own collection from the corpus; a name: search that existing "
+                "collection at uri, read only",
+            ),
+            Option("id_field", "id", "the existing collection's field holding passage ids"),
+            Option("text_field", "text", "the existing collection's field holding passage text"),
+            Option("title_field", "", "the existing collection's field holding titles (empty: none)"),
+            Option("vector_field", "vector", "the existing collection's vector field"),
+            Option(
+                "M", 16, "HNSW graph neighbours per node (collections the playground builds)", minimum=2, maximum=512
+            ),
+            Option("ef_construction", 64, "HNSW candidate list size while building", minimum=1),
+            Option("ef_search", 128, "HNSW candidate list size while searching", minimum=1),
+            Option("token_env", "MILVUS_TOKEN", "environment variable holding the server's token (never stored)"),
+        ),
+        "Milvus: Milvus Lite in process, or a Milvus server or cluster by uri (HNSW)",
+        check="playground.retrieval.milvus:check_milvus_params",
+    ),
+    RetrieverKind(
         "hybrid",
         "playground.retrieval.hybrid:HybridRetriever",
         (
@@ -92,6 +123,26 @@ BUILTIN_RETRIEVERS = (
         ),
         "reciprocal-rank fusion of two retrievers",
         check="playground.retrieval.registry:resolve_fused",
+    ),
+    RetrieverKind(
+        "http-search",
+        "playground.retrieval.search_service:SearchServiceRetriever",
+        (
+            Option("url", "", "the search service's URL (a ColBERTv2 server's, by default)"),
+            Option(
+                "method", "GET", "GET: query and k as URL parameters; POST: as a JSON body", choices=("GET", "POST")
+            ),
+            Option("query_param", "query", "the name the query goes under"),
+            Option("k_param", "k", "the name the number of passages asked for goes under"),
+            Option("results", "topk", "dotted JSON path of the answer's list of passages"),
+            Option("id_field", "pid", "dotted path of a passage's id within an item"),
+            Option("text_field", "text", "dotted path of a passage's text within an item"),
+            Option("score_field", "score", "dotted path of a passage's score within an item (empty: 1/rank)"),
+            Option("title_field", "", "dotted path of a passage's title within an item (empty: none)"),
+            Option("key_env", "", "environment variable holding a key sent as a Bearer token (empty: none)"),
+        ),
+        "any search service over HTTP (DSP's ColBERTv2 server shape, or a JSON shape described by parameters)",
+        check="playground.retrieval.search_service:check_service_params",
     ),
 )
 

@@ -8,6 +8,7 @@ from typing import Optional
 
 from playground.evaluation.judges.calls import JudgeOutputError, field_text, judge_call, parse_step, reason_of
 from playground.prompts.parse import first_json_object
+from playground.evaluation.judges.items import reference_text
 from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
@@ -49,11 +50,6 @@ def parse_implication(text: str) -> dict:
     if leading:
         return {"implies": _truth(leading.group(1)), "reason": reason_of(found, text)}
     raise JudgeOutputError(f"no true/false verdict in the judge's reply {' '.join((text or '').split())[:80]!r}")
-
-
-def reference_text(references: list[str]) -> str:
-    """Several acceptable answers are shown as alternatives."""
-    return references[0] if len(references) == 1 else " OR ".join(f'"{ref}"' for ref in references)
 
 
 def check_answer(
