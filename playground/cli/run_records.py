@@ -20,13 +20,13 @@ def register(subparsers, common) -> None:
         parents=[common],
         help="print one question's trace (span tree) in a run, or export a run's traces (OpenTelemetry)",
         usage="playground trace RUN_ID QUESTION_ID [--repeat-index N]\n"
-        "       playground trace export RUN_ID (--otlp URL | -o FILE) [--project NAME] [--force]",
+        "       playground trace export RUN_ID (--otlp URL [--timeout S] | -o FILE [--force]) [--project NAME]",
         description="`trace export RUN_ID` sends every question's span tree as OpenTelemetry spans with the "
         "OpenInference conventions to an OTLP/HTTP endpoint (Phoenix, Langfuse, Jaeger; headers from "
         "$OTEL_EXPORTER_OTLP_HEADERS) or writes them as OTLP/JSON lines.",
     )
     trace.add_argument("run_id", metavar="RUN_ID")
-    trace.add_argument("question_id", metavar="QUESTION_ID")
+    trace.add_argument("question_id", metavar="QUESTION_ID", nargs="?", default=None)
     trace.add_argument("--otlp", metavar="URL", default=None, help="export: the OTLP/HTTP endpoint (/v1/traces added)")
     trace.add_argument("-o", "--output", metavar="FILE", default=None, help="export: write OTLP/JSON lines here")
     trace.add_argument(
@@ -248,6 +248,8 @@ def handle_trace(args) -> int:
              ("--timeout", args.timeout)) if value is not None] + (["--force"] if args.force else [])  # fmt: skip
     if given:
         raise PlaygroundError(f"{', '.join(given)} only apply to `trace export RUN_ID`")
+    if args.question_id is None:
+        raise PlaygroundError("`trace RUN_ID QUESTION_ID` needs the question's id (see `playground runs`)")
     from playground.store.runs import get_result, get_run, get_spans
 
     with workspace_for(args, create=False) as workspace:
@@ -300,6 +302,8 @@ def handle_trace_export(args) -> int:
     """`trace export RUN_ID --otlp URL | -o FILE`: every question's spans as OpenTelemetry/OpenInference spans."""
     from playground.traces import DEFAULT_PROJECT, send_otlp, write_otlp_json
 
+    if args.question_id is None:
+        raise PlaygroundError("`trace export` needs the RUN_ID of the run to export (see `playground runs`)")
     if args.repeat_index:
         raise PlaygroundError("--repeat-index does not apply to `trace export` (every repeat is exported)")
     if args.timeout is not None and args.otlp is None:

@@ -146,6 +146,14 @@ def test_usage_errors_are_one_line(workspace, capsys, argv, problem):
     assert err.count("\n") == 1 and problem in err
 
 
+def test_a_missing_run_or_question_id_is_named(workspace, capsys):
+    run_id = stored_rag_run(workspace)
+    assert main(["trace", "export", "-o", "x.jsonl", "--db", str(workspace.path)]) == 1
+    assert "`trace export` needs the RUN_ID" in capsys.readouterr().err
+    assert main(["trace", run_id, "--db", str(workspace.path)]) == 1
+    assert "needs the question's id" in capsys.readouterr().err
+
+
 def test_a_judgment_is_an_evaluator_span_under_the_answer(workspace, tmp_path):
     from playground.programs.tracing import Tracer
     from playground.store.judgments import save_judge, save_judgment
