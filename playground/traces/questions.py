@@ -18,6 +18,7 @@ from playground.traces.span_files import TraceFileError, TraceSpan, read_spans
 QUESTION_FIELDS = ("question", "query", "input", "text", "content")
 ANSWER_FIELDS = ("answer", "output", "text", "content", "response")
 MODEL_KEYS = ("llm.model_name", "gen_ai.response.model", "gen_ai.request.model")
+MAX_TOKENS = 2**53
 
 
 @dataclass
@@ -101,7 +102,7 @@ def _traced_question(trace_id: str, spans: list[TraceSpan]) -> Optional[TracedQu
     if answer is None and llm:
         answer = _value(llm[-1].attributes, "output.value", ANSWER_FIELDS)
     model = next((str(s.attributes[k]) for s in llm for k in MODEL_KEYS if s.attributes.get(k)), None)
-    tokens = [(_count(s, "llm.token_count.prompt"), _count(s, "llm.token_count.completion")) for s in llm]
+    tokens = [(token_count(s, "llm.token_count.prompt"), token_count(s, "llm.token_count.completion")) for s in llm]
     return TracedQuestion(
         id=str(root.attributes.get("playground.question_id") or trace_id),
         trace_id=trace_id,
@@ -117,11 +118,12 @@ def _traced_question(trace_id: str, spans: list[TraceSpan]) -> Optional[TracedQu
     )
 
 
-def _count(span: TraceSpan, key: str) -> int:
+def token_count(span: TraceSpan, key: str) -> int:
+    """A token count attribute as a count (0 when absent or not a number; at most what SQLite's integers hold)."""
     value = span.attributes.get(key)
     try:
-        return max(0, int(value)) if value is not None else 0
-    except (TypeError, ValueError):
+        return min(max(0, int(value)), MAX_TOKENS) if value is not None else 0
+    except (TypeError, ValueError, OverflowError):
         return 0
 
 

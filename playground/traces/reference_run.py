@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import Any, Optional
 
 from playground.store.db import Workspace, now
-from playground.traces.questions import TracedQuestion, dataset_of, retrieved_documents, traced_questions
+from playground.traces.questions import (
+    TracedQuestion,
+    dataset_of,
+    retrieved_documents,
+    token_count,
+    traced_questions,
+)
 from playground.traces.span_files import TraceSpan
 
 STORED_KINDS = {"RETRIEVER": "retrieve", "LLM": "generate", "PROMPT": "render", "EVALUATOR": "judge", "TOOL": "tool"}
@@ -84,10 +90,8 @@ def span_rows(run_id: str, question: TracedQuestion, passage_ids: dict[str, str]
                 "outputs": json.dumps(outputs, ensure_ascii=False, sort_keys=True, default=str),
                 "started_at": _stamp(span.start_ns),
                 "duration_s": max(0.0, duration),
-                "prompt_tokens": int(span.attributes.get("llm.token_count.prompt") or 0) if kind == "generate" else 0,
-                "completion_tokens": (
-                    int(span.attributes.get("llm.token_count.completion") or 0) if kind == "generate" else 0
-                ),
+                "prompt_tokens": token_count(span, "llm.token_count.prompt") if kind == "generate" else 0,
+                "completion_tokens": token_count(span, "llm.token_count.completion") if kind == "generate" else 0,
                 "cached": 0,
                 "error": span.error,
             }

@@ -89,16 +89,31 @@ def _hex_id(value: Any, size: int) -> Optional[str]:
     return raw.hex() if len(raw) == size else value
 
 
+LATEST_NS = 253_402_300_799 * 1_000_000_000  # the end of year 9999, the last moment a stored timestamp can name
+
+
 def _nanoseconds(value: Any) -> Optional[int]:
+    """A time as nanoseconds since the epoch; ValueError for one that is not a time."""
     if value is None or value == "":
         return None
     if isinstance(value, (int, float)) or (isinstance(value, str) and value.isdigit()):
         number = int(value)
-        return number * 1_000_000 if number < 10**14 else number  # pandas writes epoch milliseconds
-    moment = _dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=_dt.timezone.utc)
-    return int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
+        number = number * 1_000_000 if number < 10**14 else number  # pandas writes epoch milliseconds
+    else:
+        moment = _dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=_dt.timezone.utc)
+        number = int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
+    if not 0 <= number <= LATEST_NS:
+        raise ValueError(f"time {value!r} is out of range")
+    return number
+
+
+def _times(raw: dict, start: str, end: str, path: Path, line: Optional[int], span: str) -> tuple:
+    try:
+        return _nanoseconds(raw.get(start)), _nanoseconds(raw.get(end))
+    except (TypeError, ValueError, OverflowError) as error:
+        raise TraceFileError(path, line, f"unreadable time: {error}", span or None) from None
 
 
 def _otlp_spans(document: dict, path: Path, line: Optional[int]) -> Iterator[TraceSpan]:
@@ -111,6 +126,7 @@ def _otlp_spans(document: dict, path: Path, line: Optional[int]) -> Iterator[Tra
                 attributes = {a.get("key"): _any_value(a.get("value")) for a in raw.get("attributes") or []}
                 status = raw.get("status") or {}
                 failed = status.get("code") in (2, "STATUS_CODE_ERROR")
+                start, end = _times(raw, "startTimeUnixNano", "endTimeUnixNano", path, line, span_id or "")
                 yield _checked(
                     TraceSpan(
                         trace_id=_hex_id(raw.get("traceId"), 16) or "",
@@ -118,8 +134,8 @@ def _otlp_spans(document: dict, path: Path, line: Optional[int]) -> Iterator[Tra
                         parent_id=_hex_id(raw.get("parentSpanId"), 8),
                         name=str(raw.get("name") or ""),
                         kind=str(attributes.get(KIND_KEY) or "UNKNOWN").upper(),
-                        start_ns=_nanoseconds(raw.get("startTimeUnixNano")),
-                        end_ns=_nanoseconds(raw.get("endTimeUnixNano")),
+                        start_ns=start,
+                        end_ns=end,
                         attributes=flatten(attributes),
                         error=(status.get("message") or "error") if failed else None,
                         line=line,
@@ -137,10 +153,7 @@ def _phoenix_span(record: dict, path: Path, line: Optional[int]) -> TraceSpan:
     )
     kind = record.get("span_kind") or attributes.get(KIND_KEY) or "UNKNOWN"
     failed = str(record.get("status_code") or "").upper() == "ERROR"
-    try:
-        start, end = _nanoseconds(record.get("start_time")), _nanoseconds(record.get("end_time"))
-    except (TypeError, ValueError) as error:
-        raise TraceFileError(path, line, f"unreadable time: {error}", str(flat.get("context.span_id") or "")) from None
+    start, end = _times(record, "start_time", "end_time", path, line, str(flat.get("context.span_id") or ""))
     return _checked(
         TraceSpan(
             trace_id=str(flat.get("context.trace_id") or ""),

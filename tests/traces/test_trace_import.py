@@ -116,6 +116,12 @@ def test_phoenix_span_records_import_like_otlp(workspace, tmp_path, capsys):
         ),
         ('[{"context": {"trace_id": "ab"}, "name": "x"}]', "span has no span id"),
         ('{"resourceSpans": []}\n', "no spans found"),
+        (
+            '{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "ab", "spanId": "cd", '
+            '"startTimeUnixNano": "soon"}]}]}]}\n',
+            "line 1, span cd: unreadable time",
+        ),
+        ('[{"context": {"trace_id": "ab", "span_id": "ef"}, "start_time": 1e30}]', "span ef: unreadable time"),
     ],
 )
 def test_malformed_spans_are_one_line_and_store_nothing(workspace, tmp_path, capsys, text, where):
