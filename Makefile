@@ -11,9 +11,10 @@ LINTED := playground tests bench scripts
 # The tree is formatted with `ruff format`; lint checks it (FORMAT_CHECK=0 skips that check).
 FORMAT_CHECK ?= 1
 FLOORS_VENV ?= $(VENV)-floors
+PHOENIX_VENV ?= $(VENV)-phoenix
 SITE := $(shell $(PYTHON) -c 'import sys; print(f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages")')
 
-.PHONY: demo test check lint typecheck install browser bench results lock floors clean fuzz
+.PHONY: demo test check lint typecheck install browser phoenix bench results lock floors clean fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +49,15 @@ browser:
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver sqlite3 fonts-wqy-microhei; fi; \
 	fi
 
+# A real Phoenix for tests/traces/test_phoenix.py (pyproject's [phoenix] extra), in a venv of its own: it runs as a
+# separate server, and its dependencies pin versions (python-dateutil<3) that the playground's cannot share.
+$(PHOENIX_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/python -m pip install --quiet 'arize-phoenix>=12'
+	touch $@
+
+phoenix: $(PHOENIX_VENV)/.installed
+
 demo: install
 	$(BIN)/playground demo --host $(HOST) --port $(PORT)
 
@@ -66,8 +76,8 @@ check: lint typecheck
 # tests): a test that crashes its worker (a native library's segfault) fails by name and the run reaches its summary.
 PYTEST_WORKERS ?= auto
 PYTEST_SUITE := -q -rs -n $(PYTEST_WORKERS) --dist loadgroup -p tests.suite_scheduling --durations=15
-test: lint typecheck browser
-	$(BIN)/python -m pytest $(PYTEST_SUITE)
+test: lint typecheck browser phoenix
+	PLAYGROUND_PHOENIX_PYTHON=$(abspath $(PHOENIX_VENV))/bin/python $(BIN)/python -m pytest $(PYTEST_SUITE)
 
 # The fuzzing suite's deeper search (tests/fuzz, Hypothesis profile `deep`: many more examples per property); `make
 # test` runs the same properties in their fast, derandomised form.
@@ -94,6 +104,7 @@ bench: install
 	$(BIN)/python bench/optimize.py --figures
 	$(BIN)/python bench/quote_search.py --figures
 	$(BIN)/python bench/gate_overhead.py --figures
+	$(BIN)/python bench/traces.py --figures
 	$(BIN)/python bench/prompt_api.py --figures
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
@@ -115,4 +126,4 @@ results: install
 	$(BIN)/python bench/results.py --figures
 
 clean:
-	rm -rf $(VENV) $(FLOORS_VENV) indexes/*/ .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(FLOORS_VENV) $(PHOENIX_VENV) indexes/*/ .pytest_cache .ruff_cache .mypy_cache

@@ -96,6 +96,8 @@ def import_command(args) -> int:
 
     if args.format == "questions":
         return import_questions_command(args)
+    if args.format == "traces":
+        return import_traces_command(args)
     if args.corpus is not None:
         raise PlaygroundError("--corpus only applies to `data import questions`")
     if not args.name:
@@ -128,6 +130,34 @@ def import_command(args) -> int:
         f"imported {args.format} {dataset.source} as benchmark {args.name!r} with "
         f"{summary['questions']:,} questions and {corpus} ({payload['seconds']:.2f} s)\n"
         f"language: {_language_text(finding, args.language)}",
+    )
+    return 0
+
+
+def import_traces_command(args) -> int:
+    """`data import traces FILE --name NAME`: traced questions, their passages, and production's answers as a run."""
+    from playground import PlaygroundError
+    from playground.traces import import_traces
+
+    given = [flag for flag, value in (("--chunker", args.chunker), ("--chunk-size", args.chunk_size),
+             ("--overlap", args.overlap), ("--corpus", args.corpus)) if value is not None]  # fmt: skip
+    if given:
+        raise PlaygroundError(f"{', '.join(given)} do not apply to `data import traces`")
+    if not args.name:
+        raise PlaygroundError("`data import traces` needs --name NAME")
+    started = time.perf_counter()
+    with workspace_for(args) as workspace:
+        summary = import_traces(workspace, args.name, args.path, replace=args.replace, language=args.language)
+    payload = {**summary, "format": "traces", "source": args.path, "seconds": round(time.perf_counter() - started, 3)}
+    skipped = (
+        f"; {summary['skipped_traces']} traces without an input question left out" if summary["skipped_traces"] else ""
+    )
+    corpus = f"corpus {summary['corpus']!r} with {summary['passages']:,} passages" if summary["corpus"] else "no corpus"
+    emit(
+        args,
+        payload,
+        f"imported traces {args.path} as benchmark {args.name!r} with {summary['questions']:,} questions and {corpus}; "
+        f"production's answers ({summary['model']}) as run {summary['run_id']}{skipped} ({payload['seconds']:.2f} s)",
     )
     return 0
 

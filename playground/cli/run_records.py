@@ -19,9 +19,35 @@ def register(subparsers, common) -> None:
     runs.add_argument("--session", help="only the runs of this session id")
     runs.set_defaults(handler=handle_runs)
 
-    trace = subparsers.add_parser("trace", parents=[common], help="print one question's trace (span tree) in a run")
+    trace = subparsers.add_parser(
+        "trace",
+        parents=[common],
+        help="print one question's trace (span tree) in a run, or export a run's traces (OpenTelemetry)",
+        usage="playground trace RUN_ID QUESTION_ID [--repeat-index N]\n"
+        "       playground trace export RUN_ID (--otlp URL [--timeout S] | -o FILE [--force]) [--project NAME]",
+        description="`trace export RUN_ID` sends every question's span tree as OpenTelemetry spans with the "
+        "OpenInference conventions to an OTLP/HTTP endpoint (Phoenix, Langfuse, Jaeger; headers from "
+        "$OTEL_EXPORTER_OTLP_HEADERS) or writes them as OTLP/JSON lines.",
+    )
     trace.add_argument("run_id", metavar="RUN_ID")
-    trace.add_argument("question_id", metavar="QUESTION_ID")
+    trace.add_argument("question_id", metavar="QUESTION_ID", nargs="?", default=None)
+    trace.add_argument("--otlp", metavar="URL", default=None, help="export: the OTLP/HTTP endpoint (/v1/traces added)")
+    trace.add_argument("-o", "--output", metavar="FILE", default=None, help="export: write OTLP/JSON lines here")
+    trace.add_argument(
+        "--project",
+        default=None,
+        metavar="NAME",
+        help="export: the project the spans go to (resource openinference.project.name; default playground)",
+    )
+    trace.add_argument("--force", action="store_true", help="export: replace an existing -o FILE")
+    trace.add_argument(
+        "--timeout",
+        type=bounds.TIMEOUT.flag("--timeout"),
+        default=None,
+        metavar="S",
+        help="export --otlp: give up on an endpoint that does not answer within S seconds, retries included "
+        "(default 15)",
+    )
     trace.add_argument(
         "--repeat-index",
         type=bounds.REPEAT_INDEX.flag("--repeat-index"),
@@ -219,6 +245,15 @@ def format_tree(nodes: list[dict], depth: int = 0) -> list[str]:
 
 def handle_trace(args) -> int:
     from playground.programs.tracing import span_tree
+
+    if args.run_id == "export":
+        return handle_trace_export(args)
+    given = [flag for flag, value in (("--otlp", args.otlp), ("-o", args.output), ("--project", args.project),
+             ("--timeout", args.timeout)) if value is not None] + (["--force"] if args.force else [])  # fmt: skip
+    if given:
+        raise PlaygroundError(f"{', '.join(given)} only apply to `trace export RUN_ID`")
+    if args.question_id is None:
+        raise PlaygroundError("`trace RUN_ID QUESTION_ID` needs the question's id (see `playground runs`)")
     from playground.store.runs import get_result, get_run, get_spans
 
     with workspace_for(args, create=False) as workspace:
@@ -265,3 +300,29 @@ def judgment_trees(workspace, run_id: str, question_id: str, repeat: int) -> lis
     ]
     keys = ("id", "kind", "judge_id", "sample_index", "score", "verdict", "reason", "error", "created_at")
     return [{**{k: j[k] for k in keys}, "spans": span_tree(get_judge_spans(workspace, j["id"]))} for j in found]
+
+
+def handle_trace_export(args) -> int:
+    """`trace export RUN_ID --otlp URL | -o FILE`: every question's spans as OpenTelemetry/OpenInference spans."""
+    from playground.traces import DEFAULT_PROJECT, send_otlp, write_otlp_json
+
+    if args.question_id is None:
+        raise PlaygroundError("`trace export` needs the RUN_ID of the run to export (see `playground runs`)")
+    if args.repeat_index:
+        raise PlaygroundError("--repeat-index does not apply to `trace export` (every repeat is exported)")
+    if args.timeout is not None and args.otlp is None:
+        raise PlaygroundError("--timeout only applies to `trace export --otlp`")
+    if (args.otlp is None) == (args.output is None):
+        raise PlaygroundError("`trace export RUN_ID` needs exactly one of --otlp URL and -o FILE")
+    project = args.project or DEFAULT_PROJECT
+    with workspace_for(args, create=False) as workspace:
+        if args.otlp is not None:
+            summary = send_otlp(workspace, args.question_id, args.otlp, project, args.timeout or 15.0)
+        else:
+            summary = write_otlp_json(workspace, args.question_id, args.output, project, force=args.force)
+    payload = {"run_id": summary.run_id, "traces": summary.traces, "spans": summary.spans, "to": summary.target}
+    if args.output == "-":
+        return 0
+    emit(args, payload, f"exported {summary.spans} spans of {summary.traces} traces of run {summary.run_id} "
+         f"to {summary.target}")  # fmt: skip
+    return 0

@@ -25,6 +25,7 @@ BUILTIN_PLUGINS = (
     "playground.programs.plugin",
     "playground.evaluation.plugin",
     "playground.data.plugin",
+    "playground.traces.plugin",
 )
 log = logging.getLogger("playground.plugins")
 

@@ -6,7 +6,7 @@ from tests.data import FIXTURES
 
 
 def test_registry_names_every_format():
-    assert set(importer_names()) == {"hotpotqa", "squad", "obqa", "helps", "beir", "jsonl"}
+    assert set(importer_names()) == {"hotpotqa", "squad", "obqa", "helps", "beir", "jsonl", "traces"}
 
 
 def test_read_dataset_dispatches_on_format():
