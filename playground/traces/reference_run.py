@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from playground.store.db import Workspace, now
+from playground.store.db import Workspace
+from playground.store.values import now
 from playground.traces.questions import (
     TracedQuestion,
     dataset_of,
