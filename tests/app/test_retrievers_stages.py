@@ -24,13 +24,13 @@ def test_a_reranked_retriever_shows_stage_metrics_and_rank_movement(app_workspac
     at.button(key="stages_evaluate").click().run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    table = at.table[-1].value
+    table = at.table[-2].value
     assert list(table.index) == ["retrieve (bm25)", "rerank (prefers-madrid)"]
     assert float(table.loc["rerank (prefers-madrid)", "recall@1"]) < float(table.loc["retrieve (bm25)", "recall@1"])
-    (moves,) = [frame.value for frame in at.dataframe if "moved" in frame.value.columns]
-    q1 = moves[moves["question"] == "q1"].iloc[0]
+    (moves,) = [frame.value for frame in at.table if "moved" in frame.value.columns]
+    q1 = moves.loc["q1"]
     assert (q1["gold"], q1["after retrieval"], q1["after reranking"], q1["moved"]) == ("p1", "1", "2", "↓ 1")
-    q6 = moves[moves["question"] == "q6"].iloc[0]
+    q6 = moves.loc["q6"]
     assert (q6["after retrieval"], q6["after reranking"], q6["moved"]) == ("1", "1", "=")  # its gold is Madrid
     (run,) = [r for r in list_retrieval_runs(app_workspace, "tiny") if r["config"].get("stages")]
     assert get_retrieval_run(app_workspace, run["id"])["config"]["stages"]["rerank"] == "prefers-madrid"

@@ -41,7 +41,7 @@ def stage_panel(ws, benchmark: str, kinds: list[str], k: int, session_id: str) -
         size = int(st.session_state.get("retrievers_sample") or 50)
         seed = int(st.session_state.get("retrievers_seed") or 0)
         request = (benchmark, kind, k, size, seed, settings.to_dict() if settings else None)
-        if st.button("Evaluate the stages", key="stages_evaluate", disabled=settings is None):
+        if st.button("Score the stages", key="stages_evaluate", disabled=settings is None):
             bar = st.progress(0.0, text="Evaluating the stages")
 
             def on_progress(done: int, total: int, message: str = "") -> None:
@@ -55,7 +55,7 @@ def stage_panel(ws, benchmark: str, kinds: list[str], k: int, session_id: str) -
         return
     if not held or held[0] != request:
         st.caption(
-            "Pick a reranker or a query rewriting, then evaluate: each metric after each stage and every gold "
+            "Pick a reranker or a query rewriting, then score them: each metric after each stage and every gold "
             "passage's rank after retrieval and after reranking, stored as a retrieval run."
         )
         return
@@ -64,5 +64,5 @@ def stage_panel(ws, benchmark: str, kinds: list[str], k: int, session_id: str) -
     moves = view.move_rows(result)
     if moves:
         st.caption("Each gold passage's rank after retrieval and after reranking (-: not in that ranking)")
-        st.dataframe(pd.DataFrame(moves), hide_index=True)
+        st.table(pd.DataFrame(moves).set_index("question"))
     st.caption(f"Stored as retrieval run {result.get('run_id', '')} (`playground compare` pairs it with another).")
