@@ -88,7 +88,12 @@ def cmd_retrieve(args) -> int:
         retriever = open_retriever(workspace, corpus, args.retriever, parse_params(args.param), on_progress)
     finally:
         close()
-    found = retriever.search(args.query, args.k)
+    from playground.retrieval.stages import staged
+
+    settings = stage_settings(args)
+    retriever = staged(retriever, settings, workspace, corpus)
+    searched = retriever.search_stages(args.query, args.k) if settings else None
+    found = searched.hits if searched else retriever.search(args.query, args.k)
     passages = get_passages(workspace, corpus, [hit.passage_id for hit in found])
     hits = [
         {
@@ -112,6 +117,7 @@ def cmd_retrieve(args) -> int:
         "terms": terms,
         "analyzer": analyzer,
         "hits": hits,
+        **({"stages": [record.to_dict() for record in searched.stages]} if searched else {}),
     }
     heading = [f"terms ({analyzer} analyser): {one_line(' '.join(terms)) or '(none)'}"] if terms is not None else []
     lines = heading + [
@@ -188,6 +194,7 @@ def register(subparsers, common) -> None:
 
     retrieve = subparsers.add_parser("retrieve", parents=[common], help="search a corpus")
     _retriever_options(retrieve)
+    add_stage_options(retrieve)
     retrieve.add_argument("-k", type=bounds.SEARCH_K.flag("-k"), default=5, help="number of passages (default 5)")
     retrieve.add_argument("query", help="the query text")
     retrieve.set_defaults(handler=cmd_retrieve)

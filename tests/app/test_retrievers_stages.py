@@ -46,3 +46,30 @@ def test_movement_says_up_down_new_and_lost():
         "lost",
         "=",
     ]
+
+
+def _selector_script():
+    import streamlit as st
+
+    from playground.app import components as ui
+
+    choice = ui.retriever_selector("setup")
+    st.session_state["chosen"] = {"kind": choice.kind, "stages": choice.stages, "settings": choice.settings()}
+
+
+def test_the_retriever_settings_carry_a_reranker_into_the_run_config(app_workspace):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_selector_script, default_timeout=60).run()
+    assert not at.exception, at.exception
+    assert at.session_state["chosen"]["stages"] == {}  # no reranker by default
+    at.selectbox(key="setup_rerank").set_value("llm").run()
+    assert at.session_state["chosen"]["stages"] == {} and "needs --rerank-model" in at.warning[0].value
+    at.text_input(key="setup_rerank_model").set_value("openai:judge@http://127.0.0.1:9/v1")
+    at.number_input(key="setup_rerank_depth").set_value(8).run()
+    assert at.session_state["chosen"]["stages"] == {
+        "rerank": "llm",
+        "rerank_depth": 8,
+        "rerank_model": "openai:judge@http://127.0.0.1:9/v1",
+    }
+    assert at.session_state["chosen"]["settings"]["rerank"] == "llm"

@@ -87,3 +87,15 @@ def test_sweeps_take_the_reranker_and_its_depth(tiny_workspace, plugin_rerankers
     depths = plan_sweep(reranked, *parse_sweep("rerank_depth=5,10"))
     assert [p.config.retrieval_stages["rerank_depth"] for p in depths] == [5, 10]
     assert [p.label for p in depths] == ["sweep rerank_depth=5", "sweep rerank_depth=10"]
+
+
+def test_retrieve_shows_the_reranked_hits_and_both_orders(tiny_workspace, plugin_rerankers, capsys):
+    argv = ["--db", str(tiny_workspace.path), "retrieve", "--dataset", "tiny", "-k", "2", "--json"]
+    code = main([*argv, "--rerank", "prefers-madrid", "What is the capital of France?"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    payload = json.loads(out)
+    assert [hit["id"] for hit in payload["hits"]] == ["p3", "p1"] and payload["hits"][0]["title"] == "Madrid"
+    retrieved, reranked = payload["stages"]
+    assert retrieved["ranked_ids"][0] == "p1" and reranked["outputs"]["before"] == retrieved["ranked_ids"]
+    assert reranked["ranked_ids"][0] == "p3" and reranked["scores"][0] == 1.0
