@@ -15,13 +15,13 @@ def rerank_selector(key: str, target=None) -> dict:
     from playground.retrieval.rerank.registry import reranker_kinds
     from playground.retrieval.stages import DEFAULT_RERANK_DEPTH, StageSettings
 
-    box = (target if target is not None else st).expander("Rerank (optional)")
+    box = target if target is not None else st
     columns = box.columns([2, 1, 3])
     kind = columns[0].selectbox("Reranker", [NO_RERANK, *reranker_kinds()], key=f"{key}_rerank")
-    depth = columns[1].number_input("Rerank depth", 1, 1000, DEFAULT_RERANK_DEPTH, key=f"{key}_rerank_depth")
-    model = columns[2].text_input("Reranker model", "", key=f"{key}_rerank_model", disabled=kind == NO_RERANK)
-    if kind == NO_RERANK:
+    if kind == NO_RERANK:  # its settings appear once a reranker is chosen
         return {}
+    depth = columns[1].number_input("Rerank depth", 1, 1000, DEFAULT_RERANK_DEPTH, key=f"{key}_rerank_depth")
+    model = columns[2].text_input("Reranker model", "", key=f"{key}_rerank_model")
     try:
         return StageSettings(rerank=kind, rerank_depth=int(depth), rerank_model=model.strip() or None).to_dict()
     except PlaygroundError as error:
