@@ -35,12 +35,21 @@ class CountsWrong:
         return [1.0]
 
 
+class Raises:
+    def __init__(self, model, workspace=None):
+        pass
+
+    def score(self, query, texts):
+        raise RuntimeError("the plugin's own bug")
+
+
 @pytest.fixture
 def plugin_rerankers(request):
     register_during_test(
         request,
         Reranker("prefers-madrid", PrefersMadrid, "a test reranker"),
         Reranker("counts-wrong", CountsWrong, "one score whatever it is given"),
+        Reranker("raises", Raises, "fails on every query"),
     )
 
 
@@ -51,6 +60,11 @@ def test_a_plugin_reranker_reorders_through_the_stage(tiny_workspace, plugin_rer
     wrong = StagedRetriever(bm25, StageSettings(rerank="counts-wrong"), tiny_workspace, "tiny")
     with pytest.raises(PlaygroundError, match="reranker 'counts-wrong' returned 1 scores for 4 passages"):
         wrong.search("What is the capital of France?", 2)
+    failing = StagedRetriever(bm25, StageSettings(rerank="raises"), tiny_workspace, "tiny")
+    with pytest.raises(
+        PlaygroundError, match=r"reranker 'raises' of plugin 'test-plugin' .*: score failed: RuntimeError: the plugin"
+    ):
+        failing.search("What is the capital of France?", 2)
 
 
 def eval_cli(capsys, db: str, *extra: str) -> str:

@@ -41,15 +41,19 @@ class OpenedReranker:
         self._inner = inner
 
     def score(self, query: str, texts: list[str]) -> RerankScores:
+        from playground.plugins.calls import call_plugin
+
         if not texts:
             return RerankScores(scores=[])
-        return checked_scores(self.kind, self._inner.score(query, texts), len(texts))
+        value = call_plugin("rerankers", self.kind, "score", self._inner.score, query, texts)
+        return checked_scores(self.kind, value, len(texts))
 
 
 def open_reranker(kind: str, model: str | None, workspace=None) -> OpenedReranker:
     """The reranker `kind` with `model` (what is heavy to load, a cross-encoder, is kept by its own module)."""
     from playground.plugins import load_ref
+    from playground.plugins.calls import call_plugin
 
     chosen = reranker_model(kind, model)
     cls = load_ref(reranker_record(kind).implementation, f"reranker {kind!r}")
-    return OpenedReranker(kind, cls(chosen, workspace))
+    return OpenedReranker(kind, call_plugin("rerankers", kind, "open", cls, chosen, workspace))
