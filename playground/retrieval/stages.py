@@ -180,6 +180,8 @@ class StagedRetriever:
                 queries = [query, *rewrites]
             record.outputs = {"rewrites": rewrites, "searched": queries}
             traced.outputs = {**record.outputs, **record.cost.to_dict()}
+            traced.prompt_tokens = record.cost.prompt_tokens
+            traced.completion_tokens = record.cost.completion_tokens
         records.append(record)
         return queries
 
