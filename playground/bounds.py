@@ -179,7 +179,8 @@ MAX_DOCUMENT_FILES = 100_000  # files under one import's folder (refused beyond,
 MAX_DOCUMENT_TOTAL_BYTES = 2 * 1024**3  # the documents of one import together (refused beyond)
 MAX_DOCUMENT_BYTES = 50 * 1024**2  # one file (a larger one is skipped with its reason)
 
-SWEEP_VALUES = {"k": K, "shots": SHOTS, "order": SWEEP_ORDER}
+RERANK_DEPTH = Bound("rerank_depth", 1, 1_000, whole=True)  # hits a reranker reorders (retrieval/stages.py)
+SWEEP_VALUES = {"k": K, "shots": SHOTS, "order": SWEEP_ORDER, "rerank_depth": RERANK_DEPTH}
 
 
 def confirm_long_work(what: str, estimate: str, confirmed: bool, flag: str = "--yes") -> None:

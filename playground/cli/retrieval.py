@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from playground import PlaygroundError, bounds
 from playground.cli.output import emit, open_workspace_for, progress_bar
+from playground.cli.stage_options import add_stage_options, stage_settings
 from playground.terminal_text import one_line
 from playground.retrieval.registry import retriever_kinds
 
@@ -87,7 +88,12 @@ def cmd_retrieve(args) -> int:
         retriever = open_retriever(workspace, corpus, args.retriever, parse_params(args.param), on_progress)
     finally:
         close()
-    found = retriever.search(args.query, args.k)
+    from playground.retrieval.stages import staged
+
+    settings = stage_settings(args)
+    retriever = staged(retriever, settings, workspace, corpus)
+    searched = retriever.search_stages(args.query, args.k) if settings else None
+    found = searched.hits if searched else retriever.search(args.query, args.k)
     passages = get_passages(workspace, corpus, [hit.passage_id for hit in found])
     hits = [
         {
@@ -111,6 +117,7 @@ def cmd_retrieve(args) -> int:
         "terms": terms,
         "analyzer": analyzer,
         "hits": hits,
+        **({"stages": [record.to_dict() for record in searched.stages]} if searched else {}),
     }
     heading = [f"terms ({analyzer} analyser): {one_line(' '.join(terms)) or '(none)'}"] if terms is not None else []
     lines = heading + [
@@ -141,6 +148,7 @@ def cmd_eval_retrieval(args) -> int:
             store=not args.no_store,
             session_id=None if args.no_store else current_session(workspace)["id"],
             corpus=args.corpus,
+            stages=stage_settings(args),
         )
     finally:
         close()
@@ -151,6 +159,10 @@ def cmd_eval_retrieval(args) -> int:
         f"p50 {result['p50_ms']:.2f} ms  p95 {result['p95_ms']:.2f} ms\n"
         f"{spec['level']:.0%} intervals: {spec['method']}, {spec['resamples']} resamples, seed {spec['seed']}"
     )
+    if result.get("stages"):
+        from playground.cli.stage_report import stage_lines
+
+        text += "\n" + "\n".join(stage_lines(result, args.k))
     if result.get("run_id"):
         text += f"\nstored as retrieval run {result['run_id']} (compare two with `playground compare RUN_A RUN_B`)"
     emit(args, result, text)
@@ -182,6 +194,7 @@ def register(subparsers, common) -> None:
 
     retrieve = subparsers.add_parser("retrieve", parents=[common], help="search a corpus")
     _retriever_options(retrieve)
+    add_stage_options(retrieve)
     retrieve.add_argument("-k", type=bounds.SEARCH_K.flag("-k"), default=5, help="number of passages (default 5)")
     retrieve.add_argument("query", help="the query text")
     retrieve.set_defaults(handler=cmd_retrieve)
@@ -192,6 +205,7 @@ def register(subparsers, common) -> None:
         help="recall@k, MRR@k, nDCG@k on a benchmark's gold passages, answer_recall@k on its answers, and latency",
     )
     _retriever_options(evaluate)
+    add_stage_options(evaluate)
     evaluate.add_argument("-k", type=bounds.SEARCH_K.flag("-k"), default=10, help="cut-off (default 10)")
     evaluate.add_argument(
         "--sample", type=bounds.SAMPLE.flag("--sample"), default=None, help="evaluate N seeded questions (default all)"

@@ -46,6 +46,9 @@ def add_run_options(
         help="retriever parameter, repeatable (e.g. --param embedder=openai:MODEL@URL, --param url=URL)",
     )
     parser.add_argument("-k", type=bounds.K.flag("-k"), default=5, help="passages to retrieve (default 5)")
+    from playground.cli.stage_options import add_stage_options
+
+    add_stage_options(parser)
     parser.add_argument(
         "--model",
         type=model_spec_flag("--model"),
@@ -240,12 +243,16 @@ def config_from_args(args, extra_options: dict | None = None):
         stop=tuple(args.stop),
         seed=args.gen_seed,
     )
+    from playground.cli.stage_options import stage_settings
+
+    stages = stage_settings(args)
     return RunConfig(
         dataset=args.dataset,
         program=args.program,
         templates={"main": template} if template else {},
         retriever=args.retriever,
         retriever_params=parse_params(args.param),
+        retrieval_stages=stages.to_dict() if stages else {},
         k=args.k,
         model=args.model,
         params=params,

@@ -3,6 +3,7 @@ answer_recall@k on its reference answers (gold or none), and p50/p95 per query."
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from typing import Mapping, Optional
@@ -119,6 +120,7 @@ def evaluate_retriever(
     label: Optional[str] = None,
     sweep: Optional[dict] = None,
     spans_only: bool = False,
+    stages=None,
 ) -> dict:
     """Search every sampled question of benchmark `dataset` that has gold; mean metrics and latency.
 
@@ -132,6 +134,9 @@ def evaluate_retriever(
     run is saved as a retrieval run (each question's ranked ids, scores, gold ranks, latency; the config with the
     index manifest and embedder) and its id returned as "run_id", so it can be compared later; `label` and `sweep`
     (a chunking sweep's id, parameter and value, runs/chunk_sweeps.py) are stored with it.
+    `stages` (playground.retrieval.stages.StageSettings) puts query rewriting before the retriever and a reranker
+    after it: each metric is then also reported after each stage ("stages"), with each question's gold moves and
+    stage costs ("per_question", evaluation/stage_scores.py), and latency is the whole chain's.
     """
     from playground.data.sampling import sample_questions
     from playground.evaluation.span_gold import SpanGold, checked_corpus, chunking
@@ -158,13 +163,18 @@ def evaluate_retriever(
     if not questions:
         raise PlaygroundError(gold.nothing_to_score(dataset) + ", nor answers to look for in the passages")
     chosen = sample_questions(questions, sample, seed)
-    retriever = open_retriever(workspace, searched, kind, params, on_progress=on_progress)
-    rows = []
-    for position, question in enumerate(chosen):
-        started = time.perf_counter()
-        hits = retriever.search(question.text, k)
-        latency_ms = (time.perf_counter() - started) * 1000.0
-        ranked = [hit.passage_id for hit in hits]
+    from playground.evaluation.stage_scores import question_stages, stage_summary
+    from playground.retrieval.stages import staged
+
+    retriever = staged(
+        open_retriever(workspace, searched, kind, params, on_progress=on_progress), stages, workspace, searched
+    )
+    staged_search = getattr(retriever, "search_stages", None)
+
+    def scored(
+        question, ranked: list[str], carried: Optional[dict[str, str]] = None
+    ) -> tuple[list[str], dict[str, Optional[int]], dict[str, float]]:
+        """Gold ranks and metrics of one ranking; `carried`: the text of hits that brought their own passage."""
         gold_ids: list[str] = []
         ranks: dict[str, Optional[int]] = {}
         metrics: dict[str, float] = {}
@@ -178,8 +188,20 @@ def evaluate_retriever(
         answers = scorable_answers(question, rule)
         if answers:
             found = get_passages(workspace, searched, ranked[:k])
-            texts = [_text_read(hit, found) for hit in hits[:k]]
+            texts = [_text_read(pid, carried or {}, found) for pid in ranked[:k]]
             metrics = {**metrics, "answer_recall@k": answer_found(texts, answers, rule)}
+        return gold_ids, ranks, metrics
+
+    rows, per_question = [], []
+    for position, question in enumerate(chosen):
+        started = time.perf_counter()
+        found = staged_search(question.text, k) if staged_search else None
+        hits = found.hits if found else retriever.search(question.text, k)
+        latency_ms = (time.perf_counter() - started) * 1000.0
+        ranked = [hit.passage_id for hit in hits]
+        gold_ids, ranks, metrics = scored(question, ranked, {h.passage_id: h.text for h in hits if h.text is not None})
+        if found:
+            per_question.append(question_stages(question.id, found.stages, functools.partial(scored, question)))
         rows.append(
             {
                 "question_id": question.id,
@@ -216,6 +238,9 @@ def evaluate_retriever(
             "seed": 0,
         },
     }
+    if per_question:
+        result["stages"] = stage_summary(per_question)
+        result["per_question"] = per_question
     if store:
         from playground.store.retrieval_runs import create_retrieval_run
 
@@ -236,15 +261,16 @@ def evaluate_retriever(
             "embedder": resolved.get("embedder"),
             "index_manifest": manifest,
             "question_ids": [row["question_id"] for row in rows],
+            **({"stages": stages.to_dict()} if per_question else {}),
             **({"sweep": sweep} if sweep else {}),
         }
         result["run_id"] = create_retrieval_run(workspace, config, rows, result, session_id=session_id, label=label)
     return result
 
 
-def _text_read(hit, corpus_passages: dict) -> str:
+def _text_read(passage_id: str, carried: dict[str, str], corpus_passages: dict) -> str:
     """The passage as the retriever gave it (a search service's or a user's collection's text), else the corpus's."""
-    if hit.text is not None:
-        return hit.text
-    found = corpus_passages.get(hit.passage_id)
+    if passage_id in carried:
+        return carried[passage_id]
+    found = corpus_passages.get(passage_id)
     return found.text if found is not None else ""

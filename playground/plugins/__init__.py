@@ -16,6 +16,7 @@ from playground.plugins.records import (
     Metric,
     ModelProvider,
     ProgramKind,
+    Reranker,
     RetrieverKind,
     load_ref,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "ModelProvider",
     "Option",
     "ProgramKind",
+    "Reranker",
     "RetrieverKind",
     "add_plugin",
     "hookimpl",

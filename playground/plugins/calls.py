@@ -19,6 +19,7 @@ from playground.plugins.manager import Origin, registry
 SINGULAR = {
     "providers": "model provider",
     "retrievers": "retriever",
+    "rerankers": "reranker",
     "programs": "program",
     "metrics": "metric",
     "judges": "judge",

@@ -25,6 +25,11 @@ def register_retrievers(register):
 
 
 @hookspec
+def register_rerankers(register):
+    """Register rerankers (the stage after retrieval): register(Reranker(...))."""
+
+
+@hookspec
 def register_programs(register):
     """Register programs: register(ProgramKind(...)), or register(program) with a Program object."""
 

@@ -22,6 +22,7 @@ GROUP = "playground.plugins"
 BUILTIN_PLUGINS = (
     "playground.models.plugin",
     "playground.retrieval.plugin",
+    "playground.retrieval.rerank.kinds",
     "playground.programs.plugin",
     "playground.evaluation.plugin",
     "playground.data.plugin",

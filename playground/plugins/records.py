@@ -45,6 +45,21 @@ class RetrieverKind:
 
 
 @dataclass(frozen=True)
+class Reranker:
+    """A reranker, the stage after retrieval: `implementation` is a class built as implementation(model, workspace)
+    (`model`: what --rerank-model names: a folder, a model spec, an API's model name; "" for the default) whose
+    instances give score(query, texts) -> one relevance score per text, higher first (a list of numbers, or a
+    playground.retrieval.rerank.base.RerankScores with the model calls it made). `needs_model`: it cannot run
+    without --rerank-model."""
+
+    name: str
+    implementation: Ref
+    description: str = ""
+    needs_model: bool = False
+    default_model: str = ""
+
+
+@dataclass(frozen=True)
 class ModelProvider:
     """A model provider: the specs "NAME:..." load through `load(parsed, spec, api_key=None, **options) -> Model`.
 
@@ -203,6 +218,7 @@ class Kind:
 KINDS: tuple[Kind, ...] = (
     Kind("providers", "register_model_providers", ModelProvider, "model providers"),
     Kind("retrievers", "register_retrievers", RetrieverKind, "retrievers"),
+    Kind("rerankers", "register_rerankers", Reranker, "rerankers"),
     Kind("programs", "register_programs", ProgramKind, "programs"),
     Kind("metrics", "register_metrics", Metric, "metrics"),
     Kind("judges", "register_judges", Judge, "judges"),

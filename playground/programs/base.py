@@ -176,7 +176,13 @@ class StepContext:
             raise PlaygroundError("this program retrieves passages, but the run has no retriever (pass --retriever)")
         k = self.k if k is None else k
         with self.span("retrieve", name, {"query": query, "k": k, "retriever": self.retriever.kind}) as span:
-            hits = self.retriever.search(query, k) if k > 0 else []
+            stages = getattr(self.retriever, "search_stages", None)  # rewrite/rerank stages: each a nested span
+            if k <= 0:
+                hits = []
+            elif stages:
+                hits = stages(query, k, self.span, workspace=self.workspace, cache_writer=self.cache_writer).hits
+            else:
+                hits = self.retriever.search(query, k)
             found: dict = get_passages(self.workspace, self.corpus, [hit.passage_id for hit in hits])
             found.update({hit.passage_id: hit for hit in hits if hit.text is not None})  # a hit's own text
             passages = [

@@ -55,6 +55,7 @@ class RunConfig:
     retriever: Optional[str] = None
     retriever_params: dict[str, Any] = field(default_factory=dict)
     retriever_manifest: Optional[dict[str, Any]] = None
+    retrieval_stages: dict[str, Any] = field(default_factory=dict)  # rewrite/rerank around the retriever (stages.py)
     k: int = 5
     model: str = DEFAULT_MODEL_SPEC
     params: GenerationParams = field(default_factory=GenerationParams)

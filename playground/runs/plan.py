@@ -177,6 +177,11 @@ def resolve_plan(
         config.retriever = config.retriever or DEFAULT_RETRIEVER
     else:
         config.retriever, config.retriever_params, config.retriever_manifest = None, {}, None
+        config.retrieval_stages = {}
+    if config.retrieval_stages and not stored:
+        from playground.retrieval.stages import StageSettings
+
+        config.retrieval_stages = StageSettings.from_dict(config.retrieval_stages).to_dict()
     if model_spec:
         config.model = model_spec
     # Cache use is how a run is executed, not what it computes: a repeat or resume follows the caller's choice.
@@ -254,6 +259,10 @@ def bind(
             workspace, corpus, config.retriever, config.retriever_params or None, on_progress=on_progress
         )
         manifest = dict(getattr(retriever, "manifest", None) or {})
+        if config.retrieval_stages:
+            from playground.retrieval.stages import StageSettings, staged
+
+            retriever = staged(retriever, StageSettings.from_dict(config.retrieval_stages), workspace, corpus)
         before = (config.retriever_manifest or {}).get("fingerprint")
         if before and manifest.get("fingerprint") and before != manifest["fingerprint"]:
             raise PlaygroundError(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence, Union
 
 from playground import PlaygroundError
 from playground.bounds import LONG_SWEEP_POINTS, MAX_SWEEP_POINTS, SWEEP_VALUES, confirm_long_work
@@ -24,13 +24,18 @@ SWEEP_PARAMETERS = {
     "k": "passages retrieved",
     "shots": "few-shot examples",
     "order": "example order (permutation number)",
+    "rerank_depth": "hits the reranker reorders",
+    "rerank": "reranker (KIND or KIND:MODEL; none: no reranking)",
 }
+NO_RERANK = "none"
+SweepValue = Union[int, str]
 _RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
 
 
-def parse_sweep(spec: str) -> tuple[str, list[int]]:
+def parse_sweep(spec: str) -> tuple[str, list]:
     """ "k=0,1,2", "shots=0..3", "order=0..5" -> (parameter, values); ranges include both ends. Each value is within
-    its parameter's bound and there are at most MAX_SWEEP_POINTS (counted before a range is expanded)."""
+    its parameter's bound and there are at most MAX_SWEEP_POINTS (counted before a range is expanded).
+    "rerank=none,cross-encoder:FOLDER,llm:SPEC" names rerankers instead (KIND, or KIND:MODEL)."""
     name, sep, raw = (spec or "").partition("=")
     name = name.strip()
     if not sep or name not in SWEEP_PARAMETERS:
@@ -38,6 +43,8 @@ def parse_sweep(spec: str) -> tuple[str, list[int]]:
             f"--sweep {spec!r}: write PARAM=VALUES with PARAM one of {', '.join(SWEEP_PARAMETERS)} "
             f"(e.g. k=0,1,2 or order=0..5)"
         )
+    if name == "rerank":
+        return name, _rerank_values(spec, raw)
     values: list[int] = []
     for part in raw.split(","):
         span = _RANGE.match(part)
@@ -63,16 +70,35 @@ def parse_sweep(spec: str) -> tuple[str, list[int]]:
     return name, values
 
 
+def _rerank_values(spec: str, raw: str) -> list[str]:
+    from playground.retrieval.rerank.registry import reranker_kinds
+
+    values = [part.strip() for part in raw.split(",") if part.strip()]
+    if not values or len(values) > MAX_SWEEP_POINTS:
+        raise PlaygroundError(f"--sweep {spec!r}: name 1 to {MAX_SWEEP_POINTS:,} rerankers")
+    for value in values:
+        kind = value.partition(":")[0]
+        if kind != NO_RERANK and kind not in reranker_kinds():
+            raise PlaygroundError(
+                f"--sweep {spec!r}: {kind!r} is not a reranker (choose from: {NO_RERANK}, {', '.join(reranker_kinds())})"
+            )
+    if len(set(values)) != len(values):
+        raise PlaygroundError(f"--sweep {spec!r}: a value is repeated")
+    return values
+
+
 def check_sweep(config, parameter: str) -> None:
     """Refuse a sweep whose parameter would change nothing, saying why."""
     from playground.programs.registry import get_program
 
     program = get_program(config.program)
-    if parameter == "k" and not program.needs_retriever:
+    if parameter in ("k", "rerank_depth", "rerank") and not program.needs_retriever:
         raise PlaygroundError(
-            f"program {config.program!r} retrieves nothing, so sweeping k changes nothing "
+            f"program {config.program!r} retrieves nothing, so sweeping {parameter} changes nothing "
             f"(use --program rag or another retrieving program)"
         )
+    if parameter == "rerank_depth" and not (config.retrieval_stages or {}).get("rerank"):
+        raise PlaygroundError("sweeping rerank_depth needs a reranker (--rerank KIND)")
     if parameter in ("shots", "order"):
         if not (config.options.get("examples") or config.options.get("demonstrations")):
             raise PlaygroundError(
@@ -86,6 +112,20 @@ def point_config(config, parameter: str, value: int):
     point = RunConfig.from_dict(config.to_dict())
     if parameter == "k":
         point.k = value
+    elif parameter in ("rerank", "rerank_depth"):
+        from playground.retrieval.stages import StageSettings
+
+        stages = dict(point.retrieval_stages or {})
+        if parameter == "rerank_depth":
+            stages["rerank_depth"] = value
+        elif value == NO_RERANK:
+            for key in ("rerank", "rerank_depth", "rerank_model"):
+                stages.pop(key, None)
+        else:
+            kind, _, model = str(value).partition(":")
+            same_kind = stages.get("rerank") == kind
+            stages.update(rerank=kind, rerank_model=model or (stages.get("rerank_model") if same_kind else None))
+        point.retrieval_stages = StageSettings.from_dict(stages).to_dict()
     else:
         point.options = {**point.options, parameter: value}
     return point
@@ -96,7 +136,7 @@ class SweepPoint:
     """One point of a sweep: the swept setting's value and the run config that has it."""
 
     parameter: str
-    value: int
+    value: SweepValue
     config: RunConfig
 
     @property
@@ -105,7 +145,7 @@ class SweepPoint:
 
 
 def plan_sweep(
-    config, parameter: str, values: Sequence[int], confirmed: bool = False, confirm_with: str = "--yes"
+    config, parameter: str, values: Sequence[SweepValue], confirmed: bool = False, confirm_with: str = "--yes"
 ) -> list[SweepPoint]:
     """The sweep's points, in the order given, without running them; a sweep that would change nothing is refused,
     and one of more than LONG_SWEEP_POINTS points (each a whole run) is refused unless `confirmed` (the refusal
@@ -117,7 +157,8 @@ def plan_sweep(
     if len(values) > MAX_SWEEP_POINTS:
         raise PlaygroundError(f"a sweep has at most {MAX_SWEEP_POINTS:,} points, got {len(values):,}")
     for value in values:
-        SWEEP_VALUES[parameter].check(value, f"--sweep {parameter}")
+        if parameter in SWEEP_VALUES:
+            SWEEP_VALUES[parameter].check(value, f"--sweep {parameter}")
     check_sweep(config, parameter)
     if len(values) > LONG_SWEEP_POINTS:
         each = f"{config.sample:,} question(s)" if config.sample else f"every question of {config.dataset!r}"
@@ -130,7 +171,7 @@ def plan_sweep(
     return [SweepPoint(parameter, value, point_config(config, parameter, value)) for value in values]
 
 
-def _point(parameter: str, value: int, summary, metric: str) -> dict:
+def _point(parameter: str, value: SweepValue, summary, metric: str) -> dict:
     """A point as the sweep reports it: {parameter, value, run_id, n, errors, status, metrics, metric, score}."""
     return {
         "parameter": parameter,
@@ -149,7 +190,7 @@ def run_sweep(
     workspace,
     config,
     parameter: str,
-    values: list[int],
+    values: Sequence[SweepValue],
     metric: str = "em",
     on_progress: Optional[ProgressCallback] = None,
     model: Optional[Model] = None,
@@ -191,7 +232,7 @@ def start_sweep(
     workspace,
     config,
     parameter: str,
-    values: list[int],
+    values: Sequence[SweepValue],
     metric: str = "em",
     *,
     session_id: Optional[str] = None,

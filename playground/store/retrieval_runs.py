@@ -105,4 +105,5 @@ def get_retrieval_results(workspace: Workspace, run_id: str) -> list[dict]:
 def settings(config: dict) -> dict:
     """The settings a person compares retrieval runs by."""
     keys = ("dataset", "corpus", "retriever", "params", "k", "embedder", "sample", "seed")
-    return {key: config.get(key) for key in keys if key != "corpus" or config.get("corpus") != config.get("dataset")}
+    found = {key: config.get(key) for key in keys if key != "corpus" or config.get("corpus") != config.get("dataset")}
+    return {**found, "stages": config["stages"]} if config.get("stages") else found  # rewrite, rerank (stages.py)

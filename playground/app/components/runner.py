@@ -83,6 +83,7 @@ def _run_config(benchmark: str, variant: Variant, version: str, question_ids, sa
         templates={"main": f"{variant.template.name}@{version}"},
         retriever=variant.retriever.kind,
         retriever_params=dict(variant.retriever.params),
+        retrieval_stages=dict(variant.retriever.stages),
         k=variant.retriever.k,
         model=variant.model.spec,
         params=variant.model.params,

@@ -28,9 +28,11 @@ class RetrieverChoice:
     kind: Optional[str]  # None: no retrieval (the direct program)
     k: int
     params: dict = field(default_factory=dict)
+    stages: dict = field(default_factory=dict)  # a reranker after it (RunConfig.retrieval_stages)
 
     def settings(self) -> dict:
-        return {"retriever": self.kind or "none", "k": self.k if self.kind else None}
+        found = {"retriever": self.kind or "none", "k": self.k if self.kind else None}
+        return {**found, "rerank": self.stages["rerank"]} if self.stages.get("rerank") else found
 
 
 def model_presets() -> list[str]:
@@ -126,4 +128,7 @@ def retriever_selector(
     columns = target.columns([3, 1])
     kind = columns[0].selectbox("Retriever", options, key=kind_key)
     k = columns[1].number_input("k", 1, 20, default_k, 1, key=f"{key}_k", disabled=kind == NO_RETRIEVER)
-    return RetrieverChoice(None if kind == NO_RETRIEVER else kind, int(k))
+    from playground.app.components.rerank_selector import rerank_selector
+
+    stages = rerank_selector(key, target) if kind != NO_RETRIEVER else {}
+    return RetrieverChoice(None if kind == NO_RETRIEVER else kind, int(k), stages=stages)

@@ -260,6 +260,9 @@ def render() -> None:
     query, question = _query_inputs(questions)
     _side_by_side(ws, corpus, kinds, query, int(k), question)
     _sample_evaluation(ws, benchmark, corpus, kinds, int(k), questions)
+    from playground.app.components.stage_panel import stage_panel
+
+    stage_panel(ws, benchmark, kinds, int(k), state.current_session_id())
     comparison_views.show_retrieval_runs(ws, benchmark)
 
 

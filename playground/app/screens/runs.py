@@ -123,6 +123,7 @@ def _launch_form(ws, benchmark: str) -> None:
         templates=templates,
         retriever=retriever.kind if retriever else None,
         retriever_params=dict(retriever.params) if retriever else {},
+        retrieval_stages=dict(retriever.stages) if retriever else {},
         k=retriever.k if retriever else 5,
         model=model.spec,
         params=model.params,

@@ -130,6 +130,7 @@ def _start(
         templates={"main": version_to_run(ws, prompt, session_id)} if prompt is not None else {},
         retriever=retriever.kind if retriever else None,
         retriever_params=dict(retriever.params) if retriever else {},
+        retrieval_stages=dict(retriever.stages) if retriever else {},
         k=retriever.k if retriever else 5,
         model=model.spec,
         params=model.params,

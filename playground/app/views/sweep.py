@@ -129,6 +129,7 @@ def _run_sweep(
         templates={"main": version_to_run(ws, prompt, state.current_session_id())} if prompt is not None else {},
         retriever=retriever.kind if retriever else None,
         retriever_params=dict(retriever.params) if retriever else {},
+        retrieval_stages=dict(retriever.stages) if retriever else {},
         k=retriever.k if retriever else 5,
         model=model.spec,
         params=model.params,
