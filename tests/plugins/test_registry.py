@@ -54,6 +54,7 @@ def test_the_built_ins_register_through_the_hooks_with_their_origin():
         "annoy",
         "milvus",
         "hybrid",
+        "http-search",
     ]
     assert list(loaded.of("providers")) == ["local", "openai", "hf", "cohere"]
     assert {"em", "f1", "cover_em", "accuracy", "rougeL", "retrieval_recall"} <= set(loaded.of("metrics"))
@@ -88,7 +89,7 @@ def test_loading_the_registry_imports_no_heavy_library():
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["kinds"]["retrievers"] == 8 and result["kinds"]["metrics"] >= 6
+    assert result["kinds"]["retrievers"] == 9 and result["kinds"]["metrics"] >= 6
     assert result["heavy"] == []
 
 
