@@ -1,4 +1,5 @@
-"""Run one variant (template text, retriever and k, model and parameters) through the engine the CLI uses.
+"""Run one variant (template text, retriever and k, model and parameters) through the engine the CLI uses: what the
+app's Playground and Side by side pages start (no Streamlit here; the app passes its cached model and index loaders).
 
 Benchmark questions go through `playground.runs.execute.start_run` (a stored run with its trace, scored against
 the reference answers): `start_variant` hands the run to a worker process and returns its id at once (the Side by
@@ -11,18 +12,45 @@ version whose parent is the version it was edited from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Optional
 
-from playground.app import resources
-from playground.app.components.selectors import ModelChoice, RetrieverChoice
+from playground.models.base import GenerationParams
+from playground.runs.stops import applied_stop_text
+
+if TYPE_CHECKING:
+    from playground.prompts.template import Template
+
+# spec -> the model held for one call (the app's: cached and locked per process, remote ones with a typed key)
+UsingModel = Callable[[str], ContextManager[Any]]
+# (corpus, kind, sorted params) -> the retriever over the corpus's index (the app's: loaded once per process)
+OpenRetriever = Callable[[str, str, tuple], Any]
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    spec: str
+    params: GenerationParams
+
+    def settings(self) -> dict:
+        return {"model": self.spec, **{k: v for k, v in self.params.to_dict().items() if k != "n"}}
+
+
+@dataclass(frozen=True)
+class RetrieverChoice:
+    kind: Optional[str]  # None: no retrieval (the direct program)
+    k: int
+    params: dict = field(default_factory=dict)
+
+    def settings(self) -> dict:
+        return {"retriever": self.kind or "none", "k": self.k if self.kind else None}
 
 
 @dataclass
 class Variant:
-    template: object  # playground.prompts.template.Template (possibly edited)
+    template: Template  # possibly edited
     retriever: RetrieverChoice
     model: ModelChoice
-    base: Optional[object] = None  # the Template it was edited from; its version becomes the parent
+    base: Optional[Template] = None  # the template it was edited from; its version becomes the parent
 
     @property
     def program(self) -> str:
@@ -31,8 +59,6 @@ class Variant:
     def settings(self) -> dict:
         """What a person compares variants by (the side-by-side page highlights the ones that differ)."""
         from playground.store.content_ids import prompt_version_id
-
-        from playground.app.views.stops import applied_stop_text
 
         return {
             "template": self.template.name,
@@ -131,7 +157,7 @@ def run_variant(
     session_id: str,
     *,
     question_ids: list,
-    api_keys: Optional[Mapping[str, str]] = None,
+    using_model: UsingModel,
     label: Optional[str] = None,
 ) -> VariantResult:
     """A stored run of the variant over benchmark questions, answered here; the first result is returned in full
@@ -141,7 +167,7 @@ def run_variant(
 
     version = save_variant_version(workspace, variant, session_id)
     config = _run_config(benchmark, variant, version, question_ids, None, 0)
-    with resources.using_model(variant.model.spec, api_keys) as model:
+    with using_model(variant.model.spec) as model:
         summary = start_run(workspace, config, model=model, label=label, session_id=session_id)
     results = get_results(workspace, summary.run_id)
     first = results[0] if results else {}
@@ -173,7 +199,9 @@ def run_typed_question(
     variant: Variant,
     text: str,
     session_id: str,
-    api_keys: Optional[Mapping[str, str]] = None,
+    *,
+    using_model: UsingModel,
+    open_retriever: OpenRetriever,
 ) -> VariantResult:
     """The variant's program on a question no benchmark holds, through the same call a stored run makes
     (programs.answer.answer); nothing is stored but the prompt version (no reference answer: no score, no run)."""
@@ -189,10 +217,8 @@ def run_typed_question(
     if program.needs_retriever:
         if not corpus:
             raise PlaygroundError("this benchmark has no corpus to retrieve from: choose no retriever")
-        retriever = resources.retriever(
-            workspace, corpus, variant.retriever.kind, tuple(sorted(variant.retriever.params.items()))
-        )
-    with resources.using_model(variant.model.spec, api_keys) as model:
+        retriever = open_retriever(corpus, str(variant.retriever.kind), tuple(sorted(variant.retriever.params.items())))
+    with using_model(variant.model.spec) as model:
         context = StepContext(
             workspace=workspace,
             model=model,
@@ -222,13 +248,15 @@ def run_typed_question(
     )
 
 
-def retrieve_passages(workspace, corpus: Optional[str], choice: RetrieverChoice, query: str) -> list[dict]:
+def retrieve_passages(
+    workspace, corpus: Optional[str], choice: RetrieverChoice, query: str, open_retriever: OpenRetriever
+) -> list[dict]:
     """The passages a run would retrieve for `query` (for the live preview; the index loads once per process)."""
     from playground.store.datasets import get_passages
 
     if not choice.kind or not corpus or not query.strip():
         return []
-    retriever = resources.retriever(workspace, corpus, choice.kind, tuple(sorted(choice.params.items())))
+    retriever = open_retriever(corpus, choice.kind, tuple(sorted(choice.params.items())))
     hits = retriever.search(query, choice.k)
     found = get_passages(workspace, corpus, [hit.passage_id for hit in hits])
     return [

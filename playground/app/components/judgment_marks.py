@@ -174,3 +174,10 @@ def judge_scores_text(result: Mapping, judged: Mapping) -> str:
     parts = [f"{name} {float(value):.2f}" for name, value in (judged.get("scores") or {}).items() if name not in own]
     parts += [f"{name}: judge error" for name in (judged.get("judge_errors") or {})]
     return " · ".join(parts)
+
+
+def answer_judge_kinds() -> tuple[str, ...]:
+    """The judgment kinds of the judges of each answer (their reports and judgments show as metrics)."""
+    from playground.evaluation.judges.registry import answer_judges
+
+    return tuple(judge.kind for judge in answer_judges().values())

@@ -9,13 +9,13 @@ from playground import PlaygroundError
 from playground.app import charts, state
 from playground.app import components as ui
 from playground.store.share_links import resolve_run_link
-from playground.app.components.judge_reliability import show_judge_reliability
+from playground.app.pages.ab.judge_reliability import show_judge_reliability
 from playground.app.components.labels import relabel
-from playground.app.views import ab as view
-from playground.app.views import comparison as compared
-from playground.app.views.runs import run_label
+import playground.app.pages.ab.data as view
+from playground.app.components import comparison as compared
+from playground.app.components.run_labels import run_label
 from playground.evaluation.scoring import default_metric
-from playground.app.views.traces import ordered_spans, span_title
+from playground.app.components.trace_spans import ordered_spans, span_title
 
 SEED = 0
 
@@ -42,7 +42,7 @@ def _linked(ws, name: str):
 
 def _settings_diff(run_a: dict, run_b: dict) -> None:
     """What a person set that differs between the runs; the details the engine recorded (the index manifest) apart."""
-    from playground.app.views.stops import run_answer_format
+    from playground.runs.stops import run_answer_format
     from playground.evaluation.config_diff import confound_warning, diff_configs
 
     ws = state.workspace()
@@ -145,7 +145,7 @@ def _rate(ws, run_a: str, run_b: str, question_id: str) -> None:
 def _prediction_powered(comparison: dict) -> None:
     """Per judge metric scored in both runs: the judge-only and prediction-powered differences (B - A) on one axis,
     and which interval the verdict used (the prediction-powered one whenever questions are rated in both)."""
-    from playground.app.views.ppi import difference_report, intervals_figure
+    from playground.app.charts.ppi import difference_report, intervals_figure
 
     for metric, row in comparison["metrics"].items():
         report = difference_report(row)
@@ -268,5 +268,6 @@ def render() -> None:
         _rate(ws, run_a, run_b, question_id)
 
 
-with ui.errors_as_messages("A/B"):
-    render()
+if __name__ == "__main__":  # run by Streamlit as the page's script; imported, it draws nothing
+    with ui.errors_as_messages("A/B"):
+        render()

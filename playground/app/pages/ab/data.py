@@ -134,7 +134,7 @@ def chosen_settings(config: Mapping, answer_format: Optional[str] = None) -> dic
     """What a person set for a run, by name: template (name @ version), program and options, retriever with its
     parameters and k, model and each generation parameter (the stop that applied, given the template's
     `answer_format`), and the sample."""
-    from playground.app.views.stops import applied_stop_text, stop_text
+    from playground.runs.stops import applied_stop_text, stop_text
 
     templates = config.get("templates") or {}
     templates = {"main": templates} if isinstance(templates, str) else templates

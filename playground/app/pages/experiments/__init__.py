@@ -19,25 +19,26 @@ def render() -> None:
     sweep, chunking, judges, optimise = st.tabs(["Sweep", "Chunking", "Judges", "Optimise"])
     with sweep:
         with ui.errors_as_messages("Sweep"):
-            from playground.app.views.sweep import sweep_tab
+            from playground.app.pages.experiments.sweep import sweep_tab
 
             sweep_tab(ws)
     with chunking:
         with ui.errors_as_messages("Chunking sweep"):
-            from playground.app.views.chunking import chunking_tab
+            from playground.app.pages.experiments.chunking import chunking_tab
 
             chunking_tab(ws, state.benchmark(), state.current_session_id())
     with judges:
         with ui.errors_as_messages("Judges"):
-            from playground.app.views.judges import judges_tab
+            from playground.app.pages.experiments.judges import judges_tab
 
             judges_tab(ws)
     with optimise:
         with ui.errors_as_messages("Optimise"):
-            from playground.app.views.optimize import optimize_tab
+            from playground.app.pages.experiments.optimize import optimize_tab
 
             optimize_tab(ws, state.current_session_id(), state.benchmark(), state.api_keys())
 
 
-with ui.errors_as_messages("Experiments"):
-    render()
+if __name__ == "__main__":  # run by Streamlit as the page's script; imported, it draws nothing
+    with ui.errors_as_messages("Experiments"):
+        render()

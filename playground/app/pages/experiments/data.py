@@ -17,13 +17,6 @@ def judge_kinds() -> dict[str, str]:
     return {name: f"{name}: {judge.description}" if judge.description else name for name, judge in judges().items()}
 
 
-def answer_judge_kinds() -> tuple[str, ...]:
-    """The judgment kinds of the judges of each answer (their reports and judgments show as metrics)."""
-    from playground.evaluation.judges.registry import answer_judges
-
-    return tuple(judge.kind for judge in answer_judges().values())
-
-
 def sweep_values(parameter: str, values_text: str) -> list[int]:
     """ "0,1,2" or "0..5" for `parameter` -> the values (PlaygroundError saying what is wrong)."""
     from playground.runs.sweeps import parse_sweep

@@ -22,13 +22,14 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
     worker (the page follows it from the database: Refresh, Stop, Resume)."""
     from playground.app import components as ui
     from playground.app.components.prompt_picker import PROGRAM_DEFAULT
+    from playground.app.pages.experiments.run_setup import run_setup
 
     with st.expander("Start a search", expanded=expanded):
         if benchmark is None:
             st.info("Choose a benchmark in the sidebar first: a search splits its questions.")
             return
         st.session_state.setdefault("optimize_template", PROGRAM_DEFAULT)  # the program's own main template
-        setup = ui.run_setup(ws, "optimize", "direct", "Starting prompt")
+        setup = run_setup(ws, "optimize", "direct", "Starting prompt")
         program, prompt, retriever, model = setup.program, setup.prompt, setup.retriever, setup.model
         columns = st.columns(6)
         budget = columns[0].number_input("Budget (candidates)", 1, 50, 3, key="optimize_budget")
@@ -116,7 +117,7 @@ def _start(
     demos=0,
     sample=None,
 ) -> str:
-    from playground.app.views.prompts import version_to_run
+    from playground.app.components.prompt_choices import version_to_run
     from playground.optimize.optimizer import SearchSettings, start_detached
     from playground.optimize.splits import parse_split
     from playground.runs.config import RunConfig

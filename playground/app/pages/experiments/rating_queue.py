@@ -9,7 +9,7 @@ import streamlit as st
 
 from playground import PlaygroundError
 from playground.app import components as ui
-from playground.app.views.ppi import intervals_figure
+from playground.app.charts.ppi import intervals_figure
 
 JUST_RATED = "ppi_just_rated"
 

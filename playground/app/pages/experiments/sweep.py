@@ -11,7 +11,8 @@ import streamlit as st
 
 from playground.app import state
 from playground.app import components as ui
-from playground.app.views import experiments as view
+import playground.app.pages.experiments.data as view
+from playground.app.pages.experiments.run_setup import run_setup
 from playground.evaluation.scoring import general_metric, summary_metrics
 
 SWEEP_RESULT = "experiments_sweep_result"
@@ -48,7 +49,7 @@ def sweep_tab(ws) -> None:
         st.info(state.NO_BENCHMARK)
         return
     st.caption(ui.md_escape(f"Benchmark {benchmark} · every point is a stored run on the same seeded sample"))
-    setup = ui.run_setup(ws, "experiments", "rag", "Prompt")
+    setup = run_setup(ws, "experiments", "rag", "Prompt")
     program, prompt, retriever, model = setup.program, setup.prompt, setup.retriever, setup.model
     columns = st.columns(4)
     sample = columns[0].number_input("Sample size", 1, 10_000, 5, key="experiments_sample")
@@ -118,7 +119,7 @@ def _run_sweep(
     metric,
     confirmed: bool = False,
 ) -> None:
-    from playground.app.views.prompts import version_to_run
+    from playground.app.components.prompt_choices import version_to_run
     from playground.runs.config import RunConfig
     from playground.runs.sweeps import start_sweep
 
@@ -190,7 +191,7 @@ def _sweep_result(metric: str) -> None:
     points = _sweep_chart(launched, metric, f"experiments_sweep_chart_{metric}")
     st.dataframe(view.point_rows(points, metric), hide_index=True, key="experiments_sweep_points")
     if len(points) >= 2:
-        from playground.app.views import comparison as compared
+        from playground.app.components import comparison as compared
 
         st.markdown(f"**Each point against {points[0]['parameter']}={points[0]['value']}** (paired, every metric)")
         compared.show_comparison(

@@ -12,10 +12,13 @@ import streamlit as st
 from playground import PlaygroundError
 from playground.app import components as ui
 from playground.app import state
-from playground.app.views.editor_preview import no_passage_warning, preview
-from playground.app.views.editor_run import run_and_show
-from playground.app.views.editor_save import new_template_form
-from playground.app.views.editor_text import (
+from playground.app.pages.playground.editor import sync_editor, template_editor
+from playground.app.pages.playground.history import prompt_history
+from playground.app.pages.playground.preview import no_passage_warning, preview
+from playground.app.pages.playground.run import run_and_show
+from playground.app.pages.playground.save import new_template_form
+from playground.app.pages.playground.templates import answer_templates
+from playground.app.pages.playground.editor_text import (
     BASE_KEY,
     LOADED_KEY,
     STARTER_KEY,
@@ -37,7 +40,7 @@ FROM_BENCHMARK, TYPED = "From the benchmark", "Type a question"
 
 def reopen_latest_draft(ws) -> None:
     """A new browser session without a link (a reload of `/`): the editor as the session left it."""
-    from playground.app.components.editor_state import draft_base
+    from playground.app.pages.playground.drafts import draft_base
     from playground.prompts.template import Template
     from playground.store.drafts import latest_draft
 
@@ -117,13 +120,13 @@ def question_picker(questions):
 def _editor_templates(ws, problems: list[str]) -> dict:
     """{name: (Template, what it is)}: the starters, your own templates, then names only saved as versions (a file
     of your own that does not parse is named in `problems`)."""
-    from playground.app.views.prompts import NOT_ANSWERING
+    from playground.app.components.prompt_choices import NOT_ANSWERING
     from playground.prompts.library import is_starter, list_templates, load_template
     from playground.store.prompts import list_saved_templates
 
     found = {
         t.name: (t, "starter" if is_starter(t) else "your template")
-        for t in ui.answer_templates(list_templates(ws, problems)).values()
+        for t in answer_templates(list_templates(ws, problems)).values()
     }
     for row in list_saved_templates(ws):
         if row["name"] not in found and row["latest_version"] and row.get("technique") not in NOT_ANSWERING:
@@ -178,7 +181,7 @@ def _stored_version(ws, template) -> str | None:
 
 
 def main() -> None:
-    from playground.app.components.editor_state import keep_draft
+    from playground.app.pages.playground.drafts import keep_draft
     from playground.store.datasets import corpus_of, load_questions
 
     st.title("Playground")
@@ -193,7 +196,7 @@ def main() -> None:
 
     question, text = question_picker(questions)
     base = template_picker(ws)
-    system_text, user_text = ui.sync_editor(SYSTEM_KEY), ui.sync_editor(USER_KEY)
+    system_text, user_text = sync_editor(SYSTEM_KEY), sync_editor(USER_KEY)
     keep_draft(ws, state.current_session_id(), base, system_text, user_text)
     template, error = edited_template(base)
 
@@ -219,12 +222,10 @@ def main() -> None:
             with st.expander(f"Retrieved passages ({len(passages)})", expanded=False):
                 ui.question_passages(ws, corpus, passages, question, query=text)
     with left:
-        ui.template_editor(
+        template_editor(
             SYSTEM_KEY, "System part (Jinja)", error if error and error.part == "system" else None, min_lines=3
         )
-        ui.template_editor(
-            USER_KEY, "User part (Jinja)", error if error and error.part == "user" else None, min_lines=8
-        )
+        template_editor(USER_KEY, "User part (Jinja)", error if error and error.part == "user" else None, min_lines=8)
         if error is not None:
             ui.show_error(error, "Template")
         new_template_form()
@@ -247,7 +248,8 @@ def main() -> None:
     st.code(link, language=None)
     st.divider()
     st.subheader("Prompt history")
-    ui.prompt_history(ws, base.name, template, open_in_editor, current_template, saved_as_base)
+    prompt_history(ws, base.name, template, open_in_editor, current_template, saved_as_base)
 
 
-main()
+if __name__ == "__main__":  # run by Streamlit as the page's script; imported, it draws nothing
+    main()

@@ -39,7 +39,7 @@ def draft_text(ws, session_id: str, name: str, base_version: Optional[str] = Non
 def draft_base(ws, draft: dict):
     """The template a draft was edited from: its base version (stored, or the file that is that text), else the
     template file of its name."""
-    from playground.app.views.prompts import base_template
+    from playground.app.components.prompt_choices import base_template
     from playground.prompts.library import load_template
 
     return base_template(ws, draft["template"], draft.get("base_version")) or load_template(draft["template"], ws)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from playground.app import components as ui
-from playground.app import state
-from playground.app.views import background
-from playground.app.views.editor_text import BASE_KEY
+from playground.app import resources, state
+import playground.app.pages.playground.background as background
+from playground.app.pages.playground.editor_text import BASE_KEY
+from playground.runs.variants import Variant, VariantResult, run_typed_question, run_variant
 
 RESULT_KEY, PENDING_KEY = "_pg_result", "_pg_pending"
 
@@ -33,6 +34,29 @@ def show_result(result, question) -> None:
         st.caption(f"Run `{result.run_id}`")
 
 
+def answer_once(benchmark, corpus, variant: Variant, question, text: str, session_id: str, keys) -> VariantResult:
+    """The variant on the picked benchmark question (a stored run) or on the typed question (shown, not stored), with
+    the app's cached model (one call at a time) and index."""
+    ws = state.workspace()
+
+    def using_model(spec: str):
+        return resources.using_model(spec, keys)
+
+    if question is not None:
+        return run_variant(
+            ws, benchmark, variant, session_id, question_ids=[question.id], using_model=using_model, label="playground"
+        )
+    return run_typed_question(
+        ws,
+        corpus,
+        variant,
+        text,
+        session_id,
+        using_model=using_model,
+        open_retriever=lambda corpus, kind, params: resources.retriever(ws, corpus, kind, params),
+    )
+
+
 def run_and_show(ws, benchmark, corpus, template, base, question, text, retriever_choice, model_choice, ready: bool):
     """The Run button and the latest answer; returns the version id of the editor's text when that is what ran."""
     edited = template is not None and template.content != base.content
@@ -43,20 +67,9 @@ def run_and_show(ws, benchmark, corpus, template, base, question, text, retrieve
         help="Saves the template as a new prompt version when edited, then answers the question",
     )
     if run and ready:
-        variant = ui.Variant(template=template, retriever=retriever_choice, model=model_choice, base=base)
+        variant = Variant(template=template, retriever=retriever_choice, model=model_choice, base=base)
         session_id, keys = state.current_session_id(), state.api_keys()
-        if question is not None:
-            call = lambda: ui.run_variant(
-                state.workspace(),
-                benchmark,
-                variant,
-                session_id,  # noqa: E731
-                question_ids=[question.id],
-                api_keys=keys,
-                label="playground",
-            )
-        else:
-            call = lambda: ui.run_typed_question(state.workspace(), corpus, variant, text, session_id, api_keys=keys)  # noqa: E731
+        call = lambda: answer_once(benchmark, corpus, variant, question, text, session_id, keys)  # noqa: E731
         holder = background.start(
             PENDING_KEY,
             call,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from playground.app.views.prompts import is_answer_template
+from playground.app.components.prompt_choices import is_answer_template
 
 
 def answer_templates(templates: Iterable) -> dict:

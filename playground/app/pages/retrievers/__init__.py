@@ -9,8 +9,8 @@ import streamlit as st
 
 from playground.app import charts, resources, state
 from playground.app import components as ui
-from playground.app.views import comparison as comparison_views
-from playground.app.views import retrieval as view
+from playground.app.components import comparison as comparison_views
+import playground.app.pages.retrievers.data as view
 
 TYPED = "(type a query)"
 DEFAULT_KINDS = ["bm25", "dense"]
@@ -263,5 +263,6 @@ def render() -> None:
     comparison_views.show_retrieval_runs(ws, benchmark)
 
 
-with ui.errors_as_messages("Retrievers"):
-    render()
+if __name__ == "__main__":  # run by Streamlit as the page's script; imported, it draws nothing
+    with ui.errors_as_messages("Retrievers"):
+        render()

@@ -15,7 +15,8 @@ from playground.app import state
 from playground.store.share_links import resolve_run_link
 from playground.app import components as ui
 from playground.app.components.labels import relabel
-from playground.app.views import runs as view
+from playground.app.components.run_labels import default_threshold, run_label, run_settings
+import playground.app.pages.runs.data as view
 from playground.evaluation.scoring import default_metric, higher_is_better, metric_order, summary_metrics
 
 PROGRAM_PICKED_KEY = "_runs_program_picked"
@@ -33,7 +34,7 @@ def _program_picked() -> None:
 
 
 def _launch_form(ws, benchmark: str) -> None:
-    from playground.app.components.options import program_options_form
+    from playground.app.pages.runs.options import program_options_form
     from playground.programs.registry import programs
     from playground.runs.config import RunConfig
     from playground.runs.execute import start_run
@@ -105,7 +106,7 @@ def _launch_form(ws, benchmark: str) -> None:
         )
         if not st.button("Start run", key="runs_start", type="primary", disabled=model is None or not questions):
             return
-    from playground.app.views.prompts import version_to_run
+    from playground.app.components.prompt_choices import version_to_run
 
     session_id = state.current_session_id()
     templates = {"main": version_to_run(ws, prompt, session_id)} if prompt is not None else {}
@@ -198,7 +199,7 @@ def _run_list(ws) -> list[dict]:
 def _prompt_that_ran(ws, run: dict) -> None:
     """Which prompt version each of the run's template roles used, with its diff against its parent (or the
     starter of its name) and a link that opens it in the Playground's editor."""
-    from playground.app.views.prompts import parent_text, version_label
+    from playground.app.components.prompt_choices import parent_text, version_label
     from playground.store.prompts import get_prompt_version
 
     for role, version_id in ((run.get("config") or {}).get("prompt_versions") or {}).items():
@@ -252,11 +253,11 @@ def _open_run(ws, runs: list[dict]) -> None:
     if st.session_state.get("runs_open") not in ids:
         st.session_state.pop("runs_open", None)
     by_id = {run["id"]: run for run in runs}
-    relabel("runs_open", lambda rid: view.run_label(by_id[rid]) if rid in by_id else None)
-    run_id = st.selectbox("Open a run", ids, key="runs_open", format_func=lambda rid: view.run_label(by_id[rid]))
+    relabel("runs_open", lambda rid: run_label(by_id[rid]) if rid in by_id else None)
+    run_id = st.selectbox("Open a run", ids, key="runs_open", format_func=lambda rid: run_label(by_id[rid]))
     run = by_id[run_id]
 
-    settings = view.run_settings(run.get("config") or {})
+    settings = run_settings(run.get("config") or {})
     ui.show_text(run.get("label") or run_id, css_class="pg-run-head", strong=True)
     _prompt_that_ran(ws, run)
     ui.follow_runs({run.get("label") or run_id: run_id}, key="runs", while_running=_latest_answers)
@@ -299,7 +300,7 @@ def _open_run(ws, runs: list[dict]) -> None:
         "at least" if higher_is_better(metric) else "at most",
         0.0,
         1.0,
-        view.default_threshold(metric),
+        default_threshold(metric),
         0.05,
         key=f"runs_threshold_{metric}",
     )
@@ -352,5 +353,6 @@ def render() -> None:
         _open_run(ws, runs)
 
 
-with ui.errors_as_messages("Runs"):
-    render()
+if __name__ == "__main__":  # run by Streamlit as the page's script; imported, it draws nothing
+    with ui.errors_as_messages("Runs"):
+        render()

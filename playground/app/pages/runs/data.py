@@ -4,55 +4,11 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 
-from playground.evaluation.scoring import is_binary, is_correct, summary_metrics
+from playground.app.components.run_labels import run_settings
+from playground.evaluation.scoring import is_correct, summary_metrics
 
 OUTCOMES = ("correct", "wrong", "error", "judge error", "unscored")
 SETTING_COLUMNS = ("program", "template", "retriever", "k", "model", "temperature", "max_tokens", "sample", "seed")
-
-
-def default_threshold(metric: Optional[str]) -> float:
-    """The score at which an answer counts as correct, to start with: 1 for the 0/1 metrics, 0.5 for the others."""
-    return 1.0 if is_binary(metric) else 0.5
-
-
-def run_settings(config: Mapping) -> dict:
-    """The settings a person compares runs by; a config this version cannot read shows what it has."""
-    from playground.runs.config import RunConfig
-
-    try:
-        settings = RunConfig.from_dict(dict(config)).settings()
-    except Exception:  # noqa: BLE001 - an imported or older config: show its raw fields instead
-        settings = {key: config.get(key) for key in ("dataset", "program", "retriever", "k", "model", "sample", "seed")}
-    templates = settings.get("templates") or {}
-    settings["template"] = ", ".join(str(v) for v in templates.values()) if isinstance(templates, dict) else templates
-    return settings
-
-
-def throughput_text(run: Mapping, now: Optional[str] = None) -> str:
-    """Questions a minute since the run was created (to its end, or to now while it runs)."""
-    import datetime as dt
-
-    def parse(stamp):
-        return dt.datetime.fromisoformat(stamp) if stamp else None
-
-    start = parse(run.get("created_at"))
-    end = parse(run.get("finished_at")) if run.get("status") != "running" else None
-    end = end or parse(now) or dt.datetime.now(dt.timezone.utc)
-    done = int(run.get("n_done") or 0)
-    if start is None or done == 0:
-        return "no question answered yet"
-    seconds = max(1e-3, (end - start).total_seconds())
-    return f"{done / seconds * 60:.1f} questions/min over {seconds:.0f} s"
-
-
-def run_label(run: Mapping) -> str:
-    """A run as a picker shows it: id, name, stored status and, once it has ended, how much it answered (a running
-    run's count would be stale at once: the page follows its progress below the picker)."""
-    settings = run_settings(run.get("config") or {})
-    name = run.get("label") or f"{settings.get('program')} / {settings.get('template')}"
-    status = run.get("status")
-    progress = "" if status == "running" else f" · {run.get('n_done') or 0}/{run.get('n_planned') or 0}"
-    return f"{run['id']} · {name} · {status}{progress}"
 
 
 def scores_note(run: Mapping) -> Optional[str]:

@@ -16,7 +16,7 @@ from playground import PlaygroundError
 from playground.app import state
 from playground.app import components as ui
 from playground.app.components.errors import error_text
-from playground.app.views import sessions as view
+import playground.app.pages.sessions.data as view
 
 MESSAGE_KEY = "sessions_message"
 IMPORTED_KEY = "_sessions_imported"  # the session the last import made, offered by "Switch to it" until switched
@@ -210,7 +210,7 @@ def _share(ws, current: str) -> None:
     page = columns[0].selectbox(
         "Page", state.PAGE_SLUGS, key="sessions_share_page", index=state.PAGE_SLUGS.index("runs")
     )
-    from playground.app.views.runs import run_label
+    from playground.app.components.run_labels import run_label
 
     runs = {run["id"]: run for run in list_runs(ws, current)}
     run_id = columns[1].selectbox(
@@ -317,5 +317,6 @@ def render() -> None:
     _history(ws)
 
 
-with ui.errors_as_messages("Sessions"):
-    render()
+if __name__ == "__main__":  # run by Streamlit as the page's script; imported, it draws nothing
+    with ui.errors_as_messages("Sessions"):
+        render()

@@ -110,14 +110,14 @@ def parent_of(versions: Sequence[Mapping], version_id: str) -> Optional[Mapping]
 def history_templates(rows: Sequence[Mapping]) -> list[str]:
     """Template names for the prompt history, the ones that answer questions first (the judge, proposal and
     question-generation prompts the tools keep come last), each group by name."""
-    from playground.app.views.prompts import NOT_ANSWERING
+    from playground.app.components.prompt_choices import NOT_ANSWERING
 
     return [row["name"] for row in sorted(rows, key=lambda r: (r.get("technique") in NOT_ANSWERING, str(r["name"])))]
 
 
 def history_template_label(rows: Sequence[Mapping], name: str) -> str:
     """A template as the history's picker shows it: an internal one says what it is for."""
-    from playground.app.views.prompts import NOT_ANSWERING
+    from playground.app.components.prompt_choices import NOT_ANSWERING
 
     technique = next((row.get("technique") for row in rows if row["name"] == name), None)
     return f"{name} (internal: {technique})" if technique in NOT_ANSWERING else name

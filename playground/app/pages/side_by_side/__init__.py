@@ -18,6 +18,7 @@ import streamlit as st
 
 from playground.app import components as ui
 from playground.app import state
+from playground.runs.variants import Variant, start_variant, variant_label
 from playground.store.share_links import resolve_run_link
 
 COUNT_KEY, MODE_KEY, QUESTION_KEY = "sbs_count", "sbs_mode", "sbs_question"
@@ -31,24 +32,24 @@ DEFAULT_RETRIEVERS = ["bm25", None, "bm25", "bm25"]
 def template_options(ws) -> dict[str, object]:
     """The prompt picker's choices by key (the editor's text, saved versions as NAME@ID with their messages, the
     templates); judge templates are not offered: they judge answers, they do not answer."""
-    from playground.app.views.prompts import prompt_choices
+    from playground.app.components.prompt_choices import prompt_choices
 
     return {choice.key: choice for choice in prompt_choices(ws, state.current_session_id())}
 
 
 def _variant_base(ws, choice):
     """The template the editor's text was edited from, so a run records it as the parent."""
-    from playground.app.views.prompts import base_template
+    from playground.app.components.prompt_choices import base_template
 
     return base_template(ws, choice.template.name, choice.base_version) if choice.kind == "editor" else None
 
 
-def variant_column(index: int, column, templates: dict, corpus) -> ui.Variant | None:
+def variant_column(index: int, column, templates: dict, corpus) -> Variant | None:
     """One variant's settings in its column; None when its model spec is invalid. Variant A starts from the
     editor's text; the others from a starter each, labelled as such."""
-    from playground.app.views.prompts import default_choice
+    from playground.app.components.prompt_choices import default_choice
 
-    label = ui.variant_label(index)
+    label = variant_label(index)
     with column:
         st.subheader(f"Variant {label}")
         names = list(templates)
@@ -67,17 +68,17 @@ def variant_column(index: int, column, templates: dict, corpus) -> ui.Variant | 
     if model is None:
         return None
     choice = templates[name]
-    return ui.Variant(
+    return Variant(
         template=choice.template, retriever=retriever, model=model, base=_variant_base(state.workspace(), choice)
     )
 
 
-def settings_table(variants: list[ui.Variant]) -> list[str]:
+def settings_table(variants: list[Variant]) -> list[str]:
     """An HTML table of each variant's settings with the rows that differ highlighted; returns those setting names."""
     settings = [variant.settings() for variant in variants]
     keys = list(dict.fromkeys(key for s in settings for key in s))
     differing = [key for key in keys if len({repr(s.get(key)) for s in settings}) > 1]
-    header = "".join(f"<th>{ui.variant_label(i)}</th>" for i in range(len(variants)))
+    header = "".join(f"<th>{variant_label(i)}</th>" for i in range(len(variants)))
     rows = []
     for key in keys:
         mark = " style='background:#fff3bf;font-weight:600'" if key in differing else ""
@@ -91,28 +92,28 @@ def settings_table(variants: list[ui.Variant]) -> list[str]:
     return differing
 
 
-def rendered_prompt(ws, corpus, variant: ui.Variant, question) -> str:
+def rendered_prompt(ws, corpus, variant: Variant, question) -> str:
     from playground.prompts.render import question_variables, render_messages
 
     passages = ui.retrieve_passages(ws, corpus, variant.retriever, question.text)
     return ui.messages_text(render_messages(variant.template, question_variables(question, passages)))
 
 
-def prompt_diffs(ws, corpus, variants: list[ui.Variant], question) -> None:
+def prompt_diffs(ws, corpus, variants: list[Variant], question) -> None:
     """The rendered prompt of variant A against each other variant's, for this question (no model call)."""
     texts = []
     for index, variant in enumerate(variants):
         text = None
-        with ui.errors_as_messages(f"Variant {ui.variant_label(index)} prompt"):
+        with ui.errors_as_messages(f"Variant {variant_label(index)} prompt"):
             text = rendered_prompt(ws, corpus, variant, question)
         texts.append(text)
     if texts[0] is None:
         return
-    tabs = st.tabs([f"A vs {ui.variant_label(i)}" for i in range(1, len(variants))])
+    tabs = st.tabs([f"A vs {variant_label(i)}" for i in range(1, len(variants))])
     for index, tab in enumerate(tabs, start=1):
         if texts[index] is not None:
             with tab:
-                ui.show_prompt_diff(texts[0], texts[index], "A", ui.variant_label(index))
+                ui.show_prompt_diff(texts[0], texts[index], "A", variant_label(index))
 
 
 def start_all(ws, benchmark, variants, question_ids, sample, seed) -> None:
@@ -125,9 +126,9 @@ def start_all(ws, benchmark, variants, question_ids, sample, seed) -> None:
     shown = st.session_state.setdefault(RESULTS_KEY, {})
     runs: dict[str, str] = {}
     for index, variant in enumerate(variants):
-        label = ui.variant_label(index)
+        label = variant_label(index)
         with ui.errors_as_messages(f"Variant {label}"):
-            runs[label] = ui.start_variant(
+            runs[label] = start_variant(
                 ws,
                 benchmark,
                 variant,
@@ -154,7 +155,7 @@ def linked_runs(ws, value: str) -> dict[str, str]:
     for index, part in enumerate(p for p in value.split(",") if p.strip()):
         label, _, run_id = part.strip().rpartition(":")
         try:
-            runs[label or ui.variant_label(index)] = resolve_run_link(ws, run_id)
+            runs[label or variant_label(index)] = resolve_run_link(ws, run_id)
         except PlaygroundError as error:
             st.warning(ui.md_escape(f"Link: {error}"))
             return {}
@@ -165,7 +166,7 @@ def settings_of_runs(configs: list[dict]) -> dict[str, object]:
     """The page's widget values that made these runs (variant columns in order, the question or the sample), so a
     comparison opened from its address shows its own settings rather than the page's defaults."""
     from playground.app.components.selectors import model_selector_values, retriever_selector_values
-    from playground.app.views.side_by_side import stored_settings
+    from playground.app.pages.side_by_side.data import stored_settings
 
     stored = stored_settings(configs)
     values: dict[str, object] = {COUNT_KEY: min(4, max(2, len(configs)))}
@@ -187,7 +188,7 @@ def follow(ws, corpus, runs: dict[str, str], questions: dict) -> None:
     if ui.follow_runs({f"Variant {label}": run_id for label, run_id in runs.items()}, key="sbs_runs"):
         st.caption("The grid appears when every variant has finished; the runs go on if you leave this page.")
         return
-    from playground.app.views.side_by_side_grid import show_grid
+    from playground.app.pages.side_by_side.grid import show_grid
 
     show_grid(ws, corpus, runs, questions)
 
@@ -265,4 +266,5 @@ def main() -> None:
     st.code(link, language=None)
 
 
-main()
+if __name__ == "__main__":  # run by Streamlit as the page's script; imported, it draws nothing
+    main()

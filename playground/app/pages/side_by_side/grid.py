@@ -14,7 +14,7 @@ GRID_ROW_HEIGHT = 72
 
 def _cell_detail(ws, corpus, run_id: str, question, label: str) -> None:
     """One cell opened: the passages the variant retrieved, the prompt it rendered, and a link to its trace."""
-    from playground.app.views.side_by_side import cell_detail
+    from playground.app.pages.side_by_side.data import cell_detail
 
     detail = cell_detail(ws, corpus, run_id, question.id)
     passages_tab, prompt_tab = st.tabs([f"Passages ({label})", f"Rendered prompt ({label})"])
@@ -46,8 +46,8 @@ def _follow_cell_click(event, shown: list[dict], labels: list[str]) -> None:
 
 def _grid_metric(results: dict) -> tuple[str | None, float]:
     """The metric the grid scores by and the threshold at which a score counts as correct (the Runs page's)."""
-    from playground.app.views import grid as view
-    from playground.app.views.runs import default_threshold
+    import playground.app.pages.side_by_side.grid_rows as view
+    from playground.app.components.run_labels import default_threshold
 
     names = view.metric_names(results)
     if not names:
@@ -84,7 +84,7 @@ def _grid_columns(labels: list[str]) -> dict:
 def show_grid(ws, corpus, runs: dict[str, str], questions: dict) -> None:
     """Variant means with intervals (retrieval recall included), then the question x variant grid and a cell."""
     from playground.app import charts
-    from playground.app.views import grid as view
+    import playground.app.pages.side_by_side.grid_rows as view
     from playground.evaluation.judges.judge_metrics import results_with_judge_scores
     from playground.store.runs import get_results
 
@@ -152,7 +152,7 @@ def show_grid(ws, corpus, runs: dict[str, str], questions: dict) -> None:
         st.markdown("Compare two variants with paired intervals and per-question flips:")
         for other_label, other in list(runs.items())[1:]:
             ui.page_link("ab", f"A/B: {next(iter(runs))} vs {other_label}", run=run_ids[0], other=other)
-        from playground.app.views import comparison as compared
+        from playground.app.components import comparison as compared
 
         compared.show_comparison(ws, run_ids, key="sbs_compare")
         compared.show_power(ws, run_ids[0], run_ids[1], key="sbs_power", n_runs=len(run_ids))

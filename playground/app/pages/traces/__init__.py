@@ -9,8 +9,8 @@ from playground.app import charts, state
 from playground.app import components as ui
 from playground.app.components.judgments import show_judgments
 from playground.store.share_links import resolve_run_link
-from playground.app.views.runs import run_label
-from playground.app.views.traces import ordered_spans, span_title, trace_totals
+from playground.app.components.run_labels import run_label
+from playground.app.components.trace_spans import ordered_spans, span_title, trace_totals
 
 
 def _choose(label: str, key: str, options: list, link_value, format_func=str):
@@ -135,7 +135,7 @@ def _span_body(ws, span: dict, dataset: str, question) -> None:
 
 
 def _judge_scores(ws, run_id: str, result: dict) -> None:
-    from playground.app.views.judgments import judge_scores_text
+    from playground.app.components.judgment_marks import judge_scores_text
     from playground.evaluation.judges.judge_metrics import results_with_judge_scores
 
     text = judge_scores_text(result, results_with_judge_scores(ws, run_id, [result])[0])
@@ -201,5 +201,6 @@ def render() -> None:
     st.code(state.share_link("traces", run=run_id, question=question_id), language=None)
 
 
-with ui.errors_as_messages("Traces"):
-    render()
+if __name__ == "__main__":  # run by Streamlit as the page's script; imported, it draws nothing
+    with ui.errors_as_messages("Traces"):
+        render()

@@ -1,18 +1,16 @@
 """Workspace: which file is open and the corpora and benchmarks it holds, with their counts; below them the review of
-generated questions (components/question_review.py)."""
+generated questions (question_review.py)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from playground.app import state
-from playground.app.components import (
-    document_import,
-    errors_as_messages,
-    question_generation,
-    question_review,
-    question_writing,
-)
+from playground.app.components import errors_as_messages
+import playground.app.pages.workspace.document_import as document_import
+import playground.app.pages.workspace.question_generation as question_generation
+import playground.app.pages.workspace.question_review as question_review
+import playground.app.pages.workspace.question_writing as question_writing
 from playground.app.components.text import md_escape
 from playground.store.datasets import list_datasets
 
@@ -66,4 +64,5 @@ def render() -> None:
         question_review.render(ws)
 
 
-render()
+if __name__ == "__main__":  # run by Streamlit as the page's script; imported, it draws nothing
+    render()
