@@ -1,5 +1,5 @@
 """The Experiments page on a copy of the shared runs workspace: a real k sweep (each point a detached run of the
-local model) and a real pairwise judge, plus the page's Streamlit-free helpers (views/experiments.py)."""
+local model) and a real pairwise judge, plus the page's Streamlit-free helpers (pages/experiments/data.py)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""The Traces page's judgments data: where a faithfulness judge's unsupported claims and a citation judge's flagged
-sentences sit in the answer (character ranges the page marks after escaping), and each judgment's evidence as rows.
+"""Judgments as the Traces and Experiments pages show them (no Streamlit here): where a faithfulness judge's
+unsupported claims and a citation judge's flagged sentences sit in the answer (character ranges the page marks after
+escaping), each judgment's evidence as rows, and which judgment kinds judge each answer.
 
 A claim is the judge's own sentence, so it is found in the answer by its words: verbatim (case and spacing aside)
 when it can be, else the answer's sentence sharing most of its words; a claim found nowhere is listed, not marked.
-No Streamlit here: the page draws what these return.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The Traces page's data: a question's spans as a depth-first list under their parents, with one-line titles."""
+"""A question's spans as a depth-first list under their parents, with one-line titles (the Traces page, and the A/B
+page's trace summary)."""
 
 from __future__ import annotations
 

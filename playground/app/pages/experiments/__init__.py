@@ -1,7 +1,7 @@
-"""Experiments: sweeps (one stored run per value of k, shots or example order, charted; views/sweep.py), chunking
+"""Experiments: sweeps (one stored run per value of k, shots or example order, charted; sweep.py), chunking
 sweeps of a documents benchmark (one retrieval run per chunk_size, overlap or chunker, charted with intervals;
-views/chunking.py), LLM judges over runs (pointwise criteria, reference checks, pairwise with the swap rule) with
-their agreement with people (views/judges.py), and prompt searches (views/optimize.py). Each tab is a module of its
+chunking.py), LLM judges over runs (pointwise criteria, reference checks, pairwise with the swap rule) with
+their agreement with people (judges.py), and prompt searches (optimize.py). Each tab is a module of its
 own; this page lays them out.
 """
 

@@ -162,7 +162,7 @@ def last_run(candidate: Mapping) -> Optional[str]:
 
 
 def side_by_side_param(start: Mapping, candidate: Mapping) -> Optional[str]:
-    """The address Side by side reads ("A:ID,B:ID", screens/side_by_side.runs_param): the start's validation run
+    """The address Side by side reads ("A:ID,B:ID", pages/side_by_side.runs_param): the start's validation run
     beside the candidate's last run (a candidate dropped early compares on the questions of its minibatch)."""
     runs = {"start": start.get("validation_run"), f"c{candidate['index']}": last_run(candidate)}
     return ",".join(f"{label}:{run_id}" for label, run_id in runs.items()) if all(runs.values()) else None

@@ -1,6 +1,6 @@
 """Side by side's grid, drawn once the variants' runs have finished: each variant's means with 95% intervals, the
 question x variant grid (scored by a chosen metric, filtered to where the variants disagree, answers differ or all
-fail) and the cell opened below it with its passages, rendered prompt and trace. views/grid.py shapes its data."""
+fail) and the cell opened below it with its passages, rendered prompt and trace. grid_rows.py shapes its data."""
 
 from __future__ import annotations
 
