@@ -1,4 +1,4 @@
-"""The app is laid out by page: playground/app/pages/<page>/ holds one page whole (its entry, its Streamlit-free data
+"""The app is laid out by page: playground/app/screens/<page>/ holds one page whole (its entry, its Streamlit-free data
 modules, its drawing), shared widgets live in components/ and charts in charts/. A page never imports another page's
 modules, nothing shared reaches into a page, the data modules stay Streamlit-free (so they are unit-tested without a
 browser) and a page's __init__ draws only when Streamlit runs it, never when a module of its own is imported.
@@ -9,15 +9,15 @@ from __future__ import annotations
 import ast
 import sys
 
-from playground.app.state import PAGE_SLUGS, PAGES_DIR, page_file
+from playground.app.state import PAGE_SLUGS, SCREENS_DIR, page_file
 from tests.test_package_borders import imports, inside, sources
 
-PAGES = "playground.app.pages"
+PAGES = "playground.app.screens"
 # Streamlit-free modules outside a page's data.py: they shape engine data for display and are unit-tested.
 STREAMLIT_FREE = {
-    "playground.app.pages.playground.drafts",
-    "playground.app.pages.playground.templates",
-    "playground.app.pages.side_by_side.grid_rows",
+    "playground.app.screens.playground.drafts",
+    "playground.app.screens.playground.templates",
+    "playground.app.screens.side_by_side.grid_rows",
     "playground.app.components.judgment_marks",
     "playground.app.components.prompt_choices",
     "playground.app.components.run_labels",
@@ -28,7 +28,7 @@ STREAMLIT_FREE_APP_IMPORTS = ("playground.app.charts",)
 
 
 def page_of(module: str) -> str | None:
-    """playground.app.pages.runs.data -> playground.app.pages.runs; None outside the pages."""
+    """playground.app.screens.runs.data -> playground.app.screens.runs; None outside the pages."""
     parts = module.split(".")
     return ".".join(parts[:4]) if inside(module, PAGES) and len(parts) > 3 else None
 
@@ -88,8 +88,15 @@ def draws_when_imported(text: str) -> list[int]:
     return found
 
 
+def test_no_pages_folder_sits_beside_the_entry_script():
+    """With one, Streamlit's first script run takes its v1 multipage path: "Page not found" over a deep link."""
+    from playground.app.launch import APP_ENTRY
+
+    assert not (APP_ENTRY.parent / "pages").exists()
+
+
 def test_every_page_is_a_package_and_every_package_a_page():
-    folders = {path.name for path in PAGES_DIR.iterdir() if (path / "__init__.py").is_file()}
+    folders = {path.name for path in SCREENS_DIR.iterdir() if (path / "__init__.py").is_file()}
     assert folders == {slug.replace("-", "_") for slug in PAGE_SLUGS}
     assert all(page_file(slug).is_file() for slug in PAGE_SLUGS)
 
@@ -120,30 +127,30 @@ def test_a_page_draws_only_when_streamlit_runs_it():
 def test_no_page_module_shadows_the_standard_library():
     """AppTest runs a page's __init__ as its script, which puts the page's folder first on sys.path."""
     found = [
-        str(path.relative_to(PAGES_DIR)) for path in PAGES_DIR.rglob("*.py") if path.stem in sys.stdlib_module_names
+        str(path.relative_to(SCREENS_DIR)) for path in SCREENS_DIR.rglob("*.py") if path.stem in sys.stdlib_module_names
     ]
     assert not found, f"page modules named like standard modules: {found}"
 
 
 def test_the_walks_find_each_kind_of_breach():
     code = {
-        "playground.app.pages.ab.data": (
+        "playground.app.screens.ab.data": (
             "import streamlit as st\nfrom playground.app.components import errors\n",
             False,
         ),
-        "playground.app.pages.ab": ("from playground.app.pages.runs.data import outcome\n", True),
-        "playground.app.pages.runs.data": ("from playground.app.charts import scores\n", False),
-        "playground.app.components.jobs": ("def f():\n    from playground.app.pages import runs\n", False),
+        "playground.app.screens.ab": ("from playground.app.screens.runs.data import outcome\n", True),
+        "playground.app.screens.runs.data": ("from playground.app.charts import scores\n", False),
+        "playground.app.components.jobs": ("def f():\n    from playground.app.screens import runs\n", False),
         "playground.app.components.errors": ("import streamlit\n", False),
         "playground.app.charts": ("", True),
     }
     assert cross_page_imports(code) == [
-        "playground.app.pages.ab:1: playground.app.pages.runs.data",
-        "playground.app.components.jobs:2: playground.app.pages.runs",
+        "playground.app.screens.ab:1: playground.app.screens.runs.data",
+        "playground.app.components.jobs:2: playground.app.screens.runs",
     ]
-    assert streamlit_imports(code, {"playground.app.pages.ab.data", "playground.app.pages.runs.data"}) == [
-        "playground.app.pages.ab.data:1: streamlit",
-        "playground.app.pages.ab.data:2: playground.app.components.errors",
+    assert streamlit_imports(code, {"playground.app.screens.ab.data", "playground.app.screens.runs.data"}) == [
+        "playground.app.screens.ab.data:1: streamlit",
+        "playground.app.screens.ab.data:2: playground.app.components.errors",
     ]
     assert draws_when_imported('def render():\n    pass\n\n\nrender()\nif __name__ == "__main__":\n    render()\n') == [
         5

@@ -53,8 +53,8 @@ def test_the_walk_sees_the_engine_and_the_app():
     names = {path.relative_to(PACKAGE).as_posix() for path in modules()}
     assert {"store/db.py", "sessionfile/load.py", "cli/runs.py", "sessionfile/records.py"} <= names
     assert {
-        "app/pages/playground/__init__.py",
-        "app/pages/side_by_side/grid.py",
+        "app/screens/playground/__init__.py",
+        "app/screens/side_by_side/grid.py",
         "app/charts/__init__.py",
         "app/state.py",
     } <= names

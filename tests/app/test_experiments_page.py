@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from playground import PlaygroundError
 from playground.app.state import page_file
-from playground.app.pages.experiments import data as view
+from playground.app.screens.experiments import data as view
 from tests.app.conftest import assert_detached, finished_judge_job, plain, until_finished, worker_log
 from playground.evaluation.judges import HELPS_CRITERIA
 from playground.store import open_workspace

@@ -172,7 +172,7 @@ def test_the_experiments_page_runs_a_gold_free_judge_on_a_chosen_run(judged):
 
 
 def test_side_by_sides_grid_and_means_score_by_a_judge_metric_and_show_its_errors(judged):
-    from playground.app.pages.side_by_side import grid_rows as grid
+    from playground.app.screens.side_by_side import grid_rows as grid
     from playground.evaluation.judges.judge_metrics import results_with_judge_scores
     from playground.store.runs import get_results
 
@@ -192,7 +192,7 @@ def test_side_by_sides_grid_and_means_score_by_a_judge_metric_and_show_its_error
 
 
 def test_a_sweep_point_charts_its_judge_metric_with_its_judge_errors(judged):
-    from playground.app.pages.experiments.data import point_rows
+    from playground.app.screens.experiments.data import point_rows
     from playground.runs.sweeps import sweep_points
 
     launched = [

@@ -3,8 +3,8 @@ list is empty), never `[]`; an empty answer's cell says "(empty answer)"."""
 
 from __future__ import annotations
 
-from playground.app.pages.ab.data import chosen_settings, settings_rows
-from playground.app.pages.side_by_side.grid_rows import cell
+from playground.app.screens.ab.data import chosen_settings, settings_rows
+from playground.app.screens.side_by_side.grid_rows import cell
 from playground.runs.stops import run_answer_format
 from playground.prompts.library import load_template
 

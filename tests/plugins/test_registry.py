@@ -163,7 +163,7 @@ def test_a_provider_plugin_parses_its_own_specs_or_gets_model_at_url():
 
 
 def test_every_page_picks_the_same_default_metric_from_the_registry():
-    from playground.app.pages.side_by_side import grid_rows as grid
+    from playground.app.screens.side_by_side import grid_rows as grid
     from playground.app.components import run_labels
     from playground.evaluation.scoring import default_metric, summary_metrics
 
@@ -174,7 +174,7 @@ def test_every_page_picks_the_same_default_metric_from_the_registry():
 
 
 def test_a_lower_is_better_metric_counts_wins_and_correct_answers_its_way():
-    from playground.app.pages.runs.data import outcome
+    from playground.app.screens.runs.data import outcome
     from playground.evaluation.stats import compare_paired
 
     with registered(Metric("words", "x:y", higher_is_better=False, judges_answer=False), name="words"):

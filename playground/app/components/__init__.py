@@ -1,4 +1,4 @@
-"""Widgets two pages or more share (a widget of one page lives in its folder under app/pages/). API (import as
+"""Widgets two pages or more share (a widget of one page lives in its folder under app/screens/). API (import as
 `from playground.app import components as ui`):
 
     ui.show_error(error, where=None)                 # PlaygroundError/TemplateError -> st.error (part, line, column)

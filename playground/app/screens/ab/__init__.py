@@ -9,9 +9,9 @@ from playground import PlaygroundError
 from playground.app import charts, state
 from playground.app import components as ui
 from playground.store.share_links import resolve_run_link
-from playground.app.pages.ab.judge_reliability import show_judge_reliability
+from playground.app.screens.ab.judge_reliability import show_judge_reliability
 from playground.app.components.labels import relabel
-import playground.app.pages.ab.data as view
+import playground.app.screens.ab.data as view
 from playground.app.components import comparison as compared
 from playground.app.components.run_labels import run_label
 from playground.evaluation.scoring import default_metric

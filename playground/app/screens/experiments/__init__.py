@@ -19,22 +19,22 @@ def render() -> None:
     sweep, chunking, judges, optimise = st.tabs(["Sweep", "Chunking", "Judges", "Optimise"])
     with sweep:
         with ui.errors_as_messages("Sweep"):
-            from playground.app.pages.experiments.sweep import sweep_tab
+            from playground.app.screens.experiments.sweep import sweep_tab
 
             sweep_tab(ws)
     with chunking:
         with ui.errors_as_messages("Chunking sweep"):
-            from playground.app.pages.experiments.chunking import chunking_tab
+            from playground.app.screens.experiments.chunking import chunking_tab
 
             chunking_tab(ws, state.benchmark(), state.current_session_id())
     with judges:
         with ui.errors_as_messages("Judges"):
-            from playground.app.pages.experiments.judges import judges_tab
+            from playground.app.screens.experiments.judges import judges_tab
 
             judges_tab(ws)
     with optimise:
         with ui.errors_as_messages("Optimise"):
-            from playground.app.pages.experiments.optimize import optimize_tab
+            from playground.app.screens.experiments.optimize import optimize_tab
 
             optimize_tab(ws, state.current_session_id(), state.benchmark(), state.api_keys())
 

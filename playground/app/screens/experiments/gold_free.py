@@ -12,7 +12,7 @@ def show_gold_free_report(report: dict) -> None:
     """A gold-free judge's report on the Experiments page: its method, each metric's mean with the judge errors
     left out of it (counted, each with the judge's words), and a row per answer with a link to its trace."""
     from playground.app import state
-    import playground.app.pages.experiments.data as rows
+    import playground.app.screens.experiments.data as rows
 
     st.caption(md_escape(f"Method: {report['method']}"))
     st.dataframe(rows.gold_free_metric_rows(report), hide_index=True, key="experiments_gold_free_metrics")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from playground.app import state
 from playground.app import components as ui
-import playground.app.pages.experiments.data as view
+import playground.app.screens.experiments.data as view
 from playground.app.components.run_labels import run_label
 
 JUDGE_JOB_NOTICE = "_experiments_judge_notice"
@@ -56,7 +56,7 @@ def judges_tab(ws) -> None:
     judge_model = ui.model_selector("experiments_judge_model", compact=True)
     repeat = st.number_input("Repeat R (each answer judged R times; mean ± std)", 1, 20, 1, key="experiments_repeat")
     if "no_claims" in record.settings:
-        from playground.app.pages.experiments.gold_free import no_claims_choice
+        from playground.app.screens.experiments.gold_free import no_claims_choice
 
         no_claims_choice("experiments_no_claims")
     if judge_model is not None:
@@ -73,7 +73,7 @@ def judges_tab(ws) -> None:
     _latest_job(ws, kind, run_a)
     _stored_judgments(ws, record.kind, run_a)
     _agreement(ws, run_a)
-    from playground.app.pages.experiments.rating_queue import rating_queue
+    from playground.app.screens.experiments.rating_queue import rating_queue
 
     rating_queue(ws, run_a)
 
@@ -190,7 +190,7 @@ def _judge_result(report: dict) -> None:
     for warning in report["warnings"]:
         st.warning(ui.md_escape(warning), icon=":material/warning:")
     if "metrics" in report:  # a judge of each answer (answers.py)
-        from playground.app.pages.experiments.gold_free import show_gold_free_report
+        from playground.app.screens.experiments.gold_free import show_gold_free_report
 
         show_gold_free_report(report)
     elif "criteria" in report:

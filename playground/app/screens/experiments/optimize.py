@@ -172,7 +172,7 @@ def optimize_tab(
     ws, session_id: str, benchmark: Optional[str] = None, api_keys: Optional[Mapping[str, str]] = None
 ) -> None:
     from playground.app import components as ui
-    from playground.app.pages.experiments.optimize_start import SEARCH_KEY, save_winner_form, start_form
+    from playground.app.screens.experiments.optimize_start import SEARCH_KEY, save_winner_form, start_form
     from playground.optimize.jobs import checked_optimization
     from playground.store.optimizations import list_optimizations
 

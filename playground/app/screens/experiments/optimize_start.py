@@ -22,7 +22,7 @@ def start_form(ws, benchmark: Optional[str], session_id: str, api_keys: Mapping[
     worker (the page follows it from the database: Refresh, Stop, Resume)."""
     from playground.app import components as ui
     from playground.app.components.prompt_picker import PROGRAM_DEFAULT
-    from playground.app.pages.experiments.run_setup import run_setup
+    from playground.app.screens.experiments.run_setup import run_setup
 
     with st.expander("Start a search", expanded=expanded):
         if benchmark is None:

@@ -11,8 +11,8 @@ import streamlit as st
 
 from playground.app import state
 from playground.app import components as ui
-import playground.app.pages.experiments.data as view
-from playground.app.pages.experiments.run_setup import run_setup
+import playground.app.screens.experiments.data as view
+from playground.app.screens.experiments.run_setup import run_setup
 from playground.evaluation.scoring import general_metric, summary_metrics
 
 SWEEP_RESULT = "experiments_sweep_result"

@@ -12,13 +12,13 @@ import streamlit as st
 from playground import PlaygroundError
 from playground.app import components as ui
 from playground.app import state
-from playground.app.pages.playground.editor import sync_editor, template_editor
-from playground.app.pages.playground.history import prompt_history
-from playground.app.pages.playground.preview import no_passage_warning, preview
-from playground.app.pages.playground.run import run_and_show
-from playground.app.pages.playground.save import new_template_form
-from playground.app.pages.playground.templates import answer_templates
-from playground.app.pages.playground.editor_text import (
+from playground.app.screens.playground.editor import sync_editor, template_editor
+from playground.app.screens.playground.history import prompt_history
+from playground.app.screens.playground.preview import no_passage_warning, preview
+from playground.app.screens.playground.run import run_and_show
+from playground.app.screens.playground.save import new_template_form
+from playground.app.screens.playground.templates import answer_templates
+from playground.app.screens.playground.editor_text import (
     BASE_KEY,
     LOADED_KEY,
     STARTER_KEY,
@@ -40,7 +40,7 @@ FROM_BENCHMARK, TYPED = "From the benchmark", "Type a question"
 
 def reopen_latest_draft(ws) -> None:
     """A new browser session without a link (a reload of `/`): the editor as the session left it."""
-    from playground.app.pages.playground.drafts import draft_base
+    from playground.app.screens.playground.drafts import draft_base
     from playground.prompts.template import Template
     from playground.store.drafts import latest_draft
 
@@ -181,7 +181,7 @@ def _stored_version(ws, template) -> str | None:
 
 
 def main() -> None:
-    from playground.app.pages.playground.drafts import keep_draft
+    from playground.app.screens.playground.drafts import keep_draft
     from playground.store.datasets import corpus_of, load_questions
 
     st.title("Playground")

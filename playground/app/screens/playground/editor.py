@@ -46,7 +46,7 @@ def sync_editor(state_key: str) -> str:
 
 def template_editor(state_key: str, label: str, error=None, min_lines: int = 6, height: Optional[int] = None) -> str:
     """Draw the editor for st.session_state[state_key] and return the current text; `error` marks its line."""
-    from playground.app.pages.playground.ace import st_ace
+    from playground.app.screens.playground.ace import st_ace
 
     generation_key, seen_key = _keys(state_key)
     text = sync_editor(state_key)

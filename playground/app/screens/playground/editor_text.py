@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from playground.app import state
-from playground.app.pages.playground.editor import sync_editor
+from playground.app.screens.playground.editor import sync_editor
 
 SYSTEM_KEY, USER_KEY = "template_system", "template_user"
 STARTER_KEY, BASE_KEY, LOADED_KEY = "pg_starter", "_pg_base", "_pg_loaded"
@@ -32,7 +32,7 @@ def open_in_editor(template, text=None) -> None:
 
 def with_draft(ws, template):
     """The session's unsaved text of `template` when it was edited from this very text, else None."""
-    from playground.app.pages.playground.drafts import draft_text
+    from playground.app.screens.playground.drafts import draft_text
     from playground.store.content_ids import prompt_version_id
 
     return draft_text(ws, state.current_session_id(), template.name, prompt_version_id(template.content))

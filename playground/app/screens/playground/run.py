@@ -7,8 +7,8 @@ import streamlit as st
 
 from playground.app import components as ui
 from playground.app import resources, state
-import playground.app.pages.playground.background as background
-from playground.app.pages.playground.editor_text import BASE_KEY
+import playground.app.screens.playground.background as background
+from playground.app.screens.playground.editor_text import BASE_KEY
 from playground.runs.variants import Variant, VariantResult, run_typed_question, run_variant
 
 RESULT_KEY, PENDING_KEY = "_pg_result", "_pg_pending"

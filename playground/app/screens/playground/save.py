@@ -8,7 +8,7 @@ import streamlit as st
 from playground import PlaygroundError
 from playground.app import components as ui
 from playground.app import state
-from playground.app.pages.playground.editor_text import current_template, open_in_editor
+from playground.app.screens.playground.editor_text import current_template, open_in_editor
 
 NEW_NAME_KEY, NEW_DESCRIPTION_KEY, NEW_NOTICE_KEY = (
     "pg_new_template_name",

@@ -10,7 +10,7 @@ import streamlit as st
 from playground.app import charts, resources, state
 from playground.app import components as ui
 from playground.app.components import comparison as comparison_views
-import playground.app.pages.retrievers.data as view
+import playground.app.screens.retrievers.data as view
 
 TYPED = "(type a query)"
 DEFAULT_KINDS = ["bm25", "dense"]

@@ -12,9 +12,9 @@ import streamlit as st
 
 from playground.app import state
 from playground.app import components as ui
-import playground.app.pages.runs.data as view
-from playground.app.pages.runs.launch import launch_form
-from playground.app.pages.runs.open_run import open_run
+import playground.app.screens.runs.data as view
+from playground.app.screens.runs.launch import launch_form
+from playground.app.screens.runs.open_run import open_run
 from playground.evaluation.scoring import summary_metrics
 
 

@@ -7,7 +7,7 @@ import streamlit as st
 
 from playground.app import components as ui
 from playground.app import state
-import playground.app.pages.runs.data as view
+import playground.app.screens.runs.data as view
 
 
 PROGRAM_PICKED_KEY = "_runs_program_picked"
@@ -25,7 +25,7 @@ def _program_picked() -> None:
 def launch_form(ws, benchmark: str) -> None:
     """Program, prompt, retriever, options, model, sample and limits; Start run hands the run to a worker process
     and opens it below."""
-    from playground.app.pages.runs.options import program_options_form
+    from playground.app.screens.runs.options import program_options_form
     from playground.programs.registry import programs
     from playground.runs.config import RunConfig
     from playground.runs.execute import start_run

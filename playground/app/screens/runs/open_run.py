@@ -10,7 +10,7 @@ from playground.app import components as ui
 from playground.app import state
 from playground.app.components.labels import relabel
 from playground.app.components.run_labels import default_threshold, run_label, run_settings
-import playground.app.pages.runs.data as view
+import playground.app.screens.runs.data as view
 from playground.evaluation.scoring import default_metric, higher_is_better, metric_order
 from playground.store.share_links import resolve_run_link
 

@@ -16,7 +16,7 @@ from playground import PlaygroundError
 from playground.app import state
 from playground.app import components as ui
 from playground.app.components.errors import error_text
-import playground.app.pages.sessions.data as view
+import playground.app.screens.sessions.data as view
 
 MESSAGE_KEY = "sessions_message"
 IMPORTED_KEY = "_sessions_imported"  # the session the last import made, offered by "Switch to it" until switched

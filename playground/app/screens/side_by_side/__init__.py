@@ -166,7 +166,7 @@ def settings_of_runs(configs: list[dict]) -> dict[str, object]:
     """The page's widget values that made these runs (variant columns in order, the question or the sample), so a
     comparison opened from its address shows its own settings rather than the page's defaults."""
     from playground.app.components.selectors import model_selector_values, retriever_selector_values
-    from playground.app.pages.side_by_side.data import stored_settings
+    from playground.app.screens.side_by_side.data import stored_settings
 
     stored = stored_settings(configs)
     values: dict[str, object] = {COUNT_KEY: min(4, max(2, len(configs)))}
@@ -188,7 +188,7 @@ def follow(ws, corpus, runs: dict[str, str], questions: dict) -> None:
     if ui.follow_runs({f"Variant {label}": run_id for label, run_id in runs.items()}, key="sbs_runs"):
         st.caption("The grid appears when every variant has finished; the runs go on if you leave this page.")
         return
-    from playground.app.pages.side_by_side.grid import show_grid
+    from playground.app.screens.side_by_side.grid import show_grid
 
     show_grid(ws, corpus, runs, questions)
 

@@ -14,7 +14,7 @@ GRID_ROW_HEIGHT = 72
 
 def _cell_detail(ws, corpus, run_id: str, question, label: str) -> None:
     """One cell opened: the passages the variant retrieved, the prompt it rendered, and a link to its trace."""
-    from playground.app.pages.side_by_side.data import cell_detail
+    from playground.app.screens.side_by_side.data import cell_detail
 
     detail = cell_detail(ws, corpus, run_id, question.id)
     passages_tab, prompt_tab = st.tabs([f"Passages ({label})", f"Rendered prompt ({label})"])
@@ -46,7 +46,7 @@ def _follow_cell_click(event, shown: list[dict], labels: list[str]) -> None:
 
 def _grid_metric(results: dict) -> tuple[str | None, float]:
     """The metric the grid scores by and the threshold at which a score counts as correct (the Runs page's)."""
-    import playground.app.pages.side_by_side.grid_rows as view
+    import playground.app.screens.side_by_side.grid_rows as view
     from playground.app.components.run_labels import default_threshold
 
     names = view.metric_names(results)
@@ -84,7 +84,7 @@ def _grid_columns(labels: list[str]) -> dict:
 def show_grid(ws, corpus, runs: dict[str, str], questions: dict) -> None:
     """Variant means with intervals (retrieval recall included), then the question x variant grid and a cell."""
     from playground.app import charts
-    import playground.app.pages.side_by_side.grid_rows as view
+    import playground.app.screens.side_by_side.grid_rows as view
     from playground.evaluation.judges.judge_metrics import results_with_judge_scores
     from playground.store.runs import get_results
 

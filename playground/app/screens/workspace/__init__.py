@@ -7,10 +7,10 @@ import streamlit as st
 
 from playground.app import state
 from playground.app.components import errors_as_messages
-import playground.app.pages.workspace.document_import as document_import
-import playground.app.pages.workspace.question_generation as question_generation
-import playground.app.pages.workspace.question_review as question_review
-import playground.app.pages.workspace.question_writing as question_writing
+import playground.app.screens.workspace.document_import as document_import
+import playground.app.screens.workspace.question_generation as question_generation
+import playground.app.screens.workspace.question_review as question_review
+import playground.app.screens.workspace.question_writing as question_writing
 from playground.app.components.text import md_escape
 from playground.store.datasets import list_datasets
 
