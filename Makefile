@@ -92,6 +92,8 @@ bench: install
 	$(BIN)/python bench/ppi_coverage.py --figures
 	$(BIN)/python bench/optimize.py --figures
 	$(BIN)/python bench/quote_search.py --figures
+	$(BIN)/python bench/gate_overhead.py --figures
+	$(BIN)/python bench/prompt_api.py --figures
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
 lock: $(BIN)/python

@@ -165,7 +165,12 @@ class OpenAIServer:
         prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
         with self._lock:
             self.requests.append(
-                {"model": body.get("model"), "prompt": prompt, "response_format": body.get("response_format")}
+                {
+                    "model": body.get("model"),
+                    "prompt": prompt,
+                    "messages": body.get("messages"),
+                    "response_format": body.get("response_format"),
+                }
             )
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)

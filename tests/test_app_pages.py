@@ -20,6 +20,7 @@ STREAMLIT_FREE = {
     "playground.app.screens.side_by_side.grid_rows",
     "playground.app.components.judgment_marks",
     "playground.app.components.prompt_choices",
+    "playground.app.components.prompt_labels",
     "playground.app.components.run_labels",
     "playground.app.components.trace_spans",
 }

@@ -29,6 +29,8 @@ COMMAND_MODULES = [
     "judge",
     "rate",
     "experiments",
+    "evaluate",
+    "gate",
     "questions",
     "plugins",
     "workspace",
@@ -87,11 +89,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             from playground.terminal_text import ERROR_LINE_CHARS, shorten
 
             print(f"error: {shorten(str(error), ERROR_LINE_CHARS)}", file=sys.stderr)
-            return 1
+            return USAGE_EXITS.get(_command_word(parser, argv), 1)
         if getattr(args, "handler", None) is None:
             parser.print_help()
             return 2
         return run_command(args)
+
+
+# Commands whose refused input exits other than 1: the gate's 1 means a regression, so its usage errors exit 2.
+USAGE_EXITS = {"gate": 2}
+
+
+def _command_word(parser: argparse.ArgumentParser, argv: Optional[Sequence[str]]) -> Optional[str]:
+    """The subcommand named in argv (the first word that is a command), or None."""
+    names = {
+        name for action in parser._actions if isinstance(action, argparse._SubParsersAction) for name in action.choices
+    }
+    words = sys.argv[1:] if argv is None else argv
+    return next((word for word in words if word in names), None)
 
 
 @contextlib.contextmanager
@@ -139,7 +154,7 @@ def run_command(args: argparse.Namespace) -> int:
         from playground.terminal_text import ERROR_LINE_CHARS, shorten
 
         print(f"error: {shorten(redact(str(error)), ERROR_LINE_CHARS)}", file=sys.stderr)
-        return 1
+        return USAGE_EXITS.get(getattr(args, "command", None) or "", 1)
     except sqlite3.OperationalError as error:  # e.g. another program held the database past the busy timeout
         print(
             f"error: the workspace database refused the command ({one_line(error)}); nothing stored was lost, "

@@ -206,45 +206,12 @@ def _detach(args, name: str, run_ids: list, config, settings: dict) -> int:
 
 
 def report_text(report: dict) -> list[str]:
-    """A judge's report as lines, by what it holds: metrics per answer, weighted criteria, implied references or
-    a pairwise summary."""
+    """A judge's report as lines: a judge of each answer's metrics, or a pairwise summary."""
     if "metrics" in report:
         from playground.cli.judge_gold_free import report_lines
 
         return report_lines(report)
-    if "criteria" in report:
-        return _pointwise_lines(report)
-    if "implied" in report:
-        return _reference_lines(report)
     return _pairwise_lines(report)
-
-
-def _pointwise_lines(report: dict) -> list[str]:
-    lines = [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
-    lines.append(f"score {_mean_std(report['score'])}  ({report['n_failed']} judgment(s) unreadable)")
-    for criterion in report["criteria"]:
-        lines.append(
-            f"  {criterion['name']:<14} weight {criterion['weight']:.2f}  "
-            f"{_mean_std(report['criteria_scores'][criterion['name']])}"
-        )
-    for item in report["items"]:
-        reasons = one_line(
-            "; ".join(f"{c['name']} {_fmt(c['score'], 2)}: {c['reason'] or c['error']}" for c in item["criteria"])
-        )
-        line = f"  {item['question_id']}#{item['repeat']}  {_fmt(item['score']['mean'])}  "
-        lines.append((line + (reasons or one_line(item["error"])))[:240])
-    return lines
-
-
-def _reference_lines(report: dict) -> list[str]:
-    lines = [f"run {report['run_id']}: {report['n_items']} answer(s), repeat {report['repeat']}"]
-    lines.append(
-        f"implies the reference: {_mean_std(report['implied'])}  ({report['n_failed']} judgment(s) unreadable)"
-    )
-    for item in report["items"]:
-        verdicts = ",".join("?" if v is None else str(v).lower() for v in item["verdicts"])
-        lines.append(f"  {item['question_id']}#{item['repeat']}  {verdicts}  {item['reasons'][0]}"[:240])
-    return lines
 
 
 def _pairwise_lines(report: dict) -> list[str]:

@@ -1,9 +1,11 @@
-"""Subcommands: `render` (a template filled for one benchmark question) and `templates list|versions`."""
+"""Subcommands: `render` (a template filled for one benchmark question) and `templates list|versions` (with the
+label actions of playground.cli.template_labels)."""
 
 from __future__ import annotations
 
 from playground import PlaygroundError, bounds
 from playground.cli.output import emit, timestamp, workspace_for
+from playground.cli.template_labels import register_label_actions
 from playground.terminal_text import one_line
 
 DEFAULT_SHOTS = 3
@@ -12,7 +14,7 @@ DEFAULT_SHOTS = 3
 def register(subparsers, common) -> None:
     render = subparsers.add_parser("render", parents=[common], help="print a template's messages for one question")
     source = render.add_mutually_exclusive_group(required=True)
-    source.add_argument("--template", help="starter template NAME, or NAME@VERSION saved in the workspace")
+    source.add_argument("--template", help="starter template NAME, or NAME@VERSION or NAME@LABEL in the workspace")
     source.add_argument("--template-file", help="any template file")
     render.add_argument("--dataset", required=True, help="benchmark name")
     render.add_argument("--question", required=True, help="question id")
@@ -36,6 +38,7 @@ def register(subparsers, common) -> None:
     versions = actions.add_parser("versions", parents=[common], help="prompt versions saved in the workspace")
     versions.add_argument("name", nargs="?", help="only this template's versions")
     versions.set_defaults(handler=cmd_templates_versions)
+    register_label_actions(actions, common)
     templates.set_defaults(handler=lambda args: templates.print_help() or 2)
 
 
@@ -140,16 +143,23 @@ def cmd_templates_list(args) -> int:
 
 
 def cmd_templates_versions(args) -> int:
+    from playground.store.prompt_labels import labels_by_version
     from playground.store.prompts import list_prompt_versions
 
     with workspace_for(args, create=False) as workspace:
         rows = list_prompt_versions(workspace, args.name)
+        labels = labels_by_version(workspace, args.name)
     payload = [
-        {key: row[key] for key in ("id", "template", "parent", "message", "session_id", "created_at")} for row in rows
+        {
+            **{key: row[key] for key in ("id", "template", "parent", "message", "session_id", "created_at")},
+            "labels": labels.get(row["id"], []),
+        }
+        for row in rows
     ]
     text = (
         "\n".join(
             f"{row['id']}  {one_line(row['template']):<24}  parent {row['parent'] or '-':<12}  {timestamp(row['created_at'])}  "
+            f"{''.join(f'[{one_line(label)}] ' for label in labels.get(row['id'], []))}"
             f"{one_line(row['message'] or '')}".rstrip()
             for row in rows
         )

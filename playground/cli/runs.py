@@ -33,10 +33,17 @@ def add_run_options(
     parser.add_argument(
         "--program", default=program_default, help=f"program: {', '.join(program_names())} (default {program_default})"
     )
-    parser.add_argument("--template", help="template NAME or NAME@VERSION (default: the program's own)")
+    parser.add_argument("--template", help="template NAME, NAME@VERSION or NAME@LABEL (default: the program's own)")
     parser.add_argument("--template-file", help="run this template file instead of a named template")
     parser.add_argument(
         "--retriever", help=f"retriever kind for programs that retrieve: {', '.join(retriever_kinds())} (default bm25)"
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="retriever parameter, repeatable (e.g. --param embedder=openai:MODEL@URL, --param url=URL)",
     )
     parser.add_argument("-k", type=bounds.K.flag("-k"), default=5, help="passages to retrieve (default 5)")
     parser.add_argument(
@@ -213,6 +220,7 @@ def parse_option(text: str) -> tuple[str, object]:
 
 def config_from_args(args, extra_options: dict | None = None):
     """A RunConfig from the run options (see add_run_options)."""
+    from playground.cli.retrieval import parse_params
     from playground.models.base import GenerationParams
     from playground.runs.config import RunConfig
 
@@ -237,6 +245,7 @@ def config_from_args(args, extra_options: dict | None = None):
         program=args.program,
         templates={"main": template} if template else {},
         retriever=args.retriever,
+        retriever_params=parse_params(args.param),
         k=args.k,
         model=args.model,
         params=params,

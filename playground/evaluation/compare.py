@@ -173,19 +173,23 @@ def compare_runs(
     seed: int = 0,
     n_resamples: int = 2000,
     confirmed: bool = False,
+    loaded: Optional[tuple[list[dict], list[tuple], list[dict]]] = None,
 ) -> dict:
     """The comparison of stored runs (answer runs, or retrieval runs) as data: what the CLI prints and the app draws.
 
     Two runs give the A/B shape ("run_a", "run_b", "metrics"); every report also has "runs" and "comparisons".
+    `loaded`: the runs already read, with their scored_tables (the gate reads them once for all it computes).
     """
     from playground.evaluation.config_diff import confound_warning, diff_configs
     from playground.evaluation.stored_runs import load_runs
 
     RESAMPLES.check(n_resamples, "resamples")  # before the runs are read
     SEED.check(seed, "seed")
-    runs = load_runs(workspace, run_ids)
-    tables = [question_scores(run["results"]) for run in runs]
-    judged = _add_judge_scores(workspace, runs, tables)
+    if loaded is None:
+        runs = load_runs(workspace, run_ids)
+        tables, judged = scored_tables(workspace, runs)
+    else:
+        runs, tables, judged = loaded
     available = [
         m
         for m in dict.fromkeys(m for s in tables[0][0].values() for m in s)
@@ -269,6 +273,13 @@ def compare_runs(
             },
         )
     return report
+
+
+def scored_tables(workspace, runs: list[dict]) -> tuple[list[tuple], list[dict]]:
+    """Each loaded run's question_scores with its judge scores put in, and each run's judge tables: what every
+    comparison of these runs pairs (compare_runs, the gate)."""
+    tables = [question_scores(run["results"]) for run in runs]
+    return tables, _add_judge_scores(workspace, runs, tables)
 
 
 def _retrieval_diff(config_a: Mapping, config_b: Mapping) -> list[dict]:

@@ -34,7 +34,7 @@ SETTING_OF_KEY = {
     "gold": "corpus",
     "corpus_digest": "corpus",
 }
-IGNORED_KEYS = {"versions", "metric_signatures", "use_cache", "label", "run_id", "created_at", "sweep"}
+IGNORED_KEYS = {"versions", "metric_signatures", "use_cache", "label", "run_id", "created_at", "sweep", "experiment"}
 # A retrieval run's index manifest: what follows from the corpus searched is compared under "corpus", and the
 # index files' sizes and checksums follow from the corpus and the retriever's settings.
 CORPUS_MANIFEST_KEYS = ("corpus", "corpus_digest", "fingerprint")

@@ -135,6 +135,7 @@ def evaluate_retriever(
     """
     from playground.data.sampling import sample_questions
     from playground.evaluation.span_gold import SpanGold, checked_corpus, chunking
+    from playground.retrieval.base import PassageHit
     from playground.retrieval.index import open_retriever
     from playground.store.datasets import corpus_of, get_passages, load_questions
 
@@ -177,8 +178,9 @@ def evaluate_retriever(
             )
         answers = scorable_answers(question, rule)
         if answers:
-            texts = get_passages(workspace, searched, ranked[:k])
-            metrics = {**metrics, "answer_recall@k": answer_found([p.text for p in texts.values()], answers, rule)}
+            texts = {pid: p.text for pid, p in get_passages(workspace, searched, ranked[:k]).items()}
+            texts.update({hit.passage_id: hit.text for hit in hits[:k] if isinstance(hit, PassageHit)})  # a service's
+            metrics = {**metrics, "answer_recall@k": answer_found(list(texts.values()), answers, rule)}
         rows.append(
             {
                 "question_id": question.id,

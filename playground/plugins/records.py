@@ -117,7 +117,7 @@ class Judge:
     `needs_reference`: only answers with reference answers; `answer_field`: the result field it always judges;
     `settings`: the extra settings its `judge` takes (by name); `method`: how its score is made, in words.
 
-    A judge with its own whole-run loop (pointwise criteria, reference, two runs compared) gives
+    A judge with its own whole-run loop (two runs compared: pairwise) gives
     `judge_run(workspace, run_ids, config, **options) -> report` instead and `runs` (how many runs it takes).
     `stored_as`: the judgment kind its judgments are stored as (default: its name)."""
 

@@ -168,7 +168,9 @@ class StepContext:
         return self.tracer.span(kind, name, inputs)
 
     def retrieve(self, query: str, k: Optional[int] = None, name: str = "retrieve") -> list[dict]:
-        """Search the run's retriever; returns passage dicts {id, title, text, score, rank}, best first."""
+        """Search the run's retriever; returns passage dicts {id, title, text, score, rank}, best first. A hit that
+        brings its text (a search service's) is read and traced with it, not looked up in the corpus."""
+        from playground.retrieval.base import PassageHit
         from playground.store.datasets import get_passages
 
         if self.retriever is None or self.corpus is None:
@@ -176,7 +178,8 @@ class StepContext:
         k = self.k if k is None else k
         with self.span("retrieve", name, {"query": query, "k": k, "retriever": self.retriever.kind}) as span:
             hits = self.retriever.search(query, k) if k > 0 else []
-            found = get_passages(self.workspace, self.corpus, [hit.passage_id for hit in hits])
+            found: dict = get_passages(self.workspace, self.corpus, [hit.passage_id for hit in hits])
+            found.update({hit.passage_id: hit for hit in hits if isinstance(hit, PassageHit)})  # a service's own text
             passages = [
                 {
                     "id": hit.passage_id,
@@ -187,15 +190,20 @@ class StepContext:
                 }
                 for hit in hits
             ]
-            span.outputs = {"hits": [{k_: p[k_] for k_ in ("id", "title", "score", "rank")} for p in passages]}
+            kept = ("id", "title", "score", "rank")
+            span.outputs = {
+                "hits": [
+                    {k_: p[k_] for k_ in kept + (("text",) if isinstance(hit, PassageHit) else ())}
+                    for hit, p in zip(hits, passages)
+                ]
+            }
         return passages
 
     def _with_language(self, variables: dict) -> dict:
         """The variables with `language` (the corpus's language's name) added, unless given or English/unknown."""
-        from playground.data.language_names import template_language
+        from playground.prompts.run_render import with_language
 
-        name = template_language(self.language)
-        return variables if name is None or "language" in variables else {"language": name, **variables}
+        return with_language(variables, self.language)
 
     def _render_inputs(self, role: str, variables: dict) -> dict:
         template = self.template(role)
@@ -208,11 +216,11 @@ class StepContext:
 
     def render(self, variables: dict, role: str = "main", name: str = "render") -> list[Message]:
         """Render the role's template with these variables (sandboxed)."""
-        from playground.prompts.render import render_messages
+        from playground.prompts.run_render import run_messages
 
         variables = self._with_language(variables)
         with self.span("render", name, self._render_inputs(role, variables)) as span:
-            messages = render_messages(self.template(role), variables)
+            messages = run_messages(self.template(role), variables)
             span.outputs = {"messages": messages}
         return messages
 
@@ -229,7 +237,7 @@ class StepContext:
         Returns (messages, the passages that made it into the prompt, the truncation record or None).
         """
         from playground.models.context import fit_passages
-        from playground.prompts.render import render_messages
+        from playground.prompts.run_render import run_messages
 
         template = self.template(role)
         params = params or self.params
@@ -237,7 +245,7 @@ class StepContext:
         with self.span("render", name, self._render_inputs(role, {**variables, "passages": passages})) as span:
             messages, truncation = fit_passages(
                 self.model,
-                lambda kept: render_messages(template, {**variables, "passages": kept}),
+                lambda kept: run_messages(template, variables, kept),
                 passages,
                 params.max_tokens,
             )

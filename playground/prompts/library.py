@@ -47,27 +47,42 @@ def _is_path(ref: str) -> bool:
     return ref.endswith(SUFFIX) or os.sep in ref or "/" in ref
 
 
-def _from_version(workspace, version: str, expected_name: Optional[str]) -> Template:
+def stored_version(workspace, ref: str) -> dict:
+    """The stored prompt version row a ref names: NAME@VERSION or @VERSION (an id or a unique prefix of one) or
+    NAME@LABEL (where the template's label points now). The one resolver of the part after '@': runs, searches,
+    judges, the app and playground.prompts.load all read refs through it."""
+    from playground.store.prompt_labels import current_labels, is_label_name, label_version
     from playground.store.prompts import get_prompt_version
 
+    name, _, version = (ref or "").strip().partition("@")
+    if is_label_name(version):
+        if not name:
+            raise PlaygroundError(f"{ref!r} names label {version!r} without a template: write TEMPLATE@{version}")
+        found = label_version(workspace, name, version)
+        if found is None:
+            known = ", ".join(row["label"] for row in current_labels(workspace, name)) or "none"
+            raise PlaygroundError(
+                f"template {name!r} has no label {version!r} in {workspace.path} (its labels: {known};"
+                f" set one with `playground templates label {name}@VERSION {version}`)"
+            )
+        return get_prompt_version(workspace, found)
     row = get_prompt_version(workspace, version)
-    if expected_name and row["template"] != expected_name:
-        raise PlaygroundError(
-            f"prompt version {row['id']} belongs to template {row['template']!r}, not {expected_name!r}"
-        )
-    return Template.from_text(row["content"])
+    if name and row["template"] != name:
+        raise PlaygroundError(f"prompt version {row['id']} belongs to template {row['template']!r}, not {name!r}")
+    return row
 
 
 def is_version_ref(ref: str) -> bool:
-    """Whether `ref` names a stored prompt version (NAME@VERSION or @VERSION), not a template or a file."""
+    """Whether `ref` names a stored prompt version (NAME@VERSION, @VERSION or NAME@LABEL), not a template or a
+    file."""
     ref = (ref or "").strip()
     return "@" in ref and not _is_path(ref) and not _is_file(ref)
 
 
 def load_template(ref: str, workspace=None) -> Template:
     """A template by reference: "NAME" (a starter, else a template of your own beside the workspace, else the
-    workspace's latest version of NAME),
-    "NAME@VERSION" (a prompt version id prefix in `workspace`) or a file path."""
+    workspace's latest version of NAME), "NAME@VERSION" (a prompt version id prefix in `workspace`), "NAME@LABEL"
+    (the version the label points at: playground templates label) or a file path."""
     ref = (ref or "").strip()
     if not ref:
         raise PlaygroundError("no template given")
@@ -81,7 +96,7 @@ def load_template(ref: str, workspace=None) -> Template:
     if version:
         if workspace is None:
             raise PlaygroundError(f"template {ref!r} names a saved version: it needs a workspace")
-        return _from_version(workspace, version, name or None)
+        return Template.from_text(stored_version(workspace, ref)["content"])
     if not NAME_PATTERN.match(name):
         raise PlaygroundError(f"{ref!r} is not a template name or file")
     path = starter_templates_dir() / f"{name}{SUFFIX}"
@@ -95,6 +110,6 @@ def load_template(ref: str, workspace=None) -> Template:
             return own
         row = next(workspace.db.query("SELECT latest_version FROM templates WHERE name = ?", [name]), None)
         if row is not None and row["latest_version"]:
-            return _from_version(workspace, row["latest_version"], name)
+            return load_template(f"{name}@{row['latest_version']}", workspace)
     known = ", ".join(template.name for template in list_templates(workspace)) or "none"
     raise PlaygroundError(f"no template named {name!r} (known: {known})")

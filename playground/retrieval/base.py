@@ -18,3 +18,12 @@ class Retriever(Protocol):
     kind: str
 
     def search(self, query: str, k: int) -> list[Hit]: ...
+
+
+@dataclass(frozen=True)
+class PassageHit(Hit):
+    """A hit that brings its passage with it (a search service's, which the corpus may not hold), so what was read
+    can be shown and stored as the service answered, whatever the service answers later."""
+
+    text: str = ""
+    title: str = ""

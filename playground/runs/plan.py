@@ -81,21 +81,24 @@ class RunPlan:
 
 
 def _saved_templates(workspace: Workspace, config: RunConfig, program: Program, session_id: Optional[str]) -> dict:
-    """Load each role's template from its ref and save it as a prompt version (a ref to a stored version, NAME@ID,
-    is pinned as it is: saved once, by whoever stored it); record ids and names in config."""
-    from playground.prompts.library import is_version_ref, load_template
-    from playground.store.prompts import get_prompt_version, save_prompt_version
+    """Load each role's template from its ref and save it as a prompt version (a ref to a stored version, NAME@ID
+    or NAME@LABEL, is pinned to the version it names now: saved once, by whoever stored it); record ids and names in
+    config."""
+    from playground.prompts.library import is_version_ref, load_template, stored_version
+    from playground.prompts.template import Template
+    from playground.store.prompts import save_prompt_version
 
     refs = {**program.default_templates, **config.templates}
     templates = {}
     for role, ref in refs.items():
-        template = load_template(ref, workspace)
+        if is_version_ref(ref):  # read once: a label moved meanwhile cannot split the text from the id
+            version = stored_version(workspace, ref)
+            template = Template.from_text(version["content"])
+            config.prompt_versions[role] = version["id"]
+        else:
+            template = load_template(ref, workspace)
+            config.prompt_versions[role] = save_prompt_version(workspace, template, session_id=session_id)
         templates[role] = template
-        config.prompt_versions[role] = (
-            get_prompt_version(workspace, ref.partition("@")[2])["id"]
-            if is_version_ref(ref)
-            else save_prompt_version(workspace, template, session_id=session_id)
-        )
         config.template_names[role] = template.name
     config.templates = refs
     return templates

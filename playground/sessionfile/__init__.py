@@ -1,5 +1,5 @@
 """The session file: a versioned JSON format that carries one session (its runs, prompt versions, ratings, judgments,
-retrieval runs, prompt searches and the questions and passages they name) from one workspace to another.
+retrieval runs, prompt searches, label moves and the questions and passages they name) from one workspace to another.
 
 Above the store (it reads and writes the store's tables; the store never imports it), entered only through this
 module: write a file (export_session, write_session_file), read one (read_session_file, parse_session_bytes), check
@@ -33,6 +33,7 @@ from playground.sessionfile.records import (
     SECTIONS_V4,
     SECTIONS_V6,
     SECTIONS_V7,
+    SECTIONS_V8,
     file_type,
     records_of,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "SECTIONS_V4",
     "SECTIONS_V6",
     "SECTIONS_V7",
+    "SECTIONS_V8",
     "SECTION_TYPES",
     "ImportLimits",
     "SessionFormatError",

@@ -71,6 +71,7 @@ class ImportLimits:
     max_retrieval_results: int = 1_000_000
     max_rating_samples: int = 100_000  # one per run and judge metric
     max_optimizations: int = 10_000
+    max_prompt_labels: int = 100_000  # label moves onto the file's prompt versions
     max_ranking_items: int = 10_000  # entries in one retrieval result's ranked_ids, scores, gold_ids or gold_ranks
 
     @classmethod

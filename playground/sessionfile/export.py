@@ -5,8 +5,8 @@ Since format version 2 an export also carries the LLM judgments about the sessio
 the judges' evaluation steps and the judge spans) and the demonstration sets its runs reference or were bootstrapped
 from. Since version 3 it carries a digest of its records; since version 4 the session's retrieval runs with each
 question's ranking (and the questions and ranked passages they name); since version 6 the rating samples drawn in its
-runs (`rate sample`), so a prediction-powered estimate reads the same where it is imported. Secrets are removed (playground.redaction)
-before the digest is taken.
+runs (`rate sample`), so a prediction-powered estimate reads the same where it is imported; since version 8 the moves
+of labels onto its prompt versions. Secrets are removed (playground.redaction) before the digest is taken.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from playground.output_files import STDOUT, write_output
 from playground.redaction import redact_value
 from playground.sessionfile.benchmarks import answer_run_needs, benchmark_records, retrieval_run_needs
 from playground.sessionfile.checks import with_digest
+from playground.sessionfile.labels import label_records
 from playground.sessionfile.optimizations import optimization_records, optimization_strings, want_split_questions
 from playground.sessionfile.records import FORMAT_NAME, FORMAT_VERSION
 from playground.sessionfile.rows import query_records, records_in_chunks, replace_strings, row_to_record
@@ -346,6 +347,7 @@ def export_session(workspace: Workspace, id_or_name: str, report: Optional[list[
         **retrieval,
         "rating_samples": _rating_samples(workspace, run_ids),
         "optimizations": optimizations,
+        "prompt_labels": label_records(workspace, list(exported_versions)),
     }
     return with_digest(_finite(redact_value(payload), "", report))
 

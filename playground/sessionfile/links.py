@@ -16,6 +16,7 @@ from playground.store.optimizations import SEARCH_STATUSES
 from playground.store.ratings import RATING_KINDS, check_rating
 from playground.store.runs import RUN_STATUSES
 from playground.sessionfile.decode import check_part
+from playground.sessionfile.labels import check_label_moves
 from playground.sessionfile.messages import SessionFormatError
 from playground.sessionfile.records import (
     Example,
@@ -68,6 +69,7 @@ def check_links(file: SessionFileV1) -> None:
     _check_retrieval_runs(file, session.id, benchmark_names)
     _check_rating_samples(file, run_ids, answered)
     _check_optimizations(file, session.id, version_ids, benchmark_names)
+    check_label_moves(file, {version.id: version for version in file.prompt_versions})
 
 
 def _unique(records: list, section: str, key: Callable[[Any], Any]) -> dict:

@@ -10,7 +10,7 @@ read, its free-form values when written, and it becomes a row only as it is writ
 The sections format versions 2 and 4 on added: retrieval runs and their rankings under new ids; judge versions reused
 or added (a conflicting one refused), judgments and judge spans under new ids; demonstration sets under their content
 ids (a taken version number gets the next one, and runs follow it); from version 6 the runs' rating samples follow
-their runs.
+their runs; from version 8 the label moves the workspace lacks are added as they were.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import msgspec
 
 from playground.sessionfile.benchmarks import import_benchmark
 from playground.sessionfile.checks import ImportLimits, load_file
+from playground.sessionfile.labels import import_label_moves
 from playground.sessionfile.messages import SessionFormatError
 from playground.sessionfile.optimizations import import_optimizations
 from playground.sessionfile.records import SessionFileV1, given, plain, records_of, value_of
@@ -162,6 +163,7 @@ def import_session(
         import_demonstration_sets(workspace, file, run_map, session_id, source.id)
         import_rating_samples(workspace, file, run_map)
         import_optimizations(workspace, file, run_map, session_id, benchmark_names)
+        import_label_moves(workspace, file)
     return session_id
 
 

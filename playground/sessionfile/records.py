@@ -12,7 +12,8 @@ bench/session_schema.py.
 
 Version 2 adds judges, their steps, judgments, judge spans and demonstration sets; version 4 adds retrieval runs and
 their rankings; version 5 has version 4's records (its digest covers only what these types name); version 6 adds the
-rating samples drawn for people to rate (`rate sample`); version 7 adds prompt searches (optimizations). A section is
+rating samples drawn for people to rate (`rate sample`); version 7 adds prompt searches (optimizations); version 8
+adds the moves of labels (prod, staging, ...) onto the file's prompt versions (prompt_labels). A section is
 decoded as its records' bytes, each checked against its type and read through a LazyRecords.
 """
 
@@ -26,8 +27,8 @@ from msgspec import UNSET, UnsetType
 
 ENVELOPE = ("format", "version", "exported_at", "playground_version", "digest")  # the file's keys around the records
 FORMAT_NAME = "playground-session"
-FORMAT_VERSION = 7
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
+FORMAT_VERSION = 8
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 # The sections of a version-1 file; each later tuple is what that version added (an older file lacks those
 # sections and reads as if they were empty).
 SECTIONS = ("session", "runs", "results", "spans", "prompt_versions", "templates", "ratings", "benchmarks")
@@ -35,6 +36,7 @@ SECTIONS_V2 = ("judges", "judge_steps", "judgments", "judge_spans", "demonstrati
 SECTIONS_V4 = ("retrieval_runs", "retrieval_results")
 SECTIONS_V6 = ("rating_samples",)
 SECTIONS_V7 = ("optimizations",)
+SECTIONS_V8 = ("prompt_labels",)
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS = 256, 200, 10_000_000
@@ -200,6 +202,18 @@ class Template(Record, kw_only=True):
     latest_version: OptId = UNSET
     created_at: OptShort = UNSET
     updated_at: OptShort = UNSET
+
+
+class PromptLabel(Record, kw_only=True):
+    """One move of a template's label onto one of the file's prompt versions (`playground templates label`)."""
+
+    id: Id
+    template: Name
+    label: Name
+    version: Id
+    previous_version: OptId = UNSET
+    moved_by: OptName = UNSET
+    moved_at: OptShort = UNSET
 
 
 class Rating(Record, kw_only=True):
@@ -471,7 +485,11 @@ class SessionFileV7(SessionFileV6, kw_only=True):
     optimizations: Records
 
 
-LATEST = SessionFileV7  # the type of a file this playground writes
+class SessionFileV8(SessionFileV7, kw_only=True):
+    prompt_labels: Records
+
+
+LATEST = SessionFileV8  # the type of a file this playground writes
 
 
 class LazyRecords(Sequence):
@@ -496,6 +514,8 @@ class LazyRecords(Sequence):
 
 def file_type(version: int) -> type[SessionFileV1]:
     """The type of a file of this format version (version 5 has version 4's records)."""
+    if version >= 8:
+        return SessionFileV8
     if version >= 7:
         return SessionFileV7
     if version >= 6:
@@ -504,7 +524,7 @@ def file_type(version: int) -> type[SessionFileV1]:
 
 
 def records_of(file: SessionFileV1, section: str) -> Sequence:
-    """A typed file's records of `section`; a section its version lacks (version 2's, 4's, 6's) has none."""
+    """A typed file's records of `section`; a section its version lacks (version 2's, 4's, 6's, ...) has none."""
     return getattr(file, section, [])
 
 
@@ -532,6 +552,7 @@ SECTION_TYPES: dict[str, type[Record]] = {
     "retrieval_results": RetrievalResult,
     "rating_samples": RatingSample,
     "optimizations": Optimization,
+    "prompt_labels": PromptLabel,
 }
 
 

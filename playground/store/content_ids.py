@@ -9,7 +9,7 @@ import hashlib
 from typing import Optional
 
 from playground import PlaygroundError
-from playground.store.db import to_json
+from playground.store.values import to_json
 
 PROMPT_ID_LENGTH = 12
 

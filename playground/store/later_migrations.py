@@ -193,3 +193,10 @@ def give_old_rows_the_writer_s_shape(db: sqlite_utils.Database) -> None:
     them, in the shape today's writers store (playground.store.old_rows), so their sessions export and import."""
     fill_trace_steps(db)
     rank_golds_by_id(db)
+
+
+@migration
+def add_prompt_labels(db: sqlite_utils.Database) -> None:
+    """Labels on prompt versions (prod, staging, any name) and the history of their moves."""
+    if "prompt_labels" not in db.table_names():
+        create_table(db, "prompt_labels")

@@ -6,11 +6,14 @@ Saving the same text again stores nothing new; the `templates` row keeps each na
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from playground import PlaygroundError
 from playground.store.content_ids import PROMPT_ID_LENGTH, check_content_id, prompt_version_id
-from playground.store.db import Workspace, now, to_json
+from playground.store.values import now, to_json
+
+if TYPE_CHECKING:
+    from playground.store.db import Workspace
 
 
 def save_prompt_version(

@@ -1,5 +1,6 @@
 """The tables of the tools around the record: the response cache, judges and their judgments, demonstration sets,
-retrieval runs, your own documents, editor drafts and prompt searches (gathered in playground.store.schema)."""
+retrieval runs, your own documents, editor drafts, prompt searches and prompt labels (gathered in
+playground.store.schema)."""
 
 from __future__ import annotations
 
@@ -175,5 +176,25 @@ TOOL_TABLES: tuple[Table, ...] = (
         json=("config", "splits", "candidates", "evaluations", "report"),
         indexes=(("session_id", "created_at"),),
         foreign_keys=(ForeignKey("session_id", "sessions"),),
+    ),
+    # Labels on prompt versions (playground.store.prompt_labels): each row one move of a template's label (prod,
+    # staging, ...) to a version, with the version it left and who moved it; a label is where its latest move put it.
+    Table(
+        "prompt_labels",
+        {
+            "id": TEXT,
+            "template": TEXT,
+            "label": TEXT,
+            "version": TEXT,
+            "previous_version": TEXT,
+            "moved_by": TEXT,
+            "moved_at": TEXT,
+        },
+        pk="id",
+        indexes=(("template", "label", "moved_at"), ("version",)),
+        foreign_keys=(
+            ForeignKey("version", "prompt_versions"),
+            ForeignKey("previous_version", "prompt_versions", on_delete=SET_NULL),
+        ),
     ),
 )

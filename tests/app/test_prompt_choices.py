@@ -96,3 +96,20 @@ def test_unsaved_edits_of_a_starter_never_stored_run_with_the_starter_as_parent(
     stored = get_prompt_version(workspace, ref.split("@")[1])
     assert stored["content"] == edited.content and stored["parent"] == prompt_version_id(starter.content)
     assert get_prompt_version(workspace, stored["parent"])["content"] == starter.content
+
+
+def test_a_label_is_a_choice_that_runs_as_template_at_label_and_versions_show_their_labels(workspace):
+    from playground.store.prompt_labels import move_label
+
+    session = current_session(workspace)["id"]
+    _, v1_id, _, v2_id, _ = _versions(workspace)
+    move_label(workspace, "rag-short-answer", "prod", v1_id, "person")
+    move_label(workspace, "rag-short-answer", "staging", v2_id, "person")
+    move_label(workspace, "rag-short-answer", "prod", v2_id, "person")
+    choices = {c.key: c for c in prompt_choices(workspace, session)}
+    prod = choices["rag-short-answer@prod"]
+    assert prod.kind == "label" and prod.version_id == v2_id and prod.template.system == "v2 text"
+    assert prod.label.startswith(f"rag-short-answer@prod → {v2_id[:8]}") and prod.label.endswith("by person")
+    assert version_to_run(workspace, prod, session) == "rag-short-answer@prod"
+    assert choices[f"rag-short-answer@{v2_id}"].label.startswith("rag-short-answer [prod] [staging] · v2: longer")
+    assert "[" not in choices[f"rag-short-answer@{v1_id}"].label

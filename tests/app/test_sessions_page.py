@@ -116,6 +116,22 @@ def test_prompt_history_diffs_a_version_with_its_parent_and_restores_it(session_
     assert any("Restored direct-short-answer" in plain(s.value) for s in at.success)
 
 
+def test_prompt_history_shows_the_labels_on_each_version(session_env):
+    from playground.store.prompt_labels import move_label
+
+    ws = open_workspace(session_env)
+    base = load_template("direct-short-answer")
+    labelled = save_prompt_version(ws, base.with_changes(system="Answer in one word."), message="one word")
+    move_label(ws, "direct-short-answer", "prod", labelled, "person")
+    at = page_test("sessions")
+    at.session_state["sessions_history_template"] = "direct-short-answer"
+    at.run()
+    assert not at.exception, at.exception
+    table = next(frame.value for frame in at.dataframe if "labels" in frame.value.columns)
+    assert dict(zip(table["id"], table["labels"]))[labelled] == "prod"
+    assert set(table["labels"]) == {"prod", ""}
+
+
 def test_the_download_is_the_session_export(session_env):
     import json
 

@@ -15,7 +15,7 @@ import pytest
 from playground.cli import main
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
-from playground.sessionfile import SECTIONS_V6, SECTIONS_V7, export_session, records_digest, with_digest
+from playground.sessionfile import SECTIONS_V6, SECTIONS_V7, SECTIONS_V8, export_session, records_digest, with_digest
 from playground.store.sessions import get_session, new_session
 from tests.conftest import tiny_dataset
 from tests.store.test_sessions import add_runs, snapshot
@@ -151,7 +151,7 @@ def test_a_version_4_file_still_imports(source, target, capsys):
     old = {
         key: value
         for key, value in copy.deepcopy(source[1]).items()
-        if key not in ("digest", *SECTIONS_V6, *SECTIONS_V7)
+        if key not in ("digest", *SECTIONS_V6, *SECTIONS_V7, *SECTIONS_V8)
     }
     old["version"] = 4
     old["digest"] = records_digest(old)

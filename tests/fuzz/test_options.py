@@ -135,6 +135,8 @@ def base(tmp_path_factory):
         "run_a": run_ids[0],
         "run_b": run_ids[1],
         "run_id": run_ids[0],
+        "baseline": run_ids[0],
+        "candidate": run_ids[1],
         "runs": run_ids[:2],
         "session": "study",
         "name": "fuzzed",
@@ -155,12 +157,17 @@ def base(tmp_path_factory):
         "metric": "faithfulness",
         "value": "0.5",
     }
+    experiment = folder / "experiment.toml"
+    experiment.write_text(
+        f'benchmark = "tiny"\nsample = 2\n[variants.a]\nprogram = "direct"\nmodel = "{model}"\n', encoding="utf-8"
+    )
     ratings = folder / "ratings.jsonl"
     ratings.write_text(json.dumps({"question_id": "q1", "value": 0.5}) + "\n")
     files = {
         ("session", "import"): {"file": str(session_file)},
         ("score",): {"file": str(predictions)},
         ("rate", "import"): {"file": str(ratings)},
+        ("eval",): {"file": str(experiment)},
     }
     yield {"db": db, "fillers": fillers, "files": files}
     server.close()

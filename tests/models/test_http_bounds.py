@@ -361,7 +361,7 @@ def test_playground_judge_takes_a_timeout_per_judgment(hostile, tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
-    assert report["n_failed"] == 1 and "no complete answer within 2 s (" in report["items"][0]["reasons"][0]
+    assert report["n_failed"] == 1 and "no complete answer within 2 s (" in report["items"][0]["errors"][0]
     refused = cli(tmp_path / "judge.db", "judge", "reference", run_id, "--timeout", "0")
     assert (
         refused.returncode != 0 and "--timeout must be more than 0 and at most 86,400 seconds, got 0" in refused.stderr

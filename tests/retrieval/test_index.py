@@ -13,7 +13,16 @@ from tests.conftest import tiny_dataset
 
 
 def test_kinds_and_defaults():
-    assert retriever_kinds() == ["bm25", "bm25-rank", "dense", "faiss-hnsw", "faiss-ivfpq", "annoy", "hybrid"]
+    assert retriever_kinds() == [
+        "bm25",
+        "bm25-rank",
+        "dense",
+        "faiss-hnsw",
+        "faiss-ivfpq",
+        "annoy",
+        "hybrid",
+        "http-search",
+    ]
     assert default_params("bm25")["k1"] == 1.5 and default_params("bm25")["b"] == 0.75
     assert default_params("hybrid")["c"] == 60
 

@@ -32,7 +32,7 @@ def exported(session_workspace):
 def test_export_is_valid_and_versioned(exported):
     assert (
         exported["format"] == "playground-session"
-        and exported["version"] == 7
+        and exported["version"] == 8
         and exported["digest"].startswith("sha256:")
     )
     assert validate(exported) is exported
@@ -49,7 +49,7 @@ def _break(payload: dict, mutate) -> dict:
 
 
 CASES = [
-    ("wrong version", lambda p: p.update(version=8), r"^version: unsupported version 8"),
+    ("wrong version", lambda p: p.update(version=9), r"^version: unsupported version 9"),
     ("missing version-2 section", lambda p: p.pop("judgments"), r"^judgments: missing$"),
     ("wrong format", lambda p: p.update(format="other"), r"^format: expected 'playground-session'"),
     ("missing section", lambda p: p.pop("spans"), r"^spans: missing$"),

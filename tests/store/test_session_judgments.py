@@ -156,7 +156,7 @@ def test_export_import_reproduces_judgments_and_demonstration_sets(judged_worksp
     ws = judged_workspace
     source = get_session(ws, "study")
     payload = json.loads(json.dumps(export_session(ws, "study")))
-    assert payload["version"] == 7
+    assert payload["version"] == 8
     assert len(payload["judgments"]) == 5 and len(payload["judge_spans"]) == 10 and len(payload["judge_steps"]) == 1
     assert sorted((s["name"], s["version"]) for s in payload["demonstration_sets"]) == [("boot", 1), ("hand", 1)]
 

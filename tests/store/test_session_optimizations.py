@@ -55,7 +55,7 @@ def _runs_named(value) -> set[str]:
 
 def test_a_search_round_trips_with_its_splits_candidates_and_confirmation(exported, empty_workspace):
     payload, search = exported
-    assert payload["version"] == 7 and len(payload["optimizations"]) == 1
+    assert payload["version"] == 8 and len(payload["optimizations"]) == 1
     new_session = import_session(empty_workspace, payload)
     [imported] = list_optimizations(empty_workspace, new_session)
     assert imported["id"] != search["id"] and imported["status"] == "done"

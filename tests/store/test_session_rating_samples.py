@@ -50,7 +50,7 @@ def test_judge_estimate_reads_the_same_after_export_and_import(rated, tmp_path):
     before = estimate_run(workspace, run_id)
     assert before["prediction_powered"] is not None and before["excluded_ratings"] == 1
     payload = json.loads(json.dumps(export_session(workspace, current_session(workspace)["id"])))
-    assert payload["version"] == 7
+    assert payload["version"] == 8
     assert [(s["run_id"], s["metric"], s["seed"]) for s in payload["rating_samples"]] == [(run_id, "pointwise", 3)]
     other = open_workspace(tmp_path / "other" / "playground.db")
     try:

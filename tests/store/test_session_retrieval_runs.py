@@ -117,7 +117,7 @@ def _compare(db: str, capsys, run_ids: list[str]) -> dict:
 
 
 def test_export_holds_the_sessions_retrieval_runs_as_decoded_records(retrieval_workspace, exported):
-    assert exported["version"] == 7
+    assert exported["version"] == 8
     assert sorted(run["id"] for run in exported["retrieval_runs"]) == sorted(_source_ids(retrieval_workspace))
     assert len(exported["retrieval_results"]) == 12 and len(exported["runs"]) == 2
     run = exported["retrieval_runs"][0]

@@ -1,8 +1,8 @@
 """The prompts a run can start from, for every page that starts one: the editor's text, each saved version and the
 templates (starters and your own), labelled so a person sees which is which; the editor's text is the default.
 
-Each choice has a key that is also what a run's config names (`NAME@VERSION` for a saved version, `NAME` for a
-template file), except the editor's unsaved text, which is saved as a version when a run starts (`version_to_run`).
+Each choice has a key that is also what a run's config names (`NAME@LABEL` for a labelled version, `NAME@VERSION`
+for a saved version, `NAME` for a template file), except the editor's unsaved text, which is saved as a version when a run starts (`version_to_run`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class PromptChoice:
     key: str
     label: str
     template: object  # playground.prompts.template.Template
-    kind: str  # "editor" | "version" | "starter" | "own"
+    kind: str  # "editor" | "label" | "version" | "starter" | "own"
     version_id: Optional[str] = None  # the saved version (a version's id, or the version the editor text equals)
     base_version: Optional[str] = None  # the editor's: the version its text was loaded or saved from
     in_editor: bool = False  # the text the session's editor holds
@@ -53,7 +53,7 @@ def age(stamp: Optional[str], now: Optional[datetime] = None) -> str:
 
 def version_label(version: dict, now: Optional[datetime] = None) -> str:
     """'rag-short-answer · v1: shorter · 5 min ago · a1894db8'."""
-    parts = [version["template"]]
+    parts = [version["template"] + "".join(f" [{label}]" for label in version.get("labels") or ())]
     if version.get("message"):
         parts.append(version["message"])
     parts += [age(version.get("created_at"), now), version["id"][:8]]
@@ -67,8 +67,10 @@ def is_answer_template(template) -> bool:
 
 
 def prompt_choices(workspace, session_id: str, now: Optional[datetime] = None) -> list[PromptChoice]:
-    """Editor text first (when the session's editor holds text no version has), then saved versions newest first,
-    then the templates; judge templates are left out (they judge answers, they do not answer)."""
+    """Editor text first (when the session's editor holds text no version has), then each label (TEMPLATE@LABEL),
+    then saved versions newest first, then the templates; judge templates are left out (they judge answers, they do
+    not answer)."""
+    from playground.app.components.prompt_labels import labelled_refs, with_labels
     from playground.prompts.library import is_starter, list_templates
     from playground.prompts.template import Template
     from playground.store.drafts import latest_draft
@@ -78,7 +80,7 @@ def prompt_choices(workspace, session_id: str, now: Optional[datetime] = None) -
     choices: list[PromptChoice] = []
     draft = latest_draft(workspace, session_id)
     in_editor = prompt_version_id(draft["content"]) if draft else None
-    versions = list_prompt_versions(workspace)
+    versions = with_labels(workspace, list_prompt_versions(workspace))
     templates = [t for t in list_templates(workspace) if is_answer_template(t)]
     known_texts = {v["id"] for v in versions} | {prompt_version_id(t.content) for t in templates}
     if draft is not None and in_editor not in known_texts:
@@ -96,6 +98,20 @@ def prompt_choices(workspace, session_id: str, now: Optional[datetime] = None) -
                     kind="editor",
                     base_version=draft.get("base_version"),
                     in_editor=True,
+                )
+            )
+    by_id = {version["id"]: version for version in versions}
+    for ref, move in labelled_refs(workspace):
+        version = by_id.get(move["version"])
+        template = Template.from_text(version["content"], name=version["template"]) if version else None
+        if template is not None and is_answer_template(template):
+            choices.append(
+                PromptChoice(
+                    key=ref,
+                    label=f"{ref} → {move['version'][:8]} · moved {age(move['moved_at'], now)} by {move['moved_by']}",
+                    template=template,
+                    kind="label",
+                    version_id=move["version"],
                 )
             )
     for version in versions:

@@ -23,7 +23,7 @@ def judged_metrics(workspace, run_id: str) -> list[str]:
     from playground.store.judgments import list_judgments
 
     pointwise = [j for j in list_judgments(workspace, run_id=run_id, kind=POINTWISE) if j["run_id"] == run_id]
-    return ([POINTWISE] if pointwise else []) + sorted(answer_judge_scores(workspace, run_id))
+    return ([POINTWISE] if pointwise else []) + sorted(set(answer_judge_scores(workspace, run_id)) - {POINTWISE})
 
 
 def choose_metric(workspace, run_id: str, metric: Optional[str]) -> str:

@@ -8,6 +8,7 @@ provider's or the judge's words) and no score, left out of every mean and counte
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Optional
 
 from playground import PlaygroundError
@@ -121,12 +122,15 @@ def judge_answers(
 
 def _report(spec, judge, run, items, repeat, judged, skipped, fresh_tokens, warning, settings) -> dict:
     per_repeat = {metric: [[] for _ in range(repeat)] for metric in spec.metric_names}
+    parts: dict[str, list[list]] = {}
     by_item: dict[tuple, dict] = {}
     errors: list[dict] = []
     gold: dict[str, Any] = {"gold_shown": 0, "gold_judged_relevant": 0, "judged_relevant": 0, "questions": 0}
     for sample_index, item, outcome in judged:
         for metric in spec.metric_names:
             per_repeat[metric][sample_index].append((outcome.get("metrics") or {}).get(metric))
+        for part, value in (outcome.get("parts") or {}).items():
+            parts.setdefault(part, [[] for _ in range(repeat)])[sample_index].append(value)
         if outcome.get("error"):
             errors.append(
                 {
@@ -184,6 +188,11 @@ def _report(spec, judge, run, items, repeat, judged, skipped, fresh_tokens, warn
     }
     if "no_claims" in settings:
         report["no_claims"] = settings["no_claims"]
+    shown = {name: _shown(value) for name, value in settings.items() if name not in ("run", "no_claims")}
+    if shown:
+        report["settings"] = shown
+    if parts:
+        report["parts"] = {part: summarize_repeats(values) for part, values in parts.items()}
     if gold["questions"]:
         gold["judge_recall"] = gold["gold_judged_relevant"] / gold["gold_shown"] if gold["gold_shown"] else None
         gold["judge_precision"] = (
@@ -191,3 +200,12 @@ def _report(spec, judge, run, items, repeat, judged, skipped, fresh_tokens, warn
         )
         report["against_gold"] = gold
     return report
+
+
+def _shown(value):
+    """A judge's setting as a report shows it (JSON values; a record such as a criterion as its fields)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, (list, tuple)):
+        return [_shown(entry) for entry in value]
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)

@@ -75,3 +75,8 @@ def check_repeat(repeat: int) -> int:
 
 def run_model(run: dict) -> Optional[str]:
     return (run.get("config") or {}).get("model")
+
+
+def reference_text(references: list[str]) -> str:
+    """Several acceptable answers are shown as alternatives."""
+    return references[0] if len(references) == 1 else " OR ".join(f'"{ref}"' for ref in references)

@@ -1,6 +1,6 @@
 """Run any registered judge: the one entry point the CLI, the app and `run --judge` call. A judge of each answer
-goes through the shared loop (answers.py); a judge with its own whole-run loop (pointwise criteria, reference, two
-runs compared) through its record's `judge_run`. Options every judge takes are passed on; a judge's own settings
+goes through the shared loop (answers.py); a judge with its own whole-run loop (two runs
+compared: pairwise) through its record's `judge_run`. Options every judge takes are passed on; a judge's own settings
 (registry: Judge.settings, e.g. criteria, no_claims) only to the judge that names them."""
 
 from __future__ import annotations

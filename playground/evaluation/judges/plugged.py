@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from playground import PlaygroundError
 from playground.evaluation.judges.calls import JudgeOutputError, judge_call, parse_step
-from playground.evaluation.judges.reference import reference_text
+from playground.evaluation.judges.items import reference_text
 from playground.plugins.calls import call_plugin
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.plugins.records import Judge

@@ -5,25 +5,15 @@ score is the weighted sum (weights normalised to sum 1)."""
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
-from playground.evaluation.judges.calls import (
-    JudgeOutputError,
-    field_text,
-    judge_call,
-    judge_each,
-    parse_step,
-    reason_of,
-)
+from playground.evaluation.judges.calls import JudgeOutputError, field_text, judge_call, parse_step, reason_of
 from playground.prompts.parse import first_json_object
-from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge, resolve_judge, self_judging_warning
-from playground.evaluation.judges.items import check_repeat, run_items, run_model
-from playground.evaluation.judges.repeat import item_summary, summarize_repeats
+from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
-from playground.progress import ProgressCallback
 from playground.plugins.records import Judge
 
 MAX_STEPS = 8
@@ -249,94 +239,33 @@ def score_answer(
     return {"score": score, "criteria": entries, "error": "; ".join(errors) or None}
 
 
-def judge_run_pointwise(
-    workspace,
-    run_id: str,
-    criteria: Optional[list[Criterion]] = None,
-    config: Optional[JudgeConfig] = None,
-    repeat: int = 1,
-    answer_field: str = "prediction",
-    model=None,
-    use_cache: bool = True,
-    on_progress: Optional[ProgressCallback] = None,
-    deadline_s: Optional[float] = None,
+def judge_pointwise(
+    workspace, judge: LoadedJudge, item, passages, tracer: Tracer, sample_index: int = 0, criteria=None
 ) -> dict:
-    """Score every answer of a run on the criteria, `repeat` times; store each judgment with its spans. Each
-    judgment has `deadline_s` (default 300 s).
-
-    Returns the report: judge, criteria, score {mean, std, per_repeat}, per-criterion scores, items, warnings.
-    """
-    repeat = check_repeat(repeat)
+    """One answer scored on the criteria: the outcome the shared loop (answers.py) stores; each criterion's score is a
+    part of the report (`parts`)."""
     criteria = list(criteria or HELPS_CRITERIA)
-    weights = normalised_weights(criteria)
-    run, items, skipped = run_items(workspace, run_id, answer_field)
-    judge = resolve_judge(workspace, "pointwise", config, model=model, use_cache=use_cache, deadline_s=deadline_s)
-    warning = self_judging_warning(judge.model.spec, [run_model(run)])
-
-    def judge_one(item, tracer, sample_index):
-        return score_answer(workspace, judge, item.question, item.answer, criteria, tracer, sample_index)
-
-    def judgment_fields(item, outcome):
-        entries = outcome.get("criteria", [])
-        reason = "; ".join(f"{entry['name']}: {entry['reason']}" for entry in entries if entry["reason"])
-        return {
-            "score": outcome.get("score"),
-            "verdict": None,
-            "reason": reason or None,
-            "details": {"criteria": entries},
-        }
-
-    judged, fresh_tokens = judge_each(
-        workspace, judge, run, items, repeat, "pointwise", judge_one, judgment_fields, on_progress
-    )
-    per_repeat = [[] for _ in range(repeat)]
-    per_criterion = {criterion.name: [[] for _ in range(repeat)] for criterion in criteria}
-    by_item: dict[tuple, dict] = {}
-    for sample_index, item, outcome in judged:
-        score, entries = outcome.get("score"), outcome.get("criteria", [])
-        per_repeat[sample_index].append(score)
-        for entry in entries:
-            per_criterion[entry["name"]][sample_index].append(entry["score"])
-        record = by_item.setdefault(
-            (item.question_id, item.repeat),
-            {
-                "question_id": item.question_id,
-                "repeat": item.repeat,
-                "answer": item.answer,
-                "scores": [],
-                "criteria": entries,
-                "error": outcome["error"],
-            },
-        )
-        record["scores"].append(score)
-    total = len(judged)
-    failed = sum(outcome.get("score") is None for _, _, outcome in judged)
-    items_report = [
-        {**{key: value for key, value in record.items() if key != "scores"}, "score": item_summary(record["scores"])}
-        for record in by_item.values()
-    ]
+    scored = score_answer(workspace, judge, item.question, item.answer, criteria, tracer, sample_index)
+    entries = scored["criteria"]
+    reason = "; ".join(f"{entry['name']}: {entry['reason']}" for entry in entries if entry["reason"])
     return {
-        "kind": "pointwise",
-        "judge": judge.describe(),
-        "run_id": run["id"],
-        "run_model": run_model(run),
-        "criteria": [{**asdict(criterion), "weight": weight} for criterion, weight in zip(criteria, weights)],
-        "repeat": repeat,
-        "n_items": len(items),
-        "n_judgments": total,
-        "n_failed": failed,
-        "score": summarize_repeats(per_repeat),
-        "criteria_scores": {name: summarize_repeats(values) for name, values in per_criterion.items()},
-        "items": items_report,
-        "skipped": skipped,
-        "tokens": fresh_tokens,
-        "warnings": [warning] if warning else [],
+        "score": scored["score"],
+        "verdict": None,
+        "reason": reason or None,
+        "details": {"criteria": entries},
+        "metrics": {"pointwise": scored["score"]},
+        "parts": {entry["name"]: entry["score"] for entry in entries},
+        "error": scored["error"],
     }
 
 
-def judge_runs(workspace, run_ids: list[str], config: Optional[JudgeConfig] = None, criteria=None, **options) -> dict:
-    """The pointwise judge's `judge_run` (its record in evaluation/plugin.py): one run, its criteria a setting."""
-    return judge_run_pointwise(workspace, run_ids[0], criteria, config, **options)
+def judge_run_pointwise(
+    workspace, run_id: str, criteria: Optional[list[Criterion]] = None, config: Optional[JudgeConfig] = None, **options
+) -> dict:
+    """Score every answer of a run on the criteria, through the shared loop of answer judges."""
+    from playground.evaluation.judges.answers import judge_answers
+
+    return judge_answers(workspace, "pointwise", run_id, config, criteria=list(criteria or HELPS_CRITERIA), **options)
 
 
 # This judge's registration: evaluation/plugin.py registers every JUDGE of this package, as a plugin would.
@@ -344,6 +273,7 @@ JUDGE = Judge(
     "pointwise",
     {"steps": "judge-criterion-steps", "pointwise": "judge-pointwise"},
     "G-Eval-style weighted criteria, each scored 0-1 with a reason",
+    judge=judge_pointwise,
     settings=("criteria",),
-    judge_run=judge_runs,
+    method="weighted criteria, each 0-1",
 )

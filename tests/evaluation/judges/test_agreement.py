@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from playground.evaluation.agreement.judge_agreement import average_ranks, cohen_kappa, judge_agreement, spearman
-from playground.store.judgments import save_judgment
+from playground.store.judgments import save_judge, save_judgment
 from playground.store.ratings import add_rating
 
 from tests.evaluation.judges.conftest import make_run
@@ -70,6 +70,7 @@ def test_judge_agreement_over_stored_judgments_and_ratings(judge_workspace):
     ws = judge_workspace
     answers = {"q1": "Paris", "q2": "Berlin", "q3": "Seine", "q4": "Guido", "q5": "Sea"}
     run_a, run_b = make_run(ws, answers), make_run(ws, answers)
+    save_judge(ws, "judge1", "pointwise", "local:judge", "fingerprint", {}, {}, {})
     judge_scores = {"q1": [0.9, 0.7], "q2": [0.2, 0.2], "q3": [0.6, 0.6], "q4": [0.4, 0.5], "q5": [1.0, 1.0]}
     human = {"q1": [5, 4], "q2": [1], "q3": [3], "q4": [4], "q5": [5]}
     for qid, scores in judge_scores.items():

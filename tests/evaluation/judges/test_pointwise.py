@@ -106,7 +106,7 @@ def test_weighted_sum_and_steps_made_once_then_reused(judge_workspace):
     expected = 0.5 * 1.0 + 0.3 * 0.5 + 0.2 * 0.0
     assert report["score"]["mean"] == pytest.approx(expected) and report["n_failed"] == 0
     assert [item["score"]["mean"] for item in report["items"]] == pytest.approx([expected, expected])
-    assert report["criteria_scores"]["relevancy"]["mean"] == pytest.approx(0.5)
+    assert report["parts"]["relevancy"]["mean"] == pytest.approx(0.5)
     step_calls = [m for m, _ in model.requests if "Evaluation steps:" not in user_text(m)]
     assert len(step_calls) == 3  # one per criterion, not per answer
     judge_id = report["judge"]["id"]
@@ -148,7 +148,7 @@ def test_malformed_criterion_reply_leaves_the_item_unscored(judge_workspace):
     report = judge_run_pointwise(judge_workspace, run_id, model=ScriptedModel(judge))
     assert report["n_failed"] == 1 and report["score"]["mean"] is None
     (item,) = report["items"]
-    brevity = next(c for c in item["criteria"] if c["name"] == "brevity")
+    brevity = next(c for c in item["details"]["criteria"] if c["name"] == "brevity")
     assert brevity["score"] is None and "no score" in brevity["error"]
     (judgment,) = list_judgments(judge_workspace, run_id=run_id)
     assert judgment["score"] is None and judgment["error"].startswith("brevity:")
@@ -189,7 +189,7 @@ def test_real_local_model_pointwise_structure_and_steps_reuse(judge_workspace, s
     report = judge_run_pointwise(judge_workspace, run_id, [criterion], config, model=smollm2)
     assert report["warnings"] and "self-preference" in report["warnings"][0]
     (item,) = report["items"]
-    (entry,) = item["criteria"]
+    (entry,) = item["details"]["criteria"]
     if entry["score"] is None:
         # an unreadable reply, or one copied from the template ("fails it", issue 34): an error, never a score
         assert entry["error"] and ("judge's reply" in entry["error"] or "template's own text" in entry["error"])

@@ -144,4 +144,4 @@ def test_pointwise_and_reference_judges_refuse_a_reason_copied_from_their_templa
     finally:
         server.close()
     assert pointwise["n_failed"] == pointwise["n_judgments"] == 2 and pointwise["score"]["mean"] is None
-    assert reference["n_failed"] == reference["n_judgments"] == 2 and reference["implied"]["mean"] is None
+    assert reference["n_failed"] == reference["n_judgments"] == 2 and reference["score"]["mean"] is None

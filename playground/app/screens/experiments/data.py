@@ -97,58 +97,24 @@ def mean_std_text(summary: Optional[Mapping]) -> str:
     return text
 
 
-def criterion_rows(report: Mapping) -> list[dict]:
-    """Pointwise: a row per criterion with its normalised weight and mean/std over repeats."""
+def part_rows(report: Mapping) -> list[dict]:
+    """A judge whose score is made of parts (pointwise criteria): a row per part with its weight, if the judge's
+    settings give one, and mean/std over repeats."""
+    described = {entry["name"]: entry for entry in (report.get("settings") or {}).get("criteria") or []}
+    total = sum(entry["weight"] for entry in described.values()) or 1.0
     rows = []
-    for criterion in report["criteria"]:
-        summary = report["criteria_scores"].get(criterion["name"]) or {}
+    for name, summary in (report.get("parts") or {}).items():
+        entry = described.get(name) or {}
         rows.append(
             {
-                "criterion": criterion["name"],
-                "weight": _number(criterion["weight"]),
+                "part": name,
+                "weight": _number(entry["weight"] / total) if "weight" in entry else None,
                 "mean": _number(summary.get("mean")),
                 "std": _number(summary.get("std")),
-                "sentence": criterion["text"],
+                "sentence": entry.get("text", ""),
             }
         )
     return rows
-
-
-def pointwise_item_rows(report: Mapping) -> list[dict]:
-    rows = []
-    for item in report["items"]:
-        row = {
-            "question_id": item["question_id"],
-            "repeat": item["repeat"],
-            "answer": item["answer"],
-            "score": _number(item["score"]["mean"]),
-            "std": _number(item["score"]["std"]),
-        }
-        for entry in item["criteria"]:
-            row[entry["name"]] = _number(entry.get("score"))
-        row["reasons"] = "; ".join(f"{e['name']}: {e.get('reason') or e.get('error') or ''}" for e in item["criteria"])
-        row["error"] = item.get("error") or ""
-        rows.append(row)
-    return rows
-
-
-def _verdict(value) -> str:
-    return "?" if value is None else str(value).lower()
-
-
-def reference_item_rows(report: Mapping) -> list[dict]:
-    return [
-        {
-            "question_id": item["question_id"],
-            "repeat": item["repeat"],
-            "answer": item.get("answer"),
-            "references": " | ".join(item.get("references") or []),
-            "verdicts": ", ".join(_verdict(v) for v in item.get("verdicts") or []),
-            "reason": next((r for r in item.get("reasons") or [] if r), ""),
-            "error": item.get("error") or "",
-        }
-        for item in report["items"]
-    ]
 
 
 def pairwise_item_rows(report: Mapping) -> list[dict]:

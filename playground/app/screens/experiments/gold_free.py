@@ -16,6 +16,8 @@ def show_gold_free_report(report: dict) -> None:
 
     st.caption(md_escape(f"Method: {report['method']}"))
     st.dataframe(rows.gold_free_metric_rows(report), hide_index=True, key="experiments_gold_free_metrics")
+    if report.get("parts"):
+        st.dataframe(rows.part_rows(report), hide_index=True, key="experiments_judge_parts")
     if report["n_failed"]:
         st.warning(
             md_escape(

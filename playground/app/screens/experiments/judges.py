@@ -193,13 +193,6 @@ def _judge_result(report: dict) -> None:
         from playground.app.screens.experiments.gold_free import show_gold_free_report
 
         show_gold_free_report(report)
-    elif "criteria" in report:
-        st.metric("Weighted score (mean ± std over repeats)", view.mean_std_text(report["score"]))
-        st.dataframe(view.criterion_rows(report), hide_index=True, key="experiments_criteria_scores")
-        st.dataframe(view.pointwise_item_rows(report), hide_index=True, key="experiments_judge_items")
-    elif "implied" in report:
-        st.metric("Share implying the reference (mean ± std)", view.mean_std_text(report["implied"]))
-        st.dataframe(view.reference_item_rows(report), hide_index=True, key="experiments_judge_items")
     else:
         summary = report["summary"]
         st.caption(

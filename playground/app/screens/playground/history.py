@@ -13,6 +13,7 @@ import streamlit as st
 
 from playground.app import state
 from playground.app.components.diff import show_prompt_diff
+from playground.app.screens.playground.label_mover import label_mover
 from playground.app.components.text import md_escape, show_text
 
 PICK_KEY = "pg_history_version"
@@ -22,7 +23,8 @@ NOTICE_KEY = "_pg_history_notice"
 
 def version_label(version: dict) -> str:
     message = f" · {version['message']}" if version.get("message") else ""
-    return f"{version['id'][:8]} · {(version.get('created_at') or '')[:19].replace('T', ' ')}{message}"
+    labels = "".join(f" [{label}]" for label in version.get("labels") or ())
+    return f"{version['id'][:8]}{labels} · {(version.get('created_at') or '')[:19].replace('T', ' ')}{message}"
 
 
 def load_version(version_id: str):
@@ -75,6 +77,7 @@ def prompt_history(
     current_template() -> (edited Template or None, base Template) is read when Save is clicked; on_saved(template)
     makes the saved text the editor's new base.
     """
+    from playground.app.components.prompt_labels import with_labels
     from playground.store.prompts import list_prompt_versions
 
     notice = st.session_state.pop(NOTICE_KEY, None)
@@ -91,7 +94,7 @@ def prompt_history(
         args=(current_template, on_saved),
         help="Stores the editor's text as a version, without a run",
     )
-    versions = list_prompt_versions(ws, template_name)
+    versions = with_labels(ws, list_prompt_versions(ws, template_name), template_name)
     if not versions:
         st.caption("No stored version of this template yet: Save version (or Run) stores one.")
         return None
@@ -117,4 +120,5 @@ def prompt_history(
         on_click=_restore,
         args=(load_into_editor,),
     )
+    label_mover(version["template"], PICK_KEY)
     return chosen

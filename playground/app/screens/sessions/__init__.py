@@ -249,7 +249,9 @@ def _history(ws) -> None:
         key="sessions_history_template",
         format_func=lambda n: view.history_template_label(rows, n),
     )
-    versions = list_prompt_versions(ws, name)
+    from playground.app.components.prompt_labels import with_labels
+
+    versions = with_labels(ws, list_prompt_versions(ws, name), name)
     st.dataframe(view.version_rows(versions), hide_index=True, key="sessions_versions")
     ids = [v["id"] for v in versions]
     by_id = {v["id"]: v for v in versions}

@@ -73,6 +73,7 @@ def version_rows(versions: Sequence[Mapping]) -> list[dict]:
             "template": v["template"],
             "parent": v.get("parent") or "",
             "message": v.get("message") or "",
+            "labels": ", ".join(v.get("labels") or ()),
             "created": (v.get("created_at") or "")[:19].replace("T", " "),
         }
         for v in versions
