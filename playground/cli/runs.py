@@ -381,11 +381,11 @@ def handle_stop(args) -> int:
 
     with workspace_for(args, create=False) as workspace:
         run = stop_run(workspace, args.run_id)
-    asked = run["status"] == "running"
+    asked = run.status == "running"
     emit(
         args,
-        {"run_id": run["id"], "status": run["status"], "stop_requested": bool(run.get("stop_requested"))},
-        f"run {run['id']}: "
-        + ("asked to stop; it stops after the questions in flight" if asked else f"{run['status']} (nothing to stop)"),
+        {"run_id": run.id, "status": run.status, "stop_requested": bool(run.stop_requested)},
+        f"run {run.id}: "
+        + ("asked to stop; it stops after the questions in flight" if asked else f"{run.status} (nothing to stop)"),
     )
     return 0

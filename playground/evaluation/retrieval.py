@@ -135,7 +135,6 @@ def evaluate_retriever(
     """
     from playground.data.sampling import sample_questions
     from playground.evaluation.span_gold import SpanGold, checked_corpus, chunking
-    from playground.retrieval.base import PassageHit
     from playground.retrieval.index import open_retriever
     from playground.store.datasets import corpus_of, get_passages, load_questions
 
@@ -178,9 +177,9 @@ def evaluate_retriever(
             )
         answers = scorable_answers(question, rule)
         if answers:
-            texts = {pid: p.text for pid, p in get_passages(workspace, searched, ranked[:k]).items()}
-            texts.update({hit.passage_id: hit.text for hit in hits[:k] if isinstance(hit, PassageHit)})  # a service's
-            metrics = {**metrics, "answer_recall@k": answer_found(list(texts.values()), answers, rule)}
+            found = get_passages(workspace, searched, ranked[:k])
+            texts = [_text_read(hit, found) for hit in hits[:k]]
+            metrics = {**metrics, "answer_recall@k": answer_found(texts, answers, rule)}
         rows.append(
             {
                 "question_id": question.id,
@@ -241,3 +240,11 @@ def evaluate_retriever(
         }
         result["run_id"] = create_retrieval_run(workspace, config, rows, result, session_id=session_id, label=label)
     return result
+
+
+def _text_read(hit, corpus_passages: dict) -> str:
+    """The passage as the retriever gave it (a search service's or a user's collection's text), else the corpus's."""
+    if hit.text is not None:
+        return hit.text
+    found = corpus_passages.get(hit.passage_id)
+    return found.text if found is not None else ""

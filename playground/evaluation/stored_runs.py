@@ -36,7 +36,7 @@ def load_run(workspace, run_id: str) -> dict:
     from playground.store.runs import get_results, get_run
 
     try:
-        run = get_run(workspace, run_id)
+        answer_run = get_run(workspace, run_id)
     except PlaygroundError as answer_error:
         try:
             run = retrieval_runs.get_retrieval_run(workspace, run_id)
@@ -52,13 +52,13 @@ def load_run(workspace, run_id: str) -> dict:
             "results": retrieval_runs.get_retrieval_results(workspace, run["id"]),
         }
     return {
-        "id": run["id"],
+        "id": answer_run.id,
         "kind": "answer",
-        "status": run["status"],
-        "config": run["config"],
-        "settings": answer_settings(run["config"]),
-        "signatures": run["config"].get("metric_signatures") or {},
-        "results": get_results(workspace, run["id"]),
+        "status": answer_run.status,
+        "config": answer_run.config,
+        "settings": answer_settings(answer_run.config),
+        "signatures": answer_run.config.get("metric_signatures") or {},
+        "results": get_results(workspace, answer_run.id),
     }
 
 

@@ -45,7 +45,7 @@ def lookup(workspace, key: str) -> Completion | None:
 
 def store(workspace, key: str, request: dict, completion: Completion) -> bool:
     """Write one entry; refuses (returns False) if any environment secret would end up in the row."""
-    from playground.store.db import now, to_json
+    from playground.store.values import now, to_json
 
     request_json = to_json(request)
     response_json = to_json({name: asdict(completion)[name] for name in STORED_FIELDS})

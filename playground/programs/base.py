@@ -170,7 +170,6 @@ class StepContext:
     def retrieve(self, query: str, k: Optional[int] = None, name: str = "retrieve") -> list[dict]:
         """Search the run's retriever; returns passage dicts {id, title, text, score, rank}, best first. A hit that
         brings its text (a search service's) is read and traced with it, not looked up in the corpus."""
-        from playground.retrieval.base import PassageHit
         from playground.store.datasets import get_passages
 
         if self.retriever is None or self.corpus is None:
@@ -179,12 +178,12 @@ class StepContext:
         with self.span("retrieve", name, {"query": query, "k": k, "retriever": self.retriever.kind}) as span:
             hits = self.retriever.search(query, k) if k > 0 else []
             found: dict = get_passages(self.workspace, self.corpus, [hit.passage_id for hit in hits])
-            found.update({hit.passage_id: hit for hit in hits if isinstance(hit, PassageHit)})  # a service's own text
+            found.update({hit.passage_id: hit for hit in hits if hit.text is not None})  # a hit's own text
             passages = [
                 {
                     "id": hit.passage_id,
-                    "title": found[hit.passage_id].title if hit.passage_id in found else "",
-                    "text": found[hit.passage_id].text if hit.passage_id in found else "",
+                    "title": found[hit.passage_id].title if hit.passage_id in found else hit.title or "",
+                    "text": found[hit.passage_id].text if hit.passage_id in found else hit.text or "",
                     "score": float(hit.score),
                     "rank": hit.rank,
                 }
@@ -193,7 +192,7 @@ class StepContext:
             kept = ("id", "title", "score", "rank")
             span.outputs = {
                 "hits": [
-                    {k_: p[k_] for k_ in kept + (("text",) if isinstance(hit, PassageHit) else ())}
+                    {k_: p[k_] for k_ in kept + (("text",) if hit.text is not None else ())}
                     for hit, p in zip(hits, passages)
                 ]
             }

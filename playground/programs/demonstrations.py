@@ -46,22 +46,22 @@ def demonstrations_from_run(
     from playground.store.runs import get_results, get_run, get_spans
 
     run = get_run(workspace, run_id)
-    results = [r for r in get_results(workspace, run["id"]) if not r["error"] and r["prediction"] is not None]
+    results = [r for r in get_results(workspace, run.id) if not r["error"] and r["prediction"] is not None]
     metric = _metric_for([r["scores"] for r in results], metric)
-    questions = {q.id: q for q in load_questions(workspace, run["config"]["dataset"])}
+    questions = {q.id: q for q in load_questions(workspace, run.config["dataset"])}
     examples = []
     for result in results:
         question = questions.get(result["question_id"])
         if question is None or (result["scores"] or {}).get(metric, 0.0) < threshold or result["repeat"] != 0:
             continue
-        spans = get_spans(workspace, run["id"], question.id, result["repeat"])
+        spans = get_spans(workspace, run.id, question.id, result["repeat"])
         examples.append(
             {
                 "question_id": question.id,
                 "question": question.text,
                 "answer": result["prediction"],
                 "reference": list(question.answers),
-                "run_id": run["id"],
+                "run_id": run.id,
                 "trace": compact_trace(spans),
             }
         )
@@ -76,26 +76,26 @@ def save_demonstrations_from_run(
     from playground.store.runs import get_run
 
     run = get_run(workspace, run_id)
-    examples, metric = demonstrations_from_run(workspace, run["id"], metric, threshold)
+    examples, metric = demonstrations_from_run(workspace, run.id, metric, threshold)
     if not examples:
         raise PlaygroundError(
-            f"run {run['id']}: no answer reached {metric} >= {threshold}, so there is no "
+            f"run {run.id}: no answer reached {metric} >= {threshold}, so there is no "
             f"demonstration to keep (try a larger --sample or another program)"
         )
-    config = run["config"]
+    config = run.config
     return save_demonstration_set(
         workspace,
         name,
         examples,
         program=config.get("program"),
-        source_run_id=run["id"],
-        session_id=run.get("session_id"),
+        source_run_id=run.id,
+        session_id=run.session_id,
         metadata={
             "metric": metric,
             "threshold": threshold,
             "dataset": config.get("dataset"),
             "model": config.get("model"),
             "templates": config.get("template_names") or config.get("templates"),
-            "answered": run.get("n_done"),
+            "answered": run.n_done,
         },
     )

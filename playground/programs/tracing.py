@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
-from playground.store.db import now, to_json
+from playground.store.values import now, to_json
 
 
 @dataclass

@@ -39,7 +39,7 @@ def start_generation(workspace, settings, api_keys: Optional[Mapping[str, str]] 
     the job id."""
     from playground.runs.jobs import start_worker
     from playground.store.datasets import check_benchmark_name, get_corpus
-    from playground.store.db import now
+    from playground.store.values import now
 
     get_corpus(workspace, settings.corpus)
     check_benchmark_name(workspace, settings.name, settings.replace)

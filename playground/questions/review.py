@@ -44,19 +44,19 @@ class Decision:
 
 
 def accepted() -> Decision:
-    from playground.store.db import now
+    from playground.store.values import now
 
     return Decision("accepted", now())
 
 
 def rejected(reason: str) -> Decision:
-    from playground.store.db import now
+    from playground.store.values import now
 
     return Decision("rejected", now(), reason=" ".join((reason or "").split()))
 
 
 def edited(text: str, answer: str) -> Decision:
-    from playground.store.db import now
+    from playground.store.values import now
 
     return Decision("edited", now(), text=" ".join((text or "").split()), answer=" ".join((answer or "").split()))
 
@@ -225,7 +225,7 @@ def accept_rejection(workspace, benchmark: str, index: int, text: str, answer: s
     question: its answer must be found in the candidate's source chunk(s) (its gold span is taken there), and the
     rejection records the question it became. A PlaygroundError in one line otherwise; nothing is stored then."""
     from playground.store.datasets import get_benchmark, load_questions, save_benchmark
-    from playground.store.db import now
+    from playground.store.values import now
 
     row = reviewable_benchmark(workspace, benchmark)
     metadata = benchmark_metadata(workspace, benchmark)
@@ -337,7 +337,7 @@ def save_reviewed(
     (rejections and their reasons included) in its metadata `review`. Every question needs a decision, and a review
     that rejects them all stores nothing: each is refused in one line."""
     from playground.store.datasets import load_questions, save_benchmark
-    from playground.store.db import now
+    from playground.store.values import now
 
     corpus = reviewable_benchmark(workspace, benchmark)["corpus"]
     questions = load_questions(workspace, benchmark)

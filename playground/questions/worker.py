@@ -11,7 +11,8 @@ import time
 def main(argv: list[str]) -> int:
     from playground.questions.generate import GenerationSettings, generate_questions
     from playground.questions.jobs import read_job, write_job
-    from playground.store.db import now, open_workspace
+    from playground.store.db import open_workspace
+    from playground.store.values import now
 
     path, job_id = argv
 

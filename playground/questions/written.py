@@ -44,7 +44,7 @@ def written_question(
     """The question with its source chunks (those holding the quote) and the answer's span inside the quote; a
     PlaygroundError in one line when the quote is not in the document or the answer not in the quote."""
     from playground.store.datasets import load_passages
-    from playground.store.db import now
+    from playground.store.values import now
 
     text, answer, quote = (" ".join((value or "").split()) for value in (text, answer, quote))
     for value, what in ((text, "question"), (answer, "expected answer"), (quote, "quote")):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Optional, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -11,6 +11,8 @@ class Hit:
     passage_id: str
     score: float
     rank: int  # 1-based
+    title: Optional[str] = None  # set by a retriever whose passages live outside the corpus (a user's collection, a
+    text: Optional[str] = None  # search service): the passage as it answered, read and traced instead of the corpus
 
 
 @runtime_checkable
@@ -18,12 +20,3 @@ class Retriever(Protocol):
     kind: str
 
     def search(self, query: str, k: int) -> list[Hit]: ...
-
-
-@dataclass(frozen=True)
-class PassageHit(Hit):
-    """A hit that brings its passage with it (a search service's, which the corpus may not hold), so what was read
-    can be shown and stored as the service answered, whatever the service answers later."""
-
-    text: str = ""
-    title: str = ""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from playground.retrieval.base import Hit, PassageHit
+from playground.retrieval.base import Hit
 from playground.packages import package_versions
 
 
@@ -13,16 +14,16 @@ def reciprocal_rank_fusion(rankings: list[list[Hit]], c: float, k: int) -> list[
     with it (a search service's) stays with the fused hit."""
     fused: dict[str, float] = {}
     best_rank: dict[str, int] = {}
-    carried: dict[str, PassageHit] = {}
+    carried: dict[str, Hit] = {}
     for hits in rankings:
         for hit in hits:
             fused[hit.passage_id] = fused.get(hit.passage_id, 0.0) + 1.0 / (c + hit.rank)
             best_rank[hit.passage_id] = min(best_rank.get(hit.passage_id, hit.rank), hit.rank)
-            if isinstance(hit, PassageHit):
+            if hit.text is not None:
                 carried.setdefault(hit.passage_id, hit)
     order = sorted(fused, key=lambda pid: (-fused[pid], best_rank[pid], pid))[:k]
     return [
-        PassageHit(pid, fused[pid], rank, carried[pid].text, carried[pid].title)
+        replace(carried[pid], score=fused[pid], rank=rank)
         if pid in carried
         else Hit(passage_id=pid, score=fused[pid], rank=rank)
         for rank, pid in enumerate(order, 1)

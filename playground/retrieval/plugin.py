@@ -80,6 +80,37 @@ BUILTIN_RETRIEVERS = (
         "approximate search on Annoy trees",
     ),
     RetrieverKind(
+        "milvus",
+        "playground.retrieval.milvus:MilvusRetriever",
+        (
+            _EMBEDDER,
+            Option(
+                "uri",
+                "",
+                "where Milvus is: empty for Milvus Lite inside the index folder, a local .db path, or a server "
+                "address (http://host:19530)",
+            ),
+            Option(
+                "collection",
+                "",
+                "empty: build the playground's own collection from the corpus; a name: search that existing "
+                "collection at uri, read only",
+            ),
+            Option("id_field", "id", "the existing collection's field holding passage ids"),
+            Option("text_field", "text", "the existing collection's field holding passage text"),
+            Option("title_field", "", "the existing collection's field holding titles (empty: none)"),
+            Option("vector_field", "vector", "the existing collection's vector field"),
+            Option(
+                "M", 16, "HNSW graph neighbours per node (collections the playground builds)", minimum=2, maximum=512
+            ),
+            Option("ef_construction", 64, "HNSW candidate list size while building", minimum=1),
+            Option("ef_search", 128, "HNSW candidate list size while searching", minimum=1),
+            Option("token_env", "MILVUS_TOKEN", "environment variable holding the server's token (never stored)"),
+        ),
+        "Milvus: Milvus Lite in process, or a Milvus server or cluster by uri (HNSW)",
+        check="playground.retrieval.milvus:check_milvus_params",
+    ),
+    RetrieverKind(
         "hybrid",
         "playground.retrieval.hybrid:HybridRetriever",
         (

@@ -5,7 +5,7 @@ By default it speaks DSP's ColBERTv2 server (`GET URL?query=...&k=...` answering
 parameters, POST as a JSON body), `query_param` and `k_param` (their names), `results` (the dotted JSON path of the
 list: `hits.hits`, `data.0.results`) and, within each item, `id_field`, `text_field`, `score_field` (empty: 1/rank)
 and `title_field` (empty: none). A key, when the service needs one, comes from the environment variable `key_env`
-names. Each search is bounded as a model call is (service_http.py); its hits carry the text (base.PassageHit), so a
+names. Each search is bounded as a model call is (service_http.py); its hits carry the text (base.Hit.text), so a
 run stores what the service answered then. Nothing is built: the index folder holds only its manifest.
 """
 
@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from playground import PlaygroundError
 from playground.models.errors import ModelError
 from playground.packages import package_versions
-from playground.retrieval.base import PassageHit
+from playground.retrieval.base import Hit
 from playground.retrieval.service_http import ServiceClient
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -83,14 +83,14 @@ class SearchServiceRetriever:
     def versions() -> dict:
         return package_versions("httpx")
 
-    def search(self, query: str, k: int) -> list[PassageHit]:
+    def search(self, query: str, k: int) -> list[Hit]:
         asked = {self.params["query_param"]: query, self.params["k_param"]: k}
         data = self.service.get(asked) if self.params["method"] == "GET" else self.service.post(asked)
         items = json_path(data, self.params["results"])
         if not isinstance(items, list):
             found = "nothing" if items is _MISSING else f"a {type(items).__name__}"
             raise ModelError(f"{self.service.what}: the answer has {found} at {self.params['results']!r}, not a list")
-        hits: list[PassageHit] = []
+        hits: list[Hit] = []
         seen: set[str] = set()
         for position, item in enumerate(items, 1):
             if len(hits) >= k:
@@ -101,7 +101,7 @@ class SearchServiceRetriever:
                 hits.append(hit)
         return hits
 
-    def _hit(self, item: Any, position: int, rank: int) -> PassageHit:
+    def _hit(self, item: Any, position: int, rank: int) -> Hit:
         what, params = self.service.what, self.params
         pid, text = json_path(item, params["id_field"]), json_path(item, params["text_field"])
         if isinstance(pid, bool) or not isinstance(pid, (str, int)) or pid == "":
@@ -116,7 +116,7 @@ class SearchServiceRetriever:
                     f"{what}: result {position} has {_shown(score)} at {params['score_field']!r}, not a finite number"
                 )
         title = json_path(item, params["title_field"]) if params["title_field"] else ""
-        return PassageHit(
+        return Hit(
             passage_id=str(pid),
             score=float(score),
             rank=rank,

@@ -212,22 +212,22 @@ def resume_run(
     from playground.runs.jobs import checked_run
 
     run = checked_run(workspace, run_id)
-    run_id = run["id"]
-    if run["status"] == "running" and not as_worker:
+    run_id = run.id
+    if run.status == "running" and not as_worker:
         raise PlaygroundError(
-            f"run {run_id} is still running (worker pid {run.get('worker_pid')} on "
-            f"{run.get('worker_host')}); stop it first with `playground stop {run_id}`"
+            f"run {run_id} is still running (worker pid {run.worker_pid} on "
+            f"{run.worker_host}); stop it first with `playground stop {run_id}`"
         )
-    stored_execution = Execution.from_dict(run.get("execution"))
+    stored_execution = Execution.from_dict(run.execution)
     execution = execution or stored_execution
     plan = resolve_plan(
         workspace,
-        RunConfig.from_dict(run["config"]),
+        RunConfig.from_dict(run.config),
         stored=True,
         model_spec=model.spec if model else None,
         use_cache=use_cache,
     )
-    check_passages_shown(judges, RunConfig.from_dict(run["config"]))
+    check_passages_shown(judges, RunConfig.from_dict(run.config))
     if detach:
         from playground.runs.jobs import hand_over
 
@@ -260,24 +260,24 @@ def repeat_run(
     """Run a stored run's exact config again (same template versions, questions, retriever, model, params) as a new run."""
     started = time.perf_counter()
     original = run_store.get_run(workspace, run_id)
-    execution = execution or Execution.from_dict(original.get("execution"))
+    execution = execution or Execution.from_dict(original.execution)
     session_id = _session_id(workspace, session_id)
     plan = resolve_plan(
         workspace,
-        RunConfig.from_dict(original["config"]),
+        RunConfig.from_dict(original.config),
         stored=True,
         model_spec=model.spec if model else None,
         use_cache=use_cache,
         record_versions=True,
     )
-    check_passages_shown(judges, RunConfig.from_dict(original["config"]))
+    check_passages_shown(judges, RunConfig.from_dict(original.config))
     bound = bind(workspace, plan, execution, model=model, on_progress=on_progress)
     plan = _with_manifest(plan, bound.manifest)
     new_id = run_store.create_run(
         workspace,
         plan.config_dict(),
         session_id,
-        label=label or f"repeat of {original['id']}",
+        label=label or f"repeat of {original.id}",
         n_planned=plan.n_planned,
         execution=execution.to_dict(),
     )

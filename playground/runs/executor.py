@@ -17,7 +17,8 @@ from playground.data.records import Question
 from playground.progress import ProgressCallback, report
 from playground.runs.plan import Bound
 from playground.runs.recorder import Recorder
-from playground.store.db import Workspace, connect_again, now
+from playground.store.db import Workspace, connect_again
+from playground.store.values import now
 
 ShouldStop = Callable[[], bool]
 Item = tuple[int, Question, int]  # (position in the sample, question, repeat)

@@ -15,6 +15,7 @@ from playground.runs.config import RunConfig
 from playground.runs.experiment_files import Experiment
 from playground.store import runs as run_store
 from playground.store.db import Workspace
+from playground.store.run_record import RunRecord
 
 # Keys of a resolved config that say how a run was executed or recorded, not what it computes.
 NOT_IDENTITY = ("versions", "use_cache", "retriever_manifest", "experiment", "metric_signatures")
@@ -47,10 +48,10 @@ def plan_identity(workspace: Workspace, config: RunConfig) -> str:
     return hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
-def find_tagged_run(workspace: Workspace, tag: dict) -> Optional[dict]:
+def find_tagged_run(workspace: Workspace, tag: dict) -> Optional[RunRecord]:
     """The newest stored run whose config carries `tag` (digest, variant and identity), or None."""
     for run in run_store.list_runs(workspace):
-        found = (run["config"] or {}).get("experiment") or {}
+        found = (run.config or {}).get("experiment") or {}
         if all(found.get(key) == tag[key] for key in ("digest", "variant", "identity")):
             return run
     return None
@@ -74,18 +75,18 @@ def run_tagged(
 
     tag = {**tag, "identity": plan_identity(workspace, config)}
     earlier = find_tagged_run(workspace, tag)
-    if earlier is not None and earlier["status"] == "running":  # its worker may be gone: then it is interrupted
-        earlier = checked_run(workspace, earlier["id"])
-        if earlier["status"] == "running":
+    if earlier is not None and earlier.status == "running":  # its worker may be gone: then it is interrupted
+        earlier = checked_run(workspace, earlier.id)
+        if earlier.status == "running":
             raise PlaygroundError(
                 f"its run {earlier['id']} is running in another process; wait for it, or stop it with "
                 f"`playground stop {earlier['id']}` and run this again to resume it"
             )
-    if earlier is not None and earlier["status"] == FINISHED:
-        return VariantRun(tag["variant"], earlier["id"], earlier["status"], True, False, 0.0, int(earlier["n_done"]))
+    if earlier is not None and earlier.status == FINISHED:
+        return VariantRun(tag["variant"], earlier.id, earlier.status, True, False, 0.0, int(earlier.n_done))
     if earlier is not None:
         before = float(earlier.get("seconds") or 0.0)
-        summary = resume_run(workspace, earlier["id"], on_progress=on_progress, notice=notice, judges=judges)
+        summary = resume_run(workspace, earlier.id, on_progress=on_progress, notice=notice, judges=judges)
         return VariantRun(
             tag["variant"], summary.run_id, summary.status, False, True, max(0.0, summary.seconds - before), summary.n
         )

@@ -40,7 +40,7 @@ def settings_of(workspace: Workspace, spec: str) -> Optional[RunConfig]:
     else:
         from playground.store.runs import get_run
 
-        config = RunConfig.from_dict(get_run(workspace, spec.strip())["config"])
+        config = RunConfig.from_dict(get_run(workspace, spec.strip()).config)
     data = {key: value for key, value in config.to_dict().items() if key not in NOT_SETTINGS}
     return RunConfig.from_dict(data)
 

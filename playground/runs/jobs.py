@@ -21,6 +21,7 @@ from typing import Mapping, Optional
 from playground.runs.plan import Execution, RunPlan
 from playground.store import runs as run_store
 from playground.store.db import Workspace
+from playground.store.run_record import RunRecord
 
 # The recorder beats every few seconds (recorder.BEAT_EVERY_S): a worker that has missed several beats is gone.
 STALE_AFTER_S = 20.0  # a running run whose last beat is older than this has lost its worker
@@ -122,9 +123,9 @@ def _pid_alive(pid: int) -> bool:
         return True
 
 
-def worker_gone(run: dict) -> Optional[str]:
+def worker_gone(run: RunRecord) -> Optional[str]:
     """Why a `running` run has no live worker (its process is gone, or its heartbeat stopped), else None."""
-    pid, host, beat_at = run.get("worker_pid"), run.get("worker_host"), run.get("heartbeat_at")
+    pid, host, beat_at = run.worker_pid, run.worker_host, run.heartbeat_at
     local = bool(pid) and host == run_store.HOST
     if local and not _pid_alive(int(pid)):
         return f"its worker (pid {pid}) is gone"
@@ -138,28 +139,28 @@ def worker_gone(run: dict) -> Optional[str]:
     return None
 
 
-def _settled(workspace: Workspace, run: dict) -> dict:
+def _settled(workspace: Workspace, run: RunRecord) -> RunRecord:
     """`run` as it stands: a running run whose worker is gone is interrupted, stored so (or, when the database is
     busy or read-only, shown so and stored at the next look)."""
-    if run["status"] != "running":
+    if run.status != "running":
         return run
     reason = worker_gone(run)
     if reason is None:
         return run
     reason = f"interrupted: {reason}; resume it to finish"
     try:
-        run_store.mark_interrupted(workspace, run["id"], reason, run.get("heartbeat_at"))
+        run_store.mark_interrupted(workspace, run.id, reason, run.heartbeat_at)
     except sqlite3.OperationalError:
         pass
-    return {**run, "status": "interrupted", "status_reason": reason}
+    return run.replace(status="interrupted", status_reason=reason)
 
 
-def checked_runs(workspace: Workspace, session_id: Optional[str] = None) -> list[dict]:
+def checked_runs(workspace: Workspace, session_id: Optional[str] = None) -> list[RunRecord]:
     """The runs newest first (one session's when given), each running one whose worker is gone made interrupted."""
     return [_settled(workspace, run) for run in run_store.list_runs(workspace, session_id)]
 
 
-def checked_run(workspace: Workspace, run_id: str) -> dict:
+def checked_run(workspace: Workspace, run_id: str) -> RunRecord:
     """One run by id or unique prefix, made interrupted when it is running and its worker is gone."""
     return _settled(workspace, run_store.get_run(workspace, run_id))
 
@@ -169,7 +170,7 @@ def mark_lost_workers(workspace: Workspace) -> None:
     checked_runs(workspace)
 
 
-def stop_run(workspace: Workspace, run_id: str) -> dict:
+def stop_run(workspace: Workspace, run_id: str) -> RunRecord:
     """Ask a run's worker to stop after the questions in flight; a run with no live worker is marked stopped now."""
     checked_run(workspace, run_id)
     return run_store.request_stop(workspace, run_id)

@@ -75,23 +75,23 @@ def _summary(workspace: Workspace, run_id: str, wall: float = 0.0, concurrency: 
 
     run = run_store.get_run(workspace, run_id)
     totals = run_store.run_totals(workspace, run_id)
-    results = run_store.get_results(workspace, run_id) if run["status"] != "running" else []
+    results = run_store.get_results(workspace, run_id) if run.status != "running" else []
     return RunSummary(
-        run_id=run["id"],
-        status=run["status"],
+        run_id=run.id,
+        status=run.status,
         n=totals["n"],
-        n_planned=run["n_planned"],
-        metrics=run["metrics"],
+        n_planned=run.n_planned,
+        metrics=run.metrics,
         metrics_std=repeat_spread(results),
         errors=totals["errors"],
         tokens=totals["tokens"],
         seconds=totals["seconds"],
         cached=totals["cached"],
         wall_seconds=wall,
-        reason=run.get("status_reason"),
+        reason=run.status_reason,
         concurrency=concurrency,
-        judges=judge_summary(workspace, run["id"]),
-        scored_by=scored_by(run["config"]),
+        judges=judge_summary(workspace, run.id),
+        scored_by=scored_by(run.config),
     )
 
 
@@ -105,4 +105,4 @@ def scored_by(config: dict) -> Optional[str]:
 
 def run_summary(workspace: Workspace, run_id: str) -> RunSummary:
     """The summary of a stored run, as its command printed it."""
-    return _summary(workspace, run_store.get_run(workspace, run_id)["id"])
+    return _summary(workspace, run_store.get_run(workspace, run_id).id)

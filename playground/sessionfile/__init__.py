@@ -34,8 +34,10 @@ from playground.sessionfile.records import (
     SECTIONS_V6,
     SECTIONS_V7,
     SECTIONS_V8,
+    RunColumns,
     file_type,
     records_of,
+    with_declared_columns,
 )
 from playground.sessionfile.rows import record_to_row, row_to_record
 
@@ -52,6 +54,7 @@ __all__ = [
     "SECTIONS_V8",
     "SECTION_TYPES",
     "ImportLimits",
+    "RunColumns",
     "SessionFormatError",
     "export_session",
     "file_type",
@@ -65,6 +68,7 @@ __all__ = [
     "record_to_row",
     "records_of",
     "validate",
+    "with_declared_columns",
     "with_digest",
     "write_session_file",
 ]

@@ -12,7 +12,8 @@ from playground.data.records import Passage
 from playground.sessionfile.records import Benchmark, given, plain, value_of
 from playground.sessionfile.rows import record_to_row, records_in_chunks, row_to_record
 from playground.store.datasets import corpus_fingerprint, corpus_of, get_passages, insert_passages
-from playground.store.db import Workspace, now, to_json
+from playground.store.db import Workspace
+from playground.store.values import now, to_json
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -27,7 +27,8 @@ from playground.sessionfile.optimizations import optimization_records, optimizat
 from playground.sessionfile.records import FORMAT_NAME, FORMAT_VERSION
 from playground.sessionfile.rows import query_records, records_in_chunks, replace_strings, row_to_record
 from playground.store.content_ids import expected_id
-from playground.store.db import Workspace, now
+from playground.store.db import Workspace
+from playground.store.values import now
 from playground.store.ratings import check_rating
 from playground.store.reviews import add_review_sets
 from playground.store.sessions import get_session

@@ -28,7 +28,8 @@ from playground.sessionfile.optimizations import import_optimizations
 from playground.sessionfile.records import SessionFileV1, given, plain, records_of, value_of
 from playground.sessionfile.rows import record_to_row, records_in_chunks, replace_strings, row_to_record, table_columns
 from playground.store.datasets import corpus_of
-from playground.store.db import Workspace, now
+from playground.store.db import Workspace
+from playground.store.values import now
 from playground.store.integrity import ensure_undamaged
 from playground.store.judgments import judgment_id
 from playground.store.reviews import relink_imported_reviews

@@ -20,10 +20,12 @@ decoded as its records' bytes, each checked against its type and read through a 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Optional, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Optional, Union, cast
 
 import msgspec
 from msgspec import UNSET, UnsetType
+
+from playground.store.schema import INTEGER, REAL, TABLES, TEXT
 
 ENVELOPE = ("format", "version", "exported_at", "playground_version", "digest")  # the file's keys around the records
 FORMAT_NAME = "playground-session"
@@ -77,6 +79,8 @@ OptStr = Union[str, None, UnsetType]
 OptObject = Union[_OptionalObject, UnsetType]
 OptAny = Union[_Value, UnsetType]
 OptPlainObject = Union[PlainObject, None, UnsetType]
+# A declared column's SQLite type (store.schema) as the file's rules for a column no record type states.
+_DECLARED_TYPES: dict[str, Any] = {TEXT: OptText, INTEGER: OptInt, REAL: OptFloat}
 
 
 class Record(msgspec.Struct, kw_only=True):
@@ -97,7 +101,9 @@ class Session(Record, kw_only=True):
     origin: OptAny = UNSET
 
 
-class Run(Record, kw_only=True):
+class RunColumns(Record, kw_only=True):
+    """The run columns whose rules the file states here; Run adds every other column declared for table runs."""
+
     id: Id
     session_id: Id
     config: Object
@@ -119,6 +125,25 @@ class Run(Record, kw_only=True):
     execution: OptText = UNSET
     n_cached: OptInt = UNSET
     benchmark: OptName = UNSET  # the export's mark: the config's dataset, when the file holds it
+
+
+def with_declared_columns(typed: type[Record], table: str) -> type[Record]:
+    """`typed` plus a field for each column declared for `table` (store.schema) that it does not type, with the rules
+    of its declared type (a JSON column: an object), so a column added to the declaration travels in session files."""
+    declared = TABLES[table]
+    untyped = [
+        (column, OptObject if column in declared.json else _DECLARED_TYPES[kind], UNSET)
+        for column, kind in declared.columns.items()
+        if column not in typed.__struct_fields__
+    ]
+    name = typed.__name__.removesuffix("Columns")
+    return cast("type[Record]", msgspec.defstruct(name, untyped, bases=(typed,), kw_only=True, module=__name__))
+
+
+if TYPE_CHECKING:
+    Run = RunColumns
+else:
+    Run = with_declared_columns(RunColumns, "runs")
 
 
 class RunConfig(Record, kw_only=True):

@@ -11,7 +11,8 @@ from typing import Iterable, Optional
 
 from playground import PlaygroundError
 from playground.data.records import Choice, Dataset, Passage, Question
-from playground.store.db import Workspace, now, to_json
+from playground.store.db import Workspace
+from playground.store.values import now, to_json
 from playground.store.integrity import ensure_undamaged
 
 

@@ -11,7 +11,8 @@ from typing import Optional
 
 from playground import PlaygroundError
 from playground.store.content_ids import check_content_id, demonstration_set_id
-from playground.store.db import Workspace, now, to_json
+from playground.store.db import Workspace
+from playground.store.values import now, to_json
 
 
 def _row(row) -> dict:

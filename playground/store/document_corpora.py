@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 from playground.data.records import Passage
 from playground.store.datasets import corpus_fingerprint, insert_passages
-from playground.store.db import now, to_json
+from playground.store.values import now, to_json
 
 DOCS_FORMAT = "docs"
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 from playground import PlaygroundError
-from playground.store.db import now, to_json
+from playground.store.values import now, to_json
 
 
 @dataclass

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from playground.store.db import Workspace, now
+from playground.store.db import Workspace
+from playground.store.values import now
 
 
 def save_draft(workspace: Workspace, session_id: str, template: str, content: str, base_version: Optional[str]) -> None:

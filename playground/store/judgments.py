@@ -12,7 +12,9 @@ from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
 from playground.redaction import redact, redact_row
-from playground.store.db import Workspace, now, resolve_id, to_json
+from playground.store.db import Workspace
+from playground.store.ids import resolve_id
+from playground.store.values import now, to_json
 
 
 def judgment_kinds() -> tuple[str, ...]:

@@ -8,7 +8,9 @@ import uuid
 from typing import Optional
 
 from playground import PlaygroundError
-from playground.store.db import Workspace, now, resolve_id, to_json
+from playground.store.db import Workspace
+from playground.store.ids import resolve_id
+from playground.store.values import now, to_json
 
 # What a search is: running (its worker alive, or claimed), done (confirmed on held-out), or ended early.
 SEARCH_STATUSES = ("running", "done", "stopped", "failed", "interrupted")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from playground.store.db import Workspace, now
+from playground.store.db import Workspace
+from playground.store.values import now
 
 
 def save_sample(workspace: Workspace, run_id: str, metric: str, seed: int, question_ids: list[str]) -> dict:

@@ -14,7 +14,9 @@ import uuid
 from typing import Any, Optional
 
 from playground import PlaygroundError
-from playground.store.db import Workspace, now, resolve_id
+from playground.store.db import Workspace
+from playground.store.ids import resolve_id
+from playground.store.values import now
 
 RATING_KINDS = ("pointwise", "pairwise", "metric")
 PAIRWISE_VALUES = (0.0, 0.5, 1.0)

@@ -7,7 +7,9 @@ import json
 import uuid
 from typing import Iterable, Optional
 
-from playground.store.db import Workspace, now, resolve_id, to_json
+from playground.store.db import Workspace
+from playground.store.ids import resolve_id
+from playground.store.values import now, to_json
 
 
 def create_retrieval_run(

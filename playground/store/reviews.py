@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from playground.store.db import Workspace, to_json
+from playground.store.db import Workspace
+from playground.store.values import to_json
 
 REVIEW_SETS = "review_sets"  # the key of an imported session's origin listing the review sets it came with
 

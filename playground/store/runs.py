@@ -17,7 +17,10 @@ from typing import Any, Iterable, Optional
 
 from playground import PlaygroundError
 from playground.redaction import redact_row, redact_value
-from playground.store.db import Workspace, now, resolve_id, to_json
+from playground.store.db import Workspace
+from playground.store.ids import resolve_id
+from playground.store.run_record import RunRecord, run_columns, run_json_columns, run_record
+from playground.store.values import now, to_json
 
 RUN_STATUSES = ("running", "stopped", "failed", "done", "interrupted")
 HOST = socket.gethostname()  # the host a worker is recorded on, with its pid
@@ -27,12 +30,48 @@ def _loads(value: Optional[str], default: Any) -> Any:
     return json.loads(value) if value else default
 
 
-def _run_row(row) -> dict:
-    run = dict(row)
-    run["config"] = _loads(run["config"], {})
-    run["metrics"] = _loads(run["metrics"], {})
-    run["execution"] = _loads(run.get("execution"), {})
-    return run
+# What a new run holds in the columns create_run is not given (any other declared column starts empty: NULL).
+NEW_RUN = {
+    "status": "running",
+    "n_done": 0,
+    "metrics": {},
+    "errors": 0,
+    "tokens": 0,
+    "seconds": 0.0,
+    "n_cached": 0,
+    "execution": {},
+    "stop_requested": 0,
+}
+
+
+def run_row(values: dict) -> dict:
+    """A row of table runs built from its declaration (store.schema): every declared column in order, JSON ones
+    encoded; a name the declaration lacks is refused, so no column is written that a migration did not add."""
+    _check_declared(values)
+    json_columns = run_json_columns()
+    row = {}
+    for column in run_columns():
+        value = values.get(column, NEW_RUN.get(column))
+        row[column] = to_json(value) if column in json_columns and value is not None else value
+    return row
+
+
+def _check_declared(values: dict) -> None:
+    unknown = sorted(set(values) - set(run_columns()))
+    if unknown:
+        raise PlaygroundError(f"runs has no column {', '.join(unknown)} (declare it in playground/store/schema.py)")
+
+
+def set_run_columns(workspace: Workspace, run_id: str, **values: Any) -> RunRecord:
+    """Store declared columns of a run (JSON ones encoded), e.g. a column of its own a feature adds; returns the run."""
+    _check_declared(values)
+    full = resolve_run_id(workspace, run_id)
+    json_columns = run_json_columns()
+    encoded = {column: to_json(v) if column in json_columns and v is not None else v for column, v in values.items()}
+    if encoded:
+        with workspace.db.atomic():
+            workspace.db["runs"].update(full, encoded)
+    return get_run(workspace, full)
 
 
 def create_run(
@@ -44,37 +83,31 @@ def create_run(
     run_id: Optional[str] = None,
     execution: Optional[dict] = None,
     worker_pid: Optional[int] = None,
+    columns: Optional[dict] = None,
 ) -> str:
-    """Store a new run in status `running`, owned by `worker_pid` on this host (default: this process)."""
+    """Store a new run in status `running`, owned by `worker_pid` on this host (default: this process); `columns`
+    sets further declared columns (NULL unless given)."""
     run_id = run_id or uuid.uuid4().hex[:12]
     stamp = now()
+    row = run_row(
+        {
+            **(columns or {}),
+            "id": run_id,
+            "session_id": session_id,
+            "label": label,
+            "config": redact_value(config),
+            "n_planned": n_planned,
+            "created_at": stamp,
+            "execution": execution or {},
+            "worker_pid": worker_pid or os.getpid(),
+            "worker_host": HOST,
+            "heartbeat_at": stamp,
+        }
+    )
     with workspace.db.atomic():
         if session_id is not None and not workspace.db["sessions"].count_where("id = ?", [session_id]):
             raise PlaygroundError(f"no session {session_id!r} in {workspace.path} to hold the run")
-        workspace.db["runs"].insert(
-            {
-                "id": run_id,
-                "session_id": session_id,
-                "label": label,
-                "status": "running",
-                "config": to_json(redact_value(config)),
-                "n_planned": n_planned,
-                "n_done": 0,
-                "metrics": to_json({}),
-                "errors": 0,
-                "tokens": 0,
-                "seconds": 0.0,
-                "n_cached": 0,
-                "created_at": stamp,
-                "finished_at": None,
-                "execution": to_json(execution or {}),
-                "worker_pid": worker_pid or os.getpid(),
-                "worker_host": HOST,
-                "heartbeat_at": stamp,
-                "stop_requested": 0,
-                "status_reason": None,
-            }
-        )
+        workspace.db["runs"].insert(row)
     return run_id
 
 
@@ -198,7 +231,7 @@ def stop_requested(workspace: Workspace, run_id: str) -> bool:
     return bool(row and row["stop_requested"])
 
 
-def request_stop(workspace: Workspace, run_id: str) -> dict:
+def request_stop(workspace: Workspace, run_id: str) -> RunRecord:
     """Ask a running run's worker to stop after the questions in flight; an interrupted run (no worker) is marked
     stopped now. Returns the stored run. Whether a `running` run's worker still lives is for the caller to settle
     first (runs.jobs.stop_run does)."""
@@ -229,7 +262,9 @@ def update_run_config(workspace: Workspace, run_id: str, config: dict) -> None:
         workspace.db.execute("UPDATE runs SET config = ? WHERE id = ?", [to_json(redact_value(config)), run_id])
 
 
-def finish_run(workspace: Workspace, run_id: str, status: str, metrics: dict, reason: Optional[str] = None) -> dict:
+def finish_run(
+    workspace: Workspace, run_id: str, status: str, metrics: dict, reason: Optional[str] = None
+) -> RunRecord:
     """Record a run's end: its status, why (when not done), its mean scores. Returns the stored run."""
     if status not in RUN_STATUSES:
         raise ValueError(f"unknown run status {status!r}")
@@ -247,19 +282,19 @@ def resolve_run_id(workspace: Workspace, run_id: str) -> str:
     return resolve_id(workspace, "runs", run_id, "run", " (see `playground runs`)")
 
 
-def get_run(workspace: Workspace, run_id: str) -> dict:
+def get_run(workspace: Workspace, run_id: str) -> RunRecord:
     """One run (config and metrics parsed), by id or unique id prefix."""
     full = resolve_run_id(workspace, run_id)
-    return _run_row(next(workspace.db.query("SELECT * FROM runs WHERE id = ?", [full])))
+    return run_record(next(workspace.db.query("SELECT * FROM runs WHERE id = ?", [full])))
 
 
-def list_runs(workspace: Workspace, session_id: Optional[str] = None) -> list[dict]:
+def list_runs(workspace: Workspace, session_id: Optional[str] = None) -> list[RunRecord]:
     """Runs as stored, newest first; only one session's when `session_id` is given."""
     if session_id is None:
         rows = workspace.db.query("SELECT * FROM runs ORDER BY created_at DESC")
     else:
         rows = workspace.db.query("SELECT * FROM runs WHERE session_id = ? ORDER BY created_at DESC", [session_id])
-    return [_run_row(row) for row in rows]
+    return [run_record(row) for row in rows]
 
 
 def _result_row(row) -> dict:

@@ -19,7 +19,8 @@ import uuid
 from typing import Any, Iterator, Optional
 
 from playground import PlaygroundError
-from playground.store.db import Workspace, now, to_json
+from playground.store.db import Workspace
+from playground.store.values import now, to_json
 
 CURRENT_KEY = "current_session"
 DEFAULT_NAME = "default"

@@ -117,14 +117,14 @@ def html_block(at: AppTest, css_class: str) -> str:
     raise AssertionError(f"no st.html block of class {css_class!r}")
 
 
-def until_finished(ws, run_ids, limit_s: float = 240.0) -> dict[str, dict]:
+def until_finished(ws, run_ids, limit_s: float = 240.0) -> dict:
     """{run id: run} once none of them is running (their workers end them), as the database has them then."""
     from playground.runs.jobs import checked_run
 
     deadline = time.monotonic() + limit_s
     while True:
         runs = {run_id: checked_run(ws, run_id) for run_id in run_ids}
-        if all(run["status"] != "running" for run in runs.values()) or time.monotonic() > deadline:
+        if all(run.status != "running" for run in runs.values()) or time.monotonic() > deadline:
             return runs
         time.sleep(0.5)
 
@@ -141,15 +141,15 @@ def finished_judge_job(ws, run_id: str, limit_s: float = 240.0) -> dict:
     return job
 
 
-def assert_detached(ws, run: dict) -> None:
+def assert_detached(ws, run) -> None:
     """The run belongs to a worker process, not to this process (which runs the page script): it is running under
     the worker's pid, or already done, and the worker has its log (a run answered in the page has neither)."""
     from playground.runs.jobs import log_path
 
-    assert run["status"] in ("running", "done"), run
-    if run["status"] == "running":
-        assert run["worker_pid"] and run["worker_pid"] != os.getpid(), run
-    assert log_path(ws, run["id"]).exists(), f"run {run['id']} has no worker log"
+    assert run.status in ("running", "done"), run
+    if run.status == "running":
+        assert run.worker_pid and run.worker_pid != os.getpid(), run
+    assert log_path(ws, run.id).exists(), f"run {run.id} has no worker log"
 
 
 def worker_log(ws, run_id: str) -> str:

@@ -84,10 +84,12 @@ def test_verdicts_count_from_either_side_and_pairs_default_to_the_newest_runs():
         {"kind": "pointwise", "run_id": "a", "other_run_id": None, "value": 1.0},
     ]
     assert rating_summary(ratings, "a", "b") == {"a": 1, "tie": 1, "b": 1}
+    from playground.store.run_record import run_record
+
     runs = [
-        {"id": "new", "config": {"dataset": "x"}},
-        {"id": "other", "config": {"dataset": "y"}},
-        {"id": "old", "config": {"dataset": "x"}},
+        run_record({"id": "new", "config": '{"dataset": "x"}'}),
+        run_record({"id": "other", "config": '{"dataset": "y"}'}),
+        run_record({"id": "old", "config": '{"dataset": "x"}'}),
     ]
     assert default_pair(runs) == ("old", "new")
     assert default_pair(runs[:1]) == ("new", None)

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from playground.cli import main
-from playground.store.db import now
+from playground.store.values import now
 from playground.store.runs import create_run, save_result
 from playground.store.sessions import current_session
 from tests.app.conftest import page_test

@@ -53,35 +53,35 @@ def test_the_page_renders_both_tabs_with_their_widgets(experiments_env):
 
 def test_a_k_sweep_runs_each_point_in_a_worker_and_charts_the_stored_runs(experiments_env):
     at = page().run()
-    before = {run["id"] for run in _runs(experiments_env)}
+    before = {run.id for run in _runs(experiments_env)}
     at.number_input(key="experiments_sample").set_value(1)
     at.number_input(key="experiments_model_max_tokens").set_value(4)
     at.text_input(key="experiments_values").set_value("0,1")
     at.button(key="experiments_run_sweep").click().run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    new = [run for run in _runs(experiments_env) if run["id"] not in before]
-    assert sorted(run["config"]["k"] for run in new) == [0, 1]
-    assert sorted(run["label"] for run in new) == ["sweep k=0", "sweep k=1"]
+    new = [run for run in _runs(experiments_env) if run.id not in before]
+    assert sorted(run.config["k"] for run in new) == [0, 1]
+    assert sorted(run.label for run in new) == ["sweep k=0", "sweep k=1"]
     ws = open_workspace(experiments_env["path"])
     try:
         for run in new:  # the click returned at once: every point is a job of its own worker process
             assert_detached(ws, run)
         points = at.session_state["experiments_sweep_result"]["points"]
-        assert {p["run_id"] for p in points} == {run["id"] for run in new}
+        assert {p["run_id"] for p in points} == {run.id for run in new}
         rows = [plain(m.value) for m in at.markdown if plain(m.value).startswith("**k=")]
         assert [row.split(" · ")[0] for row in rows] == ["**k=0**", "**k=1**"]
-        finished = until_finished(ws, [run["id"] for run in new])
-        assert all(run["status"] == "done" and run["config"]["program"] == "rag" for run in finished.values())
+        finished = until_finished(ws, [run.id for run in new])
+        assert all(run.status == "done" and run.config["program"] == "rag" for run in finished.values())
         assert all("worker started" in worker_log(ws, run_id) for run_id in finished)
     finally:
         ws.close()
     at.run()  # drawn again once the points ended: the chart and the table from the stored runs
     assert not at.exception, at.exception
     table = next(t for t in at.dataframe if "run_id" in t.value.columns)
-    assert list(table.value["value"]) == [0, 1] and set(table.value["run_id"]) == {run["id"] for run in new}
+    assert list(table.value["value"]) == [0, 1] and set(table.value["run_id"]) == {run.id for run in new}
     assert list(table.value["status"]) == ["done", "done"]
-    assert list(table.value["em"]) == [round(finished[rid]["metrics"]["em"], 4) for rid in table.value["run_id"]]
+    assert list(table.value["em"]) == [round(finished[rid].metrics["em"], 4) for rid in table.value["run_id"]]
     chart = at.get("plotly_chart")
     assert len(chart) == 1 and '"lines+markers"' in chart[0].proto.spec
     compared = next(t for t in at.dataframe if "95% interval" in t.value.columns)  # k=1 against k=0, paired
@@ -114,17 +114,17 @@ def test_a_sweep_is_charted_from_what_is_stored_while_its_points_run(experiments
         at.button(key="experiments_run_sweep").click().run()
         assert not at.exception, at.exception
         points = {p["value"]: p["run_id"] for p in at.session_state["experiments_sweep_result"]["points"]}
-        assert until_finished(ws, [points[0]], 120)[points[0]]["status"] == "done"
-        assert get_run(ws, points[1])["status"] == "running"  # held by the server
+        assert until_finished(ws, [points[0]], 120)[points[0]].status == "done"
+        assert get_run(ws, points[1]).status == "running"  # held by the server
         at.run()
         assert not at.exception, at.exception
         [chart] = at.get("plotly_chart")
         data = json.loads(chart.proto.spec)["data"][0]
-        assert data["x"] == [0, 1] and data["y"] == [get_run(ws, points[0])["metrics"]["em"], None]
+        assert data["x"] == [0, 1] and data["y"] == [get_run(ws, points[0]).metrics["em"], None]
         assert not any("run_id" in t.value.columns for t in at.dataframe)  # the table waits for the end
         assert any("fills in" in c.value for c in at.caption)
         server.gate.set()
-        assert until_finished(ws, [points[1]], 120)[points[1]]["status"] == "done"
+        assert until_finished(ws, [points[1]], 120)[points[1]].status == "done"
         at.run()
         assert not at.exception, at.exception
         table = next(t for t in at.dataframe if "run_id" in t.value.columns)
@@ -183,7 +183,7 @@ def test_pairwise_judge_warns_about_self_judging_and_reports_win_tie_loss(experi
 def _runs(env) -> list[dict]:
     ws = open_workspace(env["path"])
     try:
-        return [get_run(ws, run["id"]) for run in list_runs(ws)]
+        return [get_run(ws, run.id) for run in list_runs(ws)]
     finally:
         ws.close()
 

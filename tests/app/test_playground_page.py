@@ -78,7 +78,7 @@ def test_run_with_the_local_model_answers_scores_and_stores_a_versioned_run(app_
     assert answer.strip()
     runs = list_runs(app_workspace)
     assert len(runs) == 1
-    [result] = get_results(app_workspace, runs[0]["id"])
+    [result] = get_results(app_workspace, runs[0].id)
     assert result["question_id"] == "q1"
     assert result["prediction"] == answer
     assert result["completion_tokens"] <= 16
@@ -86,7 +86,7 @@ def test_run_with_the_local_model_answers_scores_and_stores_a_versioned_run(app_
     assert any(
         f"{result['prompt_tokens']} prompt + {result['completion_tokens']} completion" in c.value for c in at.caption
     )
-    edited_id = runs[0]["config"]["prompt_versions"]["main"]
+    edited_id = runs[0].config["prompt_versions"]["main"]
     edited = get_prompt_version(app_workspace, edited_id)
     assert edited["content"].rstrip().endswith("Be brief.")
     assert edited["parent"] == prompt_version_id(starter.content)  # the edit's parent is the starter it came from

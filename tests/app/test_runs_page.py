@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -67,13 +68,13 @@ def test_opening_a_run_shows_its_questions_with_trace_links_and_filters(runs_env
 
 def _until_finished(ws, run_id: str, limit_s: float = 180.0) -> dict:
     deadline = time.monotonic() + limit_s
-    while (run := checked_run(ws, run_id))["status"] == "running" and time.monotonic() < deadline:
+    while (run := checked_run(ws, run_id)).status == "running" and time.monotonic() < deadline:
         time.sleep(0.5)
     return run
 
 
 def test_launching_a_run_from_the_page_hands_it_to_a_worker_that_finishes_it(runs_env):
-    before = {run["id"] for run in list_runs(open_workspace(runs_env["path"]))}
+    before = {run.id for run in list_runs(open_workspace(runs_env["path"]))}
     at = page_test("runs")
     at.run()
     at.selectbox(key="runs_template").set_value(PROGRAM_DEFAULT)
@@ -85,14 +86,14 @@ def test_launching_a_run_from_the_page_hands_it_to_a_worker_that_finishes_it(run
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     ws = open_workspace(runs_env["path"])
-    new = [run for run in list_runs(ws) if run["id"] not in before]
+    new = [run for run in list_runs(ws) if run.id not in before]
     assert len(new) == 1
-    assert any(new[0]["id"] in s.value and "goes on if you leave" in s.value for s in at.success)
-    assert new[0]["worker_pid"] != os.getpid()  # a worker process, not this script
-    run = _until_finished(ws, new[0]["id"])
-    assert (run["label"], run["status"], run["n_done"]) == ("from the page", "done", 3)
+    assert any(new[0].id in s.value and "goes on if you leave" in s.value for s in at.success)
+    assert new[0].worker_pid != os.getpid()  # a worker process, not this script
+    run = _until_finished(ws, new[0].id)
+    assert (run.label, run.status, run.n_done) == ("from the page", "done", 3)
     # Same prompts as the fixture's direct run: answered from the response cache, same answers.
-    assert [r["prediction"] for r in get_results(ws, run["id"])] == [
+    assert [r["prediction"] for r in get_results(ws, run.id)] == [
         r["prediction"] for r in get_results(ws, runs_env["direct"])
     ]
     at.run()  # the page, opened again, shows the run finished
@@ -118,7 +119,7 @@ def test_a_stopped_run_resumes_from_the_page(runs_env):
     assert not at.exception, at.exception
     assert any("resumed" in s.value for s in at.success)
     run = _until_finished(ws, stopped.run_id)
-    assert (run["status"], run["n_done"]) == ("done", 3)
+    assert (run.status, run.n_done) == ("done", 3)
 
 
 def test_a_bad_model_spec_is_a_message_next_to_the_selector(runs_env):
@@ -172,7 +173,7 @@ def test_a_running_job_is_followed_stopped_and_resumed_from_the_page(app_workspa
         )
         run_id = start_run(ws, config, execution=Execution(concurrency=1), detach=True).run_id
         deadline = time.monotonic() + 60
-        while get_run(ws, run_id)["n_done"] < 1 and time.monotonic() < deadline:
+        while get_run(ws, run_id).n_done < 1 and time.monotonic() < deadline:
             time.sleep(0.2)
         at = page_test("runs")
         at.session_state["runs_open"] = run_id
@@ -184,12 +185,12 @@ def test_a_running_job_is_followed_stopped_and_resumed_from_the_page(app_workspa
         at.button(key=f"runs_stop_{run_id}").click().run()
         assert not at.exception, at.exception
         run = _until_finished(ws, run_id, 30)
-        assert run["status"] == "stopped" and 1 <= run["n_done"] < 18
+        assert run.status == "stopped" and 1 <= run.n_done < 18
         at.run()
         at.button(key=f"runs_resume_{run_id}").click().run()
         assert not at.exception, at.exception
         run = _until_finished(ws, run_id, 90)
-        assert (run["status"], run["n_done"]) == ("done", 18)
+        assert (run.status, run.n_done) == ("done", 18)
         assert len(server.requests) == 18  # the resumed worker answered only the missing questions
     finally:
         server.close()
@@ -219,9 +220,9 @@ def test_the_run_started_after_restoring_v1_runs_v1_and_says_so(app_workspace):
     at.number_input(key="runs_sample").set_value(1)
     at.button(key="runs_start").click().run()
     assert not at.exception, at.exception
-    run = _until_finished(app_workspace, list_runs(app_workspace)[0]["id"])
-    assert run["status"] == "done"
-    assert run["config"]["prompt_versions"]["main"] == v1_id
+    run = _until_finished(app_workspace, list_runs(app_workspace)[0].id)
+    assert run.status == "done"
+    assert run.config["prompt_versions"]["main"] == v1_id
     at.run()
     shown = html_block(at, "pg-run-prompt")
     assert shown.startswith("Prompt (main): rag-short-answer · v1: no passages · ") and v1_id[:8] in shown
@@ -259,20 +260,16 @@ def test_the_open_run_picker_label_follows_the_stored_status(app_workspace):
 
 def test_a_run_without_scores_says_why():
     from playground.app.screens.runs.data import scores_note
+    from playground.store.run_record import run_record
 
-    assert scores_note({"status": "running", "n_done": 0, "metrics": {}}) == "No answers yet."
-    assert (
-        scores_note({"status": "done", "n_done": 4, "errors": 4, "metrics": {}})
-        == "No scores: all 4 answer(s) failed (see the error column)."
-    )
-    assert "3 answered so far (1 of 3 failed)" in scores_note(
-        {"status": "interrupted", "n_done": 3, "errors": 1, "metrics": {}}
-    )
-    assert (
-        scores_note({"status": "done", "n_done": 2, "errors": 0, "metrics": {}})
-        == "No reference answer to score against."
-    )
-    assert scores_note({"status": "done", "n_done": 2, "metrics": {"em": 0.5}}) is None
+    def note(**row):
+        return scores_note(run_record({"id": "r1", **row, "metrics": json.dumps(row.get("metrics", {}))}))
+
+    assert note(status="running", n_done=0) == "No answers yet."
+    assert note(status="done", n_done=4, errors=4) == "No scores: all 4 answer(s) failed (see the error column)."
+    assert "3 answered so far (1 of 3 failed)" in note(status="interrupted", n_done=3, errors=1)
+    assert note(status="done", n_done=2, errors=0) == "No reference answer to score against."
+    assert note(status="done", n_done=2, metrics={"em": 0.5}) is None
 
 
 def test_the_results_table_puts_the_answer_right_after_the_question():

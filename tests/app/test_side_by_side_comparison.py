@@ -20,7 +20,7 @@ def test_sample_variants_are_compared_with_intervals_and_a_power_panel(app_works
     [run] = [button for button in at.button if button.label == "Run all variants"]
     run.click().run(timeout=300)
     assert not at.exception, at.exception
-    runs = {run["label"]: run["id"] for run in list_runs(app_workspace)}
+    runs = {run.label: run.id for run in list_runs(app_workspace)}
     until_finished(app_workspace, runs.values())
     at.run()
     assert not at.exception, at.exception

@@ -56,16 +56,16 @@ def test_run_all_variants_starts_a_worker_per_variant_and_the_grid_comes_from_th
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     runs = list_runs(app_workspace)
-    assert {run["label"] for run in runs} == {"side by side A", "side by side B"}
+    assert {run.label for run in runs} == {"side by side A", "side by side B"}
     for run in runs:  # the click returned at once: each variant is a job of its own worker process
         assert_detached(app_workspace, run)
-    by_label = {run["label"][-1]: run["id"] for run in runs}
+    by_label = {run.label[-1]: run.id for run in runs}
     assert at.query_params["runs"] == f"A:{by_label['A']},B:{by_label['B']}"  # a reload finds them again
     rows = [m.value for m in at.markdown if m.value.startswith("**Variant ")]
     assert [row.split(" · ")[1] for row in rows] == [f"run `{by_label['A']}`", f"run `{by_label['B']}`"]
 
     finished = until_finished(app_workspace, by_label.values())
-    assert {run["status"] for run in finished.values()} == {"done"}
+    assert {run.status for run in finished.values()} == {"done"}
     for run_id in by_label.values():
         assert "worker started" in worker_log(app_workspace, run_id)
     at.run()  # the page, drawn again once the runs ended, shows the grid from the stored runs
@@ -78,7 +78,7 @@ def test_run_all_variants_starts_a_worker_per_variant_and_the_grid_comes_from_th
         assert grid[f"{label} tokens"][0] == result["prompt_tokens"] + result["completion_tokens"]
         assert bool(grid[f"{label} cached"][0]) == bool(result["cached"])
     assert html_block(at, "pg-answer") == get_results(app_workspace, by_label["A"])[0]["prediction"]
-    programs = {run["label"]: run["config"]["program"] for run in list_runs(app_workspace)}
+    programs = {run.label: run.config["program"] for run in list_runs(app_workspace)}
     assert programs == {"side by side A": "rag", "side by side B": "direct"}
     means = next(t.value for t in at.dataframe if "variant" in t.value.columns)
     assert "retrieval_recall" in means.columns and list(means["variant"]) == ["A", "B"]
@@ -97,7 +97,7 @@ def test_run_all_variants_starts_a_worker_per_variant_and_the_grid_comes_from_th
     grid = next(t.value for t in reloaded.dataframe if "A answer" in t.value.columns)
     assert list(grid["B answer"]) == [get_results(app_workspace, by_label["B"])[0]["prediction"]]
     # ... with the variant columns set to what made those runs, not to the page's defaults.
-    configs = {label: get_run(app_workspace, run_id)["config"] for label, run_id in by_label.items()}
+    configs = {label: get_run(app_workspace, run_id).config for label, run_id in by_label.items()}
     for index, label in enumerate("AB"):
         assert reloaded.selectbox(key=f"sbs_{index}_template").value == configs[label]["templates"]["main"]
     assert configs["A"]["templates"]["main"].startswith("rag-short-answer@")
@@ -123,12 +123,12 @@ def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_wo
         _run_all(at)
         assert not at.exception, at.exception
         assert not at.error, [e.value for e in at.error]
-        ids = {run["label"][-1]: run["id"] for run in list_runs(app_workspace)}
+        ids = {run.label[-1]: run.id for run in list_runs(app_workspace)}
         assert sorted(ids) == ["A", "B", "C"]
         deadline = time.monotonic() + 120
         while len(server.requests) < 18 and time.monotonic() < deadline:  # every worker is answering
             time.sleep(0.2)
-        os.kill(get_run(app_workspace, ids["A"])["worker_pid"], signal.SIGKILL)  # A's worker dies (OOM, reboot)
+        os.kill(get_run(app_workspace, ids["A"]).worker_pid, signal.SIGKILL)  # A's worker dies (OOM, reboot)
         at.run()
         assert not at.exception, at.exception
         rows = {m.value.split(" · ")[0]: m.value for m in at.markdown if m.value.startswith("**Variant ")}
@@ -137,20 +137,20 @@ def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_wo
         assert any("is gone" in w.value for w in at.warning)
         at.button(key=f"sbs_runs_stop_{ids['B']}").click().run()  # one variant...
         assert not at.exception, at.exception
-        assert get_run(app_workspace, ids["B"])["stop_requested"] == 1
-        assert get_run(app_workspace, ids["C"])["stop_requested"] == 0
+        assert get_run(app_workspace, ids["B"]).stop_requested == 1
+        assert get_run(app_workspace, ids["C"]).stop_requested == 0
         at.button(key="sbs_runs_stop_all").click().run()  # ... then all
         assert not at.exception, at.exception
         ended = until_finished(app_workspace, ids.values(), 60)
-        assert [ended[ids[label]]["status"] for label in "ABC"] == ["interrupted", "stopped", "stopped"]
+        assert [ended[ids[label]].status for label in "ABC"] == ["interrupted", "stopped", "stopped"]
         at.run()  # nothing runs any more: the grid of what the variants answered, and Resume for the dead one
         assert not at.exception, at.exception
         grid = next(t.value for t in at.dataframe if "B answer" in t.value.columns)
-        assert len(grid) == ended[ids["B"]]["n_done"]
+        assert len(grid) == ended[ids["B"]].n_done
         a = ended[ids["A"]]
         resume = at.button(key=f"sbs_runs_resume_{ids['A']}")
         assert resume.label == "Resume"  # short: a longer label was cut in its column ("Resume (12/2...")
-        assert resume.help.startswith(f"{a['n_done']}/{a['n_planned']} answered")
+        assert resume.help.startswith(f"{a.n_done}/{a.n_planned} answered")
     finally:
         server.close()
 

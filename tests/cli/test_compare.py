@@ -9,7 +9,7 @@ import pytest
 from playground.cli import main
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
-from playground.store.db import to_json
+from playground.store.values import to_json
 from playground.store.sessions import new_session
 from tests.conftest import tiny_dataset
 from tests.store.test_sessions import add_runs

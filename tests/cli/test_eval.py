@@ -75,7 +75,7 @@ def test_two_variants_on_the_demo_run_compare_and_come_back_from_the_stored_runs
     assert again["comparisons"][0]["report"]["n"] == 10
     workspace = cli_workspace(demo_db)
     try:
-        tags = [run_store.get_run(workspace, run["run_id"])["config"]["experiment"] for run in again["variants"]]
+        tags = [run_store.get_run(workspace, run["run_id"]).config["experiment"] for run in again["variants"]]
     finally:
         workspace.close()
     assert {tag["variant"] for tag in tags} == {"closed", "retrieving"}

@@ -126,19 +126,19 @@ def test_a_version_spec_runs_with_the_other_sides_settings_on_the_same_sample(wo
         assert cli.main(["eval", file, "--db", str(workspace.path)]) == 0
         capsys.readouterr()
         calls = server.calls
-        baseline = next(run for run in list_runs(workspace) if run["config"]["experiment"]["variant"] == "baseline")
-        version = f"direct-short-answer@{baseline['config']['prompt_versions']['main'][:8]}"
+        baseline = next(run for run in list_runs(workspace) if run.config["experiment"]["variant"] == "baseline")
+        version = f"direct-short-answer@{baseline.config['prompt_versions']['main'][:8]}"
         code = cli.main(
-            ["gate", "--baseline", baseline["id"], "--candidate", version, "--db", str(workspace.path), "--json"]
+            ["gate", "--baseline", baseline.id, "--candidate", version, "--db", str(workspace.path), "--json"]
         )
         result = json.loads(capsys.readouterr().out)
     finally:
         server.close()
     assert code == 0 and result["passed"]
     assert [side["kind"] for side in result["specs"]] == ["run", "version"]
-    candidate = next(run for run in list_runs(workspace) if run["id"] == result["candidate"])
-    assert candidate["config"]["model"] == baseline["config"]["model"]
-    assert candidate["config"]["question_ids"] == baseline["config"]["question_ids"]
+    candidate = next(run for run in list_runs(workspace) if run.id == result["candidate"])
+    assert candidate.config["model"] == baseline.config["model"]
+    assert candidate.config["question_ids"] == baseline.config["question_ids"]
     assert server.calls == calls  # the same requests: answered by the response cache
     assert result["guarded"][0]["diff"] == 0.0
 

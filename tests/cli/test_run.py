@@ -50,7 +50,7 @@ def test_run_then_runs_trace_repeat_and_resume(tiny_workspace, capsys):
     assert {"run_id", "n", "metrics", "errors", "tokens", "seconds"} <= set(payload)
     assert payload["n"] == 2 and payload["errors"] == 0 and payload["tokens"] > 0 and "f1" in payload["metrics"]
     run_id = payload["run_id"]
-    config = get_run(tiny_workspace, run_id)["config"]
+    config = get_run(tiny_workspace, run_id).config
     assert config["params"]["stop"] == ["\n"] and config["params"]["max_tokens"] == 4 and config["k"] == 2
     assert config["sample"] == 2 and config["seed"] == 1 and config["templates"] == {"main": "rag-short-answer"}
 
@@ -84,7 +84,7 @@ def test_run_then_runs_trace_repeat_and_resume(tiny_workspace, capsys):
     assert code == 0, err
     assert repeated["run_id"] != run_id and repeated["n"] == 2
     assert repeated["cached"] == 2 and repeated["tokens"] == 0  # same prompts: served from the cache
-    assert get_run(tiny_workspace, repeated["run_id"])["config"]["question_ids"] == config["question_ids"]
+    assert get_run(tiny_workspace, repeated["run_id"]).config["question_ids"] == config["question_ids"]
 
     code, out, _ = call(capsys, "run", "--resume", run_id, "--db", db, "--json")
     assert code == 0 and json.loads(out)["n"] == 2 and json.loads(out)["run_id"] == run_id
@@ -111,7 +111,7 @@ def test_run_with_a_template_file_prints_a_text_summary(tiny_workspace, capsys, 
     assert code == 0, err
     assert out.startswith("run ") and "1/1 answered" in out and "metrics: " in out and "em=" in out
     run_id = out.split()[1].rstrip(":")
-    config = get_run(tiny_workspace, run_id)["config"]
+    config = get_run(tiny_workspace, run_id).config
     assert config["template_names"] == {"main": "terse"} and config["templates"] == {"main": str(path)}
 
 

@@ -14,7 +14,7 @@ from playground.documents.importing import import_documents
 from playground.documents.versions import chunked_corpus
 from playground.store import open_workspace
 from playground.store.datasets import load_passages, load_questions
-from playground.store.db import now, to_json
+from playground.store.values import now, to_json
 from playground.store.document_corpora import docs_corpus
 from playground.store.sessions import current_session
 from playground.sessionfile import export_session, import_session

@@ -146,7 +146,7 @@ def test_a_side_by_side_run_survives_leaving_the_page_and_a_reload(page, app_url
     try:
         for label, run_id in ids.items():
             run = get_run(ws, run_id)
-            assert (run["label"], run["status"], run["n_done"]) == (f"side by side {label}", "done", 3)
+            assert (run.label, run.status, run.n_done) == (f"side by side {label}", "done", 3)
             assert "worker started" in log_path(ws, run_id).read_text()  # answered by a worker, not the page
     finally:
         ws.close()

@@ -86,7 +86,7 @@ def test_the_run_started_from_runs_after_restoring_v1_records_v1(page, fresh_app
     wait_until_idle(page)
 
     run = get_run(ws, run_id)
-    assert run["config"]["prompt_versions"]["main"] == v1["id"]
+    assert run.config["prompt_versions"]["main"] == v1["id"]
     assert (
         page.get_by_text(re.compile(r"^Prompt \(main\): rag-short-answer · v1: marker one · .*" + v1["id"][:8])).count()
         == 1

@@ -16,7 +16,7 @@ from playground.evaluation.compare import (
     question_scores,
 )
 from playground.evaluation.stats import compare_paired
-from playground.store.db import now
+from playground.store.values import now
 from playground.store.runs import create_run, save_result
 
 

@@ -116,7 +116,7 @@ def base(tmp_path_factory):
     os.environ["PLAYGROUND_INDEXES"] = str(folder / "indexes")
     workspace = open_workspace(db)
     build_index(workspace, "tiny", "bm25")
-    run_ids = [run["id"] for run in list_runs(workspace)]
+    run_ids = [run.id for run in list_runs(workspace)]
     workspace.close()
     forget_open_retrievers()
     session_file = folder / "study.json"

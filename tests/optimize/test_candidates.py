@@ -68,7 +68,7 @@ def test_a_property_two_steps_away_is_found_by_proposing_from_the_best_so_far(co
     train_run = next(
         v["run_id"] for k, v in stored["evaluations"].items() if k.startswith("candidate") and "on train" in k
     )
-    assert set(get_run(codes, train_run)["config"]["question_ids"]) == set(stored["splits"]["train"])
+    assert set(get_run(codes, train_run).config["question_ids"]) == set(stored["splits"]["train"])
     _held_out_never_proposed(codes, landscape, report)
 
 
@@ -101,7 +101,7 @@ def test_varying_k_finds_the_k_that_retrieves_the_answer(workspace, landscape):
     winner = next(c for c in report["candidates"] if c["index"] == report["winner"]["index"])
     assert winner["overrides"] == {"k": 10} and winner["validation"] == 1.0
     assert winner["version"] == report["start"]["version"]  # the same prompt, another k
-    assert get_run(workspace, winner["validation_run"])["config"]["k"] == 10
+    assert get_run(workspace, winner["validation_run"]).config["k"] == 10
 
 
 def test_vary_is_refused_in_one_line_for_a_program_that_does_not_retrieve_or_an_unknown_retriever(codes):

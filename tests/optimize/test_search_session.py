@@ -48,7 +48,7 @@ def _search(tmp_path, server) -> tuple:
 def _search_runs(workspace, optimization_id: str) -> dict[str, str]:
     """{run id: its session} for the runs the search started."""
     label = f"optimize {optimization_id}:"
-    return {run["id"]: run["session_id"] for run in list_runs(workspace) if (run["label"] or "").startswith(label)}
+    return {run.id: run.session_id for run in list_runs(workspace) if (run.label or "").startswith(label)}
 
 
 def _switch_at(server, workspace, n_requests: int, optimization_id: str = "", stop: bool = False) -> list[int]:

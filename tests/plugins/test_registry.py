@@ -38,6 +38,8 @@ HEAVY = (
     "llama_cpp",
     "transformers",
     "pandas",
+    "pymilvus",
+    "milvus_lite",
 )
 
 
@@ -50,6 +52,7 @@ def test_the_built_ins_register_through_the_hooks_with_their_origin():
         "faiss-hnsw",
         "faiss-ivfpq",
         "annoy",
+        "milvus",
         "hybrid",
     ]
     assert list(loaded.of("providers")) == ["local", "openai", "hf", "cohere"]
@@ -85,7 +88,7 @@ def test_loading_the_registry_imports_no_heavy_library():
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["kinds"]["retrievers"] == 7 and result["kinds"]["metrics"] >= 6
+    assert result["kinds"]["retrievers"] == 8 and result["kinds"]["metrics"] >= 6
     assert result["heavy"] == []
 
 

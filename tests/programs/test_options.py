@@ -131,7 +131,7 @@ def test_a_stored_run_keeps_the_checked_options(tiny_workspace, capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     run = list_runs(tiny_workspace)[0]
-    assert run["config"]["options"] == {"self_consistency": 1, "shots": 0}
+    assert run.config["options"] == {"self_consistency": 1, "shots": 0}
     assert json.loads(out)["n"] == 1
 
 
@@ -161,11 +161,11 @@ def test_the_newline_stop_is_an_option_every_program_takes(tiny_workspace, capsy
     )
     assert code == 0, capsys.readouterr().err
     run = list_runs(tiny_workspace)[0]
-    assert run["config"]["options"] == {"stop_at_newline": False}
+    assert run.config["options"] == {"stop_at_newline": False}
     generate = [
         span
-        for result in get_results(tiny_workspace, run["id"])
-        for span in get_spans(tiny_workspace, run["id"], result["question_id"])
+        for result in get_results(tiny_workspace, run.id)
+        for span in get_spans(tiny_workspace, run.id, result["question_id"])
         if span["kind"] == "generate"
     ]
     assert generate and all(span["inputs"]["params"]["stop"] == [] for span in generate)

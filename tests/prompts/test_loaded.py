@@ -115,7 +115,7 @@ def test_a_labelled_version_renders_to_the_messages_the_run_sent_byte_for_byte(t
     run = get_run(tiny_workspace, summary.run_id)
     assert summary.status == "done" and summary.errors == 0
     prompt = playground.prompts.load("rag-short-answer", label="prod", db=tiny_workspace.path)
-    assert run["config"]["prompt_versions"]["main"] == prompt.version_id
+    assert run.config["prompt_versions"]["main"] == prompt.version_id
     sent = [request["messages"] for request in server.requests]
     rendered = []
     for result in get_results(tiny_workspace, summary.run_id):

@@ -20,6 +20,7 @@ def test_kinds_and_defaults():
         "faiss-hnsw",
         "faiss-ivfpq",
         "annoy",
+        "milvus",
         "hybrid",
         "http-search",
     ]

@@ -10,7 +10,7 @@ import pytest
 from playground.cli import main
 from playground.evaluation.retrieval import evaluate_retriever, gold_ranks
 from playground.store import open_workspace
-from playground.store.db import MIGRATIONS
+from playground.store.migrations import MIGRATIONS
 from playground.store.retrieval_runs import get_retrieval_results, get_retrieval_run, list_retrieval_runs
 from playground.store.sessions import delete_session, new_session
 

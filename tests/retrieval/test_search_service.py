@@ -8,7 +8,7 @@ import pytest
 
 from playground import PlaygroundError
 from playground.models.errors import ModelError
-from playground.retrieval.base import Hit, PassageHit
+from playground.retrieval.base import Hit
 from playground.retrieval.hybrid import reciprocal_rank_fusion
 from playground.retrieval.index import open_retriever
 from playground.retrieval.registry import resolve_params
@@ -49,7 +49,7 @@ def test_a_colbert_server_is_asked_by_get_and_its_passages_come_back_with_their_
         ("GET", "/wiki17_abstracts", {"query": "Which river flows through Paris?", "k": "2"}, None)
     ]
     assert [(h.passage_id, h.rank) for h in hits] == [("3", 1), ("0", 2)] and hits[0].score == 4.0
-    assert all(isinstance(h, PassageHit) for h in hits)
+    assert all(h.text is not None for h in hits)
     assert hits[0].text == f"Seine | {TINY_PASSAGES[3].text}"
     assert retriever.manifest["service"] == server.url.split("/")[2] and retriever.manifest["files"] == {}
 
@@ -60,7 +60,7 @@ def test_a_json_shape_described_by_parameters_is_asked_by_post(service, tiny_wor
     hits = retriever.search("Guido's programming language 🐍", 3)
     assert server.requests[0][:2] == ("POST", "/search")
     assert server.requests[0][3] == {"q": "Guido's programming language 🐍", "size": 3}
-    assert hits[0] == PassageHit("p5", 3.0, 1, TINY_PASSAGES[4].text, "Python")
+    assert hits[0] == Hit("p5", 3.0, 1, title="Python", text=TINY_PASSAGES[4].text)
     assert len(hits) == 3
 
 
@@ -155,10 +155,10 @@ def test_a_run_keeps_the_text_the_service_answered_after_the_service_changes(ser
         chat.close()
     server.passages = [(pid, title, "changed") for pid, title, _ in PASSAGES]
     (run,) = list_runs(tiny_workspace)
-    assert run["config"]["retriever_params"] == {"url": server.url, "key_env": "SEARCH_KEY"}
-    (result,) = get_results(tiny_workspace, run["id"])
+    assert run.config["retriever_params"] == {"url": server.url, "key_env": "SEARCH_KEY"}
+    (result,) = get_results(tiny_workspace, run.id)
     assert result["error"] is None
-    (retrieve,) = [s for s in get_spans(tiny_workspace, run["id"], result["question_id"]) if s["kind"] == "retrieve"]
+    (retrieve,) = [s for s in get_spans(tiny_workspace, run.id, result["question_id"]) if s["kind"] == "retrieve"]
     query = retrieve["inputs"]["query"]
     expected = [f"{PASSAGES[i][1]} | {PASSAGES[i][2]}" for i, _ in ranked(PASSAGES, query, 2)]
     assert [hit["text"] for hit in retrieve["outputs"]["hits"]] == expected  # as answered, not "changed"
@@ -169,7 +169,12 @@ def test_a_run_keeps_the_text_the_service_answered_after_the_service_changes(ser
 
 def test_hybrid_fusion_keeps_the_text_a_service_brought():
     fused = reciprocal_rank_fusion(
-        [[Hit("p1", 3.0, 1)], [PassageHit("s9", 1.0, 1, "नमस्ते दुनिया", "हिन्दी"), PassageHit("p1", 0.5, 2, "x")]], 60, 3
+        [
+            [Hit("p1", 3.0, 1)],
+            [Hit("s9", 1.0, 1, title="हिन्दी", text="नमस्ते दुनिया"), Hit("p1", 0.5, 2, title="", text="x")],
+        ],
+        60,
+        3,
     )
-    assert fused[0] == PassageHit("p1", fused[0].score, 1, "x", "")
-    assert fused[1] == PassageHit("s9", 1 / 61, 2, "नमस्ते दुनिया", "हिन्दी")
+    assert fused[0] == Hit("p1", fused[0].score, 1, title="", text="x")
+    assert fused[1] == Hit("s9", 1 / 61, 2, title="हिन्दी", text="नमस्ते दुनिया")

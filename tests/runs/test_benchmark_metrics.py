@@ -55,5 +55,5 @@ def test_a_hotpotqa_run_uses_the_official_rule_and_scores_cited_supporting_facts
         assert scores["joint_f1"] == 0.0
     else:
         assert "sp_em" not in scores
-    signatures = get_run(workspace, summary.run_id)["config"]["metric_signatures"]
+    signatures = get_run(workspace, summary.run_id).config["metric_signatures"]
     assert signatures["bleu"].startswith("sentence/100 nrefs:var|case:mixed|eff:yes|tok:13a|smooth:exp")

@@ -147,7 +147,7 @@ def test_saving_a_result_never_counts_the_results(tiny_workspace, server):
         tiny_workspace.db.conn.set_trace_callback(None)
     assert statements and not [s for s in statements if "COUNT(" in s.upper()]
     run = get_run(tiny_workspace, summary.run_id)
-    assert run["n_done"] == 2 and run["errors"] == 1  # replaced, not added
+    assert run.n_done == 2 and run.errors == 1  # replaced, not added
     assert run_totals(tiny_workspace, summary.run_id) == run_totals(tiny_workspace, summary.run_id, recount=True)
 
 

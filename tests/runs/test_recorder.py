@@ -8,7 +8,7 @@ from playground.models.base import Completion
 from playground.models.cache import cache_key, lookup
 from playground.runs.recorder import Recorder
 from playground.store import runs as run_store
-from playground.store.db import now
+from playground.store.values import now
 from playground.store.sessions import current_session
 
 
@@ -59,7 +59,7 @@ def test_results_and_cache_entries_queued_together_are_all_written_with_their_co
     assert [r["question_id"] for r in run_store.get_results(workspace, run_id)] == ["q0", "q1", "q2"]
     assert all(len(run_store.get_spans(workspace, run_id, f"q{n}")) == 1 for n in range(3))
     run = run_store.get_run(workspace, run_id)
-    assert (run["n_done"], run["errors"], run["tokens"]) == (3, 0, 18)
+    assert (run.n_done, run.errors, run.tokens) == (3, 0, 18)
     assert lookup(workspace, cache_key(request)).text == "Paris"
 
 
@@ -73,4 +73,4 @@ def test_a_result_that_cannot_be_written_fails_the_run_and_keeps_the_ones_before
     assert closed(recorder)
     assert recorder.failure and "FOREIGN KEY" in recorder.failure
     assert [r["question_id"] for r in run_store.get_results(workspace, run_id)] == ["q0"]
-    assert run_store.get_run(workspace, run_id)["n_done"] == 1 and recorder.written == 1
+    assert run_store.get_run(workspace, run_id).n_done == 1 and recorder.written == 1

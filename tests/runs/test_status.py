@@ -42,7 +42,7 @@ def _set(workspace, run_id, **values):
 def test_a_run_whose_worker_process_is_gone_reads_interrupted_and_is_stored_so(workspace):
     run_id = create_run(workspace, {}, None, n_planned=3, worker_pid=_dead_pid())
     run = checked_run(workspace, run_id)
-    assert run["status"] == "interrupted" and "is gone" in run["status_reason"]
+    assert run.status == "interrupted" and "is gone" in run.status_reason
     stored = next(workspace.db.query("SELECT status FROM runs WHERE id = ?", [run_id]))
     assert stored["status"] == "interrupted"
 
@@ -52,14 +52,14 @@ def test_store_reads_write_nothing_even_when_a_worker_is_gone(workspace):
     run_id = create_run(workspace, {}, None, n_planned=3, worker_pid=_dead_pid())
     workspace.db.conn.commit()
     before = workspace.db.conn.total_changes
-    assert get_run(workspace, run_id)["status"] == "running"
-    assert [run["status"] for run in list_runs(workspace)] == ["running"]
+    assert get_run(workspace, run_id).status == "running"
+    assert [run.status for run in list_runs(workspace)] == ["running"]
     assert get_results(workspace, run_id) == [] and run_question_ids(workspace, run_id) == set()
     assert run_totals(workspace, run_id)["n"] == 0
     assert workspace.db.conn.total_changes == before
-    assert [run["status"] for run in checked_runs(workspace)] == ["interrupted"]
+    assert [run.status for run in checked_runs(workspace)] == ["interrupted"]
     assert workspace.db.conn.total_changes == before + 1
-    assert get_run(workspace, run_id)["status"] == "interrupted"
+    assert get_run(workspace, run_id).status == "interrupted"
 
 
 def test_the_runs_and_export_commands_mark_a_run_whose_worker_is_gone(workspace, capsys, tmp_path):
@@ -69,7 +69,7 @@ def test_the_runs_and_export_commands_mark_a_run_whose_worker_is_gone(workspace,
     run_id = create_run(workspace, {}, session, n_planned=3, worker_pid=_dead_pid())
     assert main(["runs", "--db", str(workspace.path), "--json"]) == 0
     assert [(run["id"], run["status"]) for run in json.loads(capsys.readouterr().out)] == [(run_id, "interrupted")]
-    assert get_run(workspace, run_id)["status"] == "interrupted"
+    assert get_run(workspace, run_id).status == "interrupted"
     other = create_run(workspace, {}, session, n_planned=3, worker_pid=_dead_pid())
     assert main(["session", "export", session, "-o", str(tmp_path / "s.json"), "--db", str(workspace.path)]) == 0
     exported = json.loads((tmp_path / "s.json").read_text())["runs"]
@@ -81,7 +81,7 @@ def test_a_stale_heartbeat_from_another_host_reads_interrupted(workspace):
     run_id = create_run(workspace, {}, session, n_planned=3)
     old = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=STALE_AFTER_S + 5)).isoformat()
     _set(workspace, run_id, worker_host="elsewhere", heartbeat_at=old)
-    assert [r["status"] for r in checked_runs(workspace)] == ["interrupted"]
+    assert [r.status for r in checked_runs(workspace)] == ["interrupted"]
     fresh = create_run(workspace, {}, session, n_planned=1)
     _set(workspace, fresh, worker_host="elsewhere", heartbeat_at=old)
     mark_lost_workers(workspace)  # what the export command and the app's download do first
@@ -91,20 +91,20 @@ def test_a_stale_heartbeat_from_another_host_reads_interrupted(workspace):
 
 def test_a_live_worker_keeps_its_run_running_and_its_beat_takes_it_back(workspace):
     run_id = create_run(workspace, {}, None, n_planned=3)  # this process, beating now
-    assert checked_run(workspace, run_id)["status"] == "running"
+    assert checked_run(workspace, run_id).status == "running"
     old = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=STALE_AFTER_S + 5)).isoformat()
     _set(workspace, run_id, heartbeat_at=old)  # no beat for a while: waiting for a locked database, say
-    assert checked_run(workspace, run_id)["status"] == "running"  # its process lives on this host
+    assert checked_run(workspace, run_id).status == "running"  # its process lives on this host
     _set(workspace, run_id, status="interrupted")  # a reader gave up while the database was locked
     assert beat(workspace, run_id) is False
-    assert get_run(workspace, run_id)["status"] == "running" and get_run(workspace, run_id)["worker_host"] == HOST
-    assert stop_run(workspace, run_id)["stop_requested"] == 1
+    assert get_run(workspace, run_id).status == "running" and get_run(workspace, run_id).worker_host == HOST
+    assert stop_run(workspace, run_id).stop_requested == 1
     assert beat(workspace, run_id) is True
 
 
 def test_stopping_a_run_with_no_worker_marks_it_stopped(workspace):
     run_id = create_run(workspace, {}, None, n_planned=3, worker_pid=_dead_pid())
-    assert stop_run(workspace, run_id)["status"] == "stopped"
+    assert stop_run(workspace, run_id).status == "stopped"
 
 
 def _imports(folder: str) -> set[str]:
@@ -135,7 +135,7 @@ def test_a_run_imported_while_running_is_interrupted_in_the_new_workspace(worksp
     try:
         import_session(other, payload)
         (run,) = list_runs(other)  # stored so by the import itself
-        assert run["status"] == "interrupted" and run["worker_pid"] is None
+        assert run.status == "interrupted" and run.worker_pid is None
     finally:
         other.close()
 
@@ -153,10 +153,10 @@ def test_a_stop_asked_before_the_detached_worker_starts_is_kept(tiny_workspace):
     try:
         config = RunConfig(dataset="tiny", program="direct", model=server.spec(), params=GenerationParams(max_tokens=8))
         run_id = start_run(tiny_workspace, config, execution=Execution(concurrency=1), detach=True).run_id
-        assert stop_run(tiny_workspace, run_id)["stop_requested"] == 1  # the worker is still starting
+        assert stop_run(tiny_workspace, run_id).stop_requested == 1  # the worker is still starting
         deadline = time.monotonic() + 60
-        while (run := get_run(tiny_workspace, run_id))["status"] == "running" and time.monotonic() < deadline:
+        while (run := get_run(tiny_workspace, run_id)).status == "running" and time.monotonic() < deadline:
             time.sleep(0.2)
     finally:
         server.close()
-    assert run["status"] == "stopped" and run["n_done"] < run["n_planned"] == 6
+    assert run.status == "stopped" and run.n_done < run.n_planned == 6

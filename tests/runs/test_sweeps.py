@@ -69,10 +69,10 @@ def test_a_k_sweep_stores_one_run_per_value_on_the_same_questions_and_charts_the
     question_ids = None
     for point in points:
         run = get_run(tiny_workspace, point["run_id"])
-        assert run["config"]["k"] == point["value"] and run["label"] == f"sweep k={point['value']}"
-        assert run["metrics"] == point["metrics"] and point["score"] == run["metrics"]["f1"]
-        question_ids = question_ids or run["config"]["question_ids"]
-        assert run["config"]["question_ids"] == question_ids
+        assert run.config["k"] == point["value"] and run.label == f"sweep k={point['value']}"
+        assert run.metrics == point["metrics"] and point["score"] == run.metrics["f1"]
+        question_ids = question_ids or run.config["question_ids"]
+        assert run.config["question_ids"] == question_ids
         for result in get_results(tiny_workspace, point["run_id"]):
             hits = next(
                 s for s in get_spans(tiny_workspace, point["run_id"], result["question_id"]) if s["kind"] == "retrieve"
@@ -197,17 +197,17 @@ def test_a_started_local_sweep_shares_the_cores_among_its_workers(tiny_workspace
 
     points = start_sweep(tiny_workspace, _config(model="local:smollm2", sample=1), "k", [0, 1, 2])
     deadline = time.monotonic() + 240
-    while any(get_run(tiny_workspace, p["run_id"])["status"] == "running" for p in points):
+    while any(get_run(tiny_workspace, p["run_id"]).status == "running" for p in points):
         assert time.monotonic() < deadline, "the sweep's workers did not finish in 240 s"
         time.sleep(0.5)
     for point in points:
         run = get_run(tiny_workspace, point["run_id"])
-        assert run["status"] == "done", run.get("status_reason")
-        assert run["execution"]["threads"] == max(1, default_threads() // 3)
+        assert run.status == "done", run.status_reason
+        assert run.execution["threads"] == max(1, default_threads() // 3)
         generate = [
             span
-            for result in get_results(tiny_workspace, run["id"])
-            for span in get_spans(tiny_workspace, run["id"], result["question_id"])
+            for result in get_results(tiny_workspace, run.id)
+            for span in get_spans(tiny_workspace, run.id, result["question_id"])
             if span["kind"] == "generate"
         ]
         assert generate
@@ -231,4 +231,4 @@ def test_every_point_goes_to_the_session_current_when_the_sweep_started(tiny_wor
     finally:
         server.close()
     assert current_session(tiny_workspace)["name"] == "elsewhere"
-    assert [get_run(tiny_workspace, p["run_id"])["session_id"] for p in points] == [started_in] * 3
+    assert [get_run(tiny_workspace, p["run_id"]).session_id for p in points] == [started_in] * 3

@@ -61,16 +61,16 @@ def test_create_then_get_and_list_runs(workspace):
     first = create_run(workspace, {"dataset": "tiny", "program": "direct"}, "s1", label="baseline", n_planned=2)
     second = create_run(workspace, {"dataset": "tiny", "program": "rag"}, "s2", n_planned=3)
     run = get_run(workspace, first)
-    assert run["status"] == "running" and run["config"] == {"dataset": "tiny", "program": "direct"}
-    assert run["label"] == "baseline" and run["n_planned"] == 2 and run["n_done"] == 0 and run["metrics"] == {}
-    assert [r["id"] for r in list_runs(workspace)] == [second, first]  # newest first
-    assert [r["id"] for r in list_runs(workspace, session_id="s1")] == [first]
+    assert run.status == "running" and run.config == {"dataset": "tiny", "program": "direct"}
+    assert run.label == "baseline" and run.n_planned == 2 and run.n_done == 0 and run.metrics == {}
+    assert [r.id for r in list_runs(workspace)] == [second, first]  # newest first
+    assert [r.id for r in list_runs(workspace, session_id="s1")] == [first]
 
 
 def test_a_unique_prefix_finds_a_run_and_an_unknown_or_ambiguous_one_is_an_error(workspace):
     create_run(workspace, {}, None, run_id="abc111")
     create_run(workspace, {}, None, run_id="abc222")
-    assert get_run(workspace, "abc1")["id"] == "abc111"
+    assert get_run(workspace, "abc1").id == "abc111"
     with pytest.raises(PlaygroundError, match="ambiguous"):
         get_run(workspace, "abc")
     with pytest.raises(PlaygroundError, match="no run 'zzz'"):
@@ -81,7 +81,7 @@ def test_save_result_stores_result_and_spans_and_counts_done(workspace):
     run_id = create_run(workspace, {}, None, n_planned=2)
     save_result(workspace, _result(run_id, "q2", 1), _spans(run_id, "q2"))
     save_result(workspace, _result(run_id, "q1", 0), _spans(run_id, "q1"))
-    assert get_run(workspace, run_id)["n_done"] == 2
+    assert get_run(workspace, run_id).n_done == 2
     results = get_results(workspace, run_id)
     assert [r["question_id"] for r in results] == ["q1", "q2"]  # sample order
     assert results[0]["scores"] == {"em": 1.0}
@@ -100,7 +100,7 @@ def test_a_failing_span_write_leaves_neither_result_nor_spans(workspace):
         save_result(workspace, _result(run_id, "q1", 0), spans)
     assert get_results(workspace, run_id) == []
     assert get_spans(workspace, run_id, "q1") == []
-    assert get_run(workspace, run_id)["n_done"] == 0
+    assert get_run(workspace, run_id).n_done == 0
 
 
 def test_saving_a_question_again_replaces_its_result_and_spans(workspace):
@@ -140,10 +140,10 @@ def test_finish_run_records_status_and_aggregates(workspace):
     run_id = create_run(workspace, {}, None, n_planned=1)
     save_result(workspace, _result(run_id, "q1", 0), _spans(run_id, "q1"))
     set_run_status(workspace, run_id, "stopped")
-    assert get_run(workspace, run_id)["status"] == "stopped"
+    assert get_run(workspace, run_id).status == "stopped"
     run = finish_run(workspace, run_id, "done", {"em": 1.0})
-    assert run["status"] == "done" and run["metrics"] == {"em": 1.0} and run["tokens"] == 12
-    assert run["finished_at"] and run["n_done"] == 1
+    assert run.status == "done" and run.metrics == {"em": 1.0} and run.tokens == 12
+    assert run.finished_at and run.n_done == 1
     with pytest.raises(ValueError):
         set_run_status(workspace, run_id, "exploded")
 
@@ -156,7 +156,7 @@ def test_a_finished_question_survives_reopening_the_file(workspace):
     reopened = open_workspace(path)
     try:
         assert [r["question_id"] for r in get_results(reopened, run_id)] == ["q1"]
-        assert get_run(reopened, run_id)["status"] == "running"
+        assert get_run(reopened, run_id).status == "running"
     finally:
         reopened.close()
 
@@ -167,7 +167,7 @@ def test_delete_run_removes_results_and_spans(workspace):
     for run_id in (keep, drop):
         save_result(workspace, _result(run_id, "q1", 0), _spans(run_id, "q1"))
     delete_run(workspace, drop)
-    assert [r["id"] for r in list_runs(workspace)] == [keep]
+    assert [r.id for r in list_runs(workspace)] == [keep]
     assert workspace.db["spans"].count_where("run_id = ?", [drop]) == 0
     assert workspace.db["results"].count_where("run_id = ?", [drop]) == 0
     assert len(get_spans(workspace, keep, "q1")) == 3

@@ -18,11 +18,12 @@ import pytest
 
 import playground
 from playground import PlaygroundError
-from playground.store import db as store_db
+from playground.store import migrations as store_migrations
 from playground.store import schema
-from playground.store.db import MIGRATIONS, USER_VERSION_NAMES, applied_migrations, open_workspace
+from playground.store.db import open_workspace
+from playground.store.migrations import MIGRATIONS, USER_VERSION_NAMES, applied_migrations
 from playground.optimize.jobs import delete_session
-from playground.store.table_types import ForeignKey, Table
+from playground.store.schema import ForeignKey, Table
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "workspaces"
 V3, V7 = FIXTURES / "v3.db", FIXTURES / "v7.db"
@@ -150,9 +151,9 @@ def test_migrations_appended_on_two_branches_both_apply_whatever_order_they_merg
     calls = []
     ours = _renamed(lambda db: calls.append("ours"), "add_our_table")
     theirs = _renamed(lambda db: calls.append("theirs"), "add_their_table")
-    monkeypatch.setattr(store_db, "MIGRATIONS", [*MIGRATIONS, ours])
+    monkeypatch.setattr(store_migrations, "MIGRATIONS", [*MIGRATIONS, ours])
     open_workspace(path).close()  # our branch's code
-    monkeypatch.setattr(store_db, "MIGRATIONS", [*MIGRATIONS, theirs, ours])  # after the merge
+    monkeypatch.setattr(store_migrations, "MIGRATIONS", [*MIGRATIONS, theirs, ours])  # after the merge
     workspace = open_workspace(path)
     again = open_workspace(path)
     assert calls == ["ours", "theirs"]
@@ -164,7 +165,7 @@ def test_migrations_appended_on_two_branches_both_apply_whatever_order_they_merg
 def test_opening_again_runs_no_migration(old_workspace, monkeypatch):
     before = counts(old_workspace)
     calls = []
-    monkeypatch.setattr(store_db, "MIGRATIONS", [_renamed(lambda db: calls.append(1), name) for name in NAMES])
+    monkeypatch.setattr(store_migrations, "MIGRATIONS", [_renamed(lambda db: calls.append(1), name) for name in NAMES])
     again = open_workspace(old_workspace.path)
     assert calls == [] and counts(again) == before
     again.close()
@@ -226,7 +227,7 @@ def test_a_migration_that_leaves_a_dangling_reference_is_rolled_back(tmp_path, m
     def bad(db):
         db.execute("INSERT INTO runs (id, session_id) VALUES ('r1', 'no-such-session')")
 
-    monkeypatch.setattr(store_db, "MIGRATIONS", [*store_db.MIGRATIONS, bad])
+    monkeypatch.setattr(store_migrations, "MIGRATIONS", [*store_migrations.MIGRATIONS, bad])
     with pytest.raises(PlaygroundError, match="migration bad left 1 dangling reference"):
         open_workspace(path)
     monkeypatch.undo()
@@ -258,7 +259,7 @@ def test_appending_a_migration_is_one_function(tmp_path, monkeypatch):
         schema.add_missing_columns(db, "runs")
         schema.create_table(db, "notes")
 
-    monkeypatch.setattr(store_db, "MIGRATIONS", [*store_db.MIGRATIONS, add_heartbeat_and_notes])
+    monkeypatch.setattr(store_migrations, "MIGRATIONS", [*store_migrations.MIGRATIONS, add_heartbeat_and_notes])
     workspace = open_workspace(path)
     assert applied_migrations(workspace.db)[-1] == "add_heartbeat_and_notes"
     assert actual_schema(workspace.db) == declared_schema()
@@ -306,7 +307,7 @@ def test_a_numbered_workspace_from_a_newer_playground_is_refused(tmp_path):
 def test_only_the_schema_and_its_migrations_create_tables():
     root = Path(playground.__file__).resolve().parent
     creating = re.compile(r"CREATE TABLE|\]\.create\(|\.create_table\(|create_index\(")
-    allowed = {root / "store" / name for name in ("db.py", "later_migrations.py", "schema.py")}
+    allowed = {root / "store" / name for name in ("migrations.py", "schema.py")}
     offenders = [
         str(path.relative_to(root))
         for path in root.rglob("*.py")

@@ -12,7 +12,7 @@ import uuid
 import pytest
 
 from playground.store.content_ids import judge_version_id
-from playground.store.db import now, to_json
+from playground.store.values import now, to_json
 from playground.store.demonstrations import get_demonstration_set, save_demonstration_set
 from playground.store.judgments import judgment_id, list_judgments
 from playground.sessionfile import SECTIONS_V2, SessionFormatError, export_session, import_session

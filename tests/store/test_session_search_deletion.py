@@ -65,5 +65,5 @@ def test_a_session_with_a_running_search_or_run_is_not_deleted_and_the_refusal_s
     with pytest.raises(PlaygroundError, match=f"run {run} "):
         delete_session(workspace, "busy")
     for stored in list_runs(workspace, busy):
-        finish_run(workspace, stored["id"], "stopped", {})
+        finish_run(workspace, stored.id, "stopped", {})
     assert delete_session(workspace, "busy")["runs"] == 2

@@ -12,7 +12,7 @@ import pytest
 
 from playground import PlaygroundError
 from playground.store import open_workspace
-from playground.store.db import now, to_json
+from playground.store.values import now, to_json
 from playground.store.content_ids import prompt_version_id
 from playground.store.ratings import add_rating, list_ratings
 from playground.store.sessions import (

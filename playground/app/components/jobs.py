@@ -8,7 +8,7 @@ page or closing the tab does not stop them, and a run whose worker is gone reads
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Optional
+from typing import TYPE_CHECKING, Callable, Mapping, Optional
 
 import streamlit as st
 
@@ -17,6 +17,9 @@ from playground.app import state
 from playground.app.components.errors import errors_as_messages
 from playground.app.components.text import md_escape
 from playground.app.components.run_labels import throughput_text
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 FOLLOW_EVERY_S = 1.5
 
@@ -39,7 +42,7 @@ def stored_runs(workspace, runs: Mapping[str, str]) -> dict[str, str]:
 def any_running(workspace, runs: Mapping[str, str]) -> bool:
     from playground.runs.jobs import checked_run
 
-    return any(checked_run(workspace, run_id)["status"] == "running" for run_id in runs.values())
+    return any(checked_run(workspace, run_id).status == "running" for run_id in runs.values())
 
 
 def follow_runs(runs: Mapping[str, str], key: str, while_running: Optional[Extra] = None) -> bool:
@@ -59,7 +62,7 @@ def _progress(runs: dict[str, str], key: str, while_running: Optional[Extra]) ->
     notice = st.session_state.pop(f"_{key}_notice", None)
     if notice:
         st.success(notice)
-    running = [run for run in found.values() if run["status"] == "running"]
+    running = [run for run in found.values() if run.status == "running"]
     for label, run in found.items():
         _run_row(ws, label, run, key)
     if (
@@ -73,7 +76,7 @@ def _progress(runs: dict[str, str], key: str, while_running: Optional[Extra]) ->
         )
     ):
         for run in running:
-            stop_run(ws, run["id"])
+            stop_run(ws, run.id)
         st.rerun()
     if running and while_running is not None:
         while_running(found)
@@ -85,45 +88,45 @@ def _progress(runs: dict[str, str], key: str, while_running: Optional[Extra]) ->
         st.session_state[following] = True
 
 
-def _run_row(ws, label: str, run: dict, key: str) -> None:
+def _run_row(ws, label: str, run: RunRecord, key: str) -> None:
     from playground.runs.jobs import stop_run
 
-    done, planned, status = int(run.get("n_done") or 0), int(run.get("n_planned") or 0), run["status"]
-    stopping = status == "running" and bool(run.get("stop_requested"))
+    done, planned, status = int(run.n_done or 0), int(run.n_planned or 0), run.status
+    stopping = status == "running" and bool(run.stop_requested)
     text, action = st.columns([5, 1], vertical_alignment="center")
     with text:
         st.markdown(
-            f"**{md_escape(label)}** · run `{run['id']}` · status `{status}`"
+            f"**{md_escape(label)}** · run `{run.id}` · status `{status}`"
             + (" (stopping)" if stopping else "")
-            + f" · {done}/{planned} answered · {run.get('errors') or 0} error(s)"
-            + f" · {run.get('tokens') or 0} tokens · {throughput_text(run)}"
+            + f" · {done}/{planned} answered · {run.errors or 0} error(s)"
+            + f" · {run.tokens or 0} tokens · {throughput_text(run)}"
         )
         if status == "running":
             st.progress(min(1.0, done / planned) if planned else 0.0, text=f"{label}: {done}/{planned}")
-        if run.get("status_reason") and status != "done":
-            (st.warning if status in ("stopped", "interrupted") else st.error)(md_escape(run["status_reason"]))
+        if run.status_reason and status != "done":
+            (st.warning if status in ("stopped", "interrupted") else st.error)(md_escape(run.status_reason))
     with action:
         if status == "running":
             if st.button(
                 "Stop",
-                key=f"{key}_stop_{run['id']}",
+                key=f"{key}_stop_{run.id}",
                 icon=":material/stop:",
                 disabled=stopping,
                 help="Stops this run after the questions in flight; resume it later.",
             ):
-                stop_run(ws, run["id"])
+                stop_run(ws, run.id)
                 st.rerun()
         elif done < planned and st.button(
             "Resume",  # short enough for its column: the line beside it says how many are answered
-            key=f"{key}_resume_{run['id']}",
+            key=f"{key}_resume_{run.id}",
             icon=":material/play_arrow:",
             help=f"{done}/{planned} answered: a new worker answers only the {planned - done} question(s) missing.",
         ):
             from playground.runs.execute import resume_run
 
             with errors_as_messages(f"Resume {label}"):
-                resume_run(ws, run["id"], detach=True, api_keys=state.api_keys())
+                resume_run(ws, run.id, detach=True, api_keys=state.api_keys())
                 st.session_state[f"_{key}_notice"] = (
-                    f"{label} (run {run['id']}) resumed: only its missing questions are answered."
+                    f"{label} (run {run.id}) resumed: only its missing questions are answered."
                 )
                 st.rerun()

@@ -5,10 +5,15 @@ verdict per passage; then the judge's own spans."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from playground.app.components.text import STYLE, marked_html, md_escape, show_text
 from playground.app.components import judgment_marks as view
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 
 def _judge_line(ws, judge_id: str) -> str:
@@ -81,13 +86,13 @@ def _spans(ws, judgment_id: str) -> None:
             st.code(text, language=None, wrap_lines=True)
 
 
-def show_judgments(ws, run: dict, question_id: str, repeat: int) -> None:
+def show_judgments(ws, run: RunRecord, question_id: str, repeat: int) -> None:
     """The answer's judgments (Experiments page or `playground judge`), newest last, each with its evidence."""
     from playground.evaluation.judges.shown import shown_passages
     from playground.store.judgments import list_judgments
 
     judgments = [
-        j for j in list_judgments(ws, run_id=run["id"], question_id=question_id) if int(j["result_repeat"]) == repeat
+        j for j in list_judgments(ws, run_id=run.id, question_id=question_id) if int(j["result_repeat"]) == repeat
     ]
     if not judgments:
         return

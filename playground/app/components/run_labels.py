@@ -5,9 +5,12 @@ No Streamlit here (unit-tested): the Runs, A/B, Traces, Sessions and Experiments
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 from playground.evaluation.scoring import is_binary
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 
 def default_threshold(metric: Optional[str]) -> float:
@@ -28,28 +31,28 @@ def run_settings(config: Mapping) -> dict:
     return settings
 
 
-def throughput_text(run: Mapping, now: Optional[str] = None) -> str:
+def throughput_text(run: RunRecord, now: Optional[str] = None) -> str:
     """Questions a minute since the run was created (to its end, or to now while it runs)."""
     import datetime as dt
 
     def parse(stamp):
         return dt.datetime.fromisoformat(stamp) if stamp else None
 
-    start = parse(run.get("created_at"))
-    end = parse(run.get("finished_at")) if run.get("status") != "running" else None
+    start = parse(run.created_at)
+    end = parse(run.finished_at) if run.status != "running" else None
     end = end or parse(now) or dt.datetime.now(dt.timezone.utc)
-    done = int(run.get("n_done") or 0)
+    done = int(run.n_done or 0)
     if start is None or done == 0:
         return "no question answered yet"
     seconds = max(1e-3, (end - start).total_seconds())
     return f"{done / seconds * 60:.1f} questions/min over {seconds:.0f} s"
 
 
-def run_label(run: Mapping) -> str:
+def run_label(run: RunRecord) -> str:
     """A run as a picker shows it: id, name, stored status and, once it has ended, how much it answered (a running
     run's count would be stale at once: the page follows its progress below the picker)."""
-    settings = run_settings(run.get("config") or {})
-    name = run.get("label") or f"{settings.get('program')} / {settings.get('template')}"
-    status = run.get("status")
-    progress = "" if status == "running" else f" · {run.get('n_done') or 0}/{run.get('n_planned') or 0}"
-    return f"{run['id']} · {name} · {status}{progress}"
+    settings = run_settings(run.config or {})
+    name = run.label or f"{settings.get('program')} / {settings.get('template')}"
+    status = run.status
+    progress = "" if status == "running" else f" · {run.n_done or 0}/{run.n_planned or 0}"
+    return f"{run.id} · {name} · {status}{progress}"

@@ -127,15 +127,15 @@ def judge_metric_reliability(workspace, run_ids: Sequence[str], min_rated: int =
     rows, warnings = [], []
     for run_id in run_ids:
         run = get_run(workspace, run_id)
-        entries = metric_agreement(workspace, run["id"])
+        entries = metric_agreement(workspace, run.id)
         for entry in entries:
-            rows.append({"run": run["id"], **{k: v for k, v in entry.items() if k != "items"}})
-        warnings += [f"run {run['id']}: {line}" for line in reliability_warnings(entries, min_rated)]
+            rows.append({"run": run.id, **{k: v for k, v in entry.items() if k != "items"}})
+        warnings += [f"run {run.id}: {line}" for line in reliability_warnings(entries, min_rated)]
         for judge_model in sorted({entry["judge_model"] for entry in entries}):
             same = self_judging_warning(judge_model, [run_model(run)])
             if same:
                 metrics = ", ".join(e["metric"] for e in entries if e["judge_model"] == judge_model)
-                warnings.append(f"run {run['id']} ({metrics}): {same}")
+                warnings.append(f"run {run.id} ({metrics}): {same}")
     return {"rows": rows, "warnings": list(dict.fromkeys(warnings))}
 
 

@@ -168,7 +168,7 @@ def _report(spec, judge, run, items, repeat, judged, skipped, fresh_tokens, warn
         "stored_as": spec.kind,
         "method": spec.method or spec.description,
         "judge": judge.describe(),
-        "run_id": run["id"],
+        "run_id": run.id,
         "run_model": run_model(run),
         "repeat": repeat,
         "n_items": len(items),

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import re
 from contextvars import ContextVar
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from playground import PlaygroundError
 from playground.programs.tracing import Tracer
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "justification", "feedback")
 # The language of the run being judged (ISO 639-1), set around judge_each's loop, so every judge template gets it as
@@ -106,7 +109,7 @@ def call_totals(tracer: Tracer) -> dict:
 def judge_each(
     workspace,
     judge,
-    run: dict,
+    run: RunRecord,
     items: list,
     repeat: int,
     kind: str,
@@ -131,13 +134,13 @@ def judge_each(
     judged, fresh_tokens, total = [], 0, len(items) * repeat
     report(on_progress, 0, total, "")
     # the judge templates' `language` while these answers are judged
-    language = JUDGED_LANGUAGE.set(dataset_language(workspace, (run.get("config") or {}).get("dataset")))
+    language = JUDGED_LANGUAGE.set(dataset_language(workspace, (run.config or {}).get("dataset")))
     for sample_index in range(repeat):
         for item in items:
             tracer = Tracer()
             inputs = {
                 "judge_id": judge.id,
-                "run_id": run["id"],
+                "run_id": run.id,
                 "question": item.question,
                 "answer": item.answer,
                 "sample_index": sample_index,
@@ -159,7 +162,7 @@ def judge_each(
                 {
                     "judge_id": judge.id,
                     "kind": kind,
-                    "run_id": run["id"],
+                    "run_id": run.id,
                     "question_id": item.question_id,
                     "result_repeat": item.repeat,
                     "sample_index": sample_index,
@@ -169,7 +172,7 @@ def judge_each(
                     "completion_tokens": totals["completion_tokens"],
                     "cached": totals["cached"],
                 },
-                tracer.rows(run["id"], item.question_id, item.repeat),
+                tracer.rows(run.id, item.question_id, item.repeat),
             )
             judged.append((sample_index, item, outcome))
             report(on_progress, len(judged), total, item.question_id)

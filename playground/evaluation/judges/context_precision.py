@@ -8,13 +8,16 @@ a span of the judge's trace ("passage N")."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, numbered, truth
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
 from playground.plugins.records import Judge
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 
 def read_relevance(text: str) -> dict:
@@ -32,7 +35,7 @@ def average_precision(relevant: list[bool]) -> float:
     return total / hits if hits else 0.0
 
 
-def gold_of(workspace, run: dict, question, passages: list[dict]) -> Optional[list[bool]]:
+def gold_of(workspace, run: RunRecord, question, passages: list[dict]) -> Optional[list[bool]]:
     """Per shown passage, is it gold as retrieval evaluation counts it (span_gold.gold_among: among the gold passage
     ids, or overlapping a gold span on a documents corpus)? None when the question has no gold evaluation scores."""
     from playground.evaluation.span_gold import gold_among, scoring_spans
@@ -40,7 +43,7 @@ def gold_of(workspace, run: dict, question, passages: list[dict]) -> Optional[li
 
     if question is None:
         return None
-    corpus = corpus_of(workspace, run["config"]["dataset"])
+    corpus = corpus_of(workspace, run.config["dataset"])
     if not question.gold_passage_ids and not scoring_spans(workspace, corpus, question):
         return None
     gold = gold_among(workspace, corpus, question, [p["id"] for p in passages])

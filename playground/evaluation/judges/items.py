@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from playground import PlaygroundError
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 ANSWER_FIELDS = ("prediction", "output")
 
@@ -28,7 +31,9 @@ def _answer(result: dict, answer_field: str) -> str:
     return (result.get("prediction") or result.get("output") or "").strip()
 
 
-def run_items(workspace, run_id: str, answer_field: str = "prediction") -> tuple[dict, list[JudgedItem], list[dict]]:
+def run_items(
+    workspace, run_id: str, answer_field: str = "prediction"
+) -> tuple[RunRecord, list[JudgedItem], list[dict]]:
     """(the run, its judgeable items in sample order, the results left out with why)."""
     from playground.store.datasets import load_questions
     from playground.store.runs import get_results, get_run
@@ -36,12 +41,12 @@ def run_items(workspace, run_id: str, answer_field: str = "prediction") -> tuple
     if answer_field not in ANSWER_FIELDS:
         raise PlaygroundError(f"answer field must be one of {', '.join(ANSWER_FIELDS)}, not {answer_field!r}")
     run = get_run(workspace, run_id)
-    dataset = run["config"].get("dataset")
+    dataset = run.config.get("dataset")
     if not dataset:
-        raise PlaygroundError(f"run {run['id']} records no dataset, so its questions cannot be shown to a judge")
+        raise PlaygroundError(f"run {run.id} records no dataset, so its questions cannot be shown to a judge")
     questions = {question.id: question for question in load_questions(workspace, dataset)}
     items, skipped = [], []
-    for result in get_results(workspace, run["id"]):
+    for result in get_results(workspace, run.id):
         where = {"question_id": result["question_id"], "repeat": result["repeat"]}
         question = questions.get(result["question_id"])
         if question is None:
@@ -53,7 +58,7 @@ def run_items(workspace, run_id: str, answer_field: str = "prediction") -> tuple
         else:
             items.append(
                 JudgedItem(
-                    run["id"],
+                    run.id,
                     question.id,
                     int(result["repeat"]),
                     question.text,
@@ -73,8 +78,8 @@ def check_repeat(repeat: int) -> int:
     return int(REPEATS.check(repeat, "--repeat"))
 
 
-def run_model(run: dict) -> Optional[str]:
-    return (run.get("config") or {}).get("model")
+def run_model(run: RunRecord) -> Optional[str]:
+    return (run.config or {}).get("model")
 
 
 def reference_text(references: list[str]) -> str:

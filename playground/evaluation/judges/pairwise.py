@@ -166,16 +166,16 @@ def judge_runs_pairwise(
     from playground.store.runs import get_run
 
     first, second = get_run(workspace, run_a), get_run(workspace, run_b)
-    if first["id"] == second["id"]:
+    if first.id == second.id:
         raise PlaygroundError("pairwise judging compares two different runs")
-    datasets = (first["config"].get("dataset"), second["config"].get("dataset"))
+    datasets = (first.config.get("dataset"), second.config.get("dataset"))
     if datasets[0] != datasets[1]:
         raise PlaygroundError(
-            f"runs {first['id']} and {second['id']} answer different benchmarks "
+            f"runs {first.id} and {second.id} answer different benchmarks "
             f"({datasets[0]!r} and {datasets[1]!r}); pairwise judging needs the same questions"
         )
-    first, items_a, skipped_a = run_items(workspace, first["id"], answer_field)
-    second, items_b, skipped_b = run_items(workspace, second["id"], answer_field)
+    first, items_a, skipped_a = run_items(workspace, first.id, answer_field)
+    second, items_b, skipped_b = run_items(workspace, second.id, answer_field)
     answers_b = {(item.question_id, item.repeat): item for item in items_b}
     pairs = [
         (item, answers_b[(item.question_id, item.repeat)])
@@ -196,8 +196,8 @@ def judge_runs_pairwise(
                 "pairwise",
                 {
                     "judge_id": judge.id,
-                    "run_a": first["id"],
-                    "run_b": second["id"],
+                    "run_a": first.id,
+                    "run_b": second.id,
                     "question": item_a.question,
                     "answer_a": item_a.answer,
                     "answer_b": item_b.answer,
@@ -232,8 +232,8 @@ def judge_runs_pairwise(
                 {
                     "judge_id": judge.id,
                     "kind": "pairwise",
-                    "run_id": first["id"],
-                    "other_run_id": second["id"],
+                    "run_id": first.id,
+                    "other_run_id": second.id,
                     "question_id": item_a.question_id,
                     "result_repeat": item_a.repeat,
                     "sample_index": sample_index,
@@ -252,7 +252,7 @@ def judge_runs_pairwise(
                     "completion_tokens": totals["completion_tokens"],
                     "cached": totals["cached"],
                 },
-                tracer.rows(first["id"], item_a.question_id, item_a.repeat),
+                tracer.rows(first.id, item_a.question_id, item_a.repeat),
             )
             outcomes.append(outcome)
             repeat_outcomes.append(outcome)
@@ -275,15 +275,13 @@ def judge_runs_pairwise(
             done += 1
             report(on_progress, done, total, item_a.question_id)
         per_repeat_flips.append(pairwise_summary(repeat_outcomes)["flip_rate"])
-    skipped = [{**entry, "run": first["id"]} for entry in skipped_a] + [
-        {**entry, "run": second["id"]} for entry in skipped_b
-    ]
+    skipped = [{**entry, "run": first.id} for entry in skipped_a] + [{**entry, "run": second.id} for entry in skipped_b]
     unpaired = len(items_a) + len(items_b) - 2 * len(pairs)
     return {
         "kind": "pairwise",
         "judge": judge.describe(),
-        "run_a": first["id"],
-        "run_b": second["id"],
+        "run_a": first.id,
+        "run_b": second.id,
         "model_a": run_model(first),
         "model_b": run_model(second),
         "repeat": repeat,

@@ -4,7 +4,10 @@ index or re-importing the corpus after the run does not change its scores."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 TRACE, CORPUS = "trace", "corpus"
 
@@ -15,13 +18,13 @@ def render_span(spans: list[dict]) -> Optional[dict]:
     return showing[-1] if showing else None
 
 
-def shown_passages(workspace, run: dict, question_id: str, repeat: int) -> Optional[tuple[list[dict], str]]:
+def shown_passages(workspace, run: RunRecord, question_id: str, repeat: int) -> Optional[tuple[list[dict], str]]:
     """([{id, title, text}] in the order the prompt numbered them, where their text came from), or None when the
     trace shows no passages (a closed-book run). Traces from before the render span kept the passages' text give
     their ids only: the text is then read from the run's corpus by id, and the source says "corpus"."""
     from playground.store.runs import get_spans
 
-    span = render_span(get_spans(workspace, run["id"], question_id, repeat))
+    span = render_span(get_spans(workspace, run.id, question_id, repeat))
     if span is None:
         return None
     outputs = span["outputs"]
@@ -33,10 +36,10 @@ def shown_passages(workspace, run: dict, question_id: str, repeat: int) -> Optio
     return _from_corpus(workspace, run, ids), CORPUS
 
 
-def _from_corpus(workspace, run: dict, ids: list[str]) -> list[dict]:
+def _from_corpus(workspace, run: RunRecord, ids: list[str]) -> list[dict]:
     from playground.store.datasets import get_benchmark, get_passages
 
-    dataset = (run.get("config") or {}).get("dataset")
+    dataset = (run.config or {}).get("dataset")
     corpus = get_benchmark(workspace, dataset).get("corpus") if dataset else None
     found = get_passages(workspace, corpus, ids) if corpus else {}
     return [

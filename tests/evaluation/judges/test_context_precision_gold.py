@@ -4,10 +4,13 @@ counted "against gold" with nothing gold in it."""
 
 from __future__ import annotations
 
+import json
+
 from playground.data.records import Dataset, Passage, Question
 from playground.evaluation.judges.context_precision import gold_of
 from playground.evaluation.span_gold import SpanGold
 from playground.store.datasets import save_dataset
+from playground.store.run_record import run_record
 
 SPAN = {"document": "guide.md", "start": 0, "end": 40}
 PASSAGES = [
@@ -22,7 +25,7 @@ QUESTIONS = [
 
 def test_gold_is_what_retrieval_evaluation_scores_on_a_corpus_that_is_not_a_documents_corpus(workspace):
     save_dataset(workspace, "plain", Dataset(format="jsonl", source="test", passages=PASSAGES, questions=QUESTIONS))
-    run = {"config": {"dataset": "plain"}}
+    run = run_record({"id": "r1", "config": json.dumps({"dataset": "plain"})})
     shown = [{"id": "p1"}, {"id": "p2"}]
     spans, ids = QUESTIONS
     assert not SpanGold(workspace, "plain").has_gold(spans)  # eval-retrieval leaves it out: no documents corpus

@@ -78,7 +78,7 @@ def judge(workspace, kind: str, run_id: str, server) -> dict:
 @pytest.mark.slow
 def test_a_chinese_run_is_scored_and_judged_in_chinese(chinese_run, server):
     workspace, run_id = chinese_run
-    signatures = get_run(workspace, run_id)["config"]["metric_signatures"]
+    signatures = get_run(workspace, run_id).config["metric_signatures"]
     assert signatures["f1"].startswith("mlqa-v1|lang:zh|") and signatures["cmrc_f1"].startswith("cmrc2018|lang:zh|")
     (result,) = get_results(workspace, run_id)
     # the prediction is the whole answer: 16 characters once punctuation and [1] go, 巴黎 among them (twice); the

@@ -3,6 +3,8 @@ scatter, the flipped questions with both outputs and traces side by side, and a 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from playground import PlaygroundError
@@ -16,6 +18,9 @@ from playground.app.components import comparison as compared
 from playground.app.components.run_labels import run_label
 from playground.evaluation.scoring import default_metric
 from playground.app.components.trace_spans import ordered_spans, span_title
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 SEED = 0
 
@@ -40,14 +45,14 @@ def _linked(ws, name: str):
         return None
 
 
-def _settings_diff(run_a: dict, run_b: dict) -> None:
+def _settings_diff(run_a: RunRecord, run_b: RunRecord) -> None:
     """What a person set that differs between the runs; the details the engine recorded (the index manifest) apart."""
     from playground.runs.stops import run_answer_format
     from playground.evaluation.config_diff import confound_warning, diff_configs
 
     ws = state.workspace()
 
-    config_a, config_b = run_a.get("config") or {}, run_b.get("config") or {}
+    config_a, config_b = run_a.config or {}, run_b.config or {}
     warning = confound_warning(config_a, config_b)
     if warning:
         st.warning(ui.md_escape(f"These runs are not a clean A/B: {warning}."), icon=":material/warning:")
@@ -176,7 +181,7 @@ def render() -> None:
     if len(runs) < 2:
         st.info("A/B needs two runs on the same questions: launch them on the Runs page.")
         return
-    labels = {run["id"]: run_label(run) for run in runs}
+    labels = {run.id: run_label(run) for run in runs}
     ids = list(labels)
     default_a, default_b = view.default_pair(runs)
     left, right = st.columns(2)
@@ -187,7 +192,7 @@ def render() -> None:
     if run_a == run_b:
         st.warning("Pick two different runs.")
         return
-    by_id = {run["id"]: run for run in runs}
+    by_id = {run.id: run for run in runs}
     _settings_diff(by_id[run_a], by_id[run_b])
 
     from playground.evaluation.compare import question_scores
@@ -251,7 +256,7 @@ def render() -> None:
         key="ab_question",
         format_func=lambda qid: f"{qid} ({flip_of[qid]})" if qid in flip_of else qid,
     )
-    dataset = (by_id[run_b].get("config") or {}).get("dataset")
+    dataset = (by_id[run_b].config or {}).get("dataset")
     try:
         question = get_question(ws, dataset, question_id)
         ui.show_text(question.text, strong=True, css_class="pg-question")

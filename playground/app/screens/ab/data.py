@@ -3,7 +3,10 @@ flipped questions and the pairwise ratings."""
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 # Pairwise rating values from the point of view of run A (store.ratings: 1 = run_id better, 0 = other, 0.5 tie).
 RATING_VALUES = {"a": 1.0, "tie": 0.5, "b": 0.0}
@@ -49,14 +52,14 @@ def flipped(comparison: Mapping, metric: str) -> list[tuple[str, str]]:
     ]
 
 
-def default_pair(runs: Sequence[Mapping]) -> tuple[Optional[str], Optional[str]]:
+def default_pair(runs: Sequence[RunRecord]) -> tuple[Optional[str], Optional[str]]:
     """Two runs to open with: the newest run (B) and the newest older run on the same dataset (A)."""
     if len(runs) < 2:
-        return (runs[0]["id"] if runs else None), None
+        return (runs[0].id if runs else None), None
     newest = runs[0]
-    dataset = (newest.get("config") or {}).get("dataset")
-    older = next((r for r in runs[1:] if (r.get("config") or {}).get("dataset") == dataset), runs[1])
-    return older["id"], newest["id"]
+    dataset = (newest.config or {}).get("dataset")
+    older = next((r for r in runs[1:] if (r.config or {}).get("dataset") == dataset), runs[1])
+    return older.id, newest.id
 
 
 def rating_summary(ratings: Sequence[Mapping], run_a: str, run_b: str) -> dict[str, int]:

@@ -5,9 +5,12 @@ No Streamlit here: the page draws what these return.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence
 
 from playground import PlaygroundError
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 
 def judge_kinds() -> dict[str, str]:
@@ -83,9 +86,9 @@ def criteria_from_text(text: str) -> list:
     return criteria
 
 
-def compared_models(runs: Iterable[Optional[Mapping]]) -> list[str]:
+def compared_models(runs: Iterable[Optional[RunRecord]]) -> list[str]:
     """The model specs of the runs a judge would score."""
-    return [(run.get("config") or {}).get("model") for run in runs if run and (run.get("config") or {}).get("model")]
+    return [(run.config or {}).get("model") for run in runs if run and (run.config or {}).get("model")]
 
 
 def mean_std_text(summary: Optional[Mapping]) -> str:

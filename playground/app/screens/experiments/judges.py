@@ -3,6 +3,8 @@ swap rule, the gold-free judges) with their agreement with people and the rating
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from playground.app import state
@@ -10,11 +12,14 @@ from playground.app import components as ui
 import playground.app.screens.experiments.data as view
 from playground.app.components.run_labels import run_label
 
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
+
 JUDGE_JOB_NOTICE = "_experiments_judge_notice"
 
 
-def _run_picker(label: str, runs: list[dict], key: str, skip: str | None = None) -> dict:
-    by_id = {run["id"]: run for run in runs}
+def _run_picker(label: str, runs: list[RunRecord], key: str, skip: str | None = None) -> RunRecord:
+    by_id = {run.id: run for run in runs}
     ids = [rid for rid in by_id if rid != skip]
     if st.session_state.get(key) not in ids:
         st.session_state.pop(key, None)
@@ -41,7 +46,7 @@ def judges_tab(ws) -> None:
         if len(runs) < 2:
             st.info(f"The {kind} judge compares two runs of the same benchmark.")
             return
-        run_b = _run_picker("Run (B)", runs, "experiments_judge_other", skip=run_a["id"])
+        run_b = _run_picker("Run (B)", runs, "experiments_judge_other", skip=run_a.id)
     criteria_text = None
     if "criteria" in record.settings:
         criteria_text = st.text_area(
@@ -90,7 +95,7 @@ def _start_judge(ws, kind, run_a, run_b, criteria_text, judge_model, repeat) -> 
     if "no_claims" in _settings(kind):
         options["no_claims"] = st.session_state.get("experiments_no_claims") or "skip"
     job = start_judge_job(
-        ws, kind, [run["id"] for run in (run_a, run_b) if run], config, api_keys=state.api_keys(), **options
+        ws, kind, [run.id for run in (run_a, run_b) if run], config, api_keys=state.api_keys(), **options
     )
     st.session_state[JUDGE_JOB_NOTICE] = f"Judge job {job['id']} started: it goes on if you leave this page."
 
@@ -101,13 +106,13 @@ def _settings(kind: str) -> tuple:
     return tuple(judge_record(kind).settings)
 
 
-def _latest_job(ws, kind: str, run: dict) -> None:
+def _latest_job(ws, kind: str, run: RunRecord) -> None:
     """The newest job of this judge on this run: live progress with Stop while it runs, Resume once stopped or
     interrupted, its report once done."""
     from playground.app.components.jobs import FOLLOW_EVERY_S
     from playground.runs.judge_jobs import list_judge_jobs, resume_judge_job
 
-    jobs = [job for job in list_judge_jobs(ws, run["id"]) if job["judge"] == kind]
+    jobs = [job for job in list_judge_jobs(ws, run.id) if job["judge"] == kind]
     if not jobs:
         return
     job = jobs[0]
@@ -162,14 +167,14 @@ def _live_job(job_id: str) -> None:
         st.rerun()
 
 
-def _stored_judgments(ws, judgment_kind: str, run: dict) -> None:
+def _stored_judgments(ws, judgment_kind: str, run: RunRecord) -> None:
     """Every judgment of this kind stored for the run, whenever it was made (a job, the CLI, `run --judge`)."""
     from playground.store.judgments import list_judgments
 
-    judgments = list_judgments(ws, run_id=run["id"], kind=judgment_kind)
+    judgments = list_judgments(ws, run_id=run.id, kind=judgment_kind)
     st.subheader("Stored judgments")
     if not judgments:
-        st.caption(f"No {judgment_kind} judgments of run {run['id']} stored yet.")
+        st.caption(f"No {judgment_kind} judgments of run {run.id} stored yet.")
         return
     st.dataframe(view.stored_judgment_rows(judgments), hide_index=True, key="experiments_stored_judgments")
 
@@ -211,15 +216,15 @@ def _judge_result(report: dict) -> None:
         st.dataframe(view.pairwise_item_rows(report), hide_index=True, key="experiments_judge_items")
 
 
-def _agreement(ws, run: dict) -> None:
+def _agreement(ws, run: RunRecord) -> None:
     from playground.evaluation.agreement.judge_agreement import judge_agreement
     from playground.store.ratings import list_ratings
 
     st.subheader("Agreement with people")
-    if not list_ratings(ws, run_id=run["id"]):
-        st.caption(f"No human ratings of run {run['id']} yet: rate its answers on the A/B page, then compare.")
+    if not list_ratings(ws, run_id=run.id):
+        st.caption(f"No human ratings of run {run.id} yet: rate its answers on the A/B page, then compare.")
         return
-    rows = view.agreement_rows(judge_agreement(ws, run["id"]))
+    rows = view.agreement_rows(judge_agreement(ws, run.id))
     if not rows:
         st.caption("People rated this run, but no judge has scored it yet.")
         return

@@ -5,11 +5,16 @@ it was left, since the sample and the ratings are stored. Below it, the three es
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from playground import PlaygroundError
 from playground.app import components as ui
 from playground.app.charts.ppi import intervals_figure
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 JUST_RATED = "ppi_just_rated"
 
@@ -27,16 +32,16 @@ def _draw(ws, run_id: str, metric: str, n_judged: int) -> None:
             st.rerun()
 
 
-def _question(ws, run: dict, qid: str) -> None:
+def _question(ws, run: RunRecord, qid: str) -> None:
     from playground.evaluation.judges.shown import shown_passages
     from playground.store.datasets import get_question
     from playground.store.runs import get_result
 
     try:
-        ui.show_text(get_question(ws, (run.get("config") or {}).get("dataset"), qid).text, strong=True)
+        ui.show_text(get_question(ws, (run.config or {}).get("dataset"), qid).text, strong=True)
     except PlaygroundError:
         ui.show_text(qid, strong=True)
-    result = get_result(ws, run["id"], qid)
+    result = get_result(ws, run.id, qid)
     ui.show_text(result.get("prediction") or result.get("output") or "", label="Answer")
     shown = shown_passages(ws, run, qid, 0)
     if shown:
@@ -45,7 +50,7 @@ def _question(ws, run: dict, qid: str) -> None:
                 ui.show_text(f"[{number}] {passage['title']}: {passage['text']}", muted=True)
 
 
-def _rate_next(ws, run: dict, metric: str, qid: str) -> None:
+def _rate_next(ws, run: RunRecord, metric: str, qid: str) -> None:
     from playground.evaluation.agreement.rated import POINTWISE, rating_scale
     from playground.store.ratings import add_rating
 
@@ -56,8 +61,8 @@ def _rate_next(ws, run: dict, metric: str, qid: str) -> None:
     if st.button("Save rating", key="ppi_save", type="primary"):
         with ui.errors_as_messages("Rating"):
             kind = POINTWISE if metric == POINTWISE else "metric"
-            add_rating(ws, run["id"], qid, kind, float(value), metric=None if kind == POINTWISE else metric)
-            st.session_state[JUST_RATED] = {"run": run["id"], "metric": metric, "question": qid, "value": value}
+            add_rating(ws, run.id, qid, kind, float(value), metric=None if kind == POINTWISE else metric)
+            st.session_state[JUST_RATED] = {"run": run.id, "metric": metric, "question": qid, "value": value}
             st.rerun()
 
 
@@ -95,32 +100,32 @@ def _estimate(ws, run_id: str, metric: str) -> None:
         st.caption(ui.md_escape(f"prediction-powered, and the ratings for ±{target:g}: {report['not_estimated']}"))
 
 
-def rating_queue(ws, run: dict) -> None:
+def rating_queue(ws, run: RunRecord) -> None:
     """The queue and the three estimates for one run (see the module docstring)."""
     from playground.evaluation.agreement.rated import judge_scores, judged_metrics, people_ratings
     from playground.store.rating_samples import get_sample
 
     st.subheader("Rate a sample · prediction-powered estimate")
-    metrics = judged_metrics(ws, run["id"])
+    metrics = judged_metrics(ws, run.id)
     if not metrics:
         st.caption("No judge scores of this run yet: judge it first, then rate a sample of its answers here.")
         return
     metric = st.selectbox("Judge metric", metrics, key="ppi_metric")
-    scores = judge_scores(ws, run["id"], metric)["scores"]
-    sample = get_sample(ws, run["id"], metric)
+    scores = judge_scores(ws, run.id, metric)["scores"]
+    sample = get_sample(ws, run.id, metric)
     if sample is None:
         st.caption("Draw the questions to rate: a uniform random sample of the judged ones (the estimate needs it).")
-        _draw(ws, run["id"], metric, len(scores))
+        _draw(ws, run.id, metric, len(scores))
         return
-    rated = people_ratings(ws, run["id"], metric)
+    rated = people_ratings(ws, run.id, metric)
     waiting = [qid for qid in sample["question_ids"] if qid not in rated]
     done = sample["n"] - len(waiting)
     st.progress(
         done / sample["n"] if sample["n"] else 1.0, text=f"{done} of {sample['n']} rated (seed {sample['seed']})"
     )
-    _revealed(scores, run["id"], metric)
+    _revealed(scores, run.id, metric)
     if waiting:
         _rate_next(ws, run, metric, waiting[0])
     else:
         st.success("Every question of the sample is rated.")
-    _estimate(ws, run["id"], metric)
+    _estimate(ws, run.id, metric)

@@ -8,6 +8,8 @@ Stop asks its worker to stop after the questions in flight, Resume hands what is
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from playground.app import state
@@ -17,6 +19,9 @@ from playground.app.screens.runs.launch import launch_form
 from playground.app.screens.runs.open_run import open_run
 from playground.evaluation.scoring import summary_metrics
 
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
+
 
 def _notice() -> None:
     notice = st.session_state.pop("runs_notice", None)
@@ -24,7 +29,7 @@ def _notice() -> None:
         st.success(notice)
 
 
-def _run_list(ws) -> list[dict]:
+def _run_list(ws) -> list[RunRecord]:
     from playground.runs.jobs import checked_runs
 
     everything = st.toggle("Runs of every session", False, key="runs_all_sessions")
@@ -37,8 +42,8 @@ def _run_list(ws) -> list[dict]:
 
     from playground.runs.passage_gaps import passage_gaps
 
-    judges = {run["id"]: judge_summary(ws, run["id"]) for run in runs}
-    rows = view.run_rows(runs, judges, passage_gaps(ws, [run["id"] for run in runs]))
+    judges = {run.id: judge_summary(ws, run.id) for run in runs}
+    rows = view.run_rows(runs, judges, passage_gaps(ws, [run.id for run in runs]))
     metric_columns = {
         name: st.column_config.NumberColumn(name, format="%.3f")
         for name in [*summary_metrics(), *view.judge_columns(judges)]

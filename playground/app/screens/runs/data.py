@@ -2,31 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Optional, Sequence
 
 from playground.app.components.run_labels import run_settings
 from playground.evaluation.scoring import is_correct, summary_metrics
+
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
 
 OUTCOMES = ("correct", "wrong", "error", "judge error", "unscored")
 SETTING_COLUMNS = ("program", "template", "retriever", "k", "model", "temperature", "max_tokens", "sample", "seed")
 
 
-def scores_note(run: Mapping) -> Optional[str]:
+def scores_note(run: RunRecord) -> Optional[str]:
     """What stands where a run's mean scores go when it has none, saying why: no answer yet, every answer failed,
     the means come when it ends, or its questions have no reference answer. None when it has scores."""
-    if run.get("metrics"):
+    if run.metrics:
         return None
-    done, errors = int(run.get("n_done") or 0), int(run.get("errors") or 0)
+    done, errors = int(run.n_done or 0), int(run.errors or 0)
     if done == 0:
         return (
             "No answers yet."
-            if run.get("status") == "running"
-            else f"No answers: the run is {run.get('status')} and answered no question."
+            if run.status == "running"
+            else f"No answers: the run is {run.status} and answered no question."
         )
     if errors >= done:
         return f"No scores: all {done} answer(s) failed (see the error column)."
     failed = f" ({errors} of {done} failed)" if errors else ""
-    if run.get("status") != "done":
+    if run.status != "done":
         return f"{done} answered so far{failed}: the mean scores are stored when the run finishes."
     return f"No reference answer to score against{failed}."
 
@@ -50,7 +53,7 @@ def judge_summary_text(summary: Mapping[str, Mapping]) -> str:
 
 
 def run_rows(
-    runs: Sequence[Mapping], judges: Optional[Mapping[str, Mapping]] = None, gaps: Optional[Mapping] = None
+    runs: Sequence[RunRecord], judges: Optional[Mapping[str, Mapping]] = None, gaps: Optional[Mapping] = None
 ) -> list[dict]:
     """A row per run for the list: id, label, status, progress, when, the main settings and the mean scores; with
     `judges` ({run id: judge_summary}), each judge metric's mean and its judge-error count (a run whose answers the
@@ -60,26 +63,26 @@ def run_rows(
     judged = judge_columns(judges)
     rows = []
     for run in runs:
-        settings = run_settings(run.get("config") or {})
+        settings = run_settings(run.config or {})
         row = {
-            "id": run["id"],
-            "label": run.get("label") or "",
-            "status": run.get("status"),
-            "done": f"{run.get('n_done') or 0}/{run.get('n_planned') or 0}",
-            "created": (run.get("created_at") or "")[:19].replace("T", " "),
+            "id": run.id,
+            "label": run.label or "",
+            "status": run.status,
+            "done": f"{run.n_done or 0}/{run.n_planned or 0}",
+            "created": (run.created_at or "")[:19].replace("T", " "),
             "dataset": settings.get("dataset"),
         }
         row.update({column: settings.get(column) for column in SETTING_COLUMNS})
-        metrics = run.get("metrics") or {}
+        metrics = run.metrics or {}
         for name in summary_metrics():
             row[name] = round(metrics[name], 3) if isinstance(metrics.get(name), (int, float)) else None
         for name in judged:
-            entry = (judges.get(run["id"]) or {}).get(name)
+            entry = (judges.get(run.id) or {}).get(name)
             row[name] = None if entry is None or entry["mean"] is None else round(entry["mean"], 3)
             row[f"{name} judge errors"] = None if entry is None else entry["errors"]
-        row["errors"] = run.get("errors") or 0
+        row["errors"] = run.errors or 0
         if gaps:
-            gap = gaps.get(run["id"])
+            gap = gaps.get(run.id)
             row["no passage"] = f"{gap.without} of {gap.retrieving}" if gap is not None else None
         rows.append(row)
     return rows

@@ -3,6 +3,8 @@ it stored last), scores and judges, and its per-question table with outcome and 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from playground import PlaygroundError
@@ -14,16 +16,19 @@ import playground.app.screens.runs.data as view
 from playground.evaluation.scoring import default_metric, higher_is_better, metric_order
 from playground.store.share_links import resolve_run_link
 
+if TYPE_CHECKING:
+    from playground.store.run_record import RunRecord
+
 # Rows tall enough for three lines: Streamlit wraps a cell's text only in rows over 4rem.
 RESULTS_ROW_HEIGHT = 72
 
 
-def _latest_answers(runs: dict[str, dict]) -> None:
+def _latest_answers(runs: dict[str, RunRecord]) -> None:
     """While the open run goes on: the answers it stored last."""
     from playground.store.runs import recent_results
 
     for run in runs.values():
-        latest = recent_results(state.workspace(), run["id"])
+        latest = recent_results(state.workspace(), run.id)
         if latest:
             st.caption("Latest answers")
             st.dataframe(
@@ -41,13 +46,13 @@ def _latest_answers(runs: dict[str, dict]) -> None:
             )
 
 
-def _prompt_that_ran(ws, run: dict) -> None:
+def _prompt_that_ran(ws, run: RunRecord) -> None:
     """Which prompt version each of the run's template roles used, with its diff against its parent (or the
     starter of its name) and a link that opens it in the Playground's editor."""
     from playground.app.components.prompt_choices import parent_text, version_label
     from playground.store.prompts import get_prompt_version
 
-    for role, version_id in ((run.get("config") or {}).get("prompt_versions") or {}).items():
+    for role, version_id in ((run.config or {}).get("prompt_versions") or {}).items():
         try:
             version = get_prompt_version(ws, version_id)
         except PlaygroundError as error:
@@ -63,30 +68,30 @@ def _prompt_that_ran(ws, run: dict) -> None:
             ui.page_link("playground", "Open it in the Playground", template=version["template"], version=version["id"])
 
 
-def _scored_by(run: dict) -> None:
+def _scored_by(run: RunRecord) -> None:
     """The definition em, f1 and cover_em were scored by (language and rule), beside the scores."""
     from playground.runs.summary import scored_by
 
-    rule = scored_by(run.get("config") or {})
+    rule = scored_by(run.config or {})
     if rule:
         st.caption(f"EM, F1 and cover-EM by the {rule}")
 
 
-def _passage_gap(ws, run: dict) -> None:
+def _passage_gap(ws, run: RunRecord) -> None:
     """A retrieving run whose questions got no passage says so, naming the retriever's analyser."""
     from playground.runs.passage_gaps import gap_text, passage_gaps, retriever_analyser
 
-    line = gap_text(passage_gaps(ws, [run["id"]]).get(run["id"]), retriever_analyser(run.get("config") or {}))
+    line = gap_text(passage_gaps(ws, [run.id]).get(run.id), retriever_analyser(run.config or {}))
     if line:
         st.warning(ui.md_escape(line[0].upper() + line[1:] + "."), icon=":material/search_off:")
 
 
-def open_run(ws, runs: list[dict]) -> None:
+def open_run(ws, runs: list[RunRecord]) -> None:
     from playground.store.datasets import load_questions
     from playground.store.runs import get_results
 
     linked = state.link_param("run")
-    ids = [run["id"] for run in runs]
+    ids = [run.id for run in runs]
     if linked:
         try:
             linked = resolve_run_link(ws, linked)
@@ -97,21 +102,21 @@ def open_run(ws, runs: list[dict]) -> None:
         st.session_state["runs_open"] = linked
     if st.session_state.get("runs_open") not in ids:
         st.session_state.pop("runs_open", None)
-    by_id = {run["id"]: run for run in runs}
+    by_id = {run.id: run for run in runs}
     relabel("runs_open", lambda rid: run_label(by_id[rid]) if rid in by_id else None)
     run_id = st.selectbox("Open a run", ids, key="runs_open", format_func=lambda rid: run_label(by_id[rid]))
     run = by_id[run_id]
 
-    settings = run_settings(run.get("config") or {})
-    ui.show_text(run.get("label") or run_id, css_class="pg-run-head", strong=True)
+    settings = run_settings(run.config or {})
+    ui.show_text(run.label or run_id, css_class="pg-run-head", strong=True)
     _prompt_that_ran(ws, run)
-    ui.follow_runs({run.get("label") or run_id: run_id}, key="runs", while_running=_latest_answers)
+    ui.follow_runs({run.label or run_id: run_id}, key="runs", while_running=_latest_answers)
     _passage_gap(ws, run)
     note = view.scores_note(run)
     if note:
         st.caption(note)
     else:
-        ui.show_scores(run.get("metrics"))
+        ui.show_scores(run.metrics)
         _scored_by(run)
     from playground.evaluation.judges.judge_metrics import judge_summary, results_with_judge_scores
 
@@ -121,13 +126,13 @@ def open_run(ws, runs: list[dict]) -> None:
     with st.expander("Settings"):
         st.json({k: v for k, v in settings.items() if v not in (None, {}, "")})
         st.caption("Full config")
-        st.json(run.get("config") or {}, expanded=False)
+        st.json(run.config or {}, expanded=False)
 
     results = results_with_judge_scores(ws, run_id, get_results(ws, run_id))
     if not results:
         st.info("No answered question yet.")
         return
-    dataset = settings.get("dataset") or (run.get("config") or {}).get("dataset")
+    dataset = settings.get("dataset") or (run.config or {}).get("dataset")
     try:
         questions = {q.id: q for q in load_questions(ws, dataset)} if dataset else {}
     except PlaygroundError as error:

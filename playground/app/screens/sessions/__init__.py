@@ -212,7 +212,7 @@ def _share(ws, current: str) -> None:
     )
     from playground.app.components.run_labels import run_label
 
-    runs = {run["id"]: run for run in list_runs(ws, current)}
+    runs = {run.id: run for run in list_runs(ws, current)}
     run_id = columns[1].selectbox(
         "Run (optional)",
         ["", *runs],

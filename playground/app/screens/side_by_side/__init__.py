@@ -216,7 +216,7 @@ def main() -> None:
         if found and (st.session_state.get(RESULTS_KEY) or {}).get("runs") != found:
             from playground.store.runs import get_run
 
-            st.session_state.update(settings_of_runs([get_run(ws, run_id)["config"] for run_id in found.values()]))
+            st.session_state.update(settings_of_runs([get_run(ws, run_id).config for run_id in found.values()]))
         if found:
             st.session_state[RESULTS_KEY] = {"runs": found}
 

@@ -153,12 +153,12 @@ def render() -> None:
     if not runs:
         st.info("No runs yet: launch one on the Runs page (or `playground run`).")
         return
-    labels = {run["id"]: run_label(run) for run in runs}
+    labels = {run.id: run_label(run) for run in runs}
     run_id = _choose("Run", "traces_run", list(labels), _linked_run(ws), format_func=lambda rid: labels.get(rid, rid))
     run = get_run(ws, run_id)
     results = get_results(ws, run_id)
     if not results:
-        st.info(f"Run {run_id} has no answered question yet ({run['status']}).")
+        st.info(f"Run {run_id} has no answered question yet ({run.status}).")
         return
     keys = [f"{r['question_id']}#{r['repeat']}" for r in results]
     linked_question = state.link_param("question")
@@ -169,7 +169,7 @@ def render() -> None:
     question_id, repeat = chosen.rsplit("#", 1)
     repeat = int(repeat)
 
-    dataset = (run.get("config") or {}).get("dataset") or ""
+    dataset = (run.config or {}).get("dataset") or ""
     question = _question(ws, dataset, question_id)
     result = get_result(ws, run_id, question_id, repeat)
     spans = get_spans(ws, run_id, question_id, repeat)
