@@ -24,3 +24,10 @@ def test_every_package_named_in_the_layers_exists():
     named = set(re.findall(r"(?:^|\s)([a-z_]+)/", block))
     missing = sorted(name for name in named if not (ROOT / "playground" / name).is_dir())
     assert named and not missing, f"CONTRIBUTING's layers name packages that do not exist: {missing}"
+
+
+def test_every_path_contributing_names_exists():
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:playground|tests)/[\w/.]+)`", text))
+    missing = sorted(path for path in named if not (ROOT / path).exists())
+    assert named and not missing, f"CONTRIBUTING names paths that do not exist: {missing}"

@@ -91,4 +91,9 @@ def test_every_module_is_under_400_lines():
 def test_the_walk_sees_the_engine_and_the_app():
     names = {path.relative_to(PACKAGE).as_posix() for path in modules()}
     assert {"store/schema.py", "sessionfile/load.py", "cli/runs.py", "sessionfile/records.py"} <= names
-    assert {"app/screens/editor.py", "app/screens/side_by_side.py", "app/charts/__init__.py", "app/state.py"} <= names
+    assert {
+        "app/screens/playground/__init__.py",
+        "app/screens/side_by_side/grid.py",
+        "app/charts/__init__.py",
+        "app/state.py",
+    } <= names

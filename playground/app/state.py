@@ -24,7 +24,9 @@ from playground.config import workspace_path
 from playground.store import Workspace, open_workspace
 
 APP_DIR = Path(__file__).resolve().parent
-SCREENS_DIR = APP_DIR / "screens"  # not "pages/": Streamlit would list that folder on its own beside st.navigation
+# One package per page. Not "pages/": beside the entry script that folder sends Streamlit's first script run down
+# its v1 multipage path, which answers a deep link on a fresh server with "Page not found".
+SCREENS_DIR = APP_DIR / "screens"
 PAGE_SLUGS = [
     "playground",
     "side-by-side",
@@ -39,9 +41,8 @@ PAGE_SLUGS = [
 
 
 def page_file(slug: str) -> Path:
-    """The script of page `slug` (the Playground page is editor.py: a playground.py would shadow the package)."""
-    name = "editor" if slug == "playground" else slug.replace("-", "_")
-    return SCREENS_DIR / f"{name}.py"
+    """The script of page `slug`: its package's __init__.py (side-by-side -> screens/side_by_side/__init__.py)."""
+    return SCREENS_DIR / slug.replace("-", "_") / "__init__.py"
 
 
 SESSION_KEY = "session_id"

@@ -74,7 +74,7 @@ def test_the_same_run_twice_is_refused_with_a_message(runs_env):
 
 
 def test_verdicts_count_from_either_side_and_pairs_default_to_the_newest_runs():
-    from playground.app.views.ab import default_pair, rating_summary
+    from playground.app.screens.ab.data import default_pair, rating_summary
 
     ratings = [
         {"kind": "pairwise", "run_id": "a", "other_run_id": "b", "value": 1.0},
@@ -110,7 +110,7 @@ def test_the_settings_that_differ_are_what_a_person_set(runs_env):
 
 
 def test_settings_rows_name_template_versions_parameters_and_questions():
-    from playground.app.views.ab import recorded_changes, settings_rows
+    from playground.app.screens.ab.data import recorded_changes, settings_rows
 
     a = {
         "dataset": "tiny",

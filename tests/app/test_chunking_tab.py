@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from playground.app.state import BENCHMARK_KEY, page_file
-from playground.app.views.chunking import point_rows
+from playground.app.screens.experiments.chunking import point_rows
 from playground.runs.chunk_sweeps import chunk_sweeps, run_chunk_sweep
 from playground.store.retrieval_runs import list_retrieval_runs
 from tests.span_documents import QUESTIONS, imported_guide

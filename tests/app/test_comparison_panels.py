@@ -15,7 +15,7 @@ from tests.app.test_compare_agreement import EM_A, EM_B, _run
 SCRIPT = """
 import os
 from playground.store import open_workspace
-from playground.app.views import comparison
+from playground.app.components import comparison
 ws = open_workspace(os.environ["PLAYGROUND_DB"])
 comparison.show_comparison(ws, os.environ["PG_TEST_RUNS"].split(","), key="t")
 """
@@ -50,7 +50,7 @@ def test_three_runs_are_holm_adjusted_in_the_panel_and_the_cli(app_workspace, mo
 
 
 def test_the_power_table_says_in_words_what_a_number_would_misstate():
-    from playground.app.views.comparison import power_rows
+    from playground.app.components.comparison import power_rows
     from playground.evaluation.power import plan_from_scores
 
     swinging = plan_from_scores(

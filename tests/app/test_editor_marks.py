@@ -2,7 +2,7 @@
 
 import pytest
 
-from playground.app.components.editor import _annotation
+from playground.app.screens.playground.editor import _annotation
 from playground.prompts.errors import TemplateError
 from playground.prompts.compiled import check_template
 from playground.prompts.template import Template

@@ -1,5 +1,5 @@
 """The Experiments page on a copy of the shared runs workspace: a real k sweep (each point a detached run of the
-local model) and a real pairwise judge, plus the page's Streamlit-free helpers (views/experiments.py)."""
+local model) and a real pairwise judge, plus the page's Streamlit-free helpers (pages/experiments/data.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from playground import PlaygroundError
 from playground.app.state import page_file
-from playground.app.views import experiments as view
+from playground.app.screens.experiments import data as view
 from tests.app.conftest import assert_detached, finished_judge_job, plain, until_finished, worker_log
 from playground.evaluation.judges import HELPS_CRITERIA
 from playground.store import open_workspace

@@ -172,7 +172,7 @@ def test_the_experiments_page_runs_a_gold_free_judge_on_a_chosen_run(judged):
 
 
 def test_side_by_sides_grid_and_means_score_by_a_judge_metric_and_show_its_errors(judged):
-    from playground.app.views import grid
+    from playground.app.screens.side_by_side import grid_rows as grid
     from playground.evaluation.judges.judge_metrics import results_with_judge_scores
     from playground.store.runs import get_results
 
@@ -192,7 +192,7 @@ def test_side_by_sides_grid_and_means_score_by_a_judge_metric_and_show_its_error
 
 
 def test_a_sweep_point_charts_its_judge_metric_with_its_judge_errors(judged):
-    from playground.app.views.experiments import point_rows
+    from playground.app.screens.experiments.data import point_rows
     from playground.runs.sweeps import sweep_points
 
     launched = [
@@ -210,7 +210,7 @@ def test_a_sweep_point_charts_its_judge_metric_with_its_judge_errors(judged):
 
 def test_claims_are_placed_in_the_escaped_answer_by_their_words_and_stored_markup_stays_text():
     from playground.app.components.text import marked_html
-    from playground.app.views.judgments import claim_marks
+    from playground.app.components.judgment_marks import claim_marks
 
     answer = "Paris  is the <b>capital</b>. It has ![x](http://beacon/p.png) ten million people!"
     claims = [

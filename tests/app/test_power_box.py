@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from playground.app.views.comparison import small_sample_warning
+from playground.app.components.comparison import small_sample_warning
 from playground.evaluation.power import plan_from_scores
 
 METRICS = ("em", "f1", "contains", "token_recall", "rougeL", "bleu", "chrf")

@@ -3,7 +3,7 @@ templates labelled as starters or your own; the editor's text is saved as a vers
 
 from datetime import datetime, timedelta, timezone
 
-from playground.app.views.prompts import EDITOR, default_choice, prompt_choices, version_to_run
+from playground.app.components.prompt_choices import EDITOR, default_choice, prompt_choices, version_to_run
 from playground.prompts.library import load_template
 from playground.prompts.own_templates import save_own_template
 from playground.store.drafts import save_draft

@@ -146,7 +146,7 @@ def test_one_retriever_is_not_a_comparison(app_workspace):
 
 
 def test_only_passages_found_by_several_retrievers_get_a_colour():
-    from playground.app.views.retrieval import PALETTE, shared_passage_colours
+    from playground.app.screens.retrievers.data import PALETTE, shared_passage_colours
 
     colours = shared_passage_colours({"bm25": ["p1", "p2", "p3"], "dense": ["p3", "p4", "p1"], "annoy": ["p4"]})
     assert colours == {"p1": PALETTE[0], "p3": PALETTE[1], "p4": PALETTE[2]}

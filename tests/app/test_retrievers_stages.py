@@ -37,7 +37,7 @@ def test_a_reranked_retriever_shows_stage_metrics_and_rank_movement(app_workspac
 
 
 def test_movement_says_up_down_new_and_lost():
-    from playground.app.views.stages import movement
+    from playground.app.screens.retrievers.stages import movement
 
     assert [movement(5, 1), movement(1, 3), movement(None, 2), movement(4, None), movement(2, 2)] == [
         "↑ 4",

@@ -132,7 +132,7 @@ def test_a_bad_model_spec_is_a_message_next_to_the_selector(runs_env):
 
 
 def test_outcomes_follow_the_metric_threshold_and_errors():
-    from playground.app.views.runs import filter_rows, outcome
+    from playground.app.screens.runs.data import filter_rows, outcome
 
     assert outcome({"scores": {"em": 1.0}}, "em", 1.0) == "correct"
     assert outcome({"scores": {"f1": 0.4}}, "f1", 0.5) == "wrong"
@@ -259,7 +259,7 @@ def test_the_open_run_picker_label_follows_the_stored_status(app_workspace):
 
 
 def test_a_run_without_scores_says_why():
-    from playground.app.views.runs import scores_note
+    from playground.app.screens.runs.data import scores_note
     from playground.store.run_record import run_record
 
     def note(**row):
@@ -273,7 +273,7 @@ def test_a_run_without_scores_says_why():
 
 
 def test_the_results_table_puts_the_answer_right_after_the_question():
-    from playground.app.views.runs import question_rows
+    from playground.app.screens.runs.data import question_rows
 
     rows = question_rows([{"question_id": "q1", "prediction": "Paris", "scores": {"em": 1.0}}], {}, "em", 1.0)
     assert list(rows[0])[:3] == ["question_id", "question", "answer"] and rows[0]["answer"] == "Paris"

@@ -9,7 +9,7 @@ from playground.prompts.library import load_template
 from playground.store import open_workspace
 from playground.store.prompts import save_prompt_version
 from playground.store.sessions import current_session, list_sessions
-from playground.app.views.sessions import export_file
+from playground.app.screens.sessions.data import export_file
 from tests.app.conftest import page_test, plain
 
 
@@ -135,7 +135,7 @@ def test_prompt_history_shows_the_labels_on_each_version(session_env):
 def test_the_download_is_the_session_export(session_env):
     import json
 
-    from playground.app.views.sessions import export_bytes
+    from playground.app.screens.sessions.data import export_bytes
 
     ws = open_workspace(session_env)
     source = current_session(ws)

@@ -3,9 +3,9 @@ list is empty), never `[]`; an empty answer's cell says "(empty answer)"."""
 
 from __future__ import annotations
 
-from playground.app.views.ab import chosen_settings, settings_rows
-from playground.app.views.grid import cell
-from playground.app.views.stops import run_answer_format
+from playground.app.screens.ab.data import chosen_settings, settings_rows
+from playground.app.screens.side_by_side.grid_rows import cell
+from playground.runs.stops import run_answer_format
 from playground.prompts.library import load_template
 
 
@@ -30,8 +30,7 @@ def test_the_answer_format_is_read_from_the_runs_prompt_version(tiny_workspace):
 
 
 def test_the_side_by_side_variant_settings_show_the_stop_that_applies():
-    from playground.app.components.runner import Variant
-    from playground.app.components.selectors import ModelChoice, RetrieverChoice
+    from playground.runs.variants import ModelChoice, RetrieverChoice, Variant
     from playground.models.base import GenerationParams
 
     variant = Variant(

@@ -156,7 +156,7 @@ def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_wo
 
 
 def test_the_grid_filters_and_means_on_plain_results():
-    from playground.app.views import grid
+    from playground.app.screens.side_by_side import grid_rows as grid
 
     results = {
         "A": [
@@ -204,7 +204,7 @@ def test_the_prompt_diff_marks_changed_words_and_lines():
 
 
 def test_the_grid_reads_as_a_comparison_and_disagrees_by_the_metric():
-    from playground.app.views import grid
+    from playground.app.screens.side_by_side import grid_rows as grid
 
     results = {  # every score 0, every answer different: the variants agree that all of them are wrong
         "A": [{"question_id": f"q{i}", "prediction": f"a{i}", "scores": {"em": 0.0, "f1": 0.2}} for i in range(3)],

@@ -21,7 +21,7 @@ def test_a_long_sweep_is_confirmed_by_a_box_the_form_names_not_by_a_cli_flag(app
 
 
 def test_the_comparison_of_sweep_points_is_labelled_by_their_values(runs_env):
-    from playground.app.views.comparison import comparison_rows, relabelled
+    from playground.app.components.comparison import comparison_rows, relabelled
     from playground.evaluation.compare import compare_runs
     from playground.store import open_workspace
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 from streamlit.testing.v1 import AppTest
 
-from playground.app.components.document_import import import_uploaded
+from playground.app.screens.workspace.document_import import import_uploaded
 from playground.store.datasets import list_datasets, load_passages
 from tests.app.conftest import page_path, plain
 

@@ -67,7 +67,7 @@ def _stored(db, run_id: str) -> dict:
 
 
 def test_a_rag_run_judged_from_experiments_shows_its_scores_and_claims_or_errors_in_the_trace(page, demo_rag_app):
-    from playground.app.views.judgments import claim_marks
+    from playground.app.components.judgment_marks import claim_marks
 
     url, built = demo_rag_app
     open_page(page, url + "/experiments", "Experiments")

@@ -60,7 +60,7 @@ def test_each_proposal_is_shown_failures_first_in_a_seeded_draw():
 
 
 def test_the_proposal_template_is_kept_off_the_answering_pages():
-    from playground.app.views.prompts import is_answer_template
+    from playground.app.components.prompt_choices import is_answer_template
     from playground.prompts.library import load_template
 
     assert not is_answer_template(load_template("instruction-proposal"))

@@ -167,18 +167,18 @@ def test_a_provider_plugin_parses_its_own_specs_or_gets_model_at_url():
 
 
 def test_every_page_picks_the_same_default_metric_from_the_registry():
-    from playground.app.views import grid
-    from playground.app.views import runs as runs_view
+    from playground.app.screens.side_by_side import grid_rows as grid
+    from playground.app.components import run_labels
     from playground.evaluation.scoring import default_metric, summary_metrics
 
     results = {"A": [{"question_id": "q1", "scores": {"bleu": 0.2, "rougeL": 0.5, "chrf": 0.4}}]}
     assert grid.main_metric(results) == default_metric(["bleu", "rougeL", "chrf"]) == "rougeL"
-    assert runs_view.default_threshold("rougeL") == 0.5 and runs_view.default_threshold("em") == 1.0
+    assert run_labels.default_threshold("rougeL") == 0.5 and run_labels.default_threshold("em") == 1.0
     assert "rougeL" in summary_metrics()
 
 
 def test_a_lower_is_better_metric_counts_wins_and_correct_answers_its_way():
-    from playground.app.views.runs import outcome
+    from playground.app.screens.runs.data import outcome
     from playground.evaluation.stats import compare_paired
 
     with registered(Metric("words", "x:y", higher_is_better=False, judges_answer=False), name="words"):

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from playground.app.views.prompts import is_answer_template
+from playground.app.components.prompt_choices import is_answer_template
 from playground.data.records import Passage
 from playground.prompts.library import load_template
 from playground.prompts.render import render_messages

@@ -2,8 +2,9 @@
 
 One module per thing drawn: retrieval (recall@k, latency, gold rank, overlap: Retrievers), scores (means with 95%
 intervals, paired differences, a per-question scatter: A/B, Side by side), waterfall (a trace's timings: Traces),
-sweep (a sweep's metric against its values: Experiments and `playground sweep -o`), rejections (the Workspace
-page's review of a generated benchmark); layout holds what they share. Pages call each as `charts.NAME`.
+sweep (a sweep's metric against its values: Experiments and `playground sweep -o`), ppi (a judge metric's three
+estimates: A/B, Experiments), rejections (the Workspace page's review of a generated benchmark); layout holds what
+they share. Pages call each as `charts.NAME`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Widgets every page shares. API (import as `from playground.app import components as ui`):
+"""Widgets two pages or more share (a widget of one page lives in its folder under app/screens/). API (import as
+`from playground.app import components as ui`):
 
     ui.show_error(error, where=None)                 # PlaygroundError/TemplateError -> st.error (part, line, column)
     with ui.errors_as_messages("what was being done"): ...   # any error inside -> st.error, never a traceback
@@ -13,21 +14,14 @@
     ui.show_prompt_diff(a, b, label_a, label_b)      # the same, drawn with st.html
     ui.messages_text(messages) -> str                # chat messages as one readable text
     ui.show_scores(scores)                           # a score dict as st.metric columns (em, f1, ... first)
-    text = ui.template_editor(state_key, label)      # Ace editor (Jinja highlighting) bound to st.session_state[state_key]
-    ui.sync_editor(state_key)                        # call before reading the text, so what was just typed counts
-    ui.prompt_history(ws, name, editor_template, load, current, on_saved)  # versions, diff vs editor, restore, save
-    ui.answer_templates(templates) -> {name: Template}  # templates that answer questions (no LLM-judge templates)
     choice = ui.prompt_picker(ws, key)               # editor text (default) | saved versions | templates -> PromptChoice;
-                                                     # views.prompts.version_to_run(ws, choice, session) -> config ref
-    setup = ui.run_setup(ws, key, default_program, prompt_label)  # program, prompt, retriever (if it retrieves), model
+                                                     # components.prompt_choices.version_to_run(ws, choice, session) -> config ref
     ui.page_link(slug, label, **query)               # link to another page (e.g. "traces", run=..., question=...)
-    ui.Variant(template, retriever, model, base)     # one setting of template text + retriever + model
-    ui.start_variant(ws, benchmark, variant, session_id, question_ids=[..] or sample=n, seed=s, api_keys=...)
-        -> run id (a detached run: a worker process answers; runs.execute.start_run(detach=True)); runner.py
-    ui.run_variant(ws, benchmark, variant, session_id, question_ids=[..], api_keys=...)
-        -> VariantResult (a stored run answered in this process; answer/scores/run_id/metrics); runner.py
     running = ui.follow_runs({label: run_id}, key)  # detached runs' progress, Stop/Resume, redrawn while they run
     ui.retrieve_passages(ws, corpus, retriever_choice, query) -> passage dicts (live preview)
+
+The Streamlit-free modules here (prompt_choices, run_labels, trace_spans, judgment_marks) shape engine data that two
+pages or more show; variants (template, retriever, model) run through playground.runs.variants.
 
 State (playground.app.state): workspace(), benchmark() (sidebar choice), current_session_id(), set_session(id)
 (switch: use this, not store.sessions.use_session alone), share_link(slug, **params) (absolute; base URL from the
@@ -40,41 +34,23 @@ Keys: every selector stores its widgets under f"{key}_..." in st.session_state, 
 """
 
 from playground.app.components.diff import prompt_diff_html, show_prompt_diff
-from playground.app.components.editor import sync_editor, template_editor
 from playground.app.components.errors import errors_as_messages, show_error
 from playground.app.components.jobs import follow_runs, stored_runs
 from playground.app.components.links import page_link
+from playground.app.components.live_retrieval import retrieve_passages
 from playground.app.components.outputs import messages_text, passages_list, question_passages, show_scores
-from playground.app.components.runner import (
-    Variant,
-    VariantResult,
-    retrieve_passages,
-    run_typed_question,
-    run_variant,
-    start_variant,
-    variant_label,
-)
-from playground.app.components.history import prompt_history
 from playground.app.components.prompt_picker import prompt_picker
-from playground.app.components.run_setup import RunSetup, run_setup
-from playground.app.components.templates import answer_templates
 from playground.app.components.text import md_escape, passage_cards, show_text, text_html
 from playground.app.components.selectors import ModelChoice, RetrieverChoice, model_selector, retriever_selector
 
 __all__ = [
-    "answer_templates",
-    "prompt_history",
     "prompt_picker",
-    "RunSetup",
-    "run_setup",
     "md_escape",
     "passage_cards",
     "show_text",
     "text_html",
     "ModelChoice",
     "RetrieverChoice",
-    "Variant",
-    "VariantResult",
     "errors_as_messages",
     "follow_runs",
     "messages_text",
@@ -85,14 +61,8 @@ __all__ = [
     "prompt_diff_html",
     "retrieve_passages",
     "retriever_selector",
-    "run_typed_question",
-    "run_variant",
     "show_error",
     "show_prompt_diff",
     "show_scores",
-    "start_variant",
     "stored_runs",
-    "sync_editor",
-    "template_editor",
-    "variant_label",
 ]

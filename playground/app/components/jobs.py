@@ -16,7 +16,7 @@ from playground import PlaygroundError
 from playground.app import state
 from playground.app.components.errors import errors_as_messages
 from playground.app.components.text import md_escape
-from playground.app.views.runs import throughput_text
+from playground.app.components.run_labels import throughput_text
 
 if TYPE_CHECKING:
     from playground.store.run_record import RunRecord

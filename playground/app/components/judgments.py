@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from playground.app.components.text import STYLE, marked_html, md_escape, show_text
-from playground.app.views import judgments as view
-from playground.app.views.experiments import answer_judge_kinds
+from playground.app.components import judgment_marks as view
 
 if TYPE_CHECKING:
     from playground.store.run_record import RunRecord
@@ -104,7 +103,7 @@ def show_judgments(ws, run: RunRecord, question_id: str, repeat: int) -> None:
         other = f" vs run {judgment['other_run_id']}" if judgment["other_run_id"] else ""
         outcome = (
             view.metric_text(judgment)
-            if judgment["kind"] in answer_judge_kinds()
+            if judgment["kind"] in view.answer_judge_kinds()
             else judgment["verdict"] or ("-" if judgment["score"] is None else f"{judgment['score']:.2f}")
         )
         title = md_escape(f"{judgment['kind']} judge {judgment['judge_id']}{other}: {outcome}")
@@ -125,50 +124,3 @@ def show_judgments(ws, run: RunRecord, question_id: str, repeat: int) -> None:
                 if rows:
                     st.dataframe(rows, hide_index=True, key=f"judgment_passages_{judgment['id']}")
             _spans(ws, judgment["id"])
-
-
-def show_gold_free_report(report: dict) -> None:
-    """A gold-free judge's report on the Experiments page: its method, each metric's mean with the judge errors
-    left out of it (counted, each with the judge's words), and a row per answer with a link to its trace."""
-    from playground.app import state
-    from playground.app.views import experiments as rows
-
-    st.caption(md_escape(f"Method: {report['method']}"))
-    st.dataframe(rows.gold_free_metric_rows(report), hide_index=True, key="experiments_gold_free_metrics")
-    if report.get("parts"):
-        st.dataframe(rows.part_rows(report), hide_index=True, key="experiments_judge_parts")
-    if report["n_failed"]:
-        st.warning(
-            md_escape(
-                f"{report['n_failed']} of {report['n_judgments']} judgment(s) failed: judge errors, left out of "
-                "the means and never counted as a score"
-            ),
-            icon=":material/error:",
-        )
-    gold = report.get("against_gold")
-    if gold:
-        recall = "-" if gold["judge_recall"] is None else f"{gold['judge_recall']:.2f}"
-        st.caption(
-            f"Judge against gold ({gold['questions']} question(s)): recall {recall}, "
-            f"{gold['gold_judged_relevant']} of {gold['gold_shown']} gold passages shown judged relevant"
-        )
-    items = rows.gold_free_item_rows(report)
-    for item in items:
-        item["trace"] = state.share_link("traces", run=report["run_id"], question=item["question_id"])
-    st.dataframe(
-        items,
-        hide_index=True,
-        key="experiments_judge_items",
-        column_config={"trace": st.column_config.LinkColumn("trace", display_text="open trace")},
-    )
-
-
-def no_claims_choice(key: str) -> str:
-    """How a faithfulness judge scores an answer with no claims ("I don't know"): skip (no score), 1 or 0."""
-    return st.radio(
-        "An answer with no claims scores",
-        ["skip", "1", "0"],
-        key=key,
-        horizontal=True,
-        help="skip: no score; either way such answers are marked",
-    )

@@ -8,7 +8,7 @@ from typing import Optional
 import streamlit as st
 
 from playground.app import state
-from playground.app.views.prompts import PromptChoice, default_choice, prompt_choices
+from playground.app.components.prompt_choices import PromptChoice, default_choice, prompt_choices
 
 PROGRAM_DEFAULT = "(the program's default templates)"
 

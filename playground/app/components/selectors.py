@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Optional
 
 import streamlit as st
@@ -10,29 +9,9 @@ import streamlit as st
 from playground import bounds
 from playground.app.components.errors import show_error
 from playground.models.base import GenerationParams
+from playground.runs.variants import ModelChoice, RetrieverChoice
 
 NO_RETRIEVER = "none (no passages)"
-
-
-@dataclass(frozen=True)
-class ModelChoice:
-    spec: str
-    params: GenerationParams
-
-    def settings(self) -> dict:
-        return {"model": self.spec, **{k: v for k, v in self.params.to_dict().items() if k != "n"}}
-
-
-@dataclass(frozen=True)
-class RetrieverChoice:
-    kind: Optional[str]  # None: no retrieval (the direct program)
-    k: int
-    params: dict = field(default_factory=dict)
-    stages: dict = field(default_factory=dict)  # a reranker after it (RunConfig.retrieval_stages)
-
-    def settings(self) -> dict:
-        found = {"retriever": self.kind or "none", "k": self.k if self.kind else None}
-        return {**found, "rerank": self.stages["rerank"]} if self.stages.get("rerank") else found
 
 
 def model_presets() -> list[str]:

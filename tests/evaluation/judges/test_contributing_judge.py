@@ -54,7 +54,7 @@ def brevity_built_in(tmp_path, monkeypatch):
 
 @pytest.mark.slow  # a real local HTTP server plays the judge
 def test_the_worked_example_judge_appears_everywhere(brevity_built_in, tiny_workspace, capsys):
-    from playground.app.views.experiments import judge_kinds
+    from playground.app.screens.experiments.data import judge_kinds
     from playground.cli.runs import add_judge_options
     from playground.evaluation.judges.registry import answer_judge_metrics, judges
     from tests.evaluation.judges.conftest import make_run
