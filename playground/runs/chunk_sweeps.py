@@ -82,13 +82,18 @@ def point_chunking(settings: dict, parameter: str, value: Value) -> dict:
 
 
 def check_windows(
-    retriever: str, params: Optional[dict], settings: dict, parameter: str, values: Sequence[Value]
+    retriever: str,
+    params: Optional[dict],
+    settings: dict,
+    parameter: str,
+    values: Sequence[Value],
+    language: Optional[str] = None,
 ) -> None:
-    """Every point's chunks must fit the window of each embedder the retriever reads them with (BM25 reads none),
-    refused before anything is chunked or stored."""
+    """Every point's chunks must fit the window of each embedder the retriever reads them with over a corpus in
+    `language` (BM25 reads none), refused before anything is chunked or stored."""
     from playground.retrieval.chunk_window import embedders_read, window_refusal
 
-    embedders = embedders_read(retriever, params)
+    embedders = embedders_read(retriever, params, language)
     for value in values:
         size = point_chunking(settings, parameter, value)["chunk_size"]
         for embedder in embedders:
@@ -138,6 +143,7 @@ def run_chunk_sweep(
     each {parameter, value, corpus, run_id, n, errors, status, metrics, intervals}. Every point's retrieval run goes
     to `session_id`, else to the session current when the sweep starts."""
     from playground.evaluation.retrieval import evaluate_retriever
+    from playground.retrieval.language_defaults import corpus_language
     from playground.store.sessions import current_session
 
     if parameter not in CHUNK_PARAMETERS:
@@ -151,7 +157,7 @@ def run_chunk_sweep(
             f"{len(values):,} chunkings, each chunked, indexed and evaluated; more than {LONG_SWEEP_POINTS} asks first",
             confirmed,
         )
-    check_windows(retriever, params, settings, parameter, values)
+    check_windows(retriever, params, settings, parameter, values, corpus_language(workspace, corpus))
     names = build_chunkings(workspace, corpus, settings, parameter, values)
     session_id = session_id or current_session(workspace)["id"]
     sweep_id = uuid.uuid4().hex[:12]

@@ -35,6 +35,10 @@ def test_the_default_embedders_window_and_the_embedders_a_retriever_reads():
     assert embedders_read("dense") == ["all-MiniLM-L6-v2"] and embedders_read("faiss-hnsw") == ["all-MiniLM-L6-v2"]
     assert embedders_read("hybrid") == ["all-MiniLM-L6-v2"]  # bm25 fused with dense
     assert embedders_read("hybrid", {"second": "bm25-rank"}) == []
+    assert embedder_window("multilingual-e5-small") == 510
+    assert embedders_read("dense", language="zh") == ["multilingual-e5-small"]
+    assert embedders_read("hybrid", language="de") == ["multilingual-e5-small"]
+    assert embedders_read("dense", {"embedder": "all-MiniLM-L6-v2"}, "zh") == ["all-MiniLM-L6-v2"]  # named wins
 
 
 def test_bm25_reads_chunks_past_the_window_and_a_dense_index_is_refused(long_documents, capsys):

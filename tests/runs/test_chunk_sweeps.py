@@ -168,6 +168,21 @@ def test_a_dense_sweep_past_the_embedders_window_is_refused_before_anything_is_s
     assert list_retrieval_runs(guide) == [] and corpora(guide) == before
 
 
+def test_a_dense_sweep_checks_the_window_of_the_embedder_the_corpus_language_picks(guide):
+    """A German corpus is embedded by multilingual-e5-small (510 tokens), not all-MiniLM-L6-v2 (254): 256 fits, 600
+    is refused naming e5's window (issue 35: sweeps checked MiniLM's window on every corpus)."""
+    guide.db.execute("UPDATE corpora SET language = 'de' WHERE name = 'guide'")  # as `--language de` stores it
+    before = corpora(guide)
+    for retriever in ("dense", "hybrid"):
+        with pytest.raises(PlaygroundError) as refused:
+            run_chunk_sweep(guide, QUESTIONS, "chunk_size", [128, 256, 600], retriever=retriever, k=3)
+        assert str(refused.value) == (
+            "--sweep chunk_size=600: chunks of 600 tokens, but embedder multilingual-e5-small reads at most 510 "
+            "(its window): a dense retriever needs --chunk-size 510 or less (BM25 reads any size)"
+        )
+    assert list_retrieval_runs(guide) == [] and corpora(guide) == before
+
+
 def test_every_point_goes_to_the_session_current_when_the_sweep_started(guide):
     """Not to no session (the engine's default stored none), nor to one switched to between points."""
     from playground.store.sessions import new_session, use_session
