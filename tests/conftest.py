@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 import shutil
 from pathlib import Path
@@ -108,6 +109,28 @@ def shared_build(tmp_path_factory, name: str, build) -> Path:
             build(folder)
             done.touch()
     return folder
+
+
+DEMO_BUILD_PROGRESS = "build-progress.json"
+
+
+def built_demo(tmp_path_factory) -> Path:
+    """The folder (sessions/, indexes/) of the demo workspace with its default indexes, built by
+    ensure_demo_workspace once per test run and shared by the xdist workers: embedding the demo's chunks is the
+    suite's costliest build. The progress calls the build reported are in its DEMO_BUILD_PROGRESS file."""
+
+    def build(folder: Path) -> None:
+        from playground.demo_workspace import ensure_demo_workspace
+
+        calls: list = []
+        saved = {name: os.environ.pop(name) for name in ("PLAYGROUND_DB", "PLAYGROUND_INDEXES") if name in os.environ}
+        try:
+            ensure_demo_workspace(folder / "sessions" / "playground.db", on_progress=lambda *a: calls.append(a)).close()
+        finally:
+            os.environ.update(saved)
+        (folder / DEMO_BUILD_PROGRESS).write_text(json.dumps(calls), encoding="utf-8")
+
+    return shared_build(tmp_path_factory, "demo-built", build)
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the node ids

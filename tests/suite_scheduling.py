@@ -1,5 +1,9 @@
 """A pytest plugin for `make test` (`-p tests.suite_scheduling`): pytest-xdist's group scheduling, except that a
-test whose worker crashed is not run again.
+test whose worker crashed is not run again, and that the heavy groups are handed out first.
+
+xdist queues the groups by their number of tests, so a module of one two-minute browser or model test came last and
+kept one worker busy after the other had finished. Here the groups holding browser tests (e2e) go first, then those
+using the local model or a server (slow), then the rest in collection order: the cheap tail evens the workers out.
 
 xdist 3.x puts a crashed worker's whole unfinished group back in the queue, the crashing test included, so one
 segfault crashes every replacement worker in turn (up to --max-worker-restart) and fails the tests after it
@@ -27,8 +31,32 @@ class CrashOnceGroupScheduling(LoadGroupScheduling):
         return crashed
 
 
+def _weight(item) -> int:
+    """0 for a browser test, 1 for one using the local model or a server, 2 for the rest."""
+    if item.get_closest_marker("e2e"):
+        return 0
+    return 1 if item.get_closest_marker("slow") else 2
+
+
+def _group(item) -> str:
+    marker = item.get_closest_marker("xdist_group")
+    if marker is None:
+        return item.nodeid.split("::", 1)[0]
+    return str(marker.kwargs.get("name", marker.args[0] if marker.args else "default"))
+
+
+@pytest.hookimpl(trylast=True)  # after tests/conftest.py has marked the app's tests slow and named every group
+def pytest_collection_modifyitems(items) -> None:
+    groups: dict[str, list] = {}
+    for item in items:
+        groups.setdefault(_group(item), []).append(item)
+    ordered = sorted(groups.values(), key=lambda members: min(_weight(item) for item in members))
+    items[:] = [item for members in ordered for item in members]
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") == "loadgroup":
+        config.option.loadscopereorder = False  # keep the order above, not the biggest groups first
         return CrashOnceGroupScheduling(config, log)
     return None

@@ -57,6 +57,29 @@ def test_a_segfaulting_test_fails_by_name_and_the_run_reaches_its_summary(tmp_pa
     assert re.search(r"\b1 failed, 1 passed\b", output), output
 
 
+def test_the_groups_of_slow_tests_are_handed_out_before_the_bigger_cheap_ones(tmp_path):
+    """One worker runs the groups in the order the scheduler queues them; xdist alone queues the bigger group first."""
+    order = tmp_path / "order.txt"
+    record = "import os\n\n\ndef record(name):\n    with open(os.environ['ORDER'], 'a') as f:\n        f.write(name + '\\n')\n"
+    cheap = "".join(f"\n\ndef test_cheap_{n}():\n    record('cheap')\n" for n in range(4))
+    (tmp_path / "test_cheap.py").write_text(record + cheap, encoding="utf-8")
+    slow = "import pytest\n" + record + "\n\n@pytest.mark.slow\ndef test_slow():\n    record('slow')\n"
+    (tmp_path / "test_slow.py").write_text(slow, encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: a slow test\n", encoding="utf-8")
+    options = suite_options()
+    options[options.index("-n") + 1] = "1"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *options, "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "ORDER": str(order)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert order.read_text(encoding="utf-8").split() == ["slow"] + ["cheap"] * 4
+
+
 def test_a_shared_build_is_made_once_and_reused(tmp_path_factory):
     from tests.conftest import shared_build
 

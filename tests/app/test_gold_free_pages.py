@@ -7,6 +7,7 @@ runs a gold-free judge on a chosen run."""
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
@@ -14,19 +15,20 @@ from playground.evaluation.judges.answers import judge_answers
 from playground.evaluation.judges.judge_config import JudgeConfig
 from playground.models.base import GenerationParams
 from playground.runs import RunConfig, start_run
+from playground.store import open_workspace
+from playground.store.datasets import save_dataset
 from playground.store.judgments import list_judgments
 from tests.app.conftest import finished_judge_job, page_test, plain
+from tests.conftest import tiny_dataset
 from tests.evaluation.judges.gold_free_server import JudgeServer
 
 QUESTIONS = ["q1", "q2", "q3", "q4"]
 
 
-@pytest.fixture
-def judged(app_workspace):
-    """Two rag-citations runs of the scripted answerer on q1-q4; A judged for faithfulness, context precision and
-    citations; B judged for faithfulness with a judge replying prose to q2's answer (it alone says "smallest city")."""
-    server = JudgeServer()
-    ws = app_workspace
+def _judged_runs(db, server) -> tuple[str, str]:
+    """The runs A and B of `judged_built`, stored in the workspace at `db`."""
+    ws = open_workspace(db)
+    save_dataset(ws, "tiny", tiny_dataset())
 
     def rag_run(label: str) -> str:
         config = RunConfig(
@@ -48,10 +50,43 @@ def judged(app_workspace):
     server.prose = ("smallest city",)
     judge_answers(ws, "faithfulness", run_b, config, use_cache=False)
     server.prose = ()
+    ws.close()
+    return run_a, run_b
+
+
+@pytest.fixture(scope="module")
+def judged_built(tmp_path_factory):
+    """Two rag-citations runs of the scripted answerer on q1-q4; A judged for faithfulness, context precision and
+    citations; B judged for faithfulness with a judge replying prose to q2's answer (it alone says "smallest city").
+    Built once for the module in its own folder (workspace and indexes); each test gets a copy (see `judged`)."""
+    root = tmp_path_factory.mktemp("gold_free_pages")
+    server = JudgeServer()
     try:
-        yield {"ws": ws, "a": run_a, "b": run_b, "server": server}
+        with pytest.MonkeyPatch.context() as env:
+            env.delenv("PLAYGROUND_DB", raising=False)
+            env.delenv("PLAYGROUND_INDEXES", raising=False)
+            run_a, run_b = _judged_runs(root / "sessions" / "playground.db", server)
+        yield {"root": root, "a": run_a, "b": run_b, "server": server}
     finally:
         server.close()
+
+
+@pytest.fixture
+def judged(judged_built, tmp_path, monkeypatch):
+    """A private copy of the module's judged workspace, opened by the app through $PLAYGROUND_DB as `app_workspace`
+    does, and the module's server as built (no prose, no judge of its own)."""
+    shutil.copytree(judged_built["root"], tmp_path, dirs_exist_ok=True)
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    monkeypatch.setenv("PLAYGROUND_DB", str(tmp_path / "sessions" / "playground.db"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    server = judged_built["server"]
+    server.prose, server.judge = (), None
+    server.prompts.clear()
+    ws = open_workspace(tmp_path / "sessions" / "playground.db")
+    try:
+        yield {"ws": ws, "a": judged_built["a"], "b": judged_built["b"], "server": server}
+    finally:
+        ws.close()
 
 
 def table_with(at, column: str):

@@ -69,7 +69,7 @@ def test_opening_a_run_shows_its_questions_with_trace_links_and_filters(runs_env
 def _until_finished(ws, run_id: str, limit_s: float = 180.0) -> dict:
     deadline = time.monotonic() + limit_s
     while (run := checked_run(ws, run_id)).status == "running" and time.monotonic() < deadline:
-        time.sleep(0.5)
+        time.sleep(0.2)
     return run
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import statistics
 
 import pytest
@@ -14,6 +15,7 @@ from playground.data.demo import DEMO_CHUNKING, DEMO_NAME, QUESTIONS_FILE, build
 from playground.data.documents.tokens import count_tokens, max_chunk_tokens
 from playground.demo_workspace import ensure_demo_workspace
 from playground.store.datasets import get_benchmark, get_corpus, load_passages, load_questions
+from tests.conftest import DEMO_BUILD_PROGRESS, built_demo
 
 
 @pytest.fixture(scope="module")
@@ -194,11 +196,14 @@ def test_ensure_demo_workspace_replaces_a_demo_built_from_another_reference(tmp_
 
 
 @pytest.mark.slow
-def test_ensure_demo_workspace_builds_the_default_indexes(tmp_path, monkeypatch):
+def test_ensure_demo_workspace_builds_the_default_indexes(tmp_path, tmp_path_factory, monkeypatch):
+    """On a copy of the run's one demo build (tests.conftest.built_demo: ensure_demo_workspace into an empty
+    folder), opened again by ensure_demo_workspace."""
     monkeypatch.delenv("PLAYGROUND_DB", raising=False)
     monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
-    calls = []
-    ws = ensure_demo_workspace(tmp_path / "sessions" / "playground.db", on_progress=lambda *a: calls.append(a))
+    shutil.copytree(built_demo(tmp_path_factory), tmp_path, dirs_exist_ok=True)
+    calls = json.loads((tmp_path / DEMO_BUILD_PROGRESS).read_text(encoding="utf-8"))
+    ws = ensure_demo_workspace(tmp_path / "sessions" / "playground.db")
     try:
         assert calls
         from playground.retrieval.index import open_retriever

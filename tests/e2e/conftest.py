@@ -9,7 +9,7 @@ import pytest
 
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
-from tests.conftest import shared_build, tiny_dataset
+from tests.conftest import built_demo, tiny_dataset
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -30,15 +30,9 @@ APP_DB: dict = {}  # "path": the workspace file the session's app server opens (
 @pytest.fixture(scope="session")
 def demo_copy(tmp_path_factory):
     """A function making a fresh copy of the demo workspace with its default indexes, under a new folder named for
-    the caller: built once per test run (shared by the xdist workers) (the dense index of the demo's chunks takes ~20 s to embed), so each
-    module that needs the demo pays a file copy. Returns the copy's database path."""
-    from playground.demo_workspace import ensure_demo_workspace
-
-    built = shared_build(
-        tmp_path_factory,
-        "e2e-demo-built",
-        lambda folder: ensure_demo_workspace(folder / "sessions" / "playground.db").close(),
-    )
+    the caller: built once per test run (tests.conftest.built_demo, shared by the xdist workers and by
+    tests/data/test_demo.py), so each module that needs the demo pays a file copy. Returns the copy's database path."""
+    built = built_demo(tmp_path_factory)
 
     def copy(name: str) -> Path:
         root = tmp_path_factory.mktemp(name)

@@ -95,7 +95,7 @@ def _wait_until_finished(page, db, before: int) -> dict:
         assert len(searches) == before + 1, "Start search stores one search"
         if searches[0]["status"] != "running" or time.monotonic() > deadline:
             break
-        time.sleep(3)
+        time.sleep(0.5)
     assert searches[0]["status"] == "done", f"the search ended {searches[0]['status']}"
     refresh = page.locator(PANEL).get_by_role("button", name="Refresh")
     if refresh.is_visible():
