@@ -17,10 +17,10 @@ from playground.data.records import Passage, Question
 from playground.questions.checks import find_answer
 from playground.questions.chunks import Chunk, as_chunk
 from playground.questions.outcome import GENERATED_FORMAT, Candidate
+from playground.store.values import PERSON as DECIDED_BY  # who decided: a person reviewing, not the filters
 
 REVIEWED_FORMAT = "reviewed"
 REVIEWABLE_FORMATS = (GENERATED_FORMAT, REVIEWED_FORMAT)
-DECIDED_BY = "person"  # who decided: a person reviewing, as against the generator's filters
 DECISIONS = ("accepted", "edited", "rejected")
 REJECT_REASONS = (
     "wrong answer",

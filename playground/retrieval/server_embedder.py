@@ -13,6 +13,8 @@ failure is one ModelError naming the server and what went wrong.
 
 from __future__ import annotations
 
+from playground.models.openai_compat import NO_KEY_PLACEHOLDER
+
 import base64
 import contextvars
 import math
@@ -30,7 +32,6 @@ from playground.retrieval.service_http import ServiceClient
 
 SERVER_PREFIX = "openai:"
 KEY_ENV = "OPENAI_API_KEY"
-NO_KEY = "no-key"  # sent when the variable is unset, so no server receives another service's token by default
 ROLES = {
     "": "the text as it is",
     "input_type": 'input_type "query" or "passage" in the request',
@@ -113,7 +114,7 @@ class ServerEmbedder(Embedder):
 
         super().__init__(spec.name, DeviceChoice("server", "float32", BATCH_TEXTS))
         self.spec = spec
-        self.service = ServiceClient(spec.what, spec.url, key_or_env(None, KEY_ENV)[0] or NO_KEY)
+        self.service = ServiceClient(spec.what, spec.url, key_or_env(None, KEY_ENV)[0] or NO_KEY_PLACEHOLDER)
         self._dim: Optional[int] = None
         self.served_model: Optional[str] = None
 

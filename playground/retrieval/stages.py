@@ -13,6 +13,7 @@ from playground import PlaygroundError
 from playground.retrieval.base import Hit
 from playground.retrieval.stage_model import ModelCost
 
+NO_STAGE = "none"  # a stage left off, as a picker or a sweep value names it
 DEFAULT_RERANK_DEPTH = 20
 DEFAULT_REWRITES = 3
 MAX_RERANK_DEPTH = 1000

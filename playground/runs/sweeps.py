@@ -9,6 +9,8 @@ seeded sample each time), labelled "sweep PARAM=VALUE"; app/charts/sweep.py draw
 
 from __future__ import annotations
 
+from playground.retrieval.stages import NO_STAGE
+
 import dataclasses
 import re
 from dataclasses import dataclass
@@ -27,7 +29,6 @@ SWEEP_PARAMETERS = {
     "rerank_depth": "hits the reranker reorders",
     "rerank": "reranker (KIND or KIND:MODEL; none: no reranking)",
 }
-NO_RERANK = "none"
 SweepValue = Union[int, str]
 _RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
 
@@ -78,9 +79,9 @@ def _rerank_values(spec: str, raw: str) -> list[str]:
         raise PlaygroundError(f"--sweep {spec!r}: name 1 to {MAX_SWEEP_POINTS:,} rerankers")
     for value in values:
         kind = value.partition(":")[0]
-        if kind != NO_RERANK and kind not in reranker_kinds():
+        if kind != NO_STAGE and kind not in reranker_kinds():
             raise PlaygroundError(
-                f"--sweep {spec!r}: {kind!r} is not a reranker (choose from: {NO_RERANK}, {', '.join(reranker_kinds())})"
+                f"--sweep {spec!r}: {kind!r} is not a reranker (choose from: {NO_STAGE}, {', '.join(reranker_kinds())})"
             )
     if len(set(values)) != len(values):
         raise PlaygroundError(f"--sweep {spec!r}: a value is repeated")
@@ -118,7 +119,7 @@ def point_config(config, parameter: str, value: int):
         stages = dict(point.retrieval_stages or {})
         if parameter == "rerank_depth":
             stages["rerank_depth"] = value
-        elif value == NO_RERANK:
+        elif value == NO_STAGE:
             for key in ("rerank", "rerank_depth", "rerank_model"):
                 stages.pop(key, None)
         else:

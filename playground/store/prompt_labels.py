@@ -21,7 +21,6 @@ MAX_LABEL_CHARS = 64
 # A letter of any script first, then letters, digits, '.', '_' or '-': never '@' or '/', which refs use.
 _LABEL = re.compile(r"[^\W\d_][\w.-]*")
 _HEXADECIMAL = re.compile(r"[0-9a-fA-F]+")
-PERSON = "person"  # who moved a label in the app, as against a command
 
 
 def check_label(label: str) -> str:

@@ -14,3 +14,6 @@ def now() -> str:
 
 def to_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+PERSON = "person"  # who acted when a person did (a review, a label moved in the app), as against a command

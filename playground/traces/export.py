@@ -16,14 +16,16 @@ from typing import Iterator, Optional
 from urllib.parse import urlsplit
 
 from playground import PlaygroundError, __version__
+from playground.plugins.hookspecs import PROJECT
 from playground.redaction import redact, redact_value
 from playground.store.db import Workspace
+from playground.store.run_record import RunRecord
 from playground.terminal_text import one_line
 from playground.traces.openinference import span_attributes
 
 BATCH = 512  # spans sent in one OTLP request
 EXPORT_TIMEOUT_S = 15.0
-DEFAULT_PROJECT = "playground"  # the same as playground.traces.DEFAULT_PROJECT
+DEFAULT_PROJECT = PROJECT  # the Phoenix project spans go to unless --project names one: the tool's name
 
 
 @dataclass
@@ -81,7 +83,7 @@ def judged_spans(workspace: Workspace, run_id: str, question_id: str, repeat: in
     return found
 
 
-def question_spans(workspace: Workspace, run: dict, question_id: str, repeat: int, resource, scope) -> list:
+def question_spans(workspace: Workspace, run: RunRecord, question_id: str, repeat: int, resource, scope) -> list:
     """The OpenTelemetry spans (ReadableSpan) of one question's stored trace and its judgments, parents first."""
     from opentelemetry.sdk.trace import ReadableSpan
     from opentelemetry.trace import SpanContext, Status, StatusCode, TraceFlags
@@ -89,13 +91,13 @@ def question_spans(workspace: Workspace, run: dict, question_id: str, repeat: in
     from playground.store.datasets import corpus_of
     from playground.store.runs import get_spans
 
-    stored = get_spans(workspace, run["id"], question_id, repeat)
+    stored = get_spans(workspace, run.id, question_id, repeat)
     root_id = next((s["id"] for s in stored if s["parent_id"] is None), None)
-    stored += judged_spans(workspace, run["id"], question_id, repeat, root_id)
-    texts = _passage_texts(workspace, corpus_of(workspace, run["config"].get("dataset", "")), stored)
-    trace_id = trace_id_of(run["id"], question_id, repeat)
+    stored += judged_spans(workspace, run.id, question_id, repeat, root_id)
+    texts = _passage_texts(workspace, corpus_of(workspace, run.config.get("dataset", "")), stored)
+    trace_id = trace_id_of(run.id, question_id, repeat)
     contexts = {
-        s["id"]: SpanContext(trace_id, span_id_of(run["id"], s["id"]), False, TraceFlags(TraceFlags.SAMPLED))
+        s["id"]: SpanContext(trace_id, span_id_of(run.id, s["id"]), False, TraceFlags(TraceFlags.SAMPLED))
         for s in stored
     }
     last_render: dict[Optional[str], dict] = {}  # the render inputs before a generate, under the same parent
@@ -107,7 +109,7 @@ def question_spans(workspace: Workspace, run: dict, question_id: str, repeat: in
         attributes = span_attributes(
             span,
             question_id=question_id,
-            run_id=run["id"],
+            run_id=run.id,
             texts=texts,
             template=last_render.get(span["parent_id"]) if span["kind"] == "generate" else None,
         )
@@ -146,7 +148,7 @@ def run_spans(workspace: Workspace, run_id: str, project: str = DEFAULT_PROJECT)
     keys = workspace.db.query(
         "SELECT DISTINCT r.question_id, r.repeat, r.position FROM results r JOIN spans s ON s.run_id = r.run_id"
         " AND s.question_id = r.question_id AND s.repeat = r.repeat WHERE r.run_id = ? ORDER BY r.position, r.repeat",
-        [run["id"]],
+        [run.id],
     )
     for key in list(keys):
         yield question_spans(workspace, run, key["question_id"], key["repeat"], resource, scope)

@@ -156,6 +156,7 @@ def base(tmp_path_factory):
         "program": "direct",
         "metric": "faithfulness",
         "value": "0.5",
+        "label": "prod",
     }
     experiment = folder / "experiment.toml"
     experiment.write_text(

@@ -39,16 +39,16 @@ def test_an_exported_run_comes_back_as_benchmark_corpus_and_reference_run(worksp
     assert questions["q1"].metadata["retrieved_passage_ids"] == list(reversed(shown))
 
     reference = get_run(workspace, summary["run_id"])
-    assert reference["config"]["program"] == "production" and reference["config"]["model"] == "small"
-    assert reference["status"] == "done" and reference["metrics"]["em"] == pytest.approx(1.0)
-    results = {r["question_id"]: r for r in get_results(workspace, reference["id"])}
+    assert reference.config["program"] == "production" and reference.config["model"] == "small"
+    assert reference.status == "done" and reference.metrics["em"] == pytest.approx(1.0)
+    results = {r["question_id"]: r for r in get_results(workspace, reference.id)}
     assert {qid: r["prediction"] for qid, r in results.items()} == {qid: a for qid, (_, a) in ANSWERS.items()}
     assert results["q4"]["prompt_tokens"] == 32 and results["q4"]["latency_s"] > 0
-    spans = get_spans(workspace, reference["id"], "q1")
+    spans = get_spans(workspace, reference.id, "q1")
     assert [s["kind"] for s in spans] == ["program", "retrieve", "render", "generate", "parse"]
     assert spans[3]["inputs"]["messages"][1]["role"] == "user" and spans[3]["outputs"]["text"] == "Paris"
     assert get_spans(workspace, run_id, "q1")[0]["started_at"] == spans[0]["started_at"]
-    assert main(["trace", reference["id"], "q1", "--db", str(workspace.path)]) == 0
+    assert main(["trace", reference.id, "q1", "--db", str(workspace.path)]) == 0
     assert "retrieve" in capsys.readouterr().out
 
 
@@ -102,7 +102,7 @@ def test_phoenix_span_records_import_like_otlp(workspace, tmp_path, capsys):
     assert (question.id, question.text, question.answers) == ("aa" * 16, "Wo liegt Köln?", ["Am Rhein"])
     (passage,) = get_passages(workspace, "live", question.metadata["retrieved_passage_ids"]).values()
     assert passage.text == "Köln liegt am Rhein." and passage.metadata["source_id"] == "d9"
-    (result,) = get_results(workspace, list_runs(workspace)[0]["id"])
+    (result,) = get_results(workspace, list_runs(workspace)[0].id)
     assert result["latency_s"] == pytest.approx(2.5) and result["prompt_tokens"] == 12
 
 

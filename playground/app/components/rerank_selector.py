@@ -3,9 +3,9 @@ hits it reorders and its model, read into the stage settings a RunConfig stores 
 
 from __future__ import annotations
 
-import streamlit as st
+from playground.retrieval.stages import NO_STAGE
 
-NO_RERANK = "none"
+import streamlit as st
 
 
 def rerank_selector(key: str, target=None) -> dict:
@@ -17,8 +17,8 @@ def rerank_selector(key: str, target=None) -> dict:
 
     box = target if target is not None else st
     columns = box.columns([2, 1, 3])
-    kind = columns[0].selectbox("Reranker", [NO_RERANK, *reranker_kinds()], key=f"{key}_rerank")
-    if kind == NO_RERANK:  # its settings appear once a reranker is chosen
+    kind = columns[0].selectbox("Reranker", [NO_STAGE, *reranker_kinds()], key=f"{key}_rerank")
+    if kind == NO_STAGE:  # its settings appear once a reranker is chosen
         return {}
     depth = columns[1].number_input("Rerank depth", 1, 1000, DEFAULT_RERANK_DEPTH, key=f"{key}_rerank_depth")
     model = columns[2].text_input("Reranker model", "", key=f"{key}_rerank_model")

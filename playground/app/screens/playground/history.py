@@ -13,12 +13,11 @@ import streamlit as st
 
 from playground.app import state
 from playground.app.components.diff import show_prompt_diff
-from playground.app.screens.playground.label_mover import label_mover
+from playground.app.screens.playground.label_mover import NOTICE_KEY, label_mover
 from playground.app.components.text import md_escape, show_text
 
 PICK_KEY = "pg_history_version"
 MESSAGE_KEY = "pg_history_message"
-NOTICE_KEY = "_pg_history_notice"
 
 
 def version_label(version: dict) -> str:

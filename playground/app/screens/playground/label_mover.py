@@ -5,14 +5,16 @@ The button acts in a callback on the values picked when it is clicked, read from
 
 from __future__ import annotations
 
+
 import streamlit as st
 
 from playground import PlaygroundError
 from playground.app import state
 from playground.app.components.text import md_escape
 
+NOTICE_KEY = "_pg_history_notice"  # the Playground history's one notice, shown once after a rerun
+
 LABEL_KEY = "pg_history_label"
-NOTICE_KEY = "_pg_history_notice"  # the history's own notice line (components/history.py shows it)
 ERROR_KEY = "_pg_label_error"
 
 

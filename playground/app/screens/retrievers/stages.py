@@ -9,7 +9,8 @@ from typing import Any, Mapping, Optional
 from playground.evaluation.retrieval import RETRIEVAL_METRICS
 from playground.evaluation.stage_scores import rank_text
 
-NO_STAGE = "none"
+from playground.retrieval.stages import NO_STAGE
+
 METRIC_LABELS = {"recall@k": "recall", "mrr@k": "MRR", "ndcg@k": "nDCG", "answer_recall@k": "answer recall"}
 
 
