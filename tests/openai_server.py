@@ -80,6 +80,24 @@ def send_payload(
     handler.wfile.write(payload)
 
 
+def read_chat_request(handler) -> tuple[dict, str]:
+    """The JSON body of a chat completion request and its messages' text joined, as a planted model reads it."""
+    body = json.loads(handler.rfile.read(int(handler.headers.get("Content-Length") or 0)) or b"{}")
+    return body, "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
+
+
+def send_chat_reply(handler, model: str, prompt: str, text: str, completion_id: str = "chatcmpl-test") -> None:
+    """One whole OpenAI chat completion answering `text`, with usage counted in words of the prompt and the reply."""
+    completion = {
+        "id": completion_id,
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())},
+    }
+    send_payload(handler, 200, json.dumps(completion).encode())
+
+
 def serve_in_thread(handler_class):
     """A ThreadingHTTPServer for `handler_class` on a free 127.0.0.1 port, served by a daemon thread."""
     import threading

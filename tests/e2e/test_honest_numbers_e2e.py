@@ -6,7 +6,6 @@ to estimate" for 1, 2 and 9 paired questions (3); after a judgment and ratings f
 
 from __future__ import annotations
 
-import json
 import re
 from http.server import BaseHTTPRequestHandler
 
@@ -17,7 +16,7 @@ from playground.store import open_workspace
 from playground.store.judgments import list_judgments
 from tests.e2e.conftest import warm
 from tests.e2e.helpers import choose, open_page, set_text, wait_until_idle
-from tests.openai_server import send_payload, serve_in_thread
+from tests.openai_server import read_chat_request, send_chat_reply, serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -41,19 +40,9 @@ class VariantServer:
             protocol_version = "HTTP/1.1"
 
             def do_POST(self):  # noqa: N802 - http.server naming
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
+                body, prompt = read_chat_request(self)
                 text = reply(str(body.get("model")), prompt)
-                completion = {
-                    "id": "chatcmpl-variant",
-                    "object": "chat.completion",
-                    "model": body.get("model"),
-                    "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-                    ],
-                    "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())},
-                }
-                send_payload(self, 200, json.dumps(completion).encode())
+                send_chat_reply(self, body.get("model"), prompt, text, "chatcmpl-variant")
 
             def log_message(self, *args):
                 pass

@@ -17,7 +17,7 @@ import playground.cli as cli
 from playground.data.records import Dataset, Passage
 from playground.store.datasets import get_benchmark, load_questions, save_dataset
 from playground.store.prompts import get_prompt_version
-from tests.openai_server import send_payload, serve_in_thread
+from tests.openai_server import read_chat_request, send_chat_reply, serve_in_thread
 
 GUIDE = """Kellerby lighthouse
 
@@ -97,20 +97,10 @@ class ScriptedModel:
             protocol_version = "HTTP/1.1"
 
             def do_POST(self):  # noqa: N802 - http.server naming
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
+                body, prompt = read_chat_request(self)
                 prompts.append(prompt)
                 text = reply(prompt)
-                completion = {
-                    "id": "chatcmpl-test",
-                    "object": "chat.completion",
-                    "model": "scripted-1",
-                    "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-                    ],
-                    "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())},
-                }
-                send_payload(self, 200, json.dumps(completion).encode())
+                send_chat_reply(self, "scripted-1", prompt, text, "chatcmpl-test")
 
             def log_message(self, *args):
                 pass

@@ -3,14 +3,13 @@ model name maps question ids to the answer it gives, so a test knows each model'
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from http.server import BaseHTTPRequestHandler
 
 from playground.data.records import Dataset, Question
 from playground.store.datasets import save_dataset
-from tests.openai_server import send_payload, serve_in_thread
+from tests.openai_server import read_chat_request, send_chat_reply, serve_in_thread
 
 QUESTION_ID = re.compile(r"pq\d{3}")
 
@@ -45,22 +44,12 @@ class PlantedModels:
             protocol_version = "HTTP/1.1"
 
             def do_POST(self):  # noqa: N802 - http.server naming
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
+                body, prompt = read_chat_request(self)
                 with lock:
                     server.calls += 1
                 found = QUESTION_ID.findall(prompt)
                 text = server.models.get(body.get("model"), {}).get(found[-1] if found else "", "no idea")
-                completion = {
-                    "id": "chatcmpl-planted",
-                    "object": "chat.completion",
-                    "model": body.get("model"),
-                    "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-                    ],
-                    "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())},
-                }
-                send_payload(self, 200, json.dumps(completion).encode())
+                send_chat_reply(self, body.get("model"), prompt, text, "chatcmpl-planted")
 
             def log_message(self, *args):
                 pass

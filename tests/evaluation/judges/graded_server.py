@@ -10,7 +10,7 @@ import re
 import threading
 from http.server import BaseHTTPRequestHandler
 
-from tests.openai_server import send_payload, serve_in_thread
+from tests.openai_server import read_chat_request, send_chat_reply, send_payload, serve_in_thread
 
 
 def judge_reply(prompt: str) -> str:
@@ -28,19 +28,9 @@ class GradedJudgeServer:
             protocol_version = "HTTP/1.1"
 
             def do_POST(self):  # noqa: N802 - http.server naming
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
+                body, prompt = read_chat_request(self)
                 text = judge_reply(prompt)
-                completion = {
-                    "id": "chatcmpl-test",
-                    "object": "chat.completion",
-                    "model": body.get("model") or "graded",
-                    "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-                    ],
-                    "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())},
-                }
-                send_payload(self, 200, json.dumps(completion).encode())
+                send_chat_reply(self, body.get("model") or "graded", prompt, text, "chatcmpl-test")
 
             def log_message(self, *args):
                 pass
