@@ -85,7 +85,7 @@ def run_tagged(
     if earlier is not None and earlier.status == FINISHED:
         return VariantRun(tag["variant"], earlier.id, earlier.status, True, False, 0.0, int(earlier.n_done))
     if earlier is not None:
-        before = float(earlier.get("seconds") or 0.0)
+        before = float(earlier.seconds or 0.0)
         summary = resume_run(workspace, earlier.id, on_progress=on_progress, notice=notice, judges=judges)
         return VariantRun(
             tag["variant"], summary.run_id, summary.status, False, True, max(0.0, summary.seconds - before), summary.n

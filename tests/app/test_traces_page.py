@@ -95,5 +95,7 @@ def test_the_answers_judgments_show_under_its_trace(private_runs_env):
     at.run()
     assert not at.exception, at.exception
     assert "Judgments" in [h.value for h in at.subheader]
-    assert any(plain(e.label).startswith("reference judge judge000001: true") for e in at.expander)
+    assert any(
+        plain(e.label).startswith("reference judge judge000001:") and "(true)" in plain(e.label) for e in at.expander
+    )
     assert "TRUE: it implies the reference" in [c.value for c in at.code]

@@ -84,14 +84,15 @@ def test_judge_commands_on_two_real_runs(judge_cli, capsys):
     )
     assert code == 0, err
     report = json.loads(out)
-    assert [c["name"] for c in report["criteria"]] == ["brevity"] and report["n_items"] == 2
+    assert [c["name"] for c in report["settings"]["criteria"]] == ["brevity"] and report["n_items"] == 2
+    assert list(report["parts"]) == ["brevity"]
     for item in report["items"]:
-        (entry,) = item["criteria"]
+        (entry,) = item["details"]["criteria"]
         assert (entry["score"] is not None and 0 <= entry["score"] <= 1 and entry["reason"]) or entry["error"]
 
     code, out, err = call(capsys, "judge", "reference", run_a, "--db", db, "--max-tokens", "16")
     assert code == 0, err
-    assert "implies the reference:" in out and f"run {run_a}: 2 answer(s)" in out
+    assert "implies_reference " in out and f"run {run_a}: 2 answer(s)" in out
 
     for question_id in (item["question_id"] for item in report["items"]):
         add_rating(judge_cli, run_a, question_id, "pointwise", 4)

@@ -65,4 +65,6 @@ def test_a_judge_reading_deeply_nested_json_records_an_error_per_answer(tiny_wor
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "RecursionError" not in captured.out + captured.err and "internal error" not in captured.err
-    assert "(2 judgment(s) unreadable)" in captured.out and "no score in the judge's reply" in captured.out
+    assert (
+        "(2 judge error(s), left out of the mean)" in captured.out and "no score in the judge's reply" in captured.out
+    )

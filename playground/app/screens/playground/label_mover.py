@@ -19,7 +19,8 @@ ERROR_KEY = "_pg_label_error"
 
 
 def _move(template_name: str, version_key: str) -> None:
-    from playground.store.prompt_labels import PERSON, move_label
+    from playground.store.prompt_labels import move_label
+    from playground.store.values import PERSON
 
     chosen = st.session_state.get(version_key)
     label = (st.session_state.get(LABEL_KEY) or "").strip()
