@@ -47,6 +47,19 @@ class RetrieverChoice:
         return {**found, "rerank": self.stages["rerank"]} if self.stages.get("rerank") else found
 
 
+def retrieval_fields(choice: Optional[RetrieverChoice]) -> dict:
+    """The RunConfig fields a retriever choice sets (none chosen: no retriever, the default k), so every form that
+    starts a run carries each of them, a new one included."""
+    if choice is None:
+        return {"retriever": None, "retriever_params": {}, "retrieval_stages": {}, "k": 5}
+    return {
+        "retriever": choice.kind,
+        "retriever_params": dict(choice.params),
+        "retrieval_stages": dict(choice.stages),
+        "k": choice.k,
+    }
+
+
 @dataclass
 class Variant:
     template: Template  # possibly edited
@@ -109,10 +122,7 @@ def _run_config(benchmark: str, variant: Variant, version: str, question_ids, sa
         dataset=benchmark,
         program=variant.program,
         templates={"main": f"{variant.template.name}@{version}"},
-        retriever=variant.retriever.kind,
-        retriever_params=dict(variant.retriever.params),
-        retrieval_stages=dict(variant.retriever.stages),
-        k=variant.retriever.k,
+        **retrieval_fields(variant.retriever),
         model=variant.model.spec,
         params=variant.model.params,
         question_ids=list(question_ids) if question_ids else None,

@@ -121,6 +121,7 @@ def _start(
     from playground.optimize.optimizer import SearchSettings, start_detached
     from playground.optimize.splits import parse_split
     from playground.runs.config import RunConfig
+    from playground.runs.variants import retrieval_fields
 
     settings = SearchSettings(
         budget=budget, seed=seed, split=parse_split(split), finalists=finalists, rounds=rounds, demos=demos
@@ -129,10 +130,7 @@ def _start(
         dataset=benchmark,
         program=program,
         templates={"main": version_to_run(ws, prompt, session_id)} if prompt is not None else {},
-        retriever=retriever.kind if retriever else None,
-        retriever_params=dict(retriever.params) if retriever else {},
-        retrieval_stages=dict(retriever.stages) if retriever else {},
-        k=retriever.k if retriever else 5,
+        **retrieval_fields(retriever),
         model=model.spec,
         params=model.params,
         seed=seed,

@@ -121,6 +121,7 @@ def _run_sweep(
 ) -> None:
     from playground.app.components.prompt_choices import version_to_run
     from playground.runs.config import RunConfig
+    from playground.runs.variants import retrieval_fields
     from playground.runs.sweeps import start_sweep
 
     values = view.sweep_values(parameter, values_text)
@@ -128,10 +129,7 @@ def _run_sweep(
         dataset=benchmark,
         program=program,
         templates={"main": version_to_run(ws, prompt, state.current_session_id())} if prompt is not None else {},
-        retriever=retriever.kind if retriever else None,
-        retriever_params=dict(retriever.params) if retriever else {},
-        retrieval_stages=dict(retriever.stages) if retriever else {},
-        k=retriever.k if retriever else 5,
+        **retrieval_fields(retriever),
         model=model.spec,
         params=model.params,
         sample=sample,

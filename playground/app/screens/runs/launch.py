@@ -28,6 +28,7 @@ def launch_form(ws, benchmark: str) -> None:
     from playground.app.screens.runs.options import program_options_form
     from playground.programs.registry import programs
     from playground.runs.config import RunConfig
+    from playground.runs.variants import retrieval_fields
     from playground.runs.execute import start_run
     from playground.runs.plan import Execution
     from playground.store.datasets import load_questions
@@ -105,10 +106,7 @@ def launch_form(ws, benchmark: str) -> None:
         dataset=benchmark,
         program=program,
         templates=templates,
-        retriever=retriever.kind if retriever else None,
-        retriever_params=dict(retriever.params) if retriever else {},
-        retrieval_stages=dict(retriever.stages) if retriever else {},
-        k=retriever.k if retriever else 5,
+        **retrieval_fields(retriever),
         model=model.spec,
         params=model.params,
         sample=int(sample),
