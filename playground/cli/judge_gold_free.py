@@ -104,11 +104,11 @@ def report_lines(report: dict) -> list[str]:
         if summary["n_repeats"] > 1:
             text += f" ± {_fmt(summary['std'])} (std over {summary['n_repeats']} repeats)"
         lines.append(f"{metric} {text}  ({report['n_failed']} judge error(s), left out of the mean)")
-    described = {entry["name"]: entry for entry in (report.get("settings") or {}).get("criteria") or []}
-    total = sum(entry["weight"] for entry in described.values()) or 1.0
-    for part, summary in (report.get("parts") or {}).items():
-        weight = f"weight {described[part]['weight'] / total:.2f}  " if part in described else ""
-        lines.append(f"  {part:<14} {weight}{_fmt(summary['mean'])}")
+    from playground.evaluation.judges.answers import weighed_parts
+
+    for part, entry in weighed_parts(report).items():
+        weight = f"weight {entry['weight']:.2f}  " if entry else ""
+        lines.append(f"  {part:<14} {weight}{_fmt(report['parts'][part]['mean'])}")
     if report.get("n_unscored"):
         lines.append(
             f"{report['n_unscored']} answer(s) without a score (no claims: --no-claims {report['no_claims']})"

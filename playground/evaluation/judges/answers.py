@@ -209,3 +209,14 @@ def _shown(value):
     if isinstance(value, (list, tuple)):
         return [_shown(entry) for entry in value]
     return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def weighed_parts(report: dict) -> dict[str, dict]:
+    """Each part of a report (pointwise criteria) with the criterion its settings describe and its weight normalised
+    to sum 1 ({} for a part no setting weighs): what the CLI and the Judges tab show beside each part's mean."""
+    described = {entry["name"]: entry for entry in (report.get("settings") or {}).get("criteria") or []}
+    total = sum(entry["weight"] for entry in described.values()) or 1.0
+    return {
+        part: {**described[part], "weight": described[part]["weight"] / total} if part in described else {}
+        for part in report.get("parts") or {}
+    }

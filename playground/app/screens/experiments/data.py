@@ -103,15 +103,15 @@ def mean_std_text(summary: Optional[Mapping]) -> str:
 def part_rows(report: Mapping) -> list[dict]:
     """A judge whose score is made of parts (pointwise criteria): a row per part with its weight, if the judge's
     settings give one, and mean/std over repeats."""
-    described = {entry["name"]: entry for entry in (report.get("settings") or {}).get("criteria") or []}
-    total = sum(entry["weight"] for entry in described.values()) or 1.0
+    from playground.evaluation.judges.answers import weighed_parts
+
     rows = []
-    for name, summary in (report.get("parts") or {}).items():
-        entry = described.get(name) or {}
+    for name, entry in weighed_parts(dict(report)).items():
+        summary = report["parts"][name]
         rows.append(
             {
                 "part": name,
-                "weight": _number(entry["weight"] / total) if "weight" in entry else None,
+                "weight": _number(entry["weight"]) if "weight" in entry else None,
                 "mean": _number(summary.get("mean")),
                 "std": _number(summary.get("std")),
                 "sentence": entry.get("text", ""),
