@@ -4,10 +4,11 @@ through playground.models.bounded_http, which reads it before each one)."""
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional, TypeVar
 
 from playground.deadlines import deadline_seconds as deadline_seconds  # the deadline lives there; re-exported
@@ -21,6 +22,35 @@ RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 DEFAULT_TIMEOUT_S = 60.0  # read timeout: the longest silence one attempt waits for
 DEFAULT_CONNECT_TIMEOUT_S = 10.0
 DEFAULT_DEADLINE_S = 300.0  # one question, every call and retry included; also a call made outside any question
+ATTEMPTS_ENV = "PLAYGROUND_RETRY_ATTEMPTS"
+DELAY_ENV = "PLAYGROUND_RETRY_DELAY_S"
+DEFAULT_ATTEMPTS = 4
+DEFAULT_BASE_DELAY_S = 0.5
+
+
+def _setting(name: str, default: float, parse: Callable[[str], float], low: float, what: str) -> float:
+    """A retry setting from the environment (a CI job against a flaky or a planted server tunes it without code);
+    a bad value is one clear line naming the variable."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = parse(raw.replace("_", ""))
+    except ValueError:
+        value = low - 1
+    if not low <= value < float("inf"):
+        raise ModelError(f"{name} must be {what}, not {raw!r}")
+    return value
+
+
+def default_attempts() -> int:
+    """$PLAYGROUND_RETRY_ATTEMPTS (1: no retry), else 4."""
+    return int(_setting(ATTEMPTS_ENV, DEFAULT_ATTEMPTS, int, 1, "a whole number of attempts of 1 or more"))
+
+
+def default_base_delay_s() -> float:
+    """$PLAYGROUND_RETRY_DELAY_S (the first wait between attempts; each later one doubles), else 0.5 s."""
+    return _setting(DELAY_ENV, DEFAULT_BASE_DELAY_S, float, 0.0, "a number of seconds of 0 or more")
 
 
 @dataclass(frozen=True)
@@ -28,8 +58,8 @@ class RetryPolicy:
     """How often and how patiently a remote call is retried; `timeout_s` bounds each silence within an attempt,
     `deadline_s` a whole call (retries included) made outside any question's deadline (a judge's, a script's)."""
 
-    max_attempts: int = 4
-    base_delay_s: float = 0.5
+    max_attempts: int = field(default_factory=default_attempts)
+    base_delay_s: float = field(default_factory=default_base_delay_s)
     max_delay_s: float = 20.0
     timeout_s: float = DEFAULT_TIMEOUT_S
     connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S

@@ -18,8 +18,10 @@ COMMANDS = ("run", "judge", "generate", "try")
 
 
 @pytest.fixture
-def answered(tiny_workspace):
-    """A real local server, and a run of `tiny` it answered well (what the judges judge)."""
+def answered(tiny_workspace, monkeypatch):
+    """A real local server, and a run of `tiny` it answered well (what the judges judge). Every retry of a hostile
+    reply is still made, without the backoff's waits ($PLAYGROUND_RETRY_DELAY_S)."""
+    monkeypatch.setenv("PLAYGROUND_RETRY_DELAY_S", "0")
     server = OpenAIServer().start()
     config = RunConfig(
         dataset="tiny", program="direct", model=server.spec(), params=GenerationParams(max_tokens=8), sample=2
