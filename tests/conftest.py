@@ -16,6 +16,11 @@ from playground.store.datasets import save_dataset
 
 SHARED_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
+# The suite runs one xdist worker per core, so every core is already busy: a local model taking every core in each
+# test process and in each run worker it starts would fight the others for them (llama.cpp's threads spin at every
+# barrier; measured: a side-by-side browser test's run workers used 3.5 times the CPU). Tests of the default unset it.
+os.environ.setdefault("PLAYGROUND_THREADS", "1")
+
 
 def shared_dataset(*parts: str) -> Path:
     """A file under ../shared/datasets, or a skip with the reason when that folder is absent."""
