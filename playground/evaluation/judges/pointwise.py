@@ -276,4 +276,5 @@ JUDGE = Judge(
     judge=judge_pointwise,
     settings=("criteria",),
     method="weighted criteria, each 0-1",
+    old_judgment_metrics=("pointwise",),
 )
