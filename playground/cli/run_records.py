@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 from playground import PlaygroundError, bounds
 from playground.cli.output import emit, text_table, timestamp, workspace_for
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 from playground.terminal_text import one_line
 
 if TYPE_CHECKING:

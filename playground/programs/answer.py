@@ -12,7 +12,8 @@ from typing import Optional
 
 from playground.data.records import Question
 from playground.programs.base import Program, ProgramOutput, StepContext
-from playground.programs.tracing import SpanKind, describe_error
+from playground.programs.tracing import describe_error
+from playground.store.span_kinds import SpanKind
 
 
 @dataclass

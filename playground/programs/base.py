@@ -22,7 +22,8 @@ from playground import PlaygroundError
 from playground.data.records import Choice, Question
 from playground.models.base import Completion, GenerationParams, Message, Model
 from playground.programs.options import NoOptions
-from playground.programs.tracing import Span, SpanKind, Tracer
+from playground.programs.tracing import Span, Tracer
+from playground.store.span_kinds import SpanKind
 from playground.retrieval.base import Retriever
 from playground.store.db import Workspace
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from playground import PlaygroundError
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 
 
 def _retrieval_step(inputs: dict, outputs: dict) -> dict:

@@ -15,7 +15,7 @@ from playground.programs.base import ProgramOutput, StepContext, program
 from playground.prompts.render import question_variables
 from playground.programs.multihop import accumulate_passages, answer_from_passages, step_params
 from playground.programs.options import StepOptions, option, read_options
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 from playground.prompts.parse import parse_short
 
 FUSION_METHODS = ("rrf", "combsum")

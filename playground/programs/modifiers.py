@@ -30,7 +30,7 @@ from playground.data.records import Question
 from playground.models.base import GenerationParams, Message
 from playground.programs.base import Program, ProgramOutput, StepContext
 from playground.programs.options import ModifierOptions, NoOptions, read_options
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 
 EXAMPLE_OPTIONS = ("examples", "demonstrations", "shots", "selection", "embedder", "order", "order_seed")
 DEFAULT_SET_SHOTS = 3

@@ -16,7 +16,7 @@ from playground.models.base import GenerationParams
 from playground.programs.base import ProgramOutput, StepContext, program
 from playground.prompts.render import question_variables
 from playground.programs.options import StepOptions, option, read_options
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 
 _NOT_APPLICABLE = re.compile(r"^\W*(?:n\s*/\s*a|none|no more search(?:es)?|nothing)\W*$", re.I)
 _KNOWN = re.compile(r"^\s*(?:known|summary|context)\s*:\s*", re.I)

@@ -17,7 +17,7 @@ from playground.programs.base import ProgramOutput, StepContext, program
 from playground.prompts.render import question_variables
 from playground.programs.multihop import accumulate_passages, answer_from_passages, step_params
 from playground.programs.options import StepOptions, option, read_options
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 
 _ACTION = re.compile(r"(?:action\s*\d*\s*:\s*)?\b(search|finish)\s*\[([^\[\]\n]*)\]", re.I)
 _THOUGHT_PREFIX = re.compile(r"^\s*thought\s*\d*\s*:\s*", re.I)

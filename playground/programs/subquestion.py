@@ -19,7 +19,7 @@ from playground.programs.base import ProgramOutput, StepContext, program
 from playground.prompts.render import question_variables
 from playground.programs.multihop import accumulate_passages, step_params
 from playground.programs.options import StepOptions, option, read_options
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 from playground.prompts.parse import first_json_object
 
 _NUMBERING = re.compile(r"^\s*(?:[-*•]\s*)?(?:\(?\d+[.):]|q\d+\s*[:.)]|(?:sub-?)?question\s*\d*\s*[:.)])?\s*", re.I)

@@ -10,30 +10,10 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Final, Iterator, Optional
+from typing import Any, Iterator, Optional
 
+from playground.store.span_kinds import SpanKind
 from playground.store.values import now, to_json
-
-
-class SpanKind:
-    """The kinds of span the playground's programs and judges open, each read back by its kind (the trace page, the
-    CLI's trace, exports, demonstrations). A plugin may open spans of other kinds: those are shown as plain JSON."""
-
-    PROGRAM: Final = "program"  # the root: one program over one question
-    STEP: Final = "step"  # a group of steps (a hop, a round, a sample)
-    RETRIEVE: Final = "retrieve"
-    RENDER: Final = "render"  # a template rendered into messages
-    GENERATE: Final = "generate"  # one model call
-    PARSE: Final = "parse"  # a model's reply read as an answer, a query, an action
-    TOOL: Final = "tool"
-    JUDGE: Final = "judge"  # one judge call
-    CLAIM: Final = "claim"  # faithfulness: one claim of the answer
-    SENTENCE: Final = "sentence"  # citations: one sentence and the passages it cites
-    PASSAGE: Final = "passage"  # context precision: one passage shown
-    REWRITE: Final = "rewrite"  # the retrieval stages (retrieval/stages.py SPAN_KINDS) under a retrieve span
-    SEARCH: Final = "search"
-    RERANK: Final = "rerank"
-    EMBED: Final = "embed"  # none built in opens one; OpenInference has a kind for it
 
 
 @dataclass

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from playground import PlaygroundError, __version__
 from playground.plugins.hookspecs import PROJECT
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 from playground.redaction import redact, redact_value
 from playground.store.db import Workspace
 from playground.store.run_record import RunRecord

@@ -19,7 +19,7 @@ from openinference.semconv.trace import (
     SpanAttributes,
 )
 
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 
 KINDS = {
     SpanKind.PROGRAM: OpenInferenceSpanKindValues.CHAIN,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 from playground.store.db import Workspace
 from playground.store.values import now
 from playground.traces.openinference import STORED_KINDS

@@ -8,7 +8,8 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Optional
 
 from playground import PlaygroundError
-from playground.programs.tracing import SpanKind, Tracer
+from playground.programs.tracing import Tracer
+from playground.store.span_kinds import SpanKind
 
 if TYPE_CHECKING:
     from playground.store.run_record import RunRecord

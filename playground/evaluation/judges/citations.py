@@ -14,7 +14,8 @@ from typing import Optional
 from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, numbered, truth
 from playground.evaluation.judges.scrutiny import scrutinised
-from playground.programs.tracing import SpanKind, Tracer
+from playground.programs.tracing import Tracer
+from playground.store.span_kinds import SpanKind
 from playground.plugins.records import Judge
 
 METHOD = "ALCE citation recall and precision (Gao et al. 2023), support judged by the judge model instead of NLI"

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Optional
 from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, numbered, truth
 from playground.evaluation.judges.scrutiny import scrutinised
-from playground.programs.tracing import SpanKind, Tracer
+from playground.programs.tracing import Tracer
+from playground.store.span_kinds import SpanKind
 from playground.plugins.records import Judge
 
 if TYPE_CHECKING:

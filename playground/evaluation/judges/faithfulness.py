@@ -19,7 +19,8 @@ from playground.evaluation.judges.scrutiny import (
     check_reason_agrees,
     template_examples,
 )
-from playground.programs.tracing import SpanKind, Tracer
+from playground.programs.tracing import Tracer
+from playground.store.span_kinds import SpanKind
 from playground.plugins.records import Judge
 
 VERDICTS = ("supported", "contradicted", "not found")

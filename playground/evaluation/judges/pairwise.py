@@ -20,7 +20,8 @@ from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge, 
 from playground.evaluation.judges.items import check_repeat, run_items, run_model
 from playground.evaluation.judges.repeat import summarize_repeats
 from playground.evaluation.judges.scrutiny import scrutinised
-from playground.programs.tracing import SpanKind, Tracer, describe_error
+from playground.programs.tracing import Tracer, describe_error
+from playground.store.span_kinds import SpanKind
 from playground.progress import ProgressCallback, report
 from playground.plugins.records import Judge
 

@@ -13,7 +13,8 @@ from playground.evaluation.judges.calls import JudgeOutputError, field_text, jud
 from playground.prompts.parse import first_json_object
 from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge
 from playground.evaluation.judges.scrutiny import scrutinised
-from playground.programs.tracing import SpanKind, Tracer
+from playground.programs.tracing import Tracer
+from playground.store.span_kinds import SpanKind
 from playground.plugins.records import Judge
 
 MAX_STEPS = 8

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 
 if TYPE_CHECKING:
     from playground.store.run_record import RunRecord

@@ -18,7 +18,7 @@ from playground.app.components import comparison as compared
 from playground.app.components.run_labels import run_label
 from playground.evaluation.scoring import default_metric
 from playground.app.components.trace_spans import ordered_spans, span_title
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 
 if TYPE_CHECKING:
     from playground.store.run_record import RunRecord

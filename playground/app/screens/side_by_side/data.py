@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Mapping, Optional, Sequence
 
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 
 
 def stored_settings(configs: Sequence[Mapping]) -> dict:

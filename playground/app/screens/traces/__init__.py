@@ -11,7 +11,7 @@ from playground.app.components.judgments import show_judgments
 from playground.store.share_links import resolve_run_link
 from playground.app.components.run_labels import run_label
 from playground.app.components.trace_spans import ordered_spans, span_title, trace_totals
-from playground.programs.tracing import SpanKind
+from playground.store.span_kinds import SpanKind
 
 
 def _choose(label: str, key: str, options: list, link_value, format_func=str):
