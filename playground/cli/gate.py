@@ -91,10 +91,10 @@ def _write(path: str, text: str, what: str) -> None:
 
 def _settings(workspace, args):
     """The settings a version SPEC runs with: the other side's (a run or a variant), else the run options."""
-    from playground.runs.gate_specs import settings_of, spec_kind
+    from playground.runs.gate_specs import OWN_SETTINGS, settings_of, spec_kind
 
     for spec in (args.baseline, args.candidate):
-        if spec_kind(spec) != "version":
+        if spec_kind(spec) in OWN_SETTINGS:
             return settings_of(workspace, spec)
     return config_from_args(args) if args.dataset else None
 

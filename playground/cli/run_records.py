@@ -4,10 +4,11 @@ span tree in a run): reading what runs stored."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from playground import PlaygroundError, bounds
 from playground.cli.output import emit, text_table, timestamp, workspace_for
+from playground.store.span_kinds import SpanKind
 from playground.terminal_text import one_line
 
 if TYPE_CHECKING:
@@ -191,31 +192,48 @@ def _brief(span: dict) -> str:
         return _shorten(json.dumps(span["outputs"], ensure_ascii=False, default=str))
 
 
+def _retrieve_brief(inputs: dict, outputs: dict) -> str:
+    hits = ", ".join(f"{h['id']}({h['score']:.2f})" for h in outputs.get("hits", []))
+    return f"{inputs.get('query', '')!r} -> {hits}"
+
+
+def _render_brief(inputs: dict, outputs: dict) -> str:
+    version = inputs.get("prompt_version") or ""
+    return f"{inputs.get('template')}@{version[:8]} -> {len(outputs.get('messages', []))} message(s)"
+
+
+def _claim_brief(inputs: dict, outputs: dict) -> str:
+    where = f" [{outputs['passage']}]" if outputs.get("passage") else ""
+    return f"{outputs.get('verdict')}{where}: {inputs.get('claim', '')!r}"
+
+
+def _sentence_brief(inputs: dict, outputs: dict) -> str:
+    return f"{'supported' if outputs.get('supported') else 'not supported'} {inputs.get('cites')}: " + repr(
+        inputs.get("sentence", "")
+    )
+
+
+# Each span kind's line in `trace`: its query, answer or text; any other kind's outputs as JSON.
+BRIEFS: dict[str, Callable[[dict, dict], str]] = {
+    SpanKind.RETRIEVE: _retrieve_brief,
+    SpanKind.RENDER: _render_brief,
+    SpanKind.GENERATE: lambda inputs, outputs: repr(_shorten(outputs.get("text", ""))),
+    SpanKind.PARSE: lambda inputs, outputs: f"-> {outputs.get('answer')!r}",
+    SpanKind.CLAIM: _claim_brief,
+    SpanKind.PASSAGE: lambda inputs, outputs: (
+        f"{'relevant' if outputs.get('relevant') else 'not relevant'}: {inputs.get('passage_id')}"
+    ),
+    SpanKind.SENTENCE: _sentence_brief,
+    SpanKind.PROGRAM: lambda inputs, outputs: f"{inputs.get('question', '')!r} -> {outputs.get('answer')!r}",
+}
+
+
 def _usual_brief(span: dict) -> str:
     inputs, outputs = span["inputs"], span["outputs"]
     if span["error"]:
         return f"ERROR {span['error']}"
-    if span["kind"] == "retrieve":
-        hits = ", ".join(f"{h['id']}({h['score']:.2f})" for h in outputs.get("hits", []))
-        return f"{inputs.get('query', '')!r} -> {hits}"
-    if span["kind"] == "render":
-        version = inputs.get("prompt_version") or ""
-        return f"{inputs.get('template')}@{version[:8]} -> {len(outputs.get('messages', []))} message(s)"
-    if span["kind"] == "generate":
-        return repr(_shorten(outputs.get("text", "")))
-    if span["kind"] == "parse":
-        return f"-> {outputs.get('answer')!r}"
-    if span["kind"] == "claim":
-        where = f" [{outputs['passage']}]" if outputs.get("passage") else ""
-        return f"{outputs.get('verdict')}{where}: {inputs.get('claim', '')!r}"
-    if span["kind"] == "passage":
-        return f"{'relevant' if outputs.get('relevant') else 'not relevant'}: {inputs.get('passage_id')}"
-    if span["kind"] == "sentence":
-        return f"{'supported' if outputs.get('supported') else 'not supported'} {inputs.get('cites')}: " + repr(
-            inputs.get("sentence", "")
-        )
-    if span["kind"] == "program":
-        return f"{inputs.get('question', '')!r} -> {outputs.get('answer')!r}"
+    if span["kind"] in BRIEFS:
+        return BRIEFS[span["kind"]](inputs, outputs)
     return _shorten(json.dumps(outputs, ensure_ascii=False, default=str))
 
 

@@ -15,6 +15,7 @@ from typing import Any, Mapping, Optional, Sequence
 from playground import PlaygroundError
 from playground.bounds import LONG_RESAMPLE_BYTES, RESAMPLES, SEED, confirm_long_work
 from playground.evaluation.stats import compare_paired
+from playground.evaluation.stored_runs import is_answer_run, load_runs
 
 LEVEL = 0.95
 INTERVAL_METHOD = "paired percentile bootstrap over questions"
@@ -153,7 +154,7 @@ def definition_warnings(runs: Sequence[Mapping], metrics: Sequence[str]) -> list
         seen: dict[str, list[str]] = {}
         for run in runs:
             signature = (run.get("signatures") or {}).get(metric)
-            if signature is None and run.get("kind") == "answer" and metric in ("em", "cover_em"):
+            if signature is None and is_answer_run(run) and metric in ("em", "cover_em"):
                 signature = squad
             if signature is not None:
                 seen.setdefault(signature, []).append(run["id"])
@@ -181,7 +182,6 @@ def compare_runs(
     `loaded`: the runs already read, with their scored_tables (the gate reads them once for all it computes).
     """
     from playground.evaluation.config_diff import confound_warning, diff_configs
-    from playground.evaluation.stored_runs import load_runs
 
     RESAMPLES.check(n_resamples, "resamples")  # before the runs are read
     SEED.check(seed, "seed")
@@ -203,13 +203,9 @@ def compare_runs(
     warnings = []
     diffs = []
     for run in runs[1:]:
-        diff = (
-            diff_configs(runs[0]["config"], run["config"])
-            if runs[0]["kind"] == "answer"
-            else _retrieval_diff(runs[0]["config"], run["config"])
-        )
+        diff = (diff_configs if is_answer_run(runs[0]) else _retrieval_diff)(runs[0]["config"], run["config"])
         diffs.append(diff)
-        confound = confound_warning(runs[0]["config"], run["config"]) if runs[0]["kind"] == "answer" else None
+        confound = confound_warning(runs[0]["config"], run["config"]) if is_answer_run(runs[0]) else None
         if confound:
             warnings.append(confound)
         if not diff:
@@ -299,7 +295,7 @@ def _add_judge_scores(workspace, runs: list[dict], tables: list[tuple]) -> list[
 
     judged = []
     for run, (scores, _, _) in zip(runs, tables):
-        extra = question_judge_scores(workspace, run["id"], run["results"]) if run["kind"] == "answer" else {}
+        extra = question_judge_scores(workspace, run["id"], run["results"]) if is_answer_run(run) else {}
         for metric, table in extra.items():
             for qid, value in table["scores"].items():
                 if qid in scores:

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Final, Mapping, Sequence
 
 from playground import PlaygroundError
+
+
+class RunKind:
+    """What a stored run holds: answers to questions (with a trace, judge scores and answer metrics), or the
+    passages a retrieval found."""
+
+    ANSWER: Final = "answer"
+    RETRIEVAL: Final = "retrieval"
+
+
+def is_answer_run(run: Mapping) -> bool:
+    """A loaded run (load_run) of answers: judges, answer rules and prompt settings apply to it."""
+    return run.get("kind") == RunKind.ANSWER
 
 
 def answer_settings(config: dict) -> dict:
@@ -30,7 +43,7 @@ def answer_settings(config: dict) -> dict:
 
 
 def load_run(workspace, run_id: str) -> dict:
-    """{"id", "kind": "answer" | "retrieval", "status", "config", "settings", "signatures", "results"} of one run,
+    """{"id", "kind" (a RunKind), "status", "config", "settings", "signatures", "results"} of one run,
     found by id or unique id prefix among answer runs, then retrieval runs."""
     from playground.store import retrieval_runs
     from playground.store.runs import get_results, get_run
@@ -44,7 +57,7 @@ def load_run(workspace, run_id: str) -> dict:
             raise answer_error from None
         return {
             "id": run["id"],
-            "kind": "retrieval",
+            "kind": RunKind.RETRIEVAL,
             "status": "done",
             "config": run["config"],
             "settings": retrieval_runs.settings(run["config"]),
@@ -53,7 +66,7 @@ def load_run(workspace, run_id: str) -> dict:
         }
     return {
         "id": answer_run.id,
-        "kind": "answer",
+        "kind": RunKind.ANSWER,
         "status": answer_run.status,
         "config": answer_run.config,
         "settings": answer_settings(answer_run.config),
@@ -75,6 +88,6 @@ def load_runs(workspace, run_ids: Sequence[str]) -> list[dict]:
     if len(kinds) > 1:
         raise PlaygroundError(
             "cannot compare answer runs with retrieval runs: "
-            + ", ".join(f"{run['id']} is a{'n' if run['kind'] == 'answer' else ''} {run['kind']} run" for run in runs)
+            + ", ".join(f"{run['id']} is a{'n' if is_answer_run(run) else ''} {run['kind']} run" for run in runs)
         )
     return runs

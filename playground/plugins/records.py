@@ -134,7 +134,8 @@ class Judge:
 
     A judge with its own whole-run loop (two runs compared: pairwise) gives
     `judge_run(workspace, run_ids, config, **options) -> report` instead and `runs` (how many runs it takes).
-    `stored_as`: the judgment kind its judgments are stored as (default: its name)."""
+    `stored_as`: the judgment kind its judgments are stored as (default: its name). `old_judgment_metrics`: the
+    metrics each of its judgments scored in files written before a judgment named its metrics (details.metrics)."""
 
     name: str
     templates: dict[str, str]
@@ -150,11 +151,17 @@ class Judge:
     judge_run: Optional[Ref] = None
     runs: int = 1
     stored_as: str = ""
+    old_judgment_metrics: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:
         """The judgment kind its judgments are stored as."""
         return self.stored_as or self.name
+
+    @property
+    def compares_runs(self) -> bool:
+        """It judges two runs' answers against each other: each of its judgments names the other run."""
+        return self.runs > 1
 
     @property
     def scores_answers(self) -> bool:

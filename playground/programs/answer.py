@@ -13,6 +13,7 @@ from typing import Optional
 from playground.data.records import Question
 from playground.programs.base import Program, ProgramOutput, StepContext
 from playground.programs.tracing import describe_error
+from playground.store.span_kinds import SpanKind
 
 
 @dataclass
@@ -52,7 +53,9 @@ def answer(program: Program, context: StepContext, question: Question, repeat: i
     started = time.perf_counter()
     output, error = None, None
     try:
-        with context.span("program", program.name, {"question_id": question.id, "question": question.text}) as root:
+        with context.span(
+            SpanKind.PROGRAM, program.name, {"question_id": question.id, "question": question.text}
+        ) as root:
             output = call_plugin(
                 "programs", program.name, "run", program.run, context, question, returns=_an_output, bounded=False
             )

@@ -23,6 +23,7 @@ from playground.data.records import Choice, Question
 from playground.models.base import Completion, GenerationParams, Message, Model
 from playground.programs.options import NoOptions
 from playground.programs.tracing import Span, Tracer
+from playground.store.span_kinds import SpanKind
 from playground.retrieval.base import Retriever
 from playground.store.db import Workspace
 
@@ -175,7 +176,7 @@ class StepContext:
         if self.retriever is None or self.corpus is None:
             raise PlaygroundError("this program retrieves passages, but the run has no retriever (pass --retriever)")
         k = self.k if k is None else k
-        with self.span("retrieve", name, {"query": query, "k": k, "retriever": self.retriever.kind}) as span:
+        with self.span(SpanKind.RETRIEVE, name, {"query": query, "k": k, "retriever": self.retriever.kind}) as span:
             stages = getattr(self.retriever, "search_stages", None)  # rewrite/rerank stages: each a nested span
             if k <= 0:
                 hits = []
@@ -224,7 +225,7 @@ class StepContext:
         from playground.prompts.run_render import run_messages
 
         variables = self._with_language(variables)
-        with self.span("render", name, self._render_inputs(role, variables)) as span:
+        with self.span(SpanKind.RENDER, name, self._render_inputs(role, variables)) as span:
             messages = run_messages(self.template(role), variables)
             span.outputs = {"messages": messages}
         return messages
@@ -247,7 +248,7 @@ class StepContext:
         template = self.template(role)
         params = params or self.params
         variables = self._with_language(variables)
-        with self.span("render", name, self._render_inputs(role, {**variables, "passages": passages})) as span:
+        with self.span(SpanKind.RENDER, name, self._render_inputs(role, {**variables, "passages": passages})) as span:
             messages, truncation = fit_passages(
                 self.model,
                 lambda kept: run_messages(template, variables, kept),
@@ -284,7 +285,7 @@ class StepContext:
             "sample_index": sample_index,
             "use_cache": self.use_cache,
         }
-        with self.span("generate", name, inputs) as span:
+        with self.span(SpanKind.GENERATE, name, inputs) as span:
             completion = generate(
                 self.workspace,
                 self.model,
@@ -323,7 +324,7 @@ class StepContext:
 
         answer_format = answer_format or getattr(self.template(role), "answer_format", None) or "short"
         choice_list = choice_dicts(choices) if choices else None
-        with self.span("parse", name, {"text": text, "answer_format": answer_format}) as span:
+        with self.span(SpanKind.PARSE, name, {"text": text, "answer_format": answer_format}) as span:
             answer = parse_answer(text, answer_format, choices=choice_list)
             span.outputs = {"answer": answer}
         return answer

@@ -4,30 +4,46 @@ itself is started by runs/bootstrap.py)."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from playground import PlaygroundError
+from playground.store.span_kinds import SpanKind
 
-TRACE_KINDS = ("retrieve", "generate", "parse", "tool")
+
+def _retrieval_step(inputs: dict, outputs: dict) -> dict:
+    return {"query": inputs.get("query"), "passage_ids": [h["id"] for h in outputs.get("hits", [])]}
+
+
+def _generation_step(inputs: dict, outputs: dict) -> dict:
+    return {"text": outputs.get("text", "")}
+
+
+def _parse_step(inputs: dict, outputs: dict) -> dict:
+    return {"output": {k: v for k, v in outputs.items() if k != "text"}}
+
+
+def _tool_step(inputs: dict, outputs: dict) -> dict:
+    return {"inputs": inputs, "outputs": outputs}
+
+
+# The span kinds a demonstration keeps, each with what of it is kept: queries, model texts, parsed answers, tool
+# calls (no prompts).
+TRACE_STEPS: dict[str, Callable[[dict, dict], dict]] = {
+    SpanKind.RETRIEVE: _retrieval_step,
+    SpanKind.GENERATE: _generation_step,
+    SpanKind.PARSE: _parse_step,
+    SpanKind.TOOL: _tool_step,
+}
 
 
 def compact_trace(spans: list[dict]) -> list[dict]:
     """The steps worth keeping with a demonstration: queries, model texts, parsed answers (no prompts)."""
     steps = []
     for span in spans:
-        if span["kind"] not in TRACE_KINDS or span.get("error"):
+        if span["kind"] not in TRACE_STEPS or span.get("error"):
             continue
         inputs, outputs = span.get("inputs") or {}, span.get("outputs") or {}
-        step = {"kind": span["kind"], "name": span["name"]}
-        if span["kind"] == "retrieve":
-            step.update(query=inputs.get("query"), passage_ids=[h["id"] for h in outputs.get("hits", [])])
-        elif span["kind"] == "generate":
-            step["text"] = outputs.get("text", "")
-        elif span["kind"] == "parse":
-            step["output"] = {k: v for k, v in outputs.items() if k != "text"}
-        else:
-            step.update(inputs=inputs, outputs=outputs)
-        steps.append(step)
+        steps.append({"kind": span["kind"], "name": span["name"], **TRACE_STEPS[span["kind"]](inputs, outputs)})
     return steps
 
 

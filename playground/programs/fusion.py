@@ -15,6 +15,7 @@ from playground.programs.base import ProgramOutput, StepContext, program
 from playground.prompts.render import question_variables
 from playground.programs.multihop import accumulate_passages, answer_from_passages, step_params
 from playground.programs.options import StepOptions, option, read_options
+from playground.store.span_kinds import SpanKind
 from playground.prompts.parse import parse_short
 
 FUSION_METHODS = ("rrf", "combsum")
@@ -101,13 +102,13 @@ def fusion_hop(
     method: str,
     rrf_k: int,
 ) -> list[dict]:
-    with context.span("step", f"hop {hop}", {"hop": hop, "queries_sampled": n, "fusion": method}) as span:
+    with context.span(SpanKind.STEP, f"hop {hop}", {"hop": hop, "queries_sampled": n, "fusion": method}) as span:
         queries = sample_queries(context, question, gathered, n, temperature)
         rankings = [
             (query, context.retrieve(query, name=f"retrieve {number}")) for number, query in enumerate(queries, start=1)
         ]
         with context.span(
-            "step", "fuse", {"method": method, "rrf_k": rrf_k if method == "rrf" else None, "queries": queries}
+            SpanKind.STEP, "fuse", {"method": method, "rrf_k": rrf_k if method == "rrf" else None, "queries": queries}
         ) as fuse_span:
             fused = fuse(rankings, method, rrf_k)[: context.k]
             fuse_span.outputs = {

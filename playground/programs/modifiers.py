@@ -30,6 +30,7 @@ from playground.data.records import Question
 from playground.models.base import GenerationParams, Message
 from playground.programs.base import Program, ProgramOutput, StepContext
 from playground.programs.options import ModifierOptions, NoOptions, read_options
+from playground.store.span_kinds import SpanKind
 
 EXAMPLE_OPTIONS = ("examples", "demonstrations", "shots", "selection", "embedder", "order", "order_seed")
 DEFAULT_SET_SHOTS = 3
@@ -164,7 +165,7 @@ def choose_examples(context: StepContext, question: Question) -> Optional[list[d
         "order": options.order,
         "order_seed": options.order_seed,
     }
-    with context.span("step", "select examples", inputs) as span:
+    with context.span(SpanKind.STEP, "select examples", inputs) as span:
         candidates = [
             e
             for e in pool
@@ -217,11 +218,11 @@ def self_consistency(
         seed = None if context.params.seed is None else context.params.seed + index
         params = dataclasses.replace(context.params, temperature=temperature, seed=seed)
         sample = dataclasses.replace(context, params=params, sample_index=context.sample_index * n + index)
-        with context.span("step", f"sample {index + 1}", {"temperature": temperature, "seed": seed}) as span:
+        with context.span(SpanKind.STEP, f"sample {index + 1}", {"temperature": temperature, "seed": seed}) as span:
             output = base.run(sample, question)
             span.outputs = {"answer": output.answer, "used_passage_ids": output.used_passage_ids}
         outputs.append(output)
-    with context.span("step", "vote", {"answers": [o.answer for o in outputs]}) as span:
+    with context.span(SpanKind.STEP, "vote", {"answers": [o.answer for o in outputs]}) as span:
         result = vote([o.answer for o in outputs])
         span.outputs = result
     chosen = outputs[result["sample"]]

@@ -16,6 +16,7 @@ from playground.models.base import GenerationParams
 from playground.programs.base import ProgramOutput, StepContext, program
 from playground.prompts.render import question_variables
 from playground.programs.options import StepOptions, option, read_options
+from playground.store.span_kinds import SpanKind
 
 _NOT_APPLICABLE = re.compile(r"^\W*(?:n\s*/\s*a|none|no more search(?:es)?|nothing)\W*$", re.I)
 _KNOWN = re.compile(r"^\s*(?:known|summary|context)\s*:\s*", re.I)
@@ -71,12 +72,12 @@ def search_hop(
     context: StepContext, question: Question, gathered: list[dict], hop: int, k: int, params: GenerationParams
 ) -> tuple[list[dict], bool]:
     """One hop under its own span: write known + query, stop on N/A, else retrieve; returns (gathered, stopped)."""
-    with context.span("step", f"hop {hop}", {"hop": hop, "passage_ids": [p["id"] for p in gathered]}) as span:
+    with context.span(SpanKind.STEP, f"hop {hop}", {"hop": hop, "passage_ids": [p["id"] for p in gathered]}) as span:
         messages, _, truncation = context.render_with_passages(
             question_variables(question), gathered, role="query", params=params, name="render query"
         )
         completion = context.generate(messages, params=params, name="generate query", truncation=truncation)
-        with context.span("parse", "parse query", {"text": completion.text}) as parse_span:
+        with context.span(SpanKind.PARSE, "parse query", {"text": completion.text}) as parse_span:
             parsed = parse_hop(completion.text)
             parse_span.outputs = parsed
         if parsed["stop"]:

@@ -17,6 +17,7 @@ from playground.programs.base import ProgramOutput, StepContext, program
 from playground.prompts.render import question_variables
 from playground.programs.multihop import accumulate_passages, answer_from_passages, step_params
 from playground.programs.options import StepOptions, option, read_options
+from playground.store.span_kinds import SpanKind
 
 _ACTION = re.compile(r"(?:action\s*\d*\s*:\s*)?\b(search|finish)\s*\[([^\[\]\n]*)\]", re.I)
 _THOUGHT_PREFIX = re.compile(r"^\s*thought\s*\d*\s*:\s*", re.I)
@@ -73,7 +74,7 @@ def propose(context: StepContext, question: Question, history: list[dict], error
     completion = context.generate(
         messages, params=params, name=f"generate step{suffix}", sample_index=context.sample_index * 2 + attempt
     )
-    with context.span("parse", f"parse action{suffix}", {"text": completion.text}) as span:
+    with context.span(SpanKind.PARSE, f"parse action{suffix}", {"text": completion.text}) as span:
         step = parse_step(completion.text)
         span.outputs = {"thought": step.thought, "action": step.action, "argument": step.argument}
         if step.malformed:
@@ -102,7 +103,7 @@ def react(context: StepContext, question: Question) -> ProgramOutput:
     observed: list[dict] = []
     reason = "step budget spent"
     for number in range(1, max_steps + 1):
-        with context.span("step", f"step {number}", {"step": number}) as span:
+        with context.span(SpanKind.STEP, f"step {number}", {"step": number}) as span:
             step = propose(context, question, history, None, 0)
             retried = step.malformed
             if retried:
@@ -125,13 +126,13 @@ def react(context: StepContext, question: Question) -> ProgramOutput:
                     used_passage_ids=[p["id"] for p in observed],
                     extra={"steps": number, "finished": True},
                 )
-            with context.span("tool", "search", {"query": step.argument}) as tool:
+            with context.span(SpanKind.TOOL, "search", {"query": step.argument}) as tool:
                 passages = context.retrieve(step.argument, name="retrieve")
                 observation = observation_text(passages, limit)
                 tool.outputs = {"observation": observation, "passage_ids": [p["id"] for p in passages]}
             observed = accumulate_passages(observed, passages)
             history.append({"thought": step.thought, "action": f"Search[{step.argument}]", "observation": observation})
-    with context.span("step", "forced answer", {"reason": reason, "passage_ids": [p["id"] for p in observed]}):
+    with context.span(SpanKind.STEP, "forced answer", {"reason": reason, "passage_ids": [p["id"] for p in observed]}):
         output = answer_from_passages(context, question, observed, role="answer")
     output.extra.update({"steps": len(history), "finished": False, "reason": reason})
     return output

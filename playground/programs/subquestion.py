@@ -19,6 +19,7 @@ from playground.programs.base import ProgramOutput, StepContext, program
 from playground.prompts.render import question_variables
 from playground.programs.multihop import accumulate_passages, step_params
 from playground.programs.options import StepOptions, option, read_options
+from playground.store.span_kinds import SpanKind
 from playground.prompts.parse import first_json_object
 
 _NUMBERING = re.compile(r"^\s*(?:[-*•]\s*)?(?:\(?\d+[.):]|q\d+\s*[:.)]|(?:sub-?)?question\s*\d*\s*[:.)])?\s*", re.I)
@@ -58,10 +59,10 @@ def parse_judgment(text: str) -> dict:
 
 def split_question(context: StepContext, question: Question, limit: int) -> list[str]:
     params = step_params(context)
-    with context.span("step", "split", {"question": question.text, "max_subquestions": limit}) as span:
+    with context.span(SpanKind.STEP, "split", {"question": question.text, "max_subquestions": limit}) as span:
         messages = context.render(question_variables(question), role="split", name="render split")
         completion = context.generate(messages, params=params, name="generate split")
-        with context.span("parse", "parse sub-questions", {"text": completion.text}) as parse_span:
+        with context.span(SpanKind.PARSE, "parse sub-questions", {"text": completion.text}) as parse_span:
             subquestions = parse_subquestions(completion.text, limit)
             fallback = not subquestions
             subquestions = subquestions or [question.text]
@@ -78,7 +79,7 @@ def judge_round(
     The verdict is None when the passages were already judged in an earlier round (the judge would say the same).
     """
     params = step_params(context)
-    with context.span("step", f"round {round_number}", {"query": query}) as span:
+    with context.span(SpanKind.STEP, f"round {round_number}", {"query": query}) as span:
         passages = context.retrieve(query, name="retrieve")
         if [p["id"] for p in passages] in judged:
             span.outputs = {"skipped": "these passages were judged in an earlier round"}
@@ -87,7 +88,7 @@ def judge_round(
             question_variables(subquestion), passages, role="judge", params=params, name="render judge"
         )
         completion = context.generate(messages, params=params, truncation=truncation, name="generate judge")
-        with context.span("parse", "parse judgment", {"text": completion.text}) as parse_span:
+        with context.span(SpanKind.PARSE, "parse judgment", {"text": completion.text}) as parse_span:
             verdict = parse_judgment(completion.text)
             parse_span.outputs = verdict
         judged.append([p["id"] for p in passages])
@@ -97,7 +98,9 @@ def judge_round(
 
 def answer_subquestion(context: StepContext, number: int, subquestion: str, max_rounds: int) -> dict:
     """Search, judge and refine one sub-question; returns {question, answer, verified, feedback, passages, rounds}."""
-    with context.span("step", f"subquestion {number}", {"subquestion": subquestion, "max_rounds": max_rounds}) as span:
+    with context.span(
+        SpanKind.STEP, f"subquestion {number}", {"subquestion": subquestion, "max_rounds": max_rounds}
+    ) as span:
         query, gathered, verdict, rounds, judged = subquestion, [], {}, 0, []
         for round_number in range(1, max_rounds + 1):
             rounds = round_number
@@ -135,7 +138,7 @@ def synthesise(context: StepContext, question: Question, records: list[dict]) ->
         passages = accumulate_passages(passages, record["passages"])
     subanswers = [{"question": r["question"], "answer": r["answer"], "verified": True} for r in verified]
     with context.span(
-        "step",
+        SpanKind.STEP,
         "synthesise",
         {"verified": len(verified), "subquestions": len(records), "fell_back_to_all_passages": not verified},
     ):

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
+from playground.store.span_kinds import SpanKind
 from playground.store.values import now, to_json
 
 
@@ -101,7 +102,7 @@ class Tracer:
         return [span.to_row(run_id, question_id, repeat) for span in self.spans]
 
     def generate_spans(self) -> list[Span]:
-        return [span for span in self.spans if span.kind == "generate"]
+        return [span for span in self.spans if span.kind == SpanKind.GENERATE]
 
 
 def span_tree(spans: list[dict]) -> list[dict]:

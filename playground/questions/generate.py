@@ -21,7 +21,7 @@ from playground.models.registry import DEFAULT_MODEL_SPEC
 from playground.progress import ProgressCallback, report
 from playground.questions.checks import find_answer, gives_answer_away, other_language, read_output
 from playground.questions.chunks import Chunk, corpus_chunks, related_pair, spread_sample
-from playground.questions.outcome import Candidate, build_report, keep_distinct, store_questions
+from playground.questions.outcome import Candidate, QuestionKind, build_report, keep_distinct, store_questions
 
 DEFAULT_TEMPLATE = "question-generation"
 DEFAULT_DEADLINE_S = 300.0  # one question's model call, retries included (as a judgment's)
@@ -83,7 +83,9 @@ def plan_items(chunks: list[Chunk], settings: GenerationSettings, search) -> lis
     items = []
     for index, chunk in enumerate(picked):
         pair = related_pair(chunks, chunk, prefer_link=rng.random() < 0.5, search=search) if index in two_hop else None
-        items.append(("two-hop", [pair[0], pair[1]], pair[2]) if pair else ("single", [chunk], ""))
+        items.append(
+            (QuestionKind.TWO_HOP, [pair[0], pair[1]], pair[2]) if pair else (QuestionKind.SINGLE, [chunk], "")
+        )
     return items
 
 

@@ -5,7 +5,7 @@ benchmark, whose questions carry their gold spans and provenance and whose metad
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Final, Optional
 
 from playground.data.records import Question
 from playground.questions.chunks import Chunk
@@ -14,9 +14,19 @@ GENERATED_FORMAT = "generated"  # the format of a benchmark that questions gener
 MAX_STORED_OUTPUT = 1000  # characters of a rejected reply kept with its reason
 
 
+class QuestionKind:
+    """What a generated question is asked from."""
+
+    SINGLE: Final = "single"  # one chunk
+    TWO_HOP: Final = "two-hop"  # two related chunks: the answer in one, the bridge to it in the other
+
+
+QUESTION_KINDS = (QuestionKind.SINGLE, QuestionKind.TWO_HOP)
+
+
 @dataclass
 class Candidate:
-    kind: str  # "single" or "two-hop"
+    kind: str  # a QuestionKind
     sources: list[Chunk]
     link: str = ""  # a two-hop pair's relation: "neighbour" or "bm25"
     output: str = ""
@@ -39,7 +49,7 @@ class Candidate:
         source chunk that does not hold the answer (the bridge), so both pieces of evidence survive re-chunking."""
         spans = [chunk.span(start, end) for chunk, (start, end, _) in self.matches]
         holding = {chunk.id for chunk, _ in self.matches}
-        if self.kind == "two-hop":
+        if self.kind == QuestionKind.TWO_HOP:
             spans += [chunk.whole_span() for chunk in self.sources if chunk.id not in holding]
         return spans
 
@@ -111,7 +121,7 @@ def build_report(settings, corpus: dict, candidates: list[Candidate], generator:
         "dataset": settings.name if kept or replied else None,
         "hint": model_hint(generator["model"], len(kept), len(candidates), replied),
         "asked": len(candidates),
-        "asked_by_kind": {kind: sum(1 for c in candidates if c.kind == kind) for kind in ("single", "two-hop")},
+        "asked_by_kind": {kind: sum(1 for c in candidates if c.kind == kind) for kind in QUESTION_KINDS},
         "kept": len(kept),
         "rejected": counts,
         "why": None if kept else _why_none(counts, len(candidates)),

@@ -16,7 +16,7 @@ from playground import PlaygroundError
 from playground.data.records import Passage, Question
 from playground.questions.checks import find_answer
 from playground.questions.chunks import Chunk, as_chunk
-from playground.questions.outcome import GENERATED_FORMAT, Candidate
+from playground.questions.outcome import GENERATED_FORMAT, Candidate, QuestionKind
 from playground.store.values import PERSON as DECIDED_BY  # who decided: a person reviewing, not the filters
 
 REVIEWED_FORMAT = "reviewed"
@@ -210,7 +210,7 @@ def edited_question(workspace, benchmark: str, question: Question, text: str, an
     if not matches:
         where = ", ".join(chunk.id for chunk in chunks)
         raise PlaygroundError(f"question {question.id}: the answer {answer!r} is not in its source chunk(s) {where}")
-    kind = str(question.metadata.get("kind") or "single")
+    kind = str(question.metadata.get("kind") or QuestionKind.SINGLE)
     candidate = Candidate(kind=kind, sources=chunks, question=text, answer=answer, matches=matches)
     metadata = {
         **question.metadata,
@@ -243,7 +243,7 @@ def accept_rejection(workspace, benchmark: str, index: int, text: str, answer: s
     while f"gen-{number:04d}" in taken:
         number += 1
     sources = [str(i) for i in rejection.get("source_passage_ids") or []]
-    kind = str(rejection.get("kind") or "single")
+    kind = str(rejection.get("kind") or QuestionKind.SINGLE)
     generator = metadata.get("generator") if isinstance(metadata.get("generator"), dict) else {}
     draft = Question(
         id=f"gen-{number:04d}",

@@ -11,6 +11,7 @@ from playground import PlaygroundError
 from playground.data.records import Question
 from playground.questions.checks import answer_pattern, find_answer
 from playground.questions.chunks import Chunk, corpus_chunks
+from playground.questions.outcome import QuestionKind
 from playground.questions.review import DECIDED_BY
 
 WRITTEN_FORMAT = "written"
@@ -70,11 +71,11 @@ def written_question(
         text=text,
         answers=[answer],
         gold_passage_ids=sources,
-        tags={"kind": "single"},
+        tags={"kind": QuestionKind.SINGLE},
         metadata={
             "gold_spans": spans,
             "source_passage_ids": sources,
-            "kind": "single",
+            "kind": QuestionKind.SINGLE,
             "answer_match": matches,
             "written": {"by": DECIDED_BY, "at": now(), "document": document, "quote": quote},
         },

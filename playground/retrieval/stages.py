@@ -12,6 +12,7 @@ from typing import Any, Callable, ContextManager, Iterator, Optional
 from playground import PlaygroundError
 from playground.retrieval.base import Hit
 from playground.retrieval.stage_model import ModelCost
+from playground.store.span_kinds import SpanKind
 
 NO_STAGE = "none"  # a stage left off, as a picker or a sweep value names it
 DEFAULT_RERANK_DEPTH = 20
@@ -20,7 +21,7 @@ MAX_RERANK_DEPTH = 1000
 MAX_REWRITES = 10
 # Each stage's span kind: under a program's "retrieve" span (what readers of a trace take as the passages found), the
 # retriever's own search is a "search" span, so no reader mistakes it for the program's retrieval.
-SPAN_KINDS = {"rewrite": "rewrite", "retrieve": "search", "rerank": "rerank"}
+SPAN_KINDS = {"rewrite": SpanKind.REWRITE, "retrieve": SpanKind.SEARCH, "rerank": SpanKind.RERANK}
 
 
 @dataclass(frozen=True)

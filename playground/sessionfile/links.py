@@ -11,9 +11,9 @@ from typing import Any, Callable, Optional
 
 from playground import PlaygroundError
 from playground.models.base import GenerationParams
-from playground.store.judgments import judgment_kinds
+from playground.store.judgments import judgment_kinds, judgment_kinds_comparing_runs, old_judgment_metrics
 from playground.store.optimizations import SEARCH_STATUSES
-from playground.store.ratings import RATING_KINDS, check_rating
+from playground.store.ratings import RATING_KINDS, check_rating, rating_compares_runs
 from playground.store.runs import RUN_STATUSES
 from playground.sessionfile.decode import check_part
 from playground.sessionfile.labels import check_label_moves
@@ -116,7 +116,7 @@ def _known(where: str, value: Optional[str], known: tuple) -> None:
 def _check_rating(where: str, rating: Any, answered: set) -> None:
     """A rating by the rules every stored rating follows (store.ratings.check_rating), of a question its run (and a
     pairwise one's other run) answered."""
-    _check_kind(where, rating, RATING_KINDS, "rating")
+    _check_kind(where, rating, tuple(RATING_KINDS), "rating", rating_compares_runs)
     other = given(rating.other_run_id)
     try:
         check_rating(
@@ -138,12 +138,11 @@ def _check_rating(where: str, rating: Any, answered: set) -> None:
 
 
 def _judged_metrics(file: SessionFileV1) -> set[tuple[str, str]]:
-    """(run id, metric) for each metric the file's judgments scored a run on: `pointwise` for a pointwise judgment,
-    and each metric a gold-free judgment's details name (details.metrics)."""
-    judged = set()
+    """(run id, metric) for each metric the file's judgments scored a run on: each metric a judgment's details name
+    (details.metrics), and those a judgment of its kind scored before judgments named them (old_judgment_metrics)."""
+    judged, unnamed = set(), old_judgment_metrics()
     for judgment in records_of(file, "judgments"):
-        if judgment.kind == "pointwise":
-            judged.add((judgment.run_id, "pointwise"))
+        judged.update((judgment.run_id, metric) for metric in unnamed.get(judgment.kind, ()))
         metrics = (value_of(judgment.details) or {}).get("metrics")
         if isinstance(metrics, dict):
             judged.update((judgment.run_id, metric) for metric in metrics)
@@ -171,12 +170,12 @@ def _check_rating_samples(file: SessionFileV1, run_ids: dict, answered: set) -> 
                 )
 
 
-def _check_kind(where: str, record: Any, kinds: tuple, noun: str) -> None:
-    """A rating's or judgment's kind is known, and a pairwise one names the other run."""
+def _check_kind(where: str, record: Any, kinds: tuple, noun: str, compares_runs: Callable[[str], bool]) -> None:
+    """A rating's or judgment's kind is known, and one of a kind that compares two runs names the other run."""
     if record.kind not in kinds:
         raise SessionFormatError(f"{where}.kind", f"expected one of {', '.join(kinds)}, got {record.kind!r}")
-    if record.kind == "pairwise" and not given(record.other_run_id):
-        raise SessionFormatError(f"{where}.other_run_id", f"a pairwise {noun} needs the other run")
+    if compares_runs(record.kind) and not given(record.other_run_id):
+        raise SessionFormatError(f"{where}.other_run_id", f"a {record.kind} {noun} needs the other run")
 
 
 def _check_parent(where: str, span: Any, spans: list, span_ids: dict, owner: str, noun: str, owner_noun: str) -> None:
@@ -226,12 +225,13 @@ def _check_judgments(file: SessionFileV1, run_ids: dict) -> None:
         "judgments",
         lambda j: (j.judge_id, j.kind, j.run_id, given(j.other_run_id), j.question_id, j.result_repeat, j.sample_index),
     )
+    kinds, comparing = judgment_kinds(), judgment_kinds_comparing_runs()
     for i, judgment in enumerate(judgments):
         where = f"judgments[{i}]"
         _reference(f"{where}.judge_id", judgment.judge_id, judge_ids, "judge")
         _reference(f"{where}.run_id", judgment.run_id, run_ids, "run")
         _reference(f"{where}.other_run_id", given(judgment.other_run_id), run_ids, "run")
-        _check_kind(where, judgment, judgment_kinds(), "judgment")
+        _check_kind(where, judgment, kinds, "judgment", comparing.__contains__)
     span_ids = _unique(spans, "judge_spans", lambda s: s.id)
     for i, span in enumerate(spans):
         where = f"judge_spans[{i}]"

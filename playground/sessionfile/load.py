@@ -33,7 +33,7 @@ from playground.store.values import now
 from playground.store.integrity import ensure_undamaged
 from playground.store.judgments import judgment_id
 from playground.store.reviews import relink_imported_reviews
-from playground.store.sessions import add_imported_session, new_id, write_transaction
+from playground.store.sessions import SessionOrigin, add_imported_session, new_id, write_transaction
 
 
 def import_session(
@@ -51,7 +51,7 @@ def import_session(
     run_map = {run.id: new_id() for run in file.runs}
     retrieval_map = {run.id: new_id() for run in records_of(file, "retrieval_runs")}
     origin = {
-        "kind": "import",
+        "kind": SessionOrigin.IMPORT,
         "source_session_id": source.id,
         "source_name": source.name,
         "exported_at": given(file.exported_at),

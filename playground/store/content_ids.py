@@ -6,7 +6,8 @@ stored record is loaded to be executed, so a file cannot keep a trusted id while
 from __future__ import annotations
 
 import hashlib
-from typing import Optional
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 from playground import PlaygroundError
 from playground.store.values import to_json
@@ -36,28 +37,44 @@ def judge_version_id(kind: str, model: str, fingerprint: Optional[str], params: 
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
 
 
+def _judge_content_id(record: dict) -> str:
+    return judge_version_id(
+        record["kind"],
+        record["model"],
+        record.get("model_fingerprint"),
+        record.get("params") or {},
+        record.get("prompt_versions") or {},
+    )
+
+
+@dataclass(frozen=True)
+class ContentAddressed:
+    """A table whose records' ids are hashes of their content: what one record is called, and its id from it."""
+
+    noun: str
+    content_id: Callable[[dict], str]
+
+
+# Each content-addressed table (as a session file's section is named) -> how its records' ids are made.
+CONTENT_ADDRESSED = {
+    "prompt_versions": ContentAddressed("prompt version", lambda record: prompt_version_id(record["content"])),
+    "demonstration_sets": ContentAddressed(
+        "demonstration set", lambda record: demonstration_set_id(record["name"], record["examples"])
+    ),
+    "judges": ContentAddressed("judge version", _judge_content_id),
+}
+WHAT = {table: addressed.noun for table, addressed in CONTENT_ADDRESSED.items()}
+
+
 def expected_id(kind: str, record: dict) -> str:
-    """The id a record of `kind` (prompt_versions, demonstration_sets, judges) must have, from its content."""
-    if kind == "prompt_versions":
-        return prompt_version_id(record["content"])
-    if kind == "demonstration_sets":
-        return demonstration_set_id(record["name"], record["examples"])
-    if kind == "judges":
-        return judge_version_id(
-            record["kind"],
-            record["model"],
-            record.get("model_fingerprint"),
-            record.get("params") or {},
-            record.get("prompt_versions") or {},
-        )
-    raise ValueError(kind)
+    """The id a record of `kind` (a table of CONTENT_ADDRESSED) must have, from its content."""
+    if kind not in CONTENT_ADDRESSED:
+        raise ValueError(kind)
+    return CONTENT_ADDRESSED[kind].content_id(record)
 
 
 class ContentIdError(PlaygroundError):
     """A record whose id is not the hash of its content."""
-
-
-WHAT = {"prompt_versions": "prompt version", "demonstration_sets": "demonstration set", "judges": "judge version"}
 
 
 def check_content_id(kind: str, record: dict, where: Optional[str] = None) -> None:
@@ -73,6 +90,6 @@ def check_content_id(kind: str, record: dict, where: Optional[str] = None) -> No
 
 def check_payload_content_ids(payload: dict) -> None:
     """Check every content-addressed record of a session file; the first mismatch refuses the whole file."""
-    for kind in ("prompt_versions", "demonstration_sets", "judges"):
+    for kind in CONTENT_ADDRESSED:
         for i, record in enumerate(payload.get(kind) or []):
             check_content_id(kind, record, f"{kind}[{i}] ({WHAT[kind]} {record['id']!r})")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from playground import PlaygroundError
 from playground.redaction import redact, redact_row
@@ -16,12 +16,35 @@ from playground.store.db import Workspace
 from playground.store.ids import resolve_id
 from playground.store.values import now, to_json
 
+if TYPE_CHECKING:
+    from playground.plugins.records import Judge
 
-def judgment_kinds() -> tuple[str, ...]:
-    """The kinds judgments are stored as: every registered judge's (playground.evaluation.judges.registry)."""
+
+def _judges() -> list[Judge]:
+    """Every registered judge's record (playground.evaluation.judges.registry reads the same)."""
     from playground.plugins import registry
 
-    return tuple(dict.fromkeys(judge.kind for judge in registry().of("judges").values()))
+    return list(registry().of("judges").values())
+
+
+def judgment_kinds() -> tuple[str, ...]:
+    """The kinds judgments are stored as: every registered judge's."""
+    return tuple(dict.fromkeys(judge.kind for judge in _judges()))
+
+
+def judgment_kinds_comparing_runs() -> frozenset[str]:
+    """The judgment kinds whose judgments compare two runs, so each names the other run."""
+    return frozenset(judge.kind for judge in _judges() if judge.compares_runs)
+
+
+def old_judgment_metrics() -> dict[str, tuple[str, ...]]:
+    """Judgment kind -> the metrics a judgment of it scored when written before judgments named their metrics
+    (details.metrics); kinds whose judgments always named them are left out."""
+    found: dict[str, dict[str, None]] = {}
+    for judge in _judges():
+        if judge.old_judgment_metrics:
+            found.setdefault(judge.kind, {}).update(dict.fromkeys(judge.old_judgment_metrics))
+    return {kind: tuple(metrics) for kind, metrics in found.items()}
 
 
 def _loads(value: Optional[str], default: Any) -> Any:

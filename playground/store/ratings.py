@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import uuid
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from playground import PlaygroundError
@@ -18,11 +19,27 @@ from playground.store.db import Workspace
 from playground.store.ids import resolve_id
 from playground.store.values import now
 
-RATING_KINDS = ("pointwise", "pairwise", "metric")
+
+@dataclass(frozen=True)
+class RatingKind:
+    """What a rating of one kind holds: a value on `scale` (low, high); a judge metric's name when `names_metric`;
+    the other run's id when it `compares_runs`, its value then one of `values` (1: run_id's answer is better, 0: the
+    other run's, 0.5: a tie)."""
+
+    scale: Optional[tuple[float, float]] = None
+    values: tuple[float, ...] = ()
+    names_metric: bool = False
+    compares_runs: bool = False
+
+
 PAIRWISE_VALUES = (0.0, 0.5, 1.0)
 # The scale a person rates on: the answer as a whole 1-5 (the app's slider, `rate import`); a judge metric as the
-# judge scores it, 0-1.
-RATING_SCALES = {"pointwise": (1.0, 5.0), "metric": (0.0, 1.0)}
+# judge scores it, 0-1; of two answers, which is better (PAIRWISE_VALUES).
+RATING_KINDS = {
+    "pointwise": RatingKind(scale=(1.0, 5.0)),
+    "pairwise": RatingKind(values=PAIRWISE_VALUES, compares_runs=True),
+    "metric": RatingKind(scale=(0.0, 1.0), names_metric=True),
+}
 MAX_NOTE_CHARS = 10_000
 MAX_METRIC_CHARS = 64
 
@@ -37,34 +54,35 @@ def check_rating(
     note: Any = None,
 ) -> float:
     """A rating's own values by the rules every stored rating follows, whoever writes it (`rate`, the app, a session
-    file): a known kind; a finite value on its kind's scale (RATING_SCALES; a pairwise one of PAIRWISE_VALUES); a
-    metric named by a metric rating only; a pairwise rating's other run; a rater and a note within bounds. Returns
-    the value as a float, or raises PlaygroundError saying which."""
-    if kind not in RATING_KINDS:
+    file): a known kind (RATING_KINDS); a finite value on its kind's scale or among its values; a metric named
+    by a kind that names one only; the other run for a kind that compares runs only; a rater and a note within
+    bounds. Returns the value as a float, or raises PlaygroundError saying which."""
+    if not isinstance(kind, str) or kind not in RATING_KINDS:
         raise PlaygroundError(f"rating kind must be one of {', '.join(RATING_KINDS)}, not {kind!r}")
+    rated = RATING_KINDS[kind]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise PlaygroundError(f"a rating value must be a finite number, not {value!r}")
     value = float(value)
-    if (kind == "metric") != (metric is not None):
+    if rated.names_metric != (metric is not None):
         raise PlaygroundError("a metric rating names its metric, and only a metric rating does")
     if metric is not None and (not isinstance(metric, str) or not metric.strip() or len(metric) > MAX_METRIC_CHARS):
         raise PlaygroundError(f"a rated metric needs a name of 1 to {MAX_METRIC_CHARS} characters")
-    if kind in RATING_SCALES and not RATING_SCALES[kind][0] <= value <= RATING_SCALES[kind][1]:
-        low, high = RATING_SCALES[kind]
+    if rated.scale is not None and not rated.scale[0] <= value <= rated.scale[1]:
+        low, high = rated.scale
         what = (
             f"a rating of {metric} is a score from 0 to 1 (1 or 0 for a verdict)"
             if metric
             else f"a {kind} rating is from {low:g} to {high:g}"
         )
         raise PlaygroundError(f"{what}, not {value:g}")
-    if kind == "pairwise":
+    if rated.compares_runs:
         if not other_run_id:
-            raise PlaygroundError("a pairwise rating needs the other run (other_run_id)")
+            raise PlaygroundError(f"a {kind} rating needs the other run (other_run_id)")
         if other_run_id == run_id:
-            raise PlaygroundError("a pairwise rating compares two different runs")
-        if value not in PAIRWISE_VALUES:
+            raise PlaygroundError(f"a {kind} rating compares two different runs")
+        if value not in rated.values:
             raise PlaygroundError(
-                f"a pairwise rating is 1 (run {run_id} better), 0 (run {other_run_id} better) or 0.5 (tie), not {value:g}"
+                f"a {kind} rating is 1 (run {run_id} better), 0 (run {other_run_id} better) or 0.5 (tie), not {value:g}"
             )
     elif other_run_id:
         raise PlaygroundError(f"a {kind} rating rates one run; leave other_run_id out")
@@ -73,6 +91,11 @@ def check_rating(
     if not rater or not isinstance(rater, str):
         raise PlaygroundError("a rating needs a rater name")
     return value
+
+
+def rating_compares_runs(kind: str) -> bool:
+    """A rating of `kind` compares two runs' answers (it names the other run)."""
+    return kind in RATING_KINDS and RATING_KINDS[kind].compares_runs
 
 
 def _run(workspace: Workspace, run_id: str) -> dict:
@@ -124,7 +147,7 @@ def rating_row(
 ) -> dict:
     """One rating checked and made into a row, not stored; a bad one raises PlaygroundError."""
     run = _run(workspace, run_id)
-    other = _run(workspace, other_run_id) if kind == "pairwise" and other_run_id else None
+    other = _run(workspace, other_run_id) if rating_compares_runs(kind) and other_run_id else None
     value = check_rating(kind, value, metric, run["id"], other["id"] if other else other_run_id, rater, note)
     if not _has_result(workspace, run["id"], question_id):
         raise PlaygroundError(f"run {run['id']} has no answer to question {question_id!r} to rate")

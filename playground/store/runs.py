@@ -20,6 +20,7 @@ from playground.redaction import redact_row, redact_value
 from playground.store.db import Workspace
 from playground.store.ids import resolve_id
 from playground.store.run_record import RunRecord, run_columns, run_json_columns, run_record
+from playground.store.span_kinds import SpanKind
 from playground.store.values import now, to_json
 
 RUN_STATUSES = ("running", "stopped", "failed", "done", "interrupted")
@@ -159,7 +160,7 @@ def _fresh_tokens(spans: Iterable[dict]) -> int:
     return sum(
         int(s.get("prompt_tokens") or 0) + int(s.get("completion_tokens") or 0)
         for s in spans
-        if s.get("kind") == "generate" and not s.get("cached")
+        if s.get("kind") == SpanKind.GENERATE and not s.get("cached")
     )
 
 

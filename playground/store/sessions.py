@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
-from typing import Any, Iterator, Optional
+from typing import Any, Final, Iterator, Optional
 
 from playground import PlaygroundError
 from playground.store.db import Workspace
@@ -25,6 +25,14 @@ from playground.store.values import now, to_json
 CURRENT_KEY = "current_session"
 DEFAULT_NAME = "default"
 MAX_NAME_CHARS = 200
+
+
+class SessionOrigin:
+    """Where a session came from (its origin's "kind")."""
+
+    DEFAULT: Final = "default"  # made when a workspace had none
+    LOCAL: Final = "local"  # made here by name
+    IMPORT: Final = "import"  # a session file imported; its origin maps the file's ids to the new ones
 
 
 def new_id() -> str:
@@ -165,7 +173,7 @@ def current_session(workspace: Workspace) -> dict:
         if row is None:
             row = next(workspace.db.query("SELECT * FROM sessions ORDER BY updated_at DESC LIMIT 1"), None)
             if row is None:
-                session_id = _insert_session(workspace, DEFAULT_NAME, {"kind": "default"})
+                session_id = _insert_session(workspace, DEFAULT_NAME, {"kind": SessionOrigin.DEFAULT})
                 row = _row(workspace, session_id)
             _set_current(workspace, row["id"])
     return _session(row)
@@ -177,7 +185,7 @@ def new_session(workspace: Workspace, name: str, make_current: bool = True) -> d
     with write_transaction(workspace):
         if _name_taken(workspace, name):
             raise PlaygroundError(f"a session named {name!r} already exists")
-        session_id = _insert_session(workspace, name, {"kind": "local"})
+        session_id = _insert_session(workspace, name, {"kind": SessionOrigin.LOCAL})
         if make_current:
             _set_current(workspace, session_id)
     return _session(_row(workspace, session_id))

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 from playground import PlaygroundError
 from playground.store.db import Workspace
+from playground.store.sessions import SessionOrigin
 
 
 def imported_sessions(workspace: Workspace) -> list[dict]:
@@ -21,7 +22,7 @@ def imported_sessions(workspace: Workspace) -> list[dict]:
             origin = json.loads(row["origin"] or "{}")
         except ValueError:
             continue
-        if isinstance(origin, dict) and origin.get("kind") == "import":
+        if isinstance(origin, dict) and origin.get("kind") == SessionOrigin.IMPORT:
             found.append({"id": row["id"], "origin": origin})
     return found
 

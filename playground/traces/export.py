@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from playground import PlaygroundError, __version__
 from playground.plugins.hookspecs import PROJECT
+from playground.store.span_kinds import SpanKind
 from playground.redaction import redact, redact_value
 from playground.store.db import Workspace
 from playground.store.run_record import RunRecord
@@ -60,7 +61,12 @@ def _nanoseconds(stamp: str) -> int:
 def _passage_texts(workspace: Workspace, corpus: Optional[str], spans: list[dict]) -> dict[str, str]:
     from playground.store.datasets import get_passages
 
-    ids = [str(hit["id"]) for s in spans if s["kind"] == "retrieve" for hit in (s["outputs"] or {}).get("hits") or []]
+    ids = [
+        str(hit["id"])
+        for s in spans
+        if s["kind"] == SpanKind.RETRIEVE
+        for hit in (s["outputs"] or {}).get("hits") or []
+    ]
     if not corpus or not ids:
         return {}
     return {pid: passage.text for pid, passage in get_passages(workspace, corpus, list(dict.fromkeys(ids))).items()}
@@ -104,14 +110,14 @@ def question_spans(workspace: Workspace, run: RunRecord, question_id: str, repea
     spans = []
     for span in stored:
         span = redact_value(span)
-        if span["kind"] == "render":
+        if span["kind"] == SpanKind.RENDER:
             last_render[span["parent_id"]] = span["inputs"] or {}
         attributes = span_attributes(
             span,
             question_id=question_id,
             run_id=run.id,
             texts=texts,
-            template=last_render.get(span["parent_id"]) if span["kind"] == "generate" else None,
+            template=last_render.get(span["parent_id"]) if span["kind"] == SpanKind.GENERATE else None,
         )
         attributes["playground.repeat"] = repeat
         attributes.update({f"playground.judgment.{k}": v for k, v in (span.get("judgment") or {}).items()})

@@ -8,7 +8,8 @@ strings, numbers or booleans (what OTLP carries); anything structured is JSON te
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
 
 from openinference.semconv.trace import (
     DocumentAttributes,
@@ -18,19 +19,32 @@ from openinference.semconv.trace import (
     SpanAttributes,
 )
 
+from playground.store.span_kinds import SpanKind
+
 KINDS = {
-    "program": OpenInferenceSpanKindValues.CHAIN,
-    "retrieve": OpenInferenceSpanKindValues.RETRIEVER,
-    "generate": OpenInferenceSpanKindValues.LLM,
-    "render": OpenInferenceSpanKindValues.PROMPT,
-    "parse": OpenInferenceSpanKindValues.CHAIN,
-    "tool": OpenInferenceSpanKindValues.TOOL,
-    "rerank": OpenInferenceSpanKindValues.RERANKER,
-    "embed": OpenInferenceSpanKindValues.EMBEDDING,
-    "judge": OpenInferenceSpanKindValues.EVALUATOR,
-    "claim": OpenInferenceSpanKindValues.EVALUATOR,
-    "sentence": OpenInferenceSpanKindValues.EVALUATOR,
-    "passage": OpenInferenceSpanKindValues.EVALUATOR,
+    SpanKind.PROGRAM: OpenInferenceSpanKindValues.CHAIN,
+    SpanKind.RETRIEVE: OpenInferenceSpanKindValues.RETRIEVER,
+    SpanKind.GENERATE: OpenInferenceSpanKindValues.LLM,
+    SpanKind.RENDER: OpenInferenceSpanKindValues.PROMPT,
+    SpanKind.PARSE: OpenInferenceSpanKindValues.CHAIN,
+    SpanKind.TOOL: OpenInferenceSpanKindValues.TOOL,
+    SpanKind.RERANK: OpenInferenceSpanKindValues.RERANKER,
+    SpanKind.EMBED: OpenInferenceSpanKindValues.EMBEDDING,
+    SpanKind.JUDGE: OpenInferenceSpanKindValues.EVALUATOR,
+    SpanKind.CLAIM: OpenInferenceSpanKindValues.EVALUATOR,
+    SpanKind.SENTENCE: OpenInferenceSpanKindValues.EVALUATOR,
+    SpanKind.PASSAGE: OpenInferenceSpanKindValues.EVALUATOR,
+}
+# OpenInference's own kinds that a trace file's spans are read by (traces/questions.py, reference_run.py), and the
+# stored kind an imported span of each becomes (any other: a step).
+LLM_KIND = OpenInferenceSpanKindValues.LLM.value
+RETRIEVER_KIND = OpenInferenceSpanKindValues.RETRIEVER.value
+STORED_KINDS = {
+    RETRIEVER_KIND: SpanKind.RETRIEVE,
+    LLM_KIND: SpanKind.GENERATE,
+    OpenInferenceSpanKindValues.PROMPT.value: SpanKind.RENDER,
+    OpenInferenceSpanKindValues.EVALUATOR.value: SpanKind.JUDGE,
+    OpenInferenceSpanKindValues.TOOL.value: SpanKind.TOOL,
 }
 OWN = "playground."  # the prefix of attributes only the playground reads back (ids, the stored kind)
 JSON_MIME = OpenInferenceMimeTypeValues.JSON.value
@@ -106,13 +120,62 @@ def _template(attributes: dict, render_inputs: dict) -> None:
         attributes[SpanAttributes.LLM_PROMPT_TEMPLATE_VERSION] = str(render_inputs["prompt_version"])
 
 
+@dataclass(frozen=True)
+class _Exported:
+    """One stored span being exported, with what its kind's attributes are made from."""
+
+    span: dict
+    inputs: dict
+    outputs: dict
+    question_id: str
+    run_id: str
+    texts: dict[str, str]
+    template: Optional[dict]
+
+
+def _program_attributes(attributes: dict, exported: _Exported) -> None:
+    _io(attributes, SpanAttributes.INPUT_VALUE, SpanAttributes.INPUT_MIME_TYPE, exported.inputs.get("question"))
+    _io(attributes, SpanAttributes.OUTPUT_VALUE, SpanAttributes.OUTPUT_MIME_TYPE, exported.outputs.get("answer"))
+    attributes[SpanAttributes.METADATA] = _text({"run_id": exported.run_id, "question_id": exported.question_id})
+    attributes[SpanAttributes.SESSION_ID] = exported.run_id
+
+
+def _retrieve_attributes(attributes: dict, exported: _Exported) -> None:
+    _io(attributes, SpanAttributes.INPUT_VALUE, SpanAttributes.INPUT_MIME_TYPE, exported.inputs.get("query"))
+    _documents(attributes, exported.outputs.get("hits") or [], exported.texts)
+
+
+def _generate_attributes(attributes: dict, exported: _Exported) -> None:
+    _generate(attributes, exported.span, exported.template)
+
+
+def _render_attributes(attributes: dict, exported: _Exported) -> None:
+    _template(attributes, exported.inputs)
+    _io(attributes, SpanAttributes.INPUT_VALUE, SpanAttributes.INPUT_MIME_TYPE, exported.inputs.get("variables"))
+    _io(attributes, SpanAttributes.OUTPUT_VALUE, SpanAttributes.OUTPUT_MIME_TYPE, exported.outputs.get("messages"))
+
+
+def _plain_attributes(attributes: dict, exported: _Exported) -> None:
+    """Any other kind: its inputs and outputs as they are."""
+    _io(attributes, SpanAttributes.INPUT_VALUE, SpanAttributes.INPUT_MIME_TYPE, exported.inputs or None)
+    _io(attributes, SpanAttributes.OUTPUT_VALUE, SpanAttributes.OUTPUT_MIME_TYPE, exported.outputs or None)
+
+
+# The span kinds whose inputs and outputs have attributes of their own; every other kind's are plain values.
+KIND_ATTRIBUTES: dict[str, Callable[[dict, _Exported], None]] = {
+    SpanKind.PROGRAM: _program_attributes,
+    SpanKind.RETRIEVE: _retrieve_attributes,
+    SpanKind.GENERATE: _generate_attributes,
+    SpanKind.RENDER: _render_attributes,
+}
+
+
 def span_attributes(
     span: dict, *, question_id: str, run_id: str, texts: dict[str, str], template: Optional[dict] = None
 ) -> dict[str, Any]:
     """The attributes of one stored span (inputs and outputs parsed); `texts` holds passage texts by id, `template`
     the inputs of the render span that made a generate span's messages."""
     kind = span["kind"]
-    inputs, outputs = span["inputs"] or {}, span["outputs"] or {}
     attributes: dict[str, Any] = {
         SpanAttributes.OPENINFERENCE_SPAN_KIND: span_kind(kind),
         f"{OWN}kind": kind,
@@ -120,21 +183,6 @@ def span_attributes(
         f"{OWN}question_id": question_id,
         f"{OWN}cached": bool(span.get("cached")),
     }
-    if kind == "program":
-        _io(attributes, SpanAttributes.INPUT_VALUE, SpanAttributes.INPUT_MIME_TYPE, inputs.get("question"))
-        _io(attributes, SpanAttributes.OUTPUT_VALUE, SpanAttributes.OUTPUT_MIME_TYPE, outputs.get("answer"))
-        attributes[SpanAttributes.METADATA] = _text({"run_id": run_id, "question_id": question_id})
-        attributes[SpanAttributes.SESSION_ID] = run_id
-    elif kind == "retrieve":
-        _io(attributes, SpanAttributes.INPUT_VALUE, SpanAttributes.INPUT_MIME_TYPE, inputs.get("query"))
-        _documents(attributes, outputs.get("hits") or [], texts)
-    elif kind == "generate":
-        _generate(attributes, span, template)
-    elif kind == "render":
-        _template(attributes, inputs)
-        _io(attributes, SpanAttributes.INPUT_VALUE, SpanAttributes.INPUT_MIME_TYPE, inputs.get("variables"))
-        _io(attributes, SpanAttributes.OUTPUT_VALUE, SpanAttributes.OUTPUT_MIME_TYPE, outputs.get("messages"))
-    else:
-        _io(attributes, SpanAttributes.INPUT_VALUE, SpanAttributes.INPUT_MIME_TYPE, inputs or None)
-        _io(attributes, SpanAttributes.OUTPUT_VALUE, SpanAttributes.OUTPUT_MIME_TYPE, outputs or None)
+    exported = _Exported(span, span["inputs"] or {}, span["outputs"] or {}, question_id, run_id, texts, template)
+    KIND_ATTRIBUTES.get(kind, _plain_attributes)(attributes, exported)
     return attributes

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from playground.data.records import Dataset, Passage, Question
+from playground.traces.openinference import LLM_KIND, RETRIEVER_KIND
 from playground.traces.span_files import TraceFileError, TraceSpan, read_spans
 
 QUESTION_FIELDS = ("question", "query", "input", "text", "content")
@@ -97,7 +98,7 @@ def _traced_question(trace_id: str, spans: list[TraceSpan]) -> Optional[TracedQu
     if not text or not text.strip():
         return None
     ordered = sorted(spans, key=lambda span: (span.start_ns or 0, span.line or 0))
-    llm = [span for span in ordered if span.kind == "LLM"]
+    llm = [span for span in ordered if span.kind == LLM_KIND]
     answer = _value(root.attributes, "output.value", ANSWER_FIELDS)
     if answer is None and llm:
         answer = _value(llm[-1].attributes, "output.value", ANSWER_FIELDS)
@@ -108,7 +109,7 @@ def _traced_question(trace_id: str, spans: list[TraceSpan]) -> Optional[TracedQu
         trace_id=trace_id,
         text=text,
         answer=answer,
-        passages=[doc for span in ordered if span.kind == "RETRIEVER" for doc in retrieved_documents(span)],
+        passages=[doc for span in ordered if span.kind == RETRIEVER_KIND for doc in retrieved_documents(span)],
         model=model,
         prompt_tokens=sum(p for p, _ in tokens),
         completion_tokens=sum(c for _, c in tokens),

@@ -10,11 +10,14 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
+from playground.store.span_kinds import SpanKind
 from playground.store.db import Workspace
 from playground.store.values import now
+from playground.traces.openinference import STORED_KINDS
 from playground.traces.questions import (
     TracedQuestion,
     dataset_of,
@@ -24,7 +27,6 @@ from playground.traces.questions import (
 )
 from playground.traces.span_files import TraceSpan
 
-STORED_KINDS = {"RETRIEVER": "retrieve", "LLM": "generate", "PROMPT": "render", "EVALUATOR": "judge", "TOOL": "tool"}
 PRODUCTION_PROGRAM = "production"
 
 
@@ -39,22 +41,53 @@ def _span_id(run_id: str, span: TraceSpan) -> str:
     return hashlib.sha256(f"{run_id}/{span.trace_id}/{span.span_id}".encode("utf-8")).hexdigest()[:32]
 
 
-def _stored_parts(span: TraceSpan, passage_ids: dict[str, str]) -> tuple[str, dict, dict]:
+@dataclass(frozen=True)
+class _Stored:
+    """What an imported span is stored as: its kind, inputs and outputs, and a model call's token counts."""
+
+    kind: str
+    inputs: dict
+    outputs: dict
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def _retrieve_parts(span: TraceSpan, passage_ids: dict[str, str]) -> _Stored:
+    hits = [
+        {"id": passage_ids[d["text"]], "title": d["title"], "score": d["score"], "rank": rank}
+        for rank, d in enumerate(retrieved_documents(span), start=1)
+    ]
+    return _Stored(SpanKind.RETRIEVE, {"query": span.attributes.get("input.value")}, {"hits": hits})
+
+
+def _generate_parts(span: TraceSpan, passage_ids: dict[str, str]) -> _Stored:
+    attributes = span.attributes
+    messages = _messages(attributes, "llm.input_messages")
+    model = next((attributes[k] for k in ("llm.model_name", "gen_ai.request.model") if attributes.get(k)), None)
+    return _Stored(
+        SpanKind.GENERATE,
+        {"model": model, "messages": messages},
+        {"text": attributes.get("output.value")},
+        token_count(span, "llm.token_count.prompt"),
+        token_count(span, "llm.token_count.completion"),
+    )
+
+
+# The stored kinds an imported span's attributes are read into a shape of their own; any other keeps its values.
+IMPORTED_PARTS: dict[str, Callable[[TraceSpan, dict[str, str]], _Stored]] = {
+    SpanKind.RETRIEVE: _retrieve_parts,
+    SpanKind.GENERATE: _generate_parts,
+}
+
+
+def _stored_parts(span: TraceSpan, passage_ids: dict[str, str]) -> _Stored:
     """The stored kind, inputs and outputs of an imported span."""
     attributes = span.attributes
+    kind = str(attributes.get("playground.kind") or STORED_KINDS.get(span.kind, SpanKind.STEP))  # our export names it
+    if kind in IMPORTED_PARTS:
+        return IMPORTED_PARTS[kind](span, passage_ids)
     value_in, value_out = attributes.get("input.value"), attributes.get("output.value")
-    kind = str(attributes.get("playground.kind") or STORED_KINDS.get(span.kind, "step"))  # our own export names it
-    if kind == "retrieve":
-        hits = [
-            {"id": passage_ids[d["text"]], "title": d["title"], "score": d["score"], "rank": rank}
-            for rank, d in enumerate(retrieved_documents(span), start=1)
-        ]
-        return kind, {"query": value_in}, {"hits": hits}
-    if kind == "generate":
-        messages = _messages(attributes, "llm.input_messages")
-        model = next((attributes[k] for k in ("llm.model_name", "gen_ai.request.model") if attributes.get(k)), None)
-        return kind, {"model": model, "messages": messages}, {"text": value_out}
-    return kind, {"value": value_in} if value_in is not None else {}, {"value": value_out} if value_out else {}
+    return _Stored(kind, {"value": value_in} if value_in is not None else {}, {"value": value_out} if value_out else {})
 
 
 def _messages(attributes: dict, prefix: str) -> list[dict]:
@@ -72,10 +105,10 @@ def span_rows(run_id: str, question: TracedQuestion, passage_ids: dict[str, str]
     ids = {span.span_id: _span_id(run_id, span) for span in question.spans}
     rows = []
     for position, span in enumerate(question.spans):
-        kind, inputs, outputs = _stored_parts(span, passage_ids)
+        stored = _stored_parts(span, passage_ids)
         is_root = not span.parent_id or span.parent_id not in ids
         if is_root:
-            kind, inputs, outputs = "program", {"question": question.text}, {"answer": question.answer}
+            stored = _Stored(SpanKind.PROGRAM, {"question": question.text}, {"answer": question.answer})
         duration = ((span.end_ns or 0) - (span.start_ns or 0)) / 1e9 if span.start_ns and span.end_ns else 0.0
         rows.append(
             {
@@ -85,14 +118,14 @@ def span_rows(run_id: str, question: TracedQuestion, passage_ids: dict[str, str]
                 "repeat": 0,
                 "parent_id": None if is_root else ids[span.parent_id or ""],
                 "position": position,
-                "kind": kind,
-                "name": span.name or kind,
-                "inputs": json.dumps(inputs, ensure_ascii=False, sort_keys=True, default=str),
-                "outputs": json.dumps(outputs, ensure_ascii=False, sort_keys=True, default=str),
+                "kind": stored.kind,
+                "name": span.name or stored.kind,
+                "inputs": json.dumps(stored.inputs, ensure_ascii=False, sort_keys=True, default=str),
+                "outputs": json.dumps(stored.outputs, ensure_ascii=False, sort_keys=True, default=str),
                 "started_at": _stamp(span.start_ns),
                 "duration_s": max(0.0, duration),
-                "prompt_tokens": token_count(span, "llm.token_count.prompt") if kind == "generate" else 0,
-                "completion_tokens": token_count(span, "llm.token_count.completion") if kind == "generate" else 0,
+                "prompt_tokens": stored.prompt_tokens,
+                "completion_tokens": stored.completion_tokens,
                 "cached": 0,
                 "error": span.error,
             }

@@ -298,3 +298,26 @@ def test_version_1_file_without_the_new_sections_still_imports(judged_workspace,
     new_id = import_session(empty_workspace, payload)
     assert empty_workspace.db["runs"].count_where("session_id = ?", [new_id]) == 2
     assert "judgments" not in empty_workspace.db.table_names() or empty_workspace.db["judgments"].count == 0
+
+
+def test_a_plugin_judge_comparing_two_runs_needs_the_other_run_in_a_file(judged_workspace):
+    """Whether a judgment names the other run is its judge's fact (Judge.runs), not a kind's name."""
+    from playground.plugins.records import Judge
+    from playground.sessionfile import with_digest
+    from tests.plugins.helpers import registered
+
+    duel = Judge(
+        "duel",
+        {"pairwise": "judge-pairwise"},
+        "which of two runs answers better",
+        judge_run="playground.evaluation.judges.pairwise:judge_runs",
+        runs=2,
+    )
+    payload = json.loads(json.dumps(export_session(judged_workspace, "study")))
+    index, judgment = next((i, j) for i, j in enumerate(payload["judgments"]) if j["kind"] == "pairwise")
+    judgment.update(kind="duel", other_run_id=None)
+    before = snapshot(judged_workspace)
+    with registered(duel):
+        with pytest.raises(SessionFormatError, match=rf"^judgments\[{index}\]\.other_run_id: a duel judgment needs"):
+            import_session(judged_workspace, with_digest(payload))
+    assert snapshot(judged_workspace) == before

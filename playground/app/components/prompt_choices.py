@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Optional
+from typing import Final, Optional
 
 EDITOR = "(editor)"
 DEFAULT_STARTER = "rag-short-answer"
@@ -19,15 +19,30 @@ JUDGE_TECHNIQUE = "llm-judge"
 NOT_ANSWERING = (JUDGE_TECHNIQUE, "question-generation", "instruction-proposal")
 
 
+class ChoiceKind:
+    """Where a prompt choice's text comes from."""
+
+    EDITOR: Final = "editor"  # the editor's unsaved text
+    LABEL: Final = "label"  # the version a label points at (TEMPLATE@LABEL)
+    VERSION: Final = "version"  # a saved version
+    STARTER: Final = "starter"  # a starter template file
+    OWN: Final = "own"  # a template file of your own
+
+
 @dataclass(frozen=True)
 class PromptChoice:
     key: str
     label: str
     template: object  # playground.prompts.template.Template
-    kind: str  # "editor" | "label" | "version" | "starter" | "own"
+    kind: str  # a ChoiceKind
     version_id: Optional[str] = None  # the saved version (a version's id, or the version the editor text equals)
     base_version: Optional[str] = None  # the editor's: the version its text was loaded or saved from
     in_editor: bool = False  # the text the session's editor holds
+
+    @property
+    def is_editor_text(self) -> bool:
+        """The editor's unsaved text: saved as a version (its parent the version it was edited from) when run."""
+        return self.kind == ChoiceKind.EDITOR
 
 
 def age(stamp: Optional[str], now: Optional[datetime] = None) -> str:
@@ -95,7 +110,7 @@ def prompt_choices(workspace, session_id: str, now: Optional[datetime] = None) -
                     key=EDITOR,
                     label=f"Editor: {draft['template']} · {base} · {age(draft['updated_at'], now)}",
                     template=template,
-                    kind="editor",
+                    kind=ChoiceKind.EDITOR,
                     base_version=draft.get("base_version"),
                     in_editor=True,
                 )
@@ -110,7 +125,7 @@ def prompt_choices(workspace, session_id: str, now: Optional[datetime] = None) -
                     key=ref,
                     label=f"{ref} → {move['version'][:8]} · moved {age(move['moved_at'], now)} by {move['moved_by']}",
                     template=template,
-                    kind="label",
+                    kind=ChoiceKind.LABEL,
                     version_id=move["version"],
                 )
             )
@@ -124,15 +139,15 @@ def prompt_choices(workspace, session_id: str, now: Optional[datetime] = None) -
                 key=f"{version['template']}@{version['id']}",
                 label=version_label(version, now) + (" (in the editor)" if held else ""),
                 template=template,
-                kind="version",
+                kind=ChoiceKind.VERSION,
                 version_id=version["id"],
                 in_editor=held,
             )
         )
     marked = any(choice.in_editor for choice in choices)
     for template in templates:
-        kind = "starter" if is_starter(template) else "own"
-        what = "starter" if kind == "starter" else "your template"
+        starter = is_starter(template)
+        what = "starter" if starter else "your template"
         description = f": {template.description}" if template.description else ""
         held = not marked and prompt_version_id(template.content) == in_editor
         choices.append(
@@ -140,7 +155,7 @@ def prompt_choices(workspace, session_id: str, now: Optional[datetime] = None) -
                 key=template.name,
                 label=f"{template.name} ({what}){description}" + (" (in the editor)" if held else ""),
                 template=template,
-                kind=kind,
+                kind=ChoiceKind.STARTER if starter else ChoiceKind.OWN,
                 in_editor=held,
             )
         )
@@ -183,7 +198,7 @@ def version_to_run(workspace, choice: PromptChoice, session_id: Optional[str]) -
     (its parent the version it was edited from), so the run records exactly the text the editor held."""
     from playground.store.prompts import save_edited_version
 
-    if choice.kind == "editor":
+    if choice.is_editor_text:
         base = base_template(workspace, choice.template.name, choice.base_version)
         saved = save_edited_version(workspace, choice.template, base, "edited in the app", session_id)
         return f"{choice.template.name}@{saved}"

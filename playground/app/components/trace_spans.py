@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from playground.store.span_kinds import SpanKind
+
 
 def ordered_spans(spans: Sequence[Mapping]) -> list[tuple[int, dict]]:
     """(depth, span) depth-first, children after their parent in the order they opened."""
@@ -38,7 +40,7 @@ def span_title(span: Mapping, depth: int) -> str:
 
 
 def trace_totals(spans: Sequence[Mapping]) -> dict:
-    generate = [s for s in spans if s.get("kind") == "generate"]
+    generate = [s for s in spans if s.get("kind") == SpanKind.GENERATE]
     roots = [s for s in spans if not s.get("parent_id")]
     return {
         "spans": len(spans),

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from playground import PlaygroundError
 from playground.programs.tracing import Tracer
+from playground.store.span_kinds import SpanKind
 
 if TYPE_CHECKING:
     from playground.store.run_record import RunRecord
@@ -83,7 +84,7 @@ def judge_call(
 
 def parse_step(tracer: Tracer, name: str, text: str, parser) -> tuple[Any, Optional[str]]:
     """Run `parser(text)` inside a parse span; returns (value, None) or (None, the error message)."""
-    with tracer.span("parse", name, {"text": text}) as span:
+    with tracer.span(SpanKind.PARSE, name, {"text": text}) as span:
         try:
             value = parser(text)
         except JudgeOutputError as error:
@@ -146,7 +147,7 @@ def judge_each(
                 "sample_index": sample_index,
                 **(span_inputs(item) if span_inputs else {}),
             }
-            with tracer.span("judge", kind, inputs) as root:
+            with tracer.span(SpanKind.JUDGE, kind, inputs) as root:
                 try:
                     with question_deadline(judge.deadline_s):
                         outcome = judge_one(item, tracer, sample_index)

@@ -15,6 +15,7 @@ from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, numbered, truth
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
+from playground.store.span_kinds import SpanKind
 from playground.plugins.records import Judge
 
 METHOD = "ALCE citation recall and precision (Gao et al. 2023), support judged by the judge model instead of NLI"
@@ -76,7 +77,7 @@ def judge_citations(workspace, judge, item, passages: list[dict], tracer: Tracer
     checked: list[dict] = []
     for number, sentence in enumerate(sentences(item.answer), 1):
         cites = cited_numbers(sentence)
-        with tracer.span("sentence", f"sentence {number}", {"sentence": sentence, "cites": cites}) as span:
+        with tracer.span(SpanKind.SENTENCE, f"sentence {number}", {"sentence": sentence, "cites": cites}) as span:
             try:
                 entry = _check_sentence(workspace, judge, sentence, cites, shown, tracer, sample_index, number)
             except _Unreadable as unreadable:

@@ -14,6 +14,7 @@ from playground.evaluation.judges.calls import reason_of, judge_call, parse_step
 from playground.evaluation.judges.replies import json_reply, numbered, truth
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
+from playground.store.span_kinds import SpanKind
 from playground.plugins.records import Judge
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def judge_context_precision(
     shown = numbered(passages)
     verdicts: list[dict] = []
     for passage in shown:
-        with tracer.span("passage", f"passage {passage['number']}", {"passage_id": passage["id"]}) as span:
+        with tracer.span(SpanKind.PASSAGE, f"passage {passage['number']}", {"passage_id": passage["id"]}) as span:
             variables = {"question": item.question, "passage": passage}
             text = judge_call(
                 workspace, judge, "context", variables, tracer, sample_index, name=f"passage {passage['number']}"

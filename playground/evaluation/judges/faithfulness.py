@@ -20,6 +20,7 @@ from playground.evaluation.judges.scrutiny import (
     template_examples,
 )
 from playground.programs.tracing import Tracer
+from playground.store.span_kinds import SpanKind
 from playground.plugins.records import Judge
 
 VERDICTS = ("supported", "contradicted", "not found")
@@ -90,7 +91,7 @@ def judge_faithfulness(
     """One answer's claims and their verdicts: the outcome the shared loop stores (score, verdict, reason, details,
     metrics, error)."""
     shown = numbered(passages)
-    with tracer.span("judge", "claims", {"answer": item.answer}) as span:
+    with tracer.span(SpanKind.JUDGE, "claims", {"answer": item.answer}) as span:
         text = judge_call(
             workspace,
             judge,
@@ -133,7 +134,7 @@ def check_claim(
     workspace, judge, question: str, claim: str, number: int, shown: list[dict], tracer: Tracer, sample_index: int
 ) -> dict:
     """{"claim", "verdict", "passage" (number), "passage_id", "reason", "error"} for one claim, in its own span."""
-    with tracer.span("claim", f"claim {number}", {"claim": claim}) as span:
+    with tracer.span(SpanKind.CLAIM, f"claim {number}", {"claim": claim}) as span:
         variables = {"question": question, "claim": claim, "passages": shown}
         text = judge_call(workspace, judge, "claim", variables, tracer, sample_index, name=f"claim {number}")
         parsed, error = parse_step(

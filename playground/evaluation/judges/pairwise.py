@@ -21,6 +21,7 @@ from playground.evaluation.judges.items import check_repeat, run_items, run_mode
 from playground.evaluation.judges.repeat import summarize_repeats
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer, describe_error
+from playground.store.span_kinds import SpanKind
 from playground.progress import ProgressCallback, report
 from playground.plugins.records import Judge
 
@@ -113,7 +114,7 @@ def compare_answers(
     """Ask the judge in both orders; returns the combined outcome plus each order's verdict and reason."""
     orders = []
     for label, shown in (("a-b", (answer_a, answer_b)), ("b-a", (answer_b, answer_a))):
-        with tracer.span("judge", f"order {label}", {"order": label, "sample_index": sample_index}) as span:
+        with tracer.span(SpanKind.JUDGE, f"order {label}", {"order": label, "sample_index": sample_index}) as span:
             text = judge_call(
                 workspace,
                 judge,
@@ -192,7 +193,7 @@ def judge_runs_pairwise(
         for item_a, item_b in pairs:
             tracer = Tracer()
             with tracer.span(
-                "judge",
+                SpanKind.JUDGE,
                 "pairwise",
                 {
                     "judge_id": judge.id,

@@ -14,6 +14,7 @@ from playground.prompts.parse import first_json_object
 from playground.evaluation.judges.judge_config import JudgeConfig, LoadedJudge
 from playground.evaluation.judges.scrutiny import scrutinised
 from playground.programs.tracing import Tracer
+from playground.store.span_kinds import SpanKind
 from playground.plugins.records import Judge
 
 MAX_STEPS = 8
@@ -158,7 +159,9 @@ def evaluation_steps(workspace, judge: LoadedJudge, criterion: Criterion, tracer
     """The criterion's steps under this judge version: made by one judge call the first time, then reused."""
     from playground.store.judgments import get_steps, save_steps
 
-    with tracer.span("judge", f"steps: {criterion.name}", {"judge_id": judge.id, "criterion": criterion.text}) as span:
+    with tracer.span(
+        SpanKind.JUDGE, f"steps: {criterion.name}", {"judge_id": judge.id, "criterion": criterion.text}
+    ) as span:
         stored = get_steps(workspace, judge.id, criterion.text)
         if stored is None:
             text = judge_call(
@@ -215,7 +218,7 @@ def score_answer(
             "steps": "\n".join(f"{n}. {step}" for n, step in enumerate(steps, 1)),
         }
         with tracer.span(
-            "judge",
+            SpanKind.JUDGE,
             f"criterion: {criterion.name}",
             {"criterion": criterion.text, "weight": weight, "sample_index": sample_index},
         ) as span:
@@ -276,4 +279,5 @@ JUDGE = Judge(
     judge=judge_pointwise,
     settings=("criteria",),
     method="weighted criteria, each 0-1",
+    old_judgment_metrics=("pointwise",),
 )

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from playground.store.span_kinds import SpanKind
+
 if TYPE_CHECKING:
     from playground.store.run_record import RunRecord
 
@@ -14,7 +16,9 @@ TRACE, CORPUS = "trace", "corpus"
 
 def render_span(spans: list[dict]) -> Optional[dict]:
     """The last render span that put passages into a prompt (the one the answer came from), or None."""
-    showing = [span for span in spans if span["kind"] == "render" and "passage_ids" in (span.get("outputs") or {})]
+    showing = [
+        span for span in spans if span["kind"] == SpanKind.RENDER and "passage_ids" in (span.get("outputs") or {})
+    ]
     return showing[-1] if showing else None
 
 

@@ -18,6 +18,7 @@ from playground.app.components import comparison as compared
 from playground.app.components.run_labels import run_label
 from playground.evaluation.scoring import default_metric
 from playground.app.components.trace_spans import ordered_spans, span_title
+from playground.store.span_kinds import SpanKind
 
 if TYPE_CHECKING:
     from playground.store.run_record import RunRecord
@@ -87,7 +88,7 @@ def _trace_summary(ws, run_id: str, question_id: str) -> None:
     with st.expander("Trace"):
         for depth, span in ordered_spans(spans):
             ui.show_text(span_title(span, depth), muted=True)
-            if span["kind"] == "render":
+            if span["kind"] == SpanKind.RENDER:
                 st.code(
                     ui.messages_text((span.get("outputs") or {}).get("messages") or []), language=None, wrap_lines=True
                 )

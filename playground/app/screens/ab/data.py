@@ -64,9 +64,11 @@ def default_pair(runs: Sequence[RunRecord]) -> tuple[Optional[str], Optional[str
 
 def rating_summary(ratings: Sequence[Mapping], run_a: str, run_b: str) -> dict[str, int]:
     """Counts of pairwise verdicts between the two runs, whichever side each rating was stored from."""
+    from playground.store.ratings import rating_compares_runs
+
     counts = {"a": 0, "tie": 0, "b": 0}
     for rating in ratings:
-        if rating.get("kind") != "pairwise":
+        if not rating_compares_runs(rating.get("kind")):
             continue
         pair = (rating.get("run_id"), rating.get("other_run_id"))
         if pair not in ((run_a, run_b), (run_b, run_a)):

@@ -23,8 +23,13 @@ IMPORTED_KEY = "_sessions_imported"  # the session the last import made, offered
 PLAYGROUND_PAGE = state.page_file("playground")
 
 
-def _say(kind: str, text: str) -> None:
-    st.session_state[MESSAGE_KEY] = (kind, text)
+def _say_done(text: str) -> None:
+    """A success line the page shows once, where its messages are drawn (_message)."""
+    st.session_state[MESSAGE_KEY] = (False, text)
+
+
+def _say_failed(text: str) -> None:
+    st.session_state[MESSAGE_KEY] = (True, text)
 
 
 PICKER_KEYS = ("sessions_switch_to", "sessions_rename_which", "sessions_delete_which", "sessions_export_which")
@@ -45,18 +50,18 @@ def _create() -> None:
         session = new_session(state.workspace(), name)
         _switch_to(session["id"])
         st.session_state["sessions_new_name"] = ""
-        _say("success", f"Created session {session['name']!r} and switched to it.")
+        _say_done(f"Created session {session['name']!r} and switched to it.")
     except PlaygroundError as error:
-        _say("error", error_text(error))
+        _say_failed(error_text(error))
 
 
 def _switch() -> None:
     """Switch to the session picked in the Switch tab (read at click time, never a value captured earlier)."""
     try:
         _switch_to(st.session_state["sessions_switch_to"])
-        _say("success", "Switched session.")
+        _say_done("Switched session.")
     except (PlaygroundError, KeyError) as error:
-        _say("error", error_text(error))
+        _say_failed(error_text(error))
 
 
 def _import() -> None:
@@ -65,18 +70,17 @@ def _import() -> None:
 
     upload = st.session_state.get("sessions_upload")
     if upload is None:
-        _say("error", "Import: choose a session file first.")
+        _say_failed("Import: choose a session file first.")
         return
     try:
         ws = state.workspace()
         session_id = view.import_file(ws, upload.getvalue(), upload.name)
         session = next(s for s in list_sessions(ws) if s["id"] == session_id)
     except PlaygroundError as error:
-        _say("error", f"Import: {error_text(error)}")
+        _say_failed(f"Import: {error_text(error)}")
         return
     st.session_state[IMPORTED_KEY] = session["id"]
-    _say(
-        "success",
+    _say_done(
         f"Imported {upload.name} as session {session['name']!r} ({session['id']}), with {session['n_runs']} run(s).",
     )
 
@@ -85,9 +89,9 @@ def _switch_to_imported() -> None:
     session_id = st.session_state.pop(IMPORTED_KEY, None)
     try:
         _switch_to(session_id)
-        _say("success", "Switched to the imported session.")
+        _say_done("Switched to the imported session.")
     except (PlaygroundError, KeyError) as error:
-        _say("error", error_text(error))
+        _say_failed(error_text(error))
 
 
 def _rename() -> None:
@@ -98,9 +102,9 @@ def _rename() -> None:
             state.workspace(), st.session_state["sessions_rename_which"], st.session_state.get("sessions_rename_to", "")
         )
         st.session_state["sessions_rename_to"] = ""
-        _say("success", f"Renamed to {session['name']!r}.")
+        _say_done(f"Renamed to {session['name']!r}.")
     except (PlaygroundError, KeyError) as error:
-        _say("error", error_text(error))
+        _say_failed(error_text(error))
 
 
 def _delete() -> None:
@@ -108,7 +112,7 @@ def _delete() -> None:
 
     session_id = st.session_state.get("sessions_delete_which")
     if not st.session_state.get("sessions_delete_confirm"):
-        _say("error", "Tick the confirmation box first: deleting removes the session's runs and ratings.")
+        _say_failed("Tick the confirmation box first: deleting removes the session's runs and ratings.")
         return
     was_open_here = st.session_state.get(state.SESSION_KEY) == session_id
     try:
@@ -116,21 +120,20 @@ def _delete() -> None:
         st.session_state["sessions_delete_confirm"] = False
         if was_open_here:
             _switch_to(removed["current"])
-        _say(
-            "success",
+        _say_done(
             f"Deleted {removed['deleted']['name']!r}: {removed['runs']} run(s), "
             f"{removed['results']} result(s), {removed['ratings']} rating(s), "
             f"{removed['prompt_searches']} prompt search(es).",
         )
     except PlaygroundError as error:
-        _say("error", error_text(error))
+        _say_failed(error_text(error))
 
 
 def _message(current: str) -> None:
     held = st.session_state.pop(MESSAGE_KEY, None)
     if held:
-        kind, text = held
-        (st.success if kind == "success" else st.error)(ui.md_escape(text))
+        failed, text = held
+        (st.error if failed else st.success)(ui.md_escape(text))
     imported = st.session_state.get(IMPORTED_KEY)
     if imported == current:  # switched to by other means (the sidebar, the Switch tab)
         st.session_state.pop(IMPORTED_KEY, None)
@@ -226,12 +229,12 @@ def _restore_selected(by_id: dict) -> None:
     """Restore the version picked in the list when the button is clicked (read now, not from an earlier run)."""
     chosen = st.session_state.get("sessions_version")
     if chosen not in by_id:
-        _say("error", "Pick a version to restore.")
+        _say_failed("Pick a version to restore.")
         return
     values = view.restore_values(by_id[chosen])
     st.session_state.update(values)
     st.session_state["_sessions_go_to_editor"] = True
-    _say("success", f"Restored {values['template_name']} version {chosen[:8]} into the Playground editor.")
+    _say_done(f"Restored {values['template_name']} version {chosen[:8]} into the Playground editor.")
 
 
 def _history(ws) -> None:

@@ -41,7 +41,7 @@ def _variant_base(ws, choice):
     """The template the editor's text was edited from, so a run records it as the parent."""
     from playground.app.components.prompt_choices import base_template
 
-    return base_template(ws, choice.template.name, choice.base_version) if choice.kind == "editor" else None
+    return base_template(ws, choice.template.name, choice.base_version) if choice.is_editor_text else None
 
 
 def variant_column(index: int, column, templates: dict, corpus) -> Variant | None:

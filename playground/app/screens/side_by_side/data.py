@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Mapping, Optional, Sequence
 
+from playground.store.span_kinds import SpanKind
+
 
 def stored_settings(configs: Sequence[Mapping]) -> dict:
     """{"variants": [{template, retriever, k, model, params}], "sample", "seed", "question"} of the runs' configs,
@@ -37,7 +39,7 @@ def cell_detail(workspace, corpus: Optional[str], run_id: str, question_id: str)
 
     spans = get_spans(workspace, run_id, question_id)
     retrievals = []
-    for span in (s for s in spans if s["kind"] == "retrieve"):
+    for span in (s for s in spans if s["kind"] == SpanKind.RETRIEVE):
         hits = (span.get("outputs") or {}).get("hits") or []
         found = get_passages(workspace, corpus, [h["id"] for h in hits]) if corpus else {}
         retrievals.append(
@@ -53,5 +55,5 @@ def cell_detail(workspace, corpus: Optional[str], run_id: str, question_id: str)
                 ],
             }
         )
-    prompts = [(span.get("outputs") or {}).get("messages") or [] for span in spans if span["kind"] == "render"]
+    prompts = [(span.get("outputs") or {}).get("messages") or [] for span in spans if span["kind"] == SpanKind.RENDER]
     return {"retrievals": retrievals, "prompts": prompts}

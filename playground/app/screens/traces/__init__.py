@@ -11,6 +11,7 @@ from playground.app.components.judgments import show_judgments
 from playground.store.share_links import resolve_run_link
 from playground.app.components.run_labels import run_label
 from playground.app.components.trace_spans import ordered_spans, span_title, trace_totals
+from playground.store.span_kinds import SpanKind
 
 
 def _choose(label: str, key: str, options: list, link_value, format_func=str):
@@ -69,69 +70,85 @@ def _messages(messages) -> None:
         st.code(message.get("content", ""), language=None, wrap_lines=True)
 
 
+def _retrieve_body(ws, span: dict, dataset: str, question, inputs: dict, outputs: dict) -> None:
+    ui.show_text(inputs.get("query", ""), label=f"Query · k={inputs.get('k')} · retriever {inputs.get('retriever')}")
+    hits = outputs.get("hits") or []
+    found = _passages(ws, dataset, [h["id"] for h in hits])
+    ui.question_passages(
+        ws,
+        _corpus(ws, dataset),
+        [
+            {
+                **h,
+                "title": getattr(found.get(h["id"]), "title", h.get("title") or ""),
+                "text": getattr(found.get(h["id"]), "text", ""),
+            }
+            for h in hits
+        ],
+        question,
+        query=str(inputs.get("query") or ""),
+    )
+
+
+def _render_body(ws, span: dict, dataset: str, question, inputs: dict, outputs: dict) -> None:
+    ui.show_text(
+        f"Template {inputs.get('template')} ({inputs.get('role')}) · version {(inputs.get('prompt_version') or '')[:12]}",
+        muted=True,
+    )
+    with st.popover("Variables"):
+        st.json(inputs.get("variables") or {})
+    st.markdown("**Rendered messages**")
+    _messages(outputs.get("messages"))
+    if outputs.get("truncation"):
+        st.warning(ui.md_escape(f"Context cut to fit the model: {outputs['truncation']}"))
+
+
+def _generate_body(ws, span: dict, dataset: str, question, inputs: dict, outputs: dict) -> None:
+    cols = st.columns(4)
+    cols[0].metric("prompt tokens", span.get("prompt_tokens") or 0)
+    cols[1].metric("completion tokens", span.get("completion_tokens") or 0)
+    cols[2].metric("cached", "yes" if span.get("cached") else "no")
+    cols[3].metric("finish", str(outputs.get("finish_reason") or ""))
+    ui.show_text(f"model {inputs.get('model')} → {outputs.get('model_id')} · params {inputs.get('params')}", muted=True)
+    st.markdown("**Raw output**")
+    st.code(outputs.get("text") or "", language=None, wrap_lines=True)
+    for index, sample in enumerate((outputs.get("samples") or [])[1:], 2):
+        st.caption(f"sample {index}")
+        st.code(sample, language=None, wrap_lines=True)
+
+
+def _parse_body(ws, span: dict, dataset: str, question, inputs: dict, outputs: dict) -> None:
+    ui.show_text(f"Answer format {inputs.get('answer_format')}", muted=True)
+    columns = st.columns(2)
+    columns[0].markdown("**Raw**")
+    columns[0].code(inputs.get("text") or "", language=None, wrap_lines=True)
+    columns[1].markdown("**Parsed**")
+    columns[1].code(outputs.get("answer") or "", language=None, wrap_lines=True)
+
+
+def _plain_body(ws, span: dict, dataset: str, question, inputs: dict, outputs: dict) -> None:
+    columns = st.columns(2)
+    columns[0].markdown("**Inputs**")
+    columns[0].json(inputs)
+    columns[1].markdown("**Outputs**")
+    columns[1].json(outputs)
+
+
+# The span kinds drawn in a shape of their own; any other kind's inputs and outputs are drawn as JSON.
+SPAN_BODIES = {
+    SpanKind.RETRIEVE: _retrieve_body,
+    SpanKind.RENDER: _render_body,
+    SpanKind.GENERATE: _generate_body,
+    SpanKind.PARSE: _parse_body,
+}
+OPEN_KINDS = (SpanKind.GENERATE,)  # the spans whose expander starts open (and any that failed)
+
+
 def _span_body(ws, span: dict, dataset: str, question) -> None:
-    kind, inputs, outputs = span["kind"], span.get("inputs") or {}, span.get("outputs") or {}
     if span.get("error"):
         st.error(ui.md_escape(span["error"]))
-    if kind == "retrieve":
-        ui.show_text(
-            inputs.get("query", ""), label=f"Query · k={inputs.get('k')} · retriever {inputs.get('retriever')}"
-        )
-        hits = outputs.get("hits") or []
-        found = _passages(ws, dataset, [h["id"] for h in hits])
-        ui.question_passages(
-            ws,
-            _corpus(ws, dataset),
-            [
-                {
-                    **h,
-                    "title": getattr(found.get(h["id"]), "title", h.get("title") or ""),
-                    "text": getattr(found.get(h["id"]), "text", ""),
-                }
-                for h in hits
-            ],
-            question,
-            query=str(inputs.get("query") or ""),
-        )
-    elif kind == "render":
-        ui.show_text(
-            f"Template {inputs.get('template')} ({inputs.get('role')}) · version "
-            f"{(inputs.get('prompt_version') or '')[:12]}",
-            muted=True,
-        )
-        with st.popover("Variables"):
-            st.json(inputs.get("variables") or {})
-        st.markdown("**Rendered messages**")
-        _messages(outputs.get("messages"))
-        if outputs.get("truncation"):
-            st.warning(ui.md_escape(f"Context cut to fit the model: {outputs['truncation']}"))
-    elif kind == "generate":
-        cols = st.columns(4)
-        cols[0].metric("prompt tokens", span.get("prompt_tokens") or 0)
-        cols[1].metric("completion tokens", span.get("completion_tokens") or 0)
-        cols[2].metric("cached", "yes" if span.get("cached") else "no")
-        cols[3].metric("finish", str(outputs.get("finish_reason") or ""))
-        ui.show_text(
-            f"model {inputs.get('model')} → {outputs.get('model_id')} · params {inputs.get('params')}", muted=True
-        )
-        st.markdown("**Raw output**")
-        st.code(outputs.get("text") or "", language=None, wrap_lines=True)
-        for index, sample in enumerate((outputs.get("samples") or [])[1:], 2):
-            st.caption(f"sample {index}")
-            st.code(sample, language=None, wrap_lines=True)
-    elif kind == "parse":
-        ui.show_text(f"Answer format {inputs.get('answer_format')}", muted=True)
-        columns = st.columns(2)
-        columns[0].markdown("**Raw**")
-        columns[0].code(inputs.get("text") or "", language=None, wrap_lines=True)
-        columns[1].markdown("**Parsed**")
-        columns[1].code(outputs.get("answer") or "", language=None, wrap_lines=True)
-    else:
-        columns = st.columns(2)
-        columns[0].markdown("**Inputs**")
-        columns[0].json(inputs)
-        columns[1].markdown("**Outputs**")
-        columns[1].json(outputs)
+    body = SPAN_BODIES.get(span["kind"], _plain_body)
+    body(ws, span, dataset, question, span.get("inputs") or {}, span.get("outputs") or {})
 
 
 def _judge_scores(ws, run_id: str, result: dict) -> None:
@@ -193,7 +210,7 @@ def render() -> None:
     st.subheader("Spans")
     for depth, span in ordered_spans(spans):
         with st.expander(
-            ui.md_escape(span_title(span, depth)), expanded=span["kind"] == "generate" or bool(span.get("error"))
+            ui.md_escape(span_title(span, depth)), expanded=span["kind"] in OPEN_KINDS or bool(span.get("error"))
         ):
             _span_body(ws, span, dataset, question)
     show_judgments(ws, run, question_id, repeat)
