@@ -8,7 +8,8 @@ script runs) and off (`none`).
 Each round starts both servers in turn (order alternating); on each, one tab reruns the page `--reruns` times (the
 "r" key, waiting for each run to end), then `--loads` new tabs open it (a new browser session each). Printed: the
 server process's CPU seconds (/proc/PID/stat, user + system) per rerun and per page load, the median of the rounds,
-and the ratio none / auto.
+and the ratio none / auto. (Each new browser session makes its own watcher, which scans all of sys.modules once; a
+rerun rescans only when sys.modules changed.)
 """
 
 from __future__ import annotations
