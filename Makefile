@@ -96,6 +96,7 @@ bench: install
 	$(BIN)/python bench/engine.py --figures
 	$(BIN)/python bench/concurrency.py --figures
 	$(BIN)/python bench/render_budget.py --figures
+	$(BIN)/python bench/app_rerun.py --figures
 	$(BIN)/python bench/http_bounds.py --figures
 	$(BIN)/python bench/imports.py --figures
 	$(BIN)/python bench/docs_import.py --figures

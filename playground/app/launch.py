@@ -31,6 +31,8 @@ def streamlit_command(
         "false",
         "--client.toolbarMode",
         "minimal",  # no Deploy button or developer menu, wherever the app is launched from
+        "--server.fileWatcherType",
+        "none",  # no development server: watching sources costs each new browser session a scan of sys.modules
         "--",
         "--db",
         str(Path(db_path).resolve()),

@@ -33,6 +33,14 @@ def test_the_app_is_launched_with_streamlit_s_toolbar_minimal():
     assert command[command.index("--client.toolbarMode") + 1] == "minimal"  # no Deploy button, whoever launches
 
 
+def test_the_app_is_launched_without_streamlit_s_file_watcher():
+    """The shipped app is no development server: watching sources costs every new browser session a scan of
+    sys.modules (bench/app_rerun.py)."""
+    command = streamlit_command("ws.db")
+    assert command[command.index("--server.fileWatcherType") + 1] == "none"
+    assert command.index("--server.fileWatcherType") < command.index("--")  # Streamlit's option, not the app's
+
+
 @pytest.mark.slow
 def test_app_creates_a_workspace_that_does_not_exist_and_serves_it(tmp_path):
     cwd = tmp_path / "cwd"

@@ -142,10 +142,10 @@ def warm(browser_context, url: str) -> None:
 @pytest.fixture(scope="session")
 def runs_app(tmp_path_factory, browser_context):
     """(url, built): an app over a workspace with two real runs (direct and rag) on the same 3 tiny questions."""
-    from tests.e2e.servers import app_server, build_runs_workspace
+    from tests.e2e.servers import app_server, shared_runs_workspace
 
     root = tmp_path_factory.mktemp("e2e-runs")
-    built = build_runs_workspace(root / "sessions" / "playground.db")
+    built = shared_runs_workspace(tmp_path_factory, root)
     with app_server(built["db"], root / "streamlit.log") as url:
         warm(browser_context, url)
         yield url, built

@@ -7,7 +7,9 @@ the pages show stored runs, traces and results as a person's workspace would.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import shutil
 import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -116,6 +118,21 @@ def build_runs_workspace(db: Path, beacon: Optional[Beacon] = None) -> dict:
         return built
     finally:
         ws.close()
+
+
+def shared_runs_workspace(tmp_path_factory, root: Path) -> dict:
+    """build_runs_workspace's workspace (no beacon) copied under `root` (sessions/, indexes/): built once per test run
+    for every xdist worker (tests.conftest.shared_build), as the local model answers the same way each time."""
+    from tests.conftest import shared_build
+
+    def build(folder: Path) -> None:
+        built = build_runs_workspace(folder / "sessions" / "playground.db")
+        ids = {key: value for key, value in built.items() if key != "db"}
+        (folder / "built.json").write_text(json.dumps(ids), encoding="utf-8")
+
+    folder = shared_build(tmp_path_factory, "e2e-runs-built", build)
+    shutil.copytree(folder, root, dirs_exist_ok=True)
+    return dict(json.loads((root / "built.json").read_text(encoding="utf-8")), db=root / "sessions" / "playground.db")
 
 
 @contextmanager

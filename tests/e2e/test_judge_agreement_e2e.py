@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from playground.evaluation.judges.answers import judge_answers
 from playground.evaluation.judges.judge_config import JudgeConfig
@@ -18,7 +19,7 @@ from playground.store import open_workspace
 from playground.store.datasets import save_dataset
 from tests.conftest import tiny_dataset
 from tests.e2e.conftest import warm
-from tests.e2e.helpers import open_page
+from tests.e2e.helpers import open_page, wait_until_idle
 from tests.evaluation.judges.gold_free_server import JudgeServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -83,7 +84,9 @@ def test_agreement_of_a_judge_metric_and_the_fewer_than_30_warning(page, judged_
             rate_metric(workspace, runs["a"], question_id, "faithfulness", value, rater="ann")
     finally:
         workspace.close()
-    open_page(page, link, "A/B")
+    page.keyboard.press("r")  # Streamlit's rerun key: the page drawn again in the same session, without a reload
+    wait_until_idle(page)
+    expect(_agreement_line(page, runs["a"])).to_contain_text("3 human-rated item(s)")
     line = _agreement_line(page, runs["a"]).inner_text()
     assert re.search(r"Spearman 0\.866, 95% interval [^,]+, 3 human-rated item\(s\)", line), line
     warning = page.get_by_text(f"run {runs['a']}: faithfulness").filter(has_text="fewer than 30")

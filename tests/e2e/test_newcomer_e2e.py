@@ -8,8 +8,7 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import warm
-from tests.e2e.helpers import SIDEBAR, open_page, set_text, wait_until_idle
+from tests.e2e.helpers import SIDEBAR, go_to, open_page, set_text, wait_until_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -28,7 +27,7 @@ def test_a_chinese_question_bm25_finds_nothing_for_is_said_with_the_analyser(pag
 
 
 @pytest.fixture(scope="module")
-def codes_app(tmp_path_factory, browser_context):
+def codes_app(tmp_path_factory):
     """(url, db): an app of its own over benchmark `codes` (60 questions), so its search and runs do not become
     the default benchmark of the shared app the other browser tests open."""
     from playground.store import open_workspace
@@ -44,8 +43,7 @@ def codes_app(tmp_path_factory, browser_context):
     finally:
         ws.close()
     with app_server(db, root / "streamlit.log") as url:
-        warm(browser_context, url)
-        yield url, db
+        yield url, db  # not warmed: the test opens its root first (tests/e2e/conftest.py warm)
 
 
 def _optimizations(db) -> list[dict]:
@@ -65,7 +63,8 @@ def test_a_search_is_sized_before_it_starts_followed_live_and_stopping_at_once(p
     app_url, db = codes_app
     server = OpenAIServer(delay_s=4.0).start()  # slow enough to watch the start's train run answer
     try:
-        open_page(page, app_url + "/experiments", "Experiments")
+        open_page(page, app_url + "/", "Playground")
+        go_to(page, "Experiments")
         page.locator(SIDEBAR).get_by_label("Benchmark", exact=True).click()
         page.get_by_role("option", name=re.compile(r"^codes ")).click()
         wait_until_idle(page)

@@ -12,15 +12,14 @@ import pytest
 
 from playground.store import open_workspace
 from playground.store.datasets import get_benchmark, load_questions
-from tests.e2e.conftest import warm
-from tests.e2e.helpers import choose, open_page, wait_until_idle
+from tests.e2e.helpers import choose, go_to, open_page, wait_until_idle
 from tests.questions.generated import add_generated
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def review_app(tmp_path_factory, browser_context):
+def review_app(tmp_path_factory):
     """(url, db): an app over a workspace holding corpus `guide` and the generated benchmark `guide-qs`."""
     from tests.e2e.servers import app_server
 
@@ -32,8 +31,7 @@ def review_app(tmp_path_factory, browser_context):
     finally:
         workspace.close()
     with app_server(db, root / "streamlit.log") as url:
-        warm(browser_context, url)
-        yield url, db
+        yield url, db  # not warmed: the test opens its root first (tests/e2e/conftest.py warm)
 
 
 def _card(page, position: int, question_id: str):
@@ -55,7 +53,8 @@ def _edit(card, question: str, answer: str) -> None:
 
 def test_accept_edit_reject_then_save_stores_a_version_holding_the_edits(page, review_app, screenshot):
     url, db = review_app
-    open_page(page, url + "/workspace", "Workspace")
+    open_page(page, url + "/", "Playground")
+    go_to(page, "Workspace")
     page.get_by_role("heading", name="Review generated questions").wait_for()
 
     first, second, third, fourth = (_card(page, n, f"gen-000{n + 1}") for n in range(4))

@@ -11,14 +11,13 @@ import pytest
 
 from playground.store import open_workspace
 from playground.store.ratings import list_ratings
-from tests.e2e.conftest import warm
-from tests.e2e.helpers import open_page, set_text, wait_until_idle
+from tests.e2e.helpers import go_to, open_page, set_text, wait_until_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def judged_app(tmp_path_factory, browser_context):
+def judged_app(tmp_path_factory):
     """(url, db, run_id): an app over a workspace holding one planted run judged for answer relevance by a real
     local HTTP server."""
     from playground.evaluation.judges.answers import judge_answers
@@ -39,13 +38,13 @@ def judged_app(tmp_path_factory, browser_context):
         server.close()
         workspace.close()
     with app_server(db, root / "streamlit.log") as url:
-        warm(browser_context, url)
-        yield url, db, run_id
+        yield url, db, run_id  # not warmed: the test opens its root first (tests/e2e/conftest.py warm)
 
 
 def test_rate_three_from_the_queue_then_too_few_ratings_give_no_interval(page, judged_app, screenshot):
     url, db, run_id = judged_app
-    open_page(page, url + "/experiments", "Experiments")
+    open_page(page, url + "/", "Playground")
+    go_to(page, "Experiments")
     page.get_by_role("tab", name="Judges").click()
     wait_until_idle(page)
     page.get_by_role("heading", name="Rate a sample · prediction-powered estimate").wait_for()

@@ -44,7 +44,6 @@ def test_a_shared_session_opens_in_a_new_workspace_with_the_same_numbers(
     from playground.store import open_workspace
     from playground.store.sessions import list_sessions
     from playground.sessionfile import export_session
-    from tests.e2e.conftest import warm
     from tests.e2e.servers import cli_app_server
 
     url, built = runs_app
@@ -62,10 +61,10 @@ def test_a_shared_session_opens_in_a_new_workspace_with_the_same_numbers(
     fresh = tmp_path / "fresh" / "sessions" / "playground.db"  # neither the file nor its folder exists
     with cli_app_server(fresh, tmp_path / "fresh.log", cwd) as fresh_url:
         assert fresh.is_file()  # `playground app` made it (and its folders), empty
-        warm(browser_context, fresh_url)
         tab = browser_context.new_page()
-        try:
-            open_page(tab, fresh_url + "/sessions", "Sessions")
+        try:  # the root first: a fresh server's first session would cover a deep link (tests/e2e/conftest.py warm)
+            open_page(tab, fresh_url + "/", "Playground")
+            go_to(tab, "Sessions")
             assert "import a shared session on the Sessions page" in sidebar_text(tab)
             tab.evaluate("() => { window.__sameDocument = true; }")  # gone if anything below reloads the page
 

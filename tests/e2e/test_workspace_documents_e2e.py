@@ -12,8 +12,7 @@ import pytest
 
 from playground.store import open_workspace
 from playground.store.datasets import get_benchmark, get_passages, load_questions
-from tests.e2e.conftest import warm
-from tests.e2e.helpers import open_page, set_text, wait_until_idle
+from tests.e2e.helpers import go_to, open_page, set_text, wait_until_idle
 from tests.questions.test_generate import GENERIC, ScriptedModel
 
 pytestmark = pytest.mark.e2e
@@ -27,7 +26,7 @@ HANDBOOK = {
 
 
 @pytest.fixture(scope="module")
-def documents_app(tmp_path_factory, browser_context):
+def documents_app(tmp_path_factory):
     """(url, db, folder): an app over an empty workspace, and a folder of Markdown files beside it."""
     from tests.e2e.servers import app_server
 
@@ -39,8 +38,7 @@ def documents_app(tmp_path_factory, browser_context):
     for name, text in HANDBOOK.items():
         (folder / name).write_text(text, encoding="utf-8")
     with app_server(db, root / "streamlit.log") as url:
-        warm(browser_context, url)
-        yield url, db, folder
+        yield url, db, folder  # not warmed: the test opens its root first (tests/e2e/conftest.py warm)
 
 
 def _click(page, name: str) -> None:
@@ -52,7 +50,8 @@ def test_a_folder_becomes_a_corpus_a_job_generates_and_a_rejected_candidate_is_a
     page, documents_app, screenshot
 ):
     url, db, folder = documents_app
-    open_page(page, url + "/workspace", "Workspace")
+    open_page(page, url + "/", "Playground")
+    go_to(page, "Workspace")
 
     page.get_by_text("Import documents", exact=True).click()
     set_text(page, "Corpus name", "handbook")
