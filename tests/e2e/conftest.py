@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -141,11 +142,18 @@ def warm(browser_context, url: str) -> None:
 
 @pytest.fixture(scope="session")
 def runs_app(tmp_path_factory, browser_context):
-    """(url, built): an app over a workspace with two real runs (direct and rag) on the same 3 tiny questions."""
+    """(url, built): an app over a workspace with two real runs (direct and rag) on the same 3 tiny questions; the
+    workspace is built once per test run (shared_build), each xdist worker serving a copy of it."""
+    from tests.conftest import shared_build
     from tests.e2e.servers import app_server, build_runs_workspace
 
+    def build(folder: Path) -> None:
+        ids = build_runs_workspace(folder / "sessions" / "playground.db")
+        (folder / "built.json").write_text(json.dumps({k: v for k, v in ids.items() if k != "db"}), encoding="utf-8")
+
     root = tmp_path_factory.mktemp("e2e-runs")
-    built = build_runs_workspace(root / "sessions" / "playground.db")
+    shutil.copytree(shared_build(tmp_path_factory, "e2e-runs-built", build), root, dirs_exist_ok=True)
+    built = {**json.loads((root / "built.json").read_text(encoding="utf-8")), "db": root / "sessions" / "playground.db"}
     with app_server(built["db"], root / "streamlit.log") as url:
         warm(browser_context, url)
         yield url, built

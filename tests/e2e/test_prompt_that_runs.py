@@ -11,7 +11,6 @@ from playground.store import open_workspace
 from playground.store.datasets import save_dataset
 from playground.store.prompts import list_prompt_versions
 from playground.store.runs import get_run
-from tests.e2e.conftest import warm
 from tests.e2e.helpers import go_to, open_page, set_text, wait_until_idle
 
 pytestmark = pytest.mark.e2e
@@ -21,7 +20,7 @@ PROMPT = '[data-testid="stCode"]'
 
 
 @pytest.fixture(scope="module")
-def fresh_app(tmp_path_factory, browser_context):
+def fresh_app(tmp_path_factory):
     """(url, db): an app of its own over a new workspace with the tiny benchmark (no drafts, no versions), its
     passages as long as a reference manual's sections (about 2,000 characters)."""
     from tests.e2e.servers import app_server, tiny_with
@@ -32,8 +31,7 @@ def fresh_app(tmp_path_factory, browser_context):
     filler = " It is described at length in the guide, street by street and season by season." * 25
     save_dataset(workspace, "tiny", tiny_with(lambda kind: filler if kind == "passage" else ""))
     workspace.close()
-    with app_server(db, root / "streamlit.log") as url:
-        warm(browser_context, url)
+    with app_server(db, root / "streamlit.log") as url:  # no warm-up: each test's first request is the root
         yield url, db
 
 
