@@ -64,8 +64,8 @@ class Execution:
 def sharing_cores(execution: Optional[Execution], model_specs: Sequence[str]) -> list[Execution]:
     """One Execution per run of a set started at once (a worker process each): the local-model ones divide the
     physical cores among them, at least one thread each, unless threads are set. llama.cpp's threads spin at every
-    barrier, so two workers taking every core each on two cores crawl (measured: 3.5x the CPU for the same answers,
-    bench/side_by_side_threads.py)."""
+    barrier, so two workers taking every core each on two cores crawl (bench/side_by_side_threads.py prints the
+    workers' CPU seconds both ways)."""
     execution = execution or Execution()
     local = sum(1 for spec in model_specs if str(spec or "").startswith("local:"))
     if not local or execution.threads is not None:

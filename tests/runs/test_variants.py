@@ -37,3 +37,14 @@ def test_local_variants_started_together_share_the_cores(tiny_workspace, monkeyp
         assert (run.label, run.status) == (f"side by side {label}", "done"), run.status_reason
         assert run.execution["threads"] == max(1, physical_cores() // 2)
         assert [r["question_id"] for r in get_results(tiny_workspace, run_id)] == ["q1"]
+
+
+def test_only_local_model_runs_divide_the_cores_and_set_threads_are_kept(monkeypatch):
+    from playground.runs.plan import Execution, sharing_cores
+
+    monkeypatch.setenv("PLAYGROUND_THREADS", "4")
+    specs = ["local:smollm2", "openai:gpt-4o-mini", "local:smollm2"]
+    assert [e.threads for e in sharing_cores(None, specs)] == [2, None, 2]
+    assert [e.threads for e in sharing_cores(Execution(threads=3, concurrency=2), specs)] == [3, 3, 3]
+    assert [e.concurrency for e in sharing_cores(Execution(concurrency=2), specs)] == [2, 2, 2]
+    assert sharing_cores(None, ["openai:gpt-4o-mini"]) == [Execution()]
