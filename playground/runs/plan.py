@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from playground import PlaygroundError
 from playground.bounds import CONCURRENCY, THREADS, TIMEOUT, checked_optional
@@ -59,6 +59,21 @@ class Execution:
     def from_dict(cls, data: Optional[Mapping]) -> "Execution":
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{key: value for key, value in (data or {}).items() if key in known})
+
+
+def sharing_cores(execution: Optional[Execution], model_specs: Sequence[str]) -> list[Execution]:
+    """One Execution per run of a set started at once (a worker process each): the local-model ones divide the
+    physical cores among them, at least one thread each, unless threads are set. llama.cpp's threads spin at every
+    barrier, so two workers taking every core each on two cores crawl (bench/side_by_side_threads.py prints the
+    workers' CPU seconds both ways)."""
+    execution = execution or Execution()
+    local = sum(1 for spec in model_specs if str(spec or "").startswith("local:"))
+    if not local or execution.threads is not None:
+        return [execution] * len(model_specs)
+    from playground.models.local import default_threads
+
+    shared = dataclasses.replace(execution, threads=max(1, default_threads() // local))
+    return [shared if str(spec or "").startswith("local:") else execution for spec in model_specs]
 
 
 @dataclass(frozen=True)

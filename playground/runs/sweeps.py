@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from playground.retrieval.stages import NO_STAGE
 
-import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence, Union
@@ -245,30 +244,23 @@ def start_sweep(
 ) -> list[dict]:
     """Each point as a detached run (a worker process of its own, all at once); returns the points at once (status
     running, nothing answered yet). Read them again with `sweep_points`. All points go to one session (`session_id`,
-    else the one current at the start).
-
-    Local-model workers share the physical cores (at least one thread each): llama.cpp's threads spin at every
-    barrier, so six workers of two threads each on two cores would each crawl."""
+    else the one current at the start). Local-model workers share the physical cores (runs.plan.sharing_cores)."""
     from playground.runs.execute import start_run
-    from playground.runs.plan import Execution
+    from playground.runs.plan import sharing_cores
     from playground.store.sessions import current_session
 
     planned = plan_sweep(config, parameter, values, confirmed, confirm_with)
     session_id = session_id or current_session(workspace)["id"]
-    execution = execution or Execution()
-    if str(config.model or "").startswith("local:") and execution.threads is None:
-        from playground.models.local import default_threads
-
-        execution = dataclasses.replace(execution, threads=max(1, default_threads() // len(planned)))
+    executions = sharing_cores(execution, [point.config.model for point in planned])
     points = []
-    for point in planned:
+    for point, point_execution in zip(planned, executions):
         summary = start_run(
             workspace,
             point.config,
             use_cache=use_cache,
             label=point.label,
             session_id=session_id,
-            execution=execution,
+            execution=point_execution,
             detach=True,
             api_keys=api_keys,
         )

@@ -2,8 +2,9 @@
 app's Playground and Side by side pages start (no Streamlit here; the app passes its cached model and index loaders).
 
 Benchmark questions go through `playground.runs.execute.start_run` (a stored run with its trace, scored against
-the reference answers): `start_variant` hands the run to a worker process and returns its id at once (the Side by
-side page follows it from the database), `run_variant` answers here and returns the first result (the Playground's
+the reference answers): `start_variant` hands the run to a worker process and returns its id at once
+(`start_variants` starts the Side by side page's variants together, sharing the cores; the page follows them from
+the database), `run_variant` answers here and returns the first result (the Playground's
 one benchmark question). A typed question, which no benchmark holds, goes through the same per-question call
 (`playground.programs.answer.answer`) and is shown, not stored. Every run first saves the template text as a prompt
 version whose parent is the version it was edited from.
@@ -11,14 +12,16 @@ version whose parent is the version it was edited from.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping, Optional, Sequence
 
 from playground.models.base import GenerationParams
 from playground.runs.stops import applied_stop_text
 
 if TYPE_CHECKING:
     from playground.prompts.template import Template
+    from playground.runs.plan import Execution
 
 # spec -> the model held for one call (the app's: cached and locked per process, remote ones with a typed key)
 UsingModel = Callable[[str], ContextManager[Any]]
@@ -153,6 +156,7 @@ def start_variant(
     seed: int = 0,
     api_keys: Optional[Mapping[str, str]] = None,
     label: Optional[str] = None,
+    execution: Optional[Execution] = None,
 ) -> str:
     """The variant as a detached run over benchmark questions (ids, or a seeded sample): a worker process answers
     them (it goes on when the page is left); returns the run's id at once."""
@@ -160,7 +164,49 @@ def start_variant(
 
     version = save_variant_version(workspace, variant, session_id)
     config = _run_config(benchmark, variant, version, question_ids, sample, seed)
-    return start_run(workspace, config, label=label, session_id=session_id, detach=True, api_keys=api_keys).run_id
+    return start_run(
+        workspace, config, label=label, session_id=session_id, detach=True, api_keys=api_keys, execution=execution
+    ).run_id
+
+
+def start_variants(
+    workspace,
+    benchmark: str,
+    variants: Sequence[Variant],
+    session_id: str,
+    *,
+    question_ids: Optional[list] = None,
+    sample: Optional[int] = None,
+    seed: int = 0,
+    api_keys: Optional[Mapping[str, str]] = None,
+    guard: Callable[[str], ContextManager[Any]] = lambda label: nullcontext(),
+    on_started: Callable[[str, str], None] = lambda label, run_id: None,
+) -> dict[str, str]:
+    """Every variant as a detached run over the same questions, all at once (the Side by side page's "Run all");
+    {label: run id}. The local-model workers share the cores (runs.plan.sharing_cores). `guard(label)` wraps each
+    start (the page turns an error into a message there and starts the others); `on_started(label, run_id)` hears
+    of each run as soon as it exists."""
+    from playground.runs.plan import sharing_cores
+
+    runs: dict[str, str] = {}
+    executions = sharing_cores(None, [variant.model.spec for variant in variants])
+    for index, (variant, execution) in enumerate(zip(variants, executions)):
+        label = variant_label(index)
+        with guard(label):
+            runs[label] = start_variant(
+                workspace,
+                benchmark,
+                variant,
+                session_id,
+                question_ids=question_ids,
+                sample=sample,
+                seed=seed,
+                api_keys=api_keys,
+                label=f"side by side {label}",
+                execution=execution,
+            )
+            on_started(label, runs[label])
+    return runs
 
 
 def run_variant(

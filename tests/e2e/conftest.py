@@ -152,7 +152,7 @@ def runs_app(tmp_path_factory, browser_context):
 
 
 @pytest.fixture(scope="session")
-def beacon_app(tmp_path_factory, browser_context):
+def beacon_app(tmp_path_factory):
     """(url, built, beacon): an app whose stored texts all carry Markdown images and links to a local beacon."""
     from tests.e2e.servers import Beacon, app_server, build_runs_workspace
 
@@ -160,8 +160,7 @@ def beacon_app(tmp_path_factory, browser_context):
     root = tmp_path_factory.mktemp("e2e-beacon")
     try:
         built = build_runs_workspace(root / "sessions" / "playground.db", beacon)
-        with app_server(built["db"], root / "streamlit.log") as url:
-            warm(browser_context, url)
+        with app_server(built["db"], root / "streamlit.log") as url:  # no warm-up: its one test opens the root first
             yield url, built, beacon
     finally:
         beacon.close()

@@ -107,8 +107,8 @@ def test_a_run_started_on_the_runs_page_outlives_the_tab(page, browser_context, 
     notice = page.get_by_text(re.compile(r"Run [0-9a-f]{12} started; it goes on if you leave this page"))
     notice.wait_for(timeout=60_000)
     run_id = re.search(r"Run ([0-9a-f]{12})", notice.inner_text()).group(1)
-    page.goto(app_url + "/")  # navigate away at once, then close the tab
-    page.get_by_role("heading", name="Playground", level=1).wait_for()
+    page.goto(app_url + "/sessions")  # navigate away at once (to a light page), then close the tab
+    page.get_by_role("heading", name="Sessions", level=1).wait_for()
     page.close()
 
     reopened = browser_context.new_page()

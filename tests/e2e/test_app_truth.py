@@ -15,7 +15,6 @@ from tests.e2e.helpers import (
     open_page,
     selected,
     set_text,
-    side_by_side_sample,
     sidebar_text,
     wait_until_idle,
 )
@@ -29,14 +28,17 @@ PROMPT = '[data-testid="stCode"]'
 def test_each_trace_link_opens_its_own_run_and_open_a_run_takes_the_first_pick(page, runs_app):
     url, built = runs_app
     open_page(page, url + "/runs", "Runs")
-    for key in ("direct", "rag", "direct"):  # the newest run (rag) is the default: the first pick changes it
+    for n, key in enumerate(
+        ("direct", "rag", "direct")
+    ):  # the newest run (rag) is the default: the first pick changes it
+        if n:
+            go_to(page, "Runs")
         choose(page, "Open a run", built[key][:12])
         assert selected(page, "Open a run").startswith(built[key])
         page.get_by_role("link", name=re.compile(r"^Open the trace of ")).click()
         page.get_by_role("heading", name="Traces", level=1).wait_for()
         wait_until_idle(page)
         assert selected(page, "Run").startswith(built[key]), f"the trace link of {key} opened another run"
-        go_to(page, "Runs")
 
 
 def test_sessions_act_on_the_chosen_session_and_persist(page, app_url):
@@ -88,7 +90,8 @@ def test_sessions_act_on_the_chosen_session_and_persist(page, app_url):
 
 
 def _walk(page, url: str, built: dict) -> None:
-    """Every page, with the imported runs and one of their questions opened where a page shows one."""
+    """Every page, with the imported runs and one of their questions opened where a page shows one; it ends on the
+    Traces page of the rag run."""
     run, other = built["direct"], built["rag"]
     open_page(page, url + "/", "Playground")
     open_page(page, url + "/side-by-side", "Side by side")
@@ -99,12 +102,12 @@ def _walk(page, url: str, built: dict) -> None:
     wait_until_idle(page)
     open_page(page, f"{url}/runs?run={run}", "Runs")
     open_page(page, f"{url}/ab?run={run}&other={other}", "A/B")
-    open_page(page, f"{url}/traces?run={other}", "Traces")
     open_page(page, url + "/experiments", "Experiments")
     page.get_by_role("tab", name="Judges").click()
     wait_until_idle(page)
     open_page(page, url + "/sessions", "Sessions")
     open_page(page, url + "/workspace", "Workspace")
+    open_page(page, f"{url}/traces?run={other}", "Traces")
 
 
 def test_stored_markdown_is_shown_as_text_and_fetches_nothing(browser_context, beacon_app, screenshot):
@@ -113,8 +116,7 @@ def test_stored_markdown_is_shown_as_text_and_fetches_nothing(browser_context, b
     page = browser_context.new_page()
     page.on("request", lambda request: requested.append(request.url))
     try:
-        _walk(page, url, built)
-        open_page(page, f"{url}/traces?run={built['rag']}", "Traces")
+        _walk(page, url, built)  # on the Traces page of the rag run
         page.locator('[data-testid="stExpander"] summary').filter(has_text="retrieve:").first.click()
         wait_until_idle(page)
         shown = page.locator('[data-testid="stMain"]').inner_text()
@@ -205,12 +207,52 @@ def test_ab_says_when_the_sample_is_too_small(page, runs_app):
     page.get_by_text(re.compile(r"^Too small to conclude: only 3 question")).wait_for()
 
 
-def test_side_by_side_grid_of_questions_and_variants(page, app_url):
-    side_by_side_sample(page, app_url, sample=2, max_tokens=8)
-    for attempt in range(2):  # the second time every cell comes from the response cache
-        page.get_by_role("button", name="Run all variants").click()
-        page.get_by_text("Open a cell", exact=True).wait_for(timeout=300_000)
-        wait_until_idle(page, 300_000)
+@pytest.fixture(scope="module")
+def compared(app_url) -> dict[str, str]:
+    """{label: run id}: the Side by side page's two default variants (rag with bm25 k=3, direct) on a seeded sample
+    of 2 questions at max_tokens 8, started through the engine call the page's "Run all variants" makes, finished."""
+    import time
+
+    from playground.models.base import GenerationParams
+    from playground.prompts.library import load_template
+    from playground.runs.variants import ModelChoice, RetrieverChoice, Variant, start_variants
+    from playground.store import open_workspace
+    from playground.store.runs import get_run
+    from playground.store.sessions import current_session
+    from tests.e2e.conftest import APP_DB
+
+    model = ModelChoice("local:smollm2", GenerationParams(max_tokens=8))
+    variants = [
+        Variant(load_template("rag-short-answer"), RetrieverChoice("bm25", 3), model),
+        Variant(load_template("direct-short-answer"), RetrieverChoice(None, 3), model),
+    ]
+    workspace = open_workspace(APP_DB["path"])
+    try:
+        runs = start_variants(workspace, "tiny", variants, current_session(workspace)["id"], sample=2, seed=0)
+        deadline = time.monotonic() + 240
+        while any(get_run(workspace, run_id).status == "running" for run_id in runs.values()):
+            assert time.monotonic() < deadline, "the side by side runs did not finish in 240 s"
+            time.sleep(0.1)
+        assert {get_run(workspace, run_id).status for run_id in runs.values()} == {"done"}
+    finally:
+        workspace.close()
+    return runs
+
+
+def _open_comparison(page, app_url: str, runs: dict[str, str]) -> None:
+    """The Side by side page at the address of a comparison: its variant columns set to what made the runs."""
+    open_page(page, f"{app_url}/side-by-side?runs=" + ",".join(f"{k}:{v}" for k, v in runs.items()), "Side by side")
+    page.get_by_text("Open a cell", exact=True).wait_for(timeout=60_000)
+    wait_until_idle(page)
+
+
+def test_side_by_side_grid_of_questions_and_variants(page, app_url, compared):
+    _open_comparison(page, app_url, compared)
+    assert page.get_by_label("Sample size", exact=True).input_value() == "2"
+    page.get_by_role("button", name="Run all variants").click()  # the same variants again: every cell is cached
+    page.get_by_text(re.compile(r"^Variant A · run (?!" + compared["A"] + ")")).wait_for(timeout=60_000)
+    page.get_by_text("Open a cell", exact=True).wait_for(timeout=300_000)
+    wait_until_idle(page, 300_000)
     page.get_by_role("heading", name="Variant means (95% intervals)").wait_for()
     heading = page.get_by_role("heading", name=re.compile(r"^Questions x variants \(2 question"))
     heading.scroll_into_view_if_needed()
@@ -228,7 +270,7 @@ def test_side_by_side_grid_of_questions_and_variants(page, app_url):
     page.get_by_text(re.compile(r"^\d of 2 question\(s\)")).wait_for()
 
 
-def test_side_by_side_grid_shows_both_answers_side_by_side_at_1400_px(page, app_url):
+def test_side_by_side_grid_shows_both_answers_side_by_side_at_1400_px(page, app_url, compared):
     from urllib.parse import parse_qs
 
     from playground.store import open_workspace
@@ -236,10 +278,7 @@ def test_side_by_side_grid_shows_both_answers_side_by_side_at_1400_px(page, app_
     from tests.e2e.conftest import APP_DB
 
     page.set_viewport_size({"width": 1400, "height": 900})
-    side_by_side_sample(page, app_url, sample=2, max_tokens=8)
-    page.get_by_role("button", name="Run all variants").click()
-    page.get_by_text("Open a cell", exact=True).wait_for(timeout=300_000)
-    wait_until_idle(page, 300_000)
+    _open_comparison(page, app_url, compared)
     grid = page.locator('[data-testid="stDataFrame"]').filter(has_text="A answer")
     grid.scroll_into_view_if_needed()
     box = grid.bounding_box()
@@ -267,7 +306,6 @@ def test_share_links_are_absolute_and_survive_export_and_import(page, runs_app, 
     from playground.store.datasets import save_dataset
     from playground.sessionfile import export_session, import_session
     from tests.conftest import tiny_dataset
-    from tests.e2e.conftest import warm
     from tests.e2e.servers import app_server
 
     url, built = runs_app
@@ -286,8 +324,7 @@ def test_share_links_are_absolute_and_survive_export_and_import(page, runs_app, 
     save_dataset(other, "unrelated", tiny_dataset())
     import_session(other, payload)
     other.close()
-    with app_server(other_db, tmp_path / "elsewhere.log") as other_url:
-        warm(browser_context, other_url)
+    with app_server(other_db, tmp_path / "elsewhere.log") as other_url:  # the link is its first request
         tab = browser_context.new_page()
         try:
             tab.goto(other_url + link[len(url) :])

@@ -4,8 +4,8 @@ variants' answers side by side, then their scores, latencies, tokens and cache h
 passages, rendered prompt and trace.
 
 Each variant is a job: "Run all variants" hands every variant's run to a worker process of its own
-(`start_run(..., detach=True)`, through ui.start_variant) and the page follows them from the database (ui.follow_runs:
-progress, Stop, Resume). Their ids are kept in st.session_state and in the address (`?runs=A:ID,B:ID`, also in the
+(`runs.variants.start_variants`: detached runs whose local-model workers share the cores) and the page follows them
+from the database (ui.follow_runs: progress, Stop, Resume). Their ids are kept in st.session_state and in the address (`?runs=A:ID,B:ID`, also in the
 share link), so coming back to the page, or reloading it, shows the same comparison, with the variant columns set to
 the settings that made those runs; the grid is drawn from the stored runs once none is running.
 """
@@ -18,7 +18,7 @@ import streamlit as st
 
 from playground.app import components as ui
 from playground.app import state
-from playground.runs.variants import Variant, start_variant, variant_label
+from playground.runs.variants import Variant, start_variants, variant_label
 from playground.store.share_links import resolve_run_link
 
 COUNT_KEY, MODE_KEY, QUESTION_KEY = "sbs_count", "sbs_mode", "sbs_question"
@@ -122,24 +122,25 @@ def start_all(ws, benchmark, variants, question_ids, sample, seed) -> None:
 
     That dict is made first and filled in place: a click elsewhere (leaving the page) stops this script run at its
     next Streamlit call, session-state writes included, and the runs started by then must still be found."""
-    session_id, api_keys = state.current_session_id(), state.api_keys()
     shown = st.session_state.setdefault(RESULTS_KEY, {})
     runs: dict[str, str] = {}
-    for index, variant in enumerate(variants):
-        label = variant_label(index)
-        with ui.errors_as_messages(f"Variant {label}"):
-            runs[label] = start_variant(
-                ws,
-                benchmark,
-                variant,
-                session_id,
-                question_ids=question_ids,
-                sample=sample,
-                seed=seed,
-                api_keys=api_keys,
-                label=f"side by side {label}",
-            )
-            shown["runs"] = dict(runs)
+
+    def started(label: str, run_id: str) -> None:
+        runs[label] = run_id
+        shown["runs"] = dict(runs)
+
+    start_variants(
+        ws,
+        benchmark,
+        variants,
+        state.current_session_id(),
+        question_ids=question_ids,
+        sample=sample,
+        seed=seed,
+        api_keys=state.api_keys(),
+        guard=lambda label: ui.errors_as_messages(f"Variant {label}"),
+        on_started=started,
+    )
 
 
 def runs_param(runs: dict[str, str]) -> str:
