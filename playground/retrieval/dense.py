@@ -70,7 +70,7 @@ class VectorRetriever:
     def search(self, query: str, k: int) -> list[Hit]:
         if self.embedder is None:
             raise RuntimeError(f"{self.kind} retriever was built from raw vectors and has no embedder for text queries")
-        vector = self.embedder.encode_queries([query])[0]
+        vector = self.embedder.query_row(query)
         rows, scores = self.search_vectors(vector, k)
         return [
             Hit(passage_id=self.ids[int(row)], score=float(score), rank=rank)

@@ -5,6 +5,7 @@ embedders.py so an embedder of another module (server_embedder.py) subclasses it
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Optional
 
@@ -14,6 +15,7 @@ from playground.progress import ProgressCallback, report
 
 _SHORT = 4  # up to this many texts (a query) encode on one thread: faster alone, and far steadier on a busy CPU
 _CHUNK = 1024  # texts per progress step (and per resumable piece of a corpus)
+_QUERY_ROWS = 1024  # query rows kept per embedder (1.5 MB at 384 dimensions)
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Embedder:
 
     def __init__(self, name: str, choice: DeviceChoice):
         self._lock = threading.RLock()
+        self._query_rows: OrderedDict[str, np.ndarray] = OrderedDict()
         self.name = name
         self.device, self.dtype, self.batch_size = choice.device, choice.dtype, choice.batch_size
 
@@ -78,6 +81,22 @@ class Embedder:
     def encode_queries(self, texts: list[str]) -> np.ndarray:
         """Rows for search queries: encode() here; an embedder trained with query/passage prefixes overrides it."""
         return self.encode(texts)
+
+    def query_row(self, text: str) -> np.ndarray:
+        """One search query's row (read-only), kept for the next search of the same text: comparing retrievers on a
+        benchmark searches the same questions with each, and an app page searches again on every rerun."""
+        with self._lock:
+            row = self._query_rows.get(text)
+            if row is not None:
+                self._query_rows.move_to_end(text)
+                return row
+        row = self.encode_queries([text])[0]
+        row.flags.writeable = False
+        with self._lock:
+            self._query_rows[text] = row
+            if len(self._query_rows) > _QUERY_ROWS:
+                self._query_rows.popitem(last=False)
+        return row
 
     def describe(self) -> dict:
         return {"device": self.device, "dtype": self.dtype}

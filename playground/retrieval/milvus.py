@@ -266,7 +266,7 @@ class MilvusRetriever:
         return list(found[0]) if found else []
 
     def search(self, query: str, k: int) -> list[Hit]:
-        vector = self.embedder.encode_queries([query])[0]
+        vector = self.embedder.query_row(query)
         lower_is_better = self.info["metric"].upper() == "L2"
         hits = []
         for rank, found in enumerate(self.search_vectors(vector, k), 1):

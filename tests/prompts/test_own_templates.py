@@ -2,8 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -75,17 +73,13 @@ def test_a_broken_file_is_named_and_does_not_hide_the_others(workspace):
     assert len(problems) == 1 and "broken.jinja" in problems[0] and "poem" in problems[0]
 
 
-def test_the_cli_lists_starters_and_own_templates(workspace):
+def test_the_cli_lists_starters_and_own_templates(workspace, capsys):
+    from playground.cli import main
+
     _, edited = _edited_starter()
     save_own_template(workspace, edited, "mine", "My own")
-    listed = subprocess.run(
-        [sys.executable, "-m", "playground", "--db", str(workspace.path), "templates", "list", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert listed.returncode == 0, listed.stderr
-    by_name = {row["name"]: row for row in json.loads(listed.stdout)}
+    assert main(["--db", str(workspace.path), "templates", "list", "--json"]) == 0, capsys.readouterr().err
+    by_name = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
     assert by_name["mine"]["origin"] == "own" and by_name["mine"]["description"] == "My own"
     assert by_name["rag-short-answer"]["origin"] == "starter"
 

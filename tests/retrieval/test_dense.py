@@ -41,3 +41,17 @@ def test_search_vectors_matches_brute_force():
 def test_k_larger_than_the_corpus_returns_every_passage(tiny_workspace):
     hits = open_retriever(tiny_workspace, "tiny", "dense").search("anything", 50)
     assert sorted(h.passage_id for h in hits) == sorted(p.id for p in TINY_PASSAGES)
+
+
+def test_a_query_searched_again_by_any_retriever_is_embedded_once(tiny_workspace, embedder, monkeypatch):
+    """Comparing retrievers on one benchmark searches the same questions with each: their rows are embedded once."""
+    calls = []
+    real = embedder.encode_queries
+    monkeypatch.setattr(embedder, "encode_queries", lambda texts: calls.append(list(texts)) or real(texts))
+    query = "Which river flows through Paris, asked of two retrievers?"
+    dense, hnsw = (open_retriever(tiny_workspace, "tiny", kind) for kind in ("dense", "faiss-hnsw"))
+    first = dense.search(query, 3)
+    assert [h.passage_id for h in hnsw.search(query, 3)] == [h.passage_id for h in first]
+    assert dense.search(query, 3) == first and first[0].passage_id == "p4"
+    assert calls == [[query]]
+    assert not embedder.query_row(query).flags.writeable  # a caller cannot change what the next search gets

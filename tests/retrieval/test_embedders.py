@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +14,6 @@ from playground.retrieval.embedders import TorchBertEmbedder, TransformersEmbedd
 from playground.retrieval.embeddings import corpus_embeddings, embed_resumably, partial_dir
 from playground.retrieval.index import build_index
 from tests.conftest import SHARED_DATASETS, TINY_PASSAGES
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def real_passages(n: int) -> list[str]:
@@ -86,31 +81,15 @@ def test_device_choice_honours_the_request_then_the_environment(monkeypatch):
         assert automatic.batch_size == 32 and automatic.dtype == "float32"  # falls back to CPU as it was
 
 
-def test_the_cli_device_option_reaches_the_embedder(tiny_workspace):
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    env.pop("PLAYGROUND_DEVICE", None)
-    command = [
-        sys.executable,
-        "-m",
-        "playground",
-        "--db",
-        str(tiny_workspace.path),
-        "retrieve",
-        "--dataset",
-        "tiny",
-        "--retriever",
-        "dense",
-        "--device",
-        "quantum",
-        "capital of France",
-    ]
-    failed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
-    assert failed.returncode == 1
-    assert "error: --device: unknown device 'quantum' (expected cpu, cuda, cuda:N or mps)" in failed.stderr
-    command[command.index("quantum")] = "cpu"
-    found = subprocess.run(command + ["--json"], capture_output=True, text=True, env=env, timeout=120)
-    assert found.returncode == 0, found.stderr
-    assert json.loads(found.stdout)["hits"][0]["id"] == "p1"
+def test_the_cli_device_option_reaches_the_embedder(tiny_workspace, capsys, monkeypatch):
+    from playground.cli import main
+
+    monkeypatch.delenv("PLAYGROUND_DEVICE", raising=False)
+    argv = ["--db", str(tiny_workspace.path), "retrieve", "--dataset", "tiny", "--retriever", "dense"]
+    assert main([*argv, "--device", "quantum", "capital of France"]) == 1
+    assert "error: --device: unknown device 'quantum' (expected cpu, cuda, cuda:N or mps)" in capsys.readouterr().err
+    assert main([*argv, "--device", "cpu", "capital of France", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hits"][0]["id"] == "p1"
 
 
 def test_the_index_manifest_records_device_and_dtype(tiny_workspace, embedder):

@@ -38,8 +38,8 @@ def test_stored_vectors_find_themselves_despite_quantisation(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_few_hundred_passages_train_with_clamped_lists(generated_workspace):
-    retriever = open_retriever(generated_workspace, "gen", "faiss-ivfpq")
+def test_a_few_hundred_passages_train_with_clamped_lists(embedded_generated_workspace):
+    retriever = open_retriever(embedded_generated_workspace, "gen", "faiss-ivfpq")
     assert retriever.manifest["effective"] == {"nlist": 17, "m": 8, "nbits": 8, "nprobe": 16}
     hits = retriever.search("The river near the city", 10)
     assert len(hits) == 10 and all(h.passage_id.startswith("g") for h in hits)

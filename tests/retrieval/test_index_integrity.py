@@ -27,70 +27,70 @@ def notices(caplog):
     return caplog
 
 
-def test_manifest_says_what_the_index_is(generated_workspace):
-    manifest = build_index(generated_workspace, "gen", "annoy", ANNOY)
+def test_manifest_says_what_the_index_is(embedded_generated_workspace):
+    manifest = build_index(embedded_generated_workspace, "gen", "annoy", ANNOY)
     assert manifest["corpus"] == "gen" and manifest["corpus_digest"] and manifest["kind"] == "annoy"
     assert manifest["params"]["n_trees"] == 50
     assert manifest["embedder"]["name"] == DEFAULT_EMBEDDER and len(manifest["embedder"]["fingerprint"]) == 16
     files = manifest["files"]
     assert set(files) == {"index.ann", "ids.json", "dim.json"}
-    folder = index_path(generated_workspace, "gen", "annoy", ANNOY)
+    folder = index_path(embedded_generated_workspace, "gen", "annoy", ANNOY)
     assert files["index.ann"]["bytes"] == (folder / "index.ann").stat().st_size
     assert all(len(meta["sha256"]) == 64 for meta in files.values())
 
 
-def test_truncated_annoy_file_is_rebuilt_before_answering(generated_workspace, notices):
-    expected = ranking(generated_workspace, "annoy", ANNOY)
+def test_truncated_annoy_file_is_rebuilt_before_answering(embedded_generated_workspace, notices):
+    expected = ranking(embedded_generated_workspace, "annoy", ANNOY)
     forget_open_retrievers()
-    ann = index_path(generated_workspace, "gen", "annoy", ANNOY) / "index.ann"
+    ann = index_path(embedded_generated_workspace, "gen", "annoy", ANNOY) / "index.ann"
     data = ann.read_bytes()
     ann.write_bytes(data[: len(data) // 2])
-    retriever = open_retriever(generated_workspace, "gen", "annoy", ANNOY)
+    retriever = open_retriever(embedded_generated_workspace, "gen", "annoy", ANNOY)
     assert "index.ann" in retriever.manifest["rebuilt_because"]
     assert any("index.ann" in r.getMessage() and "rebuilding" in r.getMessage() for r in notices.records)
     assert [hit.passage_id for hit in retriever.search(QUERY, 10)] == expected
 
 
-def test_ids_file_shifted_by_one_is_detected(generated_workspace, notices):
-    expected = ranking(generated_workspace, "faiss-hnsw")
+def test_ids_file_shifted_by_one_is_detected(embedded_generated_workspace, notices):
+    expected = ranking(embedded_generated_workspace, "faiss-hnsw")
     forget_open_retrievers()
-    ids_file = index_path(generated_workspace, "gen", "faiss-hnsw") / "ids.json"
+    ids_file = index_path(embedded_generated_workspace, "gen", "faiss-hnsw") / "ids.json"
     ids = json.loads(ids_file.read_text())
     ids_file.write_text(json.dumps(ids[1:] + ids[:1]))
     assert ids_file.stat().st_size == len(json.dumps(ids))  # same size: only the checksum can tell
-    retriever = open_retriever(generated_workspace, "gen", "faiss-hnsw")
+    retriever = open_retriever(embedded_generated_workspace, "gen", "faiss-hnsw")
     assert "ids.json" in retriever.manifest["rebuilt_because"]
     assert [hit.passage_id for hit in retriever.search(QUERY, 10)] == expected
 
 
-def test_vectors_replaced_by_noise_are_detected(generated_workspace, notices):
-    expected = ranking(generated_workspace, "dense")
+def test_vectors_replaced_by_noise_are_detected(embedded_generated_workspace, notices):
+    expected = ranking(embedded_generated_workspace, "dense")
     forget_open_retrievers()
     import playground.retrieval.embeddings as embeddings
 
     embeddings._cached_embeddings.clear()
-    vectors_file = embeddings_dir(generated_workspace, "gen", DEFAULT_EMBEDDER) / "vectors.npy"
+    vectors_file = embeddings_dir(embedded_generated_workspace, "gen", DEFAULT_EMBEDDER) / "vectors.npy"
     vectors = np.load(vectors_file, allow_pickle=False)
     noise = np.random.default_rng(0).standard_normal(vectors.shape).astype(np.float32)
     noise /= np.linalg.norm(noise, axis=1, keepdims=True)
     np.save(vectors_file, noise, allow_pickle=False)
-    query = open_retriever(generated_workspace, "gen", "dense").embedder.encode([QUERY])[0]
+    query = open_retriever(embedded_generated_workspace, "gen", "dense").embedder.encode([QUERY])[0]
     forget_open_retrievers()
     embeddings._cached_embeddings.clear()
     ids = json.loads((vectors_file.parent / "ids.json").read_text())
     assert [ids[i] for i in np.argsort(-(noise @ query))[:10]] != expected  # what using the noise would answer
-    assert ranking(generated_workspace, "dense") == expected
+    assert ranking(embedded_generated_workspace, "dense") == expected
     assert any("vectors.npy" in r.getMessage() for r in notices.records)
-    fresh = corpus_embeddings(generated_workspace, "gen")
+    fresh = corpus_embeddings(embedded_generated_workspace, "gen")
     assert np.allclose(fresh.vectors, vectors, atol=1e-5)
 
 
-def test_index_built_with_other_settings_is_not_used(generated_workspace, notices):
-    build_index(generated_workspace, "gen", "annoy", ANNOY)
+def test_index_built_with_other_settings_is_not_used(embedded_generated_workspace, notices):
+    build_index(embedded_generated_workspace, "gen", "annoy", ANNOY)
     forget_open_retrievers()
-    folder = index_path(generated_workspace, "gen", "annoy", ANNOY)
+    folder = index_path(embedded_generated_workspace, "gen", "annoy", ANNOY)
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["embedder"]["fingerprint"] = "0" * 16
     (folder / "manifest.json").write_text(json.dumps(manifest))
-    retriever = open_retriever(generated_workspace, "gen", "annoy", ANNOY)
+    retriever = open_retriever(embedded_generated_workspace, "gen", "annoy", ANNOY)
     assert "embedder" in retriever.manifest["rebuilt_because"]

@@ -111,8 +111,8 @@ def test_changing_the_embedder_or_a_setting_builds_another_collection(tiny_works
 
 
 @pytest.mark.slow
-def test_recall_at_10_within_001_of_faiss_hnsw_on_the_same_embeddings(generated_workspace):
-    workspace = generated_workspace
+def test_recall_at_10_within_001_of_faiss_hnsw_on_the_same_embeddings(embedded_generated_workspace):
+    workspace = embedded_generated_workspace
     questions = load_questions(workspace, "gen")
     retrievers = {kind: open_retriever(workspace, "gen", kind) for kind in ("dense", "faiss-hnsw", "milvus")}
     ranked = {kind: [[h.passage_id for h in r.search(q.text, 10)] for q in questions] for kind, r in retrievers.items()}

@@ -25,18 +25,30 @@ pytestmark = pytest.mark.slow
 RUN_KEYS = ("validation_run", "start_run", "winner_run", "run_id")
 
 
-@pytest.fixture
-def exported(workspace):
-    """(the export of the session holding one finished search, the search as stored)."""
-    save_dataset(workspace, "codes", code_dataset(30))
-    server = LandscapeServer("property").start()
+@pytest.fixture(scope="module")
+def searched(tmp_path_factory):
+    """(the export of the session holding one finished search, the search as stored), searched once per module."""
+    from playground.store import open_workspace
+
+    workspace = open_workspace(tmp_path_factory.mktemp("searched") / "sessions" / "playground.db")
     try:
-        config = RunConfig(dataset="codes", program="direct", model=server.spec("landscape"))
-        optimize(workspace, config, SearchSettings(budget=3, seed=0))
+        save_dataset(workspace, "codes", code_dataset(30))
+        server = LandscapeServer("property").start()
+        try:
+            config = RunConfig(dataset="codes", program="direct", model=server.spec("landscape"))
+            optimize(workspace, config, SearchSettings(budget=3, seed=0))
+        finally:
+            server.close()
+        [search] = list_optimizations(workspace)
+        return export_session(workspace, current_session(workspace)["id"]), search
     finally:
-        server.close()
-    [search] = list_optimizations(workspace)
-    return export_session(workspace, current_session(workspace)["id"]), search
+        workspace.close()
+
+
+@pytest.fixture
+def exported(searched):
+    """A copy of the module's search and its export, for a test to import or change."""
+    return copy.deepcopy(searched)
 
 
 def _runs_named(value) -> set[str]:

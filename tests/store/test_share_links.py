@@ -2,8 +2,6 @@
 session import made; what a link points to, said in one line per id."""
 
 import json
-import subprocess
-import sys
 
 from playground.store.sessions import current_session
 from playground.sessionfile import export_session, import_session
@@ -38,44 +36,28 @@ def test_links_made_before_an_export_open_the_imported_copies(session_workspace,
     other.close()
 
 
-def test_playground_open_prints_what_a_link_points_to(session_workspace):  # noqa: F811
+def playground_open(capsys, workspace, *args: str) -> tuple[int, str, str]:
+    """`playground --db DB open ARGS` in process: its exit status, stdout and stderr."""
+    from playground.cli import main
+
+    try:
+        status = main(["--db", str(workspace.path), "open", *args])
+    except SystemExit as exit:
+        status = exit.code
+    printed = capsys.readouterr()
+    return status, printed.out, printed.err
+
+
+def test_playground_open_prints_what_a_link_points_to(session_workspace, capsys):  # noqa: F811
     run_id = next(session_workspace.db.query("SELECT id FROM runs"))["id"]
     url = f"http://127.0.0.1:8501/traces?run={run_id}&question=q1"
-    shown = subprocess.run(
-        [sys.executable, "-m", "playground", "--db", str(session_workspace.path), "open", url],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.splitlines()[:2] == ["page: traces", f"run: {run_id}"] and "question: q1" in shown.stdout
-    as_json = subprocess.run(
-        [sys.executable, "-m", "playground", "--db", str(session_workspace.path), "open", url, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert json.loads(as_json.stdout)["run"]["id"] == run_id
+    status, out, err = playground_open(capsys, session_workspace, url)
+    assert status == 0, err
+    assert out.splitlines()[:2] == ["page: traces", f"run: {run_id}"] and "question: q1" in out
+    status, out, err = playground_open(capsys, session_workspace, url, "--json")
+    assert json.loads(out)["run"]["id"] == run_id
 
-    gone = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "playground",
-            "--db",
-            str(session_workspace.path),
-            "open",
-            "http://127.0.0.1:8501/traces?run=abcdef123456",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert gone.returncode == 1 and "run: abcdef123456 not found" in gone.stdout
-    bad = subprocess.run(
-        [sys.executable, "-m", "playground", "--db", str(session_workspace.path), "open", "notalink"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert bad.returncode != 0 and bad.stderr.strip().startswith("error:") and "not a share link" in bad.stderr
+    status, out, err = playground_open(capsys, session_workspace, "http://127.0.0.1:8501/traces?run=abcdef123456")
+    assert status == 1 and "run: abcdef123456 not found" in out
+    status, out, err = playground_open(capsys, session_workspace, "notalink")
+    assert status != 0 and err.strip().startswith("error:") and "not a share link" in err
