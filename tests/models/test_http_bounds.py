@@ -71,7 +71,7 @@ def tiny_db(path: Path) -> Path:
     return path
 
 
-def test_a_trickling_answer_is_a_recorded_error_and_the_run_ends_within_its_timeout(hostile, tmp_path):
+def test_a_trickling_answer_is_a_recorded_error_and_the_run_ends_within_its_timeout(hostile, tmp_path, capsys):
     db = tiny_db(tmp_path / "trickle.db")
     done = cli(
         db,
@@ -88,8 +88,11 @@ def test_a_trickling_answer_is_a_recorded_error_and_the_run_ends_within_its_time
         "2",
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    listed = cli(db, "runs", "--json")
-    (run,) = json.loads(listed.stdout)
+    from playground.cli import main
+
+    capsys.readouterr()
+    assert main(["runs", "--json", "--db", str(db)]) == 0  # read back in this process: the run's process has ended
+    (run,) = json.loads(capsys.readouterr().out)
     assert run["status"] == "done" and run["errors"] == 1 and run["seconds"] < 2 + 5, run
     workspace = open_workspace(db, create=False)
     try:
@@ -353,7 +356,8 @@ def test_an_http_proxy_from_the_environment_is_used_and_no_proxy_skips_it(server
         proxy.close()
 
 
-def test_playground_judge_takes_a_timeout_per_judgment(hostile, tmp_path):
+def test_playground_judge_takes_a_timeout_per_judgment(hostile, tmp_path, capsys):
+    from playground.cli import main
     from tests.evaluation.judges.conftest import make_run
 
     workspace = open_workspace(tmp_path / "judge.db")
@@ -374,10 +378,13 @@ def test_playground_judge_takes_a_timeout_per_judgment(hostile, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
     assert report["n_failed"] == 1 and "no complete answer within 2 s (" in report["items"][0]["errors"][0]
-    refused = cli(tmp_path / "judge.db", "judge", "reference", run_id, "--timeout", "0")
-    assert (
-        refused.returncode != 0 and "--timeout must be more than 0 and at most 86,400 seconds, got 0" in refused.stderr
-    )
+    capsys.readouterr()
+    try:  # asked in this process: the refusal is the flag's, not the process's
+        code = main(["judge", "reference", run_id, "--timeout", "0", "--db", str(tmp_path / "judge.db")])
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code != 0
+    assert "--timeout must be more than 0 and at most 86,400 seconds, got 0" in capsys.readouterr().err
 
 
 def read_any_score(text: str) -> dict:
