@@ -10,6 +10,7 @@ import time
 from streamlit.testing.v1 import AppTest
 
 from playground.app.components.diff import diff_rows, prompt_diff_html
+from playground.runs.recorder import STOP_POLL_S
 from playground.store.runs import get_results, get_run, list_runs
 from tests.app.conftest import ENTRY, assert_detached, html_block, page_path, until_finished, worker_log
 
@@ -157,6 +158,7 @@ def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_wo
         assert get_run(app_workspace, ids["C"]).stop_requested == 0
         at.button(key="sbs_runs_stop_all").click().run()  # ... then all
         assert not at.exception, at.exception
+        time.sleep(STOP_POLL_S + 1.0)  # each worker has seen its stop (it polls every STOP_POLL_S) before answers come
         server.answer.set()
         ended = until_finished(app_workspace, ids.values(), 60)
         assert [ended[ids[label]].status for label in "ABC"] == ["interrupted", "stopped", "stopped"]
