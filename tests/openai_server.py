@@ -367,8 +367,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="serve the test chat-completions API on 127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--trickle-every", type=float, default=2.0, help="seconds between a trickle's bytes")
     args = parser.parse_args()
     server = OpenAIServer(delay_s=args.delay, port=args.port)
+    server.trickle_every_s = args.trickle_every
     server.httpd.serve_forever()
 
 

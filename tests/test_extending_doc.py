@@ -44,6 +44,13 @@ class Context:
     def __init__(self, target: Path, db: str, server: OpenAIServer):
         self.target, self.db, self.server = target, db, server
         self.env = {"GATEWAY_URL": server.url, "GATEWAY_API_KEY": "gateway-secret-key-1234"}
+        self._plugins: dict | None = None
+
+    def plugins(self) -> dict:
+        """`playground plugins --json`, asked once: every example is installed before the first check runs."""
+        if self._plugins is None:
+            self._plugins = self.json("plugins")
+        return self._plugins
 
     def json(self, *argv: str) -> dict:
         return cli_json(self.target, *argv, "--db", self.db, env=self.env)
@@ -53,7 +60,7 @@ class Context:
 
 
 def check_retriever(ctx: Context) -> None:
-    row = registered(ctx.json("plugins"), "retrievers", "tfidf")
+    row = registered(ctx.plugins(), "retrievers", "tfidf")
     assert row["distribution"] == "playground-tfidf" and not row["builtin"]
     hits = ctx.json("retrieve", "--dataset", "tiny", "--retriever", "tfidf", "-k", "2", "capital of France")["hits"]
     assert [hit["id"] for hit in hits][:1] == ["p1"] and len(hits) == 2
@@ -74,7 +81,7 @@ def check_retriever(ctx: Context) -> None:
 
 
 def check_provider(ctx: Context) -> None:
-    row = registered(ctx.json("plugins"), "providers", "gateway")
+    row = registered(ctx.plugins(), "providers", "gateway")
     assert row["secret_env_vars"] == ["GATEWAY_API_KEY"] and row["distribution"] == "playground-gateway"
     tried = ctx.json("models", "try", "What is the capital of France?", "--model", "gateway:ok")
     assert tried["text"] == "Paris" and tried["model"]["provider"] == "gateway"
@@ -84,7 +91,7 @@ def check_provider(ctx: Context) -> None:
 
 
 def check_program(ctx: Context) -> None:
-    registered(ctx.json("plugins"), "programs", "reread")
+    registered(ctx.plugins(), "programs", "reread")
     done = ctx.run(
         "--program", "reread", "--retriever", "bm25", "-k", "2", "--model", ctx.server.spec(), "--option", "rounds=3"
     )
@@ -112,7 +119,7 @@ def check_program(ctx: Context) -> None:
 
 
 def check_metric(ctx: Context) -> None:
-    row = registered(ctx.json("plugins"), "metrics", "extra_words")
+    row = registered(ctx.plugins(), "metrics", "extra_words")
     assert row["higher_is_better"] is False
     done = ctx.run("--model", ctx.server.spec(), "--sample", "6")
     assert "extra_words" in done["metrics"], done["metrics"]
@@ -123,7 +130,7 @@ def check_metric(ctx: Context) -> None:
 
 
 def check_judge(ctx: Context) -> None:
-    registered(ctx.json("plugins"), "judges", "concise")
+    registered(ctx.plugins(), "judges", "concise")
     done = ctx.run("--model", ctx.server.spec(), "--sample", "3")
     report = ctx.json("judge", "concise", done["run_id"], "--judge-model", ctx.server.spec("judge"))
     assert report["kind"] == "concise" and report["n_items"] == 3 and report["n_failed"] == 0, report

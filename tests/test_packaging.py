@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -12,6 +13,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import built_demo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,8 +25,18 @@ def _run(argv: list, cwd: Path, env: dict) -> str:
     return done.stdout
 
 
+def _index_manifests(indexes: Path) -> list[dict]:
+    """The manifests of the built indexes under an indexes folder (not of the embeddings they were made from)."""
+    found = [path.parent for path in indexes.glob("*/*/manifest.json")]
+    folders = [folder for folder in found if not folder.name.startswith((".", "embeddings-"))]
+    return [json.loads((folder / "manifest.json").read_text(encoding="utf-8")) for folder in folders]
+
+
 @pytest.mark.slow
-def test_a_non_editable_install_finds_its_templates_and_builds_the_demo(tmp_path):
+def test_a_non_editable_install_finds_its_templates_and_builds_the_demo(tmp_path, tmp_path_factory):
+    """The demo is set up on a copy of the run's one demo build (tests.conftest.built_demo, made from this tree):
+    the installed copy reads its own shipped data, recognises the indexes as built from exactly that data (it would
+    rebuild them otherwise) and answers from them; embedding the demo's chunks again would prove nothing more."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     site = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
@@ -55,9 +68,13 @@ def test_a_non_editable_install_finds_its_templates_and_builds_the_demo(tmp_path
     listed = json.loads(_run([playground, "templates", "list", "--json"], tmp_path, env))
     assert {template["name"] for template in listed} == shipped
 
-    db = tmp_path / "work" / "sessions" / "playground.db"
+    work = tmp_path / "work"
+    shutil.copytree(built_demo(tmp_path_factory), work)
+    prebuilt = {(index["kind"], index["built_at"]) for index in _index_manifests(work / "indexes")}
+    db = work / "sessions" / "playground.db"
     summary = json.loads(_run([playground, "demo", "--no-app", "--db", db, "--json"], tmp_path, env))
     assert summary["dataset"] == "demo" and {index["kind"] for index in summary["indexes"]} == {"bm25", "dense"}
+    assert {(index["kind"], index["built_at"]) for index in summary["indexes"]} == prebuilt  # recognised, not rebuilt
     rendered = json.loads(
         _run(
             [

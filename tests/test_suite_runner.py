@@ -42,8 +42,10 @@ def test_make_test_runs_the_suite_in_workers():
 def test_a_segfaulting_test_fails_by_name_and_the_run_reaches_its_summary(tmp_path):
     (tmp_path / "test_planted.py").write_text(PLANTED, encoding="utf-8")
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    options = suite_options()
+    options[options.index("-n") + 1] = "1"  # one worker: the test after the crash runs on the one that replaces it
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", *suite_options(), "-p", "no:cacheprovider", "test_planted.py"],
+        [sys.executable, "-m", "pytest", *options, "-p", "no:cacheprovider", "test_planted.py"],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,

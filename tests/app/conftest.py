@@ -38,25 +38,42 @@ def run_config(program: str = "direct", **extra) -> RunConfig:
     return RunConfig(dataset="tiny", program=program, params=dict(RUN_PARAMS), sample=3, seed=0, **extra)
 
 
-def runs_workspace(tmp_path_factory) -> dict:
-    """{"path", "direct", "rag"}: a workspace with the tiny benchmark and two real local:smollm2 runs (max_tokens 8)
-    on the same seeded sample of 3 questions, "direct" and "rag" (bm25, k=2); built once per test process."""
+def _build_runs_workspace(folder: Path) -> None:
+    """The tiny benchmark and the two runs in `folder`/sessions/playground.db (indexes beside it); their ids in
+    `folder`/runs.json."""
+    import json
+
     from playground.runs.execute import start_run
     from playground.store import open_workspace
     from playground.store.datasets import save_dataset
     from tests.conftest import tiny_dataset
 
+    ws = open_workspace(folder / "sessions" / "playground.db")
+    try:
+        save_dataset(ws, "tiny", tiny_dataset())
+        direct = start_run(ws, run_config("direct"), label="direct")
+        rag = start_run(ws, run_config("rag", retriever="bm25", k=2), label="rag")
+    finally:
+        ws.close()
+    assert direct.status == rag.status == "done"
+    (folder / "runs.json").write_text(json.dumps({"direct": direct.run_id, "rag": rag.run_id}), encoding="utf-8")
+
+
+def runs_workspace(tmp_path_factory) -> dict:
+    """{"path", "direct", "rag"}: a workspace with the tiny benchmark and two real local:smollm2 runs (max_tokens 8)
+    on the same seeded sample of 3 questions, "direct" and "rag" (bm25, k=2); built once per test run
+    (tests.conftest.shared_build), each test process working on a copy of its own."""
+    import json
+    import shutil
+
+    from tests.conftest import shared_build
+
     if not _BUILT:
-        path = tmp_path_factory.mktemp("app_runs") / "sessions" / "playground.db"
-        ws = open_workspace(path)
-        try:
-            save_dataset(ws, "tiny", tiny_dataset())
-            direct = start_run(ws, run_config("direct"), label="direct")
-            rag = start_run(ws, run_config("rag", retriever="bm25", k=2), label="rag")
-        finally:
-            ws.close()
-        assert direct.status == rag.status == "done"
-        _BUILT.update(path=path, direct=direct.run_id, rag=rag.run_id)
+        built = shared_build(tmp_path_factory, "app-runs", _build_runs_workspace)
+        root = tmp_path_factory.mktemp("app_runs")
+        shutil.copytree(built, root, dirs_exist_ok=True)
+        ids = json.loads((root / "runs.json").read_text(encoding="utf-8"))
+        _BUILT.update(path=root / "sessions" / "playground.db", direct=ids["direct"], rag=ids["rag"])
     return dict(_BUILT)
 
 

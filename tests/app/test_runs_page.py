@@ -73,7 +73,8 @@ def _until_finished(ws, run_id: str, limit_s: float = 180.0) -> dict:
     return run
 
 
-def test_launching_a_run_from_the_page_hands_it_to_a_worker_that_finishes_it(runs_env):
+def test_launching_a_run_from_the_page_hands_it_to_a_worker_that_finishes_it(private_runs_env):
+    runs_env = private_runs_env  # it adds a run: to a copy, the shared one stays as built
     before = {run.id for run in list_runs(open_workspace(runs_env["path"]))}
     at = page_test("runs")
     at.run()
@@ -100,7 +101,8 @@ def test_launching_a_run_from_the_page_hands_it_to_a_worker_that_finishes_it(run
     assert any("status `done`" in m.value for m in at.markdown)
 
 
-def test_a_stopped_run_resumes_from_the_page(runs_env):
+def test_a_stopped_run_resumes_from_the_page(private_runs_env):
+    runs_env = private_runs_env  # it adds a run: to a copy, the shared one stays as built
     ws = open_workspace(runs_env["path"])
     calls = []
     stopped = start_run(
@@ -186,6 +188,7 @@ def test_a_running_job_is_followed_stopped_and_resumed_from_the_page(app_workspa
         assert not at.exception, at.exception
         run = _until_finished(ws, run_id, 30)
         assert run.status == "stopped" and 1 <= run.n_done < 18
+        server.delay_s = 0.0  # slow answers kept it running while it was followed; the resumed rest need none
         at.run()
         at.button(key=f"runs_resume_{run_id}").click().run()
         assert not at.exception, at.exception

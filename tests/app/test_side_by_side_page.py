@@ -10,6 +10,7 @@ import time
 from streamlit.testing.v1 import AppTest
 
 from playground.app.components.diff import diff_rows, prompt_diff_html
+from playground.runs.recorder import STOP_POLL_S
 from playground.store.runs import get_results, get_run, list_runs
 from tests.app.conftest import ENTRY, assert_detached, html_block, page_path, until_finished, worker_log
 
@@ -109,9 +110,25 @@ def test_run_all_variants_starts_a_worker_per_variant_and_the_grid_comes_from_th
 
 
 def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_workspace):
+    import threading
+
     from tests.openai_server import OpenAIServer
 
-    server = OpenAIServer(delay_s=2.0).start()  # every question in flight at once, each answered after 2 s
+    class HeldServer(OpenAIServer):
+        """Every question in flight at once, answered when `answer` is set (after the Stops), not after a fixed delay
+        that a slow page could outlast."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.answer = threading.Event()
+            self.held: list[dict] = []
+
+        def handle(self, handler, body: dict) -> None:
+            self.held.append(body)
+            self.answer.wait(120)
+            super().handle(handler, body)
+
+    server = HeldServer().start()
     try:
         at = _page()
         for index in range(3):
@@ -126,7 +143,7 @@ def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_wo
         ids = {run.label[-1]: run.id for run in list_runs(app_workspace)}
         assert sorted(ids) == ["A", "B", "C"]
         deadline = time.monotonic() + 120
-        while len(server.requests) < 18 and time.monotonic() < deadline:  # every worker is answering
+        while len(server.held) < 18 and time.monotonic() < deadline:  # every worker is answering
             time.sleep(0.2)
         os.kill(get_run(app_workspace, ids["A"]).worker_pid, signal.SIGKILL)  # A's worker dies (OOM, reboot)
         at.run()
@@ -141,6 +158,8 @@ def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_wo
         assert get_run(app_workspace, ids["C"]).stop_requested == 0
         at.button(key="sbs_runs_stop_all").click().run()  # ... then all
         assert not at.exception, at.exception
+        time.sleep(STOP_POLL_S + 1.0)  # each worker has seen its stop (it polls every STOP_POLL_S) before answers come
+        server.answer.set()
         ended = until_finished(app_workspace, ids.values(), 60)
         assert [ended[ids[label]].status for label in "ABC"] == ["interrupted", "stopped", "stopped"]
         at.run()  # nothing runs any more: the grid of what the variants answered, and Resume for the dead one
@@ -152,6 +171,7 @@ def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_wo
         assert resume.label == "Resume"  # short: a longer label was cut in its column ("Resume (12/2...")
         assert resume.help.startswith(f"{a.n_done}/{a.n_planned} answered")
     finally:
+        server.answer.set()
         server.close()
 
 

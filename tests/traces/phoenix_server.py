@@ -71,7 +71,7 @@ class PhoenixServer:
                     return self
             except httpx.HTTPError:
                 pass
-            time.sleep(1)
+            time.sleep(0.25)
         self.close()
         raise AssertionError(f"Phoenix did not answer within {START_TIMEOUT_S:.0f} s: {self.tail()}")
 
@@ -105,9 +105,17 @@ class PhoenixServer:
             time.sleep(0.5)
 
     def dataframe_export(self, project: str, target: Path) -> None:
-        """Phoenix's client writes its spans dataframe as parquet (in Phoenix's own interpreter)."""
+        """Phoenix's client writes its spans dataframe as parquet (in Phoenix's own interpreter).
+
+        The client is a distribution of its own (arize-phoenix-client) in the `phoenix` namespace: it is imported as
+        it is where installed alone, without the server's `phoenix/__init__.py`, which loads the whole server app
+        (measured: 9 s of CPU against 1 s)."""
         script = (
-            "import sys\nfrom phoenix.client import Client\n"
+            "import importlib.util, sys, types\n"
+            "namespace = types.ModuleType('phoenix')\n"
+            "namespace.__path__ = list(importlib.util.find_spec('phoenix').submodule_search_locations)\n"
+            "sys.modules['phoenix'] = namespace\n"
+            "from phoenix.client import Client\n"
             "frame = Client(base_url=sys.argv[1]).spans.get_spans_dataframe(project_identifier=sys.argv[2])\n"
             "frame.to_parquet(sys.argv[3])\n"
         )
