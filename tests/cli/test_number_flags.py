@@ -18,11 +18,6 @@ def dump(path) -> str:
         connection.close()
 
 
-@pytest.fixture
-def tiny_workspace(copied_tiny_workspace):
-    return copied_tiny_workspace
-
-
 REFUSED = [
     (
         ["judge", "estimate", "r1", "--confidence", "0.9999999999999999"],
