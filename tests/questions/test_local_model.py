@@ -10,25 +10,21 @@ Whatever it keeps must be stored with spans that hold its answer."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
 import playground.cli as cli
 from playground.demo_workspace import ensure_demo_workspace
 from playground.store.datasets import get_passages, load_questions
-from tests.conftest import built_demo
 
 ASKED = 4  # 3 single and 1 two-hop (the default share, 0.25): each kind once is what this test is about
 
 
 @pytest.mark.slow
-def test_questions_generate_with_the_local_model_on_the_demo_keeps_some_or_says_why(
-    tmp_path, tmp_path_factory, monkeypatch, capsys
-):
+def test_questions_generate_with_the_local_model_on_the_demo_keeps_some_or_says_why(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
-    shutil.copytree(built_demo(tmp_path_factory) / "sessions", tmp_path / "sessions")  # the run's one demo build
     db = tmp_path / "sessions" / "playground.db"
+    ensure_demo_workspace(db, build_indexes=False).close()
     argv = ["questions", "generate", "--db", str(db), "--corpus", "demo", "--name", "demo-generated"]
     code = cli.main([*argv, "--model", "local:smollm2", "--n", str(ASKED), "--seed", "0", "--json"])
     captured = capsys.readouterr()
