@@ -91,6 +91,35 @@ def tiny_workspace(workspace):
     return workspace
 
 
+@pytest.fixture(scope="session")
+def tiny_workspace_file(tmp_path_factory) -> Path:
+    """A closed workspace file holding `tiny`, made once per test process: making a workspace runs (and commits)
+    every migration, copying the file does not."""
+    path = tmp_path_factory.mktemp("tiny-workspace-file") / "playground.db"
+    made = open_workspace(path)
+    save_dataset(made, "tiny", tiny_dataset())
+    made.close()
+    return path
+
+
+@pytest.fixture
+def copied_tiny_workspace(tiny_workspace_file, tmp_path, monkeypatch):
+    """What `tiny_workspace` gives (the same file at the same place), copied from tiny_workspace_file: for tests that
+    need no workspace of their own making (its ids are the same in every copy)."""
+    monkeypatch.delenv("PLAYGROUND_DB", raising=False)
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    path = tmp_path / "sessions" / "playground.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    made_here = path.exists()  # the test asked for `workspace` first: that one gets `tiny` as tiny_workspace does
+    if not made_here:
+        shutil.copyfile(tiny_workspace_file, path)
+    ws = open_workspace(path)
+    if made_here:
+        save_dataset(ws, "tiny", tiny_dataset())
+    yield ws
+    ws.close()
+
+
 def xdist_group_of(item) -> str:
     """The pytest-xdist group a test runs in (`make test` distributes with --dist loadgroup): its module, so a
     module's fixtures are built once; what every worker needs (the demo workspace) is built once per run, see

@@ -13,9 +13,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from playground.retrieval.index import build_index
 from playground.runs import run_summary
 from playground.store import open_workspace
+from playground.store.datasets import save_dataset
+from tests.conftest import tiny_dataset
 from tests.openai_server import OpenAIServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,108 +40,123 @@ RUN_HEAVY = HEAVY + (
     "streamlit",
 )
 
+# One fresh interpreter measures the five cases below in turn, each case's heavy modules read after it: a cold process
+# costs seconds of CPU, and the cases are ordered so that sharing one loses nothing. Each case forbids a subset of what
+# the cases before it forbid (RUN_HEAVY, then HEAVY, then pandas and sentence-transformers, then pandas is imported
+# last), and each earlier case is asserted to have imported none of its own: so nothing an earlier case imported can
+# hide a later case's forbidden import. A case that fails is recorded with its traceback and the next still runs.
 PROBE = """
-import io, json, sys
+import io, json, sys, traceback
 from contextlib import redirect_stdout
-from playground.cli import main
-with redirect_stdout(io.StringIO()) as out:
-    code = main(sys.argv[1:])
-heavy = sorted({name.split('.')[0] for name in sys.modules if name.split('.')[0] in %r})
-print(json.dumps({"code": code, "heavy": heavy, "output": out.getvalue()}))
+
+def heavy(names):
+    return sorted({name.split('.')[0] for name in sys.modules if name.split('.')[0] in names})
+
+results = {}
+for case in json.loads(sys.argv[1]):
+    try:
+        if case["kind"] == "scoring":
+            import playground.runs
+            from playground.evaluation.scoring import score_prediction
+            from playground.evaluation.text_metrics import metric_signatures
+            result = {"scores": score_prediction("It is the Seine.", ["the Seine", "Seine"]),
+                      "signatures": metric_signatures()}
+        elif case["kind"] == "cli":
+            from playground.cli import main
+            with redirect_stdout(io.StringIO()) as out:
+                code = main(case["argv"])
+            result = {"code": code, "output": out.getvalue()}
+        else:  # "pandas": importable after the store, and sqlite-utils still sees none
+            import playground.store.db, pandas, sqlite_utils
+            result = {"names": [pandas.__name__, repr(sqlite_utils.db.pd)]}
+        result["heavy"] = heavy(case["heavy"])
+    except BaseException:
+        result = {"error": traceback.format_exc()}
+    results[case["name"]] = result
+print(json.dumps(results))
 """
 
-SCORING_PROBE = """
-import json, sys
-import playground.runs
-from playground.evaluation.scoring import score_prediction
-from playground.evaluation.text_metrics import metric_signatures
-scores, signatures = score_prediction("It is the Seine.", ["the Seine", "Seine"]), metric_signatures()
-heavy = sorted({name.split('.')[0] for name in sys.modules if name.split('.')[0] in %r})
-print(json.dumps({"scores": scores, "signatures": signatures, "heavy": heavy}))
-""" % (RUN_HEAVY,)
 
-
-def run_probe(*argv: str, heavy: tuple[str, ...] = HEAVY) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE % (heavy,), *argv], capture_output=True, text=True, env=env, timeout=180
-    )
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory) -> dict:
+    """Each case's result in the one probe process: a dense index and an HTTP model over the tiny workspace."""
+    db = tmp_path_factory.mktemp("cold-imports") / "sessions" / "playground.db"
+    env = {k: v for k, v in os.environ.items() if k not in ("PLAYGROUND_DB", "PLAYGROUND_INDEXES")}
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("PLAYGROUND_DB", "PLAYGROUND_INDEXES"):
+            patch.delenv(name, raising=False)
+        workspace = open_workspace(db)
+        try:
+            save_dataset(workspace, "tiny", tiny_dataset())
+            build_index(workspace, "tiny", "dense")
+        finally:
+            workspace.close()
+    on_db = ["--db", str(db), "--json"]
+    server = OpenAIServer().start()
+    try:
+        direct = [*on_db, "run", "--dataset", "tiny", "--program", "direct", "--model", server.spec()]
+        cases = [
+            {"name": "scoring", "kind": "scoring", "heavy": RUN_HEAVY},
+            {"name": "direct", "kind": "cli", "heavy": RUN_HEAVY, "argv": [*direct, "--sample", "3", "--max-tokens", "8"]},
+            {"name": "dense", "kind": "cli", "heavy": HEAVY,
+             "argv": [*on_db, "eval-retrieval", "--dataset", "tiny", "--retriever", "dense", "-k", "3"]},
+            {"name": "bm25", "kind": "cli", "heavy": HEAVY,
+             "argv": [*on_db, "retrieve", "--dataset", "tiny", "-k", "2", "capital of France"]},
+            {"name": "pandas", "kind": "pandas", "heavy": ()},
+        ]  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-c", PROBE, json.dumps(cases)],
+            capture_output=True,
+            text=True,
+            env={**env, "PYTHONPATH": str(REPO)},
+            timeout=300,
+        )
+        requests = len(server.requests)
+    finally:
+        server.close()
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    results["direct"]["requests"] = requests
+    return results
 
 
-def test_dense_eval_retrieval_imports_no_sentence_transformers_or_pandas(tiny_workspace):
-    build_index(tiny_workspace, "tiny", "dense")
-    result = run_probe(
-        "--db",
-        str(tiny_workspace.path),
-        "--json",
-        "eval-retrieval",
-        "--dataset",
-        "tiny",
-        "--retriever",
-        "dense",
-        "-k",
-        "3",
-    )
+def case(probed: dict, name: str) -> dict:
+    result = probed[name]
+    assert "error" not in result, result["error"]
+    return result
+
+
+def test_dense_eval_retrieval_imports_no_sentence_transformers_or_pandas(probed):
+    result = case(probed, "dense")
     assert result["code"] == 0
     assert json.loads(result["output"])["recall@k"] > 0.5  # it really searched
     assert result["heavy"] == []
 
 
-def test_workspace_commands_import_no_pandas(tiny_workspace):
-    result = run_probe(
-        "--db", str(tiny_workspace.path), "--json", "retrieve", "--dataset", "tiny", "-k", "2", "capital of France"
-    )
+def test_workspace_commands_import_no_pandas(probed):
+    result = case(probed, "bm25")
     assert result["code"] == 0 and json.loads(result["output"])["hits"][0]["id"] == "p1"
     assert [name for name in result["heavy"] if name in ("pandas", "sentence_transformers")] == []  # bm25s needs scipy
 
 
-def test_pandas_stays_importable_after_the_store_is_opened():
-    code = "import playground.store.db, pandas, sqlite_utils; print(pandas.__name__, sqlite_utils.db.pd)"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["pandas", "None"]
+def test_pandas_stays_importable_after_the_store_is_opened(probed):
+    assert case(probed, "pandas")["names"] == ["pandas", "None"]
 
 
-def test_scoring_a_run_imports_no_rouge_score_nltk_or_scipy():
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", SCORING_PROBE], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+def test_scoring_a_run_imports_no_rouge_score_nltk_or_scipy(probed):
+    result = case(probed, "scoring")
     assert result["scores"]["em"] == 0.0 and result["scores"]["cover_em"] == 1.0
     assert result["scores"]["rougeL"] == 2 * 0.5 * 1.0 / 1.5  # LCS "the seine": 2 of 4 and of 2 tokens
     assert result["signatures"]["rougeL"].startswith("rouge-score:")
     assert result["heavy"] == []
 
 
-def test_a_direct_run_imports_only_what_it_uses(tiny_workspace):
-    server = OpenAIServer().start()
-    try:
-        result = run_probe(
-            "--db",
-            str(tiny_workspace.path),
-            "--json",
-            "run",
-            "--dataset",
-            "tiny",
-            "--program",
-            "direct",
-            "--model",
-            server.spec(),
-            "--sample",
-            "3",
-            "--max-tokens",
-            "8",
-            heavy=RUN_HEAVY,
-        )
-    finally:
-        server.close()
+def test_a_direct_run_imports_only_what_it_uses(probed):
+    result = case(probed, "direct")
     assert result["code"] == 0
     summary = json.loads(result["output"])
     assert summary["status"] == "done" and summary["n"] == 3 and {"em", "f1", "rougeL"} <= set(summary["metrics"])
-    assert len(server.requests) == 3
+    assert result["requests"] == 3
     assert result["heavy"] == []
 
 

@@ -5,6 +5,7 @@ and a malformed file is one line naming the file's line and the key."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -37,15 +38,26 @@ params = {{ max_tokens = 16 }}
 """
 
 
+@pytest.fixture(scope="module")
+def demo_folder(tmp_path_factory):
+    """The demo workspace with its BM25 index (sessions/, indexes/), made once for the module; tests copy it."""
+    folder = tmp_path_factory.mktemp("demo-bm25")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("PLAYGROUND_DB", raising=False)
+        patch.setenv("PLAYGROUND_INDEXES", str(folder / "indexes"))
+        workspace = ensure_demo_workspace(folder / "sessions" / "demo.db", build_indexes=False)
+        build_demo_indexes(workspace, kinds=("bm25",))
+        workspace.close()
+    return folder
+
+
 @pytest.fixture
-def demo_db(tmp_path, monkeypatch):
+def demo_db(demo_folder, tmp_path, monkeypatch):
     monkeypatch.delenv("PLAYGROUND_DB", raising=False)
     monkeypatch.setenv("PLAYGROUND_INDEXES", str(tmp_path / "indexes"))
-    db = tmp_path / "sessions" / "demo.db"
-    workspace = ensure_demo_workspace(db, build_indexes=False)
-    build_demo_indexes(workspace, kinds=("bm25",))
-    workspace.close()
-    return db
+    for part in ("sessions", "indexes"):
+        shutil.copytree(demo_folder / part, tmp_path / part)
+    return tmp_path / "sessions" / "demo.db"
 
 
 def eval_json(capsys, db, file) -> dict:

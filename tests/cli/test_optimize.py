@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -19,12 +21,20 @@ def server():
     running.close()
 
 
-@pytest.fixture
-def db(tmp_path):
-    path = tmp_path / "ws.db"
+@pytest.fixture(scope="module")
+def codes_db(tmp_path_factory) -> Path:
+    """A workspace holding benchmark `codes`, made once for the module (each test gets a copy)."""
+    path = tmp_path_factory.mktemp("codes") / "ws.db"
     workspace = open_workspace(path)
     save_dataset(workspace, "codes", code_dataset())
     workspace.close()
+    return path
+
+
+@pytest.fixture
+def db(codes_db, tmp_path):
+    path = tmp_path / "ws.db"
+    shutil.copyfile(codes_db, path)
     return str(path)
 
 
@@ -97,7 +107,7 @@ def _wait_for(condition, what: str, limit_s: float = 120.0):
         value = condition()
         if value:
             return value
-        time.sleep(0.1)
+        time.sleep(0.05)
     raise AssertionError(f"waited {limit_s:.0f}s for {what}")
 
 
@@ -113,7 +123,7 @@ def _status(db: str, optimization_id: str) -> dict:
 
 @pytest.mark.slow
 def test_a_detached_search_stops_and_resumes_to_the_uninterrupted_choice(db, tmp_path, capsys):
-    slow = LandscapeServer("property", delay_s=0.3).start()
+    slow = LandscapeServer("property").start()
     try:
         other = tmp_path / "whole.db"
         workspace = open_workspace(other)
@@ -123,6 +133,7 @@ def test_a_detached_search_stops_and_resumes_to_the_uninterrupted_choice(db, tmp
         whole = json.loads(capsys.readouterr().out)
         slow.requests.clear()
 
+        slow.delay_s = 0.3  # slow only while the detached search is to be caught running
         assert main(_args(db, slow, "--budget", "4", "--detach", "--json")) == 0
         optimization_id = json.loads(capsys.readouterr().out)["id"]
         _wait_for(lambda: len(slow.requests) >= 20, "20 requests")
@@ -132,6 +143,7 @@ def test_a_detached_search_stops_and_resumes_to_the_uninterrupted_choice(db, tmp
         )
         assert stopped["status"] == "stopped"
         assert len(slow.requests) < whole["cost"]["calls"]
+        slow.delay_s = 0.0
         assert main(["--db", db, "optimize", "--resume", optimization_id, "--detach"]) == 0
         row = _wait_for(
             lambda: (lambda r: r if r["status"] not in ("running",) else None)(_status(db, optimization_id)),

@@ -12,16 +12,17 @@ import pytest
 
 from playground.store.datasets import save_dataset
 from playground.store.sessions import new_session
-from tests.cli.test_jobs import cli, run_args, runs_json, wait_for, worker_pid
-from tests.openai_server import OpenAIServer
+from tests.cli.test_jobs import HeldServer, cli, ended_answering_one_at_a_time, here, run_args, runs_json, wait_for
+from tests.cli.test_jobs import worker_pid
 from tests.optimize.landscape import LandscapeServer, code_dataset
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def slow_server():
-    server = OpenAIServer(delay_s=1.0).start()
+def held_server():
+    """A model that holds every question until allowed: the detached worker stays busy as long as the test needs."""
+    server = HeldServer(answer_first=0).start()
     yield server
     server.close()
 
@@ -32,7 +33,7 @@ def _busy(workspace) -> str:
 
 
 def _refused(db, *names: str) -> str:
-    refused = cli(db, "session", "delete", "busy")
+    refused = here(db, "session", "delete", "busy")
     assert refused.returncode == 1, refused.stdout
     line = refused.stderr.strip()
     assert "\n" not in line and "'busy'" in line and "still has work running" in line
@@ -41,32 +42,32 @@ def _refused(db, *names: str) -> str:
     return line
 
 
-def test_a_session_whose_detached_run_is_running_is_kept_until_the_run_is_stopped(tiny_workspace, slow_server):
+def test_a_session_whose_detached_run_is_running_is_kept_until_the_run_is_stopped(tiny_workspace, held_server):
     db = tiny_workspace.path
     busy = _busy(tiny_workspace)
-    started = cli(db, *run_args(slow_server, "--concurrency", "1", "--detach", "--json"), timeout=60)
+    started = cli(db, *run_args(held_server, "--concurrency", "1", "--detach", "--json"), timeout=60)
     assert started.returncode == 0, started.stderr
     run_id = json.loads(started.stdout)["run_id"]
     assert runs_json(db)[run_id]["session_id"] == busy
 
     _refused(db, f"run {run_id}", f"`playground stop {run_id}`")
     assert runs_json(db)[run_id]["status"] == "running"  # refused: the worker goes on with its rows
-    assert cli(db, "stop", run_id).returncode == 0
-    wait_for(lambda: runs_json(db)[run_id]["status"] != "running", 60, "the stopped run to end")
-    deleted = cli(db, "session", "delete", "busy", "--json")
+    assert here(db, "stop", run_id).returncode == 0
+    assert ended_answering_one_at_a_time(db, run_id, held_server)["status"] == "stopped"
+    deleted = here(db, "session", "delete", "busy", "--json")
     assert deleted.returncode == 0, deleted.stderr
     assert json.loads(deleted.stdout)["runs"] == 1 and run_id not in runs_json(db)
 
 
-def test_a_run_whose_worker_was_killed_does_not_keep_its_session(tiny_workspace, slow_server):
+def test_a_run_whose_worker_was_killed_does_not_keep_its_session(tiny_workspace, held_server):
     db = tiny_workspace.path
     _busy(tiny_workspace)
-    started = cli(db, *run_args(slow_server, "--concurrency", "1", "--detach", "--json"), timeout=60)
+    started = cli(db, *run_args(held_server, "--concurrency", "1", "--detach", "--json"), timeout=60)
     run_id = json.loads(started.stdout)["run_id"]
     pid = worker_pid(db, run_id)
     os.kill(pid, signal.SIGKILL)
     wait_for(lambda: not os.path.exists(f"/proc/{pid}") or _zombie(pid), 30, "the killed worker to go")
-    deleted = cli(db, "session", "delete", "busy")
+    deleted = here(db, "session", "delete", "busy")
     assert deleted.returncode == 0, deleted.stderr
     assert run_id not in runs_json(db)
 
@@ -94,11 +95,11 @@ def test_a_session_whose_detached_search_is_running_is_kept_until_the_search_is_
         wait_for(lambda: len(server.requests) >= 5, 60, "the search's first requests")
         line = _refused(db, f"prompt search {search}", f"`playground optimize --stop-search {search}`")
         assert "`playground stop " not in line  # its runs stop with it
-        assert cli(db, "optimize", "--stop-search", search).returncode == 0
+        assert here(db, "optimize", "--stop-search", search).returncode == 0
         wait_for(lambda: _search_status(db, search) != "running", 60, "the stopped search to end")
     finally:
         server.close()
-    deleted = cli(db, "session", "delete", "busy", "--json")
+    deleted = here(db, "session", "delete", "busy", "--json")
     assert deleted.returncode == 0, deleted.stderr
     assert json.loads(deleted.stdout)["prompt_searches"] == 1 and runs_json(db) == {}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -36,11 +37,9 @@ def source(tmp_path_factory) -> tuple[str, dict]:
 
 
 @pytest.fixture
-def target(tmp_path) -> str:
+def target(tmp_path, tiny_workspace_file) -> str:
     path = tmp_path / "target.db"
-    workspace = open_workspace(path)
-    save_dataset(workspace, "tiny", tiny_dataset())
-    workspace.close()
+    shutil.copyfile(tiny_workspace_file, path)  # a workspace holding `tiny`, made once per process
     return str(path)
 
 

@@ -33,6 +33,23 @@ def property_server():
     server.close()
 
 
+@pytest.fixture(scope="module")
+def property_search(tmp_path_factory):
+    """One search (seed 0, budget 5) on the "property" landscape, for the tests that read its report: the workspace,
+    the server, the report, and the proposer's prompts as the search left them."""
+    from playground.store import open_workspace
+
+    workspace = open_workspace(tmp_path_factory.mktemp("property") / "sessions" / "playground.db")
+    save_dataset(workspace, "codes", code_dataset())
+    server = LandscapeServer("property").start()
+    try:
+        report = _search(workspace, server)
+        yield workspace, server, report, server.proposer_prompts()
+    finally:
+        server.close()
+        workspace.close()
+
+
 @pytest.fixture
 def random_server():
     server = LandscapeServer("random").start()
@@ -40,8 +57,8 @@ def random_server():
     server.close()
 
 
-def test_a_planted_property_is_found_confirmed_and_named(codes, property_server):
-    report = _search(codes, property_server)
+def test_a_planted_property_is_found_confirmed_and_named(property_search):
+    codes, _, report, _ = property_search
     assert report["splits"] == {"train": 18, "validation": 24, "test": 18}
     assert PROPERTY in report["winner"]["instruction"]
     assert report["winner"]["note"].startswith("answers failure on train question c")
@@ -60,11 +77,10 @@ def test_a_planted_property_is_found_confirmed_and_named(codes, property_server)
     assert sorted(stored["splits"]) == ["test", "train", "validation"]
 
 
-def test_the_held_out_questions_never_reach_the_proposer(codes, property_server):
-    report = _search(codes, property_server)
+def test_the_held_out_questions_never_reach_the_proposer(property_search):
+    codes, _, report, proposer = property_search
     splits = get_optimization(codes, report["id"])["splits"]
     questions = {q.id: q.text for q in code_dataset().questions}
-    proposer = property_server.proposer_prompts()
     assert len(proposer) == 5
     shown = {qid for qid, text in questions.items() for prompt in proposer if text in prompt}
     assert shown and shown <= set(splits["train"])
@@ -80,8 +96,8 @@ def test_random_correctness_picks_a_validation_winner_that_does_not_hold(codes, 
     assert confirmation["gap"] > 0
 
 
-def test_the_same_seed_gives_the_same_candidates_and_choice_from_the_cache(codes, property_server):
-    first = _search(codes, property_server)
+def test_the_same_seed_gives_the_same_candidates_and_choice_from_the_cache(property_search):
+    codes, property_server, first, _ = property_search
     calls = len(property_server.requests)
     again = _search(codes, property_server)
     assert [c["version"] for c in again["candidates"]] == [c["version"] for c in first["candidates"]]

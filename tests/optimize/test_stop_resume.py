@@ -14,11 +14,44 @@ from tests.optimize.landscape import LandscapeServer, code_dataset
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(scope="module")
+def servers():
+    """One planted server per landscape for the module, started when first asked for."""
+    running: dict[str, LandscapeServer] = {}
+
+    def server_for(landscape: str) -> LandscapeServer:
+        if landscape not in running:
+            running[landscape] = LandscapeServer(landscape).start()
+        running[landscape].requests.clear()
+        return running[landscape]
+
+    yield server_for
+    for server in running.values():
+        server.close()
+
+
 @pytest.fixture
-def server():
-    running = LandscapeServer("property").start()
-    yield running
-    running.close()
+def server(servers):
+    return servers("property")
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """The report of an uninterrupted search, run once per landscape and settings for the module (parameters that
+    stop at different points compare against the same one)."""
+    reports: dict[tuple, dict] = {}
+
+    def report(server: LandscapeServer, config: RunConfig, settings: SearchSettings) -> dict:
+        key = (server.landscape, repr(settings))
+        if key not in reports:
+            workspace = _workspace(tmp_path_factory.mktemp("whole") / "whole.db")
+            try:
+                reports[key] = optimize(workspace, config, settings)
+            finally:
+                workspace.close()
+        return reports[key]
+
+    return report
 
 
 def _workspace(path):
@@ -54,12 +87,12 @@ def _compared(report: dict) -> dict:
     [(45, None), (70, None), (-3, None), (70, 80)],
     ids=["proposing", "rung2", "late", "budget"],
 )
-def test_a_stopped_then_resumed_search_chooses_as_an_uninterrupted_one(tmp_path, server, stop_at, max_calls):
+def test_a_stopped_then_resumed_search_chooses_as_an_uninterrupted_one(
+    tmp_path, server, uninterrupted, stop_at, max_calls
+):
     config = RunConfig(dataset="codes", program="direct", model=server.spec("landscape"))
     settings = SearchSettings(budget=5, seed=2, max_calls=max_calls)
-    whole_ws = _workspace(tmp_path / "whole.db")
-    whole = optimize(whole_ws, config, settings)
-    whole_ws.close()
+    whole = uninterrupted(server, config, settings)
     stop_at = stop_at if stop_at > 0 else whole["cost"]["calls"] + stop_at  # -3: during the held-out confirmation
 
     workspace = _workspace(tmp_path / "stopped.db")
@@ -110,39 +143,36 @@ def test_a_finished_or_running_search_is_not_resumed(tmp_path, server):
     [("steps", 0, 0.5), ("steps", 0, 0.65), ("demos", 2, 0.6)],
     ids=["steps-best-on-train", "steps-round2", "demos-round2"],
 )
-def test_a_search_in_rounds_stopped_then_resumed_chooses_as_an_uninterrupted_one(tmp_path, landscape, demos, fraction):
-    server = LandscapeServer(landscape).start()
+def test_a_search_in_rounds_stopped_then_resumed_chooses_as_an_uninterrupted_one(
+    tmp_path, servers, uninterrupted, landscape, demos, fraction
+):
+    server = servers(landscape)
+    config = RunConfig(dataset="codes", program="direct", model=server.spec("landscape"))
+    settings = SearchSettings(budget=4, seed=1, rounds=2, demos=demos)
+    whole = uninterrupted(server, config, settings)
+    assert {c["round"] for c in whole["candidates"]} == {1, 2}
+    stop_at = int(whole["cost"]["calls"] * fraction)
+
+    workspace = _workspace(tmp_path / "stopped.db")
+    optimization_id = create_optimization(workspace, config, settings)
+    server.requests.clear()
+    asked: list[int] = []
+
+    def hook(n: int) -> None:
+        if n >= stop_at and not asked:
+            asked.append(n)
+            _stop(workspace.path, optimization_id)
+
+    server.hook = hook
     try:
-        config = RunConfig(dataset="codes", program="direct", model=server.spec("landscape"))
-        settings = SearchSettings(budget=4, seed=1, rounds=2, demos=demos)
-        whole_ws = _workspace(tmp_path / "whole.db")
-        whole = optimize(whole_ws, config, settings)
-        whole_ws.close()
-        assert {c["round"] for c in whole["candidates"]} == {1, 2}
-        stop_at = int(whole["cost"]["calls"] * fraction)
-
-        workspace = _workspace(tmp_path / "stopped.db")
-        optimization_id = create_optimization(workspace, config, settings)
-        server.requests.clear()
-        asked: list[int] = []
-
-        def hook(n: int) -> None:
-            if n >= stop_at and not asked:
-                asked.append(n)
-                _stop(workspace.path, optimization_id)
-
-        server.hook = hook
-        try:
-            first = execute(workspace, optimization_id)
-        finally:
-            server.hook = None
-        assert first["status"] == "stopped"
-        resumed = resume_optimization(workspace, optimization_id)
-        assert _compared(resumed) == _compared(whole)
-        assert [(c["round"], c["parent"], c.get("demonstrations")) for c in resumed["candidates"]] == [
-            (c["round"], c["parent"], c.get("demonstrations")) for c in whole["candidates"]
-        ]
-        assert len(server.requests) == whole["cost"]["calls"]
-        workspace.close()
+        first = execute(workspace, optimization_id)
     finally:
-        server.close()
+        server.hook = None
+    assert first["status"] == "stopped"
+    resumed = resume_optimization(workspace, optimization_id)
+    assert _compared(resumed) == _compared(whole)
+    assert [(c["round"], c["parent"], c.get("demonstrations")) for c in resumed["candidates"]] == [
+        (c["round"], c["parent"], c.get("demonstrations")) for c in whole["candidates"]
+    ]
+    assert len(server.requests) == whole["cost"]["calls"]
+    workspace.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from playground.models.base import GenerationParams
 from playground.programs.base import StepContext
 from playground.prompts.library import load_template
@@ -20,3 +22,10 @@ def make_context(workspace, model, template_name: str, max_tokens: int = 8, **fi
         prompt_versions={"main": version},
         **fields,
     )
+
+
+@pytest.fixture
+def tiny_workspace(copied_tiny_workspace):
+    """The tiny workspace as a copy of one made per process (tests/conftest.py): these tests need no workspace of
+    their own making."""
+    return copied_tiny_workspace

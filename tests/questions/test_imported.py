@@ -7,6 +7,8 @@ question files are real JSONL and CSV files in tmp_path.
 
 import csv
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -16,18 +18,38 @@ from playground.data.records import Dataset, Passage, Question
 from playground.evaluation.retrieval import evaluate_retriever
 from playground.evaluation.span_gold import document_set
 from playground.store.datasets import load_passages, load_questions, save_dataset
+from playground.store import open_workspace
 from playground.store.documents import document_text
 from tests.span_documents import ENTRY_POINT, QUOTA, write_documents
 
 TYPO_QUOTE = "To cap its size, set the varible TOOLKIT_CACHE_QUOTA to a number of megabites"  # two letters off
 
 
+@pytest.fixture(scope="module")
+def guide_workspace_file(tmp_path_factory) -> Path:
+    """A closed workspace holding the guide documents imported as documents corpus "guide", made once per module."""
+    root = tmp_path_factory.mktemp("guide")
+    folder = write_documents(root / "docs")
+    path = root / "sessions" / "playground.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("PLAYGROUND_INDEXES", raising=False)
+        assert main(["--db", str(path), "data", "import", "docs", str(folder), "--name", "guide"]) == 0
+    return path
+
+
 @pytest.fixture
-def docs(workspace, tmp_path):
-    """The guide documents imported as documents corpus "guide"."""
-    folder = write_documents(tmp_path / "docs")
-    assert main(["--db", str(workspace.path), "data", "import", "docs", str(folder), "--name", "guide"]) == 0
-    return workspace
+def docs(guide_workspace_file, tmp_path, monkeypatch):
+    """The guide documents imported as documents corpus "guide" (a copy of the module's import, the documents
+    written in tmp_path as well)."""
+    monkeypatch.delenv("PLAYGROUND_DB", raising=False)
+    monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
+    write_documents(tmp_path / "docs")
+    path = tmp_path / "sessions" / "playground.db"
+    path.parent.mkdir(parents=True)
+    shutil.copyfile(guide_workspace_file, path)
+    workspace = open_workspace(path)
+    yield workspace
+    workspace.close()
 
 
 def cli(workspace, *args) -> int:

@@ -161,11 +161,14 @@ def test_a_held_write_lock_makes_the_run_wait_and_say_so(tiny_workspace, server)
             blocker.execute("BEGIN IMMEDIATE")
             held.append(time.monotonic())
 
-    def release_later():
-        while not held:
+    def release_later():  # once the run has met the lock and said so (or after 60 s, and the test fails)
+        deadline = time.monotonic() + 60
+        while not (held and any(text.startswith("waiting for the database") for text in notices)):
+            if time.monotonic() > deadline:
+                break
             time.sleep(0.05)
-        time.sleep(4.0)
-        blocker.execute("COMMIT")
+        if held:
+            blocker.execute("COMMIT")
 
     import threading
 

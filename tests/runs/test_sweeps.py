@@ -199,7 +199,7 @@ def test_a_started_local_sweep_shares_the_cores_among_its_workers(tiny_workspace
     deadline = time.monotonic() + 240
     while any(get_run(tiny_workspace, p["run_id"]).status == "running" for p in points):
         assert time.monotonic() < deadline, "the sweep's workers did not finish in 240 s"
-        time.sleep(0.5)
+        time.sleep(0.1)
     for point in points:
         run = get_run(tiny_workspace, point["run_id"])
         assert run.status == "done", run.status_reason
