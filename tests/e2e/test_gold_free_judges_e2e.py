@@ -9,8 +9,7 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import warm
-from tests.e2e.helpers import open_page, wait_until_idle
+from tests.e2e.helpers import go_to, open_page, wait_until_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -18,17 +17,17 @@ KINDS = {"faithfulness": "faithfulness: claims of each answer", "context-precisi
 
 
 @pytest.fixture(scope="module")
-def demo_rag_app(demo_copy, browser_context):
+def demo_rag_app(demo_copy):
     """The demo workspace with one real rag run (bm25, k=2) of the local model on one question."""
     from playground.data.demo import DEMO_NAME
-    from playground.demo_workspace import ensure_demo_workspace
+    from playground.store import open_workspace
     from playground.runs.config import RunConfig
     from playground.runs.execute import start_run
     from tests.e2e.servers import app_server
 
     db = demo_copy("e2e-gold-free")
     root = db.parent.parent
-    ws = ensure_demo_workspace(db)
+    ws = open_workspace(db)  # the copy is built already: no dataset or index to check
     try:
         config = RunConfig(
             dataset=DEMO_NAME, program="rag", retriever="bm25", k=2, params={"max_tokens": 24}, sample=1, seed=0
@@ -39,8 +38,7 @@ def demo_rag_app(demo_copy, browser_context):
         db = ws.path
     finally:
         ws.close()
-    with app_server(db, root / "streamlit.log") as url:
-        warm(browser_context, url)
+    with app_server(db, root / "streamlit.log") as url:  # not warmed: the test opens its root first (conftest warm)
         yield url, {"db": db, "run": rag.run_id, "question": question}
 
 
@@ -70,7 +68,8 @@ def test_a_rag_run_judged_from_experiments_shows_its_scores_and_claims_or_errors
     from playground.app.components.judgment_marks import claim_marks
 
     url, built = demo_rag_app
-    open_page(page, url + "/experiments", "Experiments")
+    open_page(page, url + "/", "Playground")
+    go_to(page, "Experiments")
     for kind in KINDS:
         _judge_from_experiments(page, kind)
         assert page.get_by_text(re.compile(r"^Method: ")).count() >= 1

@@ -64,7 +64,6 @@ def honest_app(demo_copy, browser_context):
     judged in the browser; "judged", judged for faithfulness here), and A/B pairs of direct runs on the first 1, 2
     and 9 demo questions answered by VariantServer. Yields (url, built); the judge server stays up for the tests."""
     from playground.data.demo import DEMO_NAME
-    from playground.demo_workspace import ensure_demo_workspace
     from playground.evaluation.judges.answers import judge_answers
     from playground.evaluation.judges.judge_config import JudgeConfig
     from playground.models.base import GenerationParams
@@ -77,7 +76,7 @@ def honest_app(demo_copy, browser_context):
     db = demo_copy("e2e-honest-numbers")
     root = db.parent.parent
     judge_server = JudgeServer()
-    ws = ensure_demo_workspace(db)
+    ws = open_workspace(db)  # the copy is built already: no dataset or index to check
     try:
         save_dataset(ws, "tiny", tiny_dataset())
         built: dict = {"db": ws.path, "judge_server": judge_server, "pairs": {}}

@@ -21,18 +21,20 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 PANEL = '[role="tabpanel"]:visible'
 SEARCH_MINUTES = 9
+SAMPLE_LABEL = re.compile(r"^Sample size \(0: all \d+\)$")
+LOCAL_SAMPLE = 10  # questions the local model's search splits (3 train, 4 validation, 3 held-out): enough to finish
 
 
 @pytest.fixture(scope="module")
 def optimize_app(demo_copy, browser_context):
     """The demo workspace plus the landscape's code questions (benchmark "codes"), and the landscape's server."""
-    from playground.demo_workspace import ensure_demo_workspace
+    from playground.store import open_workspace
     from playground.store.datasets import save_dataset
     from tests.e2e.servers import app_server
 
     db = demo_copy("e2e-optimize")
     root = db.parent.parent
-    ws = ensure_demo_workspace(db)
+    ws = open_workspace(db)  # the copy is built already: no dataset or index to check
     try:
         save_dataset(ws, "codes", code_dataset(30))
         db = ws.path
@@ -59,9 +61,16 @@ def _searches(db) -> list[dict]:
 
 
 def _start_search(
-    page, url: str, benchmark: str, budget: int, model_spec: str | None = None, finalists: int = 1
+    page,
+    url: str,
+    benchmark: str,
+    budget: int,
+    model_spec: str | None = None,
+    finalists: int = 1,
+    sample: int | None = None,
 ) -> None:
-    """On the Optimise tab of `benchmark`: the direct program, max_tokens 16, the budget, the finalists; Start."""
+    """On the Optimise tab of `benchmark`: the direct program, max_tokens 16, the budget, the finalists, the sample
+    size when given (else the tab's default); Start."""
     open_page(page, url + "/experiments", "Experiments")
     page.locator(SIDEBAR).get_by_label("Benchmark", exact=True).click()
     page.get_by_role("option", name=re.compile("^" + re.escape(benchmark) + " ")).click()
@@ -78,8 +87,12 @@ def _start_search(
         page.keyboard.type(model_spec)
         page.keyboard.press("Enter")
         wait_until_idle(page)
-    for label, value in (("max_tokens", 16), ("Budget (candidates)", budget), ("Finalists", finalists)):
-        field = panel.get_by_label(label, exact=True)
+    assert panel.get_by_label(SAMPLE_LABEL).input_value() == "30"  # the tab's default sample
+    fields = [("max_tokens", 16), ("Budget (candidates)", budget), ("Finalists", finalists)]
+    if sample is not None:
+        fields.append((SAMPLE_LABEL, sample))
+    for label, value in fields:
+        field = panel.get_by_label(label, exact=not isinstance(label, re.Pattern))
         field.fill(str(value))
         field.press("Enter")
         wait_until_idle(page)
@@ -105,8 +118,13 @@ def _wait_until_finished(page, db, before: int) -> dict:
 
 
 def _each_candidate_opens_in_side_by_side(page, url: str, candidates: list[dict]) -> None:
-    """Each candidate's Compare link (dropped early or not) opens Side by side with it as a variant of the grid."""
-    for candidate in candidates:
+    """Each candidate's Compare link (dropped early or not) opens Side by side with it as a variant of the grid; the
+    Optimise tab is opened again for the next one (not after the last: nothing follows)."""
+    for number, candidate in enumerate(candidates):
+        if number:
+            open_page(page, url + "/experiments", "Experiments")
+            page.get_by_role("tab", name="Optimise").click()
+            wait_until_idle(page)
         index = candidate["index"]
         page.locator(PANEL).get_by_text(re.compile(rf"^Candidate {index}: ")).click()
         wait_until_idle(page)
@@ -117,9 +135,6 @@ def _each_candidate_opens_in_side_by_side(page, url: str, candidates: list[dict]
         page.get_by_role("heading", name="Side by side", level=1).wait_for()
         page.get_by_role("heading", name=re.compile(r"^Questions x variants \(\d+ question")).wait_for()
         assert page.get_by_text(f"c{index}", exact=True).count() >= 1, "the candidate is a variant of the grid"
-        open_page(page, url + "/experiments", "Experiments")
-        page.get_by_role("tab", name="Optimise").click()
-        wait_until_idle(page)
 
 
 def _name_and_save(page, name: str) -> None:
@@ -135,12 +150,13 @@ def test_a_search_of_the_local_model_started_in_the_app_finishes_and_each_candid
 ):
     url, db, _ = optimize_app
     before = len(_searches(db))
-    _start_search(page, url, "demo", budget=2)
+    _start_search(page, url, "demo", budget=2, sample=LOCAL_SAMPLE)
     row = _wait_until_finished(page, db, before)
     report = row["report"]
     panel = page.locator(PANEL)
-    panel.get_by_text(re.compile(r"^done · \d+ train, \d+ validation, \d+ held-out questions")).wait_for()
-    assert sum(len(ids) for ids in row["splits"].values()) == 30  # the tab's default sample of the demo's 83
+    panel.get_by_text(re.compile(r"^done · 3 train, 4 validation, 3 held-out questions")).wait_for()
+    assert sum(len(ids) for ids in row["splits"].values()) == LOCAL_SAMPLE  # the sample set in the tab
+    assert row["config"]["run"]["sample"] == LOCAL_SAMPLE
     candidates = report["candidates"]
     if not candidates:  # the honest outcome of a proposer that gave no usable instruction: said, not a crash
         assert report["reason"].startswith("no candidate was proposed: 2 proposal(s) skipped")

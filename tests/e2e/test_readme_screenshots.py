@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import SCREENSHOTS, warm
-from tests.e2e.helpers import open_page, wait_until_idle
+from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.helpers import go_to, open_page, wait_until_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -24,17 +24,17 @@ DEPLOY = '[data-testid="stAppDeployButton"], [data-testid="stToolbar"] button:ha
 
 
 @pytest.fixture(scope="module")
-def demo_app(demo_copy, browser_context):
+def demo_app(demo_copy):
     """The demo workspace (dataset and its bm25 and dense indexes) with two real runs on the same 3 questions."""
     from playground.data.demo import DEMO_NAME
-    from playground.demo_workspace import ensure_demo_workspace
+    from playground.store import open_workspace
     from playground.runs.config import RunConfig
     from playground.runs.execute import start_run
     from tests.e2e.servers import app_server
 
     db = demo_copy("e2e-demo")
     root = db.parent.parent
-    ws = ensure_demo_workspace(db)
+    ws = open_workspace(db)  # the copy is built already: no dataset or index to check
     try:
         params = {"max_tokens": 16}
         direct = start_run(
@@ -52,8 +52,7 @@ def demo_app(demo_copy, browser_context):
     finally:
         ws.close()
     links = {"PLAYGROUND_BASE_URL": "http://localhost:8501"}  # share links as on a reader's machine, not a test port
-    with app_server(db, root / "streamlit.log", extra_env=links, cwd=root) as url:
-        warm(browser_context, url)
+    with app_server(db, root / "streamlit.log", extra_env=links, cwd=root) as url:  # not warmed: the test opens "/"
         yield url, {"direct": direct.run_id, "rag": rag.run_id, "question": question}
 
 
@@ -70,20 +69,24 @@ def _settled(page) -> None:
 def test_readme_screenshots_from_the_demo(page, demo_app):
     url, runs = demo_app
     page.set_viewport_size({"width": 1400, "height": 1000})
+    # A page without an address of its own is reached through the sidebar (no page load), as a reader goes.
     views = [
         ("playground", "/", "Playground", None),
-        ("side-by-side", "/side-by-side", "Side by side", None),
-        ("retrievers", "/retrievers", "Retrievers", "Search"),
+        ("side-by-side", None, "Side by side", None),
+        ("retrievers", None, "Retrievers", "Search"),
+        ("experiments", None, "Experiments", None),
+        ("sessions", None, "Sessions", None),
         ("runs", f"/runs?run={runs['rag']}", "Runs", None),
         ("ab", f"/ab?run={runs['direct']}&other={runs['rag']}", "A/B", None),
         ("traces", f"/traces?run={runs['rag']}&question={runs['question']}", "Traces", None),
-        ("experiments", "/experiments", "Experiments", None),
-        ("sessions", "/sessions", "Sessions", None),
     ]
     out = SCREENSHOTS / "readme"
     out.mkdir(parents=True, exist_ok=True)
     for name, path, title, button in views:
-        open_page(page, url + path, title)
+        if path is None:
+            go_to(page, title)
+        else:
+            open_page(page, url + path, title)
         if button:
             page.get_by_role("button", name=button).click()
             page.locator(".pg-card").first.wait_for(timeout=180_000)

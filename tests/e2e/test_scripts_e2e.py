@@ -11,7 +11,7 @@ from playground.data.records import Dataset, Passage, Question
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
 from tests.e2e.conftest import warm
-from tests.e2e.helpers import open_page, wait_until_idle
+from tests.e2e.helpers import SIDEBAR, go_to, open_page, wait_until_idle
 from tests.e2e.test_retrievers_e2e import pick_retrievers
 
 pytestmark = pytest.mark.e2e
@@ -48,6 +48,7 @@ NO_ERRORS = (
     """() => document.querySelectorAll('[data-testid="stException"], [data-testid="stAlertContentError"]').length"""
 )
 KINDS = ["bm25", "bm25-rank"]
+TITLES = {"side-by-side": "Side by side", "ab": "A/B"}  # the sidebar's link of each page slug (else capitalised)
 
 
 @pytest.fixture(scope="module")
@@ -97,10 +98,9 @@ def test_an_arabic_passage_reads_right_to_left_and_no_page_fails(page, scripts_a
     assert set(body.locator("mark").all_inner_texts()) == {"هي", "عاصمة", "مصر"}  # the query's words, whole
     screenshot(page, "scripts-arabic-retrievers")
     assert page.evaluate(NO_ERRORS) == 0
-    for slug in PAGE_SLUGS:
-        page.goto(f"{scripts_app}/{'' if slug == 'playground' else slug}?benchmark=arabic")
-        page.locator("h1").first.wait_for()
-        wait_until_idle(page)
+    for slug in PAGE_SLUGS:  # through the sidebar, as a person goes: no page load, the benchmark kept
+        go_to(page, TITLES.get(slug, slug.capitalize()))
+        assert page.locator(SIDEBAR).get_by_label("Benchmark", exact=True).input_value().startswith("arabic ")
         assert page.evaluate(NO_ERRORS) == 0, f"page {slug}: {page.locator('body').inner_text()[:2000]}"
         if slug == "playground":  # the rendered prompt: each line in the direction of its first letter
             prompt = page.locator(".st-key-pg_rendered_prompt [data-testid='stCode'] pre").first

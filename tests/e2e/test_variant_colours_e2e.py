@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import SCREENSHOTS
-from tests.e2e.helpers import side_by_side_sample, wait_until_idle
+from tests.e2e.helpers import open_page, set_text, wait_until_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -23,7 +23,10 @@ def test_three_variants_have_three_colours_in_the_chart_and_a_screenshot_set(pag
     server = OpenAIServer().start()  # answers at once: the colours are under test, not the model
     try:
         page.set_viewport_size({"width": 1400, "height": 900})
-        side_by_side_sample(page, app_url, sample=3, max_tokens=8)
+        open_page(page, app_url + "/side-by-side", "Side by side")  # max_tokens left as is: the server answers at once
+        page.get_by_text("Seeded sample", exact=True).click()
+        wait_until_idle(page)
+        set_text(page, "Sample size", 3)
         page.get_by_label("Variants", exact=True).fill("3")
         page.get_by_label("Variants", exact=True).press("Enter")
         wait_until_idle(page)
