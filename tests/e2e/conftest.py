@@ -92,19 +92,8 @@ def pytest_runtest_makereport(item, call):
         item.e2e_failed = report.failed
 
 
-@pytest.fixture(scope="session")
-def warm_app(browser_context, app_url):
-    """Open the app once at its root: Streamlit's first session on a fresh server shows a spurious "Page not found"
-    over a deep link (streamlit/streamlit#9992), which would cover the page under test."""
-    tab = browser_context.new_page()
-    tab.goto(app_url + "/")
-    tab.get_by_role("heading", name="Playground", level=1).wait_for()
-    tab.close()
-    return app_url
-
-
 @pytest.fixture
-def page(browser_context, warm_app, request):
+def page(browser_context, app_url, request):
     """A new tab: a new Streamlit browser session. A failing test leaves a screenshot of it."""
     tab = browser_context.new_page()
     yield tab
@@ -129,16 +118,6 @@ def screenshot():
     return take
 
 
-def warm(browser_context, url: str) -> None:
-    """Open a fresh server once at its root (see warm_app)."""
-    tab = browser_context.new_page()
-    try:
-        tab.goto(url + "/")
-        tab.get_by_role("heading", name="Playground", level=1).wait_for()
-    finally:
-        tab.close()
-
-
 @pytest.fixture(scope="session")
 def runs_app(tmp_path_factory, browser_context):
     """(url, built): an app over a workspace with two real runs (direct and rag) on the same 3 tiny questions."""
@@ -147,7 +126,6 @@ def runs_app(tmp_path_factory, browser_context):
     root = tmp_path_factory.mktemp("e2e-runs")
     built = shared_runs_workspace(tmp_path_factory, root)
     with app_server(built["db"], root / "streamlit.log") as url:
-        warm(browser_context, url)
         yield url, built
 
 

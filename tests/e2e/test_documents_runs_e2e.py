@@ -12,7 +12,6 @@ from playground.store import open_workspace
 from playground.store.datasets import load_questions
 from playground.store.runs import get_spans
 from tests.app.documents_runs import documents_runs
-from tests.e2e.conftest import warm
 from tests.e2e.helpers import choose, open_page, wait_until_idle
 
 pytestmark = pytest.mark.e2e
@@ -25,7 +24,6 @@ def docs_app(tmp_path_factory, browser_context):
 
     built = documents_runs(tmp_path_factory)
     with app_server(built["path"], built["path"].parent / "streamlit.log") as url:
-        warm(browser_context, url)
         yield url, built
 
 

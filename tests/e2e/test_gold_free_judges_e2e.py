@@ -38,7 +38,7 @@ def demo_rag_app(demo_copy):
         db = ws.path
     finally:
         ws.close()
-    with app_server(db, root / "streamlit.log") as url:  # not warmed: the test opens its root first (conftest warm)
+    with app_server(db, root / "streamlit.log") as url:
         yield url, {"db": db, "run": rag.run_id, "question": question}
 
 

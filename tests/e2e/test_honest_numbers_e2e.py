@@ -14,7 +14,6 @@ from playwright.sync_api import expect
 
 from playground.store import open_workspace
 from playground.store.judgments import list_judgments
-from tests.e2e.conftest import warm
 from tests.e2e.helpers import choose, open_page, set_text, wait_until_idle
 from tests.openai_server import read_chat_request, send_chat_reply, serve_in_thread
 
@@ -121,7 +120,6 @@ def honest_app(demo_copy, browser_context):
         ws.close()
     try:
         with app_server(built["db"], root / "streamlit.log") as url:
-            warm(browser_context, url)
             yield url, built
     finally:
         judge_server.close()

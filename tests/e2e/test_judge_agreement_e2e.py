@@ -18,7 +18,6 @@ from playground.runs import RunConfig, start_run
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
 from tests.conftest import tiny_dataset
-from tests.e2e.conftest import warm
 from tests.e2e.helpers import open_page, wait_until_idle
 from tests.evaluation.judges.gold_free_server import JudgeServer
 
@@ -61,7 +60,6 @@ def judged_app(tmp_path_factory, browser_context):
     db = root / "sessions" / "playground.db"
     runs = _judged_runs(db)
     with app_server(db, root / "streamlit.log") as url:
-        warm(browser_context, url)
         yield url, db, runs
 
 

@@ -43,7 +43,7 @@ def codes_app(tmp_path_factory):
     finally:
         ws.close()
     with app_server(db, root / "streamlit.log") as url:
-        yield url, db  # not warmed: the test opens its root first (tests/e2e/conftest.py warm)
+        yield url, db
 
 
 def _optimizations(db) -> list[dict]:

@@ -13,7 +13,6 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import warm
 from tests.e2e.helpers import SIDEBAR, open_page, wait_until_idle
 from tests.optimize.landscape import PROPERTY, LandscapeServer, code_dataset
 
@@ -43,7 +42,6 @@ def optimize_app(demo_copy, browser_context):
     server = LandscapeServer("property").start()
     try:
         with app_server(db, root / "streamlit.log") as url:
-            warm(browser_context, url)
             yield url, db, server
     finally:
         server.close()

@@ -31,7 +31,7 @@ def review_app(tmp_path_factory):
     finally:
         workspace.close()
     with app_server(db, root / "streamlit.log") as url:
-        yield url, db  # not warmed: the test opens its root first (tests/e2e/conftest.py warm)
+        yield url, db
 
 
 def _card(page, position: int, question_id: str):

@@ -38,7 +38,7 @@ def judged_app(tmp_path_factory):
         server.close()
         workspace.close()
     with app_server(db, root / "streamlit.log") as url:
-        yield url, db, run_id  # not warmed: the test opens its root first (tests/e2e/conftest.py warm)
+        yield url, db, run_id
 
 
 def test_rate_three_from_the_queue_then_too_few_ratings_give_no_interval(page, judged_app, screenshot):

@@ -10,7 +10,6 @@ from playground.app.state import PAGE_SLUGS
 from playground.data.records import Dataset, Passage, Question
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
-from tests.e2e.conftest import warm
 from tests.e2e.helpers import SIDEBAR, go_to, open_page, wait_until_idle
 from tests.e2e.test_retrievers_e2e import pick_retrievers
 
@@ -65,7 +64,6 @@ def scripts_app(tmp_path_factory, browser_context):
     finally:
         workspace.close()
     with app_server(db, root / "streamlit.log") as url:
-        warm(browser_context, url)
         yield url
 
 

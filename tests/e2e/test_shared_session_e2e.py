@@ -62,7 +62,7 @@ def test_a_shared_session_opens_in_a_new_workspace_with_the_same_numbers(
     with cli_app_server(fresh, tmp_path / "fresh.log", cwd) as fresh_url:
         assert fresh.is_file()  # `playground app` made it (and its folders), empty
         tab = browser_context.new_page()
-        try:  # the root first: a fresh server's first session would cover a deep link (tests/e2e/conftest.py warm)
+        try:
             open_page(tab, fresh_url + "/", "Playground")
             go_to(tab, "Sessions")
             assert "import a shared session on the Sessions page" in sidebar_text(tab)

@@ -38,7 +38,7 @@ def documents_app(tmp_path_factory):
     for name, text in HANDBOOK.items():
         (folder / name).write_text(text, encoding="utf-8")
     with app_server(db, root / "streamlit.log") as url:
-        yield url, db, folder  # not warmed: the test opens its root first (tests/e2e/conftest.py warm)
+        yield url, db, folder
 
 
 def _click(page, name: str) -> None:
