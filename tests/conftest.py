@@ -91,15 +91,19 @@ def tiny_workspace(workspace):
     return workspace
 
 
-@pytest.fixture(scope="session")
-def tiny_workspace_file(tmp_path_factory) -> Path:
-    """A closed workspace file holding `tiny`, made once per test process: making a workspace runs (and commits)
-    every migration, copying the file does not."""
-    path = tmp_path_factory.mktemp("tiny-workspace-file") / "playground.db"
+def workspace_file(path: Path, name: str, dataset: Dataset) -> Path:
+    """A closed workspace file at `path` holding `dataset` as `name`, for fixtures that make it once and copy it:
+    making a workspace runs (and commits) every migration, copying the file does not."""
     made = open_workspace(path)
-    save_dataset(made, "tiny", tiny_dataset())
+    save_dataset(made, name, dataset)
     made.close()
     return path
+
+
+@pytest.fixture(scope="session")
+def tiny_workspace_file(tmp_path_factory) -> Path:
+    """A closed workspace file holding `tiny`, made once per test process."""
+    return workspace_file(tmp_path_factory.mktemp("tiny-workspace-file") / "playground.db", "tiny", tiny_dataset())
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import pytest
 from playground.cli import main
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
+from tests.conftest import workspace_file
 from tests.optimize.landscape import PROPERTY, LandscapeServer, code_dataset
 
 
@@ -24,11 +25,7 @@ def server():
 @pytest.fixture(scope="module")
 def codes_db(tmp_path_factory) -> Path:
     """A workspace holding benchmark `codes`, made once for the module (each test gets a copy)."""
-    path = tmp_path_factory.mktemp("codes") / "ws.db"
-    workspace = open_workspace(path)
-    save_dataset(workspace, "codes", code_dataset())
-    workspace.close()
-    return path
+    return workspace_file(tmp_path_factory.mktemp("codes") / "ws.db", "codes", code_dataset())
 
 
 @pytest.fixture
