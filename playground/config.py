@@ -78,16 +78,27 @@ def own_templates_dir(db_path: str | os.PathLike) -> Path:
     return workspace_root(db_path) / "templates"
 
 
-def env_number(name: str, kind: type = float) -> Optional[float]:
+def env_number(
+    name: str, kind: type = float, *, at_least: Optional[float] = None, what: str = "", error: Optional[type] = None
+) -> Optional[float]:
     """$name read as a number of `kind` (int or float); None when unset or empty, a clear error when not a number.
+    With `at_least`, a finite number from there up, else `error` (default PlaygroundError) saying it must be `what`.
 
-    The one reader of numeric limits from the environment (render budget, import caps)."""
+    The one reader of numeric limits and settings from the environment (render budget, import caps, retries,
+    response size)."""
+    from playground import PlaygroundError
+
     raw = os.environ.get(name, "").strip()
     if not raw:
         return None
     try:
-        return kind(raw)
+        value = kind(raw)
     except ValueError:
-        from playground import PlaygroundError
-
-        raise PlaygroundError(f"{name}={raw!r} is not a number") from None
+        value = None
+    if at_least is None:
+        if value is None:
+            raise PlaygroundError(f"{name}={raw!r} is not a number")
+        return value
+    if value is None or not at_least <= value < float("inf"):
+        raise (error or PlaygroundError)(f"{name} must be {what}, not {raw!r}")
+    return value

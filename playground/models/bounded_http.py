@@ -12,7 +12,6 @@ The same transport serves our own chat client, the Cohere SDK (its httpx client)
 
 from __future__ import annotations
 
-import os
 import threading
 import urllib.parse
 import urllib.request
@@ -21,6 +20,7 @@ from types import ModuleType
 from typing import Any, Callable, Iterator, Optional
 
 from playground.models.errors import AnswerIncomplete, ModelError, ResponseRefused, ResponseTooLarge
+from playground.config import env_number
 from playground.models.retry import deadline_seconds, time_left
 
 MAX_RESPONSE_ENV = "PLAYGROUND_MAX_RESPONSE_BYTES"
@@ -32,16 +32,8 @@ MB = 1024 * 1024
 
 def max_response_bytes() -> int:
     """The response size cap: $PLAYGROUND_MAX_RESPONSE_BYTES (bytes), else 16 MB; a bad value is one clear line."""
-    raw = os.environ.get(MAX_RESPONSE_ENV, "").strip()
-    if not raw:
-        return DEFAULT_MAX_RESPONSE_BYTES
-    try:
-        value = int(raw.replace("_", ""))
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ModelError(f"{MAX_RESPONSE_ENV} must be a whole number of bytes above 0, not {raw!r}")
-    return value
+    value = env_number(MAX_RESPONSE_ENV, int, at_least=1, what="a whole number of bytes above 0", error=ModelError)
+    return DEFAULT_MAX_RESPONSE_BYTES if value is None else int(value)
 
 
 def describe_size(n: int) -> str:

@@ -4,13 +4,13 @@ through playground.models.bounded_http, which reads it before each one)."""
 
 from __future__ import annotations
 
-import os
 import random
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional, TypeVar
 
+from playground.config import env_number
 from playground.deadlines import deadline_seconds as deadline_seconds  # the deadline lives there; re-exported
 from playground.deadlines import question_deadline as question_deadline
 from playground.deadlines import time_left as time_left
@@ -28,29 +28,18 @@ DEFAULT_ATTEMPTS = 4
 DEFAULT_BASE_DELAY_S = 0.5
 
 
-def _setting(name: str, default: float, parse: Callable[[str], float], low: float, what: str) -> float:
-    """A retry setting from the environment (a CI job against a flaky or a planted server tunes it without code);
-    a bad value is one clear line naming the variable."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = parse(raw.replace("_", ""))
-    except ValueError:
-        value = low - 1
-    if not low <= value < float("inf"):
-        raise ModelError(f"{name} must be {what}, not {raw!r}")
-    return value
-
-
 def default_attempts() -> int:
     """$PLAYGROUND_RETRY_ATTEMPTS (1: no retry), else 4."""
-    return int(_setting(ATTEMPTS_ENV, DEFAULT_ATTEMPTS, int, 1, "a whole number of attempts of 1 or more"))
+    attempts = env_number(
+        ATTEMPTS_ENV, int, at_least=1, what="a whole number of attempts of 1 or more", error=ModelError
+    )
+    return DEFAULT_ATTEMPTS if attempts is None else int(attempts)
 
 
 def default_base_delay_s() -> float:
     """$PLAYGROUND_RETRY_DELAY_S (the first wait between attempts; each later one doubles), else 0.5 s."""
-    return _setting(DELAY_ENV, DEFAULT_BASE_DELAY_S, float, 0.0, "a number of seconds of 0 or more")
+    delay = env_number(DELAY_ENV, float, at_least=0.0, what="a number of seconds of 0 or more", error=ModelError)
+    return DEFAULT_BASE_DELAY_S if delay is None else delay
 
 
 @dataclass(frozen=True)
