@@ -31,21 +31,12 @@ from playground.store import open_workspace  # noqa: E402
 from playground.store.datasets import save_dataset  # noqa: E402
 from tests.conftest import tiny_dataset  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.e2e.helpers import open_page, wait_until_idle  # noqa: E402
 from tests.processes import free_port, served  # noqa: E402
 
 WATCHERS = ("auto", "none")
 OPTION = "--server.fileWatcherType"
 TICKS = os.sysconf("SC_CLK_TCK")
-# A run was seen and ended, or the script state stayed "notRunning" for a quiet spell (tests/e2e/helpers.py).
-IDLE = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  const state = app ? app.getAttribute('data-test-script-state') : 'initial';
-  const watch = window.__benchIdle;
-  const now = performance.now();
-  if (state !== 'notRunning') { watch.sawRun = true; watch.idleSince = null; return false; }
-  if (watch.idleSince === null) watch.idleSince = now;
-  return now - watch.idleSince >= (watch.sawRun ? 150 : 2000);
-}"""
 
 
 def with_watcher(command: list[str], watcher: str) -> list[str]:
@@ -81,21 +72,6 @@ def server_pid(port: int) -> int:
     raise RuntimeError(f"no process listens on port {port}")
 
 
-def wait_idle(tab) -> None:
-    tab.wait_for_function(IDLE, timeout=120_000, polling=50)
-
-
-def arm(tab) -> None:
-    tab.evaluate("() => { window.__benchIdle = {sawRun: false, idleSince: null}; }")
-
-
-def open_page(tab, url: str, title: str) -> None:
-    tab.goto(url)
-    tab.get_by_role("heading", name=title, level=1).wait_for()
-    arm(tab)
-    wait_idle(tab)
-
-
 def measure(context, db: Path, folder: Path, watcher: str, args) -> tuple[float, float]:
     """(CPU seconds per rerun, per page load) of a fresh server with `watcher`."""
     port = free_port()
@@ -105,15 +81,14 @@ def measure(context, db: Path, folder: Path, watcher: str, args) -> tuple[float,
     with served("streamlit", command, f"{url}/_stcore/health", folder / f"{watcher}.log", 90, env=env, cwd=folder):
         pid = server_pid(port)
         tab = context.new_page()
-        open_page(tab, url + "/", "Playground")  # the first session on a fresh server (tests/e2e warm_app)
+        open_page(tab, url + "/", "Playground")  # the first session on a fresh server
         open_page(tab, url + args.page, args.title)
         time.sleep(0.5)
         started = cpu_seconds(pid)
         for _ in range(args.reruns):
-            arm(tab)
             tab.keyboard.press("r")
-            wait_idle(tab)
-            if not tab.evaluate("() => window.__benchIdle.sawRun"):
+            wait_until_idle(tab, 120_000, quiet=2_000)
+            if not tab.evaluate("() => window.__playgroundIdle.sawRun"):
                 raise RuntimeError(f"the r key started no script run on {url}{args.page}")
         time.sleep(0.3)
         per_rerun = (cpu_seconds(pid) - started) / args.reruns
