@@ -39,14 +39,15 @@ $(STAMP): pyproject.toml scripts/llama_cmake_args.py | $(BIN)/python
 
 install: $(STAMP)
 
-# Debian's Chromium for the end-to-end tests (Playwright drives /usr/bin/chromium; its own download cannot work offline),
+# Debian's headless Chromium for the end-to-end tests (Playwright drives /usr/bin/chromium-headless-shell; its own
+# download cannot work offline),
 # SQLite's shell, which `playground workspace check`'s recovery advice runs (its test runs it too), and a CJK font
 # (WenQuanYi Micro Hei, 5 MB) so Chinese and Japanese pages render offline in the browser tests.
 CJK_FONT = /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 browser:
-	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/sqlite3 ] || [ ! -f $(CJK_FONT) ]; then \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver sqlite3 fonts-wqy-microhei; \
-	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver sqlite3 fonts-wqy-microhei; fi; \
+	@if [ ! -x /usr/bin/chromium-headless-shell ] || [ ! -x /usr/bin/sqlite3 ] || [ ! -f $(CJK_FONT) ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell sqlite3 fonts-wqy-microhei; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell sqlite3 fonts-wqy-microhei; fi; \
 	fi
 
 # A real Phoenix for tests/traces/test_phoenix.py (pyproject's [phoenix] extra), in a venv of its own: it runs as a
@@ -97,6 +98,7 @@ bench: install
 	$(BIN)/python bench/concurrency.py --figures
 	$(BIN)/python bench/render_budget.py --figures
 	$(BIN)/python bench/app_rerun.py --figures
+	$(BIN)/python bench/browser_cost.py --figures
 	$(BIN)/python bench/http_bounds.py --figures
 	$(BIN)/python bench/imports.py --figures
 	$(BIN)/python bench/docs_import.py --figures
