@@ -77,8 +77,11 @@ check: lint typecheck
 # tests): a test that crashes its worker (a native library's segfault) fails by name and the run reaches its summary.
 PYTEST_WORKERS ?= auto
 PYTEST_SUITE := -q -rs -n $(PYTEST_WORKERS) --dist loadgroup -p tests.suite_scheduling --durations=15
+# Bytecode caches are written even where the environment says not to (PYTHONDONTWRITEBYTECODE): the suite starts
+# hundreds of Python processes (app servers, run workers, CLI calls), and each would compile the package again, and
+# each worker would rewrite every test module's asserts again.
 test: lint typecheck browser phoenix
-	PLAYGROUND_PHOENIX_PYTHON=$(abspath $(PHOENIX_VENV))/bin/python $(BIN)/python -m pytest $(PYTEST_SUITE)
+	PYTHONDONTWRITEBYTECODE= PLAYGROUND_PHOENIX_PYTHON=$(abspath $(PHOENIX_VENV))/bin/python $(BIN)/python -m pytest $(PYTEST_SUITE)
 
 # The fuzzing suite's deeper search (tests/fuzz, Hypothesis profile `deep`: many more examples per property); `make
 # test` runs the same properties in their fast, derandomised form.
