@@ -45,6 +45,19 @@ def check_device(value: str, where: str) -> str:
     return value
 
 
+def hold_torch_threads() -> None:
+    """torch's CPU threads held to $PLAYGROUND_THREADS when it is set (as llama.cpp's are): more threads than free
+    cores spin at each barrier, so on a shared machine the same vectors cost 1.5x the CPU seconds (measured)."""
+    from playground.models.local import THREADS_ENV, default_threads
+
+    if os.environ.get(THREADS_ENV, "").strip():
+        import torch
+
+        wanted = default_threads()
+        if torch.get_num_threads() != wanted:
+            torch.set_num_threads(wanted)
+
+
 def choose_device(requested: Optional[str] = None) -> DeviceChoice:
     """The device to embed on: `requested`, else $PLAYGROUND_DEVICE, else CUDA, then MPS, then CPU.
 
@@ -223,7 +236,12 @@ def get_embedder(name: Optional[str] = None, device: Optional[str] = None) -> Em
         return _e5_embedder()
     if is_server_embedder(name):
         return server_embedder(name)
+    folder = Path(name).expanduser()
+    if (folder.is_absolute() or name.startswith((".", "~"))) and not folder.exists():  # a path, not a hub id
+        raise PlaygroundError(f"cannot load embedder {name!r}: no folder {folder}")  # before torch is imported
     choice = choose_device(device)
+    if choice.device == "cpu":
+        hold_torch_threads()
     key = (name, choice.device)
     with _lock:
         if key in _embedders:

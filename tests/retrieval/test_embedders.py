@@ -81,6 +81,21 @@ def test_device_choice_honours_the_request_then_the_environment(monkeypatch):
         assert automatic.batch_size == 32 and automatic.dtype == "float32"  # falls back to CPU as it was
 
 
+def test_torch_threads_are_held_to_the_playground_threads_setting_when_it_is_set(embedder, monkeypatch):
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.setenv("PLAYGROUND_THREADS", "1")
+        torch.set_num_threads(2)
+        assert get_embedder() is embedder and torch.get_num_threads() == 1
+        monkeypatch.delenv("PLAYGROUND_THREADS")
+        torch.set_num_threads(2)
+        assert get_embedder() is embedder and torch.get_num_threads() == 2  # unset: torch's own choice stands
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_the_cli_device_option_reaches_the_embedder(tiny_workspace, capsys, monkeypatch):
     from playground.cli import main
 
