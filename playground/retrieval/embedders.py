@@ -24,6 +24,7 @@ from playground import PlaygroundError
 from playground.retrieval.embedder_base import DeviceChoice, Embedder
 from playground.retrieval.bert import bert_folder_supported
 from playground.retrieval.server_embedder import is_server_embedder, server_embedder
+from playground.retrieval.threads import hold_torch_threads
 from playground.embedder_files import DEFAULT_EMBEDDER, E5_EMBEDDER, model_location
 
 ALLOW_DOWNLOADS_ENV = "PLAYGROUND_ALLOW_DOWNLOADS"
@@ -43,19 +44,6 @@ def check_device(value: str, where: str) -> str:
     if value.split(":", 1)[0] not in DEVICES or (":" in value and not value.split(":", 1)[1].isdigit()):
         raise PlaygroundError(f"{where}: unknown device {value!r} (expected cpu, cuda, cuda:N or mps)")
     return value
-
-
-def hold_torch_threads() -> None:
-    """torch's CPU threads held to $PLAYGROUND_THREADS when it is set (as llama.cpp's are): more threads than free
-    cores spin at each barrier, so on a shared machine the same vectors cost 1.5x the CPU seconds (measured)."""
-    from playground.models.local import THREADS_ENV, default_threads
-
-    if os.environ.get(THREADS_ENV, "").strip():
-        import torch
-
-        wanted = default_threads()
-        if torch.get_num_threads() != wanted:
-            torch.set_num_threads(wanted)
 
 
 def choose_device(requested: Optional[str] = None) -> DeviceChoice:
