@@ -116,7 +116,14 @@ class AnswerRule:
         return " ".join(self.tokens(text))
 
     def tokens(self, text: str) -> list[str]:
-        return list(_rule_tokens(self, text or ""))
+        text = text or ""
+        if self.name == "squad":
+            return self.normalize(text).split()
+        if self.name == "mlqa":
+            return _mlqa_tokens(text, self.language)
+        if self.name == "cmrc":
+            return _cmrc_tokens(text)
+        return _default_tokens(text)
 
     def exact_match(self, prediction: str, references: Sequence[str]) -> float:
         if self.name == "cmrc":
@@ -135,18 +142,6 @@ class AnswerRule:
         """Some reference's tokens occur in the prediction's as a run (an empty reference covers only nothing)."""
         predicted = self.tokens(prediction)
         return max((float(contains_run(predicted, self.tokens(reference))) for reference in references), default=0.0)
-
-
-@lru_cache(maxsize=4096)
-def _rule_tokens(rule: AnswerRule, text: str) -> tuple[str, ...]:
-    """The rule's tokens of one text, kept: answer recall reads the same retrieved passages for many questions."""
-    if rule.name == "squad":
-        return tuple(rule.normalize(text).split())
-    if rule.name == "mlqa":
-        return tuple(_mlqa_tokens(text, rule.language))
-    if rule.name == "cmrc":
-        return tuple(_cmrc_tokens(text))
-    return tuple(_default_tokens(text))
 
 
 def _mlqa_tokens(text: str, language: str) -> list[str]:
