@@ -52,22 +52,9 @@ def is_punctuation(char: str) -> bool:
     return char in _ASCII_PUNCTUATION or unicodedata.category(char)[0] == "P"
 
 
-class _PunctuationTable(dict):
-    """str.translate's table, filled as code points are met: punctuation -> None (dropped), any other -> itself.
-    Each code point's category is looked up once, not once per occurrence (that was most of scoring answer recall)."""
-
-    def __missing__(self, point: int) -> int | None:
-        kept = None if is_punctuation(chr(point)) else point
-        self[point] = kept
-        return kept
-
-
-_PUNCTUATION_TABLE = _PunctuationTable()
-
-
 def remove_punctuation(text: str) -> str:
     """`text` without its Unicode punctuation (and ASCII punctuation symbols)."""
-    return text.translate(_PUNCTUATION_TABLE)
+    return "".join(char for char in text if not is_punctuation(char))
 
 
 def script_token_spans(text: str) -> list[tuple[int, int]]:
