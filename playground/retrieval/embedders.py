@@ -24,6 +24,7 @@ from playground import PlaygroundError
 from playground.retrieval.embedder_base import DeviceChoice, Embedder
 from playground.retrieval.bert import bert_folder_supported
 from playground.retrieval.server_embedder import is_server_embedder, server_embedder
+from playground.retrieval.threads import hold_torch_threads
 from playground.embedder_files import DEFAULT_EMBEDDER, E5_EMBEDDER, model_location
 
 ALLOW_DOWNLOADS_ENV = "PLAYGROUND_ALLOW_DOWNLOADS"
@@ -223,7 +224,12 @@ def get_embedder(name: Optional[str] = None, device: Optional[str] = None) -> Em
         return _e5_embedder()
     if is_server_embedder(name):
         return server_embedder(name)
+    folder = Path(name).expanduser()
+    if (folder.is_absolute() or name.startswith((".", "~"))) and not folder.exists():  # a path, not a hub id
+        raise PlaygroundError(f"cannot load embedder {name!r}: no folder {folder}")  # before torch is imported
     choice = choose_device(device)
+    if choice.device == "cpu":
+        hold_torch_threads()
     key = (name, choice.device)
     with _lock:
         if key in _embedders:

@@ -9,6 +9,7 @@ import numpy as np
 
 from playground.progress import ProgressCallback, report
 from playground.retrieval.dense import VectorRetriever, faiss_search
+from playground.retrieval.threads import hold_faiss_threads
 from playground.packages import package_versions
 
 _ADD_CHUNK = 10_000
@@ -32,6 +33,8 @@ class FaissHNSWRetriever(VectorRetriever):
     ) -> "FaissHNSWRetriever":
         import faiss
 
+        hold_faiss_threads()
+
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         index = faiss.IndexHNSWFlat(vectors.shape[1], params["M"], faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efConstruction = params["ef_construction"]
@@ -49,6 +52,8 @@ class FaissHNSWRetriever(VectorRetriever):
     @classmethod
     def load(cls, source, params: dict, path: Path) -> "FaissHNSWRetriever":
         import faiss
+
+        hold_faiss_threads()
 
         from playground.retrieval.embedders import get_embedder
 

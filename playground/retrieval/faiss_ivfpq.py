@@ -18,6 +18,7 @@ import numpy as np
 from playground import PlaygroundError
 from playground.progress import ProgressCallback, report
 from playground.retrieval.dense import VectorRetriever, faiss_search
+from playground.retrieval.threads import hold_faiss_threads
 from playground.packages import package_versions
 
 
@@ -53,6 +54,8 @@ class FaissIVFPQRetriever(VectorRetriever):
     ) -> "FaissIVFPQRetriever":
         import faiss
 
+        hold_faiss_threads()
+
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         n, dim = vectors.shape
         sizes = effective_sizes(n, dim, params)
@@ -78,6 +81,8 @@ class FaissIVFPQRetriever(VectorRetriever):
     @classmethod
     def load(cls, source, params: dict, path: Path) -> "FaissIVFPQRetriever":
         import faiss
+
+        hold_faiss_threads()
 
         from playground.retrieval.embedders import get_embedder
 

@@ -76,7 +76,7 @@ class EmbeddingServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
     def start(self) -> "EmbeddingServer":
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()  # close() waits one poll
         return self
 
     def close(self) -> None:

@@ -73,7 +73,7 @@ class SearchServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     def start(self) -> "SearchServer":
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()  # close() waits one poll
         return self
 
     def close(self) -> None:

@@ -35,7 +35,8 @@ def test_the_default_embedder_runs_on_torch_alone(embedder):
 def test_transformers_vectors_match_sentence_transformers_within_1e3_cosine(embedder):
     from sentence_transformers import SentenceTransformer
 
-    texts = real_passages(48) + ["  What is the capital of France?  ", "x", "word " * 400]  # blanks, tiny, truncated
+    # 33 texts: two batches of 32, the shortest alone in the second; blanks, tiny, truncated
+    texts = real_passages(30) + ["  What is the capital of France?  ", "x", "word " * 400]
     reference = SentenceTransformer(
         embedders_module.model_location("all-MiniLM-L6-v2"), device="cpu", local_files_only=True
     )
@@ -81,6 +82,21 @@ def test_device_choice_honours_the_request_then_the_environment(monkeypatch):
         assert automatic.batch_size == 32 and automatic.dtype == "float32"  # falls back to CPU as it was
 
 
+def test_torch_threads_are_held_to_the_playground_threads_setting_when_it_is_set(embedder, monkeypatch):
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.setenv("PLAYGROUND_THREADS", "1")
+        torch.set_num_threads(2)
+        assert get_embedder() is embedder and torch.get_num_threads() == 1
+        monkeypatch.delenv("PLAYGROUND_THREADS")
+        torch.set_num_threads(2)
+        assert get_embedder() is embedder and torch.get_num_threads() == 2  # unset: torch's own choice stands
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_the_cli_device_option_reaches_the_embedder(tiny_workspace, capsys, monkeypatch):
     from playground.cli import main
 
@@ -104,31 +120,31 @@ class Interrupted(Exception):
 
 
 def test_an_interrupted_embedding_resumes_with_finished_chunks_kept(tmp_path, embedder, monkeypatch):
-    texts = [f"passage {i} about " + "rivers and cities " * (i % 5) for i in range(20)]
+    texts = [f"passage {i} about " + "rivers and cities " * (i % 5) for i in range(10)]
     folder = tmp_path / ".embeddings-x.partial"
     calls = []
     real = embedder.encode_sorted
     monkeypatch.setattr(embedder, "encode_sorted", lambda chunk: calls.append(list(chunk)) or real(chunk))
 
     def stop_after_two(done, total, message):
-        if done >= 16:
+        if done >= 8:
             raise Interrupted()
 
     with pytest.raises(Interrupted):
-        embed_resumably(embedder, texts, folder, "fp-1", stop_after_two, chunk=8)
+        embed_resumably(embedder, texts, folder, "fp-1", stop_after_two, chunk=4)
     assert len(calls) == 2 and sorted(p.name for p in folder.glob("chunk-*.npy")) == [
         "chunk-000000.npy",
         "chunk-000001.npy",
     ]
     calls.clear()
     messages = []
-    resumed = embed_resumably(embedder, texts, folder, "fp-1", lambda d, t, m: messages.append(m), chunk=8)
-    assert len(calls) == 1 and len(calls[0]) == 4  # only the last chunk was embedded
-    assert "16 resumed" in messages[-1]
+    resumed = embed_resumably(embedder, texts, folder, "fp-1", lambda d, t, m: messages.append(m), chunk=4)
+    assert len(calls) == 1 and len(calls[0]) == 2  # only the last chunk was embedded
+    assert "8 resumed" in messages[-1]
     assert np.allclose(resumed, embedder.encode(texts), atol=1e-5)
 
     calls.clear()
-    embed_resumably(embedder, texts, folder, "fp-2", None, chunk=8)  # another corpus version: nothing reused
+    embed_resumably(embedder, texts, folder, "fp-2", None, chunk=4)  # another corpus version: nothing reused
     assert len(calls) == 3
 
 

@@ -38,6 +38,16 @@ def test_a_missing_embedder_is_a_clear_error(tmp_path):
         get_embedder(str(tmp_path / "no-such-model"))
 
 
+def test_a_missing_embedder_folder_is_named_before_any_model_code_loads(tmp_path, monkeypatch):
+    missing = tmp_path / "no-such-model"
+    with pytest.raises(PlaygroundError) as error:
+        get_embedder(str(missing))
+    assert str(error.value) == f"cannot load embedder {str(missing)!r}: no folder {missing}"
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(PlaygroundError, match=r"^cannot load embedder './no-such-model': no folder no-such-model$"):
+        get_embedder("./no-such-model")
+
+
 @pytest.mark.slow
 def test_corpus_embeddings_are_computed_once_and_shared_by_dense_indexes(tiny_workspace, embedder, monkeypatch):
     first = corpus_embeddings(tiny_workspace, "tiny")

@@ -43,3 +43,16 @@ def test_a_few_hundred_passages_train_with_clamped_lists(embedded_generated_work
     assert retriever.manifest["effective"] == {"nlist": 17, "m": 8, "nbits": 8, "nprobe": 16}
     hits = retriever.search("The river near the city", 10)
     assert len(hits) == 10 and all(h.passage_id.startswith("g") for h in hits)
+
+
+def test_faiss_threads_are_held_to_the_playground_threads_setting(monkeypatch):
+    import faiss
+
+    before = faiss.omp_get_max_threads()
+    try:
+        monkeypatch.setenv("PLAYGROUND_THREADS", "1")
+        faiss.omp_set_num_threads(2)
+        FaissIVFPQRetriever.from_vectors(unit_vectors(64, 16, seed=1), [str(i) for i in range(64)], PARAMS)
+        assert faiss.omp_get_max_threads() == 1
+    finally:
+        faiss.omp_set_num_threads(before)

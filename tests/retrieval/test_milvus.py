@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import socket
 import subprocess
 import sys
@@ -41,34 +42,64 @@ def folder_hashes(folder: Path) -> dict[str, str]:
 USER_SCRIPT = """
 import json, sys
 from pymilvus import DataType, MilvusClient
-rows = json.load(open(sys.argv[2], encoding="utf-8"))
-client = MilvusClient(sys.argv[1])
-schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
-schema.add_field("pid", DataType.VARCHAR, is_primary=True, max_length=64)
-schema.add_field("heading", DataType.VARCHAR, max_length=1000)
-schema.add_field("body", DataType.VARCHAR, max_length=10000)
-schema.add_field("emb", DataType.FLOAT_VECTOR, dim=len(rows[0]["emb"]))
-index = client.prepare_index_params()
-index.add_index(field_name="emb", index_type="FLAT", metric_type="COSINE")
-client.create_collection("docs", schema=schema, index_params=index)
-client.insert("docs", rows)
-client.close()
+for uri, rows_file in zip(sys.argv[1::2], sys.argv[2::2]):
+    rows = json.load(open(rows_file, encoding="utf-8"))
+    client = MilvusClient(uri)
+    schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
+    schema.add_field("pid", DataType.VARCHAR, is_primary=True, max_length=64)
+    schema.add_field("heading", DataType.VARCHAR, max_length=1000)
+    schema.add_field("body", DataType.VARCHAR, max_length=10000)
+    schema.add_field("emb", DataType.FLOAT_VECTOR, dim=len(rows[0]["emb"]))
+    index = client.prepare_index_params()
+    index.add_index(field_name="emb", index_type="FLAT", metric_type="COSINE")
+    client.create_collection("docs", schema=schema, index_params=index)
+    client.insert("docs", rows)
+    client.close()
 """
 
+THEIRS, PREFIXED = "theirs.db", "theirs-prefixed.db"  # the user's collections: ids as the corpus's, and "their-..."
 
-def make_foreign_collection(workspace, corpus: str, uri: Path, id_prefix: str = "") -> None:
-    """The user's collection, written by their own pymilvus script (which then exits) with their own field names."""
-    from playground.store.datasets import load_passages
 
-    embeddings = corpus_embeddings(workspace, corpus)
-    texts = {p.id: p for p in load_passages(workspace, corpus)}
-    rows = [
-        {"pid": id_prefix + pid, "heading": texts[pid].title, "body": texts[pid].text, "emb": vector.tolist()}
-        for pid, vector in zip(embeddings.ids, embeddings.vectors)
-    ]
-    rows_file = uri.with_suffix(".json")
-    rows_file.write_text(json.dumps(rows), encoding="utf-8")
-    subprocess.run([sys.executable, "-c", USER_SCRIPT, str(uri), str(rows_file)], check=True, timeout=300)
+@pytest.fixture(scope="module")
+def foreign_collections(tmp_path_factory) -> Path:
+    """The user's collections of the tiny corpus, written by one run of their own pymilvus script (which then exits)
+    with their own field names; each test searches a copy (foreign_copy), so one script run serves the module."""
+    import os
+
+    from playground.store import open_workspace
+    from playground.store.datasets import load_passages, save_dataset
+    from tests.conftest import tiny_dataset
+
+    folder = tmp_path_factory.mktemp("foreign-milvus")
+    saved = {name: os.environ.pop(name) for name in ("PLAYGROUND_DB", "PLAYGROUND_INDEXES") if name in os.environ}
+    try:
+        workspace = open_workspace(folder / "sessions" / "playground.db")
+        try:
+            save_dataset(workspace, "tiny", tiny_dataset())
+            embeddings = corpus_embeddings(workspace, "tiny")
+            texts = {p.id: p for p in load_passages(workspace, "tiny")}
+        finally:
+            workspace.close()
+    finally:
+        os.environ.update(saved)
+    argv = []
+    for name, id_prefix in ((THEIRS, ""), (PREFIXED, "their-")):
+        rows = [
+            {"pid": id_prefix + pid, "heading": texts[pid].title, "body": texts[pid].text, "emb": vector.tolist()}
+            for pid, vector in zip(embeddings.ids, embeddings.vectors)
+        ]
+        rows_file = folder / f"{name}.json"
+        rows_file.write_text(json.dumps(rows), encoding="utf-8")
+        argv += [str(folder / name), str(rows_file)]
+    subprocess.run([sys.executable, "-c", USER_SCRIPT, *argv], check=True, timeout=300)
+    return folder
+
+
+def foreign_copy(foreign_collections: Path, tmp_path: Path, name: str = THEIRS) -> Path:
+    """The test's own copy of one of the user's collections, at tmp_path / name."""
+    uri = tmp_path / name
+    shutil.copytree(foreign_collections / name, uri)
+    return uri
 
 
 @pytest.mark.parametrize(
@@ -125,9 +156,8 @@ def test_recall_at_10_within_001_of_faiss_hnsw_on_the_same_embeddings(embedded_g
 
 
 @pytest.mark.slow
-def test_a_foreign_collection_is_searched_and_left_byte_identical(tiny_workspace, tmp_path):
-    uri = tmp_path / "theirs.db"
-    make_foreign_collection(tiny_workspace, "tiny", uri)
+def test_a_foreign_collection_is_searched_and_left_byte_identical(tiny_workspace, tmp_path, foreign_collections):
+    uri = foreign_copy(foreign_collections, tmp_path)
     before = folder_hashes(uri)
     params = {"uri": str(uri), **FOREIGN}
     milvus = open_retriever(tiny_workspace, "tiny", "milvus", params)
@@ -141,9 +171,8 @@ def test_a_foreign_collection_is_searched_and_left_byte_identical(tiny_workspace
 
 
 @pytest.mark.slow
-def test_a_foreign_collection_with_a_missing_field_is_one_line_naming_it(tiny_workspace, tmp_path):
-    uri = tmp_path / "theirs.db"
-    make_foreign_collection(tiny_workspace, "tiny", uri)
+def test_a_foreign_collection_with_a_missing_field_is_one_line_naming_it(tiny_workspace, tmp_path, foreign_collections):
+    uri = foreign_copy(foreign_collections, tmp_path)
     before = folder_hashes(uri)
     with pytest.raises(PlaygroundError) as error:
         open_retriever(tiny_workspace, "tiny", "milvus", {"uri": str(uri), **FOREIGN, "text_field": "text"})
@@ -182,7 +211,7 @@ def milvus_server(tmp_path):
                 break
             except OSError:
                 assert time.monotonic() < deadline, "the Milvus server did not listen within 60 s"
-                time.sleep(0.25)
+                time.sleep(0.05)
         yield f"http://127.0.0.1:{port}"
     finally:
         process.terminate()
@@ -257,11 +286,12 @@ def test_squad_recall_at_10_within_001_of_faiss_hnsw(workspace):
 
 
 @pytest.mark.slow
-def test_answer_recall_reads_a_foreign_collections_text_when_its_ids_are_not_the_corpus(tiny_workspace, tmp_path):
+def test_answer_recall_reads_a_foreign_collections_text_when_its_ids_are_not_the_corpus(
+    tiny_workspace, tmp_path, foreign_collections
+):
     from playground.evaluation.retrieval import evaluate_retriever
 
-    uri = tmp_path / "theirs.db"
-    make_foreign_collection(tiny_workspace, "tiny", uri, id_prefix="their-")
+    uri = foreign_copy(foreign_collections, tmp_path, PREFIXED)
     params = {"uri": str(uri), **FOREIGN}
     result = evaluate_retriever(tiny_workspace, "tiny", "milvus", k=3, sample=None, seed=0, params=params)
     assert result["recall@k"] == 0.0  # no id of theirs is a passage of the corpus
