@@ -114,6 +114,7 @@ bench: install
 	$(BIN)/python bench/prompt_api.py --figures
 	$(BIN)/python bench/stages.py --figures
 	$(BIN)/python bench/side_by_side_threads.py --figures
+	$(BIN)/python bench/script_tokens.py --figures
 
 # requirements.lock: the exact set the Docker image installs (torch's version as in $(STAMP); Python 3.11, Linux).
 lock: $(BIN)/python

@@ -98,13 +98,16 @@ def send_chat_reply(handler, model: str, prompt: str, text: str, completion_id: 
     send_payload(handler, 200, json.dumps(completion).encode())
 
 
+SHUTDOWN_POLL_S = 0.05  # how soon a served thread sees shutdown(): serve_forever's 0.5 s was a wait in every teardown
+
+
 def serve_in_thread(handler_class):
     """A ThreadingHTTPServer for `handler_class` on a free 127.0.0.1 port, served by a daemon thread."""
     import threading
     from http.server import ThreadingHTTPServer
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler_class)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, args=(SHUTDOWN_POLL_S,), daemon=True).start()
     return httpd
 
 
@@ -160,7 +163,7 @@ class OpenAIServer:
         self.httpd.daemon_threads = True
         self.httpd.handle_error = lambda request, address: None  # a reset connection is the point, not news
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(SHUTDOWN_POLL_S,), daemon=True)
 
     def start(self) -> "OpenAIServer":
         self.thread.start()

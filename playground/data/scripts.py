@@ -8,6 +8,7 @@ stays with the character before it: it is never a token of its own, and never cu
 
 from __future__ import annotations
 
+import re
 import string
 import unicodedata
 from typing import Sequence
@@ -32,10 +33,13 @@ UNSPACED_RANGES = (
 )
 
 
+_UNSPACED = re.compile("[" + "".join(f"{chr(low)}-{chr(high)}" for low, high in UNSPACED_RANGES) + "]")
+_SPACED_WORD = re.compile(r"\S+")  # \S is exactly the characters str.isspace() refuses
+
+
 def is_unspaced(char: str) -> bool:
     """Whether `char` belongs to a script written without spaces between words."""
-    point = ord(char)
-    return any(low <= point <= high for low, high in UNSPACED_RANGES)
+    return _UNSPACED.match(char) is not None
 
 
 def is_mark(char: str) -> bool:
@@ -60,6 +64,8 @@ def remove_punctuation(text: str) -> str:
 def script_token_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each token: a character of an unspaced script (with the combining marks after it) alone,
     any other run of non-space characters whole."""
+    if not has_unspaced(text):  # a mark joins only an unspaced character: the words are the runs of non-spaces
+        return [word.span() for word in _SPACED_WORD.finditer(text)]
     spans: list[tuple[int, int]] = []
     start = None
     for index, char in enumerate(text):
@@ -87,7 +93,7 @@ def script_tokens(text: str) -> list[str]:
 
 
 def has_unspaced(text: str) -> bool:
-    return any(is_unspaced(char) for char in text)
+    return _UNSPACED.search(text) is not None
 
 
 def contains_run(tokens: Sequence[str], run: Sequence[str]) -> bool:
@@ -104,6 +110,8 @@ UNSPACED_WORD_CHARACTERS = 2  # characters of an unspaced script that count as o
 def word_count(text: str) -> float:
     """The text's length in words: whitespace words, with characters of unspaced scripts counted
     UNSPACED_WORD_CHARACTERS to a word, so a length limit in words means about the same in every script."""
+    if not has_unspaced(text):
+        return len(text.split())
     return sum(1 / UNSPACED_WORD_CHARACTERS if is_unspaced(token[0]) else 1 for token in script_tokens(text))
 
 

@@ -22,12 +22,15 @@ TARGET_BYTES = 2 * 1024**2
 
 @functools.cache
 def _reference(n_bytes: int = TARGET_BYTES) -> tuple[tuple[str, str], ...]:
-    """The Python language reference's topics (real text, with its non-ASCII characters), repeated to `n_bytes`."""
+    """The Python language reference's topics (real text, with its non-ASCII characters), repeated or cut to about
+    `n_bytes` (one copy is 460 KB)."""
     from pydoc_data.topics import topics
 
     pairs, size, copy = [], 0, 0
     while size < n_bytes:
         for key, text in sorted(topics.items()):
+            if size >= n_bytes:
+                break
             pairs.append((f"{key} {copy}", text))
             size += len(text.encode("utf-8"))
         copy += 1
@@ -64,33 +67,47 @@ def test_the_trail_at_an_offset_is_its_sections_and_the_starts_are_listed_once()
 
 
 @pytest.mark.parametrize("kind", ["html", "markdown"])
-def test_parsing_holds_a_few_times_the_file_never_a_tree_of_it(tmp_path, kind):
-    """beautifulsoup4's tree of a page took 33x the file (49 MB -> 6.9 GB); markdown-it's tokens of a whole file 10x."""
+def test_parsing_holds_a_few_times_the_file_never_a_tree_of_it(tmp_path, kind, monkeypatch):
+    """beautifulsoup4's tree of a page took 33x the file (49 MB -> 6.9 GB); markdown-it's tokens of a whole file 10x.
+
+    The file is read and parsed a piece at a time: a quarter of the pieces over a quarter of 2 MB holds what the
+    whole sizes hold."""
+    from playground.data.documents import html_text, parsers
+
+    monkeypatch.setattr(html_text, "READ_BYTES", html_text.READ_BYTES // 4)
+    monkeypatch.setattr(parsers, "MARKDOWN_PIECE_CHARS", parsers.MARKDOWN_PIECE_CHARS // 4)
+    reference = _reference(TARGET_BYTES // 4)
     if kind == "html":
         body = "".join(
-            f"<h2>{html.escape(key)}</h2>\n<div><p>{html.escape(text)}</p></div>\n" for key, text in _reference()
+            f"<h2>{html.escape(key)}</h2>\n<div><p>{html.escape(text)}</p></div>\n" for key, text in reference
         )
         path, parse = tmp_path / "reference.html", parse_html
         path.write_text(f"<html><head><title>t</title></head><body><nav>home</nav>{body}</body></html>", "utf-8")
     else:
         path, parse = tmp_path / "reference.md", parse_markdown
         paragraphs = lambda text: "\n\n".join(f"Text: {' '.join(part.split())}" for part in text.split("\n\n"))  # noqa: E731
-        path.write_text("".join(f"## {key}\n\n{paragraphs(text)}\n\n" for key, text in _reference()), "utf-8")
+        path.write_text("".join(f"## {key}\n\n{paragraphs(text)}\n\n" for key, text in reference), "utf-8")
     warm_up = path.with_name(f"warm-up{path.suffix}")
     warm_up.write_text("<p>Warm the parser up.</p>" if kind == "html" else "## Warm\n\nthe parser up.", "utf-8")
     parse(warm_up)
     peak, parsed = _peak(lambda: parse(path))
-    assert len(parsed.sections) == len(_reference()) and parsed.sections[-1][1] == (_reference()[-1][0],)
+    assert len(parsed.sections) == len(reference) and parsed.sections[-1][1] == (reference[-1][0],)
     assert peak < 6 * path.stat().st_size
 
 
 @pytest.mark.parametrize("chunker", ["tokens", "sentences"])
-def test_chunking_a_large_text_holds_a_few_times_it_not_its_tokens(chunker):
-    """Tokenizing a whole 2 MB text held 45x it (tokens) and 9x (sentences); a piece at a time, a few times."""
-    text = "\n\n".join(text for _, text in _reference())
+def test_chunking_a_large_text_holds_a_few_times_it_not_its_tokens(chunker, monkeypatch):
+    """Tokenizing a whole 2 MB text held 45x it (tokens) and 9x (sentences); a piece at a time, a few times.
+
+    What is held is a piece's tokens, so the text is large beside the piece: 400 KB in pieces of 4,096 characters
+    (64-token chunks, whose pieces are at least 64 x 64 characters) as 2 MB in pieces of 65,536 would be."""
+    from playground.data.documents import chunkers
+
+    monkeypatch.setattr(chunkers, "ENCODE_CHARS", 4096)
+    text = "\n\n".join(text for _, text in _reference(400_000))
     document = ParsedDocument(text)
-    cut(ParsedDocument("Warm the chunker up. Then measure."), Chunking(chunker, 200, 0))
-    assert _peak(lambda: cut(document, Chunking(chunker, 200, 0)))[0] < 4 * len(text.encode("utf-8"))
+    cut(ParsedDocument("Warm the chunker up. Then measure."), Chunking(chunker, 64, 0))
+    assert _peak(lambda: cut(document, Chunking(chunker, 64, 0)))[0] < 4 * len(text.encode("utf-8"))
 
 
 _PIECES = (

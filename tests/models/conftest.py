@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from playground.models.local_files import smollm2_path
+from tests.openai_server import SHUTDOWN_POLL_S
 from tests.processes import free_port, served
 
 SERVER_START_TIMEOUT_S = 120
@@ -123,7 +124,7 @@ class CohereStub:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(SHUTDOWN_POLL_S,), daemon=True)
         self.thread.start()
 
     def close(self):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -49,22 +50,25 @@ def test_the_derived_file_is_made_once_cached_and_fingerprinted(tmp_path, capfd)
     assert sha256(again) == record["sha256"]
 
 
-def test_the_same_source_at_another_path_reuses_the_file_and_is_named_in_its_record(tmp_path):
+def test_the_same_source_at_another_path_reuses_the_file_and_is_named_in_its_record(tmp_path, smollm2):
     """Another checkout's copy of the same weights reuses the cached derived file, and its provenance names the
-    copy that runs now, not the checkout that made it."""
-    made_from = tmp_path / "first" / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    made_from.parent.mkdir()
-    made_from.write_bytes(smollm2_path().read_bytes())
+    copy that runs now, not the checkout that made it. The cache holds the file this session's local model runs
+    (made from the installed weights), copied with its record and times, so no test makes one more."""
     folder = tmp_path / "models"
-    derived = derive(made_from, "Q8_0", folder)
+    folder.mkdir()
+    for made in (smollm2.path, smollm2.path.with_suffix(".json")):
+        shutil.copy2(made, folder / made.name)
+    derived = folder / smollm2.path.name
     made = derived.stat().st_mtime_ns
-    elsewhere = tmp_path / "second" / made_from.name
-    elsewhere.parent.mkdir()
-    elsewhere.write_bytes(made_from.read_bytes())
-    assert derive(elsewhere, "Q8_0", folder) == derived and derived.stat().st_mtime_ns == made  # not redone
-    record = read_record(derived)
-    assert record["source"] == str(elsewhere) and record["source_mtime_ns"] == elsewhere.stat().st_mtime_ns
-    assert record["source_sha256"] == sha256(elsewhere)
+    for checkout in ("first", "second"):
+        elsewhere = tmp_path / checkout / smollm2_path().name
+        elsewhere.parent.mkdir()
+        shutil.copyfile(smollm2_path(), elsewhere)
+        assert derive(elsewhere, DEFAULT_DERIVED_FORMAT, folder) == derived
+        assert derived.stat().st_mtime_ns == made  # reused, not redone
+        record = read_record(derived)
+        assert record["source"] == str(elsewhere) and record["source_mtime_ns"] == elsewhere.stat().st_mtime_ns
+        assert record["source_sha256"] == sha256(elsewhere)
 
 
 def test_an_unknown_derived_format_is_a_clear_error(tmp_path):

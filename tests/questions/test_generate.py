@@ -205,7 +205,8 @@ def test_a_question_bm25_does_not_tie_to_its_chunk_is_too_generic(docs_workspace
     )
 
 
-def test_a_run_whose_every_call_failed_stores_nothing(docs_workspace, capsys):
+def test_a_run_whose_every_call_failed_stores_nothing(docs_workspace, capsys, monkeypatch):
+    monkeypatch.setenv("PLAYGROUND_RETRY_DELAY_S", "0.01")  # the retries still fail, without waiting between them
     code, out, err = call(
         capsys, "questions", "generate", "--db", str(docs_workspace.path), "--corpus", "guide",
         "--model", "openai:nobody@http://127.0.0.1:9/v1", "--name", "qs", "--n", "2", "--two-hop-share", "0",
@@ -262,7 +263,7 @@ def test_two_hop_questions_pair_related_chunks_and_keep_both_spans(docs_workspac
 def test_a_call_past_the_timeout_is_a_model_error_and_the_rest_go_on(docs_workspace, capsys):
     def slow_on_the_keepers(prompt: str) -> str:
         if "Grey Shoal" in prompt:
-            time.sleep(3)
+            time.sleep(1.5)  # three times the deadline
         return reply_to(prompt)
 
     server = ScriptedModel(slow_on_the_keepers)

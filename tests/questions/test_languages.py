@@ -134,3 +134,13 @@ def test_other_language_names_the_language_a_reply_is_in():
     assert other_language("凯勒比的灯塔是哪一年建成的？", "zh") is None
     assert other_language("What did the keepers ring?", None) is None  # no corpus language: nothing to check
     assert other_language("1874", "zh") is None  # digits are in no language
+
+
+def test_words_of_spaced_text_are_the_same_with_or_without_an_unspaced_character_beside_them():
+    """Text with no unspaced character takes a fast path: its words must be those of the per-character reading."""
+    from playground.data.scripts import script_tokens, word_count
+
+    spaced = "Cafe\u0301 \u0301x  naïve\u00a0word\u3000end"
+    words = ["Cafe\u0301", "\u0301x", "naïve", "word", "end"]
+    assert script_tokens(spaced) == words and word_count(spaced) == 5
+    assert script_tokens(spaced + " 東\u0301京") == [*words, "東\u0301", "京"] and word_count(spaced + " 東京") == 6

@@ -12,6 +12,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
+from tests.openai_server import SHUTDOWN_POLL_S
+
 
 class OTLPReceiver:
     """`with OTLPReceiver() as receiver:` serves at `receiver.url`; `receiver.requests` holds what arrived."""
@@ -45,7 +47,7 @@ class OTLPReceiver:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(SHUTDOWN_POLL_S,), daemon=True)
 
     def spans(self) -> list:
         return [

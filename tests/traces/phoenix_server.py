@@ -71,7 +71,7 @@ class PhoenixServer:
                     return self
             except httpx.HTTPError:
                 pass
-            time.sleep(0.25)
+            time.sleep(0.1)
         self.close()
         raise AssertionError(f"Phoenix did not answer within {START_TIMEOUT_S:.0f} s: {self.tail()}")
 
@@ -102,7 +102,7 @@ class PhoenixServer:
                 spans = []
             if len(spans) >= count or time.monotonic() > deadline:
                 return spans
-            time.sleep(0.5)
+            time.sleep(0.1)  # Phoenix stores what it received every 0.1 s
 
     def dataframe_export(self, project: str, target: Path) -> None:
         """Phoenix's client writes its spans dataframe as parquet (in Phoenix's own interpreter).

@@ -17,7 +17,7 @@ SentenceChunker gave exact spans everywhere and cuts only at sentence ends, whic
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Optional
 
 from playground.data.documents.parsed import ParsedDocument
 
@@ -41,16 +41,16 @@ def _snap(index: int, low: int, tiers: list[list[bool]]) -> int:
 
 
 def windows_of(
-    text: str, base: int, chunk_size: int, overlap: int, tokenizer: Any, piece_chars: int = ENCODE_CHARS
+    text: str, base: int, chunk_size: int, overlap: int, tokenizer: Any, piece_chars: Optional[int] = None
 ) -> list[Span]:
     """`token_windows` over `text`, its spans shifted by `base` (also how an oversized chunk is split).
 
-    The text is tokenized a piece of about `piece_chars` at a time (memory stays near the piece's, not the text's):
+    The text is tokenized a piece of about `piece_chars` (else ENCODE_CHARS, read at the call) at a time (memory stays near the piece's, not the text's):
     a piece's tokens before its last word are the whole text's, so windows are cut from those, and the next piece
     starts at the word the next window starts in; the spans are those of the text tokenized whole."""
     spans: list[Span] = []
     position, skip = 0, 0  # the piece starts at `position` (a word start); its first window at `skip` characters in
-    width = max(piece_chars, chunk_size * 64)
+    width = max(piece_chars or ENCODE_CHARS, chunk_size * 64)
     while position < len(text):
         end = min(len(text), position + width)
         piece = text[position:end]
@@ -72,7 +72,7 @@ def windows_of(
             width *= 2
             continue
         position, skip = position + offsets[word][0], offsets[first][0] - offsets[word][0]
-        width = max(piece_chars, chunk_size * 64)
+        width = max(piece_chars or ENCODE_CHARS, chunk_size * 64)
     return spans
 
 
@@ -134,7 +134,7 @@ def _semchunker(tokenizer: Any, chunk_size: int) -> Any:
 
 
 def sentence_chunks(
-    document: ParsedDocument, *, chunk_size: int, overlap: int, tokenizer: Any, piece_chars: int = ENCODE_CHARS
+    document: ParsedDocument, *, chunk_size: int, overlap: int, tokenizer: Any, piece_chars: Optional[int] = None
 ) -> list[Span | tuple[int, int, None]]:
     """chonkie's chunks, the text given to it a piece of about `piece_chars` at a time (memory stays near the
     piece's): the chunks decided before the piece's last sentence are the whole text's, and the next piece starts
@@ -143,7 +143,7 @@ def sentence_chunks(
     text = document.text
     spans: list[Span | tuple[int, int, None]] = []
     position = 0
-    width = max(piece_chars, chunk_size * 64)
+    width = max(piece_chars or ENCODE_CHARS, chunk_size * 64)
     while position < len(text):
         end = min(len(text), position + width)
         piece = text[position:end]

@@ -78,15 +78,17 @@ def parse_markdown(path: str | Path) -> ParsedDocument:
 MARKDOWN_PIECE_CHARS = 1 << 18  # the blocks are parsed about this many characters at a time
 
 
-def markdown_headings(text: str, start: int = 0, piece_chars: int = MARKDOWN_PIECE_CHARS) -> list[tuple[int, int, str]]:
+def markdown_headings(text: str, start: int = 0, piece_chars: Optional[int] = None) -> list[tuple[int, int, str]]:
     """(offset, level, title) of every heading of `text[start:]`, read a piece of whole lines at a time, so only a
     piece's tokens are held: blocks before a piece's last top-level block are the whole text's, and the next piece
-    starts at that block. Titles are read at the end, with every link reference of the text known."""
+    starts at that block (pieces of MARKDOWN_PIECE_CHARS unless given). Titles are read at the end, with every link
+    reference of the text known."""
     from markdown_it import MarkdownIt
 
     blocks = MarkdownIt("commonmark").disable("inline")
     env: dict = {}
     found: list[tuple[int, int, str]] = []  # (offset, level, the heading's source text)
+    piece_chars = piece_chars or MARKDOWN_PIECE_CHARS
     position, width = start, piece_chars
     while position < len(text):
         end = len(text) if position + width >= len(text) else text.find("\n", position + width) + 1 or len(text)
