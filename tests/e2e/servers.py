@@ -19,6 +19,7 @@ from typing import Iterator, Optional
 from playground.app.launch import streamlit_command
 
 from tests.e2e.conftest import STARTUP_SECONDS
+from tests.openai_server import SHUTDOWN_POLL_S
 from tests.processes import free_port, served
 
 RUN_PARAMS = {"max_tokens": 8}
@@ -43,7 +44,7 @@ class Beacon:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(SHUTDOWN_POLL_S,), daemon=True)
         self.thread.start()
 
     def markdown(self, what: str) -> str:

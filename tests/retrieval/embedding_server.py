@@ -18,6 +18,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
+from tests.openai_server import SHUTDOWN_POLL_S
 
 DIM = 16
 
@@ -76,7 +77,7 @@ class EmbeddingServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
     def start(self) -> "EmbeddingServer":
-        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()  # close() waits one poll
+        threading.Thread(target=self._httpd.serve_forever, args=(SHUTDOWN_POLL_S,), daemon=True).start()
         return self
 
     def close(self) -> None:

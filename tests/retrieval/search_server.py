@@ -18,6 +18,7 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+from tests.openai_server import SHUTDOWN_POLL_S
 
 
 def words(text: str) -> set[str]:
@@ -73,7 +74,7 @@ class SearchServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     def start(self) -> "SearchServer":
-        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()  # close() waits one poll
+        threading.Thread(target=self._httpd.serve_forever, args=(SHUTDOWN_POLL_S,), daemon=True).start()
         return self
 
     def close(self) -> None:
