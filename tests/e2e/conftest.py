@@ -10,6 +10,7 @@ import pytest
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
 from tests.conftest import built_demo, tiny_dataset
+from tests.e2e.helpers import RUN_WATCH
 
 # Chromium's headless shell (Debian's chromium-headless-shell): the same Blink and V8 without the browser's UI layer;
 # bench/browser_cost.py measures what it saves against the full browser.
@@ -90,6 +91,7 @@ def browser_context(tmp_path_factory):
         )
         context.set_default_timeout(60_000)
         context.add_init_script(NO_MOTION)
+        context.add_init_script(RUN_WATCH)
         try:
             yield context
         finally:

@@ -10,7 +10,25 @@ SIDEBAR = '[data-testid="stSidebar"]'
 # The app root carries the script state. A widget change reaches the server and starts a run some time after the
 # click, so "not running" right after an action may be the state before the run: idle means a run was seen and
 # ended, or the state stayed "notRunning" for a quiet spell. (Streamlit's status widget shows only after a run has
-# lasted 500 ms, so waiting for it to go hides short runs and returns early.)
+# lasted 500 ms, so waiting for it to go hides short runs and returns early.) A run that started and ended before the
+# wait began is seen through RUN_WATCH, which the browser context installs in every page: a run started after the
+# page's last input (a click, a key, a fill) is the run that input caused, so no quiet spell is waited out for it.
+RUN_WATCH = """(() => {
+  const watch = {lastInput: -1, lastRunStart: -1, state: null};
+  window.__playgroundRuns = watch;
+  for (const type of ["pointerdown", "keydown", "input", "change"]) {
+    document.addEventListener(type, () => { watch.lastInput = performance.now(); }, true);
+  }
+  new MutationObserver(() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const state = app ? app.getAttribute("data-test-script-state") : null;
+    if (state !== watch.state) {
+      if (state !== null && state !== "notRunning") watch.lastRunStart = performance.now();
+      watch.state = state;
+    }
+  }).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-test-script-state"]});
+})();"""
+
 _IDLE = """([quiet]) => {
   const app = document.querySelector('[data-testid="stApp"]');
   const state = app ? app.getAttribute('data-test-script-state') : 'initial';
@@ -21,10 +39,15 @@ _IDLE = """([quiet]) => {
   return now - watch.idleSince >= (watch.sawRun ? 150 : quiet);
 }"""
 
+_ARM = """() => {
+  const runs = window.__playgroundRuns;
+  window.__playgroundIdle = {sawRun: !!runs && runs.lastRunStart > runs.lastInput, idleSince: null};
+}"""
+
 
 def wait_until_idle(tab, timeout: int = 180_000, quiet: int = 800) -> None:
     """Wait for the script run an action started (or for `quiet` ms with none) to end."""
-    tab.evaluate("() => { window.__playgroundIdle = {sawRun: false, idleSince: null}; }")
+    tab.evaluate(_ARM)
     tab.wait_for_function(_IDLE, arg=[quiet], timeout=timeout, polling=50)
 
 
