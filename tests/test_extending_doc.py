@@ -12,7 +12,7 @@ import pytest
 
 from tests import openai_server
 from tests.openai_server import OpenAIServer
-from tests.plugins.distributions import REPO, cli, cli_json, install, registered, write_distribution
+from tests.plugins.distributions import REPO, CliSession, install, registered, write_distribution
 
 DOC = REPO / "docs" / "extending.md"
 BLOCK = re.compile(r"<!-- file: (?P<path>\S+) -->\n```[\w-]*\n(?P<body>.*?)\n```", re.S)
@@ -41,9 +41,12 @@ def build_and_install(text: str, names: list[str], root: Path) -> Path:
 
 
 class Context:
+    """The examples' commands, run in one CLI session with the installed examples on its path (closed by close())."""
+
     def __init__(self, target: Path, db: str, server: OpenAIServer):
         self.target, self.db, self.server = target, db, server
         self.env = {"GATEWAY_URL": server.url, "GATEWAY_API_KEY": "gateway-secret-key-1234"}
+        self.cli = CliSession(target, env=self.env)
         self._plugins: dict | None = None
 
     def plugins(self) -> dict:
@@ -53,7 +56,7 @@ class Context:
         return self._plugins
 
     def json(self, *argv: str) -> dict:
-        return cli_json(self.target, *argv, "--db", self.db, env=self.env)
+        return self.cli.json(*argv, "--db", self.db)
 
     def run(self, *argv: str) -> dict:
         return self.json("run", "--dataset", "tiny", "--max-tokens", "8", *argv)
@@ -64,8 +67,7 @@ def check_retriever(ctx: Context) -> None:
     assert row["distribution"] == "playground-tfidf" and not row["builtin"]
     hits = ctx.json("retrieve", "--dataset", "tiny", "--retriever", "tfidf", "-k", "2", "capital of France")["hits"]
     assert [hit["id"] for hit in hits][:1] == ["p1"] and len(hits) == 2
-    refused = cli(
-        ctx.target,
+    refused = ctx.cli(
         "retrieve",
         "--db",
         ctx.db,
@@ -101,8 +103,7 @@ def check_program(ctx: Context) -> None:
     spans = ctx.json("trace", done["run_id"], "q1")["spans"]
     render = next(child for child in spans[0]["children"] if child["kind"] == "render")
     assert render["inputs"]["variables"]["question"].count("Read the question again") == 2
-    bad = cli(
-        ctx.target,
+    bad = ctx.cli(
         "run",
         "--db",
         ctx.db,
@@ -125,7 +126,7 @@ def check_metric(ctx: Context) -> None:
     assert "extra_words" in done["metrics"], done["metrics"]
     trace = ctx.json("trace", done["run_id"], "q1")  # the server answers "Paris": no extra word
     assert trace["result"]["scores"]["extra_words"] == 0.0
-    listing = cli(ctx.target, "runs", "--db", ctx.db)
+    listing = ctx.cli("runs", "--db", ctx.db)
     assert "extra_words" in listing.stdout.splitlines()[0]
 
 
@@ -139,7 +140,7 @@ def check_judge(ctx: Context) -> None:
     judged = ctx.run(
         "--model", ctx.server.spec(), "--sample", "3", "--judge", "concise", "--judge-model", ctx.server.spec("judge")
     )
-    listing = cli(ctx.target, "runs", "--db", ctx.db)
+    listing = ctx.cli("runs", "--db", ctx.db)
     assert "concise" in listing.stdout.splitlines()[0], listing.stdout
     compared = ctx.json("compare", done["run_id"], judged["run_id"])
     assert "concise" in compared["metrics"], compared["metrics"].keys()
@@ -160,11 +161,14 @@ def failures(text: str, names: list[str], root: Path, db: str, server: OpenAISer
     target = build_and_install(text, names, root)
     ctx = Context(target, db, server)
     found = {}
-    for name in names:
-        try:
-            EXAMPLES[name](ctx)
-        except AssertionError as error:
-            found[name] = str(error)
+    try:
+        for name in names:
+            try:
+                EXAMPLES[name](ctx)
+            except AssertionError as error:
+                found[name] = str(error)
+    finally:
+        ctx.cli.close()
     return found
 
 

@@ -33,6 +33,19 @@ def suite_options() -> list[str]:
     return suite.group(1).replace("$(PYTEST_WORKERS)", workers.group(1)).split()
 
 
+def planted_run(folder: Path, options: list[str], **env: str) -> subprocess.CompletedProcess:
+    """pytest with `options` on the planted suite in `folder`, xdist loaded by name and no other installed plugin
+    (hypothesis, anyio, ...: ~1.2 s CPU in each of the run's processes, and nothing the planted tests use)."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "xdist.plugin", *options, "-p", "no:cacheprovider"],
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 def test_make_test_runs_the_suite_in_workers():
     options = suite_options()
     assert "-n" in options and "--dist" in options
@@ -44,14 +57,7 @@ def test_a_segfaulting_test_fails_by_name_and_the_run_reaches_its_summary(tmp_pa
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     options = suite_options()
     options[options.index("-n") + 1] = "1"  # one worker: the test after the crash runs on the one that replaces it
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *options, "-p", "no:cacheprovider", "test_planted.py"],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = planted_run(tmp_path, [*options, "test_planted.py"])
     output = done.stdout + done.stderr
     assert done.returncode == 1, output
     assert re.search(r"crashed while running .*test_segfaults", output), output
@@ -70,14 +76,7 @@ def test_the_groups_of_slow_tests_are_handed_out_before_the_bigger_cheap_ones(tm
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: a slow test\n", encoding="utf-8")
     options = suite_options()
     options[options.index("-n") + 1] = "1"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *options, "-p", "no:cacheprovider"],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "ORDER": str(order)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = planted_run(tmp_path, options, ORDER=str(order))
     assert done.returncode == 0, done.stdout + done.stderr
     assert order.read_text(encoding="utf-8").split() == ["slow"] + ["cheap"] * 4
 

@@ -100,3 +100,81 @@ def registered(report: dict, kind: str, name: str) -> dict:
     rows = {row["name"]: row for row in report[kind]}
     assert name in rows, f"{kind} has no {name!r}: {sorted(rows)}; problems: {report['problems']}"
     return rows[name]
+
+
+# The child of a CliSession: runs `playground.cli.main` for each JSON argv line on stdin, as the console script
+# does (SystemExit read as its code, an escaped exception as a traceback and exit 1), and answers one JSON line after
+# a mark (a library writing to the file descriptor itself cannot be taken for an answer).
+_ANSWER = "playground-cli-session: "
+_SESSION_CHILD = (
+    r"""
+import io, json, sys, traceback
+from contextlib import redirect_stderr, redirect_stdout
+
+from playground.cli import main
+
+ANSWER = "%s"
+channel = sys.stdout
+for line in sys.stdin:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main(json.loads(line))
+        except SystemExit as exit:
+            code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+    channel.write(ANSWER + json.dumps({"code": code, "out": out.getvalue(), "err": err.getvalue()}) + "\n")
+    channel.flush()
+"""
+    % _ANSWER
+)
+
+
+class CliSession:
+    """One child process with this checkout and the installed plugins on its path (as `cli` starts per command)
+    that runs many `playground` commands in turn: the plugins load through the entry point as for `cli`, and the
+    interpreter's start and imports (~1 s a command) are paid once. For tests about what the commands do, not about
+    a cold start; close() ends the child."""
+
+    def __init__(self, target: Path, env: dict | None = None):
+        environment = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(REPO), str(target)]),
+            "HF_HUB_OFFLINE": "1",
+            **(env or {}),
+        }
+        self.child = subprocess.Popen(
+            [sys.executable, "-c", _SESSION_CHILD],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=environment,
+        )
+
+    def __call__(self, *argv: str) -> subprocess.CompletedProcess:
+        """`playground ARGV` in the child: its exit code, stdout and stderr, as `cli` returns them."""
+        assert self.child.stdin is not None and self.child.stdout is not None
+        self.child.stdin.write(json.dumps(list(argv)) + "\n")
+        self.child.stdin.flush()
+        answer = self.child.stdout.readline()
+        while answer and not answer.startswith(_ANSWER):
+            answer = self.child.stdout.readline()
+        assert answer, f"the CLI session's child ended (exit {self.child.wait()}) during `playground {' '.join(argv)}`"
+        done = json.loads(answer[len(_ANSWER) :])
+        return subprocess.CompletedProcess(["playground", *argv], done["code"], done["out"], done["err"])
+
+    def json(self, *argv: str) -> dict:
+        done = self(*argv, "--json")
+        assert done.returncode == 0, f"playground {' '.join(argv)} failed: {done.stderr}"
+        return json.loads(done.stdout)
+
+    def close(self) -> None:
+        if self.child.stdin is not None:
+            self.child.stdin.close()
+        try:
+            self.child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.child.kill()
+            self.child.wait()

@@ -274,19 +274,19 @@ def sleepy_load(parsed, spec, **options):
         (
             retriever_kind("sleepy", answer=staticmethod(sleepy_search)),
             ["--program", "rag", "--retriever", "sleepy", "--model", "SERVER"],
-            "retriever 'sleepy' of plugin 'acme' (in-process): search did not return within the question's 2 s deadline",
+            "retriever 'sleepy' of plugin 'acme' (in-process): search did not return within the question's 0.5 s deadline",
         ),
         (
             ModelProvider("sleepy", sleepy_load, "sleepy:MODEL", "sleepy:m"),
             ["--program", "direct", "--model", "sleepy:m"],
-            "model provider 'sleepy' of plugin 'acme' (in-process): load did not return within the question's 2 s",
+            "model provider 'sleepy' of plugin 'acme' (in-process): load did not return within the question's 0.5 s",
         ),
     ],
 )
 def test_a_plugin_sleeping_in_a_run_ends_at_the_runs_deadline_naming_plugin_and_hook(
     tiny_workspace, chat_server, capsys, record, flags, said
 ):
-    argv = ["run", "--db", str(tiny_workspace.path), "--dataset", "tiny", "--sample", "1", "--timeout", "2"]
+    argv = ["run", "--db", str(tiny_workspace.path), "--dataset", "tiny", "--sample", "1", "--timeout", "0.5"]
     argv += [chat_server.spec() if flag == "SERVER" else flag for flag in flags]
     with registered(record, name="acme"):
         started = time.monotonic()

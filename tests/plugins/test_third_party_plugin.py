@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from playground import plugins
 from tests.openai_server import OpenAIServer
-from tests.plugins.distributions import REPO, cli, cli_json, install, registered, write_distribution
+from tests.plugins.distributions import REPO, CliSession, install, registered, write_distribution
 
 ACME = '''
 """Acme's playground plugin: a word-overlap retriever, the Acme model gateway, and an answer-length metric."""
@@ -121,64 +121,66 @@ def test_a_third_party_plugin_adds_a_retriever_a_provider_and_a_metric_everywher
     target, server, db = acme["target"], acme["server"], str(tiny_workspace.path)
     env = {"ACME_URL": server.url, "ACME_API_KEY": "acme-secret-key-5678"}
 
-    run_help = cli(target, "run", "--help").stdout
-    assert "acme-overlap" in run_help and "acme" in run_help.split("providers:")[1].split(")")[0]
-    assert "acme_chars: answer characters (lower is better)" in run_help
-    assert "acme-overlap" in cli(target, "eval-retrieval", "--help").stdout
+    session = CliSession(target, env=env)  # the commands in one child; the plugins load once, in the first
+    try:
+        listing = session("plugins")
+        assert listing.returncode == 0, listing.stderr
+        lines = listing.stdout.splitlines()
+        for name in ("acme-overlap", "acme", "acme_chars"):
+            assert any(line.split()[:3] == [name, "playground-acme", "1.2.0"] for line in lines), (name, lines)
+        assert "playground-acme-broken" in listing.stdout and "acme-broken needs a library" in listing.stdout
+        assert "acme-broken needs a library" in listing.stderr  # said once on stderr, the rest works
 
-    listing = cli(target, "plugins")
-    assert listing.returncode == 0, listing.stderr
-    lines = listing.stdout.splitlines()
-    for name in ("acme-overlap", "acme", "acme_chars"):
-        assert any(line.split()[:3] == [name, "playground-acme", "1.2.0"] for line in lines), (name, lines)
-    assert "playground-acme-broken" in listing.stdout and "acme-broken needs a library" in listing.stdout
-    assert "acme-broken needs a library" in listing.stderr  # said once on stderr, the rest works
-    report = cli_json(target, "plugins")
-    assert registered(report, "providers", "acme")["distribution"] == "playground-acme"
+        run_help = session("run", "--help").stdout
+        assert "acme-overlap" in run_help and "acme" in run_help.split("providers:")[1].split(")")[0]
+        assert "acme_chars: answer characters (lower is better)" in run_help
+        assert "acme-overlap" in session("eval-retrieval", "--help").stdout
 
-    # A parameter named like hybrid's `c` keeps this kind's own (open) bounds.
-    hits = cli_json(
-        target,
-        "retrieve",
-        "--db",
-        db,
-        "--dataset",
-        "tiny",
-        "--retriever",
-        "acme-overlap",
-        "--param",
-        "c=-5",
-        "-k",
-        "1",
-        "capital of France",
-    )["hits"]
-    assert hits[0]["id"] == "p1" and hits[0]["score"] == -2.0  # "capital", "of", "france" shared; offset -5
-    run_ids = []
-    for k in ("1", "2"):
-        done = cli_json(
-            target,
-            "run",
+        report = session.json("plugins")
+        assert registered(report, "providers", "acme")["distribution"] == "playground-acme"
+
+        # A parameter named like hybrid's `c` keeps this kind's own (open) bounds.
+        hits = session.json(
+            "retrieve",
             "--db",
             db,
             "--dataset",
             "tiny",
-            "--program",
-            "rag",
             "--retriever",
             "acme-overlap",
+            "--param",
+            "c=-5",
             "-k",
-            k,
-            "--model",
-            "acme:acme-large",
-            "--sample",
-            "3",
-            "--max-tokens",
-            "8",
-            env=env,
-        )
-        assert done["errors"] == 0 and "acme_chars" in done["metrics"], done
-        run_ids.append(done["run_id"])
-    assert "acme_chars" in cli(target, "runs", "--db", db).stdout.splitlines()[0]
+            "1",
+            "capital of France",
+        )["hits"]
+        assert hits[0]["id"] == "p1" and hits[0]["score"] == -2.0  # "capital", "of", "france" shared; offset -5
+        run_ids = []
+        for k in ("1", "2"):
+            done = session.json(
+                "run",
+                "--db",
+                db,
+                "--dataset",
+                "tiny",
+                "--program",
+                "rag",
+                "--retriever",
+                "acme-overlap",
+                "-k",
+                k,
+                "--model",
+                "acme:acme-large",
+                "--sample",
+                "3",
+                "--max-tokens",
+                "8",
+            )
+            assert done["errors"] == 0 and "acme_chars" in done["metrics"], done
+            run_ids.append(done["run_id"])
+        assert "acme_chars" in session("runs", "--db", db).stdout.splitlines()[0]
+    finally:
+        session.close()
 
     # The app, in this process, with the installed plugin on its path.
     monkeypatch.syspath_prepend(str(target))
