@@ -143,7 +143,7 @@ def until_finished(ws, run_ids, limit_s: float = 240.0) -> dict:
         runs = {run_id: checked_run(ws, run_id) for run_id in run_ids}
         if all(run.status != "running" for run in runs.values()) or time.monotonic() > deadline:
             return runs
-        time.sleep(0.2)
+        time.sleep(0.05)
 
 
 def finished_judge_job(ws, run_id: str, limit_s: float = 240.0) -> dict:
@@ -154,7 +154,7 @@ def finished_judge_job(ws, run_id: str, limit_s: float = 240.0) -> dict:
     assert len(jobs) == 1, jobs
     deadline = time.monotonic() + limit_s
     while (job := checked_job(ws, jobs[0]["id"]))["status"] == "running" and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(0.05)
     return job
 
 

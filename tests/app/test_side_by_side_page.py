@@ -144,7 +144,7 @@ def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_wo
         assert sorted(ids) == ["A", "B", "C"]
         deadline = time.monotonic() + 120
         while len(server.held) < 18 and time.monotonic() < deadline:  # every worker is answering
-            time.sleep(0.2)
+            time.sleep(0.05)
         os.kill(get_run(app_workspace, ids["A"]).worker_pid, signal.SIGKILL)  # A's worker dies (OOM, reboot)
         at.run()
         assert not at.exception, at.exception
