@@ -58,7 +58,7 @@ def test_opening_a_run_shows_its_questions_with_trace_links_and_filters(runs_env
     assert _column(results_table(at), "question_id") == wrong
 
     # A tag filter keeps the rows whose question carries that tag.
-    at.multiselect(key="runs_outcomes").set_value([]).run()
+    at.multiselect(key="runs_outcomes").set_value([])
     at.multiselect(key="runs_tags").set_value(["type=city"]).run()
     cities = {q.id for q in tiny_dataset().questions if q.tags.get("type") == "city"}
     assert _column(results_table(at), "question_id") == [
