@@ -182,9 +182,9 @@ def _stop_words(source: Optional[str]) -> frozenset[str]:
         from pythainlp.corpus import thai_stopwords
 
         return frozenset(thai_stopwords())
-    import bm25s.stopwords
+    from playground.retrieval.bm25s_library import bm25s
 
-    return frozenset(getattr(bm25s.stopwords, name))
+    return frozenset(getattr(bm25s().stopwords, name))
 
 
 @lru_cache(maxsize=None)

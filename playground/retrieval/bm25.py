@@ -28,13 +28,13 @@ class BM25Retriever(LexicalIndex):
     def from_texts(
         cls, texts: list[str], ids: list[str], params: dict, on_progress: Optional[ProgressCallback] = None
     ) -> "BM25Retriever":
-        import bm25s
-        from bm25s.tokenization import Tokenized
+        from playground.retrieval.bm25s_library import bm25s
 
+        Tokenized = bm25s().tokenization.Tokenized
         ids_, vocab = tokenize_to_ids(
             texts, params["stem"], on_progress, total=len(texts), analyzer=analyzer_of(params)
         )
-        model = bm25s.BM25(k1=params["k1"], b=params["b"])
+        model = bm25s().BM25(k1=params["k1"], b=params["b"])
         report(on_progress, len(texts), len(texts), "indexing")
         model.index(Tokenized(ids=ids_, vocab=vocab), show_progress=False)
         return cls(model, list(ids), params)
@@ -45,9 +45,9 @@ class BM25Retriever(LexicalIndex):
 
     @classmethod
     def load(cls, source, params: dict, path: Path) -> "BM25Retriever":
-        import bm25s
+        from playground.retrieval.bm25s_library import bm25s
 
-        model = bm25s.BM25.load(str(path / "bm25s"), show_progress=False)
+        model = bm25s().BM25.load(str(path / "bm25s"), show_progress=False)
         return cls(model, json.loads((path / "ids.json").read_text(encoding="utf-8")), params)
 
     @staticmethod

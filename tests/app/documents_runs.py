@@ -1,4 +1,4 @@
-"""A documents workspace with two runs (issue 19 item 6), shared by the app and browser tests: a folder imported
+"""A documents workspace with two runs (issue 19 item 6), built once per test run and shared by the app and browser tests: a folder imported
 by `data import docs` with overlapping chunks (so a chunk that is not a question's source can overlap its gold span),
 questions generated against a real local HTTP server playing the model, and two rag runs of different prompts on
 them, answered by a real local HTTP server."""
@@ -21,15 +21,13 @@ def _answer(prompt: str) -> str:
     return "Marta Voss" if "Marta Voss" in prompt else "Pellow"
 
 
-def documents_runs(tmp_path_factory) -> dict:
-    """{"path", "a", "b"}: the workspace and its two runs' ids (A: rag-short-answer, B: rag-citations; bm25, k=2),
-    built once per test process."""
+def _build(root) -> None:
+    """The workspace in `root`/sessions/playground.db (indexes beside it), its runs' ids in `root`/runs.json."""
+    import json
+
     from playground.runs.config import RunConfig
     from playground.runs.execute import start_run
 
-    if _BUILT:
-        return dict(_BUILT)
-    root = tmp_path_factory.mktemp("docs_runs")
     folder = root / "guide"
     folder.mkdir()
     (folder / "lighthouse.md").write_text(_markdown(GUIDE), encoding="utf-8")
@@ -63,5 +61,22 @@ def documents_runs(tmp_path_factory) -> dict:
     finally:
         workspace.close()
         answerer.close()
-    _BUILT.update(path=db, **runs)
+    (root / "runs.json").write_text(json.dumps(runs), encoding="utf-8")
+
+
+def documents_runs(tmp_path_factory) -> dict:
+    """{"path", "a", "b"}: the workspace and its two runs' ids (A: rag-short-answer, B: rag-citations; bm25, k=2),
+    built once per test run (tests.conftest.shared_build), each test process working on a copy of its own."""
+    import json
+    import shutil
+
+    from tests.conftest import shared_build
+
+    if _BUILT:
+        return dict(_BUILT)
+    built = shared_build(tmp_path_factory, "docs-runs", _build)
+    root = tmp_path_factory.mktemp("docs_runs")
+    shutil.copytree(built, root, dirs_exist_ok=True)
+    runs = json.loads((root / "runs.json").read_text(encoding="utf-8"))
+    _BUILT.update(path=root / "sessions" / "playground.db", **runs)
     return dict(_BUILT)

@@ -27,8 +27,8 @@ def test_the_ab_page_shows_the_prediction_powered_difference_and_the_verdicts_in
     at = page_test("ab")
     at.query_params["run"] = run_a
     at.query_params["other"] = run_b
+    at.session_state["ab_all_sessions"] = True
     at.run()
-    at.toggle(key="ab_all_sessions").set_value(True).run()
     assert not at.exception, at.exception
     captions = [c.value.replace("\\", "") for c in at.caption]  # shown Markdown-escaped
     assert any(

@@ -144,11 +144,17 @@ def test_a_bad_sweep_value_is_a_message(experiments_env):
 
 
 def test_pairwise_judge_warns_about_self_judging_and_reports_win_tie_loss(experiments_env):
-    at = page().run()
-    at.radio(key="experiments_judge_kind").set_value("pairwise").run()
-    at.selectbox(key="experiments_judge_run").set_value(experiments_env["direct"]).run()
-    at.selectbox(key="experiments_judge_other").set_value(experiments_env["rag"])
-    at.number_input(key="experiments_judge_model_max_tokens").set_value(48).run()
+    at = page()
+    for key, value in (  # the form as a person fills it, drawn once
+        ("experiments_judge_kind", "pairwise"),
+        ("experiments_judge_run", experiments_env["direct"]),
+        ("experiments_judge_other", experiments_env["rag"]),
+        ("experiments_judge_model_max_tokens", 16),
+    ):
+        at.session_state[key] = value
+    at.run()
+    assert at.radio(key="experiments_judge_kind").value == "pairwise"
+    assert at.selectbox(key="experiments_judge_other").value == experiments_env["rag"]
     assert any("Self-judging" in plain(w.value) for w in at.warning), "the warning shows before the judge runs"
     at.button(key="experiments_run_judge").click().run()
     assert not at.exception, at.exception

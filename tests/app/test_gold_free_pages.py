@@ -157,10 +157,11 @@ def test_the_runs_page_lists_the_judge_metrics_with_their_error_counts(judged):
 
 def test_the_runs_page_can_call_an_answer_correct_by_a_judge_metric_and_shows_judge_errors(judged):
     at = page_test("runs")
+    at.session_state["runs_open"] = judged["b"]
+    at.session_state["runs_metric"] = "faithfulness"
     at.run()
-    at.selectbox(key="runs_open").set_value(judged["b"]).run()
-    at.selectbox(key="runs_metric").set_value("faithfulness").run()
     assert not at.exception, at.exception
+    assert at.selectbox(key="runs_metric").value == "faithfulness"
     rows = {row["question_id"]: row for row in table_with(at, "trace").to_dict("records")}
     assert rows["q2"]["outcome"] == "judge error"
     assert rows["q2"]["score"] is None or rows["q2"]["score"] != rows["q2"]["score"]  # None/NaN, never 0
@@ -184,9 +185,10 @@ def test_the_experiments_page_runs_a_gold_free_judge_on_a_chosen_run(judged):
     at = page_test("experiments")
     at.session_state["experiments_judge_model_spec"] = judged["server"].spec("judge2")  # a typed spec
     at.session_state["experiments_judge_model_max_tokens"] = 256
+    at.session_state["experiments_judge_kind"] = "faithfulness"
+    at.session_state["experiments_judge_run"] = judged["b"]
     at.run()
-    at.radio(key="experiments_judge_kind").set_value("faithfulness").run()
-    at.selectbox(key="experiments_judge_run").set_value(judged["b"]).run()
+    assert at.selectbox(key="experiments_judge_run").value == judged["b"]
     judged["server"].prose = ("ten million",)  # q1's answer alone
     at.button(key="experiments_run_judge").click().run()
     assert not at.exception, at.exception
@@ -268,9 +270,10 @@ def test_a_judge_copying_its_template_shows_judge_errors_on_the_judges_tab_not_a
     at = page_test("experiments")
     at.session_state["experiments_judge_model_spec"] = judged["server"].spec("copying")
     at.session_state["experiments_judge_model_max_tokens"] = 256
+    at.session_state["experiments_judge_kind"] = "faithfulness"
+    at.session_state["experiments_judge_run"] = judged["a"]
     at.run()
-    at.radio(key="experiments_judge_kind").set_value("faithfulness").run()
-    at.selectbox(key="experiments_judge_run").set_value(judged["a"]).run()
+    assert at.selectbox(key="experiments_judge_run").value == judged["a"]
     judged["server"].judge = copying_judge
     try:
         at.button(key="experiments_run_judge").click().run()
@@ -293,9 +296,10 @@ def test_agreement_with_people_shows_a_gold_free_judge_rated_in_the_queue(judged
     for question_id, value in (("q1", 0.5), ("q2", 0.0), ("q3", 1.0)):
         rate_metric(judged["ws"], judged["a"], question_id, "faithfulness", value, rater="ana")
     at = page_test("experiments")
+    at.session_state["experiments_judge_run"] = judged["a"]
     at.run()
-    at.selectbox(key="experiments_judge_run").set_value(judged["a"]).run()
     assert not at.exception, at.exception
+    assert at.selectbox(key="experiments_judge_run").value == judged["a"]
     captions = [plain(c.value) for c in at.caption]
     assert not any("no judge has scored it yet" in c for c in captions), captions
     rows = table_with(at, "statistic").to_dict("records")
@@ -310,10 +314,11 @@ def test_the_rating_queue_says_not_enough_data_after_a_few_agreeing_ratings(judg
     for question_id in drawn["question_ids"][:2]:
         rate_metric(judged["ws"], judged["a"], question_id, "faithfulness", 1.0, rater="ana")
     at = page_test("experiments")
+    at.session_state["experiments_judge_run"] = judged["a"]
+    at.session_state["ppi_metric"] = "faithfulness"
     at.run()
-    at.selectbox(key="experiments_judge_run").set_value(judged["a"]).run()
-    at.selectbox(key="ppi_metric").set_value("faithfulness").run()
     assert not at.exception, at.exception
+    assert at.selectbox(key="ppi_metric").value == "faithfulness"
     captions = [plain(c.value) for c in at.caption]
     assert any(c.startswith("people only: not enough data to estimate: 2 rating(s)") for c in captions), captions
     assert any("ratings for ±0.05: not enough data to estimate" in c for c in captions), captions
@@ -341,7 +346,7 @@ def test_a_plugin_judge_is_a_choice_on_the_judges_tab_and_its_scores_are_metrics
             at.session_state["experiments_judge_model_spec"] = judged["server"].spec("brevity-judge")
             at.run()
             assert "brevity: is it brief" in at.radio(key="experiments_judge_kind").options
-            at.radio(key="experiments_judge_kind").set_value("brevity").run()
+            at.radio(key="experiments_judge_kind").set_value("brevity")
             at.selectbox(key="experiments_judge_run").set_value(judged["a"]).run()
             at.button(key="experiments_run_judge").click().run()
             assert not at.exception, at.exception

@@ -31,10 +31,12 @@ def graded():
 def judges_tab(run_id: str, spec: str):
     at = page_test("experiments")
     at.session_state["experiments_judge_model_spec"] = spec
-    at.run()
-    at.radio(key="experiments_judge_kind").set_value("answer-relevance").run()
-    at.selectbox(key="experiments_judge_run").set_value(run_id).run()
+    at.session_state["experiments_judge_kind"] = "answer-relevance"
+    at.session_state["experiments_judge_run"] = run_id
+    at.run()  # the tab as a person sets it, drawn once
     assert not at.exception, at.exception
+    assert at.radio(key="experiments_judge_kind").value == "answer-relevance"
+    assert at.selectbox(key="experiments_judge_run").value == run_id
     return at
 
 
@@ -61,7 +63,7 @@ def test_run_judge_starts_a_job_in_a_worker_and_the_tab_shows_its_report(app_wor
     assert jobs[0]["worker_pid"] and jobs[0]["worker_pid"] != os.getpid()
     deadline = time.monotonic() + 60
     while checked_job(app_workspace, jobs[0]["id"])["status"] == "running" and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(0.05)
     assert checked_job(app_workspace, jobs[0]["id"])["status"] == "done"
     at.run()
     assert not at.exception, at.exception
@@ -82,20 +84,20 @@ def test_the_tab_follows_a_running_job_stops_it_and_resumes_only_the_rest(app_wo
         job_id = list_judge_jobs(app_workspace, run_id)[0]["id"]
         deadline = time.monotonic() + 60
         while checked_job(app_workspace, job_id)["done"] < 1 and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.05)
         at.run()
         assert any("1/3 judged" in plain(bar.proto.text) for bar in at.get("progress")), "live progress"
         at.button(key="experiments_stop_judge").click().run()
         gated.gate.set()
         while checked_job(app_workspace, job_id)["status"] == "running" and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.05)
         at.run()
         assert checked_job(app_workspace, job_id)["status"] == "stopped"
         assert any("stopped · 2/3 judged" in plain(w.value) for w in at.warning)
         assert len(stored_table(at)) == 2
         at.button(key="experiments_resume_judge").click().run()
         while checked_job(app_workspace, job_id)["status"] == "running" and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.05)
         at.run()
         assert not at.exception, at.exception
         assert checked_job(app_workspace, job_id)["status"] == "done"

@@ -54,7 +54,7 @@ def test_start_search_splits_the_sample_chosen_in_the_form(app_workspace):
         stop_optimization(app_workspace, row["id"])
         deadline = time.monotonic() + 120
         while get_optimization(app_workspace, row["id"])["status"] == "running" and time.monotonic() < deadline:
-            time.sleep(0.2)
+            time.sleep(0.05)
     finally:
         server.close()
 

@@ -69,7 +69,7 @@ def test_a_stopped_search_resumes_from_the_tab_in_a_worker(app_workspace):
         at.button(key="optimize_resume").click().run()
         deadline = time.monotonic() + 120
         while get_optimization(app_workspace, optimization_id)["status"] == "running" and time.monotonic() < deadline:
-            time.sleep(0.2)
+            time.sleep(0.05)
         row = get_optimization(app_workspace, optimization_id)
         assert row["status"] == "done", row["status"]
         assert row["worker_pid"] and row["worker_pid"] != __import__("os").getpid()  # a worker process finished it

@@ -18,9 +18,11 @@ def _passages_label(at: AppTest) -> str:
 
 
 def test_a_question_bm25_finds_nothing_for_is_said_with_the_analyser(app_workspace):
-    at = _page().run()
-    at.radio(key="pg_question_mode").set_value("Type a question").run()
-    at.text_input(key="pg_typed_question").set_value("法国的首都是哪座城市？").run()
+    at = _page()
+    at.session_state["pg_question_mode"] = "Type a question"
+    at.session_state["pg_typed_question"] = "法国的首都是哪座城市？"
+    at.run()
+    assert at.text_input(key="pg_typed_question").value == "法国的首都是哪座城市？"
     assert not at.exception
     warnings = [plain(w.value) for w in at.warning if "No passage retrieved" in plain(w.value)]
     assert len(warnings) == 1, [plain(w.value) for w in at.warning]
@@ -48,8 +50,9 @@ def test_the_runs_grid_and_the_open_run_say_no_passage(app_workspace):
     from tests.runs.test_passage_gaps import chinese_run
 
     run_id = chinese_run(app_workspace)
-    at = AppTest.from_file(page_path("runs"), default_timeout=120).run()
-    at.toggle(key="runs_all_sessions").set_value(True).run()
+    at = AppTest.from_file(page_path("runs"), default_timeout=120)
+    at.session_state["runs_all_sessions"] = True
+    at.run()
     assert not at.exception
     grid = at.dataframe[0].value
     row = grid[grid["id"] == run_id].iloc[0]

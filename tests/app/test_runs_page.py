@@ -58,7 +58,7 @@ def test_opening_a_run_shows_its_questions_with_trace_links_and_filters(runs_env
     assert _column(results_table(at), "question_id") == wrong
 
     # A tag filter keeps the rows whose question carries that tag.
-    at.multiselect(key="runs_outcomes").set_value([]).run()
+    at.multiselect(key="runs_outcomes").set_value([])
     at.multiselect(key="runs_tags").set_value(["type=city"]).run()
     cities = {q.id for q in tiny_dataset().questions if q.tags.get("type") == "city"}
     assert _column(results_table(at), "question_id") == [
@@ -69,7 +69,7 @@ def test_opening_a_run_shows_its_questions_with_trace_links_and_filters(runs_env
 def _until_finished(ws, run_id: str, limit_s: float = 180.0) -> dict:
     deadline = time.monotonic() + limit_s
     while (run := checked_run(ws, run_id)).status == "running" and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(0.05)
     return run
 
 
@@ -176,7 +176,7 @@ def test_a_running_job_is_followed_stopped_and_resumed_from_the_page(app_workspa
         run_id = start_run(ws, config, execution=Execution(concurrency=1), detach=True).run_id
         deadline = time.monotonic() + 60
         while get_run(ws, run_id).n_done < 1 and time.monotonic() < deadline:
-            time.sleep(0.2)
+            time.sleep(0.05)
         at = page_test("runs")
         at.session_state["runs_open"] = run_id
         at.run()

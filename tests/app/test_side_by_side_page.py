@@ -133,10 +133,11 @@ def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_wo
         at = _page()
         for index in range(3):
             at.session_state[f"sbs_{index}_model_spec"] = server.spec()
+        at.session_state["sbs_count"] = 3
+        at.session_state["sbs_mode"] = "Seeded sample"
+        at.session_state["sbs_sample"] = 6
         at.run()
-        at.number_input(key="sbs_count").set_value(3).run()
-        at.radio(key="sbs_mode").set_value("Seeded sample").run()
-        at.number_input(key="sbs_sample").set_value(6)
+        assert [s.value for s in at.subheader] == ["Variant A", "Variant B", "Variant C"]
         _run_all(at)
         assert not at.exception, at.exception
         assert not at.error, [e.value for e in at.error]
@@ -144,7 +145,7 @@ def test_a_dead_worker_reads_interrupted_and_stop_ends_one_variant_or_all(app_wo
         assert sorted(ids) == ["A", "B", "C"]
         deadline = time.monotonic() + 120
         while len(server.held) < 18 and time.monotonic() < deadline:  # every worker is answering
-            time.sleep(0.2)
+            time.sleep(0.05)
         os.kill(get_run(app_workspace, ids["A"]).worker_pid, signal.SIGKILL)  # A's worker dies (OOM, reboot)
         at.run()
         assert not at.exception, at.exception

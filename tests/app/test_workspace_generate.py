@@ -49,7 +49,7 @@ def _wait(workspace, job_id: str, limit_s: float = 180.0) -> dict:
         job = generation_job(workspace, job_id)
         if job["status"] != "running":
             return job
-        time.sleep(0.2)
+        time.sleep(0.05)
     raise AssertionError(f"generation job {job_id} still running after {limit_s} s")
 
 

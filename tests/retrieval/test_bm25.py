@@ -58,3 +58,26 @@ def test_bm25_scores_are_those_of_bm25s_on_per_text_tokens():
     for query in ("river near the museum", "number17 castle", "volcano glacier lake"):
         known = [t for t in tokenize(query) if t in reference.vocab_dict]
         assert np.array_equal(ours.model.get_scores(known), reference.get_scores(known))
+
+
+def test_bm25_indexes_and_searches_without_importing_numba():
+    """bm25s imports numba when installed (0.2 s of CPU per process) for backends BM25Retriever never selects; a
+    process that indexes and searches with bm25 (a run's worker, a CLI command) leaves it out, yet can import it."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from playground.retrieval.bm25 import BM25Retriever\n"
+        "from playground.retrieval.registry import default_params\n"
+        "retriever = BM25Retriever.from_texts(['alpha beta', 'gamma delta'], ['a', 'g'], default_params('bm25'))\n"
+        "print([hit.passage_id for hit in retriever.search('gamma', 2)], 'numba' in sys.modules)\n"
+        "import importlib.util\n"
+        "print(importlib.util.find_spec('numba') is not None and bool(__import__('numba').__version__))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    searched, importable = done.stdout.strip().splitlines()
+    assert searched == "['g'] False"
+    assert importable == str(importlib.util.find_spec("numba") is not None)
