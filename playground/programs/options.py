@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Optional, TypeVar, Union
@@ -65,9 +66,16 @@ def _fields(cls: type) -> dict[str, dataclasses.Field]:
     return {f.name: f for f in dataclasses.fields(cls)}
 
 
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """The evaluated annotations of an option dataclass, once per class: evaluating them is most of the cost of
+    building the CLI's parser (its help lists every option) and of checking a run's options."""
+    return typing.get_type_hints(cls)
+
+
 def _kind(cls: type, name: str) -> tuple[type, bool]:
     """The base type of a field (int, float, str, list, bool) and whether None is allowed."""
-    hint = typing.get_type_hints(cls)[name]
+    hint = _hints(cls)[name]
     args = typing.get_args(hint)
     if typing.get_origin(hint) is Union:
         return next(a for a in args if a is not type(None)), type(None) in args
