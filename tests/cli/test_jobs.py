@@ -1,6 +1,7 @@
 """Runs as jobs through the real CLI: --detach in a subprocess (the worker outlives it), kill -9 of the worker, runs
 --json, stop, resume, a held database, and HF_HUB_OFFLINE=1 with an openai: server on 127.0.0.1. Commands whose
-process boundary is not the point (listing runs, resuming in the foreground) run in this process."""
+process boundary is not the point (listing runs, stopping, resuming, a --detach whose worker is what is watched)
+run in this process: --detach starts the worker process all the same."""
 
 from __future__ import annotations
 
@@ -121,7 +122,7 @@ def test_a_killed_worker_shows_interrupted_and_resume_answers_only_the_rest(tiny
     db = tiny_workspace.path
     server = HeldServer(answer_first=2).start()
     try:
-        started = cli(db, *run_args(server, "--concurrency", "1", "--detach", "--json"), timeout=60)
+        started = here(db, *run_args(server, "--concurrency", "1", "--detach", "--json"))
         assert started.returncode == 0, started.stderr
         run_id = json.loads(started.stdout)["run_id"]
         assert runs_json(db)[run_id]["status"] == "running"
@@ -156,12 +157,12 @@ def test_stop_then_resume_detached(tiny_workspace):
         started = cli(db, *run_args(server, "--concurrency", "1", "--repeats", "3", "--detach", "--json"))
         run_id = json.loads(started.stdout)["run_id"]
         wait_for(lambda: len(results(db, run_id)) >= 1, 60, "a stored answer")
-        stopped = cli(db, "stop", run_id)
+        stopped = here(db, "stop", run_id)
         assert stopped.returncode == 0 and "asked to stop" in stopped.stdout
         row = ended_answering_one_at_a_time(db, run_id, server)
         assert row["status"] == "stopped" and 1 <= row["n_done"] < 18
         server.release()
-        again = cli(db, "run", "--resume", run_id, "--detach", "--concurrency", "4", "--json")
+        again = here(db, "run", "--resume", run_id, "--detach", "--concurrency", "4", "--json")
         assert again.returncode == 0 and json.loads(again.stdout) == {"run_id": run_id}
         row = wait_for(lambda: (r := runs_json(db)[run_id])["status"] != "running" and r, 90, "the resumed run's end")
     finally:
@@ -228,7 +229,7 @@ def test_a_detached_rag_run_records_its_retriever_manifest_and_log(tiny_workspac
     server = OpenAIServer().start()
     db = tiny_workspace.path
     try:
-        started = cli(
+        started = here(
             db,
             "run",
             "--dataset",
