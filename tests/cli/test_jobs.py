@@ -170,22 +170,42 @@ def test_stop_then_resume_detached(tiny_workspace):
     assert row["status"] == "done" and row["n_done"] == 18
 
 
+# Both commands in one fresh process that had HF_HUB_OFFLINE=1 from its start (as huggingface_hub reads it at import),
+# each through playground.cli.main; prints each command's exit code and output as one JSON line.
+OFFLINE_COMMANDS = """
+import io, json, sys
+from contextlib import redirect_stdout
+from playground.cli import main
+for argv in json.loads(sys.argv[1]):
+    with redirect_stdout(io.StringIO()) as out:
+        code = main(argv)
+    print(json.dumps({"code": code, "out": out.getvalue()}))
+"""
+
+
 def test_openai_and_hf_urls_work_with_hf_hub_offline(tiny_workspace):
     server = OpenAIServer().start()
+    db = ["--db", str(tiny_workspace.path)]
+    commands = [
+        [*run_args(server, "--sample", "2", "--json"), *db],
+        [*run_args(server, "--sample", "2", "--no-cache", "--json"), "--model", f"hf:ok@{server.url}", *db],
+    ]
     try:
-        done = cli(tiny_workspace.path, *run_args(server, "--sample", "2", "--json"), env={"HF_HUB_OFFLINE": "1"})
-        endpoint = cli(
-            tiny_workspace.path,
-            *run_args(server, "--sample", "2", "--no-cache", "--json"),
-            "--model",
-            f"hf:ok@{server.url}",
-            env={"HF_HUB_OFFLINE": "1", "HF_TOKEN": "hf-test"},
+        done = subprocess.run(
+            [sys.executable, "-c", OFFLINE_COMMANDS, json.dumps(commands)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "HF_TOKEN": "hf-test"},
+            timeout=120,
+            cwd=ROOT,
         )
     finally:
         server.close()
-    for finished in (done, endpoint):
-        assert finished.returncode == 0, finished.stderr
-        summary = json.loads(finished.stdout)
+    assert done.returncode == 0, done.stderr
+    finished = [json.loads(line) for line in done.stdout.strip().splitlines()[-2:]]
+    for each in finished:
+        assert each["code"] == 0, done.stderr
+        summary = json.loads(each["out"])
         assert summary["status"] == "done" and summary["errors"] == 0 and summary["n"] == 2
     assert len(server.requests) == 4
 
