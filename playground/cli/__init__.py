@@ -75,6 +75,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_built: Optional[tuple[tuple, argparse.ArgumentParser]] = None  # (what it was built from, the parser)
+
+
+def parser_of_this_process() -> argparse.ArgumentParser:
+    """build_parser's parser, built again only when the plugin registry or the command modules changed: it lists
+    every registered program, judge and metric, and building its hundred subcommands costs tens of milliseconds that
+    a program calling main() many times (the test suite, a script) would otherwise pay on every call."""
+    global _built
+    from playground.plugins import registry
+
+    source = (registry(), tuple(COMMAND_MODULES))
+    if _built is None or _built[0][0] is not source[0] or _built[0][1] != source[1]:
+        _built = (source, build_parser())
+    return _built[1]
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from playground.redaction import install_log_redaction
     from playground.terminal_log import install_terminal_logging
@@ -82,7 +98,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     install_log_redaction()
     install_terminal_logging()
     with _ctrl_c_noted():
-        parser = build_parser()
+        parser = parser_of_this_process()
         try:
             args = parser.parse_args(argv)
         except PlaygroundError as error:  # a flag's value out of range (playground.bounds): one line, nothing run

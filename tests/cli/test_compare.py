@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -15,17 +16,27 @@ from tests.conftest import tiny_dataset
 from tests.store.test_sessions import add_runs
 
 
-@pytest.fixture
-def two_runs(tmp_path):
-    """Run A and run B over `tiny` differing only in the prompt version; A failed on q6.
+@pytest.fixture(scope="module")
+def two_runs_file(tmp_path_factory):
+    """Run A and run B over `tiny` differing only in the prompt version; A failed on q6. Made once for the module.
 
     em per question: A = 0,1,0,1,0 (q1..q5), B = 1,0,1,0,1,0 (q1..q6).
     """
-    path = tmp_path / "sessions" / "playground.db"
+    path = tmp_path_factory.mktemp("two-runs") / "playground.db"
     ws = open_workspace(path)
     save_dataset(ws, "tiny", tiny_dataset())
     run_a, run_b = add_runs(ws, new_session(ws, "ab")["id"])
     ws.close()
+    return path, run_a, run_b
+
+
+@pytest.fixture
+def two_runs(two_runs_file, tmp_path):
+    """two_runs_file's workspace copied to this test's sessions/playground.db, and the two run ids."""
+    built, run_a, run_b = two_runs_file
+    path = tmp_path / "sessions" / "playground.db"
+    path.parent.mkdir()
+    shutil.copyfile(built, path)
     return str(path), run_a, run_b
 
 

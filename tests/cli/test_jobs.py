@@ -1,6 +1,7 @@
 """Runs as jobs through the real CLI: --detach in a subprocess (the worker outlives it), kill -9 of the worker, runs
 --json, stop, resume, a held database, and HF_HUB_OFFLINE=1 with an openai: server on 127.0.0.1. Commands whose
-process boundary is not the point (listing runs, resuming in the foreground) run in this process."""
+process boundary is not the point (listing runs, stopping, resuming, a --detach whose worker is what is watched)
+run in this process: --detach starts the worker process all the same."""
 
 from __future__ import annotations
 
@@ -121,7 +122,7 @@ def test_a_killed_worker_shows_interrupted_and_resume_answers_only_the_rest(tiny
     db = tiny_workspace.path
     server = HeldServer(answer_first=2).start()
     try:
-        started = cli(db, *run_args(server, "--concurrency", "1", "--detach", "--json"), timeout=60)
+        started = here(db, *run_args(server, "--concurrency", "1", "--detach", "--json"))
         assert started.returncode == 0, started.stderr
         run_id = json.loads(started.stdout)["run_id"]
         assert runs_json(db)[run_id]["status"] == "running"
@@ -156,12 +157,12 @@ def test_stop_then_resume_detached(tiny_workspace):
         started = cli(db, *run_args(server, "--concurrency", "1", "--repeats", "3", "--detach", "--json"))
         run_id = json.loads(started.stdout)["run_id"]
         wait_for(lambda: len(results(db, run_id)) >= 1, 60, "a stored answer")
-        stopped = cli(db, "stop", run_id)
+        stopped = here(db, "stop", run_id)
         assert stopped.returncode == 0 and "asked to stop" in stopped.stdout
         row = ended_answering_one_at_a_time(db, run_id, server)
         assert row["status"] == "stopped" and 1 <= row["n_done"] < 18
         server.release()
-        again = cli(db, "run", "--resume", run_id, "--detach", "--concurrency", "4", "--json")
+        again = here(db, "run", "--resume", run_id, "--detach", "--concurrency", "4", "--json")
         assert again.returncode == 0 and json.loads(again.stdout) == {"run_id": run_id}
         row = wait_for(lambda: (r := runs_json(db)[run_id])["status"] != "running" and r, 90, "the resumed run's end")
     finally:
@@ -169,22 +170,42 @@ def test_stop_then_resume_detached(tiny_workspace):
     assert row["status"] == "done" and row["n_done"] == 18
 
 
+# Both commands in one fresh process that had HF_HUB_OFFLINE=1 from its start (as huggingface_hub reads it at import),
+# each through playground.cli.main; prints each command's exit code and output as one JSON line.
+OFFLINE_COMMANDS = """
+import io, json, sys
+from contextlib import redirect_stdout
+from playground.cli import main
+for argv in json.loads(sys.argv[1]):
+    with redirect_stdout(io.StringIO()) as out:
+        code = main(argv)
+    print(json.dumps({"code": code, "out": out.getvalue()}))
+"""
+
+
 def test_openai_and_hf_urls_work_with_hf_hub_offline(tiny_workspace):
     server = OpenAIServer().start()
+    db = ["--db", str(tiny_workspace.path)]
+    commands = [
+        [*run_args(server, "--sample", "2", "--json"), *db],
+        [*run_args(server, "--sample", "2", "--no-cache", "--json"), "--model", f"hf:ok@{server.url}", *db],
+    ]
     try:
-        done = cli(tiny_workspace.path, *run_args(server, "--sample", "2", "--json"), env={"HF_HUB_OFFLINE": "1"})
-        endpoint = cli(
-            tiny_workspace.path,
-            *run_args(server, "--sample", "2", "--no-cache", "--json"),
-            "--model",
-            f"hf:ok@{server.url}",
-            env={"HF_HUB_OFFLINE": "1", "HF_TOKEN": "hf-test"},
+        done = subprocess.run(
+            [sys.executable, "-c", OFFLINE_COMMANDS, json.dumps(commands)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "HF_TOKEN": "hf-test"},
+            timeout=120,
+            cwd=ROOT,
         )
     finally:
         server.close()
-    for finished in (done, endpoint):
-        assert finished.returncode == 0, finished.stderr
-        summary = json.loads(finished.stdout)
+    assert done.returncode == 0, done.stderr
+    finished = [json.loads(line) for line in done.stdout.strip().splitlines()[-2:]]
+    for each in finished:
+        assert each["code"] == 0, done.stderr
+        summary = json.loads(each["out"])
         assert summary["status"] == "done" and summary["errors"] == 0 and summary["n"] == 2
     assert len(server.requests) == 4
 
@@ -228,7 +249,7 @@ def test_a_detached_rag_run_records_its_retriever_manifest_and_log(tiny_workspac
     server = OpenAIServer().start()
     db = tiny_workspace.path
     try:
-        started = cli(
+        started = here(
             db,
             "run",
             "--dataset",

@@ -114,3 +114,21 @@ def test_judge_errors_are_one_line(judge_cli, capsys):
     assert code == 1 and "expected ROLE=REF" in err
     code, out, err = call(capsys, "judge", "agreement", "nope", "--db", db)
     assert code == 1 and "no run 'nope'" in err
+
+
+def test_a_judge_plugin_added_or_removed_between_two_commands_is_seen_by_the_next(capsys):
+    """The command line is built once per process and again when the plugins change (playground.cli)."""
+    from playground.plugins import JudgeKind
+    from tests.plugins.helpers import registered
+
+    def usage(argv) -> tuple[object, str]:
+        with pytest.raises(SystemExit) as exit_:
+            cli.main(argv)
+        return exit_.value.code, capsys.readouterr()
+
+    assert usage(["judge", "--help"])[0] == 0
+    with registered(JudgeKind("grumpy", {"judge": "judge-pointwise"}, read_verdict=lambda text: 1.0), name="acme"):
+        code, captured = usage(["judge", "grumpy", "--help"])
+        assert code == 0 and "usage: playground judge grumpy" in captured.out
+    code, captured = usage(["judge", "grumpy", "--help"])
+    assert code == 2 and "invalid choice: 'grumpy'" in captured.err

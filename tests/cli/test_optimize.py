@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
 
 from playground.cli import main
 from playground.store import open_workspace
-from playground.store.datasets import save_dataset
 from tests.conftest import workspace_file
 from tests.optimize.landscape import PROPERTY, LandscapeServer, code_dataset
 
@@ -39,10 +40,25 @@ def _args(db, server, *extra):
     return ["--db", db, "optimize", "--dataset", "codes", "--model", server.spec("landscape"), "--seed", "3", *extra]
 
 
+@pytest.fixture(scope="module")
+def searched_with_budget_4(codes_db, tmp_path_factory) -> dict:
+    """The JSON report of `optimize --budget 4 --json` on a fresh copy of the workspace, searched once for the module:
+    one test reads the report, another compares a detached search stopped and resumed with it."""
+    path = tmp_path_factory.mktemp("budget-4") / "ws.db"
+    shutil.copyfile(codes_db, path)
+    server, out = LandscapeServer("property").start(), io.StringIO()
+    try:
+        with redirect_stdout(out):
+            code = main(_args(str(path), server, "--budget", "4", "--json"))
+    finally:
+        server.close()
+    assert code == 0
+    return json.loads(out.getvalue())
+
+
 @pytest.mark.slow
-def test_json_prints_splits_candidates_winner_figures_gap_verdict_and_cost(db, server, capsys):
-    assert main(_args(db, server, "--budget", "4", "--json")) == 0
-    report = json.loads(capsys.readouterr().out)
+def test_json_prints_splits_candidates_winner_figures_gap_verdict_and_cost(searched_with_budget_4):
+    report = searched_with_budget_4
     assert report["splits"] == {"train": 18, "validation": 24, "test": 18}
     assert len(report["candidates"]) == 4 and PROPERTY in report["winner"]["instruction"]
     assert report["winner"]["version"] in {c["version"] for c in report["candidates"]}
@@ -119,18 +135,10 @@ def _status(db: str, optimization_id: str) -> dict:
 
 
 @pytest.mark.slow
-def test_a_detached_search_stops_and_resumes_to_the_uninterrupted_choice(db, tmp_path, capsys):
-    slow = LandscapeServer("property").start()
+def test_a_detached_search_stops_and_resumes_to_the_uninterrupted_choice(db, searched_with_budget_4, capsys):
+    whole = searched_with_budget_4  # the same search, uninterrupted, on another copy of the workspace
+    slow = LandscapeServer("property", delay_s=0.1).start()  # slow only while the search is to be caught running
     try:
-        other = tmp_path / "whole.db"
-        workspace = open_workspace(other)
-        save_dataset(workspace, "codes", code_dataset())
-        workspace.close()
-        assert main(_args(str(other), slow, "--budget", "4", "--json")) == 0
-        whole = json.loads(capsys.readouterr().out)
-        slow.requests.clear()
-
-        slow.delay_s = 0.3  # slow only while the detached search is to be caught running
         assert main(_args(db, slow, "--budget", "4", "--detach", "--json")) == 0
         optimization_id = json.loads(capsys.readouterr().out)["id"]
         _wait_for(lambda: len(slow.requests) >= 20, "20 requests")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import stat
 import subprocess
 import sys
@@ -23,14 +24,23 @@ from tests.conftest import tiny_dataset
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def db_path(tmp_path):
-    path = tmp_path / "ws" / "playground.db"
+@pytest.fixture(scope="module")
+def study_workspace_file(tmp_path_factory) -> Path:
+    """A workspace with session `study`, made once for the module (each test gets a copy)."""
+    path = tmp_path_factory.mktemp("study") / "playground.db"
     workspace = open_workspace(path)
     save_dataset(workspace, "tiny", tiny_dataset())
     new_session(workspace, "study")
     add_note(workspace, "study", "n" * 300_000)  # an export of ~300 KB, over the size limit set below
     workspace.close()
+    return path
+
+
+@pytest.fixture
+def db_path(study_workspace_file, tmp_path):
+    path = tmp_path / "ws" / "playground.db"
+    path.parent.mkdir()
+    shutil.copyfile(study_workspace_file, path)
     return str(path)
 
 

@@ -1,6 +1,7 @@
 """`playground session delete` while the session's work runs in real worker processes: refused in one line naming
 each run or search and the command that stops it; once stopped (or once its worker is killed) the session goes, with
-everything the worker wrote."""
+everything the worker wrote. The commands run in this process (--detach starts the worker process all the same;
+tests/cli/test_jobs.py detaches from a process of its own)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from playground.store.datasets import save_dataset
 from playground.store.sessions import new_session
-from tests.cli.test_jobs import HeldServer, cli, ended_answering_one_at_a_time, here, run_args, runs_json, wait_for
+from tests.cli.test_jobs import HeldServer, ended_answering_one_at_a_time, here, run_args, runs_json, wait_for
 from tests.cli.test_jobs import worker_pid
 from tests.optimize.landscape import LandscapeServer, code_dataset
 
@@ -45,7 +46,7 @@ def _refused(db, *names: str) -> str:
 def test_a_session_whose_detached_run_is_running_is_kept_until_the_run_is_stopped(tiny_workspace, held_server):
     db = tiny_workspace.path
     busy = _busy(tiny_workspace)
-    started = cli(db, *run_args(held_server, "--concurrency", "1", "--detach", "--json"), timeout=60)
+    started = here(db, *run_args(held_server, "--concurrency", "1", "--detach", "--json"))
     assert started.returncode == 0, started.stderr
     run_id = json.loads(started.stdout)["run_id"]
     assert runs_json(db)[run_id]["session_id"] == busy
@@ -62,7 +63,7 @@ def test_a_session_whose_detached_run_is_running_is_kept_until_the_run_is_stoppe
 def test_a_run_whose_worker_was_killed_does_not_keep_its_session(tiny_workspace, held_server):
     db = tiny_workspace.path
     _busy(tiny_workspace)
-    started = cli(db, *run_args(held_server, "--concurrency", "1", "--detach", "--json"), timeout=60)
+    started = here(db, *run_args(held_server, "--concurrency", "1", "--detach", "--json"))
     run_id = json.loads(started.stdout)["run_id"]
     pid = worker_pid(db, run_id)
     os.kill(pid, signal.SIGKILL)
@@ -86,7 +87,7 @@ def test_a_session_whose_detached_search_is_running_is_kept_until_the_search_is_
     _busy(tiny_workspace)
     server = LandscapeServer("property", delay_s=0.3).start()
     try:
-        started = cli(
+        started = here(
             db, "optimize", "--dataset", "codes", "--model", server.spec("landscape"), "--budget", "3", "--detach",
             "--json",
         )  # fmt: skip

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -19,14 +21,24 @@ def run_json(capsys, *argv) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.fixture
-def db_path(tmp_path):
-    path = tmp_path / "sessions" / "playground.db"
+@pytest.fixture(scope="module")
+def study_file(tmp_path_factory) -> Path:
+    """A workspace with `tiny` and session "study" holding two runs, made once for the module."""
+    path = tmp_path_factory.mktemp("study") / "playground.db"
     ws = open_workspace(path)
     save_dataset(ws, "tiny", tiny_dataset())
     study = new_session(ws, "study")
     add_runs(ws, study["id"])
     ws.close()
+    return path
+
+
+@pytest.fixture
+def db_path(study_file, tmp_path):
+    """A copy of study_file for this test, at sessions/playground.db."""
+    path = tmp_path / "sessions" / "playground.db"
+    path.parent.mkdir()
+    shutil.copyfile(study_file, path)
     return str(path)
 
 

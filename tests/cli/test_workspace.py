@@ -4,6 +4,7 @@ the file left as it was."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -17,17 +18,29 @@ from playground.sessionfile import export_session
 from tests.store.test_integrity import FOREIGN, NOT_SQLITE, damage, digest, make_workspace, other_program
 
 
+@pytest.fixture(scope="module")
+def built_workspace_folder(tmp_path_factory) -> Path:
+    """sessions/w.db holding dataset `tiny`, a session "study" with two runs, and a built bm25 index beside it (in
+    indexes/), made once for the module: each test damages a copy."""
+    folder = tmp_path_factory.mktemp("built-workspace")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("PLAYGROUND_DB", raising=False)
+        patch.delenv("PLAYGROUND_INDEXES", raising=False)
+        path = make_workspace(folder / "sessions" / "w.db", with_session=True)
+        workspace = open_workspace(path)
+        build_index(workspace, "tiny", "bm25")
+        workspace.close()
+    forget_open_retrievers()
+    return folder
+
+
 @pytest.fixture
-def workspace_path(tmp_path, monkeypatch) -> Path:
-    """sessions/w.db holding dataset `tiny`, a session "study" with two runs, and a built bm25 index beside it."""
+def workspace_path(built_workspace_folder, tmp_path, monkeypatch) -> Path:
+    """A copy of built_workspace_folder's sessions/w.db and indexes/ in this test's folder."""
     monkeypatch.delenv("PLAYGROUND_DB", raising=False)
     monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
-    path = make_workspace(tmp_path / "sessions" / "w.db", with_session=True)
-    workspace = open_workspace(path)
-    build_index(workspace, "tiny", "bm25")
-    workspace.close()
-    forget_open_retrievers()
-    return path
+    shutil.copytree(built_workspace_folder, tmp_path, dirs_exist_ok=True)
+    return tmp_path / "sessions" / "w.db"
 
 
 def check(capsys, path: Path) -> tuple[int, dict]:
