@@ -33,6 +33,8 @@ class Beacon:
         beacon = self
 
         class Handler(BaseHTTPRequestHandler):
+            disable_nagle_algorithm = True  # as real servers do (tests/openai_server.py says why)
+
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 beacon.requests.append(self.path)
                 self.send_response(200)

@@ -90,6 +90,8 @@ class CohereStub:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            disable_nagle_algorithm = True  # as real servers do (tests/openai_server.py says why)
+
             def do_POST(self):  # noqa: N802 - http.server naming
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 stub.requests.append(

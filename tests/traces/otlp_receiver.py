@@ -24,6 +24,8 @@ class OTLPReceiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
+            disable_nagle_algorithm = True  # as real servers do (tests/openai_server.py says why)
+
             def do_POST(self) -> None:  # noqa: N802 - the http.server protocol
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 if self.headers.get("Content-Encoding") == "gzip":
