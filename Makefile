@@ -102,6 +102,8 @@ bench: install
 	$(BIN)/python bench/render_budget.py --figures
 	$(BIN)/python bench/app_rerun.py --figures
 	$(BIN)/python bench/browser_cost.py --figures
+	$(BIN)/python bench/engine_threads.py --figures
+	$(BIN)/python bench/cli_parser.py --figures
 	$(BIN)/python bench/http_bounds.py --figures
 	$(BIN)/python bench/imports.py --figures
 	$(BIN)/python bench/docs_import.py --figures

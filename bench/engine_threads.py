@@ -63,7 +63,7 @@ def measure(what: str, size: int, threads: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--passages", type=int, default=64)
     parser.add_argument("--vectors", type=int, default=2000)
@@ -89,7 +89,10 @@ def main() -> None:
     finally:
         for process in spinners:
             process.terminate()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    import figures
+
+    sys.exit(figures.run("engine_threads", main))

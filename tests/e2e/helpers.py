@@ -12,9 +12,10 @@ SIDEBAR = '[data-testid="stSidebar"]'
 # ended, or the state stayed "notRunning" for a quiet spell. (Streamlit's status widget shows only after a run has
 # lasted 500 ms, so waiting for it to go hides short runs and returns early.) A run that started and ended before the
 # wait began is seen through RUN_WATCH, which the browser context installs in every page: a run started after the
-# page's last input (a click, a key, a fill) is the run that input caused, so no quiet spell is waited out for it.
+# page's last input (a click, a key, a fill) and after the last wait ended is the run that input caused (or one the
+# page started itself), so no quiet spell is waited out for it.
 RUN_WATCH = """(() => {
-  const watch = {lastInput: -1, lastRunStart: -1, state: null};
+  const watch = {lastInput: -1, lastRunStart: -1, lastWaitEnd: -1, state: null};
   window.__playgroundRuns = watch;
   for (const type of ["pointerdown", "keydown", "input", "change"]) {
     document.addEventListener(type, () => { watch.lastInput = performance.now(); }, true);
@@ -36,12 +37,15 @@ _IDLE = """([quiet]) => {
   const now = performance.now();
   if (state !== 'notRunning') { watch.sawRun = true; watch.idleSince = null; return false; }
   if (watch.idleSince === null) watch.idleSince = now;
-  return now - watch.idleSince >= (watch.sawRun ? 150 : quiet);
+  const idle = now - watch.idleSince >= (watch.sawRun ? 150 : quiet);
+  if (idle && window.__playgroundRuns) window.__playgroundRuns.lastWaitEnd = now;
+  return idle;
 }"""
 
 _ARM = """() => {
   const runs = window.__playgroundRuns;
-  window.__playgroundIdle = {sawRun: !!runs && runs.lastRunStart > runs.lastInput, idleSince: null};
+  const since = runs ? Math.max(runs.lastInput, runs.lastWaitEnd) : Infinity;
+  window.__playgroundIdle = {sawRun: !!runs && runs.lastRunStart > since, idleSince: null};
 }"""
 
 
