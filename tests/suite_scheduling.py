@@ -4,6 +4,9 @@ test whose worker crashed is not run again, and that the heavy groups are handed
 xdist queues the groups by their number of tests, so a module of one two-minute browser or model test came last and
 kept one worker busy after the other had finished. Here the groups holding browser tests (e2e) go first, then those
 using the local model or a server (slow), then the rest in collection order: the cheap tail evens the workers out.
+Ahead of them all goes the first group that needs the shared demo build (tests.conftest.built_demo, ~30 s), and the
+other groups needing it come last of their kind: it is built while the other workers run their first groups, not while
+a second worker that needs it too waits on its lock.
 
 xdist 3.x puts a crashed worker's whole unfinished group back in the queue, the crashing test included, so one
 segfault crashes every replacement worker in turn (up to --max-worker-restart) and fails the tests after it
@@ -31,6 +34,13 @@ class CrashOnceGroupScheduling(LoadGroupScheduling):
         return crashed
 
 
+DEMO_FIXTURE = "demo_copy"  # tests/e2e/conftest.py: a copy of the demo workspace built once per run
+
+
+def _needs_demo(members: list) -> bool:
+    return any(DEMO_FIXTURE in item.fixturenames for item in members)
+
+
 def _weight(item) -> int:
     """0 for a browser test, 1 for one using the local model or a server, 2 for the rest."""
     if item.get_closest_marker("e2e"):
@@ -50,7 +60,13 @@ def pytest_collection_modifyitems(items) -> None:
     groups: dict[str, list] = {}
     for item in items:
         groups.setdefault(_group(item), []).append(item)
-    ordered = sorted(groups.values(), key=lambda members: min(_weight(item) for item in members))
+    ordered = sorted(
+        groups.values(), key=lambda members: (min(_weight(item) for item in members), _needs_demo(members))
+    )
+    builds_demo = next((members for members in ordered if _needs_demo(members)), None)
+    if builds_demo is not None:
+        ordered.remove(builds_demo)
+        ordered.insert(0, builds_demo)
     items[:] = [item for members in ordered for item in members]
 
 

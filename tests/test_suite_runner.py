@@ -25,12 +25,13 @@ def test_passes_after():
 
 
 def suite_options() -> list[str]:
-    """PYTEST_SUITE as the Makefile defines it, with the worker count it defaults to."""
+    """PYTEST_SUITE as the Makefile defines it, with 2 workers (the Makefile picks one more than the cores)."""
     text = (ROOT / "Makefile").read_text(encoding="utf-8")
-    workers = re.search(r"^PYTEST_WORKERS \?= (\S+)$", text, re.M)
     suite = re.search(r"^PYTEST_SUITE := (.+)$", text, re.M)
-    assert workers and suite, "Makefile must define PYTEST_WORKERS and PYTEST_SUITE"
-    return suite.group(1).replace("$(PYTEST_WORKERS)", workers.group(1)).split()
+    assert re.search(r"^PYTEST_WORKERS \?= ", text, re.M) and suite, (
+        "Makefile must define PYTEST_WORKERS and PYTEST_SUITE"
+    )
+    return suite.group(1).replace("$(PYTEST_WORKERS)", "2").split()
 
 
 def planted_run(folder: Path, options: list[str], **env: str) -> subprocess.CompletedProcess:
@@ -79,6 +80,30 @@ def test_the_groups_of_slow_tests_are_handed_out_before_the_bigger_cheap_ones(tm
     done = planted_run(tmp_path, options, ORDER=str(order))
     assert done.returncode == 0, done.stdout + done.stderr
     assert order.read_text(encoding="utf-8").split() == ["slow"] + ["cheap"] * 4
+
+
+def test_the_first_group_needing_the_demo_build_goes_first_and_the_others_keep_their_turn(tmp_path):
+    """Its build then overlaps the other workers' first groups; the other demo groups come after the rest of their
+    kind (here after the cheap group collected after them)."""
+    order = tmp_path / "order.txt"
+    record = "import os\n\n\ndef record(name):\n    with open(os.environ['ORDER'], 'a') as f:\n        f.write(name + '\\n')\n"
+    (tmp_path / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.fixture\ndef demo_copy():\n    return None\n", encoding="utf-8"
+    )
+    (tmp_path / "test_a_slow.py").write_text(
+        "import pytest\n" + record + "\n\n@pytest.mark.slow\ndef test_slow():\n    record('slow')\n", encoding="utf-8"
+    )
+    (tmp_path / "test_d_cheap.py").write_text(record + "\n\ndef test_cheap():\n    record('cheap')\n", encoding="utf-8")
+    for name in ("b", "c"):
+        (tmp_path / f"test_{name}_demo.py").write_text(
+            record + f"\n\ndef test_demo(demo_copy):\n    record('demo {name}')\n", encoding="utf-8"
+        )
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: a slow test\n", encoding="utf-8")
+    options = suite_options()
+    options[options.index("-n") + 1] = "1"
+    done = planted_run(tmp_path, options, ORDER=str(order))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert order.read_text(encoding="utf-8").splitlines() == ["demo b", "slow", "cheap", "demo c"]
 
 
 def test_a_shared_build_is_made_once_and_reused(tmp_path_factory):
