@@ -30,7 +30,7 @@ from playground.app.launch import streamlit_command  # noqa: E402
 from playground.store import open_workspace  # noqa: E402
 from playground.store.datasets import save_dataset  # noqa: E402
 from tests.conftest import tiny_dataset  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.e2e.conftest import launch_context  # noqa: E402
 from tests.e2e.helpers import open_page, wait_until_idle  # noqa: E402
 from tests.processes import free_port, served  # noqa: E402
 
@@ -120,13 +120,7 @@ def main() -> int:
         workspace = open_workspace(db)
         save_dataset(workspace, "tiny", tiny_dataset())
         workspace.close()
-        context = playwright.chromium.launch_persistent_context(
-            str(folder / "profile"),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1500, "height": 1500},
-        )
+        context = launch_context(playwright, folder / "profile")
         try:
             for round_ in range(args.rounds):
                 for watcher in WATCHERS if round_ % 2 == 0 else WATCHERS[::-1]:

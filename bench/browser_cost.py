@@ -28,7 +28,7 @@ from playground.app.launch import streamlit_command  # noqa: E402
 from playground.store import open_workspace  # noqa: E402
 from playground.store.datasets import save_dataset  # noqa: E402
 from tests.conftest import tiny_dataset  # noqa: E402
-from tests.e2e.conftest import CHROMIUM_ARGS, NO_MOTION  # noqa: E402
+from tests.e2e.conftest import launch_context  # noqa: E402
 from tests.e2e.helpers import open_page, wait_until_idle  # noqa: E402
 from tests.processes import free_port, served  # noqa: E402
 
@@ -71,17 +71,9 @@ def browser_cpu_seconds() -> float:
 
 def measure(playwright, executable: Path, motion: bool, url: str, profile: Path, args) -> tuple[float, float]:
     """(browser CPU seconds per page load, per search) of one fresh browser."""
-    context = playwright.chromium.launch_persistent_context(
-        str(profile),
-        executable_path=str(executable),
-        headless=True,
-        args=CHROMIUM_ARGS,
-        viewport={"width": 1500, "height": 1500},
-    )
+    context = launch_context(playwright, profile, executable, motion)
     try:
         context.set_default_timeout(120_000)
-        if not motion:
-            context.add_init_script(NO_MOTION)
         tab = context.new_page()
         open_page(tab, url + "/runs", "Runs")  # the browser's first page: its start-up is not measured
         started = browser_cpu_seconds()

@@ -100,6 +100,13 @@ def workspace_file(path: Path, name: str, dataset: Dataset) -> Path:
     return path
 
 
+def copied_file(source: Path, destination: Path) -> str:
+    """A copy of a made-once workspace file at `destination` (its folder made), as the path string the CLI takes."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, destination)
+    return str(destination)
+
+
 @pytest.fixture(scope="session")
 def tiny_workspace_file(tmp_path_factory) -> Path:
     """A closed workspace file holding `tiny`, made once per test process."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import resource
-import shutil
 import stat
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from playground.cli import main
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
 from playground.store.sessions import add_note, new_session
-from tests.conftest import tiny_dataset
+from tests.conftest import copied_file, tiny_dataset
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -38,10 +37,7 @@ def study_workspace_file(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def db_path(study_workspace_file, tmp_path):
-    path = tmp_path / "ws" / "playground.db"
-    path.parent.mkdir()
-    shutil.copyfile(study_workspace_file, path)
-    return str(path)
+    return copied_file(study_workspace_file, tmp_path / "ws" / "playground.db")
 
 
 def _export(db_path, target, *extra) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from playground.cli import main
 from playground.store import open_workspace
 from playground.store.datasets import save_dataset
 from playground.store.sessions import new_session
-from tests.conftest import tiny_dataset
+from tests.conftest import copied_file, tiny_dataset
 from tests.store.test_sessions import add_runs, content, snapshot
 
 
@@ -36,10 +35,7 @@ def study_file(tmp_path_factory) -> Path:
 @pytest.fixture
 def db_path(study_file, tmp_path):
     """A copy of study_file for this test, at sessions/playground.db."""
-    path = tmp_path / "sessions" / "playground.db"
-    path.parent.mkdir()
-    shutil.copyfile(study_file, path)
-    return str(path)
+    return copied_file(study_file, tmp_path / "sessions" / "playground.db")
 
 
 @pytest.mark.slow

@@ -71,6 +71,23 @@ def app_url(tmp_path_factory):
         print(f"\nstreamlit log: {log}")
 
 
+def launch_context(playwright, profile: Path, executable: Path = CHROMIUM, motion: bool = False):
+    """Chromium on a fresh profile as the browser tests drive it (also bench/app_rerun.py and browser_cost.py):
+    1500x1500, 60 s timeouts, RUN_WATCH in every page, and NO_MOTION unless `motion`."""
+    context = playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=str(executable),
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1500, "height": 1500},
+    )
+    context.set_default_timeout(60_000)
+    if not motion:
+        context.add_init_script(NO_MOTION)
+    context.add_init_script(RUN_WATCH)
+    return context
+
+
 @pytest.fixture(scope="session")
 def browser_context(tmp_path_factory):
     """Chromium from Debian; a missing browser fails the tests (`make test` installs it)."""
@@ -82,16 +99,7 @@ def browser_context(tmp_path_factory):
 
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1500, "height": 1500},
-        )
-        context.set_default_timeout(60_000)
-        context.add_init_script(NO_MOTION)
-        context.add_init_script(RUN_WATCH)
+        context = launch_context(playwright, profile)
         try:
             yield context
         finally:
