@@ -76,7 +76,7 @@ check: lint typecheck
 # The suite in pytest-xdist workers (tests/conftest.py groups the browser tests and each module's
 # tests): a test that crashes its worker (a native library's segfault) fails by name and the run reaches its summary.
 # One worker more than the cores (at most 9): a worker spends about a tenth of its time waiting on servers, browsers
-# and deadlines, and the extra one fills it (on 2 cores, pytest 514 s with 3 workers, 532 s with 2).
+# and deadlines, and the extra one fills it.
 PYTEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(min(len(os.sched_getaffinity(0)) + 1, 9))')
 PYTEST_SUITE := -q -rs -n $(PYTEST_WORKERS) --dist loadgroup -p tests.suite_scheduling --durations=15
 # Bytecode caches are written even where the environment says not to (PYTHONDONTWRITEBYTECODE): the suite starts

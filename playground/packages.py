@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 from functools import lru_cache
 from importlib import metadata
+from types import ModuleType
 from typing import Optional
 
 
@@ -30,3 +33,16 @@ def package_versions(*names: str, missing: Optional[str] = "absent") -> dict[str
         elif missing is not None:
             versions[name] = missing
     return versions
+
+
+def import_hiding(name: str, hidden: str) -> ModuleType:
+    """Module `name`; its first import in a process that has not imported `hidden` yet runs with `hidden` made
+    unimportable, for a library that imports a heavy optional dependency only for what the playground never uses.
+    `hidden` stays importable for everything else."""
+    if name not in sys.modules and hidden not in sys.modules:
+        sys.modules[hidden] = None  # type: ignore[assignment]  # makes `import hidden` raise ImportError
+        try:
+            importlib.import_module(name)
+        finally:
+            del sys.modules[hidden]
+    return importlib.import_module(name)

@@ -120,10 +120,9 @@ def copied_tiny_workspace(tiny_workspace_file, tmp_path, monkeypatch):
     monkeypatch.delenv("PLAYGROUND_DB", raising=False)
     monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
     path = tmp_path / "sessions" / "playground.db"
-    path.parent.mkdir(parents=True, exist_ok=True)
     made_here = path.exists()  # the test asked for `workspace` first: that one gets `tiny` as tiny_workspace does
     if not made_here:
-        shutil.copyfile(tiny_workspace_file, path)
+        copied_file(tiny_workspace_file, path)
     ws = open_workspace(path)
     if made_here:
         save_dataset(ws, "tiny", tiny_dataset())

@@ -4,18 +4,10 @@ scipy). numba stays importable for everything else."""
 
 from __future__ import annotations
 
-import sys
 from types import ModuleType
+
+from playground.packages import import_hiding
 
 
 def bm25s() -> ModuleType:
-    """The bm25s package; the first import in a process that has not imported numba keeps numba out of it."""
-    if "bm25s" not in sys.modules and "numba" not in sys.modules:
-        sys.modules["numba"] = None  # type: ignore[assignment]  # makes `import numba` raise ImportError
-        try:
-            import bm25s as library
-        finally:
-            del sys.modules["numba"]
-    import bm25s as library
-
-    return library
+    return import_hiding("bm25s", "numba")

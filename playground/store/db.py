@@ -5,31 +5,19 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.request import pathname2url
 
-
-def _import_sqlite_utils():
-    """sqlite_utils imports pandas when installed (0.6 s per command) only to map pandas.Timestamp values, which the
-    store never writes: hide pandas for that one import (it stays importable for everything else)."""
-    if "sqlite_utils" not in sys.modules and "pandas" not in sys.modules:
-        sys.modules["pandas"] = None  # type: ignore[assignment]  # makes `import pandas` raise ImportError
-        try:
-            import sqlite_utils
-        finally:
-            del sys.modules["pandas"]
-    import sqlite_utils
-
-    return sqlite_utils
-
+from playground.packages import import_hiding
 
 if TYPE_CHECKING:
     import sqlite_utils
 else:
-    sqlite_utils = _import_sqlite_utils()
+    # sqlite_utils imports pandas when installed (0.6 s per command) only to map pandas.Timestamp values, which the
+    # store never writes.
+    sqlite_utils = import_hiding("sqlite_utils", "pandas")
 
 from playground import PlaygroundError  # noqa: E402
 from playground.config import indexes_dir, workspace_path  # noqa: E402
