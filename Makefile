@@ -62,13 +62,15 @@ phoenix: $(PHOENIX_VENV)/.installed
 demo: install
 	$(BIN)/playground demo --host $(HOST) --port $(PORT)
 
-lint: install
-	$(BIN)/ruff check $(LINTED)
-	@if [ "$(FORMAT_CHECK)" = 1 ]; then $(BIN)/ruff format --check $(LINTED); fi
-
+LINT_COMMAND = $(BIN)/ruff check $(LINTED) && if [ "$(FORMAT_CHECK)" = 1 ]; then $(BIN)/ruff format --check $(LINTED); fi
 # The engine only (pyproject.toml [tool.mypy] leaves the Streamlit app out).
+TYPECHECK_COMMAND = $(BIN)/mypy
+
+lint: install
+	$(LINT_COMMAND)
+
 typecheck: install
-	$(BIN)/mypy
+	$(TYPECHECK_COMMAND)
 
 check: lint typecheck
 	$(BIN)/python -m pytest -q -m "not slow and not e2e"
@@ -82,8 +84,18 @@ PYTEST_SUITE := -q -rs -n $(PYTEST_WORKERS) --dist loadgroup -p tests.suite_sche
 # Bytecode caches are written even where the environment says not to (PYTHONDONTWRITEBYTECODE): the suite starts
 # hundreds of Python processes (app servers, run workers, CLI calls), and each would compile the package again, and
 # each worker would rewrite every test module's asserts again.
-test: lint typecheck browser phoenix
-	PYTHONDONTWRITEBYTECODE= PLAYGROUND_PHOENIX_PYTHON=$(abspath $(PHOENIX_VENV))/bin/python $(BIN)/python -m pytest $(PYTEST_SUITE)
+# Lint and types run beside the suite, not before it (their report follows the suite's); either failing fails the
+# target.
+CHECKS_LOG := $(VENV)/lint-typecheck.log
+test: install browser phoenix
+	@{ $(LINT_COMMAND) && $(TYPECHECK_COMMAND); } > $(CHECKS_LOG) 2>&1 & checks=$$!; \
+	echo "lint and typecheck run beside the suite; their report ($(CHECKS_LOG)) follows the suite's"; \
+	PYTHONDONTWRITEBYTECODE= PLAYGROUND_PHOENIX_PYTHON=$(abspath $(PHOENIX_VENV))/bin/python \
+	  $(BIN)/python -m pytest $(PYTEST_SUITE); suite=$$?; \
+	wait $$checks; checked=$$?; \
+	echo "--- lint and typecheck ---"; cat $(CHECKS_LOG); \
+	if [ $$checked != 0 ]; then echo "make test: lint or typecheck failed (above)"; fi; \
+	[ $$suite = 0 ] && [ $$checked = 0 ]
 
 # The fuzzing suite's deeper search (tests/fuzz, Hypothesis profile `deep`: many more examples per property); `make
 # test` runs the same properties in their fast, derandomised form.

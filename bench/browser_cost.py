@@ -1,14 +1,15 @@
 """What the browser of the end-to-end tests costs: Debian's full Chromium against its headless shell, each with CSS
-motion (animations, transitions) as pages ship it and with tests/e2e/conftest.py's NO_MOTION style, over a real
-`streamlit run` (playground's streamlit_command) on a workspace holding the tiny benchmark.
+motion (animations, transitions) as pages ship it and with tests/e2e/conftest.py's NO_MOTION style, and the headless
+shell with one renderer process for every tab (ONE_RENDERER, as the tests launch it), over a real `streamlit run`
+(playground's streamlit_command) on a workspace holding the tiny benchmark.
 
     .venv/bin/python bench/browser_cost.py [--loads 4] [--searches 3] [--rounds 3]
 
-Each round launches every browser configuration in turn (order rotating) with a fresh profile; one tab loads the
-Runs page `--loads` times and the Retrievers page once, then runs the Retrievers page's Search `--searches` times
-(each a script run with a spinner). Printed: the browser's CPU seconds (every process under Playwright's driver,
-with the children they reaped: /proc/PID/stat) per page load and per search, the median of the rounds, and each
-configuration's ratio to the full browser with motion.
+Each round launches every browser configuration in turn (order rotating) with a fresh profile; it opens the Runs
+page `--loads` times, each in a new tab as each browser test does, then the Retrievers page, and runs its Search
+`--searches` times (each a script run with a spinner). Printed: the browser's CPU seconds (every process under
+Playwright's driver, with the children they reaped: /proc/PID/stat) per page load and per search, the median of the
+rounds, and each configuration's ratio to the full browser with motion.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import os
 import statistics
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,12 +30,19 @@ from playground.app.launch import streamlit_command  # noqa: E402
 from playground.store import open_workspace  # noqa: E402
 from playground.store.datasets import save_dataset  # noqa: E402
 from tests.conftest import tiny_dataset  # noqa: E402
-from tests.e2e.conftest import launch_context  # noqa: E402
+from tests.e2e.conftest import CHROMIUM_ARGS, ONE_RENDERER, launch_context  # noqa: E402
 from tests.e2e.helpers import open_page, wait_until_idle  # noqa: E402
 from tests.processes import free_port, served  # noqa: E402
 
 BROWSERS = {"chromium": Path("/usr/bin/chromium"), "headless shell": Path("/usr/bin/chromium-headless-shell")}
 TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Configuration:
+    browser: str  # a key of BROWSERS
+    motion: bool  # CSS animations and transitions as pages ship them (False: NO_MOTION)
+    own_renderers: bool  # Chromium's default, a renderer process per tab (False: ONE_RENDERER)
 
 
 def descendants(pid: int) -> list[int]:
@@ -69,15 +78,19 @@ def browser_cpu_seconds() -> float:
     return total
 
 
-def measure(playwright, executable: Path, motion: bool, url: str, profile: Path, args) -> tuple[float, float]:
+def measure(playwright, configuration: "Configuration", url: str, profile: Path, args) -> tuple[float, float]:
     """(browser CPU seconds per page load, per search) of one fresh browser."""
-    context = launch_context(playwright, profile, executable, motion)
+    shared_renderer = [] if configuration.own_renderers else [ONE_RENDERER]
+    launch_args = [arg for arg in CHROMIUM_ARGS if arg != ONE_RENDERER] + shared_renderer
+    context = launch_context(playwright, profile, BROWSERS[configuration.browser], configuration.motion, launch_args)
     try:
         context.set_default_timeout(120_000)
         tab = context.new_page()
         open_page(tab, url + "/runs", "Runs")  # the browser's first page: its start-up is not measured
         started = browser_cpu_seconds()
         for _ in range(args.loads):
+            tab.close()
+            tab = context.new_page()
             open_page(tab, url + "/runs", "Runs")
         per_load = (browser_cpu_seconds() - started) / args.loads
         open_page(tab, url + "/retrievers", "Retrievers")
@@ -103,8 +116,9 @@ def main() -> int:
         return 1
     from playwright.sync_api import sync_playwright
 
-    configurations = [(browser, motion) for browser in BROWSERS for motion in (True, False)]
-    samples: dict[tuple[str, bool], list[tuple[float, float]]] = {c: [] for c in configurations}
+    configurations = [Configuration(browser, motion, True) for browser in BROWSERS for motion in (True, False)]
+    configurations.append(Configuration("headless shell", False, False))
+    samples: dict[Configuration, list[tuple[float, float]]] = {c: [] for c in configurations}
     with tempfile.TemporaryDirectory(prefix="bench-browser-cost-") as tmp, sync_playwright() as playwright:
         folder = Path(tmp)
         db = folder / "sessions" / "playground.db"
@@ -118,23 +132,23 @@ def main() -> int:
         with served("streamlit", command, f"{url}/_stcore/health", folder / "streamlit.log", 90, env=env, cwd=folder):
             for round_ in range(args.rounds):
                 shift = round_ % len(configurations)
-                for n, (browser, motion) in enumerate(configurations[shift:] + configurations[:shift]):
+                for n, configuration in enumerate(configurations[shift:] + configurations[:shift]):
                     profile = folder / f"profile-{round_}-{n}"
-                    samples[(browser, motion)].append(
-                        measure(playwright, BROWSERS[browser], motion, url, profile, args)
-                    )
+                    samples[configuration].append(measure(playwright, configuration, url, profile, args))
     print(
         f"Runs page loads ({args.loads} per browser) and Retrievers searches ({args.searches}) over the tiny "
         f"benchmark; {args.rounds} rounds; browser CPU seconds, median of the rounds:"
     )
     print(
-        f"{'browser':<16} {'CSS motion':<11} {'per load':>9} {'per search':>11} {'load ratio':>11} {'search ratio':>13}"
+        f"{'browser':<16} {'CSS motion':<11} {'renderers':<10} {'per load':>9} {'per search':>11} {'load ratio':>11} "
+        f"{'search ratio':>13}"
     )
     medians = {c: [statistics.median(s[i] for s in samples[c]) for i in (0, 1)] for c in configurations}
-    reference = medians[("chromium", True)]
-    for (browser, motion), (load, search) in medians.items():
+    reference = medians[configurations[0]]
+    for configuration, (load, search) in medians.items():
         print(
-            f"{browser:<16} {'on' if motion else 'off':<11} {load:>9.2f} {search:>11.2f} "
+            f"{configuration.browser:<16} {'on' if configuration.motion else 'off':<11} "
+            f"{'per tab' if configuration.own_renderers else 'one':<10} {load:>9.2f} {search:>11.2f} "
             f"{load / reference[0]:>11.2f} {search / reference[1]:>13.2f}"
         )
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -15,6 +16,9 @@ from tests.e2e.helpers import RUN_WATCH
 # Chromium's headless shell (Debian's chromium-headless-shell): the same Blink and V8 without the browser's UI layer;
 # bench/browser_cost.py measures what it saves against the full browser.
 CHROMIUM = Path("/usr/bin/chromium-headless-shell")
+# Every tab in one renderer process: each test opens a new tab, and Chromium's default starts a renderer (V8, Blink)
+# for each (bench/browser_cost.py measures the saving per page load).
+ONE_RENDERER = "--renderer-process-limit=1"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -24,6 +28,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    ONE_RENDERER,
 ]
 # CSS animations and transitions (spinners, the running indicator, fades) repaint in software at 60 frames a second
 # while a script runs; the tests read what pages say, not how they move (bench/browser_cost.py measures the saving).
@@ -71,14 +76,16 @@ def app_url(tmp_path_factory):
         print(f"\nstreamlit log: {log}")
 
 
-def launch_context(playwright, profile: Path, executable: Path = CHROMIUM, motion: bool = False):
+def launch_context(
+    playwright, profile: Path, executable: Path = CHROMIUM, motion: bool = False, args: Optional[list[str]] = None
+):
     """Chromium on a fresh profile as the browser tests drive it (also bench/app_rerun.py and browser_cost.py):
-    1500x1500, 60 s timeouts, RUN_WATCH in every page, and NO_MOTION unless `motion`."""
+    CHROMIUM_ARGS unless `args`, 1500x1500, 60 s timeouts, RUN_WATCH in every page, and NO_MOTION unless `motion`."""
     context = playwright.chromium.launch_persistent_context(
         str(profile),
         executable_path=str(executable),
         headless=True,
-        args=CHROMIUM_ARGS,
+        args=CHROMIUM_ARGS if args is None else args,
         viewport={"width": 1500, "height": 1500},
     )
     context.set_default_timeout(60_000)
