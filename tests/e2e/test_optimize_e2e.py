@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.e2e.helpers import SIDEBAR, open_page, wait_until_idle
+from tests.e2e.helpers import SIDEBAR, open_page, show_tab, wait_until_idle
 from tests.optimize.landscape import PROPERTY, LandscapeServer, code_dataset
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -73,13 +73,12 @@ def _start_search(
     page.locator(SIDEBAR).get_by_label("Benchmark", exact=True).click()
     page.get_by_role("option", name=re.compile("^" + re.escape(benchmark) + " ")).click()
     wait_until_idle(page)
-    page.get_by_role("tab", name="Optimise").click()
-    wait_until_idle(page)
+    show_tab(page, "Optimise")
     panel = page.locator(PANEL)
     start = panel.get_by_role("button", name="Start search")
     if not start.is_visible():
-        panel.get_by_text("Start a search", exact=True).click()
-        wait_until_idle(page)
+        panel.get_by_text("Start a search", exact=True).click()  # an expander opens in the browser: no script run
+        start.wait_for()
     if model_spec:
         panel.get_by_label("Model", exact=True).click()
         page.keyboard.type(model_spec)
@@ -106,7 +105,7 @@ def _wait_until_finished(page, db, before: int) -> dict:
         assert len(searches) == before + 1, "Start search stores one search"
         if searches[0]["status"] != "running" or time.monotonic() > deadline:
             break
-        time.sleep(0.5)
+        time.sleep(0.1)
     assert searches[0]["status"] == "done", f"the search ended {searches[0]['status']}"
     refresh = page.locator(PANEL).get_by_role("button", name="Refresh")
     if refresh.is_visible():
@@ -121,12 +120,11 @@ def _each_candidate_opens_in_side_by_side(page, url: str, candidates: list[dict]
     for number, candidate in enumerate(candidates):
         if number:
             open_page(page, url + "/experiments", "Experiments")
-            page.get_by_role("tab", name="Optimise").click()
-            wait_until_idle(page)
+            show_tab(page, "Optimise")
         index = candidate["index"]
-        page.locator(PANEL).get_by_text(re.compile(rf"^Candidate {index}: ")).click()
-        wait_until_idle(page)
+        page.locator(PANEL).get_by_text(re.compile(rf"^Candidate {index}: ")).click()  # an expander: no script run
         link = page.locator(PANEL).get_by_role("link", name=f"Compare candidate {index} in Side by side")
+        link.wait_for()
         link.scroll_into_view_if_needed()
         link.click()
         page.wait_for_url(re.compile(r"/side-by-side\?runs="))
