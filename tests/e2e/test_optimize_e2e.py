@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.e2e.helpers import SIDEBAR, open_page, show_tab, wait_until_idle
+from tests.e2e.helpers import SIDEBAR, go_to, open_page, show_tab, wait_until_idle
 from tests.optimize.landscape import PROPERTY, LandscapeServer, code_dataset
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -114,12 +114,13 @@ def _wait_until_finished(page, db, before: int) -> dict:
     return searches[0]
 
 
-def _each_candidate_opens_in_side_by_side(page, url: str, candidates: list[dict]) -> None:
+def _each_candidate_opens_in_side_by_side(page, candidates: list[dict]) -> None:
     """Each candidate's Compare link (dropped early or not) opens Side by side with it as a variant of the grid; the
-    Optimise tab is opened again for the next one (not after the last: nothing follows)."""
+    Optimise tab is opened again for the next one through the sidebar, as a person goes back (not after the last:
+    nothing follows)."""
     for number, candidate in enumerate(candidates):
         if number:
-            open_page(page, url + "/experiments", "Experiments")
+            go_to(page, "Experiments")
             show_tab(page, "Optimise")
         index = candidate["index"]
         page.locator(PANEL).get_by_text(re.compile(rf"^Candidate {index}: ")).click()  # an expander: no script run
@@ -160,7 +161,7 @@ def test_a_search_of_the_local_model_started_in_the_app_finishes_and_each_candid
         assert len(report["skipped"]) == 2
         print(f"\nthe local model proposed no candidate: {report['reason']}; replies: {report['skipped']}")
     panel.get_by_text(re.compile("^" + re.escape(report["verdict"]) + ":")).wait_for()
-    _each_candidate_opens_in_side_by_side(page, url, candidates)
+    _each_candidate_opens_in_side_by_side(page, candidates)
 
 
 def test_the_winner_of_a_search_started_in_the_app_is_saved_under_a_name(page, optimize_app):
@@ -194,4 +195,4 @@ def test_the_winner_of_a_search_started_in_the_app_is_saved_under_a_name(page, o
     page.get_by_text(re.compile(r"a template named 'codes-verbatim' exists already")).wait_for()
     dropped = [c for c in row["report"]["candidates"] if c.get("validation") is None]
     assert dropped, "successive halving dropped a candidate before the whole validation split"
-    _each_candidate_opens_in_side_by_side(page, url, row["report"]["candidates"])
+    _each_candidate_opens_in_side_by_side(page, row["report"]["candidates"])
