@@ -126,4 +126,4 @@ def show_tab(tab, name: str) -> None:
 
     button = tab.get_by_role("tab", name=name)
     button.click()
-    expect(button).to_have_attribute("aria-selected", "true")
+    expect(button).to_have_attribute("aria-selected", "true", timeout=60_000)  # the context's timeout, not expect's 5 s
