@@ -67,8 +67,8 @@ def _start_search(
     finalists: int = 1,
     sample: int | None = None,
 ) -> None:
-    """On the Optimise tab of `benchmark`: the direct program, max_tokens 16, the budget, the finalists, the sample
-    size when given (else the tab's default); Start."""
+    """On the Optimise tab of `benchmark`: the direct program, max_tokens 8 (no claim reads an answer's words), the
+    budget, the finalists, the sample size when given (else the tab's default); Start."""
     open_page(page, url + "/experiments", "Experiments")
     page.locator(SIDEBAR).get_by_label("Benchmark", exact=True).click()
     page.get_by_role("option", name=re.compile("^" + re.escape(benchmark) + " ")).click()
@@ -85,7 +85,7 @@ def _start_search(
         page.keyboard.press("Enter")
         wait_until_idle(page)
     assert panel.get_by_label(SAMPLE_LABEL).input_value() == "30"  # the tab's default sample
-    fields = [("max_tokens", 16), ("Budget (candidates)", budget), ("Finalists", finalists)]
+    fields = [("max_tokens", 8), ("Budget (candidates)", budget), ("Finalists", finalists)]
     if sample is not None:
         fields.append((SAMPLE_LABEL, sample))
     for label, value in fields:
