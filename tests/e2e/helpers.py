@@ -117,3 +117,13 @@ def side_by_side_sample(tab, app_url: str, sample: int, max_tokens: int, variant
     set_text(tab, "Sample size", sample)
     for nth in range(variants):
         set_text(tab, "max_tokens", max_tokens, nth)
+
+
+def show_tab(tab, name: str) -> None:
+    """Bring a tab of `st.tabs` to the front: every tab is drawn by the same script run and the browser only shows
+    another (no script run starts, so there is none to wait for), so this waits until it is the selected one."""
+    from playwright.sync_api import expect
+
+    button = tab.get_by_role("tab", name=name)
+    button.click()
+    expect(button).to_have_attribute("aria-selected", "true", timeout=60_000)  # the context's timeout, not expect's 5 s

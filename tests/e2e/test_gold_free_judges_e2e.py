@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.e2e.helpers import go_to, open_page, wait_until_idle
+from tests.e2e.helpers import open_page, show_tab, wait_until_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -43,8 +43,7 @@ def demo_rag_app(demo_copy):
 
 
 def _judge_from_experiments(page, kind: str) -> None:
-    page.get_by_role("tab", name="Judges").click()
-    wait_until_idle(page)
+    show_tab(page, "Judges")
     page.get_by_text(re.compile("^" + re.escape(KINDS[kind]))).click()
     wait_until_idle(page)
     page.get_by_role("button", name="Run judge").click()
@@ -68,8 +67,7 @@ def test_a_rag_run_judged_from_experiments_shows_its_scores_and_claims_or_errors
     from playground.app.components.judgment_marks import claim_marks
 
     url, built = demo_rag_app
-    open_page(page, url + "/", "Playground")
-    go_to(page, "Experiments")
+    open_page(page, url + "/experiments", "Experiments")
     for kind in KINDS:
         _judge_from_experiments(page, kind)
         assert page.get_by_text(re.compile(r"^Method: ")).count() >= 1

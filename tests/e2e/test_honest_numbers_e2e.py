@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from playground.store import open_workspace
 from playground.store.judgments import list_judgments
-from tests.e2e.helpers import choose, open_page, set_text, wait_until_idle
+from tests.e2e.helpers import choose, open_page, set_text, show_tab, wait_until_idle
 from tests.openai_server import read_chat_request, send_chat_reply, serve_in_thread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -128,8 +128,7 @@ def honest_app(demo_copy, browser_context):
 def _judges_tab(page, url: str, run_id: str) -> None:
     page.set_viewport_size({"width": 1400, "height": 900})
     open_page(page, url + "/experiments", "Experiments")
-    page.get_by_role("tab", name="Judges").click()
-    wait_until_idle(page)
+    show_tab(page, "Judges")
     choose(page, "Run", re.compile("^" + re.escape(run_id) + " "), within=page.locator(PANEL))
 
 
@@ -210,8 +209,7 @@ def test_agreement_with_people_after_a_judgment_and_queue_ratings_of_the_run(pag
         wait_until_idle(page)
     main.get_by_text("Every question of the sample is rated.").wait_for()
     open_page(page, url + "/experiments", "Experiments")  # the tab opened anew, as a person comes back to it
-    page.get_by_role("tab", name="Judges").click()
-    wait_until_idle(page)
+    show_tab(page, "Judges")
     choose(page, "Run", re.compile("^" + re.escape(built["judged"]) + " "), within=page.locator(PANEL))
     main.get_by_role("heading", name="Agreement with people").wait_for()
     assert "no judge has scored it yet" not in main.inner_text()

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.e2e.helpers import SIDEBAR, open_page, wait_until_idle
+from tests.e2e.helpers import SIDEBAR, go_to, open_page, show_tab, wait_until_idle
 from tests.optimize.landscape import PROPERTY, LandscapeServer, code_dataset
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -67,26 +67,25 @@ def _start_search(
     finalists: int = 1,
     sample: int | None = None,
 ) -> None:
-    """On the Optimise tab of `benchmark`: the direct program, max_tokens 16, the budget, the finalists, the sample
-    size when given (else the tab's default); Start."""
+    """On the Optimise tab of `benchmark`: the direct program, max_tokens 8 (no claim reads an answer's words), the
+    budget, the finalists, the sample size when given (else the tab's default); Start."""
     open_page(page, url + "/experiments", "Experiments")
     page.locator(SIDEBAR).get_by_label("Benchmark", exact=True).click()
     page.get_by_role("option", name=re.compile("^" + re.escape(benchmark) + " ")).click()
     wait_until_idle(page)
-    page.get_by_role("tab", name="Optimise").click()
-    wait_until_idle(page)
+    show_tab(page, "Optimise")
     panel = page.locator(PANEL)
     start = panel.get_by_role("button", name="Start search")
     if not start.is_visible():
-        panel.get_by_text("Start a search", exact=True).click()
-        wait_until_idle(page)
+        panel.get_by_text("Start a search", exact=True).click()  # an expander opens in the browser: no script run
+        start.wait_for()
     if model_spec:
         panel.get_by_label("Model", exact=True).click()
         page.keyboard.type(model_spec)
         page.keyboard.press("Enter")
         wait_until_idle(page)
     assert panel.get_by_label(SAMPLE_LABEL).input_value() == "30"  # the tab's default sample
-    fields = [("max_tokens", 16), ("Budget (candidates)", budget), ("Finalists", finalists)]
+    fields = [("max_tokens", 8), ("Budget (candidates)", budget), ("Finalists", finalists)]
     if sample is not None:
         fields.append((SAMPLE_LABEL, sample))
     for label, value in fields:
@@ -106,7 +105,7 @@ def _wait_until_finished(page, db, before: int) -> dict:
         assert len(searches) == before + 1, "Start search stores one search"
         if searches[0]["status"] != "running" or time.monotonic() > deadline:
             break
-        time.sleep(0.5)
+        time.sleep(0.1)
     assert searches[0]["status"] == "done", f"the search ended {searches[0]['status']}"
     refresh = page.locator(PANEL).get_by_role("button", name="Refresh")
     if refresh.is_visible():
@@ -115,18 +114,18 @@ def _wait_until_finished(page, db, before: int) -> dict:
     return searches[0]
 
 
-def _each_candidate_opens_in_side_by_side(page, url: str, candidates: list[dict]) -> None:
+def _each_candidate_opens_in_side_by_side(page, candidates: list[dict]) -> None:
     """Each candidate's Compare link (dropped early or not) opens Side by side with it as a variant of the grid; the
-    Optimise tab is opened again for the next one (not after the last: nothing follows)."""
+    Optimise tab is opened again for the next one through the sidebar, as a person goes back (not after the last:
+    nothing follows)."""
     for number, candidate in enumerate(candidates):
         if number:
-            open_page(page, url + "/experiments", "Experiments")
-            page.get_by_role("tab", name="Optimise").click()
-            wait_until_idle(page)
+            go_to(page, "Experiments")
+            show_tab(page, "Optimise")
         index = candidate["index"]
-        page.locator(PANEL).get_by_text(re.compile(rf"^Candidate {index}: ")).click()
-        wait_until_idle(page)
+        page.locator(PANEL).get_by_text(re.compile(rf"^Candidate {index}: ")).click()  # an expander: no script run
         link = page.locator(PANEL).get_by_role("link", name=f"Compare candidate {index} in Side by side")
+        link.wait_for()
         link.scroll_into_view_if_needed()
         link.click()
         page.wait_for_url(re.compile(r"/side-by-side\?runs="))
@@ -162,7 +161,7 @@ def test_a_search_of_the_local_model_started_in_the_app_finishes_and_each_candid
         assert len(report["skipped"]) == 2
         print(f"\nthe local model proposed no candidate: {report['reason']}; replies: {report['skipped']}")
     panel.get_by_text(re.compile("^" + re.escape(report["verdict"]) + ":")).wait_for()
-    _each_candidate_opens_in_side_by_side(page, url, candidates)
+    _each_candidate_opens_in_side_by_side(page, candidates)
 
 
 def test_the_winner_of_a_search_started_in_the_app_is_saved_under_a_name(page, optimize_app):
@@ -196,4 +195,4 @@ def test_the_winner_of_a_search_started_in_the_app_is_saved_under_a_name(page, o
     page.get_by_text(re.compile(r"a template named 'codes-verbatim' exists already")).wait_for()
     dropped = [c for c in row["report"]["candidates"] if c.get("validation") is None]
     assert dropped, "successive halving dropped a candidate before the whole validation split"
-    _each_candidate_opens_in_side_by_side(page, url, row["report"]["candidates"])
+    _each_candidate_opens_in_side_by_side(page, row["report"]["candidates"])

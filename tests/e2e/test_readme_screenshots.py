@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -56,10 +57,33 @@ def demo_app(demo_copy):
         yield url, {"direct": direct.run_id, "rag": rag.run_id, "question": question}
 
 
+# Each Plotly chart's drawing as it stands: its laid-out size and its SVG's length (it is drawn after the script
+# run ends, then drawn again at the width of its column); [null] while an element's code is still loading (Streamlit
+# shows a skeleton in its place).
+CHARTS_DRAWN = """() => document.querySelector('[data-testid="stElementContainer"] [data-testid="stSkeleton"]')
+  ? [null]
+  : [...document.querySelectorAll('.js-plotly-plot')].map(chart => chart._fullLayout
+    ? [chart._fullLayout.width, chart._fullLayout.height, chart.querySelector('.main-svg')?.outerHTML.length ?? -1]
+    : null)"""
+CHART_STILL_S = 0.3
+
+
+def _charts_drawn(page, timeout_s: float = 60) -> None:
+    """Until every chart is drawn and its drawing has not changed for CHART_STILL_S (no charts: at once)."""
+    deadline = time.monotonic() + timeout_s
+    drawn, since = page.evaluate(CHARTS_DRAWN), time.monotonic()
+    while drawn and time.monotonic() - since < CHART_STILL_S:
+        assert time.monotonic() < deadline, f"the charts were still being drawn after {timeout_s} s: {drawn}"
+        page.wait_for_timeout(50)
+        now = page.evaluate(CHARTS_DRAWN)
+        if now != drawn or None in now:
+            drawn, since = now, time.monotonic()
+
+
 def _settled(page) -> None:
     wait_until_idle(page)
-    page.wait_for_timeout(1500)  # plotly finishes drawing
-    wait_until_idle(page)
+    _charts_drawn(page)
+    wait_until_idle(page, quiet=150)  # a script run a chart's drawing started (RUN_WATCH sees one that began)
     assert page.locator(SPINNERS).count() == 0, "a spinner is still showing"
     assert page.locator(DEPLOY).count() == 0, "Streamlit's Deploy button is showing"
     workspace = page.locator(".pg-workspace-path").inner_text().strip()

@@ -63,8 +63,7 @@ def test_a_shared_session_opens_in_a_new_workspace_with_the_same_numbers(
         assert fresh.is_file()  # `playground app` made it (and its folders), empty
         tab = browser_context.new_page()
         try:
-            open_page(tab, fresh_url + "/", "Playground")
-            go_to(tab, "Sessions")
+            open_page(tab, fresh_url + "/sessions", "Sessions")
             assert "import a shared session on the Sessions page" in sidebar_text(tab)
             tab.evaluate("() => { window.__sameDocument = true; }")  # gone if anything below reloads the page
 
