@@ -214,3 +214,31 @@ def test_sweep_options_and_point_rows():
     ]
     rows = view.point_rows(points, "em")
     assert [r["run_id"] for r in rows] == ["a", "b"] and rows[0]["em"] is None and rows[1]["em"] == 0.5
+
+
+def test_the_judge_model_starts_at_128_tokens_and_a_value_set_beforehand_logs_no_warning(experiments_env):
+    """Streamlit logs a warning with a stack trace when a widget whose value the page set in session state is also
+    given a default (it did on every opening of the Judges tab)."""
+    import logging
+
+    from streamlit.elements.lib import policies
+
+    logged: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: logged.append(record.getMessage())  # type: ignore[method-assign]
+    policies._LOGGER.addHandler(handler)
+    shown = policies._shown_default_value_warning
+    policies._shown_default_value_warning = False  # Streamlit logs it once per process
+    try:
+        at = page().run()
+        assert at.number_input(key="experiments_judge_model_max_tokens").value == 128
+        at = page()
+        at.session_state["experiments_judge_model_max_tokens"] = 16
+        at.session_state["experiments_judge_model_temperature"] = 0.5
+        at.run()
+        assert at.number_input(key="experiments_judge_model_max_tokens").value == 16
+        assert at.number_input(key="experiments_judge_model_temperature").value == 0.5
+    finally:
+        policies._LOGGER.removeHandler(handler)
+        policies._shown_default_value_warning = shown
+    assert not [m for m in logged if "created with a default value" in m], logged

@@ -25,10 +25,18 @@ def _stop_sequences(text: str) -> tuple[str, ...]:
     return tuple(part.replace("\\n", "\n") for part in (p.strip() for p in text.split(",")) if part)
 
 
+def first_value(key: str, value) -> dict:
+    """A widget's `value` argument for its first draw only: a widget whose key the page (or a stored run's settings,
+    model_selector_values) has already put in session state takes that value, and Streamlit logs a warning with a
+    stack trace when such a widget is given a default too."""
+    return {} if key in st.session_state else {"value": value}
+
+
 def model_selector(
-    key: str, default_spec: Optional[str] = None, container=None, compact: bool = False
+    key: str, default_spec: Optional[str] = None, container=None, compact: bool = False, max_tokens: int = 64
 ) -> Optional[ModelChoice]:
-    """Spec (pick a preset or type any spec) and parameters; a bad spec shows its error here and returns None."""
+    """Spec (pick a preset or type any spec) and parameters; a bad spec shows its error here and returns None.
+    `max_tokens`: the field's first value."""
     from playground.models.registry import parse_spec, providers
 
     target = container if container is not None else st
@@ -48,19 +56,44 @@ def model_selector(
     )
     columns = target.columns(3 if compact else 5)
     # The limits are the engine's (playground.bounds), the ones the CLI's flags and GenerationParams check.
+    fields = {name: f"{key}_{name}" for name in ("temperature", "max_tokens", "seed", "top_p", "stop")}
     temperature = columns[0].number_input(
-        "temperature", float(bounds.TEMPERATURE.low), float(bounds.TEMPERATURE.high), 0.0, 0.1, key=f"{key}_temperature"
+        "temperature",
+        float(bounds.TEMPERATURE.low),
+        float(bounds.TEMPERATURE.high),
+        step=0.1,
+        key=fields["temperature"],
+        **first_value(fields["temperature"], 0.0),
     )
     max_tokens = columns[1].number_input(
-        "max_tokens", int(bounds.MAX_TOKENS.low), int(bounds.MAX_TOKENS.high), 64, 8, key=f"{key}_max_tokens"
+        "max_tokens",
+        int(bounds.MAX_TOKENS.low),
+        int(bounds.MAX_TOKENS.high),
+        step=8,
+        key=fields["max_tokens"],
+        **first_value(fields["max_tokens"], max_tokens),
     )
-    seed = columns[2].number_input("seed", int(bounds.SEED.low), int(bounds.SEED.high), 0, 1, key=f"{key}_seed")
+    seed = columns[2].number_input(
+        "seed",
+        int(bounds.SEED.low),
+        int(bounds.SEED.high),
+        step=1,
+        key=fields["seed"],
+        **first_value(fields["seed"], 0),
+    )
     top_p, stop = 1.0, ""
     if not compact:
         top_p = columns[3].number_input(
-            "top_p", float(bounds.TOP_P.low), float(bounds.TOP_P.high), 1.0, 0.05, key=f"{key}_top_p"
+            "top_p",
+            float(bounds.TOP_P.low),
+            float(bounds.TOP_P.high),
+            step=0.05,
+            key=fields["top_p"],
+            **first_value(fields["top_p"], 1.0),
         )
-        stop = columns[4].text_input("stop", "", key=f"{key}_stop", help="comma-separated; \\n for a newline")
+        stop = columns[4].text_input(
+            "stop", key=fields["stop"], help="comma-separated; \\n for a newline", **first_value(fields["stop"], "")
+        )
     try:
         parse_spec(spec or "")
     except Exception as error:  # noqa: BLE001 - ModelSpecError names the spec and what was expected

@@ -55,10 +55,8 @@ def judges_tab(ws) -> None:
             key="experiments_criteria",
             height=130,
         )
-    if "experiments_judge_model_max_tokens" not in st.session_state:
-        st.session_state["experiments_judge_model_max_tokens"] = 128
     st.caption("Judge model (chosen apart from the models under test)")
-    judge_model = ui.model_selector("experiments_judge_model", compact=True)
+    judge_model = ui.model_selector("experiments_judge_model", compact=True, max_tokens=128)
     repeat = st.number_input("Repeat R (each answer judged R times; mean ± std)", 1, 20, 1, key="experiments_repeat")
     if "no_claims" in record.settings:
         from playground.app.screens.experiments.gold_free import no_claims_choice
