@@ -113,8 +113,12 @@ def contains_run(tokens: Sequence[str], run: Sequence[str]) -> bool:
     """Whether `run` occurs in `tokens` as consecutive whole tokens ([] occurs only in [])."""
     if not run:
         return not tokens
-    width = len(run)
-    return any(list(tokens[start : start + width]) == list(run) for start in range(len(tokens) - width + 1))
+    tokens, run = list(tokens), list(run)
+    width, first = len(run), run[0]
+    return any(
+        token == first and tokens[start : start + width] == run
+        for start, token in enumerate(tokens[: len(tokens) - width + 1])
+    )
 
 
 UNSPACED_WORD_CHARACTERS = 2  # characters of an unspaced script that count as one word (a Chinese word is 1-3)

@@ -164,3 +164,14 @@ def test_remove_punctuation_deletes_exactly_what_is_punctuation_names_in_every_s
     kept = "".join(char for char in text if not is_punctuation(char))
     assert remove_punctuation(text) == kept and remove_punctuation(text) == kept
     assert remove_punctuation("«Ça va?» 你好，世界。") == "Ça va 你好世界"
+
+
+def test_contains_run_finds_whole_token_runs_only():
+    from playground.data.scripts import contains_run
+
+    tokens = ["the", "river", "seine", "flows", "the", "river"]
+    assert contains_run(tokens, ["river", "seine"]) and contains_run(tokens, ["the", "river"])
+    assert contains_run(tuple(tokens), ("flows", "the", "river")) and contains_run(tokens, tokens)
+    assert not contains_run(tokens, ["seine", "river"]) and not contains_run(tokens, ["riv"])
+    assert not contains_run(tokens, tokens + ["x"]) and not contains_run([], ["x"])
+    assert contains_run([], []) and not contains_run(tokens, [])
