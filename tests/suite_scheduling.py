@@ -21,6 +21,15 @@ from xdist.scheduler import LoadGroupScheduling
 
 
 class CrashOnceGroupScheduling(LoadGroupScheduling):
+    def _split_scope(self, nodeid: str) -> str:
+        """The test's group: xdist's "@group" suffix where the node id carries it, else the test's module, the group
+        tests/conftest.py names. pytest 9.2's structured node ids drop the suffix xdist writes on the worker
+        (pytest-dev/pytest-xdist#1386), and every test became a group of its own: its module fixtures made on
+        every worker that ran one of its tests."""
+        if nodeid.rfind("@") > nodeid.rfind("]"):
+            return super()._split_scope(nodeid)
+        return nodeid.split("::", 1)[0]
+
     def remove_node(self, node) -> str | None:
         workload = self.assigned_work.pop(node)
         unfinished = [(scope, nodeid) for scope, unit in workload.items() for nodeid, done in unit.items() if not done]

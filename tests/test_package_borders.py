@@ -6,6 +6,7 @@ one of its modules to another. Every import counts, lazy ones too. The layers be
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ BELOW = {
 }
 
 
+@functools.cache  # read once for the module's tests
 def sources() -> dict[str, tuple[str, bool]]:
     """Module name -> (its source, whether it is a package's __init__), for every Python file of the repository's
     code, tests and scripts."""
@@ -38,6 +40,7 @@ def sources() -> dict[str, tuple[str, bool]]:
     return found
 
 
+@functools.cache  # each file parsed once, whichever test walks it first
 def imports(module: str, text: str, is_init: bool = False) -> list[tuple[str, str, int]]:
     """(imported module, name, line) for each `from module import name` and (module, "", line) for each `import
     module`, lazy ones included, relative ones resolved."""

@@ -106,6 +106,41 @@ def test_the_first_group_needing_the_demo_build_goes_first_and_the_others_keep_t
     assert order.read_text(encoding="utf-8").splitlines() == ["demo b", "slow", "cheap", "demo c"]
 
 
+GROUPED_BY_MODULE = """
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))  # as tests/conftest.py does
+"""
+
+
+def test_a_modules_tests_run_on_one_worker_with_its_module_fixture_made_once(tmp_path):
+    """Two workers, two modules of two tests: each module's fixture (a server, a build) is made once, on the one
+    worker that runs all of its tests. With pytest 9.2, xdist's group suffix no longer reaches the node ids
+    (pytest-dev/pytest-xdist#1386) and every test was its own group: both workers made both fixtures."""
+    order = tmp_path / "order.txt"
+    (tmp_path / "conftest.py").write_text(GROUPED_BY_MODULE, encoding="utf-8")
+    planted = (
+        "import os\n\nimport pytest\n\n\ndef record(name):\n    with open(os.environ['ORDER'], 'a') as f:\n"
+        "        f.write(f\"{name} {os.environ['PYTEST_XDIST_WORKER']}\\n\")\n\n\n"
+        "@pytest.fixture(scope='module')\ndef made():\n    record('made ' + __name__)\n\n\n"
+        + "".join(f"def test_{n}(made):\n    record('ran ' + __name__)\n\n\n" for n in range(2))
+    )
+    for module in ("test_first", "test_second"):
+        (tmp_path / f"{module}.py").write_text(planted, encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    done = planted_run(tmp_path, suite_options(), ORDER=str(order))
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = order.read_text(encoding="utf-8").splitlines()
+    for module in ("test_first", "test_second"):
+        made = [line.split()[-1] for line in lines if line.startswith(f"made {module} ")]
+        ran = {line.split()[-1] for line in lines if line.startswith(f"ran {module} ")}
+        assert len(made) == 1 and ran == set(made), lines
+
+
 def test_a_shared_build_is_made_once_and_reused(tmp_path_factory):
     from tests.conftest import shared_build
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
@@ -105,6 +106,7 @@ def progress_bar(description: str) -> tuple[ProgressCallback, Callable[[], None]
     from tqdm import tqdm
 
     bar = tqdm(desc=description, file=sys.stderr, unit="it", dynamic_ncols=True, leave=False)
+    drawn_at = [-math.inf]
 
     def on_progress(done: int, total: int, message: str = "") -> None:
         if total and bar.total != total:
@@ -112,7 +114,12 @@ def progress_bar(description: str) -> tuple[ProgressCallback, Callable[[], None]
         bar.n = done
         if message:
             bar.set_postfix_str(one_line(message), refresh=False)
-        bar.refresh()
+        # drawn at tqdm's pace (an evaluation reports thousands of steps a second), but a stage's start (no count, or
+        # none done) and its last step at once: a stage's message stays on screen for as long as the stage runs
+        now = time.monotonic()
+        if now - drawn_at[0] >= bar.mininterval or not total or done == 0 or done >= total:
+            drawn_at[0] = now
+            bar.refresh()
 
     return on_progress, bar.close
 

@@ -86,3 +86,28 @@ def test_the_three_escapes():
     _no_raw_controls(text)
     assert json.loads(text) == value
     text.encode("utf-8")  # no lone surrogate left to fail the terminal's encoder
+
+
+def test_a_progress_bar_draws_at_most_every_tenth_of_a_second_and_always_its_last_step(capsys):
+    """A retrieval evaluation reports once per question: drawing each (thousands a second) cost more than a tenth of
+    the CPU of `eval-retrieval` over BM25."""
+    from playground.cli.output import progress_bar
+
+    on_progress, close = progress_bar("eval")
+    for done in range(1, 1001):
+        on_progress(done, 1000, "searching")
+    drawn = capsys.readouterr().err
+    close()
+    assert drawn.count("\r") < 50, drawn.count("\r")  # a draw begins with \r; the loop takes well under a second
+    assert "1000/1000" in drawn.rsplit("\r", 1)[-1]
+
+
+def test_a_new_progress_message_is_drawn_at_once(capsys):
+    from playground.cli.output import progress_bar
+
+    on_progress, close = progress_bar("demo")
+    on_progress(0, 0, "reading the language reference")
+    on_progress(0, 0, "storing the demo dataset")  # a long stage may follow: its name must be on screen now
+    drawn = capsys.readouterr().err
+    close()
+    assert "storing the demo dataset" in drawn.rsplit("\r", 1)[-1]

@@ -153,3 +153,25 @@ def test_rouge_l_and_bleu_read_chinese_by_character_and_english_as_before():
     assert "bleu" not in answer_signatures(SQUAD)  # English keeps the run's sacrebleu and rouge-score signatures
     english = score_prediction("the cat sat", ["the cat sat on the mat"])
     assert english == score_prediction("the cat sat", ["the cat sat on the mat"], answer_rule="squad:en")
+
+
+def test_remove_punctuation_deletes_exactly_what_is_punctuation_names_in_every_script():
+    """Its translate table decides each character once and remembers: the second pass reads the remembered ones."""
+    from playground.data.scripts import is_punctuation, remove_punctuation
+
+    blocks = [(0x0000, 0x0250), (0x0370, 0x0700), (0x0E00, 0x0F00), (0x2000, 0x2070), (0x3000, 0x3100)]
+    text = "".join(chr(code) for low, high in blocks for code in range(low, high)) + "\U0001f600\U000e0001"
+    kept = "".join(char for char in text if not is_punctuation(char))
+    assert remove_punctuation(text) == kept and remove_punctuation(text) == kept
+    assert remove_punctuation("«Ça va?» 你好，世界。") == "Ça va 你好世界"
+
+
+def test_contains_run_finds_whole_token_runs_only():
+    from playground.data.scripts import contains_run
+
+    tokens = ["the", "river", "seine", "flows", "the", "river"]
+    assert contains_run(tokens, ["river", "seine"]) and contains_run(tokens, ["the", "river"])
+    assert contains_run(tuple(tokens), ("flows", "the", "river")) and contains_run(tokens, tokens)
+    assert not contains_run(tokens, ["seine", "river"]) and not contains_run(tokens, ["riv"])
+    assert not contains_run(tokens, tokens + ["x"]) and not contains_run([], ["x"])
+    assert contains_run([], []) and not contains_run(tokens, [])

@@ -15,6 +15,7 @@ import pytest
 
 import playground.cli as cli
 from playground.demo_workspace import ensure_demo_workspace
+from playground.store import open_workspace
 from playground.store.datasets import get_passages, load_questions
 
 ASKED = 4  # 3 single and 1 two-hop (the default share, 0.25): each kind once is what this test is about
@@ -33,7 +34,7 @@ def test_questions_generate_with_the_local_model_on_the_demo_keeps_some_or_says_
     assert report["kept"] + sum(report["rejected"].values()) == ASKED
     assert report["rejected"]["unparsable"] == 0  # JSON mode: every reply is a question and an answer
     assert report["generator"]["model"] == "local:smollm2"
-    workspace = ensure_demo_workspace(db, build_indexes=False)
+    workspace = open_workspace(db, create=False)  # made above: reading it back needs no demo build again
     try:
         names = {row["name"] for row in workspace.db.query("SELECT name FROM benchmarks")}
         if report["kept"] == 0:
