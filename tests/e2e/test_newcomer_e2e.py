@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.e2e.helpers import SIDEBAR, go_to, open_page, set_text, wait_until_idle
+from tests.e2e.helpers import SIDEBAR, open_page, set_text, wait_until_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -63,8 +63,7 @@ def test_a_search_is_sized_before_it_starts_followed_live_and_stopping_at_once(p
     app_url, db = codes_app
     server = OpenAIServer(delay_s=4.0).start()  # slow enough to watch the start's train run answer
     try:
-        open_page(page, app_url + "/", "Playground")
-        go_to(page, "Experiments")
+        open_page(page, app_url + "/experiments", "Experiments")
         page.locator(SIDEBAR).get_by_label("Benchmark", exact=True).click()
         page.get_by_role("option", name=re.compile(r"^codes ")).click()
         wait_until_idle(page)

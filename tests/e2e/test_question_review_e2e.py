@@ -12,7 +12,7 @@ import pytest
 
 from playground.store import open_workspace
 from playground.store.datasets import get_benchmark, load_questions
-from tests.e2e.helpers import choose, go_to, open_page, wait_until_idle
+from tests.e2e.helpers import choose, open_page, wait_until_idle
 from tests.questions.generated import add_generated
 
 pytestmark = pytest.mark.e2e
@@ -53,8 +53,7 @@ def _edit(card, question: str, answer: str) -> None:
 
 def test_accept_edit_reject_then_save_stores_a_version_holding_the_edits(page, review_app, screenshot):
     url, db = review_app
-    open_page(page, url + "/", "Playground")
-    go_to(page, "Workspace")
+    open_page(page, url + "/workspace", "Workspace")
     page.get_by_role("heading", name="Review generated questions").wait_for()
 
     first, second, third, fourth = (_card(page, n, f"gen-000{n + 1}") for n in range(4))

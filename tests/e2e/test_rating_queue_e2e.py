@@ -11,7 +11,7 @@ import pytest
 
 from playground.store import open_workspace
 from playground.store.ratings import list_ratings
-from tests.e2e.helpers import go_to, open_page, set_text, wait_until_idle
+from tests.e2e.helpers import open_page, set_text, show_tab, wait_until_idle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -43,10 +43,8 @@ def judged_app(tmp_path_factory):
 
 def test_rate_three_from_the_queue_then_too_few_ratings_give_no_interval(page, judged_app, screenshot):
     url, db, run_id = judged_app
-    open_page(page, url + "/", "Playground")
-    go_to(page, "Experiments")
-    page.get_by_role("tab", name="Judges").click()
-    wait_until_idle(page)
+    open_page(page, url + "/experiments", "Experiments")
+    show_tab(page, "Judges")
     page.get_by_role("heading", name="Rate a sample · prediction-powered estimate").wait_for()
     set_text(page, "Questions to rate", 3)
     page.get_by_role("button", name="Draw sample").click()

@@ -12,7 +12,7 @@ import pytest
 
 from playground.store import open_workspace
 from playground.store.datasets import get_benchmark, get_passages, load_questions
-from tests.e2e.helpers import go_to, open_page, set_text, wait_until_idle
+from tests.e2e.helpers import open_page, set_text, wait_until_idle
 from tests.questions.test_generate import GENERIC, ScriptedModel
 
 pytestmark = pytest.mark.e2e
@@ -50,8 +50,7 @@ def test_a_folder_becomes_a_corpus_a_job_generates_and_a_rejected_candidate_is_a
     page, documents_app, screenshot
 ):
     url, db, folder = documents_app
-    open_page(page, url + "/", "Playground")
-    go_to(page, "Workspace")
+    open_page(page, url + "/workspace", "Workspace")
 
     page.get_by_text("Import documents", exact=True).click()
     set_text(page, "Corpus name", "handbook")
