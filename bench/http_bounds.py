@@ -6,7 +6,9 @@ the deadline checked before every socket operation and the body counted and infl
 
 A real HTTP server on 127.0.0.1 (tests/openai_server.py) answers at once: a small answer, a 1 MB answer and the
 small answer gzipped. Each client posts `--requests` times in a row inside a question deadline, `--repeats` times;
-printed: the median milliseconds per request of the repeats, and each client's ratio to requests.
+printed: the median milliseconds per request of the repeats, and each client's ratio to requests. Then the CPU
+milliseconds of making one bounded client, with the process's shared SSL context (bounded_http.default_ssl_context)
+and with a context of its own as every client had before.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from playground.models import bounded_http  # noqa: E402
 from playground.models.bounded_http import bounded_client  # noqa: E402
 from playground.models.retry import question_deadline  # noqa: E402
 from tests.openai_server import OpenAIServer  # noqa: E402
@@ -85,6 +88,27 @@ def main() -> None:
                 print(f"{case:<8} {name:<18} {median:>11.3f} {median / baseline:>7.2f}")
     finally:
         server.close()
+    print()
+    print(f"{'bounded client made':<32} {'CPU ms':>7} {'ratio':>7}")
+    own = client_cpu_ms(args.repeats, own_context=True)
+    for name, median in (
+        ("with its own SSL context", own),
+        ("with the shared SSL context", client_cpu_ms(args.repeats)),
+    ):
+        print(f"{name:<32} {median:>7.2f} {median / own:>7.2f}")
+
+
+def client_cpu_ms(repeats: int, own_context: bool = False, per_repeat: int = 20) -> float:
+    """Median CPU milliseconds of making (and closing) one bounded client."""
+    samples = []
+    for _ in range(repeats):
+        started = time.process_time()
+        for _ in range(per_repeat):
+            if own_context:
+                bounded_http._ssl_contexts.clear()
+            bounded_client().close()
+        samples.append((time.process_time() - started) / per_repeat * 1000)
+    return statistics.median(samples)
 
 
 if __name__ == "__main__":

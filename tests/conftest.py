@@ -31,12 +31,22 @@ def shared_dataset(*parts: str) -> Path:
 
 
 @pytest.fixture
-def workspace(tmp_path, monkeypatch):
+def workspace(empty_workspace_file, tmp_path, monkeypatch):
+    """A new workspace at tmp_path/sessions/playground.db: a copy of one made once per test process, which differs
+    from a file made here only in when its migrations were recorded (each new file runs and commits every one)."""
     monkeypatch.delenv("PLAYGROUND_DB", raising=False)
     monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
-    ws = open_workspace(tmp_path / "sessions" / "playground.db")
+    ws = open_workspace(copied_file(empty_workspace_file, tmp_path / "sessions" / "playground.db"))
     yield ws
     ws.close()
+
+
+@pytest.fixture(scope="session")
+def empty_workspace_file(tmp_path_factory) -> Path:
+    """A closed new workspace file, made once per test process."""
+    path = tmp_path_factory.mktemp("empty-workspace-file") / "playground.db"
+    open_workspace(path).close()
+    return path
 
 
 TINY_PASSAGES = [

@@ -12,6 +12,7 @@ The same transport serves our own chat client, the Cohere SDK (its httpx client)
 
 from __future__ import annotations
 
+import os
 import threading
 import urllib.parse
 import urllib.request
@@ -204,6 +205,21 @@ def _mapped(httpx: ModuleType, core: ModuleType, error: BaseException) -> BaseEx
     return getattr(httpx, type(error).__name__, httpx.TransportError)(str(error))
 
 
+_ssl_contexts: dict[tuple[str, Optional[str], Optional[str]], Any] = {}
+_ssl_lock = threading.Lock()
+
+
+def default_ssl_context(httpx: ModuleType):
+    """httpx's default SSL context, made once per process for each httpx module and certificate setting
+    ($SSL_CERT_FILE, $SSL_CERT_DIR): loading the certificate bundle costs ~20 ms of CPU, every model client made one,
+    and a context verifies alike for every client and may be shared between threads."""
+    key = (httpx.__name__, os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+    with _ssl_lock:
+        if key not in _ssl_contexts:
+            _ssl_contexts[key] = httpx.create_ssl_context()
+        return _ssl_contexts[key]
+
+
 class BoundedTransport:
     """An httpx transport (for httpx or httpx2, with its httpcore) whose exchanges end by the question's deadline and
     whose bodies stop at the response size cap. HTTP(S) proxies come from the environment, as requests takes them."""
@@ -212,7 +228,7 @@ class BoundedTransport:
         self._httpx = httpx
         self._core = core
         self._backend = _Backend(core)
-        self._ssl_context = httpx.create_ssl_context()
+        self._ssl_context = default_ssl_context(httpx)
         self._pools: dict[str, Any] = {}
         self._lock = threading.Lock()
 

@@ -410,3 +410,30 @@ def test_a_trickling_plugin_judge_keeps_its_deadline(hostile, tiny_workspace, tm
     errors = [j["error"] for j in list_judgments(tiny_workspace, run_id, kind="strict")]
     assert errors and all(CUT_OFF in (e or "") for e in errors), (report, errors)
     assert elapsed < DEADLINE_S + 5, f"{elapsed:.1f} s"
+
+
+def test_model_clients_share_one_ssl_context_until_the_certificate_setting_changes(tmp_path, monkeypatch):
+    """Each model client loaded the certificate bundle anew (~20 ms of CPU each: every run, judge and model
+    check made several); one context per certificate setting verifies alike."""
+    import ssl
+
+    import httpx
+
+    from playground.models import bounded_http
+
+    made: list[ssl.SSLContext] = []
+    real = httpx.create_ssl_context
+    monkeypatch.setattr(httpx, "create_ssl_context", lambda *a, **k: made.append(real(*a, **k)) or made[-1])
+    monkeypatch.setattr(bounded_http, "_ssl_contexts", {})
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    first, second = bounded_http.bounded_client(), bounded_http.bounded_client()
+    assert len(made) == 1
+    assert first._transport._ssl_context is second._transport._ssl_context is made[0]
+    import certifi
+
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    third = bounded_http.bounded_client()
+    assert len(made) == 2 and third._transport._ssl_context is made[1]
+    for client in (first, second, third):
+        client.close()
