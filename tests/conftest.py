@@ -32,11 +32,15 @@ def shared_dataset(*parts: str) -> Path:
 
 @pytest.fixture
 def workspace(empty_workspace_file, tmp_path, monkeypatch):
-    """A new workspace at tmp_path/sessions/playground.db: a copy of one made once per test process, which differs
-    from a file made here only in when its migrations were recorded (each new file runs and commits every one)."""
+    """The workspace at tmp_path/sessions/playground.db; where no fixture of the test made it first, a copy of a new
+    one made once per test process, which differs from a file made here only in when its migrations were recorded
+    (each new file runs and commits every one)."""
     monkeypatch.delenv("PLAYGROUND_DB", raising=False)
     monkeypatch.delenv("PLAYGROUND_INDEXES", raising=False)
-    ws = open_workspace(copied_file(empty_workspace_file, tmp_path / "sessions" / "playground.db"))
+    path = tmp_path / "sessions" / "playground.db"
+    if not path.exists():
+        copied_file(empty_workspace_file, path)
+    ws = open_workspace(path)
     yield ws
     ws.close()
 

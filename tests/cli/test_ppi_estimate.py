@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import ppi_py
 import pytest
 
 import playground.cli as cli
@@ -35,6 +34,8 @@ def write_lines(path, records) -> str:
 
 
 def test_sample_import_and_estimate_match_ppi_python(tiny_workspace, server, capsys, tmp_path):
+    import ppi_py  # the reference (scipy, statsmodels): imported where it is compared, not at collection
+
     db = str(tiny_workspace.path)
     run_id, people, judge = planted(tiny_workspace)
     code, out, _ = call(capsys, "judge", "answer-relevance", run_id, "--judge-model", server.spec(), "--db", db)
@@ -111,6 +112,8 @@ def scalar(value) -> float:
 def test_compare_gives_the_prediction_powered_difference_and_names_the_verdicts_interval(
     tiny_workspace, server, capsys, tmp_path
 ):
+    import ppi_py
+
     db = str(tiny_workspace.path)
     run_a, people_a, judge_a = planted(tiny_workspace, 1)
     run_b, people_b, judge_b = planted(tiny_workspace, 2, lift=0.6, new_dataset=False)

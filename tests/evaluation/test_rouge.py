@@ -4,20 +4,29 @@ answer pairs from SQuAD and HotpotQA."""
 
 from __future__ import annotations
 
+import functools
+
 import json
 import random
 import re
 from pathlib import Path
 
 import pytest
-from rouge_score import rouge_scorer
 
 from playground.evaluation.rouge import lcs_length, rouge_l_fmeasure, rouge_tokens
 from playground.evaluation.text_metrics import rouge_l
 from tests.conftest import shared_dataset
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
-REFERENCE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+
+
+@functools.cache
+def reference_scorer():
+    """Google's rouge-score (it imports nltk): made by the tests that compare with it, not at collection."""
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+
 
 EDGE_PAIRS = [
     ("", ""),
@@ -64,14 +73,14 @@ EDGE_PAIRS = [
 
 
 def reference_rouge_l(target: str, prediction: str) -> float:
-    return REFERENCE.score(target, prediction)["rougeL"].fmeasure
+    return reference_scorer().score(target, prediction)["rougeL"].fmeasure
 
 
 @pytest.mark.parametrize("target,prediction", EDGE_PAIRS)
 def test_edge_cases_equal_rouge_score_both_ways(target, prediction):
     assert rouge_l_fmeasure(target, prediction) == reference_rouge_l(target, prediction)
     assert rouge_l_fmeasure(prediction, target) == reference_rouge_l(prediction, target)
-    assert rouge_tokens(target) == REFERENCE._tokenizer.tokenize(target)
+    assert rouge_tokens(target) == reference_scorer()._tokenizer.tokenize(target)
 
 
 def test_seeded_random_pairs_equal_rouge_score():
