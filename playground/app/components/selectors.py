@@ -32,6 +32,14 @@ def first_value(key: str, value) -> dict:
     return {} if key in st.session_state else {"value": value}
 
 
+def _number_field(column, key: str, name: str, bound, kind, step, first):
+    """The generation parameter `name` within the engine's bound, its widget keyed `{key}_{name}`."""
+    field = f"{key}_{name}"
+    return column.number_input(
+        name, kind(bound.low), kind(bound.high), step=step, key=field, **first_value(field, first)
+    )
+
+
 def model_selector(
     key: str, default_spec: Optional[str] = None, container=None, compact: bool = False, max_tokens: int = 64
 ) -> Optional[ModelChoice]:
@@ -56,43 +64,15 @@ def model_selector(
     )
     columns = target.columns(3 if compact else 5)
     # The limits are the engine's (playground.bounds), the ones the CLI's flags and GenerationParams check.
-    fields = {name: f"{key}_{name}" for name in ("temperature", "max_tokens", "seed", "top_p", "stop")}
-    temperature = columns[0].number_input(
-        "temperature",
-        float(bounds.TEMPERATURE.low),
-        float(bounds.TEMPERATURE.high),
-        step=0.1,
-        key=fields["temperature"],
-        **first_value(fields["temperature"], 0.0),
-    )
-    max_tokens = columns[1].number_input(
-        "max_tokens",
-        int(bounds.MAX_TOKENS.low),
-        int(bounds.MAX_TOKENS.high),
-        step=8,
-        key=fields["max_tokens"],
-        **first_value(fields["max_tokens"], max_tokens),
-    )
-    seed = columns[2].number_input(
-        "seed",
-        int(bounds.SEED.low),
-        int(bounds.SEED.high),
-        step=1,
-        key=fields["seed"],
-        **first_value(fields["seed"], 0),
-    )
+    temperature = _number_field(columns[0], key, "temperature", bounds.TEMPERATURE, float, 0.1, 0.0)
+    max_tokens = _number_field(columns[1], key, "max_tokens", bounds.MAX_TOKENS, int, 8, max_tokens)
+    seed = _number_field(columns[2], key, "seed", bounds.SEED, int, 1, 0)
     top_p, stop = 1.0, ""
     if not compact:
-        top_p = columns[3].number_input(
-            "top_p",
-            float(bounds.TOP_P.low),
-            float(bounds.TOP_P.high),
-            step=0.05,
-            key=fields["top_p"],
-            **first_value(fields["top_p"], 1.0),
-        )
+        top_p = _number_field(columns[3], key, "top_p", bounds.TOP_P, float, 0.05, 1.0)
+        stop_key = f"{key}_stop"
         stop = columns[4].text_input(
-            "stop", key=fields["stop"], help="comma-separated; \\n for a newline", **first_value(fields["stop"], "")
+            "stop", key=stop_key, help="comma-separated; \\n for a newline", **first_value(stop_key, "")
         )
     try:
         parse_spec(spec or "")
