@@ -4,9 +4,9 @@ test whose worker crashed is not run again, and that the heavy groups are handed
 xdist queues the groups by their number of tests, so a module of one two-minute browser or model test came last and
 kept one worker busy after the other had finished. Here the groups holding browser tests (e2e) go first, then those
 using the local model or a server (slow), then the rest in collection order: the cheap tail evens the workers out.
-Ahead of them all goes the first group that needs the shared demo build (tests.conftest.built_demo, ~30 s), and the
-other groups needing it come last of their kind: it is built while the other workers run their first groups, not while
-a second worker that needs it too waits on its lock.
+Ahead of them all goes the first group that needs the shared demo build (tests.conftest.built_demo, the suite's
+costliest), and the other groups needing it come last of their kind: it is built while the other workers run their
+first groups, not while a second worker that needs it too waits on its lock.
 
 xdist 3.x puts a crashed worker's whole unfinished group back in the queue, the crashing test included, so one
 segfault crashes every replacement worker in turn (up to --max-worker-restart) and fails the tests after it

@@ -29,7 +29,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from playground import PlaygroundError
 from playground.data.scripts import contains_run
@@ -138,10 +138,14 @@ class AnswerRule:
             return max((_lcs_f1(predicted, self.tokens(reference)) for reference in references), default=0.0)
         return max((tokens_f1(predicted, self.tokens(reference)) for reference in references), default=0.0)
 
-    def cover_exact_match(self, prediction: str, references: Sequence[str]) -> float:
-        """Some reference's tokens occur in the prediction's as a run (an empty reference covers only nothing)."""
-        predicted = self.tokens(prediction)
-        return max((float(contains_run(predicted, self.tokens(reference))) for reference in references), default=0.0)
+    def cover_exact_match(
+        self, prediction: str, references: Sequence[str], tokens: Optional[Callable[[str], list[str]]] = None
+    ) -> float:
+        """Some reference's tokens occur in the prediction's as a run (an empty reference covers only nothing).
+        `tokens`: this rule's tokens, read through a cache where the same texts come back (retrieval evaluation)."""
+        read = tokens or self.tokens
+        predicted = read(prediction)
+        return max((float(contains_run(predicted, read(reference))) for reference in references), default=0.0)
 
 
 def _mlqa_tokens(text: str, language: str) -> list[str]:

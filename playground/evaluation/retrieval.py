@@ -56,11 +56,7 @@ def answer_found(texts: list[str], answers: list[str], rule, tokens=None) -> flo
     normalised as the benchmark's answers are: playground.evaluation.answer_rules), else 0.0: the rule's
     cover_exact_match on each text. `tokens` reads a text as the rule does; an evaluation passes one that keeps
     what it read, since the same passages come back for many questions."""
-    from playground.data.scripts import contains_run
-
-    read = tokens or rule.tokens
-    wanted = [rule.tokens(answer) for answer in answers]
-    return float(any(contains_run(read(text), run) for text in texts for run in wanted))
+    return float(any(rule.cover_exact_match(text, answers, tokens) for text in texts))
 
 
 def scorable_answers(question, rule) -> list[str]:
